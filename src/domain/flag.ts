@@ -1,0 +1,93 @@
+import type { Rule } from './segment.ts';
+
+/** Flag value types (SPEC §2). `object` carries any JSON object. */
+export type FlagType = 'boolean' | 'string' | 'number' | 'object';
+export const FLAG_TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface Variant {
+  readonly key: string;
+  readonly value: JsonValue;
+  readonly name?: string;
+  readonly description?: string;
+}
+
+export interface RolloutWeight {
+  readonly variant: string;
+  /** Integer ≥ 0. */
+  readonly weight: number;
+}
+
+/** A percentage split, bucketed exactly as flagd's `fractional` (SPEC §3). */
+export interface Rollout {
+  /** Attribute whose value is hashed; default `targetingKey`. */
+  readonly bucketBy?: string;
+  /** Hash seed; default the flag's key. */
+  readonly seed?: string;
+  readonly weights: readonly RolloutWeight[];
+}
+
+export type Serve = { readonly variant: string } | { readonly rollout: Rollout };
+
+export interface TargetingRule {
+  readonly id: string;
+  readonly description?: string;
+  /** Segment keys; the user must be in every one. */
+  readonly segments: readonly string[];
+  readonly conditions: readonly Rule[];
+  readonly serve: Serve;
+}
+
+export interface IndividualTarget {
+  readonly variant: string;
+  /** targetingKey values served `variant`. */
+  readonly values: readonly string[];
+}
+
+/** A flag's configuration in one environment. */
+export interface FlagEnvironment {
+  readonly enabled: boolean;
+  readonly offVariant: string | null;
+  readonly defaultVariant: string | null;
+  readonly defaultRollout?: Rollout;
+  readonly targets: readonly IndividualTarget[];
+  readonly rules: readonly TargetingRule[];
+  /** flagd-compatible JsonLogic targeting; when present, `rules` and `targets` are not used. */
+  readonly targeting?: JsonValue;
+}
+
+export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
+
+export interface Flag {
+  readonly id: string;
+  readonly projectId: string;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  readonly type: FlagType;
+  readonly variants: readonly Variant[];
+  readonly tags: readonly string[];
+  readonly archived: boolean;
+  readonly metadata: FlagMetadata;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** Keyed by environment key. */
+  readonly environments: Readonly<Record<string, FlagEnvironment>>;
+}
+
+/** Variants a boolean flag gets without being asked (SPEC §2). */
+export const BOOLEAN_VARIANTS: readonly Variant[] = [
+  { key: 'on', value: true },
+  { key: 'off', value: false },
+];
+
+/** The configuration a flag starts with in a new environment: disabled. */
+export function initialFlagEnvironment(type: FlagType, variants: readonly Variant[]): FlagEnvironment {
+  if (type === 'boolean') {
+    return { enabled: false, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] };
+  }
+  const first = variants[0]?.key ?? null;
+  return { enabled: false, offVariant: first, defaultVariant: first, targets: [], rules: [] };
+}

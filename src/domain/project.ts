@@ -1,0 +1,26 @@
+export interface Project {
+  readonly id: string;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface Environment {
+  readonly id: string;
+  readonly projectId: string;
+  readonly key: string;
+  readonly name: string;
+  readonly description: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Environments a project gets when its creator names none (SPEC §2). */
+export const DEFAULT_ENVIRONMENTS = [
+  { key: 'development', name: 'Development' },
+  { key: 'production', name: 'Production' },
+] as const;
