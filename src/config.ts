@@ -1,0 +1,69 @@
+/** Configuration is read from the environment once, validated, and frozen (SPEC §1). */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly adminKey: string | undefined;
+  readonly adminEmail: string | undefined;
+  readonly adminPassword: string | undefined;
+  readonly logLevel: string;
+  readonly rateLimitEvaluation: number;
+  readonly rateLimitManagement: number;
+  readonly corsOrigins: readonly string[];
+}
+
+/** A configuration value the process cannot start with; its message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function databaseUrl(env: Env): string {
+  const url = env.FLAGSTAFF_DATABASE_URL || 'sqlite:./data/flagstaff.db';
+  if (/^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url)) return url;
+  throw new ConfigError(
+    `FLAGSTAFF_DATABASE_URL must be sqlite:PATH, sqlite::memory: or postgres://…, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+  );
+}
+
+/** Reads and validates every FLAGSTAFF_* variable; throws ConfigError naming the first bad one. */
+export function loadConfig(env: Env = process.env): Config {
+  const adminKey = env.FLAGSTAFF_ADMIN_KEY || undefined;
+  if (adminKey !== undefined && adminKey.length < 32) {
+    throw new ConfigError('FLAGSTAFF_ADMIN_KEY must be at least 32 characters long');
+  }
+  const logLevel = env.FLAGSTAFF_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`FLAGSTAFF_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const adminPassword = env.FLAGSTAFF_ADMIN_PASSWORD || undefined;
+  if (adminPassword !== undefined && adminPassword.length < 12) {
+    throw new ConfigError('FLAGSTAFF_ADMIN_PASSWORD must be at least 12 characters long');
+  }
+  const host = env.FLAGSTAFF_HOST || '127.0.0.1';
+  if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
+  return Object.freeze({
+    port: integer(env, 'FLAGSTAFF_PORT', 8080, 0, 65535),
+    host,
+    databaseUrl: databaseUrl(env),
+    adminKey,
+    adminEmail: env.FLAGSTAFF_ADMIN_EMAIL || undefined,
+    adminPassword,
+    logLevel,
+    rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
+    rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
+  });
+}

@@ -1,0 +1,12 @@
+export interface AuditEvent {
+  readonly id: string;
+  readonly at: string;
+  readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string; readonly name: string };
+  /** `<resource>.<verb>`, e.g. `flag.updated`. */
+  readonly action: string;
+  readonly resource: { readonly type: string; readonly id: string; readonly key: string | null };
+  readonly environment?: string;
+  readonly before: unknown;
+  readonly after: unknown;
+  readonly requestId: string;
+}

@@ -1,0 +1,37 @@
+import { Type, type TSchema, type TProperties } from 'typebox';
+import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../../domain/keys.ts';
+
+/** A closed object: unknown fields are refused (SPEC §4). */
+export const Closed = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+export const Key = Type.String({ pattern: KEY_PATTERN, description: 'Letters, digits, ".", "_" and "-"; 1–128 characters; starts with a letter or digit.' });
+export const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
+export const Description = Type.String({ maxLength: DESCRIPTION_MAX });
+export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Version = Type.Integer({ minimum: 1 });
+
+export const ProjectParams = Closed({ projectId: Type.String({ description: 'Project id or key.' }) });
+
+export const PageQuery = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+};
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { description: 'RFC 9457 problem details.' },
+);
+
+/** The error responses a route can give, by status, all problem+json. */
+export function problems(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ProblemSchema]));
+}

@@ -1,0 +1,87 @@
+import { Type } from 'typebox';
+import { FLAG_TYPES } from '../../domain/flag.ts';
+import { Closed, Description, Id, Key, Name, Timestamp, Version } from './common.ts';
+import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
+
+export const FlagTypeSchema = Type.Union(FLAG_TYPES.map((t) => Type.Literal(t)));
+
+export const VariantSchema = Closed({
+  key: Key,
+  value: Type.Unknown({ description: 'A value of the flag type.' }),
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+});
+
+const Tags = Type.Array(Key, { maxItems: 50, uniqueItems: true });
+const Metadata = Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]), {
+  maxProperties: 50,
+});
+
+const TargetsSchema = Type.Array(
+  Closed({ variant: Key, values: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10_000 }) }),
+  { maxItems: 100 },
+);
+
+/** Fields of a flag's configuration in one environment, as sent in a merge patch (null removes). */
+export const FlagEnvironmentPatchSchema = Closed({
+  enabled: Type.Optional(Type.Boolean()),
+  offVariant: Type.Optional(Type.Union([Key, Type.Null()])),
+  defaultVariant: Type.Optional(Type.Union([Key, Type.Null()])),
+  defaultRollout: Type.Optional(Type.Union([RolloutSchema, Type.Null()])),
+  targets: Type.Optional(Type.Union([TargetsSchema, Type.Null()])),
+  rules: Type.Optional(Type.Union([Type.Array(TargetingRuleSchema, { maxItems: 200 }), Type.Null()])),
+  targeting: Type.Optional(Type.Unknown({ description: 'flagd JsonLogic targeting, instead of rules.' })),
+});
+
+export const CreateFlagSchema = Closed({
+  key: Key,
+  name: Type.Optional(Name),
+  type: Type.Optional(FlagTypeSchema),
+  description: Type.Optional(Description),
+  variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1, maxItems: 100 })),
+  tags: Type.Optional(Tags),
+  metadata: Type.Optional(Metadata),
+});
+
+export const PatchFlagSchema = Closed({
+  name: Type.Optional(Name),
+  description: Type.Optional(Type.Union([Description, Type.Null()])),
+  type: Type.Optional(FlagTypeSchema),
+  variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1, maxItems: 100 })),
+  tags: Type.Optional(Type.Union([Tags, Type.Null()])),
+  metadata: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 128 }), Type.Unknown()), Type.Null()])),
+  archived: Type.Optional(Type.Boolean()),
+  environments: Type.Optional(Type.Record(Key, FlagEnvironmentPatchSchema)),
+  ...FlagEnvironmentPatchSchema.properties,
+});
+
+export const FlagSummarySchema = Type.Object({
+  id: Id,
+  key: Key,
+  name: Type.String(),
+  type: FlagTypeSchema,
+  enabled: Type.Boolean({ description: 'State in the environment named by ?environment= (default production).' }),
+  description: Type.String(),
+  tags: Type.Array(Type.String()),
+  archived: Type.Boolean(),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const FlagSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  key: Key,
+  name: Type.String(),
+  description: Type.String(),
+  type: FlagTypeSchema,
+  variants: Type.Array(VariantSchema),
+  tags: Type.Array(Type.String()),
+  archived: Type.Boolean(),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  environments: Type.Record(Type.String(), Type.Unknown()),
+});

@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+import { OPERATORS } from '../../domain/segment.ts';
+import { Closed, Description, Key } from './common.ts';
+
+const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
+
+/**
+ * One object shape for both rule types, rather than a union, so a mistake gets one precise
+ * message; which fields each type needs is checked by the service (validate-rules.ts).
+ */
+export const RuleSchema = Closed({
+  type: Type.Union([Type.Literal('attribute'), Type.Literal('segment')]),
+  attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  operator: Type.Optional(Type.Union(OPERATORS.map((o) => Type.Literal(o)))),
+  value: Type.Optional(Scalar),
+  values: Type.Optional(Type.Array(Scalar, { maxItems: 10_000 })),
+  segment: Type.Optional(Key),
+  negate: Type.Optional(Type.Boolean()),
+});
+
+export const RolloutSchema = Closed({
+  bucketBy: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  seed: Type.Optional(Type.String({ maxLength: 256 })),
+  weights: Type.Array(Closed({ variant: Key, weight: Type.Integer({ minimum: 0, maximum: 1_000_000 }) }), {
+    minItems: 1,
+    maxItems: 100,
+  }),
+});
+
+export const ServeSchema = Closed(
+  { variant: Type.Optional(Key), rollout: Type.Optional(RolloutSchema) },
+  { description: 'Exactly one of `variant` or `rollout`.' },
+);
+
+export const TargetingRuleSchema = Closed({
+  id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  description: Type.Optional(Description),
+  segments: Type.Optional(Type.Array(Key, { maxItems: 50 })),
+  conditions: Type.Optional(Type.Array(RuleSchema, { maxItems: 50 })),
+  serve: ServeSchema,
+});

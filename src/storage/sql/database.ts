@@ -1,0 +1,109 @@
+/**
+ * The tables as Kysely sees them. Both dialects store JSON as text, booleans as 0/1 and
+ * timestamps as RFC 3339 text, so one set of queries serves SQLite and PostgreSQL.
+ */
+export interface ProjectsTable {
+  id: string;
+  key: string;
+  name: string;
+  description: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FlagsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  type: string;
+  variants: string;
+  tags: string;
+  archived: number;
+  metadata: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FlagEnvironmentsTable {
+  flag_id: string;
+  environment_id: string;
+  enabled: number;
+  /** FlagEnvironment minus `enabled`, as JSON. */
+  config: string;
+}
+
+export interface SegmentsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  match: string;
+  rules: string;
+  included: string;
+  excluded: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  project_id: string | null;
+  role: string;
+  environments: string | null;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface AuditEventsTable {
+  id: string;
+  project_id: string | null;
+  at: string;
+  actor: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  resource_key: string | null;
+  environment: string | null;
+  before: string | null;
+  after: string | null;
+  request_id: string;
+}
+
+/** One row per project: bumped by every write that changes what evaluation serves, so nodes notice. */
+export interface ProjectRevisionsTable {
+  project_id: string;
+  revision: number;
+}
+
+export interface Database {
+  projects: ProjectsTable;
+  environments: EnvironmentsTable;
+  flags: FlagsTable;
+  flag_environments: FlagEnvironmentsTable;
+  segments: SegmentsTable;
+  api_keys: ApiKeysTable;
+  audit_events: AuditEventsTable;
+  project_revisions: ProjectRevisionsTable;
+}

@@ -1,0 +1,190 @@
+import type { ApiKey, Role } from '../../domain/api-key.ts';
+import type { AuditEvent } from '../../domain/audit-event.ts';
+import type { Flag, FlagEnvironment, FlagType } from '../../domain/flag.ts';
+import type { Environment, Project } from '../../domain/project.ts';
+import type { Segment, SegmentMatch } from '../../domain/segment.ts';
+import type { StoredApiKey } from '../store.ts';
+import type {
+  ApiKeysTable,
+  AuditEventsTable,
+  EnvironmentsTable,
+  FlagsTable,
+  ProjectsTable,
+  SegmentsTable,
+} from './database.ts';
+
+/** Row ↔ domain mapping: the only place that knows column names and JSON-in-text encoding. */
+
+export const projectFromRow = (row: ProjectsTable): Project => ({
+  id: row.id,
+  key: row.key,
+  name: row.name,
+  description: row.description,
+  version: Number(row.version),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const projectToRow = (p: Project): ProjectsTable => ({
+  id: p.id,
+  key: p.key,
+  name: p.name,
+  description: p.description,
+  version: p.version,
+  created_at: p.createdAt,
+  updated_at: p.updatedAt,
+});
+
+export const environmentFromRow = (row: EnvironmentsTable): Environment => ({
+  id: row.id,
+  projectId: row.project_id,
+  key: row.key,
+  name: row.name,
+  description: row.description,
+  version: Number(row.version),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const environmentToRow = (e: Environment): EnvironmentsTable => ({
+  id: e.id,
+  project_id: e.projectId,
+  key: e.key,
+  name: e.name,
+  description: e.description,
+  version: e.version,
+  created_at: e.createdAt,
+  updated_at: e.updatedAt,
+});
+
+export const flagFromRow = (row: FlagsTable, environments: Record<string, FlagEnvironment>): Flag => ({
+  id: row.id,
+  projectId: row.project_id,
+  key: row.key,
+  name: row.name,
+  description: row.description,
+  type: row.type as FlagType,
+  variants: JSON.parse(row.variants),
+  tags: JSON.parse(row.tags),
+  archived: Number(row.archived) === 1,
+  metadata: JSON.parse(row.metadata),
+  version: Number(row.version),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  environments,
+});
+
+export const flagToRow = (f: Flag): FlagsTable => ({
+  id: f.id,
+  project_id: f.projectId,
+  key: f.key,
+  name: f.name,
+  description: f.description,
+  type: f.type,
+  variants: JSON.stringify(f.variants),
+  tags: JSON.stringify(f.tags),
+  archived: f.archived ? 1 : 0,
+  metadata: JSON.stringify(f.metadata),
+  version: f.version,
+  created_at: f.createdAt,
+  updated_at: f.updatedAt,
+});
+
+export const flagEnvironmentFromRow = (row: { enabled: number; config: string }): FlagEnvironment => ({
+  ...JSON.parse(row.config),
+  enabled: Number(row.enabled) === 1,
+});
+
+export const flagEnvironmentToColumns = ({ enabled, ...config }: FlagEnvironment) => ({
+  enabled: enabled ? 1 : 0,
+  config: JSON.stringify(config),
+});
+
+export const segmentFromRow = (row: SegmentsTable): Segment => ({
+  id: row.id,
+  projectId: row.project_id,
+  key: row.key,
+  name: row.name,
+  description: row.description,
+  match: row.match as SegmentMatch,
+  rules: JSON.parse(row.rules),
+  included: JSON.parse(row.included),
+  excluded: JSON.parse(row.excluded),
+  version: Number(row.version),
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export const segmentToRow = (s: Segment): SegmentsTable => ({
+  id: s.id,
+  project_id: s.projectId,
+  key: s.key,
+  name: s.name,
+  description: s.description,
+  match: s.match,
+  rules: JSON.stringify(s.rules),
+  included: JSON.stringify(s.included),
+  excluded: JSON.stringify(s.excluded),
+  version: s.version,
+  created_at: s.createdAt,
+  updated_at: s.updatedAt,
+});
+
+export const apiKeyFromRow = (row: ApiKeysTable): StoredApiKey => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  secretHash: row.secret_hash,
+  projectId: row.project_id,
+  role: row.role as Role,
+  environments: row.environments === null ? null : JSON.parse(row.environments),
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+export const withoutSecret = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
+
+export const apiKeyToRow = (k: StoredApiKey): ApiKeysTable => ({
+  id: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  secret_hash: k.secretHash,
+  project_id: k.projectId,
+  role: k.role,
+  environments: k.environments === null ? null : JSON.stringify(k.environments),
+  created_at: k.createdAt,
+  expires_at: k.expiresAt,
+  last_used_at: k.lastUsedAt,
+  revoked_at: k.revokedAt,
+});
+
+const jsonOrNull = (value: unknown) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+export const auditEventToRow = (projectId: string | null, e: AuditEvent): AuditEventsTable => ({
+  id: e.id,
+  project_id: projectId,
+  at: e.at,
+  actor: JSON.stringify(e.actor),
+  action: e.action,
+  resource_type: e.resource.type,
+  resource_id: e.resource.id,
+  resource_key: e.resource.key,
+  environment: e.environment ?? null,
+  before: jsonOrNull(e.before),
+  after: jsonOrNull(e.after),
+  request_id: e.requestId,
+});
+
+export const auditEventFromRow = (row: AuditEventsTable): AuditEvent => ({
+  id: row.id,
+  at: row.at,
+  actor: JSON.parse(row.actor),
+  action: row.action,
+  resource: { type: row.resource_type, id: row.resource_id, key: row.resource_key },
+  ...(row.environment === null ? {} : { environment: row.environment }),
+  before: row.before === null ? null : JSON.parse(row.before),
+  after: row.after === null ? null : JSON.parse(row.after),
+  requestId: row.request_id,
+});

@@ -1,0 +1,106 @@
+import type { ApiKey } from '../domain/api-key.ts';
+import type { AuditEvent } from '../domain/audit-event.ts';
+import type { Flag, FlagEnvironment } from '../domain/flag.ts';
+import type { Environment, Project } from '../domain/project.ts';
+import type { Segment } from '../domain/segment.ts';
+
+/** A page request: at most `limit` items after the opaque `cursor`. */
+export interface PageRequest {
+  readonly limit: number;
+  readonly cursor?: string | undefined;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** Set when more items remain. */
+  readonly nextCursor?: string;
+}
+
+export interface FlagFilter {
+  readonly tag?: string | undefined;
+  /** Key or name contains this text (case-insensitive). */
+  readonly q?: string | undefined;
+  readonly archived?: boolean | undefined;
+}
+
+export interface AuditFilter {
+  readonly resourceType?: string | undefined;
+  readonly resourceId?: string | undefined;
+  readonly action?: string | undefined;
+}
+
+export interface StoredApiKey extends ApiKey {
+  readonly secretHash: string;
+}
+
+/** Thrown by inserts and updates that would break a uniqueness rule (a key that already exists). */
+export class UniqueViolation extends Error {
+  override name = 'UniqueViolation';
+}
+
+/**
+ * The storage port. Every method is atomic on its own; `transaction` groups several so they
+ * happen together or not at all. Writes that take `expectedVersion` change nothing and
+ * return false when the stored version differs.
+ */
+export interface Store {
+  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  listProjects(page: PageRequest): Promise<Page<Project>>;
+  /** Finds by id or by key. */
+  findProject(idOrKey: string): Promise<Project | undefined>;
+  insertProject(project: Project): Promise<void>;
+  updateProject(project: Project, expectedVersion: number): Promise<boolean>;
+  deleteProject(id: string): Promise<void>;
+  /** Bumps and returns the project's revision: every node rebuilds its snapshots when it moves. */
+  bumpRevision(projectId: string): Promise<number>;
+  /** Revisions of every project, for nodes to poll. */
+  listRevisions(): Promise<ReadonlyMap<string, number>>;
+
+  /** Environments of a project, in creation order. */
+  listEnvironments(projectId: string): Promise<readonly Environment[]>;
+  findEnvironment(projectId: string, key: string): Promise<Environment | undefined>;
+  insertEnvironment(environment: Environment): Promise<void>;
+  updateEnvironment(environment: Environment, expectedVersion: number): Promise<boolean>;
+  deleteEnvironment(id: string): Promise<void>;
+
+  /** Flags in key order, each with every environment's configuration. */
+  listFlags(projectId: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>>;
+  /** Every flag of a project, for building evaluation snapshots. */
+  allFlags(projectId: string): Promise<readonly Flag[]>;
+  findFlagById(id: string): Promise<Flag | undefined>;
+  findFlagByKey(projectId: string, key: string): Promise<Flag | undefined>;
+  /** Inserts the flag and one configuration row per entry of `flag.environments`. */
+  insertFlag(flag: Flag): Promise<void>;
+  /** Replaces the flag's fields and its configuration in every environment it lists. */
+  updateFlag(flag: Flag, expectedVersion: number): Promise<boolean>;
+  deleteFlag(id: string): Promise<void>;
+  /** Gives every flag of the project a configuration in the new environment. */
+  insertFlagEnvironments(
+    environmentId: string,
+    configs: ReadonlyMap<string, FlagEnvironment>,
+  ): Promise<void>;
+
+  listSegments(projectId: string, page: PageRequest): Promise<Page<Segment>>;
+  allSegments(projectId: string): Promise<readonly Segment[]>;
+  findSegmentById(id: string): Promise<Segment | undefined>;
+  insertSegment(segment: Segment): Promise<void>;
+  updateSegment(segment: Segment, expectedVersion: number): Promise<boolean>;
+  deleteSegment(id: string): Promise<void>;
+
+  /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
+  listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
+  findApiKeyById(id: string): Promise<ApiKey | undefined>;
+  findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
+  insertApiKey(key: StoredApiKey): Promise<void>;
+  revokeApiKey(id: string, at: string): Promise<void>;
+  /** Records last use for many keys at once (batched off the request path). */
+  touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+
+  insertAuditEvent(projectId: string | null, event: AuditEvent): Promise<void>;
+  /** Newest first. */
+  listAuditEvents(projectId: string, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>>;
+}
