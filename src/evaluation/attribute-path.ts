@@ -1,0 +1,39 @@
+import type { EvaluationContext } from '../domain/evaluation-result.ts';
+
+/** Reads one attribute from a context; `undefined` means missing. */
+export type AttributeReader = (context: EvaluationContext) => unknown;
+
+const hasOwn = Object.hasOwn;
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Compiles an attribute name into a reader: the attribute of that exact name when the context has
+ * one, else, for a dotted name, the value reached through nested objects; `null` counts as missing.
+ */
+export function compileAttributePath(name: string): AttributeReader {
+  // Own properties only: `constructor` or `__proto__` must not reach into Object.prototype.
+  const segments = name.split('.');
+  if (segments.length === 1) {
+    return (context) => {
+      const value = hasOwn(context, name) ? context[name] : undefined;
+      return value === null ? undefined : value;
+    };
+  }
+  return (context) => {
+    if (hasOwn(context, name)) {
+      const value = context[name];
+      return value === null ? undefined : value;
+    }
+    let current: unknown = context;
+    for (let i = 0; i < segments.length; i++) {
+      if (!isRecord(current)) return undefined;
+      const segment = segments[i] as string;
+      if (!hasOwn(current, segment)) return undefined;
+      current = current[segment];
+    }
+    return current === null ? undefined : current;
+  };
+}
