@@ -1,0 +1,147 @@
+import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { Flag } from '../domain/flag.ts';
+import type { Segment } from '../domain/segment.ts';
+import { type CompiledFlag, compileFlag, type EvaluationDetail } from './compile-flag.ts';
+import { textOf } from './operators.ts';
+import { beginEvaluationPass, type CompiledSegments, compileSegments } from './segments.ts';
+
+export type { EvaluationDetail } from './compile-flag.ts';
+
+/** An immutable, compiled snapshot of one environment of one project. */
+export interface CompiledEnvironment {
+  readonly environmentKey: string;
+  /** undefined when the flag does not exist in this snapshot (archived flags still evaluate). */
+  evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined;
+  /** every non-archived flag (or only the listed keys that exist, archived or not), in key order. */
+  evaluateAll(context: EvaluationContext, nowSeconds: number, flagKeys?: readonly string[]): EvaluationDetail[];
+  /** Every flag key in the snapshot, archived ones included, in key order. */
+  readonly flagKeys: readonly string[];
+}
+
+export interface EnvironmentInput {
+  readonly environmentKey: string;
+  readonly flags: readonly Flag[];
+  readonly segments: readonly Segment[];
+}
+
+// Key order is UTF-16 code unit order, the same on every node whatever its locale.
+const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+function targetingKeyOf(context: EvaluationContext): string | undefined {
+  return Object.hasOwn(context, 'targetingKey') ? textOf(context.targetingKey) : undefined;
+}
+
+class Snapshot implements CompiledEnvironment {
+  readonly environmentKey: string;
+  readonly segments: readonly Segment[];
+  readonly compiledSegments: CompiledSegments;
+  readonly sources: ReadonlyMap<string, Flag>;
+  readonly flags: ReadonlyMap<string, CompiledFlag>;
+  readonly flagKeys: readonly string[];
+  /** Non-archived flags in key order: what evaluateAll serves when not given keys. */
+  readonly live: readonly CompiledFlag[];
+
+  constructor(
+    environmentKey: string,
+    segments: readonly Segment[],
+    compiledSegments: CompiledSegments,
+    sources: ReadonlyMap<string, Flag>,
+    flags: ReadonlyMap<string, CompiledFlag>,
+    flagKeys: readonly string[],
+  ) {
+    this.environmentKey = environmentKey;
+    this.segments = segments;
+    this.compiledSegments = compiledSegments;
+    this.sources = sources;
+    this.flags = flags;
+    this.flagKeys = flagKeys;
+    this.live = this.flagKeys.map((key) => flags.get(key) as CompiledFlag).filter((flag) => !flag.archived);
+  }
+
+  evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined {
+    const flag = this.flags.get(flagKey);
+    if (flag === undefined) return undefined;
+    beginEvaluationPass();
+    return flag.evaluate(context, targetingKeyOf(context), nowSeconds);
+  }
+
+  evaluateAll(context: EvaluationContext, nowSeconds: number, flagKeys?: readonly string[]): EvaluationDetail[] {
+    beginEvaluationPass();
+    const targetingKey = targetingKeyOf(context);
+    const chosen =
+      flagKeys === undefined
+        ? this.live
+        : [...new Set(flagKeys)]
+            .sort(byCodeUnits)
+            .flatMap((key) => {
+              const flag = this.flags.get(key);
+              return flag === undefined ? [] : [flag];
+            });
+    const results: EvaluationDetail[] = new Array(chosen.length);
+    for (let i = 0; i < chosen.length; i++) {
+      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds);
+    }
+    return results;
+  }
+}
+
+/** Where `key` is, or would be inserted, in sorted `keys`. */
+function positionOf(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((keys[middle] as string) < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function snapshotOf(compiled: CompiledEnvironment): Snapshot {
+  if (!(compiled instanceof Snapshot)) throw new TypeError('not a snapshot made by compileEnvironment');
+  return compiled;
+}
+
+/** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
+export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
+  const segments = compileSegments(input.segments);
+  const sources = new Map<string, Flag>();
+  const flags = new Map<string, CompiledFlag>();
+  for (const flag of input.flags) {
+    sources.set(flag.key, flag);
+    flags.set(flag.key, compileFlag(flag, input.environmentKey, segments));
+  }
+  const keys = [...flags.keys()].sort(byCodeUnits);
+  return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
+}
+
+/** A new snapshot where `flag` is added or replaced, compiling only that flag; `compiled` is unchanged. */
+export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
+  const base = snapshotOf(compiled);
+  const sources = new Map(base.sources).set(flag.key, flag);
+  const flags = new Map(base.flags).set(flag.key, compileFlag(flag, base.environmentKey, base.compiledSegments));
+  let keys = base.flagKeys;
+  if (!base.flags.has(flag.key)) {
+    const at = positionOf(keys, flag.key);
+    keys = [...keys.slice(0, at), flag.key, ...keys.slice(at)];
+  }
+  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+}
+
+/** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag). */
+export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
+  const base = snapshotOf(compiled);
+  if (!base.flags.has(flagKey)) return base;
+  const sources = new Map(base.sources);
+  sources.delete(flagKey);
+  const flags = new Map(base.flags);
+  flags.delete(flagKey);
+  const keys = base.flagKeys.filter((key) => key !== flagKey);
+  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+}
+
+/** A new snapshot with the project's segments replaced: every flag is recompiled, since any may name them. */
+export function withSegments(compiled: CompiledEnvironment, segments: readonly Segment[]): CompiledEnvironment {
+  const base = snapshotOf(compiled);
+  return compileEnvironment({ environmentKey: base.environmentKey, flags: [...base.sources.values()], segments });
+}

@@ -1,0 +1,153 @@
+import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { Rule, Segment } from '../domain/segment.ts';
+import { compileAttributeRule } from './operators.ts';
+
+/** Whether a user (context and its targetingKey text) satisfies a rule or is in a segment. */
+export type UserPredicate = (context: EvaluationContext, targetingKey: string | undefined) => boolean;
+
+/** Compiled segments of one project by key. */
+export type CompiledSegments = ReadonlyMap<string, UserPredicate>;
+
+/** What a segment rule needs to find the segment it names. */
+export interface SegmentLookup {
+  get(key: string): UserPredicate | undefined;
+}
+
+const NEVER: UserPredicate = () => false;
+
+// Within one evaluation pass a segment's membership is computed once, however many rules of
+// however many flags name it. A pass is one context evaluated against one snapshot.
+let currentPass = 0;
+
+/** Starts a new evaluation pass: segment memberships remembered from earlier passes are forgotten. */
+export function beginEvaluationPass(): void {
+  currentPass++;
+}
+
+function memoized(test: UserPredicate): UserPredicate {
+  let pass = -1;
+  let lastContext: EvaluationContext | undefined;
+  let result = false;
+  return (context, targetingKey) => {
+    if (pass === currentPass && lastContext === context) return result;
+    result = test(context, targetingKey);
+    pass = currentPass;
+    lastContext = context;
+    return result;
+  };
+}
+
+/** `every` over predicates, specialised so that short lists cost no loop. */
+export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
+  if (predicates.length === 0) return () => true;
+  if (predicates.length === 1) return predicates[0] as UserPredicate;
+  if (predicates.length === 2) {
+    const [a, b] = predicates as [UserPredicate, UserPredicate];
+    return (context, key) => a(context, key) && b(context, key);
+  }
+  return (context, key) => {
+    for (let i = 0; i < predicates.length; i++) {
+      if (!(predicates[i] as UserPredicate)(context, key)) return false;
+    }
+    return true;
+  };
+}
+
+function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
+  if (predicates.length === 0) return NEVER;
+  if (predicates.length === 1) return predicates[0] as UserPredicate;
+  return (context, key) => {
+    for (let i = 0; i < predicates.length; i++) {
+      if ((predicates[i] as UserPredicate)(context, key)) return true;
+    }
+    return false;
+  };
+}
+
+/** Compiles a rule of either kind; a segment rule naming an unknown segment means "not in it" (before `negate`). */
+export function compileRule(rule: Rule, segments: SegmentLookup): UserPredicate {
+  if (rule.type === 'segment') {
+    const member = segments.get(rule.segment) ?? NEVER;
+    return rule.negate === true ? (context, key) => !member(context, key) : member;
+  }
+  // Attribute predicates ignore the second argument.
+  return compileAttributeRule(rule);
+}
+
+function membership(segment: Segment, rules: UserPredicate): UserPredicate {
+  const excluded = new Set(segment.excluded);
+  const included = new Set(segment.included);
+  if (excluded.size === 0 && included.size === 0) return rules;
+  return (context, key) => {
+    if (key !== undefined) {
+      if (excluded.has(key)) return false;
+      if (included.has(key)) return true;
+    }
+    return rules(context, key);
+  };
+}
+
+/**
+ * Compiles the segments of one project: `excluded` wins over `included`, which wins over `rules`
+ * (`match: all` needs every rule, `any` one; a segment without rules holds only its included users).
+ * Never loops: a reference that would close a cycle counts as "not in the segment".
+ */
+export function compileSegments(segments: readonly Segment[]): CompiledSegments {
+  const byKey = new Map(segments.map((s) => [s.key, s]));
+  const compiled = new Map<string, UserPredicate>();
+  const inProgress = new Set<string>();
+  // Segment rules resolve through this view, which compiles what it is asked for, depth first.
+  const view: SegmentLookup = {
+    get(key: string): UserPredicate | undefined {
+      const done = compiled.get(key);
+      if (done !== undefined) return done;
+      const segment = byKey.get(key);
+      if (segment === undefined || inProgress.has(key)) return undefined;
+      inProgress.add(key);
+      const rules = segment.rules.map((rule) => compileRule(rule, view));
+      const rulesHold = rules.length === 0 ? NEVER : segment.match === 'any' ? anyOf(rules) : allOf(rules);
+      const predicate = memoized(membership(segment, rulesHold));
+      inProgress.delete(key);
+      compiled.set(key, predicate);
+      return predicate;
+    },
+  };
+  for (const segment of segments) view.get(segment.key);
+  return compiled;
+}
+
+/**
+ * The first cycle of segment references among `segments`, as the keys along it with the first
+ * repeated at the end (`['a', 'b', 'a']`), or null when there is none; unknown keys are ignored.
+ */
+export function findSegmentCycle(segments: readonly Pick<Segment, 'key' | 'rules'>[]): string[] | null {
+  const references = new Map<string, string[]>();
+  for (const segment of segments) {
+    references.set(
+      segment.key,
+      segment.rules.flatMap((rule) => (rule.type === 'segment' ? [rule.segment] : [])),
+    );
+  }
+  const done = new Set<string>();
+  const path: string[] = [];
+  const onPath = new Set<string>();
+  const visit = (key: string): string[] | null => {
+    if (onPath.has(key)) return [...path.slice(path.indexOf(key)), key];
+    if (done.has(key) || !references.has(key)) return null;
+    path.push(key);
+    onPath.add(key);
+    for (const next of references.get(key) ?? []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    onPath.delete(key);
+    done.add(key);
+    return null;
+  };
+  for (const segment of segments) {
+    const cycle = visit(segment.key);
+    if (cycle) return cycle;
+  }
+  return null;
+}
