@@ -179,7 +179,7 @@ function anyValue(test: ValueTest): ValueTest {
 /**
  * Compiles an attribute rule into a predicate; everything is parsed here, none at evaluation.
  * A missing (or null) attribute matches only `not_exists`, before `negate` inverts the result.
- * Never throws: a rule that validateRule refuses compiles to a predicate that never matches.
+ * Never throws: a rule without a usable operator and operand (see validateAttributeRule) never matches.
  */
 export function compileAttributeRule(rule: AttributeRule): ContextPredicate {
   if (typeof rule.attribute !== 'string' || !KNOWN_OPERATORS.has(rule.operator)) return NEVER;
