@@ -84,6 +84,11 @@ export class SqlStore implements Store {
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    return this.#atomically(work);
+  }
+
+  /** Joins the open transaction or starts one: methods of several statements must still be atomic. */
+  #atomically<T>(work: (store: SqlStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     return this.#db.transaction().execute((trx) => work(new SqlStore(trx, true)));
   }
@@ -118,9 +123,14 @@ export class SqlStore implements Store {
     return row && projectFromRow(row);
   }
 
-  async insertProject(project: Project): Promise<void> {
-    await mapUnique(this.#db.insertInto('projects').values(projectToRow(project)).execute());
-    await this.#db.insertInto('project_revisions').values({ project_id: project.id, revision: 1 }).execute();
+  insertProject(project: Project): Promise<void> {
+    return this.#atomically(async (store) => {
+      await mapUnique(store.#db.insertInto('projects').values(projectToRow(project)).execute());
+      await store.#db
+        .insertInto('project_revisions')
+        .values({ project_id: project.id, revision: 1 })
+        .execute();
+    });
   }
 
   async updateProject(project: Project, expectedVersion: number): Promise<boolean> {
@@ -234,9 +244,12 @@ export class SqlStore implements Store {
       );
     }
     if (filter.tag) {
-      // Tags are a JSON array of strings: match the quoted element exactly.
-      const needle = `%${JSON.stringify(filter.tag).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      query = query.where('tags', 'like', sql<string>`${needle} escape '\\'`);
+      // Tags are a JSON array of strings: match the quoted element exactly. Not LIKE, which
+      // ignores case on SQLite; replace() is case-sensitive on both databases.
+      const needle = JSON.stringify(filter.tag);
+      query = query.where((eb) =>
+        eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
+      );
     }
     return paged(query, 'key', 'asc', page, (r) => r.key, (rows) => this.#withEnvironments(rows));
   }
@@ -285,24 +298,28 @@ export class SqlStore implements Store {
     }
   }
 
-  async insertFlag(flag: Flag): Promise<void> {
-    await mapUnique(this.#db.insertInto('flags').values(flagToRow(flag)).execute());
-    await this.#writeFlagEnvironments(flag);
+  insertFlag(flag: Flag): Promise<void> {
+    return this.#atomically(async (store) => {
+      await mapUnique(store.#db.insertInto('flags').values(flagToRow(flag)).execute());
+      await store.#writeFlagEnvironments(flag);
+    });
   }
 
-  async updateFlag(flag: Flag, expectedVersion: number): Promise<boolean> {
+  updateFlag(flag: Flag, expectedVersion: number): Promise<boolean> {
     const { id: _, ...row } = flagToRow(flag);
-    const result = await mapUnique(
-      this.#db
-        .updateTable('flags')
-        .set(row)
-        .where('id', '=', flag.id)
-        .where('version', '=', expectedVersion)
-        .executeTakeFirst(),
-    );
-    if (Number(result.numUpdatedRows) !== 1) return false;
-    await this.#writeFlagEnvironments(flag);
-    return true;
+    return this.#atomically(async (store) => {
+      const result = await mapUnique(
+        store.#db
+          .updateTable('flags')
+          .set(row)
+          .where('id', '=', flag.id)
+          .where('version', '=', expectedVersion)
+          .executeTakeFirst(),
+      );
+      if (Number(result.numUpdatedRows) !== 1) return false;
+      await store.#writeFlagEnvironments(flag);
+      return true;
+    });
   }
 
   async deleteFlag(id: string): Promise<void> {
@@ -315,12 +332,14 @@ export class SqlStore implements Store {
       environment_id: environmentId,
       ...flagEnvironmentToColumns(config),
     }));
-    for (let i = 0; i < rows.length; i += 200) {
-      await this.#db
-        .insertInto('flag_environments')
-        .values(rows.slice(i, i + 200))
-        .execute();
-    }
+    await this.#atomically(async (store) => {
+      for (let i = 0; i < rows.length; i += 200) {
+        await store.#db
+          .insertInto('flag_environments')
+          .values(rows.slice(i, i + 200))
+          .execute();
+      }
+    });
   }
 
   // Segments
@@ -412,9 +431,12 @@ export class SqlStore implements Store {
   }
 
   async touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void> {
-    for (const [id, at] of lastUsed) {
-      await this.#db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
-    }
+    if (lastUsed.size === 0) return;
+    await this.#atomically(async (store) => {
+      for (const [id, at] of lastUsed) {
+        await store.#db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+      }
+    });
   }
 
   // Audit log
