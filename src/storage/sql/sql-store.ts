@@ -235,11 +235,13 @@ export class SqlStore implements Store {
     let query = this.#db.selectFrom('flags').selectAll().where('project_id', '=', projectId);
     if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
     if (filter.q) {
-      const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      // Lowered by the database on both sides: SQLite's lower() folds ASCII only, so lowering
+      // the text in JavaScript made names with capitals such as 'Ä' unfindable there.
+      const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       query = query.where((eb) =>
         eb.or([
-          eb(eb.fn('lower', ['key']), 'like', sql<string>`${pattern} escape '\\'`),
-          eb(eb.fn('lower', ['name']), 'like', sql<string>`${pattern} escape '\\'`),
+          eb(eb.fn('lower', ['key']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
+          eb(eb.fn('lower', ['name']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
         ]),
       );
     }
