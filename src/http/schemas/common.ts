@@ -1,4 +1,4 @@
-import { Type, type TSchema, type TProperties } from 'typebox';
+import { Type, type TSchema, type TProperties, type TUnsafe } from 'typebox';
 import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../../domain/keys.ts';
 
 /** A closed object: unknown fields are refused (SPEC §4). */
@@ -35,3 +35,7 @@ export const ProblemSchema = Type.Object(
 export function problems(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ProblemSchema]));
 }
+
+/** A string from a fixed list, as a plain JSON-schema `enum` (clear errors, exact static type). */
+export const OneOf = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { FLAG_TYPES } from '../../domain/flag.ts';
-import { Closed, Description, Id, Key, Name, Timestamp, Version } from './common.ts';
+import { Closed, Description, OneOf, Id, Key, Name, Timestamp, Version } from './common.ts';
 import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
 
-export const FlagTypeSchema = Type.Union(FLAG_TYPES.map((t) => Type.Literal(t)));
+export const FlagTypeSchema = OneOf(FLAG_TYPES);
 
 export const VariantSchema = Closed({
   key: Key,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { OPERATORS } from '../../domain/segment.ts';
-import { Closed, Description, Key } from './common.ts';
+import { Closed, Description, Key, OneOf } from './common.ts';
 
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 
@@ -9,9 +9,9 @@ const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type
  * message; which fields each type needs is checked by the service (validate-rules.ts).
  */
 export const RuleSchema = Closed({
-  type: Type.Union([Type.Literal('attribute'), Type.Literal('segment')]),
+  type: OneOf(['attribute', 'segment']),
   attribute: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  operator: Type.Optional(Type.Union(OPERATORS.map((o) => Type.Literal(o)))),
+  operator: Type.Optional(OneOf(OPERATORS)),
   value: Type.Optional(Scalar),
   values: Type.Optional(Type.Array(Scalar, { maxItems: 10_000 })),
   segment: Type.Optional(Key),

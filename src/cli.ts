@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.ts';
+import { serve } from './main.ts';
+import { migrateToLatest, openDatabase } from './storage/open-database.ts';
+
+const USAGE = `Usage: flagstaff <command>
+
+Commands:
+  serve      run the API and dashboard (default)
+  migrate    bring the database schema up to date and exit
+
+Configuration comes from FLAGSTAFF_* environment variables (see README).`;
+
+/** The `flagstaff` command line; returns the process exit code (serve keeps running). */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    options: { help: { type: 'boolean', short: 'h' } },
+  });
+  const [command = 'serve'] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return 0;
+    case 'migrate': {
+      const { db } = openDatabase(config.databaseUrl);
+      try {
+        const applied = await migrateToLatest(db);
+        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n');
+      } finally {
+        await db.destroy();
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
+      return 2;
+  }
+}

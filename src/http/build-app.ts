@@ -1,0 +1,78 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { Services } from '../services/services.ts';
+import type { RequestTypeProvider } from './type-provider.ts';
+import { registerAuthentication } from './plugins/authentication.ts';
+import { registerErrorHandling } from './plugins/errors.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { auditLogRoutes } from './routes/audit-log.ts';
+import { environmentRoutes } from './routes/environments.ts';
+import { evaluationRoutes } from './routes/evaluation.ts';
+import { flagRoutes } from './routes/flags.ts';
+import { healthRoutes } from './routes/health.ts';
+import { projectRoutes } from './routes/projects.ts';
+import { segmentRoutes } from './routes/segments.ts';
+import { validatorCompiler } from './validation.ts';
+
+export interface AppOptions {
+  readonly services: Services;
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => `req_${randomUUID()}`,
+    requestIdHeader: false,
+    // A trailing slash should not turn a known route into a 404.
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<RequestTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // application/merge-patch+json is JSON too (RFC 7396); anything else is a 415.
+  app.addContentTypeParser(
+    'application/merge-patch+json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    app.getDefaultJsonParser('error', 'error'),
+  );
+  app.decorateRequest('principal', undefined);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Flagstaff API',
+        version: '1',
+        description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(healthRoutes, { services });
+  await app.register(
+    async (v1) => {
+      registerAuthentication(v1, services.apiKeys);
+      for (const routes of [projectRoutes, environmentRoutes, flagRoutes, segmentRoutes, apiKeyRoutes, auditLogRoutes, evaluationRoutes]) {
+        await v1.register(routes, { services });
+      }
+    },
+    { prefix: '/v1' },
+  );
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,69 @@
+import type { RoutesPlugin } from '../type-provider.ts';
+import { Type } from 'typebox';
+import type { Services } from '../../services/services.ts';
+import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
+import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
+
+const tags = ['API keys'];
+
+export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  for (const scope of ['project', 'organisation'] as const) {
+    const url = scope === 'project' ? '/projects/:projectId/api-keys' : '/api-keys';
+    const params = scope === 'project' ? { params: ProjectParams } : {};
+    const projectOf = (params: unknown) => (scope === 'project' ? (params as { projectId: string }).projectId : null);
+    const who = scope === 'project' ? "a project's" : 'organisation-wide';
+
+    app.get(
+      url,
+      {
+        schema: {
+          tags,
+          summary: `List ${who} API keys (never their secrets)`,
+          ...params,
+          querystring: Closed(PageQuery),
+          response: { 200: Type.Array(ApiKeySchema), ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const page = await services.apiKeys.list(actorOf(request), projectOf(request.params), pageOf(request.query));
+        return sendPage(request, reply, page, (k) => k);
+      },
+    );
+
+    app.post(
+      url,
+      {
+        schema: {
+          tags,
+          summary: `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
+          ...params,
+          body: CreateApiKeySchema,
+          response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403, 404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const key = await services.apiKeys.create(actorOf(request), projectOf(request.params), request.body);
+        reply.header('cache-control', 'no-store');
+        reply.header('location', `/v1/api-keys/${key.id}`);
+        return reply.code(201).send(key);
+      },
+    );
+  }
+
+  app.delete(
+    '/api-keys/:keyId',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an API key (effective on the next request)',
+        params: Closed({ keyId: Type.String() }),
+        response: { ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      await services.apiKeys.revoke(actorOf(request), request.params.keyId);
+      return sendNoContent(reply);
+    },
+  );
+};

@@ -1,0 +1,123 @@
+import type { RoutesPlugin } from '../type-provider.ts';
+import { Type } from 'typebox';
+import type { Flag } from '../../domain/flag.ts';
+import type { Services } from '../../services/services.ts';
+import { actorOf, ifMatchOf, pageOf, sendCreated, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import { Closed, Key, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
+
+const tags = ['Flags'];
+const EnvironmentQuery = Type.Optional(Key);
+const FlagIdParams = Closed({ flagId: Type.String() });
+
+/** The seed's list shape: `enabled` is the flag's state in one environment. */
+const summary = (environment: string) => (flag: Flag) => ({
+  id: flag.id,
+  key: flag.key,
+  name: flag.name,
+  type: flag.type,
+  enabled: flag.environments[environment]?.enabled ?? false,
+  description: flag.description,
+  tags: flag.tags,
+  archived: flag.archived,
+  version: flag.version,
+  createdAt: flag.createdAt,
+  updatedAt: flag.updatedAt,
+});
+
+export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/projects/:projectId/flags',
+    {
+      schema: {
+        tags,
+        summary: "List a project's flags",
+        params: ProjectParams,
+        querystring: Closed({
+          ...PageQuery,
+          environment: EnvironmentQuery,
+          tag: Type.Optional(Key),
+          q: Type.Optional(Type.String({ maxLength: 200 })),
+          archived: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Type.Array(FlagSummarySchema), ...problems(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { environment = 'production', tag, q, archived } = request.query;
+      const page = await services.flags.list(
+        actorOf(request),
+        request.params.projectId,
+        environment,
+        { tag, q, archived },
+        pageOf(request.query),
+      );
+      return sendPage(request, reply, page, summary(environment));
+    },
+  );
+
+  app.post(
+    '/projects/:projectId/flags',
+    {
+      schema: {
+        tags,
+        summary: 'Create a flag (only `key` is required; `type` defaults to boolean)',
+        params: ProjectParams,
+        body: CreateFlagSchema,
+        response: { 201: FlagSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const flag = await services.flags.create(actorOf(request), request.params.projectId, request.body as never);
+      return sendCreated(reply, `/v1/projects/${flag.projectId}/flags/${flag.key}`, flag);
+    },
+  );
+
+  app.get(
+    '/projects/:projectId/flags/:flagKey',
+    {
+      schema: {
+        tags,
+        summary: 'Get a flag with its configuration in every environment',
+        params: Closed({ projectId: Type.String(), flagKey: Key }),
+        response: { 200: FlagSchema, ...problems(401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(reply, await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey)),
+  );
+
+  app.patch(
+    '/flags/:flagId',
+    {
+      schema: {
+        tags,
+        summary: 'Change a flag (JSON merge patch)',
+        description:
+          'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.',
+        params: FlagIdParams,
+        querystring: Closed({ environment: EnvironmentQuery }),
+        body: PatchFlagSchema,
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const flag = await services.flags.patch(actorOf(request), request.params.flagId, request.body, {
+        environment: request.query.environment,
+        ifMatch: ifMatchOf(request),
+      });
+      return sendResource(reply, flag);
+    },
+  );
+
+  app.delete(
+    '/flags/:flagId',
+    {
+      schema: { tags, summary: 'Delete a flag', params: FlagIdParams, response: { ...problems(401, 403, 404, 412) } },
+    },
+    async (request, reply) => {
+      await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
+      return sendNoContent(reply);
+    },
+  );
+};

@@ -1,0 +1,122 @@
+import { Type } from 'typebox';
+import { ROLES } from '../../domain/api-key.ts';
+import { Closed, Description, Id, Key, Name, OneOf, Timestamp, Version } from './common.ts';
+import { RuleSchema } from './rules.ts';
+
+export const ProjectSchema = Type.Object({
+  id: Id,
+  key: Key,
+  name: Type.String(),
+  description: Type.String(),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateProjectSchema = Closed({
+  key: Key,
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+  environments: Type.Optional(Type.Array(Closed({ key: Key, name: Type.Optional(Name) }), { minItems: 1, maxItems: 50 })),
+});
+
+export const PatchProjectSchema = Closed({
+  name: Type.Optional(Name),
+  description: Type.Optional(Type.Union([Description, Type.Null()])),
+});
+
+export const EnvironmentSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  key: Key,
+  name: Type.String(),
+  description: Type.String(),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateEnvironmentSchema = Closed({
+  key: Key,
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+  copyFrom: Type.Optional(Key),
+});
+
+export const PatchEnvironmentSchema = PatchProjectSchema;
+
+const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10_000, uniqueItems: true });
+const Match = OneOf(['all', 'any']);
+
+export const SegmentSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  key: Key,
+  name: Type.String(),
+  description: Type.String(),
+  match: Match,
+  rules: Type.Array(RuleSchema),
+  included: Type.Array(Type.String()),
+  excluded: Type.Array(Type.String()),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateSegmentSchema = Closed({
+  key: Key,
+  name: Type.Optional(Name),
+  description: Type.Optional(Description),
+  match: Type.Optional(Match),
+  rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
+  included: Type.Optional(TargetingKeys),
+  excluded: Type.Optional(TargetingKeys),
+});
+
+export const PatchSegmentSchema = Closed({
+  name: Type.Optional(Name),
+  description: Type.Optional(Type.Union([Description, Type.Null()])),
+  match: Type.Optional(Type.Union([Match, Type.Null()])),
+  rules: Type.Optional(Type.Union([Type.Array(RuleSchema, { maxItems: 100 }), Type.Null()])),
+  included: Type.Optional(Type.Union([TargetingKeys, Type.Null()])),
+  excluded: Type.Optional(Type.Union([TargetingKeys, Type.Null()])),
+});
+
+const Role = OneOf(ROLES);
+
+export const ApiKeySchema = Type.Object({
+  id: Id,
+  name: Type.String(),
+  prefix: Type.String(),
+  projectId: Type.Union([Id, Type.Null()]),
+  role: Role,
+  environments: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  createdAt: Timestamp,
+  expiresAt: Type.Union([Timestamp, Type.Null()]),
+  lastUsedAt: Type.Union([Timestamp, Type.Null()]),
+  revokedAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+export const CreatedApiKeySchema = Type.Object({
+  ...ApiKeySchema.properties,
+  secret: Type.String({ description: 'Shown once: store it now.' }),
+});
+
+export const CreateApiKeySchema = Closed({
+  name: Name,
+  role: Role,
+  environments: Type.Optional(Type.Union([Type.Array(Key, { minItems: 1, maxItems: 50, uniqueItems: true }), Type.Null()])),
+  expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+});
+
+export const AuditEventSchema = Type.Object({
+  id: Id,
+  at: Timestamp,
+  actor: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+  action: Type.String(),
+  resource: Type.Object({ type: Type.String(), id: Type.String(), key: Type.Union([Type.String(), Type.Null()]) }),
+  environment: Type.Optional(Type.String()),
+  before: Type.Unknown(),
+  after: Type.Unknown(),
+  requestId: Type.String(),
+});

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { buildApp } from './http/build-app.ts';
+import { bootstrap } from './services/bootstrap.ts';
+import { createServices } from './services/services.ts';
+import { openStore } from './storage/open-store.ts';
+
+/** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
+const POLL_INTERVAL_MS = 1000;
+
+/** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
+export async function serve(config: Config): Promise<FastifyInstance> {
+  const store = await openStore(config.databaseUrl);
+  const first = await bootstrap(store, config.adminKey);
+  if (first.generatedSecret !== undefined) {
+    // The one time a secret is shown: on first start, to the operator, never through the logger.
+    process.stdout.write(
+      `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
+        `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
+        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
+    );
+  }
+  const services = createServices(store);
+  const app = await buildApp({
+    services,
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+  });
+  const poller = setInterval(() => {
+    services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
+  }, POLL_INTERVAL_MS);
+  poller.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(poller);
+    await store.close();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      app.log.info(`${signal}: shutting down`);
+      void app.close().then(() => process.exit(0));
+    });
+  }
+  await app.listen({ port: config.port, host: config.host });
+  return app;
+}

@@ -1,0 +1,69 @@
+import { DomainError, validationFailed } from '../domain/errors.ts';
+import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { Store } from '../storage/store.ts';
+import { authorize } from './access.ts';
+import type { Actor } from './actor.ts';
+import { accessProject } from './project-access.ts';
+import type { SnapshotRegistry } from './snapshots.ts';
+
+export interface EvaluationScope {
+  /** Needed with an organisation-wide key; a project key evaluates in its own project. */
+  readonly project?: string | undefined;
+  readonly environment?: string | undefined;
+}
+
+/** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
+export class EvaluationService {
+  readonly #store: Store;
+  readonly #snapshots: SnapshotRegistry;
+  /** Project id or key → id, so the hot path does not ask the database who a project is. */
+  readonly #projectIds = new Map<string, string>();
+
+  constructor(store: Store, snapshots: SnapshotRegistry) {
+    this.#store = store;
+    this.#snapshots = snapshots;
+  }
+
+  /** The compiled environment a request may evaluate in, after the authorisation checks of SPEC §5. */
+  async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
+    const environment = scope.environment ?? 'production';
+    const projectId = await this.#projectId(actor, scope.project);
+    authorize(actor.principal, projectId, 'evaluator', environment);
+    const compiled = this.#snapshots.peek(projectId, environment) ?? (await this.#snapshots.environment(projectId, environment));
+    if (compiled === null) throw new DomainError('not_found', `No environment "${environment}" in this project.`);
+    return compiled;
+  }
+
+  async #projectId(actor: Actor, project: string | undefined): Promise<string> {
+    const { principal } = actor;
+    if (project === undefined) {
+      if (principal.projectId !== null) return principal.projectId;
+      throw validationFailed('An organisation-wide key must name the project: add ?project=<key or id>.', [
+        { path: 'querystring:/project', message: 'is required with an organisation-wide key' },
+      ]);
+    }
+    const cached = this.#projectIds.get(project);
+    if (cached !== undefined) return cached;
+    const { id } = await accessProject(this.#store, principal, project, 'evaluator');
+    this.#projectIds.set(project, id);
+    return id;
+  }
+
+  async evaluate(actor: Actor, flagKey: string, context: EvaluationContext, scope: EvaluationScope): Promise<EvaluationDetail> {
+    const compiled = await this.environmentFor(actor, scope);
+    const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
+    if (result === undefined) throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    return result;
+  }
+
+  async evaluateAll(
+    actor: Actor,
+    context: EvaluationContext,
+    scope: EvaluationScope,
+    flagKeys?: readonly string[],
+  ): Promise<EvaluationDetail[]> {
+    const compiled = await this.environmentFor(actor, scope);
+    return compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
+  }
+}

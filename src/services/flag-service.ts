@@ -1,0 +1,250 @@
+import { DomainError, validationFailed } from '../domain/errors.ts';
+import {
+  BOOLEAN_VARIANTS,
+  type Flag,
+  type FlagEnvironment,
+  type FlagMetadata,
+  type FlagType,
+  initialFlagEnvironment,
+  type TargetingRule,
+  type Variant,
+} from '../domain/flag.ts';
+import type { Project } from '../domain/project.ts';
+import type { FlagFilter, Page, PageRequest, Store } from '../storage/store.ts';
+import { requireAllEnvironments } from './access.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { newId } from './ids.ts';
+import { isPlainObject, mergePatch } from './merge-patch.ts';
+import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { uniqueToConflict } from './unique-to-conflict.ts';
+import { validateFlag } from './validate-flag.ts';
+
+export interface CreateFlagInput {
+  readonly key: string;
+  readonly name?: string;
+  readonly type?: FlagType;
+  readonly description?: string;
+  readonly variants?: readonly Variant[];
+  readonly tags?: readonly string[];
+  readonly metadata?: FlagMetadata;
+}
+
+/** A merge patch of a flag (SPEC §4): flag fields, environment fields for `environment`, or `environments`. */
+export type FlagPatch = Readonly<Record<string, unknown>>;
+
+const FLAG_FIELDS = ['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived'] as const;
+const ENVIRONMENT_FIELDS = ['enabled', 'offVariant', 'defaultVariant', 'defaultRollout', 'targets', 'rules', 'targeting'];
+
+const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
+
+export class FlagService {
+  readonly #deps: WriteDeps;
+
+  constructor(deps: WriteDeps) {
+    this.#deps = deps;
+  }
+
+  get #store(): Store {
+    return this.#deps.store;
+  }
+
+  /** Lists flags; `environment` (whose `enabled` the caller shows) must exist. */
+  async list(actor: Actor, projectIdOrKey: string, environment: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
+    if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
+      throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+    }
+    return this.#store.listFlags(project.id, filter, page);
+  }
+
+  async get(actor: Actor, projectIdOrKey: string, flagKey: string): Promise<Flag> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
+    const flag = await this.#store.findFlagByKey(project.id, flagKey);
+    if (flag === undefined) throw flagNotFound(`No flag "${flagKey}" in project "${project.key}".`);
+    return flag;
+  }
+
+  /** Finds a flag by id, checking the principal may act on its project with `role`. */
+  async #byId(actor: Actor, flagId: string, role: 'viewer' | 'editor'): Promise<{ flag: Flag; project: Project }> {
+    const flag = await this.#store.findFlagById(flagId);
+    if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+    const project = await accessProject(this.#store, actor.principal, flag.projectId, role);
+    return { flag, project };
+  }
+
+  async getById(actor: Actor, flagId: string): Promise<Flag> {
+    return (await this.#byId(actor, flagId, 'viewer')).flag;
+  }
+
+  async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'editor');
+    requireAllEnvironments(actor.principal);
+    const type = input.type ?? 'boolean';
+    if (type !== 'boolean' && input.variants === undefined) {
+      throw validationFailed(`A ${type} flag needs its variants.`, [
+        { path: '/variants', message: `is required for a ${type} flag` },
+      ]);
+    }
+    const variants = input.variants ?? BOOLEAN_VARIANTS;
+    const id = newId('flg');
+    return commitProjectChange(this.#deps, project.id, { flagId: id, flagKey: input.key }, async (tx) => {
+      const environments = await tx.listEnvironments(project.id);
+      const at = now();
+      const flag: Flag = {
+        id,
+        projectId: project.id,
+        key: input.key,
+        name: input.name ?? input.key,
+        description: input.description ?? '',
+        type,
+        variants,
+        tags: input.tags ?? [],
+        archived: false,
+        metadata: input.metadata ?? {},
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        environments: Object.fromEntries(environments.map((e) => [e.key, initialFlagEnvironment(type, variants)])),
+      };
+      await this.#validate(tx, flag);
+      await tx.insertFlag(flag).catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
+      await recordAudit(tx, actor, project.id, {
+        action: 'flag.created',
+        resource: { type: 'flag', id, key: flag.key },
+        before: null,
+        after: flag,
+      });
+      return flag;
+    });
+  }
+
+  async patch(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    options: { environment?: string | undefined; ifMatch?: number | undefined },
+  ): Promise<Flag> {
+    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
+    const touched = this.#touchedEnvironments(patch, options.environment ?? 'production');
+    for (const environment of touched) await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
+    if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
+    if (patch.type !== undefined && patch.type !== current.type) {
+      throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
+        { path: '/type', message: `is ${current.type} and cannot change` },
+      ]);
+    }
+    return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
+      const stored = await tx.findFlagById(flagId);
+      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+      checkIfMatch(options.ifMatch, stored.version);
+      const next = this.#applyPatch(stored, patch, options.environment ?? 'production');
+      for (const environment of touched) {
+        if (stored.environments[environment] === undefined) {
+          throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+        }
+      }
+      await this.#validate(tx, next);
+      if (!(await tx.updateFlag(next, stored.version))) {
+        throw changedMeanwhile('flag');
+      }
+      await recordAudit(tx, actor, project.id, {
+        action: 'flag.updated',
+        resource: { type: 'flag', id: flagId, key: next.key },
+        ...(touched.length === 1 ? { environment: touched[0] } : {}),
+        before: stored,
+        after: next,
+      });
+      return next;
+    });
+  }
+
+  async delete(actor: Actor, flagId: string, options: { ifMatch?: number | undefined }): Promise<void> {
+    const { flag, project } = await this.#byId(actor, flagId, 'editor');
+    requireAllEnvironments(actor.principal);
+    await commitProjectChange(this.#deps, project.id, { flagId, flagKey: flag.key }, async (tx) => {
+      const stored = await tx.findFlagById(flagId);
+      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+      checkIfMatch(options.ifMatch, stored.version);
+      await tx.deleteFlag(flagId);
+      await recordAudit(tx, actor, project.id, {
+        action: 'flag.deleted',
+        resource: { type: 'flag', id: flagId, key: stored.key },
+        before: stored,
+        after: null,
+      });
+    });
+  }
+
+  #touchedEnvironments(patch: FlagPatch, environment: string): string[] {
+    const touched = new Set<string>();
+    if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
+    if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
+    return [...touched];
+  }
+
+  #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {
+    const environments: Record<string, FlagEnvironment> = { ...flag.environments };
+    const environmentPatches: [string, Record<string, unknown>][] = [];
+    const topLevel = Object.fromEntries(ENVIRONMENT_FIELDS.filter((f) => f in patch).map((f) => [f, patch[f]]));
+    if (Object.keys(topLevel).length > 0) environmentPatches.push([environment, topLevel]);
+    if (isPlainObject(patch.environments)) {
+      for (const [key, value] of Object.entries(patch.environments)) environmentPatches.push([key, value as Record<string, unknown>]);
+    }
+    for (const [key, envPatch] of environmentPatches) {
+      const current = environments[key];
+      if (current === undefined) continue;
+      // JsonLogic is replaced whole: merging two expressions key by key would make a third.
+      const { targeting, ...rest } = envPatch;
+      const merged = mergePatch(current, rest) as Record<string, unknown>;
+      if (targeting !== undefined) merged.targeting = targeting ?? undefined;
+      environments[key] = normaliseEnvironment(merged, current);
+    }
+    return {
+      ...flag,
+      name: (patch.name as string | undefined) ?? flag.name,
+      description: patch.description === null ? '' : ((patch.description as string | undefined) ?? flag.description),
+      variants: (patch.variants as Variant[] | undefined) ?? flag.variants,
+      tags: patch.tags === null ? [] : ((patch.tags as string[] | undefined) ?? flag.tags),
+      metadata: patch.metadata === undefined ? flag.metadata : ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
+      archived: (patch.archived as boolean | undefined) ?? flag.archived,
+      version: flag.version + 1,
+      updatedAt: now(),
+      environments,
+    };
+  }
+
+  async #validate(store: Store, flag: Flag): Promise<void> {
+    const [environments, segments] = await Promise.all([
+      store.listEnvironments(flag.projectId),
+      store.allSegments(flag.projectId),
+    ]);
+    const errors = validateFlag(flag, new Set(environments.map((e) => e.key)), new Set(segments.map((s) => s.key)));
+    if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+  }
+}
+
+/**
+ * Fills what a merge patch may have removed and gives new rules an id: rules sent back with
+ * their id keep it, so links to a rule survive edits.
+ */
+function normaliseEnvironment(merged: Record<string, unknown>, previous: FlagEnvironment): FlagEnvironment {
+  const rules = ((merged.rules as Partial<TargetingRule>[] | undefined) ?? []).map((rule) => ({
+    ...rule,
+    id: rule.id ?? newId('rul'),
+    segments: rule.segments ?? [],
+    conditions: rule.conditions ?? [],
+  })) as TargetingRule[];
+  const { defaultRollout, targeting, ...rest } = merged;
+  return {
+    ...(rest as unknown as FlagEnvironment),
+    enabled: (merged.enabled as boolean | undefined) ?? previous.enabled,
+    offVariant: (merged.offVariant as string | undefined) ?? null,
+    defaultVariant: (merged.defaultVariant as string | undefined) ?? null,
+    targets: (merged.targets as FlagEnvironment['targets'] | undefined) ?? [],
+    rules,
+    ...(defaultRollout === undefined ? {} : { defaultRollout: defaultRollout as FlagEnvironment['defaultRollout'] }),
+    ...(targeting === undefined ? {} : { targeting: targeting as FlagEnvironment['targeting'] }),
+  };
+}

@@ -1,0 +1,140 @@
+import { validationFailed } from '../domain/errors.ts';
+import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from '../domain/project.ts';
+import type { Page, PageRequest, Store } from '../storage/store.ts';
+import { authorizeOrganisation } from './access.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import type { WriteDeps } from './commit.ts';
+import { newId } from './ids.ts';
+import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { uniqueToConflict } from './unique-to-conflict.ts';
+
+export interface CreateProjectInput {
+  readonly key: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly environments?: readonly { readonly key: string; readonly name?: string }[];
+}
+
+export interface ProjectPatch {
+  readonly name?: string;
+  readonly description?: string | null;
+}
+
+export class ProjectService {
+  readonly #deps: WriteDeps;
+
+  constructor(deps: WriteDeps) {
+    this.#deps = deps;
+  }
+
+  /** Organisation-wide keys see every project; a project key sees its own. */
+  async list(actor: Actor, page: PageRequest): Promise<Page<Project>> {
+    const { principal } = actor;
+    if (principal.projectId === null) return this.#deps.store.listProjects(page);
+    const own = await this.#deps.store.findProject(principal.projectId);
+    return { items: own ? [own] : [] };
+  }
+
+  get(actor: Actor, idOrKey: string): Promise<Project> {
+    return accessProject(this.#deps.store, actor.principal, idOrKey, 'viewer');
+  }
+
+  async create(actor: Actor, input: CreateProjectInput): Promise<Project> {
+    authorizeOrganisation(actor.principal, 'admin');
+    const environments = input.environments ?? DEFAULT_ENVIRONMENTS;
+    const keys = environments.map((e) => e.key);
+    if (environments.length === 0) {
+      throw validationFailed('A project needs at least one environment.', [{ path: '/environments', message: 'must not be empty' }]);
+    }
+    const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
+    if (duplicate) {
+      throw validationFailed('Environment keys must differ.', [{ path: '/environments', message: `"${duplicate}" appears twice` }]);
+    }
+    return createProject(this.#deps.store, actor, { ...input, environments });
+  }
+
+  async patch(actor: Actor, idOrKey: string, patch: ProjectPatch, options: { ifMatch?: number | undefined }): Promise<Project> {
+    const project = await accessProject(this.#deps.store, actor.principal, idOrKey, 'admin');
+    return this.#deps.store.transaction(async (tx) => {
+      const stored = (await tx.findProject(project.id)) ?? project;
+      checkIfMatch(options.ifMatch, stored.version);
+      const next: Project = {
+        ...stored,
+        name: patch.name ?? stored.name,
+        description: patch.description === null ? '' : (patch.description ?? stored.description),
+        version: stored.version + 1,
+        updatedAt: now(),
+      };
+      if (!(await tx.updateProject(next, stored.version))) throw changedMeanwhile('project');
+      await recordAudit(tx, actor, project.id, {
+        action: 'project.updated',
+        resource: { type: 'project', id: project.id, key: project.key },
+        before: stored,
+        after: next,
+      });
+      return next;
+    });
+  }
+
+  async delete(actor: Actor, idOrKey: string, options: { ifMatch?: number | undefined }): Promise<void> {
+    const project = await accessProject(this.#deps.store, actor.principal, idOrKey, 'admin');
+    authorizeOrganisation(actor.principal, 'admin');
+    checkIfMatch(options.ifMatch, project.version);
+    await this.#deps.store.transaction(async (tx) => {
+      await tx.deleteProject(project.id);
+      // The project's own log goes with it; this event stays in the organisation's log.
+      await recordAudit(tx, actor, null, {
+        action: 'project.deleted',
+        resource: { type: 'project', id: project.id, key: project.key },
+        before: project,
+        after: null,
+      });
+    });
+    this.#deps.snapshots.forget(project.id);
+  }
+}
+
+/** Creates a project with its environments (used by the API and by first start). */
+export async function createProject(
+  store: Store,
+  actor: Actor,
+  input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
+): Promise<Project> {
+  const at = now();
+  const project: Project = {
+    id: newId('prj'),
+    key: input.key,
+    name: input.name ?? input.key,
+    description: input.description ?? '',
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+  return store.transaction(async (tx) => {
+    await tx.insertProject(project).catch(uniqueToConflict(`A project "${project.key}" already exists.`));
+    const environments: Environment[] = [];
+    for (const e of input.environments) {
+      const environment: Environment = {
+        id: newId('env'),
+        projectId: project.id,
+        key: e.key,
+        name: e.name ?? e.key,
+        description: '',
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      };
+      await tx.insertEnvironment(environment);
+      environments.push(environment);
+    }
+    await recordAudit(tx, actor, project.id, {
+      action: 'project.created',
+      resource: { type: 'project', id: project.id, key: project.key },
+      before: null,
+      after: { ...project, environments: environments.map((e) => e.key) },
+    });
+    return project;
+  });
+}
+

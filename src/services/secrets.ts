@@ -1,0 +1,27 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SECRET_PREFIX = 'fsk_';
+const PREFIX_LENGTH = 12;
+
+/** A new API key secret: `fsk_` and 32 random bytes (256 bits) in base64url. */
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * Secrets carry 256 bits of randomness, so one SHA-256 is enough to store them: no guessable
+ * input for a slow hash to protect, and lookups stay fast on the evaluation path.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** Compares two hex hashes in constant time. */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The part of a secret shown in lists so people can tell keys apart. */
+export const secretPrefix = (secret: string) => secret.slice(0, PREFIX_LENGTH);

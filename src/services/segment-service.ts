@@ -1,0 +1,155 @@
+import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import type { Flag } from '../domain/flag.ts';
+import type { Rule, Segment, SegmentMatch } from '../domain/segment.ts';
+import { findSegmentCycle } from '../evaluation/segments.ts';
+import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { newId } from './ids.ts';
+import { mergePatch } from './merge-patch.ts';
+import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { uniqueToConflict } from './unique-to-conflict.ts';
+import { validateRules } from './validate-rules.ts';
+
+export interface CreateSegmentInput {
+  readonly key: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly match?: SegmentMatch;
+  readonly rules?: readonly Rule[];
+  readonly included?: readonly string[];
+  readonly excluded?: readonly string[];
+}
+
+export type SegmentPatch = Readonly<Record<string, unknown>>;
+
+export class SegmentService {
+  readonly #deps: WriteDeps;
+
+  constructor(deps: WriteDeps) {
+    this.#deps = deps;
+  }
+
+  async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<Segment>> {
+    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'viewer');
+    return this.#deps.store.listSegments(project.id, page);
+  }
+
+  async get(actor: Actor, segmentId: string): Promise<Segment> {
+    const segment = await this.#deps.store.findSegmentById(segmentId);
+    if (segment === undefined) throw notFound(`No segment with id "${segmentId}".`);
+    await accessProject(this.#deps.store, actor.principal, segment.projectId, 'viewer');
+    return segment;
+  }
+
+  async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
+    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'editor');
+    const at = now();
+    const segment: Segment = {
+      id: newId('seg'),
+      projectId: project.id,
+      key: input.key,
+      name: input.name ?? input.key,
+      description: input.description ?? '',
+      match: input.match ?? 'all',
+      rules: input.rules ?? [],
+      included: input.included ?? [],
+      excluded: input.excluded ?? [],
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
+      await this.#validate(tx, segment);
+      await tx
+        .insertSegment(segment)
+        .catch(uniqueToConflict(`A segment "${segment.key}" already exists in project "${project.key}".`));
+      await recordAudit(tx, actor, project.id, {
+        action: 'segment.created',
+        resource: { type: 'segment', id: segment.id, key: segment.key },
+        before: null,
+        after: segment,
+      });
+      return segment;
+    });
+  }
+
+  async patch(actor: Actor, segmentId: string, patch: SegmentPatch, options: { ifMatch?: number | undefined }): Promise<Segment> {
+    const current = await this.get(actor, segmentId);
+    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+      const stored = await tx.findSegmentById(segmentId);
+      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      checkIfMatch(options.ifMatch, stored.version);
+      const merged = mergePatch(stored, patch) as Segment;
+      const next: Segment = {
+        ...merged,
+        description: merged.description ?? '',
+        match: merged.match ?? 'all',
+        rules: merged.rules ?? [],
+        included: merged.included ?? [],
+        excluded: merged.excluded ?? [],
+        version: stored.version + 1,
+        updatedAt: now(),
+      };
+      await this.#validate(tx, next);
+      if (!(await tx.updateSegment(next, stored.version))) {
+        throw changedMeanwhile('segment');
+      }
+      await recordAudit(tx, actor, stored.projectId, {
+        action: 'segment.updated',
+        resource: { type: 'segment', id: segmentId, key: next.key },
+        before: stored,
+        after: next,
+      });
+      return next;
+    });
+  }
+
+  async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
+    const current = await this.get(actor, segmentId);
+    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+      const stored = await tx.findSegmentById(segmentId);
+      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      checkIfMatch(options.ifMatch, stored.version);
+      const users = segmentUsers(stored.key, await tx.allFlags(stored.projectId), await tx.allSegments(stored.projectId));
+      if (users.length > 0) {
+        throw new DomainError('conflict', `The segment "${stored.key}" is used by ${users.join(', ')}; remove those uses first.`);
+      }
+      await tx.deleteSegment(segmentId);
+      await recordAudit(tx, actor, stored.projectId, {
+        action: 'segment.deleted',
+        resource: { type: 'segment', id: segmentId, key: stored.key },
+        before: stored,
+        after: null,
+      });
+    });
+  }
+
+  async #validate(store: Store, segment: Segment): Promise<void> {
+    const others = (await store.allSegments(segment.projectId)).filter((s) => s.id !== segment.id);
+    const keys = new Set([...others.map((s) => s.key), segment.key]);
+    const errors = validateRules(segment.rules, keys, '/rules');
+    if (errors.length === 0) {
+      const cycle = findSegmentCycle([...others, segment]);
+      if (cycle) errors.push({ path: '/rules', message: `segments would refer to each other in a cycle: ${cycle.join(' → ')}` });
+    }
+    if (errors.length > 0) throw validationFailed('The segment is not valid.', errors);
+  }
+}
+
+/** Names of the flags and segments whose rules refer to the segment `key`. */
+function segmentUsers(key: string, flags: readonly Flag[], segments: readonly Segment[]): string[] {
+  const refers = (rules: readonly Rule[]) => rules.some((r) => r.type === 'segment' && r.segment === key);
+  const users: string[] = [];
+  for (const flag of flags) {
+    const used = Object.values(flag.environments).some((env) =>
+      env.rules.some((rule) => rule.segments.includes(key) || refers(rule.conditions)),
+    );
+    if (used) users.push(`flag "${flag.key}"`);
+  }
+  for (const segment of segments) if (segment.key !== key && refers(segment.rules)) users.push(`segment "${segment.key}"`);
+  return users;
+}

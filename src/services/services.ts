@@ -1,0 +1,35 @@
+import type { Store } from '../storage/store.ts';
+import { ApiKeyService } from './api-key-service.ts';
+import { EnvironmentService } from './environment-service.ts';
+import { EvaluationService } from './evaluation-service.ts';
+import { FlagService } from './flag-service.ts';
+import { ProjectService } from './project-service.ts';
+import { SegmentService } from './segment-service.ts';
+import { SnapshotRegistry } from './snapshots.ts';
+
+export interface Services {
+  readonly store: Store;
+  readonly snapshots: SnapshotRegistry;
+  readonly projects: ProjectService;
+  readonly environments: EnvironmentService;
+  readonly flags: FlagService;
+  readonly segments: SegmentService;
+  readonly apiKeys: ApiKeyService;
+  readonly evaluation: EvaluationService;
+}
+
+/** Wires every use case to one store and one snapshot registry. */
+export function createServices(store: Store): Services {
+  const snapshots = new SnapshotRegistry(store);
+  const deps = { store, snapshots };
+  return {
+    store,
+    snapshots,
+    projects: new ProjectService(deps),
+    environments: new EnvironmentService(deps),
+    flags: new FlagService(deps),
+    segments: new SegmentService(deps),
+    apiKeys: new ApiKeyService(store),
+    evaluation: new EvaluationService(store, snapshots),
+  };
+}

@@ -1,0 +1,107 @@
+import { type CompiledEnvironment, compileEnvironment, withFlag, withoutFlag } from '../evaluation/compile-environment.ts';
+import type { Store } from '../storage/store.ts';
+
+interface ProjectSnapshot {
+  readonly revision: number;
+  /** Keyed by environment key. */
+  readonly environments: ReadonlyMap<string, CompiledEnvironment>;
+}
+
+/** What a committed write changed, so the snapshot can be patched rather than rebuilt. */
+export type Change = { readonly flagId: string; readonly flagKey: string } | 'project';
+
+/**
+ * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
+ * Evaluation reads only these; writes refresh them before they answer, and `poll` picks up
+ * writes made by other nodes (they bump the project's revision in the database).
+ */
+export class SnapshotRegistry {
+  readonly #store: Store;
+  readonly #projects = new Map<string, ProjectSnapshot>();
+  /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** The compiled environment when loaded; `undefined` when not loaded yet (call `environment`). */
+  peek(projectId: string, environmentKey: string): CompiledEnvironment | undefined {
+    return this.#projects.get(projectId)?.environments.get(environmentKey);
+  }
+
+  /** The compiled environment, loading the project on first use; `null` when the environment does not exist. */
+  async environment(projectId: string, environmentKey: string): Promise<CompiledEnvironment | null> {
+    const loaded = this.#projects.get(projectId) ?? (await this.#serialise(projectId, () => this.#load(projectId)));
+    return loaded.environments.get(environmentKey) ?? null;
+  }
+
+  /** Applies a committed write that moved the project to `revision`. */
+  async changed(projectId: string, revision: number, change: Change): Promise<void> {
+    await this.#serialise(projectId, async () => {
+      const current = this.#projects.get(projectId);
+      if (current === undefined) return;
+      // A patch is only safe when no other node wrote in between; otherwise rebuild.
+      if (change === 'project' || current.revision !== revision - 1) {
+        await this.#load(projectId);
+        return;
+      }
+      const flag = await this.#store.findFlagById(change.flagId);
+      const environments = new Map<string, CompiledEnvironment>();
+      for (const [key, compiled] of current.environments) {
+        environments.set(key, flag ? withFlag(compiled, flag) : withoutFlag(compiled, change.flagKey));
+      }
+      this.#projects.set(projectId, { revision, environments });
+    });
+  }
+
+  forget(projectId: string): void {
+    this.#projects.delete(projectId);
+  }
+
+  /** Rebuilds every loaded project whose revision moved in the database (writes by other nodes). */
+  async poll(): Promise<void> {
+    const revisions = await this.#store.listRevisions();
+    await Promise.all(
+      [...this.#projects].map(([projectId, snapshot]) => {
+        const revision = revisions.get(projectId);
+        if (revision === undefined) {
+          this.forget(projectId);
+          return undefined;
+        }
+        return revision > snapshot.revision ? this.#serialise(projectId, () => this.#load(projectId)) : undefined;
+      }),
+    );
+  }
+
+  async #load(projectId: string): Promise<ProjectSnapshot> {
+    const { revision, flags, segments, environments } = await this.#store.transaction(async (tx) => {
+      const revisions = await tx.listRevisions();
+      return {
+        revision: revisions.get(projectId) ?? 0,
+        flags: await tx.allFlags(projectId),
+        segments: await tx.allSegments(projectId),
+        environments: await tx.listEnvironments(projectId),
+      };
+    });
+    const snapshot: ProjectSnapshot = {
+      revision,
+      environments: new Map(
+        environments.map((e) => [e.key, compileEnvironment({ environmentKey: e.key, flags, segments })]),
+      ),
+    };
+    this.#projects.set(projectId, snapshot);
+    return snapshot;
+  }
+
+  #serialise<T>(projectId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(projectId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const tail = next.catch(() => undefined);
+    this.#queues.set(projectId, tail);
+    void tail.then(() => {
+      if (this.#queues.get(projectId) === tail) this.#queues.delete(projectId);
+    });
+    return next;
+  }
+}

@@ -1,0 +1,14 @@
+import { migrateToLatest, openDatabase } from './open-database.ts';
+import { SqlStore } from './sql/sql-store.ts';
+
+/** Opens the database named by the URL, brings its schema up to date, and returns the store over it. */
+export async function openStore(url: string): Promise<SqlStore> {
+  const { db } = openDatabase(url);
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return new SqlStore(db);
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/build-app.ts';
+import { bootstrap } from '../../src/services/bootstrap.ts';
+import { createServices, type Services } from '../../src/services/services.ts';
+import { openStore } from '../../src/storage/open-store.ts';
+import type { Store } from '../../src/storage/store.ts';
+
+export const ADMIN_KEY = 'fsk_test-admin-key-0123456789abcdefghijklmnop';
+
+export interface TestServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  /** fetch against the server with the admin key unless `key` says otherwise (null: no Authorization). */
+  call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  readonly body?: unknown;
+  readonly key?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
+  readonly body: any;
+}
+
+/** A real server on a free port over `store` (default: a fresh in-memory SQLite), bootstrapped with ADMIN_KEY. */
+export async function startTestServer(options: { store?: Store } = {}): Promise<TestServer> {
+  const store = options.store ?? (await openStore('sqlite::memory:'));
+  await bootstrap(store, ADMIN_KEY);
+  const services = createServices(store);
+  const app = await buildApp({ services });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url: address,
+    app,
+    services,
+    async call(method, path, { body, key = ADMIN_KEY, headers = {} } = {}) {
+      const init: RequestInit = { method, headers: { ...headers } };
+      const h = init.headers as Record<string, string>;
+      if (key !== null) h.authorization = `Bearer ${key}`;
+      if (body !== undefined) {
+        h['content-type'] ??= 'application/json';
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      }
+      const response = await fetch(`${address}${path}`, init);
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {}
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
