@@ -1,0 +1,1415 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { ApiKey } from '../../src/domain/api-key.ts';
+import type { AuditEvent } from '../../src/domain/audit-event.ts';
+import type { Flag, FlagEnvironment, JsonValue } from '../../src/domain/flag.ts';
+import type { Environment, Project } from '../../src/domain/project.ts';
+import type { Segment } from '../../src/domain/segment.ts';
+import { newId } from '../../src/services/ids.ts';
+import {
+  type Page,
+  type PageRequest,
+  type Store,
+  type StoredApiKey,
+  UniqueViolation,
+} from '../../src/storage/store.ts';
+import { describeEachDatabase } from '../support/database.ts';
+
+// Fixtures. Ids come from the application's own generator, which sorts by creation time.
+
+const CREATED = '2026-01-02T03:04:05.000Z';
+const UPDATED = '2026-02-03T04:05:06.000Z';
+
+function aProject(key: string, overrides: Partial<Project> = {}): Project {
+  return {
+    id: newId('prj'),
+    key,
+    name: `Project ${key}`,
+    description: '',
+    version: 1,
+    createdAt: CREATED,
+    updatedAt: CREATED,
+    ...overrides,
+  };
+}
+
+function anEnvironment(projectId: string, key: string, overrides: Partial<Environment> = {}): Environment {
+  return {
+    id: newId('env'),
+    projectId,
+    key,
+    name: key,
+    description: '',
+    version: 1,
+    createdAt: CREATED,
+    updatedAt: CREATED,
+    ...overrides,
+  };
+}
+
+const disabled: FlagEnvironment = {
+  enabled: false,
+  offVariant: 'off',
+  defaultVariant: 'on',
+  targets: [],
+  rules: [],
+};
+
+function aFlag(
+  projectId: string,
+  key: string,
+  environmentKeys: readonly string[],
+  overrides: Partial<Flag> = {},
+): Flag {
+  return {
+    id: newId('flg'),
+    projectId,
+    key,
+    name: `Flag ${key}`,
+    description: '',
+    type: 'boolean',
+    variants: [
+      { key: 'on', value: true },
+      { key: 'off', value: false },
+    ],
+    tags: [],
+    archived: false,
+    metadata: {},
+    version: 1,
+    createdAt: CREATED,
+    updatedAt: CREATED,
+    environments: Object.fromEntries(environmentKeys.map((k) => [k, disabled])),
+    ...overrides,
+  };
+}
+
+function aSegment(projectId: string, key: string, overrides: Partial<Segment> = {}): Segment {
+  return {
+    id: newId('seg'),
+    projectId,
+    key,
+    name: `Segment ${key}`,
+    description: '',
+    match: 'all',
+    rules: [],
+    included: [],
+    excluded: [],
+    version: 1,
+    createdAt: CREATED,
+    updatedAt: CREATED,
+    ...overrides,
+  };
+}
+
+function anApiKey(projectId: string | null, overrides: Partial<StoredApiKey> = {}): StoredApiKey {
+  const id = newId('key');
+  return {
+    id,
+    name: `Key ${id}`,
+    prefix: 'fsk_abcd',
+    secretHash: `hash-of-${id}`,
+    projectId,
+    role: 'viewer',
+    environments: null,
+    createdAt: CREATED,
+    expiresAt: null,
+    lastUsedAt: null,
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+function anAuditEvent(overrides: Partial<AuditEvent> = {}): AuditEvent {
+  return {
+    id: newId('evt'),
+    at: CREATED,
+    actor: { type: 'api_key', id: 'key_1', name: 'CI' },
+    action: 'flag.updated',
+    resource: { type: 'flag', id: 'flg_1', key: 'checkout' },
+    before: null,
+    after: null,
+    requestId: 'req-1',
+    ...overrides,
+  };
+}
+
+/** Every kind of JSON value, including text that SQL or JSON encoding could mangle. */
+const EVERY_JSON_VALUE: { [key: string]: JsonValue } = {
+  null: null,
+  true: true,
+  false: false,
+  zero: 0,
+  integer: 42,
+  negative: -17,
+  fraction: 3.25,
+  tiny: 1e-7,
+  huge: 1.7976931348623157e308,
+  maxSafeInteger: Number.MAX_SAFE_INTEGER,
+  emptyString: '',
+  unicode: 'Grüße, 東京 🚀',
+  escapes: 'quote " backslash \\ newline \n tab \t nul \u0000',
+  sqlish: "it's 100% _not_ -- ; drop table flags",
+  emptyArray: [],
+  emptyObject: {},
+  mixedArray: [1, 'two', null, false, [3], { four: 4 }],
+  nested: { a: { b: { c: [{ d: 'deep' }] } }, 'key with spaces': { '': 'empty key' } },
+};
+
+/** A project with its environments, stored. */
+async function givenProject(
+  store: Store,
+  key: string,
+  environmentKeys: readonly string[] = ['development', 'production'],
+): Promise<{ project: Project; environments: Environment[] }> {
+  const project = aProject(key);
+  await store.insertProject(project);
+  const environments: Environment[] = [];
+  for (const envKey of environmentKeys) {
+    const environment = anEnvironment(project.id, envKey);
+    await store.insertEnvironment(environment);
+    environments.push(environment);
+  }
+  return { project, environments };
+}
+
+/** Follows `nextCursor` to the end, keeping every page. */
+async function everyPage<T>(
+  fetch: (page: PageRequest) => Promise<Page<T>>,
+  limit: number,
+): Promise<Page<T>[]> {
+  const pages: Page<T>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await fetch({ limit, cursor });
+    pages.push(page);
+    cursor = page.nextCursor;
+    if (pages.length > 1000) throw new Error('paging does not end');
+  } while (cursor !== undefined);
+  return pages;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Key order is code-unit order: keys are case-sensitive ASCII. */
+const sorted = (keys: readonly string[]) => [...keys].sort();
+
+describeEachDatabase('Store contract', (database) => {
+  let store: Store;
+  let close: (() => Promise<void>) | undefined;
+
+  beforeEach(async () => {
+    const opened = await database.open();
+    store = opened.store;
+    close = opened.close;
+  });
+
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+  });
+
+  it('answers a ping', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+  });
+
+  // Projects
+
+  it('finds an inserted project by its id and by its key', async () => {
+    const project = aProject('checkout', { name: 'Checkout', description: 'Grüße 🚀' });
+    await store.insertProject(project);
+
+    expect(await store.findProject(project.id)).toStrictEqual(project);
+    expect(await store.findProject('checkout')).toStrictEqual(project);
+  });
+
+  it('finds no project for an unknown id or key', async () => {
+    await store.insertProject(aProject('checkout'));
+
+    expect(await store.findProject('prj_unknown')).toBeUndefined();
+    expect(await store.findProject('Checkout')).toBeUndefined();
+  });
+
+  it('lists projects in key order, a page at a time, with a cursor exactly while more remain', async () => {
+    const keys = ['delta', 'Alpha', 'charlie', 'bravo-2', 'bravo', 'echo_1', '9lives'];
+    for (const key of keys) await store.insertProject(aProject(key));
+
+    const pages = await everyPage((page) => store.listProjects(page), 3);
+
+    expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
+    expect(pages.flatMap((p) => p.items.map((project) => project.key))).toEqual(sorted(keys));
+  });
+
+  it('gives no cursor when the last page is exactly full', async () => {
+    for (const key of ['a', 'b', 'c', 'd']) await store.insertProject(aProject(key));
+
+    const pages = await everyPage((page) => store.listProjects(page), 2);
+
+    expect(pages.map((p) => p.items.length)).toEqual([2, 2]);
+    expect(pages[1]?.nextCursor).toBeUndefined();
+  });
+
+  it('lists no projects and no cursor when there are none', async () => {
+    expect(await store.listProjects({ limit: 10 })).toStrictEqual({ items: [] });
+  });
+
+  it('updates a project when the expected version matches', async () => {
+    const project = aProject('checkout');
+    await store.insertProject(project);
+    const changed = { ...project, key: 'payments', name: 'Payments', version: 2, updatedAt: UPDATED };
+
+    expect(await store.updateProject(changed, 1)).toBe(true);
+    expect(await store.findProject(project.id)).toStrictEqual(changed);
+    expect(await store.findProject('checkout')).toBeUndefined();
+  });
+
+  it('changes nothing and returns false when a project update expects a stale version', async () => {
+    const project = aProject('checkout');
+    await store.insertProject(project);
+    await store.updateProject({ ...project, name: 'Second', version: 2 }, 1);
+
+    expect(await store.updateProject({ ...project, name: 'Stale', version: 2 }, 1)).toBe(false);
+    expect(await store.findProject(project.id)).toStrictEqual({ ...project, name: 'Second', version: 2 });
+  });
+
+  it('returns false when updating a project that does not exist', async () => {
+    expect(await store.updateProject(aProject('ghost'), 1)).toBe(false);
+    expect(await store.findProject('ghost')).toBeUndefined();
+  });
+
+  it('refuses a second project with the same key with UniqueViolation', async () => {
+    await store.insertProject(aProject('checkout'));
+
+    await expect(store.insertProject(aProject('checkout'))).rejects.toBeInstanceOf(UniqueViolation);
+    expect((await store.listProjects({ limit: 10 })).items).toHaveLength(1);
+  });
+
+  it('treats project keys that differ only in case as different', async () => {
+    await store.insertProject(aProject('checkout'));
+    await store.insertProject(aProject('Checkout'));
+
+    expect((await store.listProjects({ limit: 10 })).items.map((p) => p.key)).toEqual([
+      'Checkout',
+      'checkout',
+    ]);
+  });
+
+  it('refuses to rename a project to a key another project has, changing nothing', async () => {
+    const first = aProject('checkout');
+    const second = aProject('payments');
+    await store.insertProject(first);
+    await store.insertProject(second);
+
+    await expect(store.updateProject({ ...second, key: 'checkout', version: 2 }, 1)).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect(await store.findProject(second.id)).toStrictEqual(second);
+  });
+
+  it("deleting a project deletes its environments, flags, segments, API keys and revision, and nothing of another project's", async () => {
+    const { project, environments } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'new-button', ['development', 'production']);
+    const segment = aSegment(project.id, 'beta');
+    const key = anApiKey(project.id);
+    await store.insertFlag(flag);
+    await store.insertSegment(segment);
+    await store.insertApiKey(key);
+
+    const other = await givenProject(store, 'payments');
+    const otherFlag = aFlag(other.project.id, 'new-button', ['development', 'production']);
+    const otherSegment = aSegment(other.project.id, 'beta');
+    const otherKey = anApiKey(other.project.id);
+    const orgKey = anApiKey(null, { role: 'admin' });
+    await store.insertFlag(otherFlag);
+    await store.insertSegment(otherSegment);
+    await store.insertApiKey(otherKey);
+    await store.insertApiKey(orgKey);
+
+    await store.deleteProject(project.id);
+
+    expect(await store.findProject(project.id)).toBeUndefined();
+    expect(await store.listEnvironments(project.id)).toEqual([]);
+    expect(await store.findEnvironment(project.id, environments[0]!.key)).toBeUndefined();
+    expect(await store.findFlagById(flag.id)).toBeUndefined();
+    expect(await store.allFlags(project.id)).toEqual([]);
+    expect(await store.findSegmentById(segment.id)).toBeUndefined();
+    expect(await store.findApiKeyById(key.id)).toBeUndefined();
+    expect(await store.findApiKeyByHash(key.secretHash)).toBeUndefined();
+    expect((await store.listRevisions()).has(project.id)).toBe(false);
+
+    expect(await store.findProject(other.project.id)).toStrictEqual(other.project);
+    expect(await store.listEnvironments(other.project.id)).toStrictEqual(other.environments);
+    expect(await store.findFlagById(otherFlag.id)).toStrictEqual(otherFlag);
+    expect(await store.findSegmentById(otherSegment.id)).toStrictEqual(otherSegment);
+    expect(await store.findApiKeyByHash(otherKey.secretHash)).toStrictEqual(otherKey);
+    expect(await store.findApiKeyByHash(orgKey.secretHash)).toStrictEqual(orgKey);
+    expect((await store.listRevisions()).get(other.project.id)).toBe(1);
+  });
+
+  // Revisions
+
+  it('starts a new project at revision 1, and each bump returns the next revision', async () => {
+    const project = aProject('checkout');
+    await store.insertProject(project);
+
+    expect((await store.listRevisions()).get(project.id)).toBe(1);
+    expect(await store.bumpRevision(project.id)).toBe(2);
+    expect(await store.bumpRevision(project.id)).toBe(3);
+    expect((await store.listRevisions()).get(project.id)).toBe(3);
+  });
+
+  it('lists the revision of every project, each moving on its own', async () => {
+    const a = aProject('a');
+    const b = aProject('b');
+    await store.insertProject(a);
+    await store.insertProject(b);
+    await store.bumpRevision(b.id);
+    await store.bumpRevision(b.id);
+
+    expect(await store.listRevisions()).toEqual(
+      new Map([
+        [a.id, 1],
+        [b.id, 3],
+      ]),
+    );
+  });
+
+  // Environments
+
+  it("lists a project's environments in creation order, not key order", async () => {
+    const { project, environments } = await givenProject(store, 'checkout', [
+      'production',
+      'development',
+      'Staging',
+    ]);
+    await givenProject(store, 'payments', ['qa']);
+
+    expect(await store.listEnvironments(project.id)).toStrictEqual(environments);
+  });
+
+  it('finds an environment by its project and key, and nowhere else', async () => {
+    const { project, environments } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments', ['qa']);
+
+    expect(await store.findEnvironment(project.id, 'production')).toStrictEqual(environments[1]);
+    expect(await store.findEnvironment(project.id, 'qa')).toBeUndefined();
+    expect(await store.findEnvironment(other.project.id, 'production')).toBeUndefined();
+    expect(await store.findEnvironment(project.id, 'Production')).toBeUndefined();
+  });
+
+  it('refuses a second environment with the same key in one project with UniqueViolation', async () => {
+    const { project } = await givenProject(store, 'checkout');
+
+    await expect(store.insertEnvironment(anEnvironment(project.id, 'production'))).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect(await store.listEnvironments(project.id)).toHaveLength(2);
+  });
+
+  it('allows the same environment key in another project', async () => {
+    await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments', []);
+    const production = anEnvironment(other.project.id, 'production');
+
+    await store.insertEnvironment(production);
+
+    expect(await store.findEnvironment(other.project.id, 'production')).toStrictEqual(production);
+  });
+
+  it('updates an environment only when the expected version matches', async () => {
+    const { project, environments } = await givenProject(store, 'checkout');
+    const production = environments[1]!;
+    const changed = {
+      ...production,
+      name: 'Live',
+      description: 'Customers see this',
+      version: 2,
+      updatedAt: UPDATED,
+    };
+
+    expect(await store.updateEnvironment({ ...changed, name: 'Stale' }, 2)).toBe(false);
+    expect(await store.findEnvironment(project.id, 'production')).toStrictEqual(production);
+    expect(await store.updateEnvironment(changed, 1)).toBe(true);
+    expect(await store.findEnvironment(project.id, 'production')).toStrictEqual(changed);
+  });
+
+  it('refuses to rename an environment to a key its project already has', async () => {
+    const { project, environments } = await givenProject(store, 'checkout');
+    const production = environments[1]!;
+
+    await expect(
+      store.updateEnvironment({ ...production, key: 'development', version: 2 }, 1),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await store.listEnvironments(project.id)).toStrictEqual(environments);
+  });
+
+  it("deleting an environment removes every flag's configuration in it and keeps the others", async () => {
+    const { project, environments } = await givenProject(store, 'checkout', [
+      'development',
+      'production',
+      'staging',
+    ]);
+    const flags = ['a', 'b', 'c'].map((key) =>
+      aFlag(project.id, key, ['development', 'production', 'staging']),
+    );
+    for (const flag of flags) await store.insertFlag(flag);
+
+    await store.deleteEnvironment(environments[2]!.id);
+
+    expect(await store.listEnvironments(project.id)).toStrictEqual(environments.slice(0, 2));
+    for (const flag of await store.allFlags(project.id)) {
+      expect(Object.keys(flag.environments).sort()).toEqual(['development', 'production']);
+    }
+  });
+
+  it('a new environment with the key of a deleted one starts without the old configuration', async () => {
+    const { project, environments } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'a', ['development', 'production'], {
+      environments: { development: disabled, production: { ...disabled, enabled: true } },
+    });
+    await store.insertFlag(flag);
+    await store.deleteEnvironment(environments[1]!.id);
+    const production = anEnvironment(project.id, 'production');
+    await store.insertEnvironment(production);
+
+    expect((await store.findFlagById(flag.id))?.environments).toStrictEqual({ development: disabled });
+
+    await store.insertFlagEnvironments(production.id, new Map([[flag.id, disabled]]));
+    expect((await store.findFlagById(flag.id))?.environments).toStrictEqual({
+      development: disabled,
+      production: disabled,
+    });
+  });
+
+  // Flags
+
+  it('stores a flag with its configuration in every environment exactly as given', async () => {
+    const { project } = await givenProject(store, 'checkout', ['development', 'production', 'staging']);
+    const flag: Flag = {
+      id: newId('flg'),
+      projectId: project.id,
+      key: 'checkout.button-color_v2',
+      name: 'Checkout button colour',
+      description: 'Which colour converts better. Grüße 🚀',
+      type: 'string',
+      variants: [
+        { key: 'green', value: '#00ff00', name: 'Green', description: 'The control' },
+        { key: 'blue', value: '#0000ff' },
+        { key: 'red', value: 'it\'s "red" \\ 100% _red_' },
+      ],
+      tags: ['checkout', 'experiment', 'Grüße'],
+      archived: false,
+      metadata: { owner: 'team-growth', priority: 3, ratio: 0.25, critical: true, off: false },
+      version: 7,
+      createdAt: CREATED,
+      updatedAt: UPDATED,
+      environments: {
+        development: {
+          enabled: true,
+          offVariant: 'green',
+          defaultVariant: null,
+          defaultRollout: {
+            weights: [
+              { variant: 'green', weight: 50 },
+              { variant: 'blue', weight: 50 },
+            ],
+          },
+          targets: [
+            { variant: 'blue', values: ['user-1', 'user-2'] },
+            { variant: 'red', values: [] },
+          ],
+          rules: [
+            {
+              id: 'rule-1',
+              description: 'Dutch beta users outside the company',
+              segments: ['beta-users', 'nl'],
+              conditions: [
+                { type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' },
+                { type: 'attribute', attribute: 'user.plan', operator: 'in', values: ['pro', 2, true] },
+                { type: 'attribute', attribute: 'age', operator: 'gte', value: 18 },
+                {
+                  type: 'attribute',
+                  attribute: 'email',
+                  operator: 'ends_with',
+                  value: '@acme.com',
+                  negate: true,
+                },
+                { type: 'attribute', attribute: 'beta', operator: 'exists' },
+                { type: 'segment', segment: 'staff', negate: true },
+                { type: 'segment', segment: 'testers' },
+              ],
+              serve: { variant: 'blue' },
+            },
+            {
+              id: 'rule-2',
+              segments: [],
+              conditions: [],
+              serve: {
+                rollout: {
+                  bucketBy: 'companyId',
+                  seed: 'experiment-1',
+                  weights: [
+                    { variant: 'green', weight: 30 },
+                    { variant: 'blue', weight: 70 },
+                    { variant: 'red', weight: 0 },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+        production: {
+          enabled: false,
+          offVariant: 'green',
+          defaultVariant: 'green',
+          targets: [],
+          rules: [],
+          targeting: {
+            if: [
+              { '===': [{ var: 'country' }, 'NL'] },
+              'blue',
+              {
+                fractional: [
+                  { cat: [{ var: '$flagd.flagKey' }, { var: 'targetingKey' }] },
+                  ['green', 50],
+                  ['blue', 50],
+                ],
+              },
+            ],
+          },
+        },
+        staging: { enabled: false, offVariant: null, defaultVariant: null, targets: [], rules: [] },
+      },
+    };
+
+    await store.insertFlag(flag);
+
+    expect(await store.findFlagById(flag.id)).toStrictEqual(flag);
+    expect(await store.findFlagByKey(project.id, flag.key)).toStrictEqual(flag);
+  });
+
+  it('round-trips variant values, metadata and JsonLogic of every JSON type', async () => {
+    const { project } = await givenProject(store, 'checkout', ['production']);
+    const values = Object.entries(EVERY_JSON_VALUE);
+    const flag = aFlag(project.id, 'config', ['production'], {
+      type: 'object',
+      variants: [
+        { key: 'everything', value: EVERY_JSON_VALUE },
+        ...values.map(([key, value]) => ({ key, value })),
+      ],
+      metadata: {
+        text: EVERY_JSON_VALUE.escapes as string,
+        integer: -3,
+        fraction: 0.5,
+        yes: true,
+        no: false,
+      },
+      environments: {
+        production: {
+          enabled: true,
+          offVariant: 'null',
+          defaultVariant: 'everything',
+          targets: [],
+          rules: [],
+          targeting: {
+            if: [{ in: [{ var: 'email' }, values.map(([, value]) => value)] }, 'everything', null],
+          },
+        },
+      },
+    });
+
+    await store.insertFlag(flag);
+
+    expect(await store.findFlagById(flag.id)).toStrictEqual(flag);
+  });
+
+  it('finds no flag for an unknown id, an unknown key, or a key of another project', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    await store.insertFlag(aFlag(project.id, 'new-button', ['production']));
+
+    expect(await store.findFlagById('flg_unknown')).toBeUndefined();
+    expect(await store.findFlagByKey(project.id, 'old-button')).toBeUndefined();
+    expect(await store.findFlagByKey(project.id, 'New-Button')).toBeUndefined();
+    expect(await store.findFlagByKey(other.project.id, 'new-button')).toBeUndefined();
+  });
+
+  it('refuses a second flag with the same key in one project with UniqueViolation, and allows it in another', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const first = aFlag(project.id, 'new-button', ['production']);
+    await store.insertFlag(first);
+
+    await expect(store.insertFlag(aFlag(project.id, 'new-button', ['development']))).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect(await store.allFlags(project.id)).toStrictEqual([first]);
+
+    const elsewhere = aFlag(other.project.id, 'new-button', ['production']);
+    await store.insertFlag(elsewhere);
+    expect(await store.findFlagByKey(other.project.id, 'new-button')).toStrictEqual(elsewhere);
+  });
+
+  it("lists a project's flags in key order with every environment's configuration", async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const keys = ['zeta', 'Alpha', 'beta.2', 'beta-2', 'beta', 'beta_2', '0-first'];
+    const flags = keys.map((key, i) =>
+      aFlag(project.id, key, ['development', 'production'], {
+        environments: { development: { ...disabled, enabled: i % 2 === 0 }, production: disabled },
+      }),
+    );
+    for (const flag of flags) await store.insertFlag(flag);
+    await store.insertFlag(aFlag(other.project.id, 'alpha', ['production']));
+
+    const { items, nextCursor } = await store.listFlags(project.id, {}, { limit: 100 });
+
+    expect(nextCursor).toBeUndefined();
+    expect(items.map((f) => f.key)).toEqual(sorted(keys));
+    expect([...items].sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(flags);
+  });
+
+  it('pages through flags with a cursor exactly while more remain', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const keys = Array.from({ length: 11 }, (_, i) => `flag-${String(i).padStart(2, '0')}`).reverse();
+    for (const key of keys) await store.insertFlag(aFlag(project.id, key, ['production']));
+
+    const pages = await everyPage((page) => store.listFlags(project.id, {}, page), 4);
+
+    expect(pages.map((p) => p.items.length)).toEqual([4, 4, 3]);
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
+    expect(pages.flatMap((p) => p.items.map((f) => f.key))).toEqual(sorted(keys));
+    expect(pages[0]?.items[0]?.environments).toStrictEqual({ production: disabled });
+  });
+
+  it('filters flags by tag, matching whole tags exactly', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const tagged = {
+      both: ['beta', 'mobile'],
+      betaOnly: ['beta'],
+      longer: ['beta-2', 'xbeta'],
+      capital: ['Beta'],
+      quoted: ['say "beta"', '100%_off'],
+      none: [],
+    };
+    for (const [key, tags] of Object.entries(tagged))
+      await store.insertFlag(aFlag(project.id, key, [], { tags }));
+
+    const keysTagged = async (tag: string) =>
+      (await store.listFlags(project.id, { tag }, { limit: 100 })).items.map((f) => f.key);
+
+    expect(await keysTagged('beta')).toEqual(['betaOnly', 'both']);
+    expect(await keysTagged('mobile')).toEqual(['both']);
+    expect(await keysTagged('Beta')).toEqual(['capital']);
+    expect(await keysTagged('say "beta"')).toEqual(['quoted']);
+    expect(await keysTagged('100%_off')).toEqual(['quoted']);
+    expect(await keysTagged('100%')).toEqual([]);
+    expect(await keysTagged('eta')).toEqual([]);
+  });
+
+  it('filters flags by text in the key or the name, ignoring case', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    await store.insertFlag(aFlag(project.id, 'new-Checkout', [], { name: 'Shiny' }));
+    await store.insertFlag(aFlag(project.id, 'basket', [], { name: 'CHECKOUT basket' }));
+    await store.insertFlag(aFlag(project.id, 'search', [], { name: 'Search' }));
+
+    const matching = async (q: string) =>
+      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
+
+    expect(await matching('checkout')).toEqual(['basket', 'new-Checkout']);
+    expect(await matching('cHeCkOuT')).toEqual(['basket', 'new-Checkout']);
+    expect(await matching('shiny')).toEqual(['new-Checkout']);
+    expect(await matching('nothing')).toEqual([]);
+  });
+
+  it('finds flags by text with non-ASCII capitals, written as the name has them', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    await store.insertFlag(aFlag(project.id, 'umlauts', [], { name: 'Ärger Über Straße' }));
+
+    const matching = async (q: string) =>
+      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
+
+    expect(await matching('Ärger')).toEqual(['umlauts']);
+    expect(await matching('r Über s')).toEqual(['umlauts']);
+  });
+
+  it('treats % and _ and backslashes in the search text literally', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    await store.insertFlag(aFlag(project.id, 'a_b', [], { name: 'Fifty% off' }));
+    await store.insertFlag(aFlag(project.id, 'axb', [], { name: 'Fifty percent off' }));
+    await store.insertFlag(aFlag(project.id, 'plain', [], { name: 'back\\slash' }));
+
+    const matching = async (q: string) =>
+      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
+
+    expect(await matching('_')).toEqual(['a_b']);
+    expect(await matching('a_b')).toEqual(['a_b']);
+    expect(await matching('%')).toEqual(['a_b']);
+    expect(await matching('y% o')).toEqual(['a_b']);
+    expect(await matching('\\')).toEqual(['plain']);
+    expect(await matching('k\\s')).toEqual(['plain']);
+  });
+
+  it('filters flags by archived state, and lists both when the filter is absent', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    await store.insertFlag(aFlag(project.id, 'live', []));
+    await store.insertFlag(aFlag(project.id, 'retired', [], { archived: true }));
+
+    const keys = async (archived: boolean | undefined) =>
+      (await store.listFlags(project.id, { archived }, { limit: 100 })).items.map((f) => f.key);
+
+    expect(await keys(true)).toEqual(['retired']);
+    expect(await keys(false)).toEqual(['live']);
+    expect(await keys(undefined)).toEqual(['live', 'retired']);
+  });
+
+  it('combines every filter with paging', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    for (let i = 0; i < 20; i++) {
+      const key = `${i % 2 === 0 ? 'pay' : 'ship'}-${String(i).padStart(2, '0')}`;
+      await store.insertFlag(
+        aFlag(project.id, key, [], { tags: i % 4 < 2 ? ['web'] : ['ios'], archived: i === 8 }),
+      );
+    }
+
+    const pages = await everyPage(
+      (page) => store.listFlags(project.id, { q: 'PAY', tag: 'web', archived: false }, page),
+      3,
+    );
+
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, false]);
+    expect(pages.flatMap((p) => p.items.map((f) => f.key))).toEqual(['pay-00', 'pay-04', 'pay-12', 'pay-16']);
+  });
+
+  it('returns every flag of a project in key order, and none of another project', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const keys = ['m', 'B', 'a', 'z', 'a.b', 'a-b'];
+    for (const key of keys) await store.insertFlag(aFlag(project.id, key, ['production']));
+    await store.insertFlag(aFlag(other.project.id, 'c', ['production']));
+
+    const flags = await store.allFlags(project.id);
+
+    expect(flags.map((f) => f.key)).toEqual(sorted(keys));
+    expect(flags.every((f) => f.projectId === project.id)).toBe(true);
+    expect(flags[0]?.environments).toStrictEqual({ production: disabled });
+  });
+
+  it('updates a flag: its fields, and the configuration of each environment it lists, keeping the others', async () => {
+    const { project } = await givenProject(store, 'checkout', ['development', 'production', 'staging']);
+    const flag = aFlag(project.id, 'new-button', ['development', 'production', 'staging'], {
+      environments: {
+        development: {
+          ...disabled,
+          enabled: true,
+          rules: [{ id: 'r1', segments: ['beta'], conditions: [], serve: { variant: 'on' } }],
+        },
+        production: disabled,
+        staging: { ...disabled, targets: [{ variant: 'on', values: ['qa-1'] }] },
+      },
+    });
+    await store.insertFlag(flag);
+
+    const changed: Flag = {
+      ...flag,
+      key: 'new-button-v2',
+      name: 'New button',
+      description: 'Now with text',
+      type: 'string',
+      variants: [
+        { key: 'a', value: 'A' },
+        { key: 'b', value: 'B' },
+      ],
+      tags: ['web'],
+      archived: true,
+      metadata: { owner: 'web' },
+      version: 2,
+      updatedAt: UPDATED,
+      environments: {
+        development: { enabled: false, offVariant: 'a', defaultVariant: 'b', targets: [], rules: [] },
+        production: {
+          enabled: true,
+          offVariant: 'a',
+          defaultVariant: null,
+          defaultRollout: { weights: [{ variant: 'b', weight: 1 }] },
+          targets: [],
+          rules: [],
+          targeting: { var: 'plan' },
+        },
+      },
+    };
+
+    expect(await store.updateFlag(changed, 1)).toBe(true);
+
+    const expected = {
+      ...changed,
+      environments: { ...changed.environments, staging: flag.environments.staging },
+    };
+    expect(await store.findFlagById(flag.id)).toStrictEqual(expected);
+    expect(await store.findFlagByKey(project.id, 'new-button-v2')).toStrictEqual(expected);
+    expect(await store.findFlagByKey(project.id, 'new-button')).toBeUndefined();
+  });
+
+  it('changes nothing, configurations included, and returns false when a flag update expects a stale version', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'new-button', ['development', 'production']);
+    await store.insertFlag(flag);
+    const second = { ...flag, name: 'Second', version: 2 };
+    await store.updateFlag(second, 1);
+
+    const stale = {
+      ...flag,
+      name: 'Stale',
+      version: 2,
+      environments: { production: { ...disabled, enabled: true } },
+    };
+
+    expect(await store.updateFlag(stale, 1)).toBe(false);
+    expect(await store.findFlagById(flag.id)).toStrictEqual(second);
+  });
+
+  it('lets exactly one of two concurrent flag updates expecting the same version win', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'new-button', ['development', 'production']);
+    await store.insertFlag(flag);
+    const update = (name: string, enabled: boolean) =>
+      store.updateFlag(
+        { ...flag, name, version: 2, environments: { production: { ...disabled, enabled } } },
+        1,
+      );
+
+    const results = await Promise.all([update('First', true), update('Second', false)]);
+
+    expect([...results].sort()).toEqual([false, true]);
+    const winner = results[0] ? { name: 'First', enabled: true } : { name: 'Second', enabled: false };
+    const stored = await store.findFlagById(flag.id);
+    expect(stored?.name).toBe(winner.name);
+    expect(stored?.version).toBe(2);
+    expect(stored?.environments.production?.enabled).toBe(winner.enabled);
+  });
+
+  it('returns false when updating a flag that does not exist, storing nothing', async () => {
+    const { project } = await givenProject(store, 'checkout');
+
+    expect(await store.updateFlag(aFlag(project.id, 'ghost', ['production']), 1)).toBe(false);
+    expect(await store.allFlags(project.id)).toEqual([]);
+  });
+
+  it('refuses to rename a flag to a key another flag of its project has, changing nothing', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const first = aFlag(project.id, 'first', ['production']);
+    const second = aFlag(project.id, 'second', ['production']);
+    await store.insertFlag(first);
+    await store.insertFlag(second);
+
+    await expect(
+      store.updateFlag(
+        { ...second, key: 'first', version: 2, environments: { production: { ...disabled, enabled: true } } },
+        1,
+      ),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await store.findFlagById(second.id)).toStrictEqual(second);
+  });
+
+  it('deletes a flag with its configurations, leaving other flags alone', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const doomed = aFlag(project.id, 'doomed', ['development', 'production']);
+    const kept = aFlag(project.id, 'kept', ['development', 'production']);
+    await store.insertFlag(doomed);
+    await store.insertFlag(kept);
+
+    await store.deleteFlag(doomed.id);
+
+    expect(await store.findFlagById(doomed.id)).toBeUndefined();
+    expect(await store.allFlags(project.id)).toStrictEqual([kept]);
+  });
+
+  it('gives 1,200 flags a configuration in a new environment at once', async () => {
+    const { project } = await givenProject(store, 'checkout', ['production']);
+    const flags = Array.from({ length: 1200 }, (_, i) =>
+      aFlag(project.id, `flag-${String(i).padStart(4, '0')}`, ['production']),
+    );
+    await store.transaction(async (tx) => {
+      for (const flag of flags) await tx.insertFlag(flag);
+    });
+    const staging = anEnvironment(project.id, 'staging');
+    await store.insertEnvironment(staging);
+    const configFor = (i: number): FlagEnvironment => ({
+      ...disabled,
+      enabled: i % 3 === 0,
+      targets: i % 5 === 0 ? [{ variant: 'on', values: [`user-${i}`] }] : [],
+    });
+
+    await store.insertFlagEnvironments(staging.id, new Map(flags.map((f, i) => [f.id, configFor(i)])));
+
+    const stored = await store.allFlags(project.id);
+    expect(stored).toHaveLength(1200);
+    stored.forEach((flag, i) => {
+      expect(flag.environments).toStrictEqual({ production: disabled, staging: configFor(i) });
+    });
+  });
+
+  it('gives no flag a configuration in the new environment when one of the batch cannot be stored', async () => {
+    const { project } = await givenProject(store, 'checkout', ['production']);
+    const flags = Array.from({ length: 450 }, (_, i) => aFlag(project.id, `flag-${i}`, ['production']));
+    await store.transaction(async (tx) => {
+      for (const flag of flags) await tx.insertFlag(flag);
+    });
+    const staging = anEnvironment(project.id, 'staging');
+    await store.insertEnvironment(staging);
+    const configs = new Map<string, FlagEnvironment>(flags.map((f) => [f.id, disabled]));
+    configs.set('flg_does_not_exist', disabled);
+
+    await expect(store.insertFlagEnvironments(staging.id, configs)).rejects.toThrow();
+
+    const stored = await store.allFlags(project.id);
+    expect(stored.filter((f) => 'staging' in f.environments)).toHaveLength(0);
+  });
+
+  // Segments
+
+  it('stores a segment exactly as given and finds it by id', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const segment = aSegment(project.id, 'beta-users', {
+      name: 'Beta users',
+      description: 'People who asked for it. Grüße 🚀',
+      match: 'any',
+      rules: [
+        { type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'team', 3, false] },
+        { type: 'attribute', attribute: 'user.signup', operator: 'after', value: '2025-01-01T00:00:00Z' },
+        { type: 'attribute', attribute: 'email', operator: 'matches', value: '^.*@(acme|example)\\.com$' },
+        { type: 'attribute', attribute: 'score', operator: 'lt', value: 0.5, negate: true },
+        { type: 'attribute', attribute: 'legacy', operator: 'not_exists' },
+        { type: 'segment', segment: 'staff', negate: true },
+      ],
+      included: ['user-1', 'user "2"'],
+      excluded: ['user-3'],
+      version: 4,
+      updatedAt: UPDATED,
+    });
+
+    await store.insertSegment(segment);
+
+    expect(await store.findSegmentById(segment.id)).toStrictEqual(segment);
+    expect(await store.findSegmentById('seg_unknown')).toBeUndefined();
+  });
+
+  it("lists a project's segments in key order, a page at a time, with a cursor exactly while more remain", async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const keys = ['staff', 'Beta', 'alpha', 'nl', 'a-b'];
+    for (const key of keys) await store.insertSegment(aSegment(project.id, key));
+    await store.insertSegment(aSegment(other.project.id, 'other'));
+
+    const pages = await everyPage((page) => store.listSegments(project.id, page), 2);
+
+    expect(pages.map((p) => p.items.length)).toEqual([2, 2, 1]);
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
+    expect(pages.flatMap((p) => p.items.map((s) => s.key))).toEqual(sorted(keys));
+    expect((await store.allSegments(project.id)).map((s) => s.key)).toEqual(sorted(keys));
+  });
+
+  it('updates a segment only when the expected version matches', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const segment = aSegment(project.id, 'beta');
+    await store.insertSegment(segment);
+    const changed: Segment = {
+      ...segment,
+      name: 'Beta testers',
+      match: 'any',
+      rules: [{ type: 'attribute', attribute: 'beta', operator: 'equals', value: true }],
+      included: ['user-1'],
+      version: 2,
+      updatedAt: UPDATED,
+    };
+
+    expect(await store.updateSegment({ ...changed, name: 'Stale' }, 2)).toBe(false);
+    expect(await store.findSegmentById(segment.id)).toStrictEqual(segment);
+    expect(await store.updateSegment(changed, 1)).toBe(true);
+    expect(await store.findSegmentById(segment.id)).toStrictEqual(changed);
+  });
+
+  it('refuses a second segment with the same key in one project with UniqueViolation, and allows it in another', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    await store.insertSegment(aSegment(project.id, 'beta'));
+
+    await expect(store.insertSegment(aSegment(project.id, 'beta'))).rejects.toBeInstanceOf(UniqueViolation);
+    const elsewhere = aSegment(other.project.id, 'beta');
+    await store.insertSegment(elsewhere);
+
+    expect(await store.allSegments(project.id)).toHaveLength(1);
+    expect(await store.allSegments(other.project.id)).toStrictEqual([elsewhere]);
+  });
+
+  it('refuses to rename a segment to a key another segment of its project has', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const beta = aSegment(project.id, 'beta');
+    const staff = aSegment(project.id, 'staff');
+    await store.insertSegment(beta);
+    await store.insertSegment(staff);
+
+    await expect(store.updateSegment({ ...staff, key: 'beta', version: 2 }, 1)).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect(await store.findSegmentById(staff.id)).toStrictEqual(staff);
+  });
+
+  it('deletes a segment, leaving the others alone', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const doomed = aSegment(project.id, 'doomed');
+    const kept = aSegment(project.id, 'kept');
+    await store.insertSegment(doomed);
+    await store.insertSegment(kept);
+
+    await store.deleteSegment(doomed.id);
+
+    expect(await store.findSegmentById(doomed.id)).toBeUndefined();
+    expect(await store.allSegments(project.id)).toStrictEqual([kept]);
+  });
+
+  // API keys
+
+  it('finds an API key by its secret hash, hash included', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const key = anApiKey(project.id, {
+      role: 'evaluator',
+      environments: ['production', 'staging'],
+      expiresAt: '2027-01-01T00:00:00.000Z',
+    });
+    await store.insertApiKey(key);
+
+    expect(await store.findApiKeyByHash(key.secretHash)).toStrictEqual(key);
+    expect(await store.findApiKeyByHash('hash-of-nothing')).toBeUndefined();
+  });
+
+  it('finds an API key by id without its secret hash', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const { secretHash, ...key } = anApiKey(project.id, { role: 'editor' });
+    await store.insertApiKey({ ...key, secretHash });
+
+    const found = await store.findApiKeyById(key.id);
+
+    expect(found).toStrictEqual(key);
+    expect(JSON.stringify(found)).not.toContain(secretHash);
+    expect(await store.findApiKeyById('key_unknown')).toBeUndefined();
+  });
+
+  it("lists a project's API keys in creation order without their secret hashes, a page at a time", async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const keys = Array.from({ length: 5 }, (_, i) => anApiKey(project.id, { name: `z-${5 - i}` }));
+    for (const key of keys) await store.insertApiKey(key);
+    await store.insertApiKey(anApiKey(other.project.id));
+    await store.insertApiKey(anApiKey(null, { role: 'admin' }));
+
+    const pages = await everyPage((page) => store.listApiKeys(project.id, page), 2);
+
+    expect(pages.map((p) => p.items.length)).toEqual([2, 2, 1]);
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
+    const listed: ApiKey[] = pages.flatMap((p) => p.items);
+    expect(listed).toStrictEqual(keys.map(({ secretHash: _, ...key }) => key));
+    for (const key of keys) expect(JSON.stringify(listed)).not.toContain(key.secretHash);
+  });
+
+  it('lists only the organisation-wide API keys when asked for project null', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const orgKeys = [anApiKey(null, { role: 'admin' }), anApiKey(null, { role: 'viewer' })];
+    await store.insertApiKey(orgKeys[0]!);
+    await store.insertApiKey(anApiKey(project.id));
+    await store.insertApiKey(orgKeys[1]!);
+
+    const { items, nextCursor } = await store.listApiKeys(null, { limit: 10 });
+
+    expect(nextCursor).toBeUndefined();
+    expect(items).toStrictEqual(orgKeys.map(({ secretHash: _, ...key }) => key));
+  });
+
+  it('refuses a second API key with the same secret hash with UniqueViolation', async () => {
+    const first = anApiKey(null);
+    await store.insertApiKey(first);
+
+    await expect(store.insertApiKey(anApiKey(null, { secretHash: first.secretHash }))).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect((await store.listApiKeys(null, { limit: 10 })).items).toHaveLength(1);
+  });
+
+  it('records when an API key was revoked, and leaves other keys alone', async () => {
+    const revoked = anApiKey(null);
+    const kept = anApiKey(null);
+    await store.insertApiKey(revoked);
+    await store.insertApiKey(kept);
+
+    await store.revokeApiKey(revoked.id, UPDATED);
+
+    expect(await store.findApiKeyByHash(revoked.secretHash)).toStrictEqual({
+      ...revoked,
+      revokedAt: UPDATED,
+    });
+    expect(await store.findApiKeyById(revoked.id)).toMatchObject({ revokedAt: UPDATED });
+    expect(await store.findApiKeyByHash(kept.secretHash)).toStrictEqual(kept);
+  });
+
+  it('records the last use of many API keys at once, ignoring unknown ids and leaving the others alone', async () => {
+    const keys = Array.from({ length: 4 }, () => anApiKey(null));
+    for (const key of keys) await store.insertApiKey(key);
+    const [first, second, third, untouched] = keys as [
+      StoredApiKey,
+      StoredApiKey,
+      StoredApiKey,
+      StoredApiKey,
+    ];
+
+    await store.touchApiKeys(
+      new Map([
+        [first.id, '2026-03-01T00:00:00.000Z'],
+        [second.id, '2026-03-02T00:00:00.000Z'],
+        [third.id, '2026-03-03T00:00:00.000Z'],
+        ['key_unknown', '2026-03-04T00:00:00.000Z'],
+      ]),
+    );
+    await store.touchApiKeys(new Map());
+
+    expect((await store.listApiKeys(null, { limit: 10 })).items.map((k) => k.lastUsedAt)).toEqual([
+      '2026-03-01T00:00:00.000Z',
+      '2026-03-02T00:00:00.000Z',
+      '2026-03-03T00:00:00.000Z',
+      null,
+    ]);
+    expect(await store.findApiKeyByHash(untouched.secretHash)).toStrictEqual(untouched);
+  });
+
+  // Audit events
+
+  it('stores an audit event exactly as given', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const withEverything = anAuditEvent({
+      actor: { type: 'user', id: 'usr_1', name: 'Ada "the admin"' },
+      action: 'flag.updated',
+      resource: { type: 'flag', id: 'flg_9', key: 'new-button' },
+      environment: 'production',
+      before: { enabled: false, values: EVERY_JSON_VALUE },
+      after: { enabled: true, values: EVERY_JSON_VALUE },
+      requestId: 'req-42',
+    });
+    const minimal = anAuditEvent({
+      action: 'api_key.revoked',
+      resource: { type: 'api_key', id: 'key_1', key: null },
+    });
+    await store.insertAuditEvent(project.id, withEverything);
+    await store.insertAuditEvent(project.id, minimal);
+
+    const { items } = await store.listAuditEvents(project.id, {}, { limit: 10 });
+
+    expect(items).toStrictEqual([minimal, withEverything]);
+  });
+
+  it("lists a project's audit events newest first, a page at a time, and none of elsewhere", async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const events = Array.from({ length: 7 }, (_, i) => anAuditEvent({ requestId: `req-${i}` }));
+    for (const event of events) await store.insertAuditEvent(project.id, event);
+    await store.insertAuditEvent(other.project.id, anAuditEvent());
+    await store.insertAuditEvent(null, anAuditEvent({ action: 'project.created' }));
+
+    const pages = await everyPage((page) => store.listAuditEvents(project.id, {}, page), 3);
+
+    expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
+    expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
+    expect(pages.flatMap((p) => p.items)).toStrictEqual([...events].reverse());
+  });
+
+  it('filters audit events by resource type, resource id and action, together or alone', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const flagCreated = anAuditEvent({
+      action: 'flag.created',
+      resource: { type: 'flag', id: 'flg_1', key: 'a' },
+    });
+    const flagUpdated = anAuditEvent({
+      action: 'flag.updated',
+      resource: { type: 'flag', id: 'flg_1', key: 'a' },
+    });
+    const otherFlag = anAuditEvent({
+      action: 'flag.updated',
+      resource: { type: 'flag', id: 'flg_2', key: 'b' },
+    });
+    const segment = anAuditEvent({
+      action: 'segment.updated',
+      resource: { type: 'segment', id: 'seg_1', key: 's' },
+    });
+    for (const event of [flagCreated, flagUpdated, otherFlag, segment])
+      await store.insertAuditEvent(project.id, event);
+
+    const ids = async (filter: Parameters<Store['listAuditEvents']>[1]) =>
+      (await store.listAuditEvents(project.id, filter, { limit: 10 })).items.map((e) => e.id);
+
+    expect(await ids({ resourceType: 'flag' })).toEqual([otherFlag.id, flagUpdated.id, flagCreated.id]);
+    expect(await ids({ resourceId: 'flg_1' })).toEqual([flagUpdated.id, flagCreated.id]);
+    expect(await ids({ action: 'flag.updated' })).toEqual([otherFlag.id, flagUpdated.id]);
+    expect(await ids({ resourceType: 'flag', resourceId: 'flg_1', action: 'flag.updated' })).toEqual([
+      flagUpdated.id,
+    ]);
+    expect(await ids({ resourceType: 'segment', action: 'flag.updated' })).toEqual([]);
+  });
+
+  it('pages through filtered audit events', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const events = Array.from({ length: 6 }, (_, i) =>
+      anAuditEvent({ action: i % 2 === 0 ? 'flag.updated' : 'segment.updated' }),
+    );
+    for (const event of events) await store.insertAuditEvent(project.id, event);
+
+    const pages = await everyPage(
+      (page) => store.listAuditEvents(project.id, { action: 'flag.updated' }, page),
+      2,
+    );
+
+    expect(pages.map((p) => p.items.length)).toEqual([2, 1]);
+    expect(pages.flatMap((p) => p.items)).toStrictEqual([events[4], events[2], events[0]]);
+  });
+
+  // Transactions
+
+  it('commits every write of a transaction whose work succeeds, and returns what the work returns', async () => {
+    const project = aProject('checkout');
+    const production = anEnvironment(project.id, 'production');
+    const flag = aFlag(project.id, 'new-button', ['production']);
+
+    const result = await store.transaction(async (tx) => {
+      await tx.insertProject(project);
+      await tx.insertEnvironment(production);
+      await tx.insertFlag(flag);
+      return tx.bumpRevision(project.id);
+    });
+
+    expect(result).toBe(2);
+    expect(await store.findProject(project.id)).toStrictEqual(project);
+    expect(await store.findFlagById(flag.id)).toStrictEqual(flag);
+  });
+
+  it('rolls back every write of a transaction whose work throws, and rethrows the error', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const existingFlag = aFlag(project.id, 'existing', ['development', 'production']);
+    const existingKey = anApiKey(project.id);
+    await store.insertFlag(existingFlag);
+    await store.insertApiKey(existingKey);
+    const before = {
+      projects: await store.listProjects({ limit: 100 }),
+      revisions: await store.listRevisions(),
+      environments: await store.listEnvironments(project.id),
+      flags: await store.allFlags(project.id),
+      segments: await store.allSegments(project.id),
+      keys: await store.listApiKeys(project.id, { limit: 100 }),
+      audit: await store.listAuditEvents(project.id, {}, { limit: 100 }),
+    };
+    const failure = new Error('the work failed');
+
+    const attempt = store.transaction(async (tx) => {
+      const newProject = aProject('payments');
+      await tx.insertProject(newProject);
+      await tx.updateProject({ ...project, name: 'Renamed', version: 2 }, 1);
+      await tx.bumpRevision(project.id);
+      const staging = anEnvironment(project.id, 'staging');
+      await tx.insertEnvironment(staging);
+      await tx.insertFlag(aFlag(project.id, 'new-flag', ['production', 'staging']));
+      await tx.updateFlag({ ...existingFlag, name: 'Changed', version: 2, environments: {} }, 1);
+      await tx.insertFlagEnvironments(staging.id, new Map([[existingFlag.id, disabled]]));
+      await tx.insertSegment(aSegment(project.id, 'beta'));
+      await tx.insertApiKey(anApiKey(project.id));
+      await tx.revokeApiKey(existingKey.id, UPDATED);
+      await tx.touchApiKeys(new Map([[existingKey.id, UPDATED]]));
+      await tx.insertAuditEvent(project.id, anAuditEvent());
+      await tx.deleteFlag(existingFlag.id);
+      throw failure;
+    });
+
+    await expect(attempt).rejects.toBe(failure);
+    expect({
+      projects: await store.listProjects({ limit: 100 }),
+      revisions: await store.listRevisions(),
+      environments: await store.listEnvironments(project.id),
+      flags: await store.allFlags(project.id),
+      segments: await store.allSegments(project.id),
+      keys: await store.listApiKeys(project.id, { limit: 100 }),
+      audit: await store.listAuditEvents(project.id, {}, { limit: 100 }),
+    }).toStrictEqual(before);
+  });
+
+  it('rolls back a transaction whose work fails on a UniqueViolation, keeping nothing it wrote before', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    await store.insertFlag(aFlag(project.id, 'taken', []));
+
+    const attempt = store.transaction(async (tx) => {
+      await tx.insertSegment(aSegment(project.id, 'beta'));
+      await tx.insertFlag(aFlag(project.id, 'taken', []));
+    });
+
+    await expect(attempt).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await store.allSegments(project.id)).toEqual([]);
+  });
+
+  it('a transaction started inside a transaction joins it, so the outer failure undoes the inner writes', async () => {
+    const failure = new Error('outer work failed');
+
+    const attempt = store.transaction(async (outer) => {
+      await outer.insertProject(aProject('outer'));
+      const inner = await outer.transaction(async (tx) => {
+        await tx.insertProject(aProject('inner'));
+        return 'inner done';
+      });
+      expect(inner).toBe('inner done');
+      expect((await outer.listProjects({ limit: 10 })).items.map((p) => p.key)).toEqual(['inner', 'outer']);
+      throw failure;
+    });
+
+    await expect(attempt).rejects.toBe(failure);
+    expect(await store.listProjects({ limit: 10 })).toStrictEqual({ items: [] });
+  });
+
+  it('an inner transaction that throws fails the whole transaction', async () => {
+    const failure = new Error('inner work failed');
+
+    const attempt = store.transaction(async (outer) => {
+      await outer.insertProject(aProject('outer'));
+      await outer.transaction(async (tx) => {
+        await tx.insertProject(aProject('inner'));
+        throw failure;
+      });
+    });
+
+    await expect(attempt).rejects.toBe(failure);
+    expect(await store.listProjects({ limit: 10 })).toStrictEqual({ items: [] });
+  });
+
+  it('two transactions inserting the same project key at once end with one project and one UniqueViolation', async () => {
+    const events: string[] = [];
+    const insertAs = (name: string) =>
+      store.transaction(async (tx) => {
+        events.push(`${name} started`);
+        await tx.insertProject(aProject('checkout', { name }));
+        // Hold the transaction open so the other one runs while this one is uncommitted.
+        await sleep(100);
+        events.push(`${name} finished`);
+        return name;
+      });
+
+    const results = await Promise.allSettled([insertAs('first'), insertAs('second')]);
+
+    const fulfilled = results.filter((r) => r.status === 'fulfilled');
+    const rejected = results.filter((r) => r.status === 'rejected');
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(1);
+    expect((rejected[0] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueViolation);
+    const { items } = await store.listProjects({ limit: 10 });
+    expect(items.map((p) => [p.key, p.name])).toEqual([
+      ['checkout', (fulfilled[0] as PromiseFulfilledResult<string>).value],
+    ]);
+    if (database.name === 'sqlite') {
+      // SQLite has one writer: the second transaction starts only after the first ends.
+      expect(events[1]).toMatch(/finished$/);
+    } else {
+      // PostgreSQL runs both: the second starts before the first commits, then waits on the key.
+      expect(events.slice(0, 2).every((e) => e.endsWith('started'))).toBe(true);
+    }
+  });
+});

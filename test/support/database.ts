@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
+import type { Database } from '../../src/storage/sql/database.ts';
+import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+
+/** A migrated, empty database of its own, for one test. */
+export interface OpenTestDatabase {
+  readonly store: SqlStore;
+  readonly db: Kysely<Database>;
+  /** Closes the connections and throws the database away. */
+  close(): Promise<void>;
+}
+
+export interface TestDatabase {
+  readonly name: 'sqlite' | 'postgres';
+  open(): Promise<OpenTestDatabase>;
+}
+
+const POSTGRES_URL_VARIABLE = 'FLAGSTAFF_TEST_DATABASE_URL';
+export const POSTGRES_SKIPPED = `postgres (set ${POSTGRES_URL_VARIABLE} to run)`;
+
+const postgresUrl = (): string | undefined => process.env[POSTGRES_URL_VARIABLE] || undefined;
+
+const sqlite: TestDatabase = {
+  name: 'sqlite',
+  async open() {
+    const { db } = openDatabase('sqlite::memory:');
+    await migrateToLatest(db);
+    return { store: new SqlStore(db), db, close: () => db.destroy() };
+  },
+};
+
+/** Runs one statement on a short-lived connection of its own, outside any test schema. */
+async function runAdmin(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+function postgres(url: string): TestDatabase {
+  return {
+    name: 'postgres',
+    async open() {
+      // A schema per test keeps tests apart without creating databases; search_path points at it.
+      const schema = `t_${randomBytes(8).toString('hex')}`;
+      await runAdmin(url, `create schema ${schema}`);
+      const { db } = openDatabase(url, { schema });
+      try {
+        await migrateToLatest(db);
+      } catch (error) {
+        await db.destroy();
+        await runAdmin(url, `drop schema ${schema} cascade`);
+        throw error;
+      }
+      return {
+        store: new SqlStore(db),
+        db,
+        async close() {
+          await db.destroy();
+          await runAdmin(url, `drop schema if exists ${schema} cascade`);
+        },
+      };
+    },
+  };
+}
+
+/** The databases to test against: SQLite always, PostgreSQL when FLAGSTAFF_TEST_DATABASE_URL is set. */
+export function testDatabases(): readonly TestDatabase[] {
+  const url = postgresUrl();
+  return url === undefined ? [sqlite] : [sqlite, postgres(url)];
+}
+
+/** Stands in for PostgreSQL in the skipped suite, so its tests are listed without running. */
+const unconfiguredPostgres: TestDatabase = {
+  name: 'postgres',
+  open: () => Promise.reject(new Error(`${POSTGRES_URL_VARIABLE} is not set`)),
+};
+
+/**
+ * Registers `fn`'s tests once per database under `title`. Without PostgreSQL, its copy is
+ * registered as skipped under a name that says how to run it, so the gap shows in every run.
+ */
+export function describeEachDatabase(title: string, fn: (database: TestDatabase) => void): void {
+  describe(title, () => {
+    describe.each(testDatabases().map((database) => [database.name, database] as const))(
+      '%s',
+      (_, database) => fn(database),
+    );
+    if (postgresUrl() === undefined) describe.skip(POSTGRES_SKIPPED, () => fn(unconfiguredPostgres));
+  });
+}
