@@ -5,12 +5,16 @@ import { compileAttributeRule, validateAttributeRule, validateRule } from './ope
 
 type Operand = string | number | boolean | readonly (string | number | boolean)[];
 
+function isList(operand: Operand): operand is readonly (string | number | boolean)[] {
+  return Array.isArray(operand);
+}
+
 function rule(attribute: string, operator: Operator, operand?: Operand, negate?: boolean): AttributeRule {
-  const base = { type: 'attribute' as const, attribute, operator };
-  const withOperand =
+  const base: AttributeRule = { type: 'attribute', attribute, operator };
+  const withOperand: AttributeRule =
     operand === undefined
       ? base
-      : Array.isArray(operand)
+      : isList(operand)
         ? { ...base, values: operand }
         : { ...base, value: operand };
   return negate === undefined ? withOperand : { ...withOperand, negate };
