@@ -6,7 +6,9 @@ runCli(process.argv.slice(2)).then(
     if (code !== 0) process.exit(code);
   },
   (error) => {
-    process.stderr.write(`flagstaff: ${error?.name === 'ConfigError' ? error.message : (error?.stack ?? error)}\n`);
+    process.stderr.write(
+      `flagstaff: ${error?.name === 'ConfigError' ? error.message : (error?.stack ?? error)}\n`,
+    );
     process.exit(1);
   },
 );

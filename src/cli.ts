@@ -33,7 +33,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       const { db } = openDatabase(config.databaseUrl);
       try {
         const applied = await migrateToLatest(db);
-        process.stdout.write(applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n');
+        process.stdout.write(
+          applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
+        );
       } finally {
         await db.destroy();
       }

@@ -1,9 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { Services } from '../services/services.ts';
-import type { RequestTypeProvider } from './type-provider.ts';
 import { registerAuthentication } from './plugins/authentication.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -14,6 +13,7 @@ import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
+import type { RequestTypeProvider } from './type-provider.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
@@ -57,7 +57,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
       },
       servers: [{ url: '/' }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
+      },
       security: [{ bearer: [] }],
     },
   });
@@ -67,7 +69,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       registerAuthentication(v1, services.apiKeys);
-      for (const routes of [projectRoutes, environmentRoutes, flagRoutes, segmentRoutes, apiKeyRoutes, auditLogRoutes, evaluationRoutes]) {
+      for (const routes of [
+        projectRoutes,
+        environmentRoutes,
+        flagRoutes,
+        segmentRoutes,
+        apiKeyRoutes,
+        auditLogRoutes,
+        evaluationRoutes,
+      ]) {
         await v1.register(routes, { services });
       }
     },

@@ -16,7 +16,8 @@ export function ifMatchOf(request: FastifyRequest): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(header);
   // An If-Match we cannot read can match no version: refuse it as stale rather than ignore it.
-  if (match === null) throw new DomainError('precondition_failed', `If-Match "${header}" names no version of this resource.`);
+  if (match === null)
+    throw new DomainError('precondition_failed', `If-Match "${header}" names no version of this resource.`);
   return Number(match[1]);
 }
 
@@ -26,7 +27,12 @@ export const pageOf = (query: { limit?: number; cursor?: string }): PageRequest 
 });
 
 /** Sends a list as a JSON array; when more remain, a `Link: <…>; rel="next"` header points at them. */
-export function sendPage<T, R>(request: FastifyRequest, reply: FastifyReply, page: Page<T>, map: (item: T) => R): R[] {
+export function sendPage<T, R>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: Page<T>,
+  map: (item: T) => R,
+): R[] {
   if (page.nextCursor !== undefined) {
     const url = new URL(request.url, 'http://placeholder');
     url.searchParams.set('cursor', page.nextCursor);
@@ -36,13 +42,21 @@ export function sendPage<T, R>(request: FastifyRequest, reply: FastifyReply, pag
 }
 
 /** Sends one resource with its version as the ETag. */
-export function sendResource<T extends { version: number }>(reply: FastifyReply, resource: T, status = 200): T {
+export function sendResource<T extends { version: number }>(
+  reply: FastifyReply,
+  resource: T,
+  status = 200,
+): T {
   reply.code(status).header('etag', `"${resource.version}"`);
   return resource;
 }
 
 /** 201 with the new resource's address. */
-export function sendCreated<T extends { version: number }>(reply: FastifyReply, location: string, resource: T): T {
+export function sendCreated<T extends { version: number }>(
+  reply: FastifyReply,
+  location: string,
+  resource: T,
+): T {
   reply.header('location', location);
   return sendResource(reply, resource, 201);
 }

@@ -10,4 +10,8 @@ export interface RequestTypeProvider extends FastifyTypeProvider {
   serializer: unknown;
 }
 
-export type RoutesPlugin<Options extends Record<string, unknown>> = FastifyPluginAsync<Options, RawServerDefault, RequestTypeProvider>;
+export type RoutesPlugin<Options extends Record<string, unknown>> = FastifyPluginAsync<
+  Options,
+  RawServerDefault,
+  RequestTypeProvider
+>;

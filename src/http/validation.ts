@@ -1,6 +1,6 @@
-import type { FastifySchemaCompiler } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../domain/errors.ts';
 
 /**
@@ -42,7 +42,10 @@ export function fieldErrors(errors: readonly ErrorObject[], part: string): Field
     }
     if (e.keyword === 'enum') {
       const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
-      return { path: `${prefix}${e.instancePath}`, message: `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}` };
+      return {
+        path: `${prefix}${e.instancePath}`,
+        message: `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+      };
     }
     return { path: `${prefix}${e.instancePath || '/'}`, message: e.message ?? 'is invalid' };
   });

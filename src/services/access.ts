@@ -14,7 +14,11 @@ export function authorize(principal: Principal, projectId: string, role: Role, e
   if (roleRank(principal.role) < roleRank(role)) {
     throw forbidden(`This action needs the ${role} role; the key has ${principal.role}.`);
   }
-  if (environment !== undefined && principal.environments !== null && !principal.environments.includes(environment)) {
+  if (
+    environment !== undefined &&
+    principal.environments !== null &&
+    !principal.environments.includes(environment)
+  ) {
     throw forbidden(`This API key has no access to the environment "${environment}".`);
   }
 }

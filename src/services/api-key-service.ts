@@ -30,7 +30,10 @@ export class ApiKeyService {
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */
-  async authenticate(secret: string, at: Date): Promise<{ principal: Principal; key: StoredApiKey } | undefined> {
+  async authenticate(
+    secret: string,
+    at: Date,
+  ): Promise<{ principal: Principal; key: StoredApiKey } | undefined> {
     const hash = hashSecret(secret);
     const key = await this.#store.findApiKeyByHash(hash);
     if (key === undefined || !sameHash(key.secretHash, hash)) return undefined;
@@ -44,7 +47,11 @@ export class ApiKeyService {
     return this.#store.listApiKeys(projectId, page);
   }
 
-  async create(actor: Actor, projectIdOrKey: string | null, input: CreateApiKeyInput): Promise<CreatedApiKey> {
+  async create(
+    actor: Actor,
+    projectIdOrKey: string | null,
+    input: CreateApiKeyInput,
+  ): Promise<CreatedApiKey> {
     const projectId = await this.#scope(actor, projectIdOrKey);
     const environments = input.environments ?? null;
     this.#refuseMorePower(actor.principal, input.role, environments);
@@ -53,11 +60,16 @@ export class ApiKeyService {
       const errors = environments
         .map((e, i) => ({ e, i }))
         .filter(({ e }) => !known.has(e))
-        .map(({ e, i }) => ({ path: `/environments/${i}`, message: `no environment "${e}" in this project` }));
+        .map(({ e, i }) => ({
+          path: `/environments/${i}`,
+          message: `no environment "${e}" in this project`,
+        }));
       if (errors.length > 0) throw validationFailed('The key names unknown environments.', errors);
     }
     if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) {
-      throw validationFailed('The key would already be expired.', [{ path: '/expiresAt', message: 'must be in the future' }]);
+      throw validationFailed('The key would already be expired.', [
+        { path: '/expiresAt', message: 'must be in the future' },
+      ]);
     }
     const secret = generateSecret();
     const stored: StoredApiKey = {
@@ -119,7 +131,8 @@ export class ApiKeyService {
     }
     if (principal.environments !== null) {
       const wider = environments === null || environments.some((e) => !principal.environments?.includes(e));
-      if (wider) throw new DomainError('forbidden', 'A key cannot create a key for environments it has no access to.');
+      if (wider)
+        throw new DomainError('forbidden', 'A key cannot create a key for environments it has no access to.');
     }
   }
 }

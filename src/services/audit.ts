@@ -12,7 +12,12 @@ export interface AuditEntry {
 }
 
 /** Records one audit event; call it inside the write's transaction so both happen or neither. */
-export async function recordAudit(store: Store, actor: Actor, projectId: string | null, entry: AuditEntry): Promise<void> {
+export async function recordAudit(
+  store: Store,
+  actor: Actor,
+  projectId: string | null,
+  entry: AuditEntry,
+): Promise<void> {
   const { principal } = actor;
   const event: AuditEvent = {
     id: newId('evt'),

@@ -1,11 +1,11 @@
 import { DEFAULT_ENVIRONMENTS } from '../domain/project.ts';
 import type { Store, StoredApiKey } from '../storage/store.ts';
-import { newId } from './ids.ts';
-import { createProject } from './project-service.ts';
 import { principalOf } from './api-key-service.ts';
-import { now } from './project-access.ts';
-import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 import { recordAudit } from './audit.ts';
+import { newId } from './ids.ts';
+import { now } from './project-access.ts';
+import { createProject } from './project-service.ts';
+import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 
 export interface BootstrapResult {
   /** Set only when this start generated the admin secret: print it once. */
@@ -19,7 +19,10 @@ export interface BootstrapResult {
  */
 export async function bootstrap(store: Store, adminKey: string | undefined): Promise<BootstrapResult> {
   return store.transaction(async (tx) => {
-    const [projects, keys] = await Promise.all([tx.listProjects({ limit: 1 }), tx.listApiKeys(null, { limit: 1 })]);
+    const [projects, keys] = await Promise.all([
+      tx.listProjects({ limit: 1 }),
+      tx.listApiKeys(null, { limit: 1 }),
+    ]);
     if (projects.items.length > 0 || keys.items.length > 0) return { created: false };
     const secret = adminKey ?? generateSecret();
     const key: StoredApiKey = {

@@ -56,7 +56,10 @@ export class EnvironmentService {
       updatedAt: at,
     };
     return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
-      if (input.copyFrom !== undefined && (await tx.findEnvironment(project.id, input.copyFrom)) === undefined) {
+      if (
+        input.copyFrom !== undefined &&
+        (await tx.findEnvironment(project.id, input.copyFrom)) === undefined
+      ) {
         throw new DomainError('validation_failed', `No environment "${input.copyFrom}" to copy from.`, [
           { path: '/copyFrom', message: `no environment "${input.copyFrom}" in this project` },
         ]);
@@ -112,7 +115,12 @@ export class EnvironmentService {
     });
   }
 
-  async delete(actor: Actor, projectIdOrKey: string, key: string, options: { ifMatch?: number | undefined }): Promise<void> {
+  async delete(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    options: { ifMatch?: number | undefined },
+  ): Promise<void> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);

@@ -30,8 +30,11 @@ export class EvaluationService {
     const environment = scope.environment ?? 'production';
     const projectId = await this.#projectId(actor, scope.project);
     authorize(actor.principal, projectId, 'evaluator', environment);
-    const compiled = this.#snapshots.peek(projectId, environment) ?? (await this.#snapshots.environment(projectId, environment));
-    if (compiled === null) throw new DomainError('not_found', `No environment "${environment}" in this project.`);
+    const compiled =
+      this.#snapshots.peek(projectId, environment) ??
+      (await this.#snapshots.environment(projectId, environment));
+    if (compiled === null)
+      throw new DomainError('not_found', `No environment "${environment}" in this project.`);
     return compiled;
   }
 
@@ -50,10 +53,16 @@ export class EvaluationService {
     return id;
   }
 
-  async evaluate(actor: Actor, flagKey: string, context: EvaluationContext, scope: EvaluationScope): Promise<EvaluationDetail> {
+  async evaluate(
+    actor: Actor,
+    flagKey: string,
+    context: EvaluationContext,
+    scope: EvaluationScope,
+  ): Promise<EvaluationDetail> {
     const compiled = await this.environmentFor(actor, scope);
     const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
-    if (result === undefined) throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    if (result === undefined)
+      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     return result;
   }
 

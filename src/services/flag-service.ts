@@ -35,7 +35,15 @@ export interface CreateFlagInput {
 export type FlagPatch = Readonly<Record<string, unknown>>;
 
 const FLAG_FIELDS = ['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived'] as const;
-const ENVIRONMENT_FIELDS = ['enabled', 'offVariant', 'defaultVariant', 'defaultRollout', 'targets', 'rules', 'targeting'];
+const ENVIRONMENT_FIELDS = [
+  'enabled',
+  'offVariant',
+  'defaultVariant',
+  'defaultRollout',
+  'targets',
+  'rules',
+  'targeting',
+];
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
 
@@ -51,7 +59,13 @@ export class FlagService {
   }
 
   /** Lists flags; `environment` (whose `enabled` the caller shows) must exist. */
-  async list(actor: Actor, projectIdOrKey: string, environment: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>> {
+  async list(
+    actor: Actor,
+    projectIdOrKey: string,
+    environment: string,
+    filter: FlagFilter,
+    page: PageRequest,
+  ): Promise<Page<Flag>> {
     const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
@@ -67,7 +81,11 @@ export class FlagService {
   }
 
   /** Finds a flag by id, checking the principal may act on its project with `role`. */
-  async #byId(actor: Actor, flagId: string, role: 'viewer' | 'editor'): Promise<{ flag: Flag; project: Project }> {
+  async #byId(
+    actor: Actor,
+    flagId: string,
+    role: 'viewer' | 'editor',
+  ): Promise<{ flag: Flag; project: Project }> {
     const flag = await this.#store.findFlagById(flagId);
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     const project = await accessProject(this.#store, actor.principal, flag.projectId, role);
@@ -106,10 +124,14 @@ export class FlagService {
         version: 1,
         createdAt: at,
         updatedAt: at,
-        environments: Object.fromEntries(environments.map((e) => [e.key, initialFlagEnvironment(type, variants)])),
+        environments: Object.fromEntries(
+          environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+        ),
       };
       await this.#validate(tx, flag);
-      await tx.insertFlag(flag).catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
+      await tx
+        .insertFlag(flag)
+        .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
       await recordAudit(tx, actor, project.id, {
         action: 'flag.created',
         resource: { type: 'flag', id, key: flag.key },
@@ -128,7 +150,8 @@ export class FlagService {
   ): Promise<Flag> {
     const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
     const touched = this.#touchedEnvironments(patch, options.environment ?? 'production');
-    for (const environment of touched) await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
+    for (const environment of touched)
+      await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
     if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
     if (patch.type !== undefined && patch.type !== current.type) {
       throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
@@ -180,17 +203,21 @@ export class FlagService {
   #touchedEnvironments(patch: FlagPatch, environment: string): string[] {
     const touched = new Set<string>();
     if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
-    if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
+    if (isPlainObject(patch.environments))
+      for (const key of Object.keys(patch.environments)) touched.add(key);
     return [...touched];
   }
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {
     const environments: Record<string, FlagEnvironment> = { ...flag.environments };
     const environmentPatches: [string, Record<string, unknown>][] = [];
-    const topLevel = Object.fromEntries(ENVIRONMENT_FIELDS.filter((f) => f in patch).map((f) => [f, patch[f]]));
+    const topLevel = Object.fromEntries(
+      ENVIRONMENT_FIELDS.filter((f) => f in patch).map((f) => [f, patch[f]]),
+    );
     if (Object.keys(topLevel).length > 0) environmentPatches.push([environment, topLevel]);
     if (isPlainObject(patch.environments)) {
-      for (const [key, value] of Object.entries(patch.environments)) environmentPatches.push([key, value as Record<string, unknown>]);
+      for (const [key, value] of Object.entries(patch.environments))
+        environmentPatches.push([key, value as Record<string, unknown>]);
     }
     for (const [key, envPatch] of environmentPatches) {
       const current = environments[key];
@@ -204,10 +231,14 @@ export class FlagService {
     return {
       ...flag,
       name: (patch.name as string | undefined) ?? flag.name,
-      description: patch.description === null ? '' : ((patch.description as string | undefined) ?? flag.description),
+      description:
+        patch.description === null ? '' : ((patch.description as string | undefined) ?? flag.description),
       variants: (patch.variants as Variant[] | undefined) ?? flag.variants,
       tags: patch.tags === null ? [] : ((patch.tags as string[] | undefined) ?? flag.tags),
-      metadata: patch.metadata === undefined ? flag.metadata : ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
+      metadata:
+        patch.metadata === undefined
+          ? flag.metadata
+          : ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
       archived: (patch.archived as boolean | undefined) ?? flag.archived,
       version: flag.version + 1,
       updatedAt: now(),
@@ -220,7 +251,11 @@ export class FlagService {
       store.listEnvironments(flag.projectId),
       store.allSegments(flag.projectId),
     ]);
-    const errors = validateFlag(flag, new Set(environments.map((e) => e.key)), new Set(segments.map((s) => s.key)));
+    const errors = validateFlag(
+      flag,
+      new Set(environments.map((e) => e.key)),
+      new Set(segments.map((s) => s.key)),
+    );
     if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
   }
 }
@@ -244,7 +279,9 @@ function normaliseEnvironment(merged: Record<string, unknown>, previous: FlagEnv
     defaultVariant: (merged.defaultVariant as string | undefined) ?? null,
     targets: (merged.targets as FlagEnvironment['targets'] | undefined) ?? [],
     rules,
-    ...(defaultRollout === undefined ? {} : { defaultRollout: defaultRollout as FlagEnvironment['defaultRollout'] }),
+    ...(defaultRollout === undefined
+      ? {}
+      : { defaultRollout: defaultRollout as FlagEnvironment['defaultRollout'] }),
     ...(targeting === undefined ? {} : { targeting: targeting as FlagEnvironment['targeting'] }),
   };
 }

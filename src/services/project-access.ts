@@ -28,12 +28,18 @@ export async function accessProject(
 /** Refuses a request whose `If-Match` names another version than the stored one. */
 export function checkIfMatch(ifMatch: number | undefined, version: number): void {
   if (ifMatch !== undefined && ifMatch !== version) {
-    throw new DomainError('precondition_failed', `If-Match names version ${ifMatch}, but the resource is at version ${version}.`);
+    throw new DomainError(
+      'precondition_failed',
+      `If-Match names version ${ifMatch}, but the resource is at version ${version}.`,
+    );
   }
 }
 
 /** The error for an update that lost a race with another writer of the same resource. */
 export const changedMeanwhile = (resource: string) =>
-  new DomainError('precondition_failed', `The ${resource} changed while this request ran; read it again and retry.`);
+  new DomainError(
+    'precondition_failed',
+    `The ${resource} changed while this request ran; read it again and retry.`,
+  );
 
 export const now = () => new Date().toISOString();

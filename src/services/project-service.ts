@@ -45,16 +45,25 @@ export class ProjectService {
     const environments = input.environments ?? DEFAULT_ENVIRONMENTS;
     const keys = environments.map((e) => e.key);
     if (environments.length === 0) {
-      throw validationFailed('A project needs at least one environment.', [{ path: '/environments', message: 'must not be empty' }]);
+      throw validationFailed('A project needs at least one environment.', [
+        { path: '/environments', message: 'must not be empty' },
+      ]);
     }
     const duplicate = keys.find((k, i) => keys.indexOf(k) !== i);
     if (duplicate) {
-      throw validationFailed('Environment keys must differ.', [{ path: '/environments', message: `"${duplicate}" appears twice` }]);
+      throw validationFailed('Environment keys must differ.', [
+        { path: '/environments', message: `"${duplicate}" appears twice` },
+      ]);
     }
     return createProject(this.#deps.store, actor, { ...input, environments });
   }
 
-  async patch(actor: Actor, idOrKey: string, patch: ProjectPatch, options: { ifMatch?: number | undefined }): Promise<Project> {
+  async patch(
+    actor: Actor,
+    idOrKey: string,
+    patch: ProjectPatch,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Project> {
     const project = await accessProject(this.#deps.store, actor.principal, idOrKey, 'admin');
     return this.#deps.store.transaction(async (tx) => {
       const stored = (await tx.findProject(project.id)) ?? project;
@@ -137,4 +146,3 @@ export async function createProject(
     return project;
   });
 }
-

@@ -75,7 +75,12 @@ export class SegmentService {
     });
   }
 
-  async patch(actor: Actor, segmentId: string, patch: SegmentPatch, options: { ifMatch?: number | undefined }): Promise<Segment> {
+  async patch(
+    actor: Actor,
+    segmentId: string,
+    patch: SegmentPatch,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Segment> {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
@@ -114,9 +119,16 @@ export class SegmentService {
       const stored = await tx.findSegmentById(segmentId);
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
-      const users = segmentUsers(stored.key, await tx.allFlags(stored.projectId), await tx.allSegments(stored.projectId));
+      const users = segmentUsers(
+        stored.key,
+        await tx.allFlags(stored.projectId),
+        await tx.allSegments(stored.projectId),
+      );
       if (users.length > 0) {
-        throw new DomainError('conflict', `The segment "${stored.key}" is used by ${users.join(', ')}; remove those uses first.`);
+        throw new DomainError(
+          'conflict',
+          `The segment "${stored.key}" is used by ${users.join(', ')}; remove those uses first.`,
+        );
       }
       await tx.deleteSegment(segmentId);
       await recordAudit(tx, actor, stored.projectId, {
@@ -134,7 +146,11 @@ export class SegmentService {
     const errors = validateRules(segment.rules, keys, '/rules');
     if (errors.length === 0) {
       const cycle = findSegmentCycle([...others, segment]);
-      if (cycle) errors.push({ path: '/rules', message: `segments would refer to each other in a cycle: ${cycle.join(' → ')}` });
+      if (cycle)
+        errors.push({
+          path: '/rules',
+          message: `segments would refer to each other in a cycle: ${cycle.join(' → ')}`,
+        });
     }
     if (errors.length > 0) throw validationFailed('The segment is not valid.', errors);
   }
@@ -150,6 +166,7 @@ function segmentUsers(key: string, flags: readonly Flag[], segments: readonly Se
     );
     if (used) users.push(`flag "${flag.key}"`);
   }
-  for (const segment of segments) if (segment.key !== key && refers(segment.rules)) users.push(`segment "${segment.key}"`);
+  for (const segment of segments)
+    if (segment.key !== key && refers(segment.rules)) users.push(`segment "${segment.key}"`);
   return users;
 }

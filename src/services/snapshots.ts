@@ -1,4 +1,9 @@
-import { type CompiledEnvironment, compileEnvironment, withFlag, withoutFlag } from '../evaluation/compile-environment.ts';
+import {
+  type CompiledEnvironment,
+  compileEnvironment,
+  withFlag,
+  withoutFlag,
+} from '../evaluation/compile-environment.ts';
 import type { Store } from '../storage/store.ts';
 
 interface ProjectSnapshot {
@@ -32,7 +37,8 @@ export class SnapshotRegistry {
 
   /** The compiled environment, loading the project on first use; `null` when the environment does not exist. */
   async environment(projectId: string, environmentKey: string): Promise<CompiledEnvironment | null> {
-    const loaded = this.#projects.get(projectId) ?? (await this.#serialise(projectId, () => this.#load(projectId)));
+    const loaded =
+      this.#projects.get(projectId) ?? (await this.#serialise(projectId, () => this.#load(projectId)));
     return loaded.environments.get(environmentKey) ?? null;
   }
 
@@ -69,7 +75,9 @@ export class SnapshotRegistry {
           this.forget(projectId);
           return undefined;
         }
-        return revision > snapshot.revision ? this.#serialise(projectId, () => this.#load(projectId)) : undefined;
+        return revision > snapshot.revision
+          ? this.#serialise(projectId, () => this.#load(projectId))
+          : undefined;
       }),
     );
   }

@@ -12,7 +12,11 @@ const VALUE_CHECKS: Readonly<Record<FlagType, (value: unknown) => boolean>> = {
 };
 
 /** Everything about a whole flag that a JSON schema cannot say: types of values and references. */
-export function validateFlag(flag: Flag, environmentKeys: ReadonlySet<string>, segmentKeys: ReadonlySet<string>): FieldError[] {
+export function validateFlag(
+  flag: Flag,
+  environmentKeys: ReadonlySet<string>,
+  segmentKeys: ReadonlySet<string>,
+): FieldError[] {
   const errors: FieldError[] = [];
   const variantKeys = new Set<string>();
   flag.variants.forEach((variant, index) => {
@@ -21,7 +25,10 @@ export function validateFlag(flag: Flag, environmentKeys: ReadonlySet<string>, s
     }
     variantKeys.add(variant.key);
     if (!VALUE_CHECKS[flag.type](variant.value)) {
-      errors.push({ path: `/variants/${index}/value`, message: `must be a ${flag.type === 'object' ? 'JSON object' : flag.type}, as the flag's type` });
+      errors.push({
+        path: `/variants/${index}/value`,
+        message: `must be a ${flag.type === 'object' ? 'JSON object' : flag.type}, as the flag's type`,
+      });
     }
   });
   for (const [envKey, config] of Object.entries(flag.environments)) {
@@ -48,15 +55,20 @@ function validateFlagEnvironment(
   };
   knownVariant(config.offVariant, `${path}/offVariant`);
   knownVariant(config.defaultVariant, `${path}/defaultVariant`);
-  if (config.defaultRollout) errors.push(...validateRollout(config.defaultRollout, variants, `${path}/defaultRollout`));
-  config.targets.forEach((target, index) => knownVariant(target.variant, `${path}/targets/${index}/variant`));
+  if (config.defaultRollout)
+    errors.push(...validateRollout(config.defaultRollout, variants, `${path}/defaultRollout`));
+  config.targets.forEach((target, index) => {
+    knownVariant(target.variant, `${path}/targets/${index}/variant`);
+  });
   const ruleIds = new Set<string>();
   config.rules.forEach((rule, index) => {
     const at = `${path}/rules/${index}`;
-    if (ruleIds.has(rule.id)) errors.push({ path: `${at}/id`, message: `rule id "${rule.id}" appears twice` });
+    if (ruleIds.has(rule.id))
+      errors.push({ path: `${at}/id`, message: `rule id "${rule.id}" appears twice` });
     ruleIds.add(rule.id);
     rule.segments.forEach((segment, i) => {
-      if (!segmentKeys.has(segment)) errors.push({ path: `${at}/segments/${i}`, message: `no segment "${segment}" in this project` });
+      if (!segmentKeys.has(segment))
+        errors.push({ path: `${at}/segments/${i}`, message: `no segment "${segment}" in this project` });
     });
     errors.push(...validateRules(rule.conditions, segmentKeys, `${at}/conditions`));
     const serve = rule.serve as { variant?: string; rollout?: Rollout };
@@ -70,9 +82,17 @@ function validateFlagEnvironment(
   });
   if (config.targeting !== undefined) {
     if (config.rules.length > 0 || config.targets.length > 0) {
-      errors.push({ path: `${path}/targeting`, message: 'use either "targeting" (JsonLogic) or "rules" and "targets", not both' });
+      errors.push({
+        path: `${path}/targeting`,
+        message: 'use either "targeting" (JsonLogic) or "rules" and "targets", not both',
+      });
     }
-    errors.push(...validateTargeting(config.targeting as JsonValue).map((e) => ({ path: `${path}/targeting${e.path}`, message: e.message })));
+    errors.push(
+      ...validateTargeting(config.targeting as JsonValue).map((e) => ({
+        path: `${path}/targeting${e.path}`,
+        message: e.message,
+      })),
+    );
   }
   return errors;
 }
@@ -80,7 +100,11 @@ function validateFlagEnvironment(
 function validateRollout(rollout: Rollout, variants: ReadonlySet<string>, path: string): FieldError[] {
   const errors: FieldError[] = [];
   rollout.weights.forEach((w, index) => {
-    if (!variants.has(w.variant)) errors.push({ path: `${path}/weights/${index}/variant`, message: `no variant "${w.variant}" in this flag` });
+    if (!variants.has(w.variant))
+      errors.push({
+        path: `${path}/weights/${index}/variant`,
+        message: `no variant "${w.variant}" in this flag`,
+      });
   });
   if (rollout.weights.reduce((sum, w) => sum + w.weight, 0) === 0) {
     errors.push({ path: `${path}/weights`, message: 'weights must add up to more than 0' });

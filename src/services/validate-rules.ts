@@ -6,14 +6,19 @@ import { validateAttributeRule } from '../evaluation/operators.ts';
  * Checks the rules of a segment or a targeting rule: each type's own fields, operands an
  * operator can use (so evaluation never meets a bad rule), and references to known segments.
  */
-export function validateRules(rules: readonly Rule[], segmentKeys: ReadonlySet<string>, path: string): FieldError[] {
+export function validateRules(
+  rules: readonly Rule[],
+  segmentKeys: ReadonlySet<string>,
+  path: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   rules.forEach((rule, index) => {
     const at = `${path}/${index}`;
     const fields = rule as unknown as Record<string, unknown>;
     if (rule.type === 'segment') {
       for (const field of ['attribute', 'operator', 'value', 'values']) {
-        if (fields[field] !== undefined) errors.push({ path: `${at}/${field}`, message: 'is not used by a segment rule' });
+        if (fields[field] !== undefined)
+          errors.push({ path: `${at}/${field}`, message: 'is not used by a segment rule' });
       }
       if (typeof rule.segment !== 'string') errors.push({ path: `${at}/segment`, message: 'is required' });
       else if (!segmentKeys.has(rule.segment)) {
@@ -21,7 +26,8 @@ export function validateRules(rules: readonly Rule[], segmentKeys: ReadonlySet<s
       }
       return;
     }
-    if (fields.segment !== undefined) errors.push({ path: `${at}/segment`, message: 'is not used by an attribute rule' });
+    if (fields.segment !== undefined)
+      errors.push({ path: `${at}/segment`, message: 'is not used by an attribute rule' });
     if (typeof rule.attribute !== 'string') errors.push({ path: `${at}/attribute`, message: 'is required' });
     if (typeof rule.operator !== 'string') {
       errors.push({ path: `${at}/operator`, message: 'is required' });
@@ -40,11 +46,14 @@ function operandErrors(rule: AttributeRule, at: string): FieldError[] {
     return [];
   }
   if (LIST_OPERATORS.has(rule.operator)) {
-    if (rule.values === undefined) return [{ path: `${at}/values`, message: `${rule.operator} needs "values", a list` }];
-    if (rule.value !== undefined) return [{ path: `${at}/value`, message: `${rule.operator} takes "values", not "value"` }];
+    if (rule.values === undefined)
+      return [{ path: `${at}/values`, message: `${rule.operator} needs "values", a list` }];
+    if (rule.value !== undefined)
+      return [{ path: `${at}/value`, message: `${rule.operator} takes "values", not "value"` }];
   } else {
     if (rule.value === undefined) return [{ path: `${at}/value`, message: `${rule.operator} needs "value"` }];
-    if (rule.values !== undefined) return [{ path: `${at}/values`, message: `${rule.operator} takes "value", not "values"` }];
+    if (rule.values !== undefined)
+      return [{ path: `${at}/values`, message: `${rule.operator} takes "value", not "values"` }];
   }
   return validateAttributeRule(rule).map((e) => ({ path: `${at}${e.path}`, message: e.message }));
 }

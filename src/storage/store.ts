@@ -79,10 +79,7 @@ export interface Store {
   updateFlag(flag: Flag, expectedVersion: number): Promise<boolean>;
   deleteFlag(id: string): Promise<void>;
   /** Gives every flag of the project a configuration in the new environment. */
-  insertFlagEnvironments(
-    environmentId: string,
-    configs: ReadonlyMap<string, FlagEnvironment>,
-  ): Promise<void>;
+  insertFlagEnvironments(environmentId: string, configs: ReadonlyMap<string, FlagEnvironment>): Promise<void>;
 
   listSegments(projectId: string, page: PageRequest): Promise<Page<Segment>>;
   allSegments(projectId: string): Promise<readonly Segment[]>;

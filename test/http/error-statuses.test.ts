@@ -1,17 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-describe('error statuses (SPEC §5) as problem+json', () => {
+describeEachDatabase('error statuses (SPEC §5) as problem+json', (database) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(database);
   });
   afterAll(() => server.close());
 
-  const expectProblem = (res: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, code: string) => {
+  const expectProblem = (
+    res: { status: number; headers: Headers; body: Record<string, unknown> },
+    status: number,
+    code: string,
+  ) => {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status, code, title: expect.any(String), detail: expect.any(String), type: expect.any(String) });
+    expect(res.body).toMatchObject({
+      status,
+      code,
+      title: expect.any(String),
+      detail: expect.any(String),
+      type: expect.any(String),
+    });
   };
 
   it('401 with WWW-Authenticate when the Authorization header is missing', async () => {
@@ -21,12 +32,22 @@ describe('error statuses (SPEC §5) as problem+json', () => {
   });
 
   it('401 for another scheme and for an unknown key', async () => {
-    expectProblem(await server.call('GET', '/v1/projects', { key: null, headers: { authorization: 'Basic abc' } }), 401, 'unauthorized');
-    expectProblem(await server.call('GET', '/v1/projects', { key: 'fsk_not-a-real-key' }), 401, 'unauthorized');
+    expectProblem(
+      await server.call('GET', '/v1/projects', { key: null, headers: { authorization: 'Basic abc' } }),
+      401,
+      'unauthorized',
+    );
+    expectProblem(
+      await server.call('GET', '/v1/projects', { key: 'fsk_not-a-real-key' }),
+      401,
+      'unauthorized',
+    );
   });
 
   it('400 with the field path for an unknown field', async () => {
-    const res = await server.call('POST', '/v1/projects/default/flags', { body: { key: 'a', colour: 'red' } });
+    const res = await server.call('POST', '/v1/projects/default/flags', {
+      body: { key: 'a', colour: 'red' },
+    });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toContainEqual({ path: '/colour', message: 'unknown field "colour"' });
   });
@@ -38,18 +59,28 @@ describe('error statuses (SPEC §5) as problem+json', () => {
   });
 
   it('400 for a body that is not JSON', async () => {
-    expectProblem(await server.call('POST', '/v1/projects/default/flags', { body: '{"key": ' }), 400, 'validation_failed');
+    expectProblem(
+      await server.call('POST', '/v1/projects/default/flags', { body: '{"key": ' }),
+      400,
+      'validation_failed',
+    );
   });
 
   it('400 for attributes that are not a JSON object', async () => {
-    const res = await server.call('GET', `/v1/flags/x?project=default&attributes=${encodeURIComponent('[1,2]')}`);
+    const res = await server.call(
+      'GET',
+      `/v1/flags/x?project=default&attributes=${encodeURIComponent('[1,2]')}`,
+    );
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors[0].path).toBe('querystring:/attributes');
   });
 
   it('400 for a rule whose regex does not compile, and nothing is written', async () => {
     const res = await server.call('POST', '/v1/projects/default/segments', {
-      body: { key: 'bad-regex', rules: [{ type: 'attribute', attribute: 'email', operator: 'matches', value: '(' }] },
+      body: {
+        key: 'bad-regex',
+        rules: [{ type: 'attribute', attribute: 'email', operator: 'matches', value: '(' }],
+      },
     });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors[0].path).toMatch(/^\/rules\/0/);
@@ -64,7 +95,9 @@ describe('error statuses (SPEC §5) as problem+json', () => {
 
   it('409 for a flag key that already exists, and for concurrent duplicate creates exactly one wins', async () => {
     const body = { key: 'dup' };
-    const results = await Promise.all([1, 2, 3, 4].map(() => server.call('POST', '/v1/projects/default/flags', { body })));
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => server.call('POST', '/v1/projects/default/flags', { body })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
     expectProblem(results.find((r) => r.status === 409)!, 409, 'conflict');
   });
@@ -72,9 +105,15 @@ describe('error statuses (SPEC §5) as problem+json', () => {
   it('412 for a stale If-Match, and the flag is unchanged', async () => {
     const created = await server.call('POST', '/v1/projects/default/flags', { body: { key: 'etagged' } });
     expect(created.headers.get('etag')).toBe('"1"');
-    const ok = await server.call('PATCH', `/v1/flags/${created.body.id}`, { body: { name: 'Renamed' }, headers: { 'if-match': '"1"' } });
+    const ok = await server.call('PATCH', `/v1/flags/${created.body.id}`, {
+      body: { name: 'Renamed' },
+      headers: { 'if-match': '"1"' },
+    });
     expect(ok.status).toBe(200);
-    const stale = await server.call('PATCH', `/v1/flags/${created.body.id}`, { body: { name: 'Lost' }, headers: { 'if-match': '"1"' } });
+    const stale = await server.call('PATCH', `/v1/flags/${created.body.id}`, {
+      body: { name: 'Lost' },
+      headers: { 'if-match': '"1"' },
+    });
     expectProblem(stale, 412, 'precondition_failed');
     const current = await server.call('GET', '/v1/projects/default/flags/etagged');
     expect(current.body.name).toBe('Renamed');
@@ -82,12 +121,17 @@ describe('error statuses (SPEC §5) as problem+json', () => {
   });
 
   it('413 for a body over 1 MiB', async () => {
-    const res = await server.call('POST', '/v1/projects/default/flags', { body: { key: 'big', description: 'x'.repeat(1024 * 1024 + 10) } });
+    const res = await server.call('POST', '/v1/projects/default/flags', {
+      body: { key: 'big', description: 'x'.repeat(1024 * 1024 + 10) },
+    });
     expectProblem(res, 413, 'payload_too_large');
   });
 
   it('415 for a content type that is not JSON', async () => {
-    const res = await server.call('POST', '/v1/projects/default/flags', { body: 'key=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await server.call('POST', '/v1/projects/default/flags', {
+      body: 'key=a',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectProblem(res, 415, 'unsupported_media_type');
   });
 

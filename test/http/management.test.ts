@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-describe('management API', () => {
+describeEachDatabase('management API', (database) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(database);
   });
   afterAll(() => server.close());
 
@@ -15,7 +16,9 @@ describe('management API', () => {
       expect(res.headers.get('location')).toBe(`/v1/projects/${res.body.id}`);
       const envs = await server.call('GET', '/v1/projects/shop/environments');
       expect(envs.body.map((e: { key: string }) => e.key)).toEqual(['development', 'production']);
-      const custom = await server.call('POST', '/v1/projects', { body: { key: 'custom', environments: [{ key: 'staging' }, { key: 'live', name: 'Live' }] } });
+      const custom = await server.call('POST', '/v1/projects', {
+        body: { key: 'custom', environments: [{ key: 'staging' }, { key: 'live', name: 'Live' }] },
+      });
       expect(custom.status).toBe(201);
       const customEnvs = await server.call('GET', `/v1/projects/${custom.body.id}/environments`);
       expect(customEnvs.body.map((e: { key: string; name: string }) => [e.key, e.name])).toEqual([
@@ -38,24 +41,36 @@ describe('management API', () => {
 
     it('starts a new environment with every flag disabled, or as a copy of another', async () => {
       const flag = await server.call('POST', '/v1/projects/shop/flags', { body: { key: 'banner' } });
-      await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=production`, { body: { enabled: true, defaultVariant: 'off' } });
+      await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=production`, {
+        body: { enabled: true, defaultVariant: 'off' },
+      });
       const fresh = await server.call('POST', '/v1/projects/shop/environments', { body: { key: 'qa' } });
       expect(fresh.status).toBe(201);
-      const copy = await server.call('POST', '/v1/projects/shop/environments', { body: { key: 'staging', copyFrom: 'production' } });
+      const copy = await server.call('POST', '/v1/projects/shop/environments', {
+        body: { key: 'staging', copyFrom: 'production' },
+      });
       expect(copy.status).toBe(201);
       const banner = await server.call('GET', '/v1/projects/shop/flags/banner');
-      expect(banner.body.environments.qa).toMatchObject({ enabled: false, offVariant: 'off', defaultVariant: 'on' });
+      expect(banner.body.environments.qa).toMatchObject({
+        enabled: false,
+        offVariant: 'off',
+        defaultVariant: 'on',
+      });
       expect(banner.body.environments.staging).toMatchObject({ enabled: true, defaultVariant: 'off' });
     });
 
     it('refuses copyFrom naming an unknown environment', async () => {
-      const res = await server.call('POST', '/v1/projects/shop/environments', { body: { key: 'x', copyFrom: 'nope' } });
+      const res = await server.call('POST', '/v1/projects/shop/environments', {
+        body: { key: 'x', copyFrom: 'nope' },
+      });
       expect(res.status).toBe(400);
       expect(res.body.errors[0].path).toBe('/copyFrom');
     });
 
     it('renames an environment and deletes all but the last one (409)', async () => {
-      const renamed = await server.call('PATCH', '/v1/projects/custom/environments/staging', { body: { name: 'Staging' } });
+      const renamed = await server.call('PATCH', '/v1/projects/custom/environments/staging', {
+        body: { name: 'Staging' },
+      });
       expect(renamed.body).toMatchObject({ name: 'Staging', version: 2 });
       expect((await server.call('DELETE', '/v1/projects/custom/environments/staging')).status).toBe(204);
       const last = await server.call('DELETE', '/v1/projects/custom/environments/live');
@@ -72,31 +87,64 @@ describe('management API', () => {
   describe('flags', () => {
     it('creates flags of every type, checking variant values against the type', async () => {
       const string = await server.call('POST', '/v1/projects/shop/flags', {
-        body: { key: 'theme', type: 'string', variants: [{ key: 'light', value: 'light' }, { key: 'dark', value: 'dark' }] },
+        body: {
+          key: 'theme',
+          type: 'string',
+          variants: [
+            { key: 'light', value: 'light' },
+            { key: 'dark', value: 'dark' },
+          ],
+        },
       });
       expect(string.status).toBe(201);
-      expect(string.body.environments.production).toMatchObject({ enabled: false, offVariant: 'light', defaultVariant: 'light' });
+      expect(string.body.environments.production).toMatchObject({
+        enabled: false,
+        offVariant: 'light',
+        defaultVariant: 'light',
+      });
       const number = await server.call('POST', '/v1/projects/shop/flags', {
-        body: { key: 'limit', type: 'number', variants: [{ key: 'low', value: 10 }, { key: 'high', value: 100.5 }] },
+        body: {
+          key: 'limit',
+          type: 'number',
+          variants: [
+            { key: 'low', value: 10 },
+            { key: 'high', value: 100.5 },
+          ],
+        },
       });
       expect(number.status).toBe(201);
       const object = await server.call('POST', '/v1/projects/shop/flags', {
-        body: { key: 'layout', type: 'object', variants: [{ key: 'a', value: { columns: 2, items: ['x'] } }] },
+        body: {
+          key: 'layout',
+          type: 'object',
+          variants: [{ key: 'a', value: { columns: 2, items: ['x'] } }],
+        },
       });
       expect(object.status).toBe(201);
       const wrong = await server.call('POST', '/v1/projects/shop/flags', {
         body: { key: 'wrong', type: 'number', variants: [{ key: 'a', value: '10' }] },
       });
       expect(wrong.status).toBe(400);
-      expect(wrong.body.errors).toEqual([{ path: '/variants/0/value', message: expect.stringContaining('number') }]);
-      const missing = await server.call('POST', '/v1/projects/shop/flags', { body: { key: 'nov', type: 'string' } });
+      expect(wrong.body.errors).toEqual([
+        { path: '/variants/0/value', message: expect.stringContaining('number') },
+      ]);
+      const missing = await server.call('POST', '/v1/projects/shop/flags', {
+        body: { key: 'nov', type: 'string' },
+      });
       expect(missing.status).toBe(400);
       expect(missing.body.errors[0].path).toBe('/variants');
     });
 
     it('a boolean flag gets the variants on and off without being asked; name defaults to the key', async () => {
       const res = await server.call('POST', '/v1/projects/shop/flags', { body: { key: 'plain' } });
-      expect(res.body).toMatchObject({ name: 'plain', type: 'boolean', variants: [{ key: 'on', value: true }, { key: 'off', value: false }] });
+      expect(res.body).toMatchObject({
+        name: 'plain',
+        type: 'boolean',
+        variants: [
+          { key: 'on', value: true },
+          { key: 'off', value: false },
+        ],
+      });
     });
 
     it('refuses changing the type', async () => {
@@ -109,7 +157,12 @@ describe('management API', () => {
     it('patches several environments at once with environments: {…}', async () => {
       const flag = await server.call('GET', '/v1/projects/shop/flags/theme');
       const res = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
-        body: { environments: { development: { enabled: true, defaultVariant: 'dark' }, production: { targets: [{ variant: 'dark', values: ['u1'] }] } } },
+        body: {
+          environments: {
+            development: { enabled: true, defaultVariant: 'dark' },
+            production: { targets: [{ variant: 'dark', values: ['u1'] }] },
+          },
+        },
       });
       expect(res.status).toBe(200);
       expect(res.body.environments.development).toMatchObject({ enabled: true, defaultVariant: 'dark' });
@@ -118,12 +171,17 @@ describe('management API', () => {
 
     it('keeps a rule id across updates that send it back', async () => {
       const flag = await server.call('GET', '/v1/projects/shop/flags/theme');
-      const first = await server.call('PATCH', `/v1/flags/${flag.body.id}`, { body: { rules: [{ conditions: [], serve: { variant: 'dark' } }] } });
+      const first = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
+        body: { rules: [{ conditions: [], serve: { variant: 'dark' } }] },
+      });
       const rule = first.body.environments.production.rules[0];
       const second = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
         body: { rules: [{ ...rule, description: 'everyone' }] },
       });
-      expect(second.body.environments.production.rules[0]).toMatchObject({ id: rule.id, description: 'everyone' });
+      expect(second.body.environments.production.rules[0]).toMatchObject({
+        id: rule.id,
+        description: 'everyone',
+      });
     });
 
     it('refuses a rule naming an unknown segment or variant, and one with both or neither serve', async () => {
@@ -135,7 +193,10 @@ describe('management API', () => {
       expect(res.body.errors).toEqual(
         expect.arrayContaining([
           { path: '/environments/production/rules/0/segments/0', message: expect.stringContaining('ghosts') },
-          { path: '/environments/production/rules/0/serve/variant', message: expect.stringContaining('neon') },
+          {
+            path: '/environments/production/rules/0/serve/variant',
+            message: expect.stringContaining('neon'),
+          },
           { path: '/environments/production/rules/1/serve', message: expect.any(String) },
         ]),
       );
@@ -143,13 +204,17 @@ describe('management API', () => {
 
     it('answers 404 for a PATCH to an unknown environment', async () => {
       const flag = await server.call('GET', '/v1/projects/shop/flags/theme');
-      const res = await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=mars`, { body: { enabled: true } });
+      const res = await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=mars`, {
+        body: { enabled: true },
+      });
       expect(res.status).toBe(404);
     });
 
     it('filters by tag, text and archived, and pages with Link rel="next"', async () => {
       for (let i = 0; i < 5; i++) {
-        await server.call('POST', '/v1/projects/shop/flags', { body: { key: `page-${i}`, tags: i % 2 ? ['odd'] : [] } });
+        await server.call('POST', '/v1/projects/shop/flags', {
+          body: { key: `page-${i}`, tags: i % 2 ? ['odd'] : [] },
+        });
       }
       const odd = await server.call('GET', '/v1/projects/shop/flags?tag=odd');
       expect(odd.body.map((f: { key: string }) => f.key)).toEqual(['page-1', 'page-3']);
@@ -186,11 +251,16 @@ describe('management API', () => {
         { type: 'attribute', attribute: 'x', operator: 'exists', value: 'y' },
       ];
       for (const rule of bad) {
-        const res = await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'bad', rules: [rule] } });
+        const res = await server.call('POST', '/v1/projects/shop/segments', {
+          body: { key: 'bad', rules: [rule] },
+        });
         expect(res.status, JSON.stringify(rule)).toBe(400);
       }
       const unknownOperator = await server.call('POST', '/v1/projects/shop/segments', {
-        body: { key: 'bad', rules: [{ type: 'attribute', attribute: 'a', operator: 'resembles', value: 'b' }] },
+        body: {
+          key: 'bad',
+          rules: [{ type: 'attribute', attribute: 'a', operator: 'resembles', value: 'b' }],
+        },
       });
       expect(unknownOperator.status).toBe(400);
       expect(unknownOperator.body.errors[0].path).toBe('/rules/0/operator');
@@ -198,8 +268,12 @@ describe('management API', () => {
 
     it('refuses segment rules that form a cycle', async () => {
       const a = await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'a' } });
-      await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'b', rules: [{ type: 'segment', segment: 'a' }] } });
-      const cycle = await server.call('PATCH', `/v1/segments/${a.body.id}`, { body: { rules: [{ type: 'segment', segment: 'b' }] } });
+      await server.call('POST', '/v1/projects/shop/segments', {
+        body: { key: 'b', rules: [{ type: 'segment', segment: 'a' }] },
+      });
+      const cycle = await server.call('PATCH', `/v1/segments/${a.body.id}`, {
+        body: { rules: [{ type: 'segment', segment: 'b' }] },
+      });
       expect(cycle.status).toBe(400);
       expect(cycle.body.errors[0].message).toMatch(/cycle/);
     });
@@ -220,7 +294,9 @@ describe('management API', () => {
     const doc = await server.call('GET', '/v1/openapi.json', { key: null });
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/flags/{flagKey}', '/v1/projects/{projectId}/flags']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/flags/{flagKey}', '/v1/projects/{projectId}/flags']),
+    );
     const page = await fetch(`${server.url}/docs/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html');

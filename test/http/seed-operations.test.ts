@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** The brief's six operations, over a real socket, with the brief's request and response shapes. */
-describe('the seed API', () => {
+describeEachDatabase('the seed API', (database) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer(database);
   });
   afterAll(() => server.close());
 
@@ -13,11 +14,21 @@ describe('the seed API', () => {
 
   it('creates a flag with the seed body and answers 201 with a Location', async () => {
     const res = await server.call('POST', '/v1/projects/default/flags', {
-      body: { key: 'new-checkout', name: 'New checkout', type: 'boolean', description: 'The redesigned checkout' },
+      body: {
+        key: 'new-checkout',
+        name: 'New checkout',
+        type: 'boolean',
+        description: 'The redesigned checkout',
+      },
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`/v1/projects/${res.body.projectId}/flags/new-checkout`);
-    expect(res.body).toMatchObject({ key: 'new-checkout', name: 'New checkout', type: 'boolean', description: 'The redesigned checkout' });
+    expect(res.body).toMatchObject({
+      key: 'new-checkout',
+      name: 'New checkout',
+      type: 'boolean',
+      description: 'The redesigned checkout',
+    });
     expect(res.body.id).toMatch(/^flg_/);
     flagId = res.body.id;
   });
@@ -27,13 +38,23 @@ describe('the seed API', () => {
     expect(res.status).toBe(200);
     expect(Array.isArray(res.body)).toBe(true);
     expect(res.body).toEqual([
-      expect.objectContaining({ id: flagId, key: 'new-checkout', name: 'New checkout', type: 'boolean', enabled: false }),
+      expect.objectContaining({
+        id: flagId,
+        key: 'new-checkout',
+        name: 'New checkout',
+        type: 'boolean',
+        enabled: false,
+      }),
     ]);
   });
 
   it('creates a segment with the seed body', async () => {
     const res = await server.call('POST', '/v1/projects/default/segments', {
-      body: { key: 'dutch-users', name: 'Dutch users', rules: [{ type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' }] },
+      body: {
+        key: 'dutch-users',
+        name: 'Dutch users',
+        rules: [{ type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' }],
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
@@ -52,7 +73,11 @@ describe('the seed API', () => {
 
   it('updates a flag with PATCH: switched on in production with a rule on the segment', async () => {
     const res = await server.call('PATCH', `/v1/flags/${flagId}`, {
-      body: { enabled: true, defaultVariant: 'off', rules: [{ segments: ['dutch-users'], serve: { variant: 'on' } }] },
+      body: {
+        enabled: true,
+        defaultVariant: 'off',
+        rules: [{ segments: ['dutch-users'], serve: { variant: 'on' } }],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('etag')).toBe('"2"');
@@ -67,15 +92,30 @@ describe('the seed API', () => {
 
   it('evaluates the flag for a user whose attributes match the segment: reason targeting', async () => {
     const attributes = encodeURIComponent(JSON.stringify({ targetingKey: 'u1', country: 'NL' }));
-    const res = await server.call('GET', `/v1/flags/new-checkout?project=default&environment=production&attributes=${attributes}`);
+    const res = await server.call(
+      'GET',
+      `/v1/flags/new-checkout?project=default&environment=production&attributes=${attributes}`,
+    );
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ key: 'new-checkout', type: 'boolean', value: true, reason: 'targeting', variant: 'on' });
+    expect(res.body).toEqual({
+      key: 'new-checkout',
+      type: 'boolean',
+      value: true,
+      reason: 'targeting',
+      variant: 'on',
+    });
   });
 
   it('evaluates to the default for a user outside the segment, and in production when no environment is named', async () => {
     const attributes = encodeURIComponent(JSON.stringify({ country: 'BE' }));
     const res = await server.call('GET', `/v1/flags/new-checkout?project=default&attributes=${attributes}`);
-    expect(res.body).toEqual({ key: 'new-checkout', type: 'boolean', value: false, reason: 'default', variant: 'off' });
+    expect(res.body).toEqual({
+      key: 'new-checkout',
+      type: 'boolean',
+      value: false,
+      reason: 'default',
+      variant: 'off',
+    });
   });
 
   it('answers 404 for a flag that does not exist', async () => {

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
-import { openStore } from '../../src/storage/open-store.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { type TestDatabase, testDatabases } from './database.ts';
+
+const [sqlite] = testDatabases() as [TestDatabase];
 
 export const ADMIN_KEY = 'fsk_test-admin-key-0123456789abcdefghijklmnop';
 
@@ -29,9 +31,10 @@ export interface TestResponse {
   readonly body: any;
 }
 
-/** A real server on a free port over `store` (default: a fresh in-memory SQLite), bootstrapped with ADMIN_KEY. */
-export async function startTestServer(options: { store?: Store } = {}): Promise<TestServer> {
-  const store = options.store ?? (await openStore('sqlite::memory:'));
+/** A real server on a free port over a fresh database (default: in-memory SQLite), bootstrapped with ADMIN_KEY. */
+export async function startTestServer(database: TestDatabase = sqlite): Promise<TestServer> {
+  const opened = await database.open();
+  const store: Store = opened.store;
   await bootstrap(store, ADMIN_KEY);
   const services = createServices(store);
   const app = await buildApp({ services });
@@ -58,7 +61,7 @@ export async function startTestServer(options: { store?: Store } = {}): Promise<
     },
     async close() {
       await app.close();
-      await store.close();
+      await opened.close();
     },
   };
 }

@@ -28,7 +28,10 @@ export function registerAuthentication(scope: FastifyInstance, apiKeys: ApiKeySe
     if (request.method === 'OPTIONS') return;
     const secret = bearerSecret(request);
     if (secret === undefined) {
-      return sendProblem(reply, problem('unauthorized', 'Send the API key as "Authorization: Bearer <key>".'));
+      return sendProblem(
+        reply,
+        problem('unauthorized', 'Send the API key as "Authorization: Bearer <key>".'),
+      );
     }
     const found = await apiKeys.authenticate(secret, new Date());
     if (found === undefined) {

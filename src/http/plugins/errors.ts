@@ -4,7 +4,9 @@ import { problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
 
 /** Fastify's own errors that are the client's doing, by the code they carry. */
-const CLIENT_ERRORS: Readonly<Record<number, 'payload_too_large' | 'unsupported_media_type' | 'validation_failed'>> = {
+const CLIENT_ERRORS: Readonly<
+  Record<number, 'payload_too_large' | 'unsupported_media_type' | 'validation_failed'>
+> = {
   413: 'payload_too_large',
   415: 'unsupported_media_type',
   400: 'validation_failed',
@@ -13,7 +15,8 @@ const CLIENT_ERRORS: Readonly<Record<number, 'payload_too_large' | 'unsupported_
 /** Every error leaves as RFC 9457 problem+json; a 500 reveals nothing but the request id. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof DomainError) return sendProblem(reply, problem(error.code, error.message, error.errors));
+    if (error instanceof DomainError)
+      return sendProblem(reply, problem(error.code, error.message, error.errors));
     if (error.validation) {
       const errors = fieldErrors(error.validation as never, error.validationContext ?? 'body');
       return sendProblem(reply, problem('validation_failed', 'The request is not valid.', errors));
@@ -21,7 +24,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const code = error.statusCode === undefined ? undefined : CLIENT_ERRORS[error.statusCode];
     if (code !== undefined) return sendProblem(reply, problem(code, clientMessage(error)));
     request.log.error({ err: error }, 'request failed');
-    return sendProblem(reply, problem('internal_error', `Something went wrong on our side. Request id: ${request.id}.`));
+    return sendProblem(
+      reply,
+      problem('internal_error', `Something went wrong on our side. Request id: ${request.id}.`),
+    );
   });
 
   app.setNotFoundHandler((request, reply) =>
@@ -38,7 +44,8 @@ function clientMessage(error: FastifyError): string {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return 'The body is empty; send a JSON document.';
     default:
-      return error.message.startsWith('Body is not valid JSON') || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+      return error.message.startsWith('Body is not valid JSON') ||
+        error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
         ? 'The body is not valid JSON.'
         : error.message;
   }

@@ -1,9 +1,9 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['API keys'];
 
@@ -11,7 +11,8 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
   for (const scope of ['project', 'organisation'] as const) {
     const url = scope === 'project' ? '/projects/:projectId/api-keys' : '/api-keys';
     const params = scope === 'project' ? { params: ProjectParams } : {};
-    const projectOf = (params: unknown) => (scope === 'project' ? (params as { projectId: string }).projectId : null);
+    const projectOf = (params: unknown) =>
+      scope === 'project' ? (params as { projectId: string }).projectId : null;
     const who = scope === 'project' ? "a project's" : 'organisation-wide';
 
     app.get(
@@ -26,7 +27,11 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
         },
       },
       async (request, reply) => {
-        const page = await services.apiKeys.list(actorOf(request), projectOf(request.params), pageOf(request.query));
+        const page = await services.apiKeys.list(
+          actorOf(request),
+          projectOf(request.params),
+          pageOf(request.query),
+        );
         return sendPage(request, reply, page, (k) => k);
       },
     );

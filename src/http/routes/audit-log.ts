@@ -1,10 +1,10 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
-import type { Services } from '../../services/services.ts';
 import { accessProject } from '../../services/project-access.ts';
+import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendPage } from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -25,8 +25,17 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
     },
     async (request, reply) => {
       const { resourceType, resourceId, action } = request.query;
-      const project = await accessProject(services.store, actorOf(request).principal, request.params.projectId, 'admin');
-      const page = await services.store.listAuditEvents(project.id, { resourceType, resourceId, action }, pageOf(request.query));
+      const project = await accessProject(
+        services.store,
+        actorOf(request).principal,
+        request.params.projectId,
+        'admin',
+      );
+      const page = await services.store.listAuditEvents(
+        project.id,
+        { resourceType, resourceId, action },
+        pageOf(request.query),
+      );
       return sendPage(request, reply, page, (e) => e);
     },
   );

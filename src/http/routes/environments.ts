@@ -1,9 +1,9 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, ifMatchOf, sendCreated, sendNoContent, sendResource } from '../request-helpers.ts';
 import { Closed, Key, ProjectParams, problems } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Environments'];
 const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
@@ -34,8 +34,16 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       },
     },
     async (request, reply) => {
-      const environment = await services.environments.create(actorOf(request), request.params.projectId, request.body);
-      return sendCreated(reply, `/v1/projects/${environment.projectId}/environments/${environment.key}`, environment);
+      const environment = await services.environments.create(
+        actorOf(request),
+        request.params.projectId,
+        request.body,
+      );
+      return sendCreated(
+        reply,
+        `/v1/projects/${environment.projectId}/environments/${environment.key}`,
+        environment,
+      );
     },
   );
 
@@ -50,7 +58,10 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       },
     },
     async (request, reply) =>
-      sendResource(reply, await services.environments.get(actorOf(request), request.params.projectId, request.params.envKey)),
+      sendResource(
+        reply,
+        await services.environments.get(actorOf(request), request.params.projectId, request.params.envKey),
+      ),
   );
 
   app.patch(
@@ -66,9 +77,15 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     },
     async (request, reply) => {
       const { projectId, envKey } = request.params;
-      const environment = await services.environments.patch(actorOf(request), projectId, envKey, request.body, {
-        ifMatch: ifMatchOf(request),
-      });
+      const environment = await services.environments.patch(
+        actorOf(request),
+        projectId,
+        envKey,
+        request.body,
+        {
+          ifMatch: ifMatchOf(request),
+        },
+      );
       return sendResource(reply, environment);
     },
   );
@@ -85,7 +102,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     },
     async (request, reply) => {
       const { projectId, envKey } = request.params;
-      await services.environments.delete(actorOf(request), projectId, envKey, { ifMatch: ifMatchOf(request) });
+      await services.environments.delete(actorOf(request), projectId, envKey, {
+        ifMatch: ifMatchOf(request),
+      });
       return sendNoContent(reply);
     },
   );

@@ -1,13 +1,13 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import { validationFailed } from '../../domain/errors.ts';
 import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import type { EvaluationDetail } from '../../evaluation/compile-environment.ts';
-import type { Services } from '../../services/services.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
+import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, OneOf, problems } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Evaluation'];
 const ATTRIBUTES_MAX = 8 * 1024;
@@ -22,12 +22,20 @@ export const EvaluationResultSchema = Type.Object({
 
 const Scope = {
   environment: Type.Optional(Key),
-  project: Type.Optional(Type.String({ description: 'Project key or id; required with an organisation-wide key.' })),
+  project: Type.Optional(
+    Type.String({ description: 'Project key or id; required with an organisation-wide key.' }),
+  ),
 };
 const Attributes = Type.Record(Type.String(), Type.Unknown());
 
 /** The seed's result shape plus `variant`; the playground's extra detail stays out of it. */
-const wire = (d: EvaluationDetail) => ({ key: d.key, type: d.type, value: d.value, reason: d.reason, variant: d.variant });
+const wire = (d: EvaluationDetail) => ({
+  key: d.key,
+  type: d.type,
+  value: d.value,
+  reason: d.reason,
+  variant: d.variant,
+});
 
 /** `attributes` arrives as JSON text in the query string: it must parse to an object of at most 8 KiB. */
 function parseAttributes(text: string | undefined): EvaluationContext {
@@ -48,7 +56,9 @@ function parseAttributes(text: string | undefined): EvaluationContext {
 function checkAttributesSize(attributes: EvaluationContext | undefined): EvaluationContext {
   if (attributes === undefined) return {};
   if (Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX) {
-    throw validationFailed('attributes must be at most 8 KiB.', [{ path: '/attributes', message: 'must be at most 8 KiB' }]);
+    throw validationFailed('attributes must be at most 8 KiB.', [
+      { path: '/attributes', message: 'must be at most 8 KiB' },
+    ]);
   }
   return attributes;
 }
@@ -61,14 +71,19 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         tags,
         summary: 'Evaluate a flag for a user',
         params: Closed({ flagKey: Type.String() }),
-        querystring: Closed({ ...Scope, attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })) }),
+        querystring: Closed({
+          ...Scope,
+          attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
+        }),
         response: { 200: EvaluationResultSchema, ...problems(400, 401, 403, 404, 429) },
       },
     },
     async (request) => {
       const { attributes, ...scope } = request.query;
       const context = parseAttributes(attributes);
-      return wire(await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope));
+      return wire(
+        await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope),
+      );
     },
   );
 
@@ -87,7 +102,9 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
-      return wire(await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope));
+      return wire(
+        await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope),
+      );
     },
   );
 
@@ -103,13 +120,21 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
           attributes: Type.Optional(Attributes),
           flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
         }),
-        response: { 200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }), ...problems(400, 401, 403, 404, 429) },
+        response: {
+          200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+          ...problems(400, 401, 403, 404, 429),
+        },
       },
     },
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
-      const results = await services.evaluation.evaluateAll(actorOf(request), context, scope, request.body.flags);
+      const results = await services.evaluation.evaluateAll(
+        actorOf(request),
+        context,
+        scope,
+        request.body.flags,
+      );
       return { flags: results.map(wire) };
     },
   );

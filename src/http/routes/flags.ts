@@ -1,10 +1,18 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, ifMatchOf, pageOf, sendCreated, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import {
+  actorOf,
+  ifMatchOf,
+  pageOf,
+  sendCreated,
+  sendNoContent,
+  sendPage,
+  sendResource,
+} from '../request-helpers.ts';
 import { Closed, Key, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Flags'];
 const EnvironmentQuery = Type.Optional(Key);
@@ -68,7 +76,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
     async (request, reply) => {
-      const flag = await services.flags.create(actorOf(request), request.params.projectId, request.body as never);
+      const flag = await services.flags.create(
+        actorOf(request),
+        request.params.projectId,
+        request.body as never,
+      );
       return sendCreated(reply, `/v1/projects/${flag.projectId}/flags/${flag.key}`, flag);
     },
   );
@@ -84,7 +96,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
     async (request, reply) =>
-      sendResource(reply, await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey)),
+      sendResource(
+        reply,
+        await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey),
+      ),
   );
 
   app.patch(
@@ -113,7 +128,12 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
   app.delete(
     '/flags/:flagId',
     {
-      schema: { tags, summary: 'Delete a flag', params: FlagIdParams, response: { ...problems(401, 403, 404, 412) } },
+      schema: {
+        tags,
+        summary: 'Delete a flag',
+        params: FlagIdParams,
+        response: { ...problems(401, 403, 404, 412) },
+      },
     },
     async (request, reply) => {
       await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });

@@ -1,9 +1,17 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import { actorOf, ifMatchOf, pageOf, sendCreated, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import {
+  actorOf,
+  ifMatchOf,
+  pageOf,
+  sendCreated,
+  sendNoContent,
+  sendPage,
+  sendResource,
+} from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Projects'];
 
@@ -43,9 +51,15 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/projects/:projectId',
     {
-      schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: ProjectSchema, ...problems(401, 403, 404) } },
+      schema: {
+        tags,
+        summary: 'Get a project',
+        params: ProjectParams,
+        response: { 200: ProjectSchema, ...problems(401, 403, 404) },
+      },
     },
-    async (request, reply) => sendResource(reply, await services.projects.get(actorOf(request), request.params.projectId)),
+    async (request, reply) =>
+      sendResource(reply, await services.projects.get(actorOf(request), request.params.projectId)),
   );
 
   app.patch(
@@ -60,9 +74,14 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      const project = await services.projects.patch(actorOf(request), request.params.projectId, request.body, {
-        ifMatch: ifMatchOf(request),
-      });
+      const project = await services.projects.patch(
+        actorOf(request),
+        request.params.projectId,
+        request.body,
+        {
+          ifMatch: ifMatchOf(request),
+        },
+      );
       return sendResource(reply, project);
     },
   );
@@ -78,7 +97,9 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      await services.projects.delete(actorOf(request), request.params.projectId, { ifMatch: ifMatchOf(request) });
+      await services.projects.delete(actorOf(request), request.params.projectId, {
+        ifMatch: ifMatchOf(request),
+      });
       return sendNoContent(reply);
     },
   );

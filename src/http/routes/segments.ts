@@ -1,9 +1,17 @@
-import type { RoutesPlugin } from '../type-provider.ts';
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import { actorOf, ifMatchOf, pageOf, sendCreated, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import {
+  actorOf,
+  ifMatchOf,
+  pageOf,
+  sendCreated,
+  sendNoContent,
+  sendPage,
+  sendResource,
+} from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { CreateSegmentSchema, PatchSegmentSchema, SegmentSchema } from '../schemas/resources.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Segments'];
 const SegmentParams = Closed({ segmentId: Type.String() });
@@ -21,7 +29,11 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      const page = await services.segments.list(actorOf(request), request.params.projectId, pageOf(request.query));
+      const page = await services.segments.list(
+        actorOf(request),
+        request.params.projectId,
+        pageOf(request.query),
+      );
       return sendPage(request, reply, page, (s) => s);
     },
   );
@@ -38,15 +50,27 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      const segment = await services.segments.create(actorOf(request), request.params.projectId, request.body as never);
+      const segment = await services.segments.create(
+        actorOf(request),
+        request.params.projectId,
+        request.body as never,
+      );
       return sendCreated(reply, `/v1/segments/${segment.id}`, segment);
     },
   );
 
   app.get(
     '/segments/:segmentId',
-    { schema: { tags, summary: 'Get a segment', params: SegmentParams, response: { 200: SegmentSchema, ...problems(401, 403, 404) } } },
-    async (request, reply) => sendResource(reply, await services.segments.get(actorOf(request), request.params.segmentId)),
+    {
+      schema: {
+        tags,
+        summary: 'Get a segment',
+        params: SegmentParams,
+        response: { 200: SegmentSchema, ...problems(401, 403, 404) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(reply, await services.segments.get(actorOf(request), request.params.segmentId)),
   );
 
   app.patch(
@@ -61,9 +85,14 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      const segment = await services.segments.patch(actorOf(request), request.params.segmentId, request.body, {
-        ifMatch: ifMatchOf(request),
-      });
+      const segment = await services.segments.patch(
+        actorOf(request),
+        request.params.segmentId,
+        request.body,
+        {
+          ifMatch: ifMatchOf(request),
+        },
+      );
       return sendResource(reply, segment);
     },
   );
@@ -79,7 +108,9 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) => {
-      await services.segments.delete(actorOf(request), request.params.segmentId, { ifMatch: ifMatchOf(request) });
+      await services.segments.delete(actorOf(request), request.params.segmentId, {
+        ifMatch: ifMatchOf(request),
+      });
       return sendNoContent(reply);
     },
   );

@@ -1,11 +1,14 @@
-import { Type, type TSchema, type TProperties, type TUnsafe } from 'typebox';
+import { type TProperties, type TSchema, type TUnsafe, Type } from 'typebox';
 import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../../domain/keys.ts';
 
 /** A closed object: unknown fields are refused (SPEC §4). */
 export const Closed = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 
-export const Key = Type.String({ pattern: KEY_PATTERN, description: 'Letters, digits, ".", "_" and "-"; 1–128 characters; starts with a letter or digit.' });
+export const Key = Type.String({
+  pattern: KEY_PATTERN,
+  description: 'Letters, digits, ".", "_" and "-"; 1–128 characters; starts with a letter or digit.',
+});
 export const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 export const Description = Type.String({ maxLength: DESCRIPTION_MAX });
 export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
@@ -37,5 +40,7 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
 }
 
 /** A string from a fixed list, as a plain JSON-schema `enum` (clear errors, exact static type). */
-export const OneOf = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export const OneOf = <const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

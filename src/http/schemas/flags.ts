@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { FLAG_TYPES } from '../../domain/flag.ts';
-import { Closed, Description, OneOf, Id, Key, Name, Timestamp, Version } from './common.ts';
+import { Closed, Description, Id, Key, Name, OneOf, Timestamp, Version } from './common.ts';
 import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
 
 export const FlagTypeSchema = OneOf(FLAG_TYPES);
@@ -13,12 +13,19 @@ export const VariantSchema = Closed({
 });
 
 const Tags = Type.Array(Key, { maxItems: 50, uniqueItems: true });
-const Metadata = Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]), {
-  maxProperties: 50,
-});
+const Metadata = Type.Record(
+  Type.String({ maxLength: 128 }),
+  Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]),
+  {
+    maxProperties: 50,
+  },
+);
 
 const TargetsSchema = Type.Array(
-  Closed({ variant: Key, values: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10_000 }) }),
+  Closed({
+    variant: Key,
+    values: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10_000 }),
+  }),
   { maxItems: 100 },
 );
 
@@ -49,7 +56,9 @@ export const PatchFlagSchema = Closed({
   type: Type.Optional(FlagTypeSchema),
   variants: Type.Optional(Type.Array(VariantSchema, { minItems: 1, maxItems: 100 })),
   tags: Type.Optional(Type.Union([Tags, Type.Null()])),
-  metadata: Type.Optional(Type.Union([Type.Record(Type.String({ maxLength: 128 }), Type.Unknown()), Type.Null()])),
+  metadata: Type.Optional(
+    Type.Union([Type.Record(Type.String({ maxLength: 128 }), Type.Unknown()), Type.Null()]),
+  ),
   archived: Type.Optional(Type.Boolean()),
   environments: Type.Optional(Type.Record(Key, FlagEnvironmentPatchSchema)),
   ...FlagEnvironmentPatchSchema.properties,
@@ -60,7 +69,9 @@ export const FlagSummarySchema = Type.Object({
   key: Key,
   name: Type.String(),
   type: FlagTypeSchema,
-  enabled: Type.Boolean({ description: 'State in the environment named by ?environment= (default production).' }),
+  enabled: Type.Boolean({
+    description: 'State in the environment named by ?environment= (default production).',
+  }),
   description: Type.String(),
   tags: Type.Array(Type.String()),
   archived: Type.Boolean(),

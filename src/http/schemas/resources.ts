@@ -17,7 +17,9 @@ export const CreateProjectSchema = Closed({
   key: Key,
   name: Type.Optional(Name),
   description: Type.Optional(Description),
-  environments: Type.Optional(Type.Array(Closed({ key: Key, name: Type.Optional(Name) }), { minItems: 1, maxItems: 50 })),
+  environments: Type.Optional(
+    Type.Array(Closed({ key: Key, name: Type.Optional(Name) }), { minItems: 1, maxItems: 50 }),
+  ),
 });
 
 export const PatchProjectSchema = Closed({
@@ -45,7 +47,10 @@ export const CreateEnvironmentSchema = Closed({
 
 export const PatchEnvironmentSchema = PatchProjectSchema;
 
-const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 10_000, uniqueItems: true });
+const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+  maxItems: 10_000,
+  uniqueItems: true,
+});
 const Match = OneOf(['all', 'any']);
 
 export const SegmentSchema = Type.Object({
@@ -105,7 +110,9 @@ export const CreatedApiKeySchema = Type.Object({
 export const CreateApiKeySchema = Closed({
   name: Name,
   role: Role,
-  environments: Type.Optional(Type.Union([Type.Array(Key, { minItems: 1, maxItems: 50, uniqueItems: true }), Type.Null()])),
+  environments: Type.Optional(
+    Type.Union([Type.Array(Key, { minItems: 1, maxItems: 50, uniqueItems: true }), Type.Null()]),
+  ),
   expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()])),
 });
 
@@ -114,7 +121,11 @@ export const AuditEventSchema = Type.Object({
   at: Timestamp,
   actor: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
   action: Type.String(),
-  resource: Type.Object({ type: Type.String(), id: Type.String(), key: Type.Union([Type.String(), Type.Null()]) }),
+  resource: Type.Object({
+    type: Type.String(),
+    id: Type.String(),
+    key: Type.Union([Type.String(), Type.Null()]),
+  }),
   environment: Type.Optional(Type.String()),
   before: Type.Unknown(),
   after: Type.Unknown(),

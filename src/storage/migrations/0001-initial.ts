@@ -115,6 +115,10 @@ export const initial: Migration = {
       .addColumn('after', text)
       .addColumn('request_id', text, (c) => c.notNull())
       .execute();
-    await db.schema.createIndex('audit_events_project').on('audit_events').columns(['project_id', 'id']).execute();
+    await db.schema
+      .createIndex('audit_events_project')
+      .on('audit_events')
+      .columns(['project_id', 'id'])
+      .execute();
   },
 };

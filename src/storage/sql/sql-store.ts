@@ -220,7 +220,12 @@ export class SqlStore implements Store {
       const configs = await this.#db
         .selectFrom('flag_environments')
         .innerJoin('environments', 'environments.id', 'flag_environments.environment_id')
-        .select(['flag_environments.flag_id', 'environments.key', 'flag_environments.enabled', 'flag_environments.config'])
+        .select([
+          'flag_environments.flag_id',
+          'environments.key',
+          'flag_environments.enabled',
+          'flag_environments.config',
+        ])
         .where('flag_environments.flag_id', 'in', ids)
         .execute();
       for (const c of configs) {
@@ -253,7 +258,14 @@ export class SqlStore implements Store {
         eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
       );
     }
-    return paged(query, 'key', 'asc', page, (r) => r.key, (rows) => this.#withEnvironments(rows));
+    return paged(
+      query,
+      'key',
+      'asc',
+      page,
+      (r) => r.key,
+      (rows) => this.#withEnvironments(rows),
+    );
   }
 
   async allFlags(projectId: string): Promise<readonly Flag[]> {
@@ -328,7 +340,10 @@ export class SqlStore implements Store {
     await this.#db.deleteFrom('flags').where('id', '=', id).execute();
   }
 
-  async insertFlagEnvironments(environmentId: string, configs: ReadonlyMap<string, FlagEnvironment>): Promise<void> {
+  async insertFlagEnvironments(
+    environmentId: string,
+    configs: ReadonlyMap<string, FlagEnvironment>,
+  ): Promise<void> {
     const rows = [...configs].map(([flagId, config]) => ({
       flag_id: flagId,
       environment_id: environmentId,
@@ -452,6 +467,13 @@ export class SqlStore implements Store {
     if (filter.resourceType) query = query.where('resource_type', '=', filter.resourceType);
     if (filter.resourceId) query = query.where('resource_id', '=', filter.resourceId);
     if (filter.action) query = query.where('action', '=', filter.action);
-    return paged(query, 'id', 'desc', page, (r) => r.id, (rows) => rows.map(auditEventFromRow));
+    return paged(
+      query,
+      'id',
+      'desc',
+      page,
+      (r) => r.id,
+      (rows) => rows.map(auditEventFromRow),
+    );
   }
 }
