@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { type ColumnDefinitionBuilder, type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 
 const text = 'text' as const;
 const integer = 'integer' as const;
@@ -6,10 +6,15 @@ const integer = 'integer' as const;
 /** Projects, environments, flags and their per-environment configuration, segments, API keys, audit log. */
 export const initial: Migration = {
   async up(db: Kysely<unknown>) {
+    // Keys sort byte-wise on both databases, so lists and cursors agree whatever PostgreSQL's locale.
+    const binary =
+      db.getExecutor().adapter instanceof PostgresAdapter
+        ? (c: ColumnDefinitionBuilder) => c.modifyFront(sql`collate "C"`).notNull()
+        : (c: ColumnDefinitionBuilder) => c.notNull();
     await db.schema
       .createTable('projects')
       .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('key', text, (c) => c.notNull().unique())
+      .addColumn('key', text, (c) => binary(c).unique())
       .addColumn('name', text, (c) => c.notNull())
       .addColumn('description', text, (c) => c.notNull())
       .addColumn('version', integer, (c) => c.notNull())
@@ -27,7 +32,7 @@ export const initial: Migration = {
       .createTable('environments')
       .addColumn('id', text, (c) => c.primaryKey())
       .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, (c) => c.notNull())
+      .addColumn('key', text, binary)
       .addColumn('name', text, (c) => c.notNull())
       .addColumn('description', text, (c) => c.notNull())
       .addColumn('version', integer, (c) => c.notNull())
@@ -40,7 +45,7 @@ export const initial: Migration = {
       .createTable('flags')
       .addColumn('id', text, (c) => c.primaryKey())
       .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, (c) => c.notNull())
+      .addColumn('key', text, binary)
       .addColumn('name', text, (c) => c.notNull())
       .addColumn('description', text, (c) => c.notNull())
       .addColumn('type', text, (c) => c.notNull())
@@ -72,7 +77,7 @@ export const initial: Migration = {
       .createTable('segments')
       .addColumn('id', text, (c) => c.primaryKey())
       .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, (c) => c.notNull())
+      .addColumn('key', text, binary)
       .addColumn('name', text, (c) => c.notNull())
       .addColumn('description', text, (c) => c.notNull())
       .addColumn('match', text, (c) => c.notNull())
