@@ -13,7 +13,11 @@ export interface CompiledEnvironment {
   /** undefined when the flag does not exist in this snapshot (archived flags still evaluate). */
   evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined;
   /** every non-archived flag (or only the listed keys that exist, archived or not), in key order. */
-  evaluateAll(context: EvaluationContext, nowSeconds: number, flagKeys?: readonly string[]): EvaluationDetail[];
+  evaluateAll(
+    context: EvaluationContext,
+    nowSeconds: number,
+    flagKeys?: readonly string[],
+  ): EvaluationDetail[];
   /** Every flag key in the snapshot, archived ones included, in key order. */
   readonly flagKeys: readonly string[];
 }
@@ -65,18 +69,20 @@ class Snapshot implements CompiledEnvironment {
     return flag.evaluate(context, targetingKeyOf(context), nowSeconds);
   }
 
-  evaluateAll(context: EvaluationContext, nowSeconds: number, flagKeys?: readonly string[]): EvaluationDetail[] {
+  evaluateAll(
+    context: EvaluationContext,
+    nowSeconds: number,
+    flagKeys?: readonly string[],
+  ): EvaluationDetail[] {
     beginEvaluationPass();
     const targetingKey = targetingKeyOf(context);
     const chosen =
       flagKeys === undefined
         ? this.live
-        : [...new Set(flagKeys)]
-            .sort(byCodeUnits)
-            .flatMap((key) => {
-              const flag = this.flags.get(key);
-              return flag === undefined ? [] : [flag];
-            });
+        : [...new Set(flagKeys)].sort(byCodeUnits).flatMap((key) => {
+            const flag = this.flags.get(key);
+            return flag === undefined ? [] : [flag];
+          });
     const results: EvaluationDetail[] = new Array(chosen.length);
     for (let i = 0; i < chosen.length; i++) {
       results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds);
@@ -119,7 +125,10 @@ export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
   const base = snapshotOf(compiled);
   const sources = new Map(base.sources).set(flag.key, flag);
-  const flags = new Map(base.flags).set(flag.key, compileFlag(flag, base.environmentKey, base.compiledSegments));
+  const flags = new Map(base.flags).set(
+    flag.key,
+    compileFlag(flag, base.environmentKey, base.compiledSegments),
+  );
   let keys = base.flagKeys;
   if (!base.flags.has(flag.key)) {
     const at = positionOf(keys, flag.key);
@@ -141,7 +150,14 @@ export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): Com
 }
 
 /** A new snapshot with the project's segments replaced: every flag is recompiled, since any may name them. */
-export function withSegments(compiled: CompiledEnvironment, segments: readonly Segment[]): CompiledEnvironment {
+export function withSegments(
+  compiled: CompiledEnvironment,
+  segments: readonly Segment[],
+): CompiledEnvironment {
   const base = snapshotOf(compiled);
-  return compileEnvironment({ environmentKey: base.environmentKey, flags: [...base.sources.values()], segments });
+  return compileEnvironment({
+    environmentKey: base.environmentKey,
+    flags: [...base.sources.values()],
+    segments,
+  });
 }

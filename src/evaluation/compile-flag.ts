@@ -139,14 +139,21 @@ function compileFlagdTargeting(flag: Flag, config: FlagEnvironment, results: Res
   };
 }
 
-function compileNative(flag: Flag, config: FlagEnvironment, segments: SegmentLookup, results: Results): FlagEvaluator {
+function compileNative(
+  flag: Flag,
+  config: FlagEnvironment,
+  segments: SegmentLookup,
+  results: Results,
+): FlagEvaluator {
   const targets = new Map<string, EvaluationDetail>();
   for (const target of config.targets ?? []) {
     const served = results(target.variant, 'targeting', { targetMatched: true });
     // A key listed under two variants gets the first, as the list reads.
     for (const key of target.values) if (!targets.has(key)) targets.set(key, served);
   }
-  const rules = (config.rules ?? []).map((rule) => compileTargetingRule(rule, flag, config, segments, results));
+  const rules = (config.rules ?? []).map((rule) =>
+    compileTargetingRule(rule, flag, config, segments, results),
+  );
   if (targets.size === 0 && rules.length === 0 && config.defaultRollout === undefined) {
     const fixed = results(config.defaultVariant, 'static');
     return () => fixed;

@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import { compare, type SemVer } from 'semver';
+import type { SemVer } from 'semver';
 import type { FieldError } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import {
@@ -70,24 +70,10 @@ function compileRegex(pattern: string): RE2JS | string {
   }
 }
 
-/** A version parsed at most once per distinct input in a row: contexts repeat the same app version. */
-function versionReader(): (value: unknown) => SemVer | null {
-  let lastInput: unknown;
-  let lastVersion: SemVer | null = null;
-  return (value) => {
-    if (value !== lastInput) {
-      lastInput = value;
-      lastVersion = parseVersion(value);
-    }
-    return lastVersion;
-  };
-}
-
 function semverTest(operator: Operator, expected: SemVer): ValueTest {
-  const read = versionReader();
   const order = (value: unknown): number | undefined => {
-    const version = read(value);
-    return version === null ? undefined : compare(version, expected);
+    const version = parseVersion(value);
+    return version === null ? undefined : version.compare(expected);
   };
   switch (operator) {
     case 'semver_eq':

@@ -12,7 +12,11 @@ export type RolloutPicker<T> = (context: EvaluationContext) => T | undefined;
  * `(seed ?? flagKey) + bucketBy attribute` as flagd's `fractional` does; the pick is undefined when
  * the attribute is missing or not a string, number or boolean, or when no weight can be picked.
  */
-export function compileRollout<T>(rollout: Rollout, flagKey: string, outcomes: readonly T[]): RolloutPicker<T> {
+export function compileRollout<T>(
+  rollout: Rollout,
+  flagKey: string,
+  outcomes: readonly T[],
+): RolloutPicker<T> {
   const read = compileAttributePath(rollout.bucketBy ?? 'targetingKey');
   const seed = rollout.seed ?? flagKey;
   const table = bucketTable(rollout.weights.map((w) => w.weight));

@@ -1,0 +1,442 @@
+import { FlagdCore } from '@openfeature/flagd-core';
+import { describe, expect, test } from 'vitest';
+import type { Reason } from '../src/domain/evaluation-result.ts';
+import type { Flag, FlagEnvironment, FlagType, Rollout, TargetingRule, Variant } from '../src/domain/flag.ts';
+import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
+import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
+
+// Random flags, written both as Flagstaff rules and by hand as the flagd definition a user would
+// write for the same intent, evaluated by compileEnvironment and by @openfeature/flagd-core: any
+// difference in value, variant or reason is a bug in one translation or the other.
+// Only what flagd can express is generated (no regex, no dates), and only ASCII text: flagd-core's
+// JavaScript hash reads UTF-16 code units, not UTF-8 (see src/evaluation/bucketing.test.ts).
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Random = () => number;
+
+function mulberry32(seed: number): Random {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ENV = 'production';
+const COUNTRIES = ['NL', 'BE', 'DE', 'FR', 'US'];
+const PLANS = ['free', 'pro', 'team', 'enterprise'];
+const DOMAINS = ['example.com', 'corp.example', 'test.org', 'mail.nl'];
+const VERSIONS = [
+  '1.0.0',
+  '1.2.0',
+  '1.2.3',
+  '1.10.0',
+  '2.0.0-beta.1',
+  '2.0.0',
+  'v2.1.0',
+  '1.5',
+  '3',
+  'latest',
+  '1.2.3.4',
+];
+
+function generator(random: Random) {
+  const int = (n: number) => Math.floor(random() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  const chance = (p: number) => random() < p;
+
+  function condition(): AttributeRule {
+    const negate = chance(0.15) ? { negate: true } : {};
+    switch (int(12)) {
+      case 0:
+        return {
+          type: 'attribute',
+          attribute: 'country',
+          operator: 'equals',
+          value: pick(COUNTRIES),
+          ...negate,
+        };
+      case 1:
+        return {
+          type: 'attribute',
+          attribute: 'plan',
+          operator: 'not_equals',
+          value: pick(PLANS),
+          ...negate,
+        };
+      case 2:
+        return {
+          type: 'attribute',
+          attribute: 'country',
+          operator: 'in',
+          values: [pick(COUNTRIES), pick(COUNTRIES)],
+          ...negate,
+        };
+      case 3:
+        return {
+          type: 'attribute',
+          attribute: 'plan',
+          operator: 'not_in',
+          values: [pick(PLANS), pick(PLANS)],
+          ...negate,
+        };
+      case 4:
+        return {
+          type: 'attribute',
+          attribute: 'email',
+          operator: 'starts_with',
+          value: pick(['a', 'b', 'user-1', 'c']),
+          ...negate,
+        };
+      case 5:
+        return {
+          type: 'attribute',
+          attribute: 'email',
+          operator: 'ends_with',
+          value: `@${pick(DOMAINS)}`,
+          ...negate,
+        };
+      case 6:
+        return {
+          type: 'attribute',
+          attribute: 'email',
+          operator: 'contains',
+          value: pick(['.nl', 'corp', 'user-2']),
+          ...negate,
+        };
+      case 7: {
+        const operator = pick(['semver_eq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte'] as const);
+        return {
+          type: 'attribute',
+          attribute: 'version',
+          operator,
+          value: pick(VERSIONS.slice(0, 9)),
+          ...negate,
+        };
+      }
+      case 8: {
+        const operator = pick(['gt', 'gte', 'lt', 'lte'] as const);
+        return {
+          type: 'attribute',
+          attribute: 'age',
+          operator,
+          value: pick([18, 21, 30, 65, 17.5]),
+          ...negate,
+        };
+      }
+      case 9:
+        return {
+          type: 'attribute',
+          attribute: 'age',
+          operator: 'equals',
+          value: pick(['30', '18', 42]),
+          ...negate,
+        };
+      case 10:
+        return {
+          type: 'attribute',
+          attribute: pick(['plan', 'age', 'org.id']),
+          operator: 'exists',
+          ...negate,
+        };
+      default:
+        return {
+          type: 'attribute',
+          attribute: pick(['plan', 'email', 'org.id']),
+          operator: 'not_exists',
+          ...negate,
+        };
+    }
+  }
+
+  function segments(count: number): Segment[] {
+    const result: Segment[] = [];
+    for (let i = 0; i < count; i++) {
+      const rules: Rule[] = Array.from({ length: int(3) }, condition);
+      // Nesting only refers to earlier segments, so there is no cycle.
+      if (i > 0 && chance(0.4))
+        rules.push({ type: 'segment', segment: `seg-${int(i)}`, ...(chance(0.3) ? { negate: true } : {}) });
+      result.push({
+        id: `seg_${i}`,
+        projectId: 'prj_1',
+        key: `seg-${i}`,
+        name: `seg-${i}`,
+        description: '',
+        match: chance(0.5) ? 'all' : 'any',
+        rules,
+        included: chance(0.3) ? [`user-${int(50)}`, `user-${int(50)}`] : [],
+        excluded: chance(0.3) ? [`user-${int(50)}`] : [],
+        version: 1,
+        createdAt: '2025-01-01T00:00:00Z',
+        updatedAt: '2025-01-01T00:00:00Z',
+      });
+    }
+    return result;
+  }
+
+  function variantsOf(type: FlagType): Variant[] {
+    if (type === 'boolean') {
+      return [
+        { key: 'on', value: true },
+        { key: 'off', value: false },
+      ];
+    }
+    const count = 2 + int(3);
+    return Array.from({ length: count }, (_, i) => ({
+      key: `v${i}`,
+      value: type === 'number' ? i * 10 + 0.5 : `value-${i}`,
+    }));
+  }
+
+  function rollout(variants: readonly Variant[], flagKey: string): Rollout {
+    const weights = variants.map((v) => ({ variant: v.key, weight: pick([0, 1, 5, 20, 33, 50, 100]) }));
+    return {
+      ...(chance(0.3) ? { seed: `${flagKey}-exp${int(3)}` } : {}),
+      ...(chance(0.3) ? { bucketBy: pick(['email', 'org.id', 'age']) } : {}),
+      weights,
+    };
+  }
+
+  function flag(index: number, segmentKeys: readonly string[]): Flag {
+    const key = `flag-${index}`;
+    const type = pick<FlagType>(['boolean', 'string', 'number']);
+    const variants = variantsOf(type);
+    const serve = (): TargetingRule['serve'] =>
+      chance(0.3) ? { rollout: rollout(variants, key) } : { variant: pick(variants).key };
+    const shape = int(10);
+    const rules: TargetingRule[] =
+      shape === 0
+        ? []
+        : Array.from({ length: 1 + int(3) }, (_, i) => ({
+            id: `r${i}`,
+            segments: chance(0.3) && segmentKeys.length > 0 ? [pick(segmentKeys)] : [],
+            conditions: Array.from({ length: int(3) }, condition),
+            serve: serve(),
+          }));
+    const environment: FlagEnvironment = {
+      enabled: chance(0.9),
+      offVariant: null,
+      defaultVariant: pick(variants).key,
+      targets:
+        shape !== 0 && chance(0.3)
+          ? [{ variant: pick(variants).key, values: [`user-${int(50)}`, `user-${int(50)}`] }]
+          : [],
+      rules,
+      ...(shape !== 0 && chance(0.3) ? { defaultRollout: rollout(variants, key) } : {}),
+    };
+    return {
+      id: `flg_${index}`,
+      projectId: 'prj_1',
+      key,
+      name: key,
+      description: '',
+      type,
+      variants,
+      tags: [],
+      archived: false,
+      metadata: {},
+      version: 1,
+      createdAt: '2025-01-01T00:00:00Z',
+      updatedAt: '2025-01-01T00:00:00Z',
+      environments: { [ENV]: environment },
+    };
+  }
+
+  function context(): Record<string, Json> {
+    const result: Record<string, Json> = {};
+    if (chance(0.9)) result.targetingKey = `user-${int(60)}`;
+    if (chance(0.8)) result.country = pick(COUNTRIES);
+    if (chance(0.8)) result.plan = pick(PLANS);
+    if (chance(0.8))
+      result.email = `${pick(['ann', 'bob', 'user-1', 'user-2', 'carol'])}${int(100)}@${pick(DOMAINS)}`;
+    if (chance(0.8)) result.version = pick(VERSIONS);
+    if (chance(0.8))
+      result.age = chance(0.8) ? pick([16, 17.5, 18, 21, 30, 42, 65, 80]) : pick(['30', '18', '42']);
+    if (chance(0.5)) result.org = { id: `org-${int(20)}` };
+    return result;
+  }
+
+  return { segments, flag, context };
+}
+
+// ---- The same flags written by hand in flagd's JsonLogic ----
+
+const variable = (name: string): Json => ({ var: name });
+const present = (name: string): Json => ({ '!=': [variable(name), null] });
+
+function conditionLogic(rule: Rule, segments: ReadonlyMap<string, Segment>): Json {
+  if (rule.type === 'segment') {
+    const inSegment = segmentLogic(segments.get(rule.segment) as Segment, segments);
+    return rule.negate ? { '!': inSegment } : inSegment;
+  }
+  const v = variable(rule.attribute);
+  const value = rule.value as Json;
+  const values = (rule.values ?? []) as Json[];
+  let logic: Json;
+  switch (rule.operator) {
+    case 'equals':
+      logic = { '==': [v, String(value)] };
+      break;
+    case 'not_equals':
+      logic = { and: [present(rule.attribute), { '!=': [v, String(value)] }] };
+      break;
+    case 'in':
+      logic = { in: [v, values] };
+      break;
+    case 'not_in':
+      logic = { and: [present(rule.attribute), { '!': { in: [v, values] } }] };
+      break;
+    case 'starts_with':
+    case 'ends_with':
+      logic = { [rule.operator]: [v, value] };
+      break;
+    case 'contains':
+      logic = { and: [present(rule.attribute), { in: [value, v] }] };
+      break;
+    case 'semver_eq':
+    case 'semver_gt':
+    case 'semver_gte':
+    case 'semver_lt':
+    case 'semver_lte': {
+      const op = { semver_eq: '=', semver_gt: '>', semver_gte: '>=', semver_lt: '<', semver_lte: '<=' }[
+        rule.operator
+      ];
+      logic = { sem_ver: [v, op, value] };
+      break;
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[rule.operator];
+      // JavaScript reads null as 0 in `<`, so a missing attribute must be ruled out first.
+      logic = { and: [present(rule.attribute), { [op]: [v, value] }] };
+      break;
+    }
+    case 'exists':
+      logic = present(rule.attribute);
+      break;
+    case 'not_exists':
+      logic = { '==': [v, null] };
+      break;
+    default:
+      throw new Error(`no flagd form for ${rule.operator}`);
+  }
+  return rule.negate ? { '!': logic } : logic;
+}
+
+function segmentLogic(segment: Segment, segments: ReadonlyMap<string, Segment>): Json {
+  const rules = segment.rules.map((rule) => conditionLogic(rule, segments));
+  const rulesHold: Json = rules.length === 0 ? false : { [segment.match === 'any' ? 'or' : 'and']: rules };
+  return {
+    if: [
+      { in: [variable('targetingKey'), [...segment.excluded]] },
+      false,
+      { in: [variable('targetingKey'), [...segment.included]] },
+      true,
+      rulesHold,
+    ],
+  };
+}
+
+function rolloutLogic(rollout: Rollout, flagKey: string): Json {
+  const bucketBy = rollout.bucketBy ?? 'targetingKey';
+  const fractional = {
+    fractional: [
+      { cat: [rollout.seed ?? flagKey, variable(bucketBy)] },
+      ...rollout.weights.map((w) => [w.variant, w.weight] as Json),
+    ],
+  };
+  // flagd would hash `seed + "null"`; Flagstaff serves the default to users it cannot bucket.
+  return { if: [present(bucketBy), fractional, null] };
+}
+
+function flagdDefinition(flag: Flag, segments: ReadonlyMap<string, Segment>): Json {
+  const config = flag.environments[ENV] as FlagEnvironment;
+  const branches: Json[] = [];
+  for (const target of config.targets)
+    branches.push({ in: [variable('targetingKey'), [...target.values]] }, target.variant);
+  for (const rule of config.rules) {
+    const parts = [
+      ...rule.segments.map((key) => segmentLogic(segments.get(key) as Segment, segments)),
+      ...rule.conditions.map((c) => conditionLogic(c, segments)),
+    ];
+    branches.push(
+      parts.length === 0 ? true : { and: parts },
+      'rollout' in rule.serve ? rolloutLogic(rule.serve.rollout, flag.key) : rule.serve.variant,
+    );
+  }
+  if (config.defaultRollout) branches.push(true, rolloutLogic(config.defaultRollout, flag.key));
+  const definition: Record<string, Json> = {
+    state: config.enabled ? 'ENABLED' : 'DISABLED',
+    variants: Object.fromEntries(flag.variants.map((v) => [v.key, v.value as Json])),
+    defaultVariant: config.defaultVariant,
+  };
+  // An `if` with no else yields null: flagd then serves defaultVariant with reason DEFAULT.
+  if (branches.length > 0) definition.targeting = { if: branches };
+  return definition;
+}
+
+const REASONS: Record<Reason, string> = {
+  targeting: 'TARGETING_MATCH',
+  split: 'TARGETING_MATCH',
+  default: 'DEFAULT',
+  static: 'STATIC',
+  disabled: 'DISABLED',
+};
+
+describe('differential evaluation against flagd-core', () => {
+  test('gives the same value, variant and reason as flagd-core for 300 random flags and 2,000 random contexts', () => {
+    const random = mulberry32(20250101);
+    const generate = generator(random);
+    const segments = generate.segments(30);
+    const segmentMap = new Map(segments.map((s) => [s.key, s]));
+    const flags = Array.from({ length: 300 }, (_, i) =>
+      generate.flag(
+        i,
+        segments.map((s) => s.key),
+      ),
+    );
+    const contexts = Array.from({ length: 2000 }, generate.context);
+
+    const core = new FlagdCore();
+    core.setConfigurations(
+      JSON.stringify({
+        flags: Object.fromEntries(flags.map((f) => [f.key, flagdDefinition(f, segmentMap)])),
+      }),
+    );
+    const compiled = compileEnvironment({ environmentKey: ENV, flags, segments });
+
+    const seen = new Map<string, number>();
+    const differences: string[] = [];
+    for (const context of contexts) {
+      for (const flag of flags) {
+        const ours = compiled.evaluate(flag.key, context, 0);
+        if (ours === undefined) throw new Error(`missing ${flag.key}`);
+        const theirs =
+          flag.type === 'boolean'
+            ? core.resolveBooleanEvaluation(flag.key, false, context)
+            : flag.type === 'number'
+              ? core.resolveNumberEvaluation(flag.key, -1, context)
+              : core.resolveStringEvaluation(flag.key, '<sdk default>', context);
+        seen.set(ours.reason, (seen.get(ours.reason) ?? 0) + 1);
+        const same =
+          REASONS[ours.reason] === theirs.reason &&
+          (ours.reason === 'disabled'
+            ? ours.value === null
+            : ours.value === theirs.value && ours.variant === (theirs.variant ?? null));
+        if (!same && differences.length < 10) {
+          differences.push(
+            `${flag.key} ${JSON.stringify(context)}: ours ${JSON.stringify([ours.value, ours.variant, ours.reason])}, flagd ${JSON.stringify([theirs.value, theirs.variant, theirs.reason, theirs.errorMessage])}\n${JSON.stringify(flagdDefinition(flag, segmentMap))}`,
+          );
+        }
+      }
+    }
+    expect(differences).toEqual([]);
+    // The generator must reach every reason often, or the comparison proves little.
+    for (const reason of Object.keys(REASONS)) expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
+  });
+});
