@@ -58,7 +58,10 @@ function hasTargeting(targeting: JsonValue | undefined): targeting is JsonValue 
  */
 function resultFactory(flag: Flag) {
   const values = new Map<string, JsonValue>();
-  for (const variant of flag.variants) values.set(variant.key, deepFreeze(structuredClone(variant.value)));
+  for (const { key, value } of flag.variants) {
+    // A copy, so that freezing it leaves the caller's flag alone.
+    values.set(key, typeof value === 'object' && value !== null ? deepFreeze(structuredClone(value)) : value);
+  }
   const flagMetadata: FlagMetadata = Object.freeze({ ...flag.metadata });
   return (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
     // A variant the flag lacks (refused at write time) is served as no variant at all.
