@@ -1,59 +1,33 @@
 import type { FieldError } from '../domain/errors.ts';
-import { type AttributeRule, LIST_OPERATORS, type Rule, UNARY_OPERATORS } from '../domain/segment.ts';
-import { validateAttributeRule } from '../evaluation/operators.ts';
+import type { Rule } from '../domain/segment.ts';
+import { validateRule } from '../evaluation/operators.ts';
+
+/** Fields of the other rule type: the wire schema is one shape for both, so say which do not belong. */
+const FOREIGN_FIELDS: Readonly<Record<Rule['type'], readonly string[]>> = {
+  segment: ['attribute', 'operator', 'value', 'values'],
+  attribute: ['segment'],
+};
 
 /**
- * Checks the rules of a segment or a targeting rule: each type's own fields, operands an
- * operator can use (so evaluation never meets a bad rule), and references to known segments.
+ * Checks the rules of a segment or a targeting rule: operands the operator can use (so
+ * evaluation never meets a bad rule), no fields of the other rule type, and references to
+ * segments that exist in the project.
  */
 export function validateRules(
   rules: readonly Rule[],
   segmentKeys: ReadonlySet<string>,
   path: string,
 ): FieldError[] {
-  const errors: FieldError[] = [];
-  rules.forEach((rule, index) => {
+  return rules.flatMap((rule, index) => {
     const at = `${path}/${index}`;
     const fields = rule as unknown as Record<string, unknown>;
-    if (rule.type === 'segment') {
-      for (const field of ['attribute', 'operator', 'value', 'values']) {
-        if (fields[field] !== undefined)
-          errors.push({ path: `${at}/${field}`, message: 'is not used by a segment rule' });
-      }
-      if (typeof rule.segment !== 'string') errors.push({ path: `${at}/segment`, message: 'is required' });
-      else if (!segmentKeys.has(rule.segment)) {
-        errors.push({ path: `${at}/segment`, message: `no segment "${rule.segment}" in this project` });
-      }
-      return;
+    const errors = (FOREIGN_FIELDS[rule.type] ?? [])
+      .filter((field) => fields[field] !== undefined)
+      .map((field) => ({ path: `${at}/${field}`, message: `is not used by a ${rule.type} rule` }));
+    errors.push(...validateRule(rule, at));
+    if (rule.type === 'segment' && typeof rule.segment === 'string' && !segmentKeys.has(rule.segment)) {
+      errors.push({ path: `${at}/segment`, message: `no segment "${rule.segment}" in this project` });
     }
-    if (fields.segment !== undefined)
-      errors.push({ path: `${at}/segment`, message: 'is not used by an attribute rule' });
-    if (typeof rule.attribute !== 'string') errors.push({ path: `${at}/attribute`, message: 'is required' });
-    if (typeof rule.operator !== 'string') {
-      errors.push({ path: `${at}/operator`, message: 'is required' });
-      return;
-    }
-    errors.push(...operandErrors(rule, at));
+    return errors;
   });
-  return errors;
-}
-
-function operandErrors(rule: AttributeRule, at: string): FieldError[] {
-  if (UNARY_OPERATORS.has(rule.operator)) {
-    if (rule.value !== undefined || rule.values !== undefined) {
-      return [{ path: `${at}/value`, message: `${rule.operator} takes no value` }];
-    }
-    return [];
-  }
-  if (LIST_OPERATORS.has(rule.operator)) {
-    if (rule.values === undefined)
-      return [{ path: `${at}/values`, message: `${rule.operator} needs "values", a list` }];
-    if (rule.value !== undefined)
-      return [{ path: `${at}/value`, message: `${rule.operator} takes "values", not "value"` }];
-  } else {
-    if (rule.value === undefined) return [{ path: `${at}/value`, message: `${rule.operator} needs "value"` }];
-    if (rule.values !== undefined)
-      return [{ path: `${at}/values`, message: `${rule.operator} takes "value", not "values"` }];
-  }
-  return validateAttributeRule(rule).map((e) => ({ path: `${at}${e.path}`, message: e.message }));
 }
