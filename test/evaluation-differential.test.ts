@@ -388,55 +388,85 @@ const REASONS: Record<Reason, string> = {
   disabled: 'DISABLED',
 };
 
-describe('differential evaluation against flagd-core', () => {
-  test('gives the same value, variant and reason as flagd-core for 300 random flags and 2,000 random contexts', () => {
-    const random = mulberry32(20250101);
-    const generate = generator(random);
-    const segments = generate.segments(30);
-    const segmentMap = new Map(segments.map((s) => [s.key, s]));
-    const flags = Array.from({ length: 300 }, (_, i) =>
-      generate.flag(
-        i,
-        segments.map((s) => s.key),
-      ),
-    );
-    const contexts = Array.from({ length: 2000 }, generate.context);
-
-    const core = new FlagdCore();
-    core.setConfigurations(
-      JSON.stringify({
-        flags: Object.fromEntries(flags.map((f) => [f.key, flagdDefinition(f, segmentMap)])),
-      }),
-    );
-    const compiled = compileEnvironment({ environmentKey: ENV, flags, segments });
-
-    const seen = new Map<string, number>();
-    const differences: string[] = [];
-    for (const context of contexts) {
-      for (const flag of flags) {
-        const ours = compiled.evaluate(flag.key, context, 0);
-        if (ours === undefined) throw new Error(`missing ${flag.key}`);
-        const theirs =
-          flag.type === 'boolean'
-            ? core.resolveBooleanEvaluation(flag.key, false, context)
-            : flag.type === 'number'
-              ? core.resolveNumberEvaluation(flag.key, -1, context)
-              : core.resolveStringEvaluation(flag.key, '<sdk default>', context);
-        seen.set(ours.reason, (seen.get(ours.reason) ?? 0) + 1);
-        const same =
-          REASONS[ours.reason] === theirs.reason &&
-          (ours.reason === 'disabled'
-            ? ours.value === null
-            : ours.value === theirs.value && ours.variant === (theirs.variant ?? null));
-        if (!same && differences.length < 10) {
-          differences.push(
-            `${flag.key} ${JSON.stringify(context)}: ours ${JSON.stringify([ours.value, ours.variant, ours.reason])}, flagd ${JSON.stringify([theirs.value, theirs.variant, theirs.reason, theirs.errorMessage])}\n${JSON.stringify(flagdDefinition(flag, segmentMap))}`,
-          );
-        }
+function compareWithFlagd(
+  flags: readonly Flag[],
+  definitions: ReadonlyMap<string, Json>,
+  compiled: ReturnType<typeof compileEnvironment>,
+  contexts: readonly Record<string, Json>[],
+): { differences: string[]; seen: Map<string, number> } {
+  const core = new FlagdCore();
+  core.setConfigurations(JSON.stringify({ flags: Object.fromEntries(definitions) }));
+  const seen = new Map<string, number>();
+  const differences: string[] = [];
+  for (const context of contexts) {
+    for (const flag of flags) {
+      const ours = compiled.evaluate(flag.key, context, 0);
+      if (ours === undefined) throw new Error(`missing ${flag.key}`);
+      const theirs =
+        flag.type === 'boolean'
+          ? core.resolveBooleanEvaluation(flag.key, false, context)
+          : flag.type === 'number'
+            ? core.resolveNumberEvaluation(flag.key, -1, context)
+            : core.resolveStringEvaluation(flag.key, '<sdk default>', context);
+      seen.set(ours.reason, (seen.get(ours.reason) ?? 0) + 1);
+      // flagd serves the caller's default while disabled; Flagstaff serves the off variant, none here.
+      const same =
+        REASONS[ours.reason] === theirs.reason &&
+        (ours.reason === 'disabled'
+          ? ours.value === null
+          : ours.value === theirs.value && ours.variant === (theirs.variant ?? null));
+      if (!same && differences.length < 10) {
+        differences.push(
+          `${flag.key} ${JSON.stringify(context)}: ours ${JSON.stringify([ours.value, ours.variant, ours.reason])}, flagd ${JSON.stringify([theirs.value, theirs.variant, theirs.reason, theirs.errorMessage])}\n${JSON.stringify(definitions.get(flag.key))}`,
+        );
       }
     }
+  }
+  return { differences, seen };
+}
+
+describe('differential evaluation against flagd-core', () => {
+  const random = mulberry32(20250101);
+  const generate = generator(random);
+  const segments = generate.segments(30);
+  const segmentMap = new Map(segments.map((s) => [s.key, s]));
+  const flags = Array.from({ length: 300 }, (_, i) =>
+    generate.flag(
+      i,
+      segments.map((s) => s.key),
+    ),
+  );
+  const contexts = Array.from({ length: 2000 }, generate.context);
+  const definitions = new Map(flags.map((f) => [f.key, flagdDefinition(f, segmentMap)]));
+
+  test('gives the same value, variant and reason as flagd-core for 300 random flags and 2,000 random contexts', () => {
+    const compiled = compileEnvironment({ environmentKey: ENV, flags, segments });
+    const { differences, seen } = compareWithFlagd(flags, definitions, compiled, contexts);
     expect(differences).toEqual([]);
     // The generator must reach every reason often, or the comparison proves little.
     for (const reason of Object.keys(REASONS)) expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
+  });
+
+  test('evaluates the same flags imported as flagd definitions (JsonLogic targeting) as flagd-core does', () => {
+    // What a flagd import stores (SPEC §6): the targeting as is, no off variant, no native rules.
+    const imported = flags.map((flag): Flag => {
+      const definition = definitions.get(flag.key) as {
+        state: string;
+        defaultVariant: string;
+        targeting?: Json;
+      };
+      const environment: FlagEnvironment = {
+        enabled: definition.state === 'ENABLED',
+        offVariant: null,
+        defaultVariant: definition.defaultVariant,
+        targets: [],
+        rules: [],
+        ...(definition.targeting === undefined ? {} : { targeting: definition.targeting }),
+      };
+      return { ...flag, environments: { [ENV]: environment } };
+    });
+    const compiled = compileEnvironment({ environmentKey: ENV, flags: imported, segments: [] });
+    const { differences } = compareWithFlagd(imported, definitions, compiled, contexts.slice(0, 500));
+    expect(differences).toEqual([]);
   });
 });
