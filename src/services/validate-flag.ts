@@ -1,5 +1,6 @@
 import type { FieldError } from '../domain/errors.ts';
 import type { Flag, FlagEnvironment, FlagType, JsonValue, Rollout } from '../domain/flag.ts';
+import { MAX_TOTAL_WEIGHT } from '../evaluation/bucketing.ts';
 import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
 import { isPlainObject } from './merge-patch.ts';
 import { validateRules } from './validate-rules.ts';
@@ -106,8 +107,10 @@ function validateRollout(rollout: Rollout, variants: ReadonlySet<string>, path: 
         message: `no variant "${w.variant}" in this flag`,
       });
   });
-  if (rollout.weights.reduce((sum, w) => sum + w.weight, 0) === 0) {
-    errors.push({ path: `${path}/weights`, message: 'weights must add up to more than 0' });
+  const total = rollout.weights.reduce((sum, w) => sum + w.weight, 0);
+  if (total === 0) errors.push({ path: `${path}/weights`, message: 'weights must add up to more than 0' });
+  if (total > MAX_TOTAL_WEIGHT) {
+    errors.push({ path: `${path}/weights`, message: `weights must add up to at most ${MAX_TOTAL_WEIGHT}` });
   }
   return errors;
 }
