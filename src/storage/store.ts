@@ -1,3 +1,4 @@
+import type { Account, Invitation, Session } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
 import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
@@ -31,6 +32,29 @@ export interface AuditFilter {
 
 export interface StoredApiKey extends ApiKey {
   readonly secretHash: string;
+}
+
+export interface StoredAccount extends Account {
+  /** scrypt parameters, salt and hash (see services/passwords.ts). */
+  readonly passwordHash: string;
+}
+
+export interface StoredInvitation extends Invitation {
+  readonly tokenHash: string;
+}
+
+export interface StoredSession extends Session {
+  readonly tokenHash: string;
+}
+
+export interface AccountFilter {
+  /** A project id, or null for organisation-wide accounts; undefined: every account. */
+  readonly projectId?: string | null | undefined;
+}
+
+export interface InvitationFilter extends AccountFilter {
+  /** Only invitations neither accepted nor expired at this time. */
+  readonly pendingAt?: string | undefined;
 }
 
 /** Thrown by inserts and updates that would break a uniqueness rule (a key that already exists). */
@@ -96,6 +120,35 @@ export interface Store {
   revokeApiKey(id: string, at: string): Promise<void>;
   /** Records last use for many keys at once (batched off the request path). */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+
+  /** Dashboard accounts in creation order. */
+  listAccounts(filter: AccountFilter, page: PageRequest): Promise<Page<StoredAccount>>;
+  findAccountById(id: string): Promise<StoredAccount | undefined>;
+  /** `email` lower-cased, as stored. */
+  findAccountByEmail(email: string): Promise<StoredAccount | undefined>;
+  /** Throws UniqueViolation when the email is taken. */
+  insertAccount(account: StoredAccount): Promise<void>;
+  /** Replaces every field but id and createdAt. */
+  updateAccount(account: StoredAccount): Promise<void>;
+  /** Deletes the account and its sessions. */
+  deleteAccount(id: string): Promise<void>;
+
+  /** Invitations in creation order. */
+  listInvitations(filter: InvitationFilter, page: PageRequest): Promise<Page<StoredInvitation>>;
+  findInvitationById(id: string): Promise<StoredInvitation | undefined>;
+  findInvitationByHash(tokenHash: string): Promise<StoredInvitation | undefined>;
+  insertInvitation(invitation: StoredInvitation): Promise<void>;
+  /** Marks an unused invitation used; false when it was used already, so a link works once even in a race. */
+  acceptInvitation(id: string, at: string): Promise<boolean>;
+  deleteInvitation(id: string): Promise<void>;
+
+  insertSession(session: StoredSession): Promise<void>;
+  findSessionByHash(tokenHash: string): Promise<StoredSession | undefined>;
+  deleteSession(id: string): Promise<void>;
+  /** Ends every session of an account (removal, password change). */
+  deleteSessionsOfAccount(accountId: string): Promise<void>;
+  /** Housekeeping: drops sessions that expired before `at`. */
+  deleteExpiredSessions(at: string): Promise<void>;
 
   insertAuditEvent(projectId: string | null, event: AuditEvent): Promise<void>;
   /** Newest first. */

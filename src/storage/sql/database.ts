@@ -97,6 +97,38 @@ export interface ProjectRevisionsTable {
   revision: number;
 }
 
+export interface AccountsTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  role: string;
+  project_id: string | null;
+  created_at: string;
+  last_login_at: string | null;
+}
+
+export interface InvitationsTable {
+  id: string;
+  email: string | null;
+  role: string;
+  project_id: string | null;
+  token_hash: string;
+  /** `{ type, id, name }` as JSON. */
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+}
+
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -106,4 +138,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   project_revisions: ProjectRevisionsTable;
+  accounts: AccountsTable;
+  invitations: InvitationsTable;
+  sessions: SessionsTable;
 }

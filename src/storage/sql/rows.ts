@@ -1,16 +1,20 @@
+import type { Invitation } from '../../domain/account.ts';
 import type { ApiKey, Role } from '../../domain/api-key.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment, FlagType } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment, SegmentMatch } from '../../domain/segment.ts';
-import type { StoredApiKey } from '../store.ts';
+import type { StoredAccount, StoredApiKey, StoredInvitation, StoredSession } from '../store.ts';
 import type {
+  AccountsTable,
   ApiKeysTable,
   AuditEventsTable,
   EnvironmentsTable,
   FlagsTable,
+  InvitationsTable,
   ProjectsTable,
   SegmentsTable,
+  SessionsTable,
 } from './database.ts';
 
 /** Row ↔ domain mapping: the only place that knows column names and JSON-in-text encoding. */
@@ -187,4 +191,66 @@ export const auditEventFromRow = (row: AuditEventsTable): AuditEvent => ({
   before: row.before === null ? null : JSON.parse(row.before),
   after: row.after === null ? null : JSON.parse(row.after),
   requestId: row.request_id,
+});
+
+export const accountFromRow = (row: AccountsTable): StoredAccount => ({
+  id: row.id,
+  email: row.email,
+  name: row.name,
+  passwordHash: row.password_hash,
+  role: row.role as Role,
+  projectId: row.project_id,
+  createdAt: row.created_at,
+  lastLoginAt: row.last_login_at,
+});
+
+export const accountToRow = (a: StoredAccount): AccountsTable => ({
+  id: a.id,
+  email: a.email,
+  name: a.name,
+  password_hash: a.passwordHash,
+  role: a.role,
+  project_id: a.projectId,
+  created_at: a.createdAt,
+  last_login_at: a.lastLoginAt,
+});
+
+export const invitationFromRow = (row: InvitationsTable): StoredInvitation => ({
+  id: row.id,
+  email: row.email,
+  role: row.role as Role,
+  projectId: row.project_id,
+  tokenHash: row.token_hash,
+  invitedBy: JSON.parse(row.invited_by) as Invitation['invitedBy'],
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  acceptedAt: row.accepted_at,
+});
+
+export const invitationToRow = (i: StoredInvitation): InvitationsTable => ({
+  id: i.id,
+  email: i.email,
+  role: i.role,
+  project_id: i.projectId,
+  token_hash: i.tokenHash,
+  invited_by: JSON.stringify(i.invitedBy),
+  created_at: i.createdAt,
+  expires_at: i.expiresAt,
+  accepted_at: i.acceptedAt,
+});
+
+export const sessionFromRow = (row: SessionsTable): StoredSession => ({
+  id: row.id,
+  tokenHash: row.token_hash,
+  accountId: row.account_id,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
+
+export const sessionToRow = (s: StoredSession): SessionsTable => ({
+  id: s.id,
+  token_hash: s.tokenHash,
+  account_id: s.accountId,
+  created_at: s.createdAt,
+  expires_at: s.expiresAt,
 });

@@ -5,16 +5,23 @@ import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment } from '../../domain/segment.ts';
 import {
+  type AccountFilter,
   type AuditFilter,
   type FlagFilter,
+  type InvitationFilter,
   type Page,
   type PageRequest,
   type Store,
+  type StoredAccount,
   type StoredApiKey,
+  type StoredInvitation,
+  type StoredSession,
   UniqueViolation,
 } from '../store.ts';
 import type { Database } from './database.ts';
 import {
+  accountFromRow,
+  accountToRow,
   apiKeyFromRow,
   apiKeyToRow,
   auditEventFromRow,
@@ -25,10 +32,14 @@ import {
   flagEnvironmentToColumns,
   flagFromRow,
   flagToRow,
+  invitationFromRow,
+  invitationToRow,
   projectFromRow,
   projectToRow,
   segmentFromRow,
   segmentToRow,
+  sessionFromRow,
+  sessionToRow,
   withoutSecret,
 } from './rows.ts';
 
@@ -454,6 +465,125 @@ export class SqlStore implements Store {
         await store.#db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
       }
     });
+  }
+
+  // Accounts, invitations and sessions (dashboard)
+
+  listAccounts(filter: AccountFilter, page: PageRequest): Promise<Page<StoredAccount>> {
+    let query = this.#db.selectFrom('accounts').selectAll();
+    if (filter.projectId !== undefined)
+      query = query.where('project_id', filter.projectId === null ? 'is' : '=', filter.projectId);
+    return paged(
+      query,
+      'id',
+      'asc',
+      page,
+      (r) => r.id,
+      (rows) => rows.map(accountFromRow),
+    );
+  }
+
+  async findAccountById(id: string): Promise<StoredAccount | undefined> {
+    const row = await this.#db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && accountFromRow(row);
+  }
+
+  async findAccountByEmail(email: string): Promise<StoredAccount | undefined> {
+    const row = await this.#db
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email', '=', email)
+      .executeTakeFirst();
+    return row && accountFromRow(row);
+  }
+
+  async insertAccount(account: StoredAccount): Promise<void> {
+    await mapUnique(this.#db.insertInto('accounts').values(accountToRow(account)).execute());
+  }
+
+  async updateAccount(account: StoredAccount): Promise<void> {
+    const { id: _, created_at: __, ...row } = accountToRow(account);
+    await mapUnique(this.#db.updateTable('accounts').set(row).where('id', '=', account.id).execute());
+  }
+
+  deleteAccount(id: string): Promise<void> {
+    return this.#atomically(async (store) => {
+      await store.#db.deleteFrom('sessions').where('account_id', '=', id).execute();
+      await store.#db.deleteFrom('accounts').where('id', '=', id).execute();
+    });
+  }
+
+  listInvitations(filter: InvitationFilter, page: PageRequest): Promise<Page<StoredInvitation>> {
+    let query = this.#db.selectFrom('invitations').selectAll();
+    if (filter.projectId !== undefined)
+      query = query.where('project_id', filter.projectId === null ? 'is' : '=', filter.projectId);
+    if (filter.pendingAt !== undefined)
+      query = query.where('accepted_at', 'is', null).where('expires_at', '>', filter.pendingAt);
+    return paged(
+      query,
+      'id',
+      'asc',
+      page,
+      (r) => r.id,
+      (rows) => rows.map(invitationFromRow),
+    );
+  }
+
+  async findInvitationById(id: string): Promise<StoredInvitation | undefined> {
+    const row = await this.#db.selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && invitationFromRow(row);
+  }
+
+  async findInvitationByHash(tokenHash: string): Promise<StoredInvitation | undefined> {
+    const row = await this.#db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row && invitationFromRow(row);
+  }
+
+  async insertInvitation(invitation: StoredInvitation): Promise<void> {
+    await mapUnique(this.#db.insertInto('invitations').values(invitationToRow(invitation)).execute());
+  }
+
+  async acceptInvitation(id: string, at: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('invitations')
+      .set({ accepted_at: at })
+      .where('id', '=', id)
+      .where('accepted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async deleteInvitation(id: string): Promise<void> {
+    await this.#db.deleteFrom('invitations').where('id', '=', id).execute();
+  }
+
+  async insertSession(session: StoredSession): Promise<void> {
+    await this.#db.insertInto('sessions').values(sessionToRow(session)).execute();
+  }
+
+  async findSessionByHash(tokenHash: string): Promise<StoredSession | undefined> {
+    const row = await this.#db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
+    return row && sessionFromRow(row);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    await this.#db.deleteFrom('sessions').where('id', '=', id).execute();
+  }
+
+  async deleteSessionsOfAccount(accountId: string): Promise<void> {
+    await this.#db.deleteFrom('sessions').where('account_id', '=', accountId).execute();
+  }
+
+  async deleteExpiredSessions(at: string): Promise<void> {
+    await this.#db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
   }
 
   // Audit log

@@ -1,0 +1,46 @@
+import type { Role } from './api-key.ts';
+
+/** A person who signs in to the dashboard (SPEC §7). Roles and scope work as for API keys. */
+export interface Account {
+  readonly id: string;
+  /** Lower-cased; unique in the installation. */
+  readonly email: string;
+  readonly name: string;
+  readonly role: Role;
+  /** null: organisation-wide. */
+  readonly projectId: string | null;
+  readonly createdAt: string;
+  readonly lastLoginAt: string | null;
+}
+
+/**
+ * A one-time link to create an account: sent by an admin, or printed on first start to create
+ * the first admin (then `email` is null and the person chooses it).
+ */
+export interface Invitation {
+  readonly id: string;
+  /** null: whoever holds the link chooses the email (the first-start setup link). */
+  readonly email: string | null;
+  readonly role: Role;
+  readonly projectId: string | null;
+  readonly invitedBy: {
+    readonly type: 'api_key' | 'user' | 'system';
+    readonly id: string;
+    readonly name: string;
+  };
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly acceptedAt: string | null;
+}
+
+/** A signed-in browser. Only a hash of its cookie's token is stored. */
+export interface Session {
+  readonly id: string;
+  readonly accountId: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+}
+
+export const PASSWORD_MIN = 12;
+export const PASSWORD_MAX = 1024;
+export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
