@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Services } from '../services/services.ts';
 import { registerAuthentication } from './plugins/authentication.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
+import { registerMetrics } from './plugins/metrics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { environmentRoutes } from './routes/environments.ts';
@@ -37,6 +38,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  registerMetrics(app, services);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -1,6 +1,7 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { Store } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -19,14 +20,26 @@ export class EvaluationService {
   readonly #snapshots: SnapshotRegistry;
   /** Project id or key → id, so the hot path does not ask the database who a project is. */
   readonly #projectIds = new Map<string, string>();
+  /** What /metrics reports: evaluations served, by project, environment and reason. */
+  readonly counts = new EvaluationCounts();
 
   constructor(store: Store, snapshots: SnapshotRegistry) {
     this.#store = store;
     this.#snapshots = snapshots;
   }
 
-  /** The compiled environment a request may evaluate in, after the authorisation checks of SPEC §5. */
+  /**
+   * The compiled environment a request may evaluate in, after the authorisation checks of SPEC §5.
+   * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
+   */
   async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
+    return (await this.#resolve(actor, scope)).compiled;
+  }
+
+  async #resolve(
+    actor: Actor,
+    scope: EvaluationScope,
+  ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
     const environment = scope.environment ?? 'production';
     const projectId = await this.#projectId(actor, scope.project);
     authorize(actor.principal, projectId, 'evaluator', environment);
@@ -35,7 +48,7 @@ export class EvaluationService {
       (await this.#snapshots.environment(projectId, environment));
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
-    return compiled;
+    return { projectId, environment, compiled };
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
@@ -59,10 +72,11 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const compiled = await this.environmentFor(actor, scope);
+    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
     const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    this.counts.count(projectId, environment, result.reason);
     return result;
   }
 
@@ -72,7 +86,9 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const compiled = await this.environmentFor(actor, scope);
-    return compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
+    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
+    this.counts.countAll(projectId, environment, results);
+    return results;
   }
 }

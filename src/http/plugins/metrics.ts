@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Services } from '../../services/services.ts';
+
+/** Seconds; finer than prom-client's default at the low end, where evaluation requests live. */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** What a route label says for requests that matched no route (404s): never the raw URL. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+type HistogramChild = ReturnType<Histogram<'route' | 'method' | 'status_class'>['labels']>;
+
+/**
+ * Serves `GET /metrics` (Prometheus text, no API key: see docs/decisions/0301-metrics-endpoint.md)
+ * from a registry of this app's own, so several apps in one process never share counts:
+ * - `flagstaff_evaluations_total{project, environment, reason}`, read on scrape from the
+ *   evaluation service's plain integer counts;
+ * - `flagstaff_http_request_duration_seconds{route, method, status_class}`, where `route` is the
+ *   route pattern (`/v1/flags/:flagKey`), never the URL;
+ * - prom-client's default process and Node.js metrics.
+ * No label takes a flag key, a user value or a URL, so the series do not grow with flags or users.
+ * Register it on the root instance before the routes, so that its hook sees every request.
+ */
+export function registerMetrics(
+  app: FastifyInstance,
+  services: Pick<Services, 'evaluation' | 'store'>,
+): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  // Project keys never change (a project can only be renamed), so an id → key cache is never stale.
+  const projectKeys = new Map<string, string>();
+  const projectKeyOf = async (projectId: string): Promise<string> => {
+    const known = projectKeys.get(projectId);
+    if (known !== undefined) return known;
+    const project = await services.store.findProject(projectId);
+    // A deleted project keeps its counts under its id.
+    if (project === undefined) return projectId;
+    projectKeys.set(projectId, project.key);
+    return project.key;
+  };
+
+  const counts = services.evaluation.counts;
+  new Counter({
+    name: 'flagstaff_evaluations_total',
+    help: 'Flag evaluations served, by project key, environment key and reason.',
+    labelNames: ['project', 'environment', 'reason'] as const,
+    registers: [registry],
+    async collect() {
+      const rows = counts.rows();
+      const keys = await Promise.all(rows.map((row) => projectKeyOf(row.projectId)));
+      // Totals since start, set in one synchronous step so a concurrent scrape never sees half of them.
+      this.reset();
+      rows.forEach((row, i) => {
+        this.inc({ project: keys[i], environment: row.environment, reason: row.reason }, row.count);
+      });
+    },
+  });
+
+  const duration = new Histogram({
+    name: 'flagstaff_http_request_duration_seconds',
+    help: 'HTTP request duration from arrival to response sent, by route pattern, method and status class.',
+    labelNames: ['route', 'method', 'status_class'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+  // Bound children, one per (method, route, status class): routes and methods are finite.
+  const children = new Map<string, HistogramChild>();
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const statusClass = `${Math.floor(reply.statusCode / 100)}xx`;
+    const id = `${request.method} ${statusClass} ${route}`;
+    let child = children.get(id);
+    if (child === undefined) {
+      child = duration.labels({ route, method: request.method, status_class: statusClass });
+      children.set(id, child);
+    }
+    child.observe(reply.elapsedTime / 1000);
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const text = await registry.metrics();
+    return reply.type(registry.contentType).send(text);
+  });
+  return registry;
+}
