@@ -1,0 +1,142 @@
+import type { FieldError } from '../../domain/errors.ts';
+import type { EvaluationContext } from '../../domain/evaluation-result.ts';
+import type { JsonValue } from '../../domain/flag.ts';
+import { type CompileState, compileCompiled, ROOT_STATE } from './compiled.ts';
+import { FLAGD_CONTEXT, SEM_VER_OPERATORS, toBuckets } from './flagd-operators.ts';
+import { newFrame, TargetingCompileError } from './node.ts';
+import { escapePointer } from './operators.ts';
+
+/** A compiled targeting: the variant key it picks, or null when it picks none. */
+export type CompiledTargeting = (
+  context: EvaluationContext,
+  flagKey: string,
+  nowSeconds: number,
+) => string | null;
+
+const TOP_ABOVE: readonly unknown[] = [];
+const NO_VARIANT: CompiledTargeting = () => null;
+
+/**
+ * flagd turns whatever targeting returns into a variant key with `toString()`: strings as they are,
+ * booleans "true"/"false", numbers their decimal text; null (or nothing) means no variant.
+ */
+function toVariantKey(result: unknown): string | null {
+  if (result === null || result === undefined) return null;
+  return (result as { toString(): string }).toString();
+}
+
+/** flagd ignores targeting that is falsy or has no keys (`{}`, `[]`, numbers, booleans). */
+const isAbsent = (logic: JsonValue): boolean => !logic || Object.keys(logic).length === 0;
+
+/** Compiles flagd targeting once; the returned function never throws. Result: a variant key, or null when targeting yields no variant. */
+export function compileTargeting(logic: JsonValue): CompiledTargeting {
+  // The caller serves the default variant with reason "static" for absent targeting, as flagd does.
+  if (isAbsent(logic)) return NO_VARIANT;
+  let root: ReturnType<typeof compileCompiled>;
+  try {
+    root = compileCompiled(logic, ROOT_STATE);
+  } catch {
+    // flagd reports PARSE_ERROR on every evaluation; validateTargeting refuses such targeting at write time.
+    return NO_VARIANT;
+  }
+  if (root.constant) {
+    let key: string | null = null;
+    try {
+      key = toVariantKey(root.value);
+    } catch {
+      // an object whose toString is not callable: no variant, as flagd's evaluation fails
+    }
+    return () => key;
+  }
+  const run = root.run;
+  return (context, flagKey, nowSeconds) => {
+    // flagd injects $flagd over whatever the context holds under that name; its timestamp is whole seconds.
+    const data = {
+      ...context,
+      $flagd: { flagKey, timestamp: Math.floor(nowSeconds) },
+      [FLAGD_CONTEXT]: true,
+    };
+    try {
+      return toVariantKey(run(data, TOP_ABOVE, newFrame()));
+    } catch {
+      // flagd answers an evaluation error (reason ERROR); Flagstaff serves the default variant instead.
+      return null;
+    }
+  };
+}
+
+/** Problems that make targeting unusable (flagd would refuse it or could never match); empty when valid. Paths are JSON pointers within the targeting. */
+export function validateTargeting(logic: JsonValue): FieldError[] {
+  if (isAbsent(logic)) return [];
+  try {
+    compileCompiled(logic, ROOT_STATE);
+  } catch (error) {
+    if (error instanceof TargetingCompileError) return [{ path: error.path, message: error.message }];
+    return [
+      {
+        path: '',
+        message: `targeting cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
+      },
+    ];
+  }
+  const errors: FieldError[] = [];
+  lintCustomOperators(logic, { ...ROOT_STATE }, errors);
+  return errors;
+}
+
+/** Arguments of flagd's own operators that are written literally and can never work (flagd's schema refuses them too). */
+function lintCustomOperators(logic: JsonValue, state: CompileState, errors: FieldError[]): void {
+  if (Array.isArray(logic)) {
+    logic.forEach((item, i) => {
+      lintCustomOperators(item, { ...state, path: `${state.path}/${i}` }, errors);
+    });
+    return;
+  }
+  if (!logic || typeof logic !== 'object') return;
+  for (const [name, args] of Object.entries(logic)) {
+    const path = `${state.path}/${escapePointer(name)}`;
+    if (Array.isArray(args)) {
+      if (name === 'sem_ver') lintSemVer(args, path, errors);
+      if (name === 'fractional') lintFractional(args, path, errors);
+      if ((name === 'starts_with' || name === 'ends_with') && args.length !== 2) {
+        errors.push({ path, message: `"${name}" takes exactly two arguments` });
+      }
+    }
+    lintCustomOperators(args, { ...state, path }, errors);
+  }
+}
+
+function lintSemVer(args: readonly JsonValue[], path: string, errors: FieldError[]): void {
+  if (args.length !== 3) {
+    errors.push({ path, message: '"sem_ver" takes [version, operator, version]' });
+    return;
+  }
+  const operator = args[1];
+  if (typeof operator === 'string' && !SEM_VER_OPERATORS.includes(operator)) {
+    errors.push({
+      path: `${path}/1`,
+      message: `unknown sem_ver operator "${operator}"; use one of ${SEM_VER_OPERATORS.join(' ')}`,
+    });
+  }
+}
+
+const isExpression = (value: JsonValue): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function lintFractional(args: readonly JsonValue[], path: string, errors: FieldError[]): void {
+  const entries = args.length > 0 && !Array.isArray(args[0]) ? args.slice(1) : args;
+  const offset = args.length - entries.length;
+  if (entries.length === 0) {
+    errors.push({ path, message: '"fractional" needs at least one [variant, weight] entry' });
+    return;
+  }
+  entries.forEach((entry, i) => {
+    if (!Array.isArray(entry) || entry.some(isExpression)) return;
+    if (!toBuckets([entry])) {
+      errors.push({
+        path: `${path}/${i + offset}`,
+        message: 'a fractional entry is [variant] or [variant, weight] with a whole, non-negative weight',
+      });
+    }
+  });
+}
