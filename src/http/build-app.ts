@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
 import { registerAuthentication } from './plugins/authentication.ts';
+import { registerCors } from './plugins/cors.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -20,6 +22,8 @@ import { validatorCompiler } from './validation.ts';
 export interface AppOptions {
   readonly services: Services;
   readonly logger?: FastifyServerOptions['logger'];
+  /** FLAGSTAFF_CORS_ORIGINS: origins that may call the evaluation and OFREP routes; default any (`*`). */
+  readonly corsOrigins?: readonly string[];
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -38,6 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -85,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+  await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

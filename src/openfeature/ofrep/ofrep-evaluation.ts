@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import type { EvaluationContext } from '../../domain/evaluation-result.ts';
+import type { CompiledEnvironment, EvaluationDetail } from '../../evaluation/compile-environment.ts';
+import { type OfrepFailure, type OfrepSuccess, targetingKeyMissing, toOfrepSuccess } from './ofrep-wire.ts';
+
+/** Any text will do: it only asks whether a targetingKey would have let the user be bucketed. */
+const PROBE_TARGETING_KEY = 'ofrep-probe';
+
+/** Evaluates a flag again, uncounted, for another context (see `toOfrepResult`). */
+export type Reevaluate = (flagKey: string, context: EvaluationContext) => EvaluationDetail | undefined;
+
+/** A compiled environment's evaluation as a `Reevaluate`. */
+export const reevaluateIn =
+  (compiled: CompiledEnvironment, nowSeconds: number): Reevaluate =>
+  (flagKey, context) =>
+    compiled.evaluate(flagKey, context, nowSeconds);
+
+/**
+ * An evaluation as OFREP answers it. TARGETING_KEY_MISSING when the default was served only
+ * because the context has no targetingKey to bucket by: with one, a rollout would have split.
+ * (flagd-style JsonLogic never answers `split`, so flags imported from flagd keep flagd's
+ * answer, the default.)
+ */
+export function toOfrepResult(
+  detail: EvaluationDetail,
+  context: EvaluationContext,
+  reevaluate: Reevaluate,
+): OfrepSuccess | OfrepFailure {
+  if (detail.reason === 'default' && context.targetingKey === undefined) {
+    const probe = reevaluate(detail.key, { ...context, targetingKey: PROBE_TARGETING_KEY });
+    if (probe?.reason === 'split') return targetingKeyMissing(detail);
+  }
+  return toOfrepSuccess(detail);
+}
+
+export const isFailure = (result: OfrepSuccess | OfrepFailure): result is OfrepFailure =>
+  'errorCode' in result;
+
+/**
+ * The bulk ETag is a digest of the response body itself, so it changes exactly when some result
+ * for this context changes — a write, a time-based rule coming due — and never otherwise.
+ */
+export function bulkEtag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+}
+
+/** RFC 9110 §13.1.2: `*`, or any listed tag equal to `etag` under weak comparison. */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const current = opaque(etag);
+  return header.split(',').some((tag) => opaque(tag) === current);
+}

@@ -1,0 +1,225 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { registerAuthentication } from '../../http/plugins/authentication.ts';
+import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
+import { actorOf } from '../../http/request-helpers.ts';
+import type { RoutesPlugin } from '../../http/type-provider.ts';
+import type { EvaluationScope } from '../../services/evaluation-service.ts';
+import type { Services } from '../../services/services.ts';
+import { bulkEtag, ifNoneMatchHits, isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
+import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
+
+const tags = ['OFREP'];
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
+const Success = Type.Object({
+  key: Type.String(),
+  value: Type.Optional(Type.Unknown({ description: 'Absent when the provider must use the code default.' })),
+  reason: Type.String({ enum: ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] }),
+  variant: Type.Optional(Type.String()),
+  metadata: Type.Optional(Metadata),
+});
+const Failure = Type.Object({
+  key: Type.Optional(Type.String()),
+  errorCode: Type.String(),
+  errorDetails: Type.Optional(Type.String()),
+  metadata: Type.Optional(Metadata),
+});
+const RequestBody = Type.Unknown({
+  description:
+    '`{ "context": { "targetingKey": "…", … } }`. A missing context is the empty one; other fields are ignored.',
+});
+/**
+ * Error bodies are documented, not serialised by schema: hooks outside this plugin answer with
+ * problem+json first, which `problemToOfrep` rewrites, and a schema would strip it on the way.
+ */
+const AnyFailure = (description: string) =>
+  Type.Unknown({ description: `${description}: { key, errorCode, errorDetails }.` });
+const errors = {
+  400: AnyFailure(
+    'INVALID_CONTEXT, PARSE_ERROR, TARGETING_KEY_MISSING, or GENERAL (unknown project or environment)',
+  ),
+  401: AnyFailure('No valid API key'),
+  403: AnyFailure('The key does not cover this project or environment'),
+  429: AnyFailure('Rate limit exceeded; see Retry-After'),
+};
+
+/** The headers by which a request names its project (organisation-wide keys) and environment. */
+export const PROJECT_HEADER = 'x-flagstaff-project';
+export const ENVIRONMENT_HEADER = 'x-flagstaff-environment';
+
+function headerOf(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text.trim() === '' ? undefined : text.trim();
+}
+
+/**
+ * SPEC §6: the environment a header names, else the key's own when it is bound to exactly one,
+ * else production. A header naming an environment the key does not cover is refused (403) by
+ * the evaluation service, rather than silently ignored.
+ */
+function scopeOf(request: FastifyRequest): EvaluationScope {
+  const principal = actorOf(request).principal;
+  const bound = principal.environments?.length === 1 ? principal.environments[0] : undefined;
+  const project = headerOf(request, PROJECT_HEADER);
+  if (project === undefined && principal.projectId === null) {
+    throw new OfrepError(
+      400,
+      'GENERAL',
+      'An organisation-wide key must name the project: send the header "X-Flagstaff-Project: <key or id>".',
+    );
+  }
+  return { project, environment: headerOf(request, ENVIRONMENT_HEADER) ?? bound ?? 'production' };
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** What a Flagstaff error code becomes in OFREP's vocabulary; every status but 404 and 500 keeps its meaning. */
+function failureFor(code: ErrorCode): { status: number; errorCode: OfrepErrorCode } {
+  if (code === 'flag_not_found') return { status: 404, errorCode: 'FLAG_NOT_FOUND' };
+  // OFREP's 404 means "no such flag"; a project or environment that does not exist is a bad request.
+  if (code === 'not_found' || code === 'validation_failed') return { status: 400, errorCode: 'GENERAL' };
+  return { status: ERROR_CATALOGUE[code].status, errorCode: 'GENERAL' };
+}
+
+function sendFailure(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  errorCode: OfrepErrorCode,
+  errorDetails: string,
+): FastifyReply {
+  const key = (request.params as { key?: string } | undefined)?.key;
+  const body: OfrepFailure = { ...(key === undefined ? {} : { key }), errorCode, errorDetails };
+  if (status === 401) reply.header('www-authenticate', 'Bearer');
+  return reply.code(status).type(JSON_TYPE).send(body);
+}
+
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof OfrepError) {
+    return sendFailure(request, reply, error.status, error.errorCode, error.message);
+  }
+  if (error instanceof DomainError) {
+    const { status, errorCode } = failureFor(error.code);
+    return sendFailure(request, reply, status, errorCode, error.message);
+  }
+  if (error.statusCode === 400) {
+    return sendFailure(request, reply, 400, 'PARSE_ERROR', 'The request body is not valid JSON.');
+  }
+  if (error.statusCode === 413) {
+    return sendFailure(request, reply, 413, 'GENERAL', 'The request body is larger than 1 MiB.');
+  }
+  if (error.statusCode === 415) {
+    return sendFailure(request, reply, 415, 'GENERAL', 'Send JSON: Content-Type application/json.');
+  }
+  request.log.error({ err: error }, 'request failed');
+  return reply
+    .code(500)
+    .type(JSON_TYPE)
+    .send({ errorDetails: `Something went wrong on our side. Request id: ${request.id}.` });
+}
+
+/**
+ * OFREP's clients expect `{ key, errorCode, errorDetails }`, not problem+json: errors that hooks
+ * outside this plugin answer with (401 from authentication, 429 from the rate limit, …) are
+ * rewritten on their way out, keeping their status and headers.
+ */
+async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const type = reply.getHeader('content-type');
+  if (
+    typeof type !== 'string' ||
+    !type.startsWith('application/problem+json') ||
+    typeof payload !== 'string'
+  ) {
+    return payload;
+  }
+  const problem = JSON.parse(payload) as Problem;
+  const { errorCode } = failureFor(problem.code);
+  const key = (request.params as { key?: string } | undefined)?.key;
+  reply.type(JSON_TYPE);
+  const body: OfrepFailure | { errorDetails: string } =
+    reply.statusCode >= 500
+      ? { errorDetails: problem.detail }
+      : { ...(key === undefined ? {} : { key }), errorCode, errorDetails: problem.detail };
+  return JSON.stringify(body);
+}
+
+/**
+ * The OpenFeature Remote Evaluation Protocol (SPEC §6, reference/ofrep/openapi.yaml), mounted at
+ * /ofrep/v1, with the same API keys and evaluation service as /v1.
+ */
+export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  registerAuthentication(app, services.apiKeys);
+  app.setErrorHandler(handleError);
+  app.addHook('onSend', problemToOfrep);
+
+  app.post(
+    '/evaluate/flags/:key',
+    {
+      config: { rateLimit: 'evaluation' },
+      schema: {
+        tags,
+        summary: 'Evaluate one flag (OFREP)',
+        description:
+          'The environment is the X-Flagstaff-Environment header, else the API key’s own when it is bound to one, else production. An organisation-wide key names the project with X-Flagstaff-Project.',
+        params: Type.Object({ key: Type.String() }),
+        body: RequestBody,
+        response: { 200: Success, ...errors, 404: AnyFailure('FLAG_NOT_FOUND') },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const scope = scopeOf(request);
+      // Authorisation (403) comes before validation (400), as everywhere (SPEC §5).
+      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const context = contextOf(request.body);
+      const { key } = request.params;
+      const detail = await services.evaluation.evaluate(actor, key, context, scope).catch((error) => {
+        if (error instanceof DomainError && error.code === 'flag_not_found') return undefined;
+        throw error;
+      });
+      if (detail === undefined) return reply.code(404).send(flagNotFound(key));
+      const result = toOfrepResult(detail, context, reevaluateIn(compiled, nowSeconds()));
+      return isFailure(result) ? reply.code(400).send(result) : result;
+    },
+  );
+
+  app.post(
+    '/evaluate/flags',
+    {
+      config: { rateLimit: 'evaluation' },
+      schema: {
+        tags,
+        summary: 'Evaluate every flag (OFREP bulk)',
+        description:
+          'Every non-archived flag of the environment. The ETag digests the response: send it back as If-None-Match to get 304 while nothing changed.',
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        body: RequestBody,
+        response: {
+          200: Type.Object(
+            { flags: Type.Array(Type.Union([Success, Failure])) },
+            { description: 'Sent pre-serialised, with its ETag.' },
+          ),
+          304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
+          ...errors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const actor = actorOf(request);
+      const scope = scopeOf(request);
+      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const context = contextOf(request.body);
+      const reevaluate = reevaluateIn(compiled, nowSeconds());
+      const details = await services.evaluation.evaluateAll(actor, context, scope);
+      const body = JSON.stringify({ flags: details.map((d) => toOfrepResult(d, context, reevaluate)) });
+      const etag = bulkEtag(body);
+      reply.header('etag', etag);
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return reply.type(JSON_TYPE).send(body);
+    },
+  );
+};
