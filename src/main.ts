@@ -24,6 +24,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const app = await buildApp({
     services,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    corsOrigins: config.corsOrigins,
   });
   const poller = setInterval(() => {
     services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
