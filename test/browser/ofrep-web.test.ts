@@ -1,0 +1,170 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web/', import.meta.url));
+const BULK = '/ofrep/v1/evaluate/flags';
+const POLL_MS = 150;
+
+const TYPES: Readonly<Record<string, string>> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** Serves the built page from `root` on a port of its own: another origin than the API's. */
+async function serveStatic(root: string): Promise<{ server: Server; origin: string }> {
+  const server = createServer(async (request, response) => {
+    const path =
+      normalize(new URL(request.url ?? '/', 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    try {
+      const body = await readFile(join(root, path));
+      response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Every response to the bulk endpoint, by method and status, counted where the server sends it. */
+function countBulkResponses(server: TestServer): Map<string, number> {
+  const counts = new Map<string, number>();
+  server.app.server.on('request', (request, response) => {
+    if (request.url?.split('?')[0] !== BULK) return;
+    response.on('finish', () => {
+      const key = `${request.method} ${response.statusCode}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    });
+  });
+  return counts;
+}
+
+/** Resolves once `condition` holds, checking every few milliseconds; fails after `timeoutMs`. */
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const suite = existsSync(CHROMIUM) ? describe : describe.skip;
+const title = existsSync(CHROMIUM)
+  ? '@openfeature/web-sdk with @openfeature/ofrep-web-provider in Chromium'
+  : `@openfeature/web-sdk in Chromium — skipped: no Chromium at ${CHROMIUM} (apt-get install chromium to run)`;
+
+suite(title, () => {
+  let api: TestServer;
+  let site: { server: Server; origin: string };
+  let outDir: string;
+  let browser: Browser;
+  let page: Page;
+  let counts: Map<string, number>;
+  const pageErrors: string[] = [];
+  const count = (key: string) => counts.get(key) ?? 0;
+
+  beforeAll(async () => {
+    api = await startTestServer();
+    await seedVariedProject(api);
+    const key = await createKey(api, { role: 'evaluator' });
+    counts = countBulkResponses(api);
+
+    outDir = await mkdtemp(join(tmpdir(), 'flagstaff-ofrep-web-'));
+    await build({
+      configFile: false,
+      root: FIXTURE,
+      logLevel: 'warn',
+      build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
+    });
+    site = await serveStatic(outDir);
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    page = await browser.newPage();
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    const query = new URLSearchParams({ api: api.url, key, poll: String(POLL_MS) });
+    await page.goto(`${site.origin}/index.html?${query}`);
+    await page.waitForFunction(() => (window as unknown as { status?: string }).status !== undefined, null, {
+      timeout: 20_000,
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (site) await new Promise((resolve) => site.server.close(resolve));
+    await api?.close();
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  const readFlags = () =>
+    page.evaluate(() => (window as unknown as { readFlags: () => Record<string, unknown> }).readFlags());
+
+  it('loads the flags from another origin, through the CORS preflight', async () => {
+    expect(await page.evaluate(() => (window as unknown as { status: string }).status)).toBe('ready');
+    expect(pageErrors).toEqual([]);
+    expect(count('OPTIONS 204')).toBeGreaterThanOrEqual(1);
+    const flags = await readFlags();
+    expect(flags['new-checkout']).toMatchObject({ value: true, reason: 'TARGETING_MATCH', variant: 'on' });
+    expect(flags['banner-text']).toMatchObject({ value: 'Hi', reason: 'DEFAULT', variant: 'short' });
+    expect(flags.theme).toMatchObject({
+      value: { background: '#000', contrast: 2, nested: { ok: true } },
+      reason: 'STATIC',
+    });
+    expect(flags.discount).toMatchObject({ reason: 'SPLIT' });
+    expect([10, 0.5]).toContain((flags.discount as { value: number }).value);
+    // Disabled with no value: the page's code default, with OFREP's reason.
+    expect(flags.sunset).toMatchObject({ value: 'code default', reason: 'DISABLED' });
+    expect(flags.missing).toMatchObject({ value: true, errorCode: 'FLAG_NOT_FOUND' });
+  });
+
+  it('polls with If-None-Match and gets 304 while nothing changes', async () => {
+    const before = count('POST 304');
+    await waitFor(() => count('POST 304') - before >= 3, 'three 304s');
+    expect(count('POST 200')).toBe(1);
+  });
+
+  it('picks up a flag change made over the management API', async () => {
+    const id = await flagId(api, 'banner-text');
+    const patched = await api.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: 'long' } });
+    expect(patched.status).toBe(200);
+    await page.waitForFunction(
+      () =>
+        (window as unknown as { readFlags: () => Record<string, { value: unknown }> }).readFlags()[
+          'banner-text'
+        ]?.value === 'Hello there',
+      null,
+      { timeout: 10_000 },
+    );
+    const changes = await page.evaluate(() => (window as unknown as { changes: string[][] }).changes);
+    expect(changes).toContainEqual(['banner-text']);
+    expect(count('POST 200')).toBe(2);
+    // And back to 304s once the page has the new state.
+    const before = count('POST 304');
+    await waitFor(() => count('POST 304') - before >= 2, 'two more 304s');
+    expect(count('POST 200')).toBe(2);
+  });
+});
