@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import * as os from 'node:os';
+import { parseArgs } from 'node:util';
+import { runPart } from './child.ts';
+import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
+import { mb, type Row, table } from './stats.ts';
+
+// `npm run bench [-- --only=evaluator,scale,http] [--log-level=info] [--seconds=4] [--rounds=5]`
+// Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
+// whether it meets its target. Figures only: a missed target never fails the run. Each part runs
+// in processes of its own, so that no part's JIT state, heap or event loop colours another's.
+
+const PARTS = ['evaluator', 'scale', 'http'] as const;
+type Part = (typeof PARTS)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    'log-level': { type: 'string', default: HTTP_DEFAULTS.logLevel },
+    seconds: { type: 'string', default: String(HTTP_DEFAULTS.seconds) },
+    rounds: { type: 'string', default: String(HTTP_DEFAULTS.rounds) },
+  },
+});
+const parts = (values.only?.split(',') ?? PARTS).filter((p): p is Part =>
+  (PARTS as readonly string[]).includes(p),
+);
+
+function cpuModel(): string {
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('model name'));
+    return line?.split(':')[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+  } catch {
+    return os.cpus()[0]?.model ?? 'unknown';
+  }
+}
+
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const loadAtStart = os.loadavg()[0] ?? 0;
+console.log(
+  `Flagstaff benchmarks — ${new Date().toISOString()}\n` +
+    `machine: ${os.availableParallelism()} cores (nproc), ${cpuModel()}, ${mb(os.totalmem())} RAM; Node ${process.version}; ` +
+    `load average at start ${load()}`,
+);
+if (loadAtStart > 0.5) {
+  console.log(
+    'warning: the machine is busy (load average above 0.5): other processes share the cores; figures will be low and noisy.',
+  );
+}
+
+const started = performance.now();
+const rows: Row[] = [];
+for (const part of parts) {
+  const began = performance.now();
+  process.stdout.write(`running ${part}… `);
+  if (part === 'evaluator')
+    rows.push(...(await runPart<Row[]>('./evaluator.ts', { execArgv: ['--expose-gc'] })));
+  if (part === 'scale') {
+    rows.push(...(await runPart<Row[]>('./scale.ts', { execArgv: ['--expose-gc'] })));
+    // V8 sizes its young generation from the machine's memory; capped as a small container would.
+    const capped = await runPart<number>('./scale.ts', {
+      execArgv: ['--expose-gc', '--max-semi-space-size=16'],
+      args: ['--rss-only'],
+    });
+    rows.push({
+      section: 'scale',
+      figure: 'process RSS after build, node --max-semi-space-size=16',
+      value: mb(capped),
+      baseline: '',
+      ratio: Number.NaN,
+      target: '< 200 MB',
+      met: capped < 200 * 1024 * 1024,
+    });
+  }
+  if (part === 'http') {
+    rows.push(
+      ...(await httpBenchmark({
+        ...HTTP_DEFAULTS,
+        logLevel: values['log-level'] ?? HTTP_DEFAULTS.logLevel,
+        seconds: Number(values.seconds),
+        rounds: Number(values.rounds),
+      })),
+    );
+  }
+  console.log(`${((performance.now() - began) / 1000).toFixed(0)} s`);
+}
+
+console.log(`\n${table(rows)}\n`);
+console.log(
+  `${((performance.now() - started) / 1000).toFixed(0)} s in all; load average at the end ${load()} ` +
+    '(1, 5, 15 min; this run itself keeps one to two cores busy)',
+);
