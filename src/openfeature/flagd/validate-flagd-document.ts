@@ -77,7 +77,11 @@ function describe(error: ErrorObject): string {
 }
 
 /** ajv's errors on flagd's anyOf-heavy schemas, reduced to one readable message per problem. */
-function readableErrors(errors: readonly ErrorObject[], document: Record<string, JsonValue>): FieldError[] {
+function readableErrors(
+  errors: readonly ErrorObject[],
+  document: Record<string, JsonValue>,
+  validatesDaemon: boolean,
+): FieldError[] {
   const result: FieldError[] = [];
   const seen = new Set<string>();
   const add = (path: string, message: string) => {
@@ -105,6 +109,15 @@ function readableErrors(errors: readonly ErrorObject[], document: Record<string,
           'variants must all be booleans, all strings, all numbers or all objects',
         );
       }
+      continue;
+    }
+    // The daemon schema offers a map or a list of flags: the alternative not taken is no news.
+    if (
+      path === '/flags' &&
+      error.keyword === 'type' &&
+      error.params.type === (Array.isArray(document.flags) ? 'object' : 'array') &&
+      validatesDaemon
+    ) {
       continue;
     }
     if (path === '/flags' && error.keyword === 'type' && Array.isArray(document.flags)) {
@@ -139,29 +152,56 @@ function pointer(document: JsonValue, path: string): JsonValue | undefined {
   return value;
 }
 
-/** What flagd refuses beyond its schema: default variants it lacks, duplicate keys, broken `$ref`s and targeting. */
+/**
+ * The document with `$ref`s in targeting replaced by their evaluators, as flagd does before it
+ * validates (so `"targeting": {"$ref": "x"}` is fine), and the references it could not resolve.
+ */
+function withEvaluators(document: Record<string, JsonValue>): {
+  resolved: Record<string, JsonValue>;
+  errors: FieldError[];
+} {
+  const evaluators = isRecord(document.$evaluators) ? document.$evaluators : {};
+  const errors: FieldError[] = [];
+  const resolveFlag = (flag: JsonValue, path: string): JsonValue => {
+    if (!isRecord(flag) || flag.targeting === undefined) return flag;
+    const result = resolveEvaluators(flag.targeting, evaluators, `${path}/targeting`);
+    errors.push(...result.errors);
+    return { ...flag, targeting: result.value };
+  };
+  const flags = document.flags;
+  let resolvedFlags: JsonValue | undefined = flags;
+  if (Array.isArray(flags)) resolvedFlags = flags.map((flag, i) => resolveFlag(flag, `/flags/${i}`));
+  else if (isRecord(flags)) {
+    resolvedFlags = Object.fromEntries(
+      Object.entries(flags).map(([key, flag]) => [key, resolveFlag(flag, `/flags/${escapeToken(key)}`)]),
+    );
+  }
+  return { resolved: resolvedFlags === undefined ? document : { ...document, flags: resolvedFlags }, errors };
+}
+
+/** What flagd refuses beyond its schema: default variants it lacks, duplicate keys, targeting it cannot build. */
 function semanticErrors(document: Record<string, JsonValue>): FieldError[] {
   const errors: FieldError[] = [];
-  const evaluators = isRecord(document.$evaluators) ? document.$evaluators : {};
   const seen = new Set<string>();
   for (const { key, path, flag } of flagEntries(document)) {
     if (seen.has(key)) errors.push({ path: `${path}/key`, message: `duplicate flag key "${key}"` });
     seen.add(key);
     const variants = isRecord(flag.variants) ? flag.variants : {};
     const defaultVariant = flag.defaultVariant;
-    if (typeof defaultVariant === 'string' && !Object.hasOwn(variants, defaultVariant)) {
+    // flagd reads an empty defaultVariant as none.
+    if (
+      typeof defaultVariant === 'string' &&
+      defaultVariant !== '' &&
+      !Object.hasOwn(variants, defaultVariant)
+    ) {
       errors.push({
         path: `${path}/defaultVariant`,
         message: `"${defaultVariant}" is not one of the flag's variants`,
       });
     }
     if (flag.targeting === undefined) continue;
-    const resolved = resolveEvaluators(flag.targeting, evaluators, `${path}/targeting`);
-    errors.push(...resolved.errors);
-    if (resolved.errors.length === 0) {
-      for (const error of validateTargeting(resolved.value)) {
-        errors.push({ path: `${path}/targeting${error.path}`, message: error.message });
-      }
+    for (const error of validateTargeting(flag.targeting)) {
+      errors.push({ path: `${path}/targeting${error.path}`, message: error.message });
     }
   }
   return errors;
@@ -174,8 +214,11 @@ function semanticErrors(document: Record<string, JsonValue>): FieldError[] {
  */
 export function validateFlagdDocument(document: unknown): FieldError[] {
   if (!isRecord(document)) return [{ path: '/', message: 'a flagd document is a JSON object with "flags"' }];
+  const { resolved, errors } = withEvaluators(document);
+  if (errors.length > 0) return errors;
   const { provider, daemon } = compiledValidators();
-  const validate = declaresProviderSchema(document) ? provider : daemon;
-  if (!validate(document)) return readableErrors(validate.errors ?? [], document);
-  return semanticErrors(document);
+  const validatesDaemon = !declaresProviderSchema(document);
+  const validate = validatesDaemon ? daemon : provider;
+  if (!validate(resolved)) return readableErrors(validate.errors ?? [], resolved, validatesDaemon);
+  return semanticErrors(resolved);
 }

@@ -1,0 +1,92 @@
+import type { FieldError } from '../../domain/errors.ts';
+import type { FlagEnvironment, FlagMetadata, FlagType, JsonValue, Variant } from '../../domain/flag.ts';
+import { KEY_PATTERN, KEY_REGEX } from '../../domain/keys.ts';
+import { resolveEvaluators } from './resolve-evaluators.ts';
+import { flagEntries, validateFlagdDocument } from './validate-flagd-document.ts';
+
+/** One flag of a flagd document, as Flagstaff stores it for the environment it is imported into. */
+export interface ImportedFlag {
+  readonly key: string;
+  readonly type: FlagType;
+  readonly variants: readonly Variant[];
+  readonly metadata: FlagMetadata;
+  readonly environment: FlagEnvironment;
+}
+
+/** The flags of a document, or (when `errors` is not empty) none: an import is all or nothing. */
+export interface FlagdImport {
+  readonly flags: readonly ImportedFlag[];
+  readonly errors: readonly FieldError[];
+}
+
+type JsonObject = Readonly<Record<string, JsonValue>>;
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function typeOf(variants: JsonObject): FlagType {
+  // The schema has made every variant value of one type.
+  const first = Object.values(variants)[0];
+  if (typeof first === 'boolean') return 'boolean';
+  if (typeof first === 'string') return 'string';
+  if (typeof first === 'number') return 'number';
+  return 'object';
+}
+
+function metadataOf(value: JsonValue | undefined): Record<string, string | number | boolean> {
+  if (!isObject(value)) return {};
+  const result: Record<string, string | number | boolean> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') result[key] = item;
+  }
+  return result;
+}
+
+/** flagd ignores targeting that is absent or has no keys (`{}`); such a flag serves its default as `static`. */
+const hasTargeting = (targeting: JsonValue | undefined): targeting is JsonValue =>
+  Boolean(targeting) && Object.keys(targeting as object).length > 0;
+
+/**
+ * Turns a flagd document into Flagstaff flags for one environment (pure: no storage). Per flag:
+ * `enabled` from `state`, `defaultVariant` (empty or null: none), no `offVariant` (flagd serves no
+ * value for a disabled flag), `targeting` kept as JsonLogic with `$ref`s inlined, and metadata of the
+ * flag set overridden by the flag's own, as flagd merges them.
+ */
+export function importFlagd(document: unknown): FlagdImport {
+  const errors = validateFlagdDocument(document);
+  if (errors.length > 0) return { flags: [], errors };
+  const root = document as JsonObject;
+  const evaluators = isObject(root.$evaluators) ? root.$evaluators : {};
+  const setMetadata = metadataOf(root.metadata);
+  const flags: ImportedFlag[] = [];
+  const problems: FieldError[] = [];
+  for (const { key, path, flag } of flagEntries(root)) {
+    if (!KEY_REGEX.test(key)) {
+      problems.push({ path, message: `flag key "${key}" is not a Flagstaff key (${KEY_PATTERN})` });
+      continue;
+    }
+    const values = flag.variants as JsonObject;
+    const variants: Variant[] = Object.entries(values).map(([variant, value]) => ({ key: variant, value }));
+    const defaultVariant =
+      typeof flag.defaultVariant === 'string' && flag.defaultVariant !== '' ? flag.defaultVariant : null;
+    const environment: FlagEnvironment = {
+      enabled: flag.state === 'ENABLED',
+      offVariant: null,
+      defaultVariant,
+      targets: [],
+      rules: [],
+      ...(hasTargeting(flag.targeting)
+        ? { targeting: resolveEvaluators(flag.targeting, evaluators, `${path}/targeting`).value }
+        : {}),
+    };
+    flags.push({
+      key,
+      type: typeOf(values),
+      variants,
+      metadata: { ...setMetadata, ...metadataOf(flag.metadata) },
+      environment,
+    });
+  }
+  if (problems.length > 0) return { flags: [], errors: problems };
+  return { flags, errors: [] };
+}
