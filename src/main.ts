@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
 import { openStore } from './storage/open-store.ts';
@@ -10,6 +11,9 @@ const POLL_INTERVAL_MS = 1000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
 export async function serve(config: Config): Promise<FastifyInstance> {
+  if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
+    throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
+  }
   const store = await openStore(config.databaseUrl);
   const first = await bootstrap(store, config.adminKey);
   if (first.generatedSecret !== undefined) {
@@ -20,6 +24,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
+  const accounts = await bootstrapAccounts(store, {
+    email: config.adminEmail,
+    password: config.adminPassword,
+  });
   const services = createServices(store);
   const app = await buildApp({
     services,
@@ -40,6 +48,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  if (accounts.setupToken !== undefined) {
+    // Printed once, like the admin key: the link creates the first dashboard admin.
+    const url = new URL(address);
+    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
+    process.stdout.write(
+      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${url.origin}/setup#${accounts.setupToken}\n\n`,
+    );
+  }
   return app;
 }

@@ -6,12 +6,16 @@ import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
 import { registerAuthentication } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
+import { registerDashboard } from './plugins/dashboard.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
+import { authRoutes } from './routes/auth.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
+import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -84,13 +88,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         apiKeyRoutes,
         auditLogRoutes,
         evaluationRoutes,
+        explainRoutes,
+        accountRoutes,
       ]) {
         await v1.register(routes, { services });
       }
     },
     { prefix: '/v1' },
   );
+  // Signing in happens before there is anything to authenticate with: a scope of its own.
+  await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerDashboard(app);
   return app;
 }

@@ -1,10 +1,12 @@
 import type { Store } from '../storage/store.ts';
+import { AccountService } from './account-service.ts';
 import { ApiKeyService } from './api-key-service.ts';
 import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
+import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
 
 export interface Services {
@@ -16,10 +18,12 @@ export interface Services {
   readonly segments: SegmentService;
   readonly apiKeys: ApiKeyService;
   readonly evaluation: EvaluationService;
+  readonly accounts: AccountService;
+  readonly sessions: SessionService;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
-export function createServices(store: Store): Services {
+export function createServices(store: Store, options: { sessions?: SessionOptions } = {}): Services {
   const snapshots = new SnapshotRegistry(store);
   const deps = { store, snapshots };
   return {
@@ -31,5 +35,7 @@ export function createServices(store: Store): Services {
     segments: new SegmentService(deps),
     apiKeys: new ApiKeyService(store),
     evaluation: new EvaluationService(store, snapshots),
+    accounts: new AccountService(store),
+    sessions: new SessionService(store, options.sessions),
   };
 }

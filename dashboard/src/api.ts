@@ -1,0 +1,151 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { Account, Invitation } from '../../src/domain/account.ts';
+import type { ApiKey, Role } from '../../src/domain/api-key.ts';
+import type { AuditEvent } from '../../src/domain/audit-event.ts';
+import type { Flag, FlagType, JsonValue } from '../../src/domain/flag.ts';
+import type { Environment, Project } from '../../src/domain/project.ts';
+import type { Segment } from '../../src/domain/segment.ts';
+
+export type { Account, ApiKey, AuditEvent, Environment, Flag, Invitation, Project, Role, Segment };
+
+/** One entry of a project's flag list (SPEC §4): `enabled` is the state in `?environment=`. */
+export interface FlagSummary {
+  readonly id: string;
+  readonly key: string;
+  readonly name: string;
+  readonly type: FlagType;
+  readonly enabled: boolean;
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly archived: boolean;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface Me {
+  readonly actor: {
+    readonly type: 'api_key' | 'user';
+    readonly id: string;
+    readonly name: string;
+    readonly role: Role;
+    readonly projectId: string | null;
+    readonly environments: readonly string[] | null;
+  };
+  readonly account: Account | null;
+}
+
+export interface Explanation {
+  readonly key: string;
+  readonly value: JsonValue;
+  readonly reason: string;
+  readonly variant: string | null;
+  readonly ruleId: string | null;
+  readonly targetMatched: boolean;
+}
+
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** An RFC 9457 problem from the API, thrown by `api()`. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly errors: readonly FieldError[];
+
+  constructor(
+    status: number,
+    body: { detail?: string; title?: string; code?: string; errors?: FieldError[] },
+  ) {
+    super(body.detail ?? body.title ?? `The server answered ${status}.`);
+    this.status = status;
+    this.code = body.code ?? 'unknown';
+    this.errors = body.errors ?? [];
+  }
+}
+
+/** Called when any request finds the session gone, so the app can ask to sign in again. */
+let onSignedOut: () => void = () => {};
+export const whenSignedOut = (handler: () => void) => {
+  onSignedOut = handler;
+};
+
+export interface Page<T> {
+  readonly items: T[];
+  /** The next page's path (from the `Link` header), when more remain. */
+  readonly next: string | null;
+}
+
+async function request(method: string, path: string, body?: unknown, ifMatch?: number): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (ifMatch !== undefined) headers['if-match'] = `"${ifMatch}"`;
+  let response: Response;
+  try {
+    response = await fetch(path.startsWith('/v1/') ? path : `/v1${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, { detail: 'The server cannot be reached. Check your connection and try again.' });
+  }
+  if (!response.ok) {
+    const problem = await response.json().catch(() => ({}));
+    if (response.status === 401 && !path.startsWith('/auth/')) onSignedOut();
+    throw new ApiError(response.status, problem);
+  }
+  return response;
+}
+
+/** Calls the /v1 API as the signed-in user; resolves to the JSON body (undefined for 204). */
+export async function api<T>(method: string, path: string, body?: unknown, ifMatch?: number): Promise<T> {
+  const response = await request(method, path, body, ifMatch);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+/** A list and the path of its next page. */
+export async function apiPage<T>(path: string): Promise<Page<T>> {
+  const response = await request('GET', path);
+  const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1] ?? null;
+  return { items: (await response.json()) as T[], next };
+}
+
+export interface Loaded<T> {
+  readonly data: T | undefined;
+  readonly error: ApiError | undefined;
+  readonly loading: boolean;
+  readonly reload: () => void;
+  readonly setData: (data: T) => void;
+}
+
+/** GETs `path` (null: nothing yet) and keeps the answer; `reload()` asks again. */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [state, setState] = useState<{ path: string | null; data?: T; error?: ApiError }>({ path: null });
+  const [generation, setGeneration] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
+  useEffect(() => {
+    if (path === null) return;
+    let current = true;
+    api<T>('GET', path).then(
+      (data) => current && setState({ path, data }),
+      (error: ApiError) => current && setState({ path, error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [path, generation]);
+  const fresh = state.path === path;
+  return {
+    data: fresh ? state.data : undefined,
+    error: fresh ? state.error : undefined,
+    loading: path !== null && (!fresh || (state.data === undefined && state.error === undefined)),
+    reload: useCallback(() => setGeneration((g) => g + 1), []),
+    setData: useCallback((data: T) => setState({ path, data }), [path]),
+  };
+}
+
+export const enc = encodeURIComponent;

@@ -1,0 +1,263 @@
+import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
+import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
+import { ApiKeysPage } from './pages/api-keys.tsx';
+import { AuditLogPage } from './pages/audit-log.tsx';
+import { EnvironmentsPage } from './pages/environments.tsx';
+import { FlagPage } from './pages/flag.tsx';
+import { FlagsPage } from './pages/flags.tsx';
+import { MembersPage } from './pages/members.tsx';
+import { PlaygroundPage } from './pages/playground.tsx';
+import { ProjectsPage } from './pages/projects.tsx';
+import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
+import { JoinPage, SignInPage } from './pages/sign-in.tsx';
+import { Link, match, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
+import { can, SessionContext, useSession } from './session.ts';
+import { ConfirmHost, confirm, LoadError, Loading, Toasts } from './ui.tsx';
+
+export interface ProjectValue {
+  readonly project: Project;
+  readonly environments: readonly Environment[];
+  readonly reloadEnvironments: () => void;
+}
+
+const ProjectContext = createContext<ProjectValue | null>(null);
+
+/** The project of the page, or null on organisation pages. */
+export const useOptionalProject = (): ProjectValue | null => useContext(ProjectContext);
+
+export function useProject(): ProjectValue {
+  const value = useContext(ProjectContext);
+  if (!value) throw new Error('useProject outside a project page');
+  return value;
+}
+
+/** Signed in or not, then the page the address names. */
+export function App() {
+  const path = useLocation();
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [loadError, setLoadError] = useState<ApiError>();
+
+  useEffect(() => {
+    setLeaveConfirmation((message) =>
+      confirm({
+        title: 'Leave this page?',
+        body: message,
+        confirmLabel: 'Leave without saving',
+        danger: true,
+      }),
+    );
+    whenSignedOut(() => setMe(null));
+    api<Me>('GET', '/me').then(setMe, (error: ApiError) =>
+      error.status === 401 ? setMe(null) : setLoadError(error),
+    );
+  }, []);
+
+  const signOut = async () => {
+    await api('POST', '/auth/sign-out').catch(() => {});
+    setMe(null);
+    void navigate('/sign-in', { replace: true });
+  };
+
+  let page: ReactNode;
+  const joining = match('/join', path) ?? match('/setup', path);
+  if (joining) page = <JoinPage setup={path.startsWith('/setup')} onJoined={setMe} />;
+  else if (loadError) page = <LoadError error={loadError} retry={() => location.reload()} />;
+  else if (me === undefined) page = <Loading />;
+  else if (me === null) page = <SignInPage onSignedIn={setMe} />;
+  else
+    page = (
+      <SessionContext.Provider value={{ me, signOut }}>
+        <SignedIn path={path} />
+      </SessionContext.Provider>
+    );
+
+  return (
+    <>
+      {page}
+      <ConfirmHost />
+      <Toasts />
+    </>
+  );
+}
+
+type Routes = readonly (readonly [pattern: string, render: (params: Record<string, string>) => ReactNode])[];
+
+/** The first route whose pattern matches the path, rendered; undefined when none does. */
+function route(routes: Routes, path: string): ReactNode | undefined {
+  for (const [pattern, render] of routes) {
+    const params = match(pattern, path);
+    if (params) return render(params);
+  }
+  return undefined;
+}
+
+const notFound = (path: string) => (
+  <LoadError error={new ApiError(404, { detail: `There is no page at ${path.split('?')[0]}.` })} />
+);
+
+const P = '/projects/:project';
+const PROJECT_ROUTES: Routes = [
+  [`${P}/flags`, () => <FlagsPage />],
+  [`${P}/flags/:flag`, (p) => <FlagPage key={p.flag} flagKey={p.flag ?? ''} />],
+  [`${P}/segments`, () => <SegmentsPage />],
+  [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentId={p.segment ?? ''} />],
+  [`${P}/environments`, () => <EnvironmentsPage />],
+  [`${P}/playground`, () => <PlaygroundPage />],
+  [`${P}/audit-log`, () => <AuditLogPage />],
+  [`${P}/settings/api-keys`, () => <ApiKeysPage />],
+];
+
+const ORGANISATION_ROUTES: Routes = [
+  ['/projects', () => <ProjectsPage />],
+  ['/settings/api-keys', () => <ApiKeysPage />],
+  ['/settings/members', () => <MembersPage />],
+];
+
+function SignedIn({ path }: { path: string }) {
+  const { me } = useSession();
+  if (match('/sign-in', path) || match('/', path)) {
+    // Someone bound to one project starts there; everyone else at the project list.
+    const start = me.actor.projectId === null ? '/projects' : `/projects/${enc(me.actor.projectId)}/flags`;
+    return <Redirect to={start} />;
+  }
+  const projectKey = /^\/projects\/([^/?]+)\//.exec(path)?.[1];
+  if (projectKey !== undefined)
+    return <ProjectPages projectKey={decodeURIComponent(projectKey)} path={path} />;
+  return <Shell>{route(ORGANISATION_ROUTES, path) ?? notFound(path)}</Shell>;
+}
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => {
+    void navigate(to, { replace: true });
+  }, [to]);
+  return null;
+}
+
+/** A project's pages share the project and its environments, loaded once. */
+function ProjectPages({ projectKey, path }: { projectKey: string; path: string }) {
+  const project = useApi<Project>(`/projects/${enc(projectKey)}`);
+  const environments = useApi<Environment[]>(`/projects/${enc(projectKey)}/environments`);
+  let content: ReactNode;
+  if (project.error) content = <LoadError error={project.error} retry={project.reload} />;
+  else if (environments.error) content = <LoadError error={environments.error} retry={environments.reload} />;
+  else if (!project.data || !environments.data) content = <Loading />;
+  else
+    content = (
+      <ProjectContext.Provider
+        value={{
+          project: project.data,
+          environments: environments.data,
+          reloadEnvironments: environments.reload,
+        }}
+      >
+        {route(PROJECT_ROUTES, path) ?? notFound(path)}
+      </ProjectContext.Provider>
+    );
+  return (
+    <Shell projectKey={projectKey} project={project.data}>
+      {content}
+    </Shell>
+  );
+}
+
+/** The frame around every signed-in page: the bar, the project's navigation, the content. */
+function Shell({
+  children,
+  projectKey,
+  project,
+}: {
+  children: ReactNode;
+  projectKey?: string;
+  project?: Project;
+}) {
+  const { me, signOut } = useSession();
+  const path = useLocation();
+  const projects = useApi<Project[]>(me.actor.projectId === null ? '/projects?limit=1000' : null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
+  useEffect(() => setMenuOpen(false), [path]);
+  const p = projectKey ? `/projects/${enc(projectKey)}` : undefined;
+  const item = (to: string, label: string, show = true) =>
+    show ? (
+      <li key={to}>
+        <Link
+          to={to}
+          aria-current={path.split('?')[0] === to || path.startsWith(`${to}/`) ? 'page' : undefined}
+        >
+          {label}
+        </Link>
+      </li>
+    ) : null;
+  const admin = project ? can(me, 'admin', project) : false;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/projects" className="brand">
+          <img src="/favicon.svg" alt="" width="24" height="24" /> Flagstaff
+        </Link>
+        {me.actor.projectId === null && projects.data && (
+          <label className="project-switcher">
+            <span className="visually-hidden">Project</span>
+            <select
+              className="project-select"
+              value={projectKey ?? ''}
+              onChange={(event) =>
+                void navigate(event.target.value ? `/projects/${enc(event.target.value)}/flags` : '/projects')
+              }
+            >
+              <option value="">All projects</option>
+              {projects.data.map((p) => (
+                <option key={p.id} value={p.key}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <div className="topbar-end">
+          <span className="who">
+            {me.actor.name} <span className="badge">{me.actor.role}</span>
+          </span>
+          <button type="button" className="btn subtle" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <div className="body">
+        <nav className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main">
+          <button
+            type="button"
+            className="btn menu-toggle"
+            aria-expanded={menuOpen}
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
+          </button>
+          <ul>
+            {p && (
+              <>
+                <li className="nav-heading">{project?.name ?? projectKey}</li>
+                {item(`${p}/flags`, 'Flags')}
+                {item(`${p}/segments`, 'Segments')}
+                {item(`${p}/environments`, 'Environments')}
+                {item(`${p}/playground`, 'Playground')}
+                {item(`${p}/audit-log`, 'Audit log', admin)}
+                {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}
+              </>
+            )}
+            <li className="nav-heading">Organisation</li>
+            {item('/projects', 'Projects')}
+            {item('/settings/api-keys', 'Organisation API keys', can(me, 'admin'))}
+            {item('/settings/members', 'Members', me.actor.role === 'admin')}
+          </ul>
+        </nav>
+        <main id="main" className="content">
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

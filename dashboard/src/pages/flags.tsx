@@ -1,0 +1,303 @@
+import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import type { FlagType, Variant } from '../../../src/domain/flag.ts';
+import { type ApiError, api, enc, type Flag, type FlagSummary } from '../api.ts';
+import { useProject } from '../app.tsx';
+import { Link, navigate } from '../router.tsx';
+import { can, useSession } from '../session.ts';
+import {
+  Empty,
+  ErrorSummary,
+  Field,
+  LoadError,
+  Loading,
+  PageTitle,
+  Switch,
+  Time,
+  toast,
+  useFocusFirstField,
+} from '../ui.tsx';
+import { type VariantDraft, VariantsEditor, variantsFromDrafts } from './variants.tsx';
+
+interface Row {
+  readonly flag: FlagSummary;
+  readonly enabled: Readonly<Record<string, boolean>>;
+}
+
+/** A project's flags, with a switch per environment, search and a tag filter. */
+export function FlagsPage() {
+  const { project, environments } = useProject();
+  const { me } = useSession();
+  const [q, setQ] = useState('');
+  const [query, setQuery] = useState('');
+  const [tag, setTag] = useState('');
+  const [archived, setArchived] = useState(false);
+  const [rows, setRows] = useState<Row[]>();
+  const [allTags, setAllTags] = useState<string[]>([]);
+  const [error, setError] = useState<ApiError>();
+  const [generation, setGeneration] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const mayEdit = can(me, 'editor', project);
+
+  // Searching as one types, without a request per keystroke.
+  useEffect(() => {
+    const timer = setTimeout(() => setQuery(q.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [q]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
+  useEffect(() => {
+    let current = true;
+    const filter = new URLSearchParams({ limit: '1000', archived: String(archived) });
+    if (query) filter.set('q', query);
+    if (tag) filter.set('tag', tag);
+    // The list says `enabled` for one environment: ask once per environment and join by id.
+    Promise.all(
+      environments.map((e) =>
+        api<FlagSummary[]>('GET', `/projects/${enc(project.id)}/flags?${filter}&environment=${enc(e.key)}`),
+      ),
+    ).then(
+      (lists) => {
+        if (!current) return;
+        const first = lists[0] ?? [];
+        setRows(
+          first.map((flag) => ({
+            flag,
+            enabled: Object.fromEntries(
+              environments.map((e, i) => [e.key, lists[i]?.find((f) => f.id === flag.id)?.enabled ?? false]),
+            ),
+          })),
+        );
+        setError(undefined);
+        if (!query && !tag) setAllTags([...new Set(first.flatMap((f) => f.tags))].sort());
+      },
+      (e: ApiError) => current && setError(e),
+    );
+    return () => {
+      current = false;
+    };
+  }, [project.id, environments, query, tag, archived, generation]);
+
+  const toggle = async (row: Row, environment: string, enabled: boolean) => {
+    setRows((rs) =>
+      rs?.map((r) =>
+        r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment]: enabled } } : r,
+      ),
+    );
+    try {
+      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment)}`, { enabled });
+      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment}.`);
+    } catch (e) {
+      toast(`Could not switch ${row.flag.name}: ${(e as ApiError).message}`);
+      setGeneration((g) => g + 1);
+    }
+  };
+
+  const filtered = query || tag;
+  return (
+    <>
+      <PageTitle
+        actions={
+          mayEdit &&
+          !creating && (
+            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
+              New flag
+            </button>
+          )
+        }
+      >
+        Flags
+      </PageTitle>
+      {creating && <CreateFlag onCancel={() => setCreating(false)} />}
+      <search className="filters" aria-label="Filter flags">
+        <label className="field inline">
+          <span>Search</span>
+          <input type="search" value={q} onChange={(e) => setQ(e.target.value)} placeholder="Key or name" />
+        </label>
+        <label className="field inline">
+          <span>Tag</span>
+          <select value={tag} onChange={(e) => setTag(e.target.value)}>
+            <option value="">Any tag</option>
+            {allTags.map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} />{' '}
+          Archived flags
+        </label>
+      </search>
+      {error && <LoadError error={error} retry={() => setGeneration((g) => g + 1)} />}
+      {!rows && !error && <Loading what="flags" />}
+      {rows?.length === 0 &&
+        (filtered ? (
+          <Empty title="No flag matches">
+            <p>Try another search or tag.</p>
+          </Empty>
+        ) : (
+          <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
+            {!archived && <p>Create a flag, then switch it on per environment and target it at users.</p>}
+          </Empty>
+        ))}
+      {rows && rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Flag</th>
+                <th scope="col">Type</th>
+                {environments.map((e) => (
+                  <th scope="col" key={e.key}>
+                    {e.name}
+                  </th>
+                ))}
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.flag.id}>
+                  <td>
+                    <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
+                      {row.flag.name}
+                    </Link>
+                    <div className="muted small">
+                      <code>{row.flag.key}</code>
+                      {row.flag.tags.map((t) => (
+                        <span key={t} className="tag">
+                          {t}
+                        </span>
+                      ))}
+                    </div>
+                  </td>
+                  <td>{row.flag.type}</td>
+                  {environments.map((e) => (
+                    <td key={e.key}>
+                      <Switch
+                        checked={row.enabled[e.key] ?? false}
+                        label={`${row.flag.name} in ${e.name}`}
+                        disabled={!mayEdit || row.flag.archived}
+                        onChange={(on) => toggle(row, e.key, on)}
+                      />
+                    </td>
+                  ))}
+                  <td>
+                    <Time at={row.flag.updatedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+const TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
+
+function CreateFlag({ onCancel }: { onCancel: () => void }) {
+  const focusRef = useFocusFirstField<HTMLFormElement>();
+  const { project } = useProject();
+  const [key, setKey] = useState('');
+  const [name, setName] = useState('');
+  const [type, setType] = useState<FlagType>('boolean');
+  const [description, setDescription] = useState('');
+  const [tags, setTags] = useState('');
+  const [variants, setVariants] = useState<VariantDraft[]>([]);
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const starter = useMemo(
+    () =>
+      ({
+        boolean: [],
+        string: [
+          { key: 'control', value: 'control' },
+          { key: 'treatment', value: 'treatment' },
+        ],
+        number: [
+          { key: 'low', value: '1' },
+          { key: 'high', value: '10' },
+        ],
+        object: [{ key: 'default', value: '{}' }],
+      }) satisfies Record<FlagType, VariantDraft[]>,
+    [],
+  );
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const tagList = tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const flag = await api<Flag>('POST', `/projects/${enc(project.id)}/flags`, {
+        key,
+        type,
+        ...(name ? { name } : {}),
+        ...(description ? { description } : {}),
+        ...(tagList.length ? { tags: tagList } : {}),
+        ...(type === 'boolean' ? {} : { variants: variantsFromDrafts(type, variants) as Variant[] }),
+      });
+      toast(`Flag ${flag.name} created. It is off in every environment.`);
+      void navigate(`/projects/${enc(project.key)}/flags/${enc(flag.key)}`);
+    } catch (error) {
+      setProblem(error as ApiError);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-flag">
+      <h2 id="new-flag">New flag</h2>
+      <ErrorSummary problem={problem} />
+      <div className="row">
+        <Field label="Key" path="/key" problem={problem} hint="What your code asks for, e.g. new-checkout.">
+          {(props) => (
+            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
+          )}
+        </Field>
+        <Field label="Name" path="/name" problem={problem}>
+          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="Type" path="/type" problem={problem}>
+          {(props) => (
+            <select
+              {...props}
+              value={type}
+              onChange={(e) => {
+                const next = e.target.value as FlagType;
+                setType(next);
+                setVariants(starter[next]);
+              }}
+            >
+              {TYPES.map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <Field label="Description" path="/description" problem={problem}>
+        {(props) => <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
+      <Field label="Tags" path="/tags" problem={problem} hint="Separated by commas.">
+        {(props) => <input {...props} value={tags} onChange={(e) => setTags(e.target.value)} />}
+      </Field>
+      {type === 'boolean' ? (
+        <p className="muted small">A boolean flag serves the variants on (true) and off (false).</p>
+      ) : (
+        <VariantsEditor type={type} variants={variants} onChange={setVariants} problem={problem} />
+      )}
+      <div className="form-actions">
+        <button type="submit" className="btn primary" disabled={busy}>
+          Create flag
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,185 @@
+import { type FormEvent, useMemo, useState } from 'react';
+import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
+import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
+import { useProject } from '../app.tsx';
+import { Link } from '../router.tsx';
+import { ErrorSummary, Field, LoadError, Loading, PageTitle } from '../ui.tsx';
+
+const REASONS: Readonly<Record<string, string>> = {
+  targeting: 'a target or rule matched',
+  split: 'a percentage rollout picked it',
+  default: 'no rule matched: the default',
+  disabled: 'the flag is off in this environment',
+  static: 'the flag is on with no rules',
+};
+
+/** Evaluate a flag for made-up attributes and see which rule decided. */
+export function PlaygroundPage() {
+  const { project, environments } = useProject();
+  const flags = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
+  const [flagKey, setFlagKey] = useState('');
+  const [environment, setEnvironment] = useState(
+    environments.some((e) => e.key === 'production') ? 'production' : (environments[0]?.key ?? ''),
+  );
+  const [attributes, setAttributes] = useState('{\n  "targetingKey": "user-1",\n  "country": "NL"\n}');
+  const [result, setResult] = useState<{ explanation: Explanation; flag: Flag; environment: string }>();
+  const [problem, setProblem] = useState<ApiError>();
+  const chosen = flagKey || flags.data?.[0]?.key || '';
+
+  const evaluate = async (event: FormEvent) => {
+    event.preventDefault();
+    setProblem(undefined);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(attributes);
+    } catch {
+      parsed = undefined;
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      setProblem(
+        new ApiError(400, {
+          detail: 'The attributes are not a JSON object.',
+          errors: [
+            { path: '/attributes', message: 'must be a JSON object, e.g. {"targetingKey": "user-1"}' },
+          ],
+        }),
+      );
+      return;
+    }
+    try {
+      const [explanation, flag] = await Promise.all([
+        api<Explanation>('POST', `/projects/${enc(project.id)}/flags/${enc(chosen)}/explain`, {
+          environment,
+          attributes: parsed,
+        }),
+        api<Flag>('GET', `/projects/${enc(project.id)}/flags/${enc(chosen)}`),
+      ]);
+      setResult({ explanation, flag, environment });
+    } catch (e) {
+      setResult(undefined);
+      setProblem(e as ApiError);
+    }
+  };
+
+  if (flags.error) return <LoadError error={flags.error} retry={flags.reload} />;
+  if (!flags.data) return <Loading what="flags" />;
+  return (
+    <>
+      <PageTitle>Playground</PageTitle>
+      <p className="muted">
+        Evaluate a flag as an application would, for the attributes you type, and see why.
+      </p>
+      {flags.data.length === 0 ? (
+        <p>
+          There are no flags to evaluate yet.{' '}
+          <Link to={`/projects/${enc(project.key)}/flags`}>Create one.</Link>
+        </p>
+      ) : (
+        <div className="playground">
+          <form className="panel" onSubmit={evaluate} noValidate aria-label="Evaluation input">
+            <ErrorSummary problem={problem} />
+            <div className="row">
+              <Field label="Flag" path="/flag" problem={problem}>
+                {(props) => (
+                  <select {...props} value={chosen} onChange={(e) => setFlagKey(e.target.value)}>
+                    {flags.data?.map((f) => (
+                      <option key={f.id} value={f.key}>
+                        {f.name} ({f.key})
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Environment" path="/environment" problem={problem}>
+                {(props) => (
+                  <select {...props} value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+                    {environments.map((e) => (
+                      <option key={e.key} value={e.key}>
+                        {e.name}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            </div>
+            <Field
+              label="Attributes (JSON)"
+              path="/attributes"
+              problem={problem}
+              hint="targetingKey identifies the user; any other attribute can be targeted."
+            >
+              {(props) => (
+                <textarea
+                  {...props}
+                  rows={8}
+                  className="mono"
+                  spellCheck={false}
+                  value={attributes}
+                  onChange={(e) => setAttributes(e.target.value)}
+                />
+              )}
+            </Field>
+            <button type="submit" className="btn primary">
+              Evaluate
+            </button>
+          </form>
+          <section className="panel result" aria-labelledby="result-title" aria-live="polite">
+            <h2 id="result-title">Result</h2>
+            {result ? <Outcome {...result} /> : <p className="muted">Evaluate to see the value and why.</p>}
+          </section>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Outcome({
+  explanation,
+  flag,
+  environment,
+}: {
+  explanation: Explanation;
+  flag: Flag;
+  environment: string;
+}) {
+  const { project } = useProject();
+  const config: FlagEnvironment | undefined = flag.environments[environment];
+  const ruleIndex = useMemo(
+    () => config?.rules.findIndex((r) => r.id === explanation.ruleId) ?? -1,
+    [config, explanation.ruleId],
+  );
+  const rule = ruleIndex >= 0 ? config?.rules[ruleIndex] : undefined;
+  return (
+    <dl className="outcome">
+      <dt>Value</dt>
+      <dd>
+        <code className="value">{JSON.stringify(explanation.value)}</code>
+      </dd>
+      <dt>Variant</dt>
+      <dd>{explanation.variant ?? <span className="muted">none</span>}</dd>
+      <dt>Reason</dt>
+      <dd>
+        <code>{explanation.reason}</code> — {REASONS[explanation.reason] ?? ''}
+      </dd>
+      <dt>Decided by</dt>
+      <dd>
+        {explanation.targetMatched ? (
+          'the individual targets: this targetingKey is listed'
+        ) : rule ? (
+          <>
+            rule {ruleIndex + 1}
+            {rule.description ? ` (“${rule.description}”)` : ''}
+            {rule.segments.length > 0 && <> — segments {rule.segments.join(', ')}</>}
+            {rule.conditions.length > 0 && <> — {rule.conditions.length} condition(s)</>}
+          </>
+        ) : explanation.reason === 'disabled' ? (
+          'the switch: off'
+        ) : (
+          'the default'
+        )}
+        {' · '}
+        <Link to={`/projects/${enc(project.key)}/flags/${enc(flag.key)}`}>open the flag</Link>
+      </dd>
+    </dl>
+  );
+}

@@ -1,0 +1,117 @@
+import { type FormEvent, useState } from 'react';
+import { type ApiError, api, enc, type Project, useApi } from '../api.ts';
+import { Link, navigate } from '../router.tsx';
+import { can, useSession } from '../session.ts';
+import {
+  Empty,
+  ErrorSummary,
+  Field,
+  LoadError,
+  Loading,
+  PageTitle,
+  Time,
+  toast,
+  useFocusFirstField,
+} from '../ui.tsx';
+
+export function ProjectsPage() {
+  const { me } = useSession();
+  const projects = useApi<Project[]>('/projects?limit=1000');
+  const [creating, setCreating] = useState(false);
+  const mayCreate = can(me, 'admin');
+  return (
+    <>
+      <PageTitle
+        actions={
+          mayCreate &&
+          !creating && (
+            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
+              New project
+            </button>
+          )
+        }
+      >
+        Projects
+      </PageTitle>
+      {creating && <CreateProject onCancel={() => setCreating(false)} />}
+      {projects.error && <LoadError error={projects.error} retry={projects.reload} />}
+      {projects.loading && <Loading what="projects" />}
+      {projects.data?.length === 0 && (
+        <Empty title="No projects yet">
+          <p>A project holds flags and segments, switched per environment.</p>
+        </Empty>
+      )}
+      {projects.data && projects.data.length > 0 && (
+        <ul className="cards">
+          {projects.data.map((p) => (
+            <li key={p.id} className="card">
+              <h2>
+                <Link to={`/projects/${enc(p.key)}/flags`}>{p.name}</Link>
+              </h2>
+              <p>
+                <code>{p.key}</code>
+              </p>
+              {p.description && <p className="muted">{p.description}</p>}
+              <p className="muted small">
+                Created <Time at={p.createdAt} />
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function CreateProject({ onCancel }: { onCancel: () => void }) {
+  const focusRef = useFocusFirstField<HTMLFormElement>();
+  const [key, setKey] = useState('');
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const project = await api<Project>('POST', '/projects', {
+        key,
+        ...(name ? { name } : {}),
+        ...(description ? { description } : {}),
+      });
+      toast(`Project ${project.name} created with development and production.`);
+      void navigate(`/projects/${enc(project.key)}/flags`);
+    } catch (error) {
+      setProblem(error as ApiError);
+      setBusy(false);
+    }
+  };
+  return (
+    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-project">
+      <h2 id="new-project">New project</h2>
+      <ErrorSummary problem={problem} />
+      <div className="row">
+        <Field label="Key" path="/key" problem={problem} hint="Letters, digits, . _ - ; used in the API.">
+          {(props) => (
+            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
+          )}
+        </Field>
+        <Field label="Name" path="/name" problem={problem}>
+          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+      </div>
+      <Field label="Description" path="/description" problem={problem}>
+        {(props) => <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </Field>
+      <p className="muted small">It starts with the environments development and production.</p>
+      <div className="form-actions">
+        <button type="submit" className="btn primary" disabled={busy}>
+          Create project
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,158 @@
+import { Type } from 'typebox';
+import { ROLES } from '../../domain/api-key.ts';
+import type { Services } from '../../services/services.ts';
+import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
+import { Closed, Id, OneOf, PageQuery, problems, Timestamp } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Accounts'];
+const Role = OneOf(ROLES);
+
+export const AccountSchema = Type.Object({
+  id: Id,
+  email: Type.String(),
+  name: Type.String(),
+  role: Role,
+  projectId: Type.Union([Id, Type.Null()], { description: 'null: organisation-wide.' }),
+  createdAt: Timestamp,
+  lastLoginAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+const InvitationSchema = Type.Object({
+  id: Id,
+  email: Type.Union([Type.String(), Type.Null()]),
+  role: Role,
+  projectId: Type.Union([Id, Type.Null()]),
+  invitedBy: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+  acceptedAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+const MeSchema = Type.Object({
+  actor: Type.Object({
+    type: OneOf(['api_key', 'user']),
+    id: Type.String(),
+    name: Type.String(),
+    role: Role,
+    projectId: Type.Union([Id, Type.Null()]),
+    environments: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  }),
+  account: Type.Union([AccountSchema, Type.Null()]),
+});
+
+/** Who is asking, and the accounts and invitations admins manage (SPEC §7). */
+export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/me',
+    {
+      schema: {
+        tags,
+        summary: 'Who the request is authenticated as: an API key or a signed-in account',
+        response: { 200: MeSchema, ...problems(401) },
+      },
+    },
+    async (request) => {
+      const { principal } = actorOf(request);
+      const account =
+        principal.type === 'user' ? await services.store.findAccountById(principal.id) : undefined;
+      const { passwordHash: _, ...visible } = account ?? { passwordHash: '' };
+      return { actor: principal, account: account ? visible : null };
+    },
+  );
+
+  app.get(
+    '/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'List dashboard accounts (admin; a project admin sees the project’s own)',
+        querystring: Closed(PageQuery),
+        response: { 200: Type.Array(AccountSchema), ...problems(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const page = await services.accounts.list(actorOf(request), pageOf(request.query));
+      return sendPage(request, reply, page, (a) => a);
+    },
+  );
+
+  app.delete(
+    '/accounts/:accountId',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an account and end its sessions (409 for the last organisation admin)',
+        params: Closed({ accountId: Type.String() }),
+        response: { ...problems(401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      await services.accounts.remove(actorOf(request), request.params.accountId);
+      return sendNoContent(reply);
+    },
+  );
+
+  app.get(
+    '/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'List pending invitations (admin)',
+        querystring: Closed(PageQuery),
+        response: { 200: Type.Array(InvitationSchema), ...problems(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const page = await services.accounts.listInvitations(actorOf(request), pageOf(request.query));
+      return sendPage(request, reply, page, (i) => i);
+    },
+  );
+
+  app.post(
+    '/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Invite someone: the one-time link is in the response, once',
+        body: Closed({
+          email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' }),
+          role: Role,
+          project: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+            description: 'Project key or id; null: organisation-wide.',
+          }),
+        }),
+        response: {
+          201: Type.Object({
+            ...InvitationSchema.properties,
+            token: Type.String(),
+            path: Type.String({ description: 'Open this path on the dashboard to accept.' }),
+          }),
+          ...problems(400, 401, 403, 404, 409, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const invitation = await services.accounts.invite(actorOf(request), request.body);
+      reply.header('cache-control', 'no-store');
+      reply.header('location', `/v1/invitations/${invitation.id}`);
+      return reply.code(201).send({ ...invitation, path: `/join#${invitation.token}` });
+    },
+  );
+
+  app.delete(
+    '/invitations/:invitationId',
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw an invitation',
+        params: Closed({ invitationId: Type.String() }),
+        response: { ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      await services.accounts.cancelInvitation(actorOf(request), request.params.invitationId);
+      return sendNoContent(reply);
+    },
+  );
+};

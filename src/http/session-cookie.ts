@@ -1,0 +1,92 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../domain/api-key.ts';
+import { hashSecret } from '../services/secrets.ts';
+import type { SessionService } from '../services/session-service.ts';
+import { type Problem, problem } from './problem.ts';
+
+/** The dashboard's session cookie (SPEC §7): HttpOnly, SameSite=Strict, Secure over HTTPS. */
+export const SESSION_COOKIE = 'flagstaff_session';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The value of one cookie of the request, or undefined. */
+export function cookieOf(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) {
+      const value = part.slice(at + 1).trim();
+      return value === '' ? undefined : value;
+    }
+  }
+  return undefined;
+}
+
+/** HTTPS directly or behind a proxy that says so; a forged header only makes the cookie stricter. */
+const overHttps = (request: FastifyRequest) =>
+  request.protocol === 'https' || request.headers['x-forwarded-proto'] === 'https';
+
+function cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+  const secure = overHttps(request) ? '; Secure' : '';
+  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+}
+
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+): void {
+  reply.header('set-cookie', cookie(request, token, maxAgeSeconds));
+  reply.header('cache-control', 'no-store');
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('set-cookie', cookie(request, '', 0));
+}
+
+/**
+ * A request that changes state must come from a page of this server: its `Origin` must name
+ * the host the request was sent to. Compared by host and port, not scheme, so a TLS-terminating
+ * proxy in front does not break the dashboard. `required`: a missing Origin is refused too
+ * (cookie-authenticated writes; browsers always send it on those).
+ */
+export function originProblem(request: FastifyRequest, required: boolean): Problem | undefined {
+  if (SAFE_METHODS.has(request.method)) return undefined;
+  const origin = request.headers.origin;
+  if (origin === undefined) {
+    return required
+      ? problem('forbidden', 'A request signed in by cookie must carry the Origin header of this server.')
+      : undefined;
+  }
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = '';
+  }
+  if (host !== '' && host === request.headers.host) return undefined;
+  return problem('forbidden', `Requests from ${origin} may not use this server's dashboard session.`);
+}
+
+/**
+ * The dashboard's way to authenticate the /v1 API (SPEC §7: a second way, same roles, no back
+ * door), in the shape of the access control's authenticators: the session cookie, named by its
+ * hash; its account's principal, 401 once the session is unknown or expired, 403 when a
+ * state-changing request comes from another origin.
+ */
+export function sessionAuthenticator(sessions: SessionService) {
+  return {
+    credential(request: FastifyRequest): string | undefined {
+      const token = cookieOf(request, SESSION_COOKIE);
+      return token === undefined ? undefined : hashSecret(token);
+    },
+    async verify(request: FastifyRequest, tokenHash: string): Promise<Principal | Problem | undefined> {
+      const found = await sessions.authenticateHash(tokenHash);
+      if (found === undefined) return undefined;
+      return originProblem(request, true) ?? found.principal;
+    },
+    rejection: 'The session has ended or is unknown; sign in again.',
+  };
+}

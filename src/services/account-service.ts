@@ -1,0 +1,298 @@
+import { randomBytes } from 'node:crypto';
+import { type Account, type Invitation, PASSWORD_MIN } from '../domain/account.ts';
+import { type Role, roleRank } from '../domain/api-key.ts';
+import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import type { Page, PageRequest, Store, StoredAccount, StoredInvitation } from '../storage/store.ts';
+import { authorizeOrganisation, requireAllEnvironments } from './access.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import { newId } from './ids.ts';
+import { hashPassword } from './passwords.ts';
+import { accessProject, now } from './project-access.ts';
+import { hashSecret } from './secrets.ts';
+import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';
+
+const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const INVITATION_PREFIX = 'fsi_';
+
+export interface InviteInput {
+  readonly email: string;
+  readonly role: Role;
+  /** Project key or id; null: organisation-wide. */
+  readonly project: string | null;
+}
+
+export interface CreatedInvitation extends Invitation {
+  /** The one-time token of the link; shown once, stored only as a hash. */
+  readonly token: string;
+}
+
+export interface AcceptInput {
+  readonly token: string;
+  /** Needed when the invitation names no email (the first-start setup link). */
+  readonly email?: string | undefined;
+  readonly name: string;
+  readonly password: string;
+}
+
+/** What someone holding an invitation link may learn before accepting it. */
+export interface InvitationPreview {
+  readonly email: string | null;
+  readonly role: Role;
+  readonly project: { readonly id: string; readonly key: string; readonly name: string } | null;
+  readonly expiresAt: string;
+}
+
+const publicInvitation = ({ tokenHash: _, ...invitation }: StoredInvitation): Invitation => invitation;
+
+const newInvitationToken = () => INVITATION_PREFIX + randomBytes(32).toString('base64url');
+
+function checkPassword(password: string, path = '/password'): void {
+  if ([...password].length < PASSWORD_MIN) {
+    throw validationFailed('The password is too short.', [
+      { path, message: `must be at least ${PASSWORD_MIN} characters` },
+    ]);
+  }
+}
+
+/** Dashboard accounts: invitations, joining, listing and removal, with the roles of API keys. */
+export class AccountService {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** Organisation admins see every account; a project admin sees the project's own. */
+  async list(actor: Actor, page: PageRequest): Promise<Page<Account>> {
+    const scope = this.#listScope(actor);
+    const found = await this.#store.listAccounts({ projectId: scope }, page);
+    return { ...found, items: found.items.map(publicAccount) };
+  }
+
+  async listInvitations(actor: Actor, page: PageRequest): Promise<Page<Invitation>> {
+    const scope = this.#listScope(actor);
+    const found = await this.#store.listInvitations({ projectId: scope, pendingAt: now() }, page);
+    return { ...found, items: found.items.map(publicInvitation) };
+  }
+
+  async invite(actor: Actor, input: InviteInput): Promise<CreatedInvitation> {
+    // Only admins invite (#scope), and an admin limited to some environments may not hand out all.
+    const projectId = await this.#scope(actor, input.project);
+    requireAllEnvironments(actor.principal);
+    const email = normaliseEmail(input.email);
+    if (await this.#store.findAccountByEmail(email)) {
+      throw conflict(`There is already an account for ${email}.`);
+    }
+    const token = newInvitationToken();
+    const at = new Date();
+    const invitation: StoredInvitation = {
+      id: newId('inv'),
+      email,
+      role: input.role,
+      projectId,
+      tokenHash: hashSecret(token),
+      invitedBy: {
+        type: actor.principal.type,
+        id: actor.principal.id,
+        name: actor.principal.name,
+      },
+      createdAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + INVITATION_TTL_MS).toISOString(),
+      acceptedAt: null,
+    };
+    await this.#store.transaction(async (tx) => {
+      await tx.insertInvitation(invitation);
+      await recordAudit(tx, actor, projectId, {
+        action: 'invitation.created',
+        resource: { type: 'invitation', id: invitation.id, key: email },
+        before: null,
+        after: publicInvitation(invitation),
+      });
+    });
+    return { ...publicInvitation(invitation), token };
+  }
+
+  async cancelInvitation(actor: Actor, invitationId: string): Promise<void> {
+    const invitation = await this.#store.findInvitationById(invitationId);
+    if (invitation === undefined) throw notFound(`No invitation with id "${invitationId}".`);
+    await this.#scope(actor, invitation.projectId);
+    await this.#store.transaction(async (tx) => {
+      await tx.deleteInvitation(invitation.id);
+      await recordAudit(tx, actor, invitation.projectId, {
+        action: 'invitation.deleted',
+        resource: { type: 'invitation', id: invitation.id, key: invitation.email },
+        before: publicInvitation(invitation),
+        after: null,
+      });
+    });
+  }
+
+  /** What the link offers, for the page that accepts it; unknown, used and expired links are all "not found". */
+  async preview(token: string): Promise<InvitationPreview> {
+    const invitation = await this.#usable(token);
+    const project =
+      invitation.projectId === null ? null : await this.#store.findProject(invitation.projectId);
+    return {
+      email: invitation.email,
+      role: invitation.role,
+      project: project ? { id: project.id, key: project.key, name: project.name } : null,
+      expiresAt: invitation.expiresAt,
+    };
+  }
+
+  /** Creates the account an invitation offers; the link works once. */
+  async accept(input: AcceptInput, requestId: string): Promise<StoredAccount> {
+    const invitation = await this.#usable(input.token);
+    const email = normaliseEmail(invitation.email ?? input.email ?? '');
+    if (email === '') {
+      throw validationFailed('Choose the email to sign in with.', [
+        { path: '/email', message: 'is required' },
+      ]);
+    }
+    checkPassword(input.password);
+    if (await this.#store.findAccountByEmail(email)) {
+      throw validationFailed('That email already has an account.', [
+        { path: '/email', message: 'already has an account; sign in instead' },
+      ]);
+    }
+    const at = now();
+    const account: StoredAccount = {
+      id: newId('acc'),
+      email,
+      name: input.name.trim() || email,
+      passwordHash: await hashPassword(input.password),
+      role: invitation.role,
+      projectId: invitation.projectId,
+      createdAt: at,
+      lastLoginAt: at,
+    };
+    await this.#store.transaction(async (tx) => {
+      if (!(await tx.acceptInvitation(invitation.id, at))) throw usedLink();
+      await tx.insertAccount(account).catch((error: unknown) => {
+        if ((error as Error)?.name === 'UniqueViolation')
+          throw conflict(`There is already an account for ${email}.`);
+        throw error;
+      });
+      await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
+        action: 'account.created',
+        resource: { type: 'account', id: account.id, key: email },
+        before: null,
+        after: { ...publicAccount(account), invitationId: invitation.id },
+      });
+    });
+    return account;
+  }
+
+  /** Removes an account and ends its sessions. The last organisation-wide admin cannot be removed. */
+  async remove(actor: Actor, accountId: string): Promise<void> {
+    const account = await this.#store.findAccountById(accountId);
+    if (account === undefined) throw notFound(`No account with id "${accountId}".`);
+    await this.#scope(actor, account.projectId);
+    await this.#store.transaction(async (tx) => {
+      if (account.projectId === null && account.role === 'admin') {
+        const admins = await tx.listAccounts({ projectId: null }, { limit: 1000 });
+        if (admins.items.filter((a) => a.role === 'admin').length <= 1) {
+          throw conflict('This is the last organisation-wide admin account; invite another admin first.');
+        }
+      }
+      await tx.deleteAccount(account.id);
+      await recordAudit(tx, actor, account.projectId, {
+        action: 'account.deleted',
+        resource: { type: 'account', id: account.id, key: account.email },
+        before: publicAccount(account),
+        after: null,
+      });
+    });
+  }
+
+  async #usable(token: string): Promise<StoredInvitation> {
+    const invitation = await this.#store.findInvitationByHash(hashSecret(token));
+    if (invitation === undefined || invitation.acceptedAt !== null) throw usedLink();
+    if (Date.parse(invitation.expiresAt) <= Date.now()) throw usedLink();
+    return invitation;
+  }
+
+  /** Organisation-wide accounts need an organisation admin; a project's, an admin of it. */
+  async #scope(actor: Actor, project: string | null): Promise<string | null> {
+    if (project === null) {
+      authorizeOrganisation(actor.principal, 'admin');
+      return null;
+    }
+    return (await accessProject(this.#store, actor.principal, project, 'admin')).id;
+  }
+
+  #listScope(actor: Actor): string | null | undefined {
+    const { principal } = actor;
+    if (roleRank(principal.role) < roleRank('admin')) {
+      throw new DomainError(
+        'forbidden',
+        `Listing accounts needs the admin role; you have ${principal.role}.`,
+      );
+    }
+    return principal.projectId === null ? undefined : principal.projectId;
+  }
+}
+
+const usedLink = () =>
+  notFound('This link is unknown, has been used already or has expired. Ask an admin for a new one.');
+
+export interface AccountBootstrap {
+  /** Set when this start created the first-admin setup link: print it once. */
+  readonly setupToken?: string;
+  readonly createdAdmin?: string;
+}
+
+/**
+ * The first dashboard account (SPEC §7): from FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD
+ * while no account exists, or else a one-time setup link, issued once: never while an account or
+ * any invitation exists, so later starts print nothing.
+ */
+export async function bootstrapAccounts(
+  store: Store,
+  admin: { email?: string | undefined; password?: string | undefined },
+): Promise<AccountBootstrap> {
+  return store.transaction(async (tx) => {
+    const accounts = await tx.listAccounts({}, { limit: 1 });
+    if (accounts.items.length > 0) return {};
+    const at = now();
+    const system = { type: 'system' as const, id: 'first-start', name: 'First start' };
+    if (admin.email !== undefined && admin.password !== undefined) {
+      checkPassword(admin.password, 'FLAGSTAFF_ADMIN_PASSWORD');
+      const email = normaliseEmail(admin.email);
+      const account: StoredAccount = {
+        id: newId('acc'),
+        email,
+        name: email.split('@')[0] || email,
+        passwordHash: await hashPassword(admin.password),
+        role: 'admin',
+        projectId: null,
+        createdAt: at,
+        lastLoginAt: null,
+      };
+      await tx.insertAccount(account);
+      await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {
+        action: 'account.created',
+        resource: { type: 'account', id: account.id, key: email },
+        before: null,
+        after: publicAccount(account),
+      });
+      return { createdAdmin: email };
+    }
+    const invitations = await tx.listInvitations({}, { limit: 1 });
+    if (invitations.items.length > 0) return {};
+    const token = newInvitationToken();
+    await tx.insertInvitation({
+      id: newId('inv'),
+      email: null,
+      role: 'admin',
+      projectId: null,
+      tokenHash: hashSecret(token),
+      invitedBy: system,
+      createdAt: at,
+      expiresAt: new Date(Date.parse(at) + INVITATION_TTL_MS).toISOString(),
+      acceptedAt: null,
+    });
+    return { setupToken: token };
+  });
+}

@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/build-app.ts';
+import { bootstrapAccounts } from '../../src/services/account-service.ts';
+import { bootstrap } from '../../src/services/bootstrap.ts';
+import { createServices, type Services } from '../../src/services/services.ts';
+import type { SessionOptions } from '../../src/services/session-service.ts';
+import { type TestDatabase, testDatabases } from '../support/database.ts';
+import { ADMIN_KEY } from '../support/server.ts';
+
+export { ADMIN_KEY };
+export const ADMIN_EMAIL = 'ada@example.com';
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
+  readonly body: any;
+}
+
+export interface CallOptions {
+  readonly body?: unknown;
+  /** A session cookie's value (`flagstaff_session=…`), sent with the request. */
+  readonly cookie?: string;
+  /** Default: this server's own origin on writes; null sends none. */
+  readonly origin?: string | null;
+  /** An API key instead of a cookie. */
+  readonly key?: string;
+  readonly headers?: Record<string, string>;
+}
+
+export interface DashboardServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>;
+  /** Signs in and returns the cookie to send (`flagstaff_session=…`). */
+  signIn(email?: string, password?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+const [sqlite] = testDatabases() as [TestDatabase];
+
+/**
+ * A real server over a fresh database with the admin key and a first admin account
+ * (FLAGSTAFF_ADMIN_EMAIL/PASSWORD), as `flagstaff serve` sets it up.
+ */
+export async function startDashboardServer(
+  options: { database?: TestDatabase; sessions?: SessionOptions; account?: boolean } = {},
+): Promise<DashboardServer> {
+  const opened = await (options.database ?? sqlite).open();
+  await bootstrap(opened.store, ADMIN_KEY);
+  if (options.account !== false)
+    await bootstrapAccounts(opened.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+  const services = createServices(opened.store, { sessions: options.sessions ?? {} });
+  const app = await buildApp({ services });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  const call = async (method: string, path: string, o: CallOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.cookie) headers.cookie = o.cookie;
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    const origin = o.origin === undefined ? (method === 'GET' ? null : url) : o.origin;
+    if (origin !== null) headers.origin = origin;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {}
+    return { status: response.status, headers: response.headers, body };
+  };
+
+  return {
+    url,
+    app,
+    services,
+    call,
+    async signIn(email = ADMIN_EMAIL, password = ADMIN_PASSWORD) {
+      const res = await call('POST', '/v1/auth/sign-in', { body: { email, password } });
+      if (res.status !== 200) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return cookiePair(res.headers);
+    },
+    async close() {
+      await app.close();
+      await opened.close();
+    },
+  };
+}
+
+/** `name=value` of the Set-Cookie header, as a browser would send it back. */
+export function cookiePair(headers: Headers): string {
+  const header = headers.get('set-cookie') ?? '';
+  return header.split(';')[0] ?? '';
+}
