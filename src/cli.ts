@@ -1,13 +1,16 @@
 import { parseArgs } from 'node:util';
+import { runKeysCommand } from './cli/keys.ts';
 import { loadConfig } from './config.ts';
 import { serve } from './main.ts';
 import { migrateToLatest, openDatabase } from './storage/open-database.ts';
+import { openStore } from './storage/open-store.ts';
 
 const USAGE = `Usage: flagstaff <command>
 
 Commands:
   serve      run the API and dashboard (default)
   migrate    bring the database schema up to date and exit
+  keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
 
@@ -20,6 +23,15 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     options: { help: { type: 'boolean', short: 'h' } },
   });
   const [command = 'serve'] = positionals;
+  if (command === 'keys') {
+    // Its own options (--project P …): parsed by the subcommand from everything after "keys".
+    const store = await openStore(loadConfig().databaseUrl);
+    try {
+      return await runKeysCommand(argv.slice(argv.indexOf('keys') + 1), store);
+    } finally {
+      await store.close();
+    }
+  }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;

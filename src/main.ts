@@ -8,6 +8,8 @@ import { openStore } from './storage/open-store.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
 const POLL_INTERVAL_MS = 1000;
+/** How often the API keys' last use, kept in memory, is written to the database. */
+const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
 export async function serve(config: Config): Promise<FastifyInstance> {
@@ -33,13 +35,24 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     services,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     corsOrigins: config.corsOrigins,
+    accessControl: {
+      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
+    },
   });
   const poller = setInterval(() => {
     services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
   }, POLL_INTERVAL_MS);
   poller.unref();
+  const flushUsage = () =>
+    services.apiKeys
+      .flushUsage()
+      .catch((error) => app.log.warn({ err: error }, 'recording API key use failed'));
+  const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
+  usage.unref();
   app.addHook('onClose', async () => {
     clearInterval(poller);
+    clearInterval(usage);
+    await flushUsage();
     await store.close();
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -4,7 +4,11 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
-import { registerAuthentication } from './plugins/authentication.ts';
+import {
+  type AccessControlOptions,
+  registerAccessControl,
+  registerAuthentication,
+} from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
 import { registerErrorHandling } from './plugins/errors.ts';
@@ -28,6 +32,8 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** FLAGSTAFF_CORS_ORIGINS: origins that may call the evaluation and OFREP routes; default any (`*`). */
   readonly corsOrigins?: readonly string[];
+  /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
+  readonly accessControl?: AccessControlOptions;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -58,6 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.getDefaultJsonParser('error', 'error'),
   );
   app.decorateRequest('principal', undefined);
+  registerAccessControl(app, services.apiKeys, services.access, options.accessControl);
 
   await app.register(swagger, {
     openapi: {

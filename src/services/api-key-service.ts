@@ -1,11 +1,12 @@
-import { type ApiKey, type Principal, type Role, roleRank } from '../domain/api-key.ts';
-import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
+import { notFound, validationFailed } from '../domain/errors.ts';
 import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
-import { authorizeOrganisation } from './access.ts';
+import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
+import { Coalescer } from './coalescer.ts';
 import { newId } from './ids.ts';
-import { accessProject, now } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { generateSecret, hashSecret, sameHash, secretPrefix } from './secrets.ts';
 
 export interface CreateApiKeyInput {
@@ -16,35 +17,84 @@ export interface CreateApiKeyInput {
 }
 
 export interface CreatedApiKey extends ApiKey {
-  /** Shown once, in the response that creates the key. */
+  /** Shown once, in the response that creates it. */
   readonly secret: string;
+}
+
+export interface ApiKeyServiceOptions {
+  /** Milliseconds since the epoch; tests pass a fake one to move past expiry. */
+  readonly clock?: () => number;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 
+/** At most this many hashes in one lookup query. */
+const LOOKUP_BATCH = 500;
+
 export class ApiKeyService {
   readonly #store: Store;
+  readonly #clock: () => number;
+  /**
+   * Authentication reads the key from the database on every request, so a revocation or an
+   * expiry made by any node (or the CLI) holds on the very next request. Requests that arrive
+   * while a lookup runs share the next one: at most one query in flight (docs/decisions/0201).
+   */
+  readonly #lookups: Coalescer<string, StoredApiKey>;
+  /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
+  #lastUsed = new Map<string, number>();
 
-  constructor(store: Store) {
+  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
+    this.#clock = options.clock ?? Date.now;
+    this.#lookups = new Coalescer(async (hashes) => {
+      const found = new Map<string, StoredApiKey>();
+      for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
+        for (const key of await store.findApiKeysByHash(hashes.slice(i, i + LOOKUP_BATCH))) {
+          found.set(key.secretHash, key);
+        }
+      }
+      return found;
+    });
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */
-  async authenticate(
-    secret: string,
-    at: Date,
-  ): Promise<{ principal: Principal; key: StoredApiKey } | undefined> {
-    const hash = hashSecret(secret);
-    const key = await this.#store.findApiKeyByHash(hash);
-    if (key === undefined || !sameHash(key.secretHash, hash)) return undefined;
+  authenticate(secret: string): Promise<Principal | undefined> {
+    return this.principalFor(hashSecret(secret));
+  }
+
+  /** The principal behind a secret's hash (see `hashSecret`), checked against the database now. */
+  async principalFor(secretHash: string): Promise<Principal | undefined> {
+    const key = await this.#lookups.get(secretHash);
+    if (key === undefined || !sameHash(key.secretHash, secretHash)) return undefined;
     if (key.revokedAt !== null) return undefined;
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= at.getTime()) return undefined;
-    return { key, principal: principalOf(key) };
+    const now = this.#clock();
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return undefined;
+    this.#lastUsed.set(key.id, now);
+    return principalOf(key);
+  }
+
+  /** Writes the uses recorded since the last flush (`lastUsedAt`); keeps them for the next try if the write fails. */
+  async flushUsage(): Promise<void> {
+    if (this.#lastUsed.size === 0) return;
+    const pending = this.#lastUsed;
+    this.#lastUsed = new Map();
+    try {
+      await this.#store.touchApiKeys(
+        new Map([...pending].map(([id, at]) => [id, new Date(at).toISOString()] as const)),
+      );
+    } catch (error) {
+      for (const [id, at] of pending) {
+        if ((this.#lastUsed.get(id) ?? 0) < at) this.#lastUsed.set(id, at);
+      }
+      throw error;
+    }
   }
 
   async list(actor: Actor, projectIdOrKey: string | null, page: PageRequest): Promise<Page<ApiKey>> {
     const projectId = await this.#scope(actor, projectIdOrKey);
-    return this.#store.listApiKeys(projectId, page);
+    const listed = await this.#store.listApiKeys(projectId, page);
+    // Uses this node has not written yet are newer than what the database holds.
+    return { ...listed, items: listed.items.map((key) => this.#withPendingUse(key)) };
   }
 
   async create(
@@ -54,7 +104,7 @@ export class ApiKeyService {
   ): Promise<CreatedApiKey> {
     const projectId = await this.#scope(actor, projectIdOrKey);
     const environments = input.environments ?? null;
-    this.#refuseMorePower(actor.principal, input.role, environments);
+    refuseMorePower(actor.principal, input.role, environments, 'create');
     if (projectId !== null && environments !== null) {
       const known = new Set((await this.#store.listEnvironments(projectId)).map((e) => e.key));
       const errors = environments
@@ -66,7 +116,7 @@ export class ApiKeyService {
         }));
       if (errors.length > 0) throw validationFailed('The key names unknown environments.', errors);
     }
-    if (input.expiresAt && Date.parse(input.expiresAt) <= Date.now()) {
+    if (input.expiresAt && Date.parse(input.expiresAt) <= this.#clock()) {
       throw validationFailed('The key would already be expired.', [
         { path: '/expiresAt', message: 'must be in the future' },
       ]);
@@ -80,8 +130,8 @@ export class ApiKeyService {
       projectId,
       role: input.role,
       environments,
-      createdAt: now(),
-      expiresAt: input.expiresAt ?? null,
+      createdAt: new Date(this.#clock()).toISOString(),
+      expiresAt: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       lastUsedAt: null,
       revokedAt: null,
     };
@@ -97,13 +147,15 @@ export class ApiKeyService {
     return { ...publicKey(stored), secret };
   }
 
+  /** Revokes a key; the next request with it, on any node, is a 401. Revoking a revoked key changes nothing. */
   async revoke(actor: Actor, keyId: string): Promise<void> {
     const key = await this.#store.findApiKeyById(keyId);
     if (key === undefined) throw notFound(`No API key with id "${keyId}".`);
     if (key.projectId === null) authorizeOrganisation(actor.principal, 'admin');
     else await accessProject(this.#store, actor.principal, key.projectId, 'admin');
+    refuseMorePower(actor.principal, key.role, key.environments, 'revoke');
     if (key.revokedAt !== null) return;
-    const at = now();
+    const at = new Date(this.#clock()).toISOString();
     await this.#store.transaction(async (tx) => {
       await tx.revokeApiKey(keyId, at);
       await recordAudit(tx, actor, key.projectId, {
@@ -124,16 +176,11 @@ export class ApiKeyService {
     return (await accessProject(this.#store, actor.principal, projectIdOrKey, 'admin')).id;
   }
 
-  /** A key cannot mint a key that may do more than itself. */
-  #refuseMorePower(principal: Principal, role: Role, environments: readonly string[] | null): void {
-    if (roleRank(role) > roleRank(principal.role)) {
-      throw new DomainError('forbidden', `A ${principal.role} cannot create a key with the ${role} role.`);
-    }
-    if (principal.environments !== null) {
-      const wider = environments === null || environments.some((e) => !principal.environments?.includes(e));
-      if (wider)
-        throw new DomainError('forbidden', 'A key cannot create a key for environments it has no access to.');
-    }
+  #withPendingUse(key: ApiKey): ApiKey {
+    const pending = this.#lastUsed.get(key.id);
+    if (pending === undefined) return key;
+    const at = new Date(pending).toISOString();
+    return key.lastUsedAt !== null && key.lastUsedAt >= at ? key : { ...key, lastUsedAt: at };
   }
 }
 

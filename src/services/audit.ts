@@ -1,7 +1,9 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
-import type { Store } from '../storage/store.ts';
+import type { AuditFilter, Page, PageRequest, Store } from '../storage/store.ts';
+import { authorizeOrganisation } from './access.ts';
 import type { Actor } from './actor.ts';
 import { newId } from './ids.ts';
+import { accessProject } from './project-access.ts';
 
 export interface AuditEntry {
   readonly action: string;
@@ -25,6 +27,43 @@ export async function recordAudit(
     actor: { type: principal.type, id: principal.id, name: principal.name },
     requestId: actor.requestId,
     ...entry,
+    before: withoutSecrets(entry.before),
+    after: withoutSecrets(entry.after),
   };
   await store.insertAuditEvent(projectId, event);
+}
+
+/** Fields that hold secrets or their hashes; a snapshot of a resource never carries them into the log. */
+const SECRET_FIELDS = new Set(['secret', 'secretHash', 'passwordHash', 'tokenHash']);
+
+function withoutSecrets(snapshot: unknown): unknown {
+  if (snapshot === null || typeof snapshot !== 'object' || Array.isArray(snapshot)) return snapshot;
+  if (!Object.keys(snapshot).some((k) => SECRET_FIELDS.has(k))) return snapshot;
+  return Object.fromEntries(Object.entries(snapshot).filter(([k]) => !SECRET_FIELDS.has(k)));
+}
+
+/** Reading the audit log: a project's (its admins) or the whole installation's (organisation-wide admins). */
+export class AuditLogService {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  /** A project's events, newest first. */
+  async listProject(
+    actor: Actor,
+    projectIdOrKey: string,
+    filter: AuditFilter,
+    page: PageRequest,
+  ): Promise<Page<AuditEvent>> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'admin');
+    return this.#store.listAuditEvents(project.id, filter, page);
+  }
+
+  /** Every event of the installation, newest first: projects deleted and organisation-wide keys too. */
+  listAll(actor: Actor, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
+    authorizeOrganisation(actor.principal, 'admin');
+    return this.#store.listAuditEvents(null, filter, page);
+  }
 }

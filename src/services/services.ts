@@ -1,6 +1,8 @@
 import type { Store } from '../storage/store.ts';
+import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
 import { ApiKeyService } from './api-key-service.ts';
+import { AuditLogService } from './audit.ts';
 import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
@@ -17,13 +19,18 @@ export interface Services {
   readonly flags: FlagService;
   readonly segments: SegmentService;
   readonly apiKeys: ApiKeyService;
+  readonly access: AccessChecks;
+  readonly auditLog: AuditLogService;
   readonly evaluation: EvaluationService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
-export function createServices(store: Store, options: { sessions?: SessionOptions } = {}): Services {
+export function createServices(
+  store: Store,
+  options: { sessions?: SessionOptions; clock?: () => number } = {},
+): Services {
   const snapshots = new SnapshotRegistry(store);
   const deps = { store, snapshots };
   return {
@@ -33,7 +40,9 @@ export function createServices(store: Store, options: { sessions?: SessionOption
     environments: new EnvironmentService(deps),
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
-    apiKeys: new ApiKeyService(store),
+    apiKeys: new ApiKeyService(store, { clock: options.clock }),
+    access: new AccessChecks(store),
+    auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),

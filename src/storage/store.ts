@@ -116,9 +116,11 @@ export interface Store {
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
   findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
+  /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
+  findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   insertApiKey(key: StoredApiKey): Promise<void>;
   revokeApiKey(id: string, at: string): Promise<void>;
-  /** Records last use for many keys at once (batched off the request path). */
+  /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
 
   /** Dashboard accounts in creation order. */
@@ -151,6 +153,10 @@ export interface Store {
   deleteExpiredSessions(at: string): Promise<void>;
 
   insertAuditEvent(projectId: string | null, event: AuditEvent): Promise<void>;
-  /** Newest first. */
-  listAuditEvents(projectId: string, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>>;
+  /** Newest first: one project's events, or with `projectId` null every event of the installation. */
+  listAuditEvents(
+    projectId: string | null,
+    filter: AuditFilter,
+    page: PageRequest,
+  ): Promise<Page<AuditEvent>>;
 }

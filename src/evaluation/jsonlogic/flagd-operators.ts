@@ -1,7 +1,8 @@
 // flagd's own JsonLogic operators, as flagd-core defines them. They receive evaluated arguments and
 // the data object (evaluation context plus `$flagd`); `null` means "no answer", which targeting treats as no variant.
-import { coerce, compare, parse, type SemVer } from 'semver';
+import { compare, type SemVer } from 'semver';
 import { bucketOf, bucketTable, MAX_TOTAL_WEIGHT } from '../bucketing.ts';
+import { parseVersion } from '../semver.ts';
 import { get } from './coercion.ts';
 
 /**
@@ -81,14 +82,11 @@ export function fractional(args: readonly unknown[], data: unknown): BucketVaria
   return buckets ? pickBucket(buckets, source.key) : null;
 }
 
-/** flagd-core's lenient version parsing: `v`/`V` prefix, partial `1` or `1.2`; anything else is no version. */
-function normalizeVersion(raw: unknown): SemVer | null {
-  const text = String(raw).replace(/^[vV]/, '');
-  const strict = parse(text);
-  if (strict) return strict;
-  if (/^\d+(\.\d+)?$/.test(text)) return coerce(text);
-  return null;
-}
+/**
+ * flagd-core reads any value as `String(value)` with a `v` prefix, partial (`1`, `1.2`) or strict
+ * SemVer; parseVersion parses text exactly so (and remembers recent parses, which are costly).
+ */
+const normalizeVersion = (raw: unknown): SemVer | null => parseVersion(String(raw));
 
 /** `sem_ver`: [version, operator, version] with =, !=, <, <=, >, >=, ^ (same major), ~ (same major and minor). */
 export function semVer(args: readonly unknown[]): boolean | null {

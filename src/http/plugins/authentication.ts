@@ -1,13 +1,54 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+  preValidationHookHandler,
+  RouteOptions,
+} from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
+import type { AccessChecks } from '../../services/access.ts';
 import type { ApiKeyService } from '../../services/api-key-service.ts';
-import { problem, sendProblem } from '../problem.ts';
+import { hashSecret } from '../../services/secrets.ts';
+import { type Problem, problem, sendProblem } from '../problem.ts';
+import { ROUTE_ACCESS, type RouteAccess } from '../route-access.ts';
+import {
+  type Clock,
+  type RateLimitBudget,
+  rateLimitHook,
+  sendRateLimited,
+  setRateLimitHeaders,
+  TokenBuckets,
+} from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by authentication on every /v1 and /ofrep request that gets past it. */
     principal?: Principal;
   }
+  interface FastifyContextConfig {
+    /** Who may call the route (see route-access.ts); `'public'`: no authentication at all. */
+    access?: RouteAccess | 'public';
+    /** The rate-limit budget the route draws from; default management; `false`: not limited. */
+    rateLimit?: RateLimitBudget | false;
+  }
+  interface FastifyInstance {
+    accessControl: AccessControl;
+  }
+}
+
+/**
+ * One way to find who is calling. `credential` reads the request's credentials of this kind
+ * without I/O and names them by a hash (never the secret itself); undefined when the request
+ * carries none, so the next authenticator is tried. `verify` finds the principal, or answers
+ * a problem (401 unknown or expired; 403 e.g. a session used from another origin).
+ */
+export interface Authenticator {
+  credential(request: FastifyRequest): string | undefined;
+  verify(request: FastifyRequest, credential: string): Promise<Principal | Problem | undefined>;
+  /** The detail of the 401 when `verify` finds nobody. */
+  readonly rejection: string;
 }
 
 /** The secret of `Authorization: Bearer <secret>`, or undefined when the header is absent or another scheme. */
@@ -18,25 +59,244 @@ export function bearerSecret(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** `Authorization: Bearer fsk_…`, checked against the database on every request (decision 0201). */
+export function apiKeyAuthenticator(apiKeys: ApiKeyService): Authenticator {
+  return {
+    credential(request) {
+      const secret = bearerSecret(request);
+      return secret === undefined ? undefined : hashSecret(secret);
+    },
+    verify: (_request, secretHash) => apiKeys.principalFor(secretHash),
+    rejection: 'The API key is unknown, revoked or expired.',
+  };
+}
+
+export interface RateLimitOptions {
+  /** Requests per second per principal on evaluation routes (FLAGSTAFF_RATE_LIMIT_EVALUATION); 0 disables. */
+  readonly evaluation?: number;
+  /** Requests per second per principal on management routes (FLAGSTAFF_RATE_LIMIT_MANAGEMENT); 0 disables. */
+  readonly management?: number;
+  /** Requests that fail authentication, per client address: a burst, then so many per second. */
+  readonly failedAuthentication?: { readonly burst: number; readonly perSecond: number };
+}
+
+export interface AccessControlOptions {
+  /** Tried in order after API keys; the first that finds credentials of its kind decides. */
+  readonly authenticators?: readonly Authenticator[];
+  readonly rateLimits?: RateLimitOptions;
+  /** For the rate-limit buckets; tests pass a fake one. */
+  readonly clock?: Clock;
+}
+
+/** A route the access hooks guard, with what it demands: the authorisation matrix test walks these. */
+export interface GuardedRoute {
+  readonly method: string;
+  readonly url: string;
+  readonly access: RouteAccess | undefined;
+  readonly rateLimit: RateLimitBudget | false;
+}
+
+/** What every guarded scope of one app shares: the authenticators and the rate-limit buckets. */
+export interface AccessControl {
+  readonly authenticators: readonly Authenticator[];
+  /** Authorisation before validation; absent, routes are left to their use cases. */
+  readonly checks: AccessChecks | undefined;
+  readonly budgets: Readonly<Partial<Record<RateLimitBudget, TokenBuckets>>>;
+  /** Per client address, for requests that fail authentication. */
+  readonly failures: TokenBuckets;
+  /** Credential → until when (ms) it passes an address that is over its failure budget. */
+  readonly trusted: Map<string, number>;
+  readonly clock: Clock;
+  readonly routes: GuardedRoute[];
+}
+
+export const DEFAULT_RATE_LIMITS = {
+  evaluation: 1000,
+  management: 50,
+  failedAuthentication: { burst: 10, perSecond: 1 },
+} as const;
+
+/** A credential that authenticated recently still passes an address over its failure budget. */
+const TRUSTED_FOR_MS = 10 * 60 * 1000;
+
+export function createAccessControl(
+  apiKeys: ApiKeyService,
+  checks: AccessChecks | undefined,
+  options: AccessControlOptions = {},
+): AccessControl {
+  const clock = options.clock ?? Date.now;
+  const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  const budget = (perSecond: number) =>
+    perSecond > 0 ? new TokenBuckets({ capacity: perSecond, perSecond, clock }) : undefined;
+  const evaluation = budget(limits.evaluation);
+  const management = budget(limits.management);
+  return {
+    authenticators: [apiKeyAuthenticator(apiKeys), ...(options.authenticators ?? [])],
+    checks,
+    budgets: { ...(evaluation && { evaluation }), ...(management && { management }) },
+    failures: new TokenBuckets({
+      capacity: limits.failedAuthentication.burst,
+      perSecond: limits.failedAuthentication.perSecond,
+      clock,
+    }),
+    trusted: new Map(),
+    clock,
+    routes: [],
+  };
+}
+
+/** Makes one access control the app's, for every scope that then calls `registerAuthentication`. */
+export function registerAccessControl(
+  app: FastifyInstance,
+  apiKeys: ApiKeyService,
+  checks: AccessChecks,
+  options: AccessControlOptions = {},
+): AccessControl {
+  const accessControl = createAccessControl(apiKeys, checks, options);
+  app.decorate('accessControl', accessControl);
+  return accessControl;
+}
+
 /**
- * First check of every API request (SPEC §5): a missing, malformed, unknown, revoked or expired
- * key is a 401 with `WWW-Authenticate: Bearer`, before anything else is looked at. Applies to
- * the routes of the (encapsulated) scope it is registered in.
+ * Guards every route registered after it in `scope` (SPEC §5, in this order): authentication
+ * (401 with `WWW-Authenticate: Bearer`; failures limited per client address), the principal's
+ * rate limit (429), and authorisation (403) before validation (400) and existence (404). The
+ * checks are route-level hooks chosen once per route, so a request pays only for its own.
+ * Uses the app's access control (`registerAccessControl`); without one, API keys alone.
  */
 export function registerAuthentication(scope: FastifyInstance, apiKeys: ApiKeyService): void {
-  scope.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS') return;
-    const secret = bearerSecret(request);
-    if (secret === undefined) {
-      return sendProblem(
-        reply,
-        problem('unauthorized', 'Send the API key as "Authorization: Bearer <key>".'),
-      );
+  const accessControl = scope.hasDecorator('accessControl')
+    ? scope.accessControl
+    : createAccessControl(apiKeys, undefined);
+  const authenticate = authenticationHook(accessControl);
+  scope.addHook('onRoute', (route) => {
+    const config = route.config ?? {};
+    if (config.access === 'public') return;
+    const method = String(route.method);
+    const access = config.access ?? ROUTE_ACCESS[`${method === 'HEAD' ? 'GET' : method} ${route.url}`];
+    const rateLimit = config.rateLimit ?? access?.rateLimit ?? 'management';
+    const buckets = rateLimit === false ? undefined : accessControl.budgets[rateLimit];
+    const onRequest: onRequestHookHandler[] = [authenticate];
+    if (buckets !== undefined && rateLimit !== false) onRequest.push(rateLimitHook(buckets, rateLimit));
+    if (access !== undefined && accessControl.checks !== undefined) {
+      onRequest.push(authorizationHook(accessControl.checks, access));
+      if (access.body !== undefined) prepend(route, 'preValidation', bodyAuthorizationHook(access));
     }
-    const found = await apiKeys.authenticate(secret, new Date());
-    if (found === undefined) {
-      return sendProblem(reply, problem('unauthorized', 'The API key is unknown, revoked or expired.'));
-    }
-    request.principal = found.principal;
+    prepend(route, 'onRequest', ...onRequest);
+    if (method !== 'HEAD') accessControl.routes.push({ method, url: route.url, access, rateLimit });
   });
+}
+
+/** Adds hooks before the route's own; a new array, since Fastify copies GET options for HEAD. */
+function prepend(
+  route: RouteOptions,
+  name: 'onRequest' | 'preValidation',
+  ...hooks: (onRequestHookHandler | preValidationHookHandler)[]
+): void {
+  const own = route[name];
+  const existing = own === undefined ? [] : Array.isArray(own) ? own : [own];
+  (route as unknown as Record<string, unknown>)[name] = [...hooks, ...existing];
+}
+
+function authenticationHook(accessControl: AccessControl): onRequestHookHandler {
+  const { authenticators, failures, trusted, clock } = accessControl;
+
+  /** A 401, or a 429 once the client address has used up its failure budget. */
+  const fail = (request: FastifyRequest, reply: FastifyReply, detail: string) => {
+    const bucket = failures.take(request.ip);
+    setRateLimitHeaders(reply, failures, bucket);
+    if (!bucket.allowed) {
+      return sendRateLimited(reply, failures, bucket, 'Too many failed authentications from this address.');
+    }
+    return sendProblem(reply, problem('unauthorized', detail));
+  };
+
+  return async function authenticate(request, reply) {
+    for (const authenticator of authenticators) {
+      const credential = authenticator.credential(request);
+      if (credential === undefined) continue;
+      const now = clock();
+      // An address over its failure budget gets no answer for a credential it has not proven,
+      // so guessing stays slow; credentials that worked recently still pass (clients behind one proxy).
+      if ((trusted.get(credential) ?? 0) < now) {
+        const bucket = failures.peek(request.ip);
+        if (bucket.tokens < 1) {
+          setRateLimitHeaders(reply, failures, bucket);
+          return sendRateLimited(
+            reply,
+            failures,
+            bucket,
+            'Too many failed authentications from this address.',
+          );
+        }
+      }
+      const found = await authenticator.verify(request, credential);
+      if (found === undefined) return fail(request, reply, authenticator.rejection);
+      if ('status' in found) {
+        return found.status === 401 ? fail(request, reply, found.detail) : sendProblem(reply, found);
+      }
+      if ((trusted.get(credential) ?? 0) < now + TRUSTED_FOR_MS / 2) remember(trusted, credential, now);
+      request.principal = found;
+      return;
+    }
+    return fail(request, reply, 'Send the API key as "Authorization: Bearer <key>".');
+  };
+}
+
+/** Keeps the trusted credentials bounded: expired ones go when the map grows. */
+function remember(trusted: Map<string, number>, credential: string, now: number): void {
+  if (trusted.size >= 10_000) {
+    for (const [key, until] of trusted) if (until < now) trusted.delete(key);
+  }
+  trusted.set(credential, now + TRUSTED_FOR_MS);
+}
+
+/**
+ * 403 before the request is validated: the role, the project (looked up only when a project key
+ * names a project by key or a resource by id) and the environments named in the path or query.
+ */
+function authorizationHook(checks: AccessChecks, access: RouteAccess) {
+  return function authorize(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
+    const principal = request.principal;
+    if (principal === undefined) {
+      done();
+      return;
+    }
+    let pending: Promise<void> | undefined;
+    try {
+      pending = checks.check(principal, access.role, access.target(request), access.environments?.(request));
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
+  };
+}
+
+/** The environments (and key powers) named in the body: once it is parsed, before it is validated. */
+function bodyAuthorizationHook(access: RouteAccess) {
+  const check = access.body;
+  return function authorizeBody(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: HookHandlerDoneFunction,
+  ): void {
+    const principal = request.principal;
+    if (principal === undefined || check === undefined) {
+      done();
+      return;
+    }
+    try {
+      check(principal, request.body, request);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  };
 }

@@ -1,39 +1,62 @@
 import { Type } from 'typebox';
-import { accessProject } from '../../services/project-access.ts';
 import type { Services } from '../../services/services.ts';
+import type { AuditFilter } from '../../storage/store.ts';
 import { actorOf, pageOf, sendPage } from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Audit log'];
+const AuditQuery = Closed({
+  ...PageQuery,
+  resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
+  resourceId: Type.Optional(Type.String({ maxLength: 64 })),
+  action: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag.updated' })),
+});
+const filterOf = (query: { resourceType?: string; resourceId?: string; action?: string }): AuditFilter => ({
+  resourceType: query.resourceType,
+  resourceId: query.resourceId,
+  action: query.action,
+});
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/audit-log',
     {
       schema: {
-        tags: ['Audit log'],
+        tags,
         summary: "A project's audit log, newest first (admin)",
         params: ProjectParams,
-        querystring: Closed({
-          ...PageQuery,
-          resourceType: Type.Optional(Type.String({ maxLength: 64 })),
-          resourceId: Type.Optional(Type.String({ maxLength: 64 })),
-          action: Type.Optional(Type.String({ maxLength: 64 })),
-        }),
+        querystring: AuditQuery,
         response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
-      const { resourceType, resourceId, action } = request.query;
-      const project = await accessProject(
-        services.store,
-        actorOf(request).principal,
+      const page = await services.auditLog.listProject(
+        actorOf(request),
         request.params.projectId,
-        'admin',
+        filterOf(request.query),
+        pageOf(request.query),
       );
-      const page = await services.store.listAuditEvents(
-        project.id,
-        { resourceType, resourceId, action },
+      return sendPage(request, reply, page, (e) => e);
+    },
+  );
+
+  app.get(
+    '/audit-log',
+    {
+      schema: {
+        tags,
+        summary:
+          'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
+        querystring: AuditQuery,
+        response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const page = await services.auditLog.listAll(
+        actorOf(request),
+        filterOf(request.query),
         pageOf(request.query),
       );
       return sendPage(request, reply, page, (e) => e);

@@ -450,6 +450,16 @@ export class SqlStore implements Store {
     return row && apiKeyFromRow(row);
   }
 
+  async findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]> {
+    if (secretHashes.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('secret_hash', 'in', [...secretHashes])
+      .execute();
+    return rows.map(apiKeyFromRow);
+  }
+
   async insertApiKey(key: StoredApiKey): Promise<void> {
     await mapUnique(this.#db.insertInto('api_keys').values(apiKeyToRow(key)).execute());
   }
@@ -462,7 +472,12 @@ export class SqlStore implements Store {
     if (lastUsed.size === 0) return;
     await this.#atomically(async (store) => {
       for (const [id, at] of lastUsed) {
-        await store.#db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+        await store.#db
+          .updateTable('api_keys')
+          .set({ last_used_at: at })
+          .where('id', '=', id)
+          .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+          .execute();
       }
     });
   }
@@ -592,8 +607,13 @@ export class SqlStore implements Store {
     await this.#db.insertInto('audit_events').values(auditEventToRow(projectId, event)).execute();
   }
 
-  listAuditEvents(projectId: string, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
-    let query = this.#db.selectFrom('audit_events').selectAll().where('project_id', '=', projectId);
+  listAuditEvents(
+    projectId: string | null,
+    filter: AuditFilter,
+    page: PageRequest,
+  ): Promise<Page<AuditEvent>> {
+    let query = this.#db.selectFrom('audit_events').selectAll();
+    if (projectId !== null) query = query.where('project_id', '=', projectId);
     if (filter.resourceType) query = query.where('resource_type', '=', filter.resourceType);
     if (filter.resourceId) query = query.where('resource_id', '=', filter.resourceId);
     if (filter.action) query = query.where('action', '=', filter.action);

@@ -1,0 +1,184 @@
+import type { FastifyRequest } from 'fastify';
+import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
+import {
+  type AccessTarget,
+  authorizeEnvironments,
+  type EnvironmentScope,
+  refuseMorePower,
+} from '../services/access.ts';
+import type { RateLimitBudget } from './plugins/rate-limit.ts';
+
+/**
+ * Who may call a route (SPEC §2 roles, §5 order of checks). Read from the request before it is
+ * validated, so a key without access gets 403 whatever else is wrong with the request: every
+ * reader below copes with missing or mistyped input by leaving the question to validation.
+ */
+export interface RouteAccess {
+  /** The least role that may call the route. */
+  readonly role: Role;
+  /** What the request acts on, from its path or query. */
+  readonly target: (request: FastifyRequest) => AccessTarget;
+  /** The environments it touches, from its path or query; absent: none in particular. */
+  readonly environments?: (request: FastifyRequest) => EnvironmentScope;
+  /** Checks that need the parsed (not yet validated) body; they throw `forbidden`. */
+  readonly body?: (principal: Principal, body: unknown, request: FastifyRequest) => void;
+  /** The rate-limit budget; default management. */
+  readonly rateLimit?: RateLimitBudget;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+const param = (request: FastifyRequest, name: string) =>
+  text((request.params as Record<string, unknown> | undefined)?.[name]);
+const query = (request: FastifyRequest, name: string) =>
+  text((request.query as Record<string, unknown> | undefined)?.[name]);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const DEFAULT_ENVIRONMENT = 'production';
+
+const ANY = (): AccessTarget => ({ kind: 'any' });
+const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
+const PROJECT = (request: FastifyRequest): AccessTarget => ({
+  kind: 'project',
+  idOrKey: param(request, 'projectId') ?? '',
+});
+const FLAG = (request: FastifyRequest): AccessTarget => ({
+  kind: 'flag',
+  id: param(request, 'flagId') ?? '',
+});
+const SEGMENT = (request: FastifyRequest): AccessTarget => ({
+  kind: 'segment',
+  id: param(request, 'segmentId') ?? '',
+});
+const API_KEY = (request: FastifyRequest): AccessTarget => ({
+  kind: 'api-key',
+  id: param(request, 'keyId') ?? '',
+});
+/** Evaluation: `?project=` (organisation-wide keys must send it), else the key's own project. */
+const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
+  kind: 'project',
+  idOrKey: query(request, 'project'),
+});
+
+/** The change reaches every environment: creating or deleting flags, environments, segments, projects. */
+const ALL = (): EnvironmentScope => 'all';
+const PATH_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => {
+  const environment = param(request, 'envKey');
+  return environment === undefined ? undefined : [environment];
+};
+const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
+  query(request, 'environment') ?? DEFAULT_ENVIRONMENT,
+];
+
+/** `{ environment? }` of the evaluation bodies, default production. */
+function bodyEnvironment(principal: Principal, body: unknown): void {
+  const environment = isObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
+  if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
+}
+
+/** Flag fields reach every environment; these reach the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
+const FLAG_WIDE_FIELDS = new Set(['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived']);
+const ENVIRONMENT_FIELDS = new Set([
+  'enabled',
+  'offVariant',
+  'defaultVariant',
+  'defaultRollout',
+  'targets',
+  'rules',
+  'targeting',
+]);
+
+function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
+  if (!isObject(body)) return;
+  const touched: string[] = [];
+  for (const field of Object.keys(body)) {
+    if (FLAG_WIDE_FIELDS.has(field)) {
+      authorizeEnvironments(principal, 'all');
+      return;
+    }
+    if (ENVIRONMENT_FIELDS.has(field)) touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
+    if (field === 'environments' && isObject(body.environments))
+      touched.push(...Object.keys(body.environments));
+  }
+  authorizeEnvironments(principal, touched);
+}
+
+/** A key cannot create a key with a higher role or wider environments than its own. */
+function newKeyPower(principal: Principal, body: unknown): void {
+  if (!isObject(body)) return;
+  const role = ROLES.find((r) => r === body.role) ?? 'evaluator';
+  const environments =
+    body.environments === undefined || body.environments === null
+      ? null
+      : Array.isArray(body.environments)
+        ? body.environments.filter((e): e is string => typeof e === 'string')
+        : [];
+  refuseMorePower(principal, role, environments, 'create');
+}
+
+/**
+ * Every /v1 route and who may call it: `METHOD /v1/path` as registered. A route may instead
+ * declare `config: { access }` itself; a route with neither is left to its use case.
+ */
+export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
+  'GET /v1/projects': { role: 'viewer', target: ANY },
+  'POST /v1/projects': { role: 'admin', target: ORGANISATION, environments: ALL },
+  'GET /v1/projects/:projectId': { role: 'viewer', target: PROJECT },
+  'PATCH /v1/projects/:projectId': { role: 'admin', target: PROJECT },
+  'DELETE /v1/projects/:projectId': { role: 'admin', target: ORGANISATION, environments: ALL },
+
+  'GET /v1/projects/:projectId/environments': { role: 'viewer', target: PROJECT },
+  'POST /v1/projects/:projectId/environments': { role: 'editor', target: PROJECT, environments: ALL },
+  'GET /v1/projects/:projectId/environments/:envKey': { role: 'viewer', target: PROJECT },
+  'PATCH /v1/projects/:projectId/environments/:envKey': {
+    role: 'editor',
+    target: PROJECT,
+    environments: PATH_ENVIRONMENT,
+  },
+  'DELETE /v1/projects/:projectId/environments/:envKey': {
+    role: 'editor',
+    target: PROJECT,
+    environments: ALL,
+  },
+
+  'GET /v1/projects/:projectId/flags': { role: 'viewer', target: PROJECT },
+  'POST /v1/projects/:projectId/flags': { role: 'editor', target: PROJECT, environments: ALL },
+  'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
+  'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
+  'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
+
+  'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
+  // A segment is shared by every environment's rules: changing it changes them all.
+  'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
+  'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
+  'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
+  'DELETE /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
+
+  'GET /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT },
+  'POST /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT, body: newKeyPower },
+  'GET /v1/api-keys': { role: 'admin', target: ORGANISATION },
+  'POST /v1/api-keys': { role: 'admin', target: ORGANISATION, body: newKeyPower },
+  'DELETE /v1/api-keys/:keyId': { role: 'admin', target: API_KEY },
+
+  'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
+  'GET /v1/audit-log': { role: 'admin', target: ORGANISATION },
+
+  'GET /v1/flags/:flagKey': {
+    role: 'evaluator',
+    target: EVALUATED_PROJECT,
+    environments: QUERY_ENVIRONMENT,
+    rateLimit: 'evaluation',
+  },
+  'POST /v1/flags/:flagKey/evaluate': {
+    role: 'evaluator',
+    target: EVALUATED_PROJECT,
+    body: bodyEnvironment,
+    rateLimit: 'evaluation',
+  },
+  'POST /v1/evaluate': {
+    role: 'evaluator',
+    target: EVALUATED_PROJECT,
+    body: bodyEnvironment,
+    rateLimit: 'evaluation',
+  },
+};

@@ -1,0 +1,144 @@
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Role } from '../../src/domain/api-key.ts';
+import { buildApp } from '../../src/http/build-app.ts';
+import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
+import type { Actor } from '../../src/services/actor.ts';
+import type { CreatedApiKey } from '../../src/services/api-key-service.ts';
+import { bootstrap } from '../../src/services/bootstrap.ts';
+import { createServices, type Services } from '../../src/services/services.ts';
+import type { Store } from '../../src/storage/store.ts';
+import type { TestDatabase } from '../support/database.ts';
+import { ADMIN_KEY } from '../support/server.ts';
+
+export { ADMIN_KEY };
+
+/** A clock the test moves by hand; starts at the real time so stored timestamps stay plausible. */
+export class FakeClock {
+  now = Date.now();
+  readonly read = () => this.now;
+  advance(ms: number): void {
+    this.now += ms;
+  }
+}
+
+export interface Call {
+  /** The API key's secret; null: no Authorization header. Default: the admin key. */
+  readonly key?: string | null;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** The client address (inject's remoteAddress); default 127.0.0.1. */
+  readonly from?: string;
+}
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | number | undefined>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
+  readonly body: any;
+  readonly text: string;
+}
+
+export interface Node {
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  call(method: string, url: string, call?: Call): Promise<Reply>;
+}
+
+/** Every limit off unless a test sets one, so only the access rules decide. */
+export const NO_RATE_LIMITS: RateLimitOptions = { evaluation: 0, management: 0 };
+
+export interface NodeOptions {
+  readonly rateLimits?: RateLimitOptions;
+  readonly clock?: FakeClock;
+  readonly logger?: FastifyServerOptions['logger'];
+  readonly accessControl?: Omit<AccessControlOptions, 'rateLimits' | 'clock'>;
+}
+
+/** One app over `store`, as one node of a deployment would be (several may share a database). */
+export async function startNode(store: Store, options: NodeOptions = {}): Promise<Node> {
+  const clock = options.clock?.read;
+  const services = createServices(store, clock ? { clock } : {});
+  const app = await buildApp({
+    services,
+    logger: options.logger ?? false,
+    accessControl: {
+      ...options.accessControl,
+      rateLimits: options.rateLimits ?? NO_RATE_LIMITS,
+      ...(clock ? { clock } : {}),
+    },
+  });
+  await app.ready();
+  return {
+    app,
+    services,
+    async call(method, url, { key = ADMIN_KEY, body, headers = {}, from = '127.0.0.1' } = {}) {
+      const response = await app.inject({
+        method: method as 'GET',
+        url,
+        remoteAddress: from,
+        headers: {
+          ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+          ...(body === undefined || typeof body === 'string' ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      let parsed: unknown;
+      try {
+        parsed = response.body === '' ? undefined : JSON.parse(response.body);
+      } catch {
+        parsed = response.body;
+      }
+      return { status: response.statusCode, headers: response.headers, body: parsed, text: response.body };
+    },
+  };
+}
+
+export interface Harness extends Node {
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+/** A fresh database, bootstrapped with ADMIN_KEY (project `default`), and one node over it. */
+export async function startHarness(database: TestDatabase, options: NodeOptions = {}): Promise<Harness> {
+  const opened = await database.open();
+  await bootstrap(opened.store, ADMIN_KEY);
+  const node = await startNode(opened.store, options);
+  return {
+    ...node,
+    store: opened.store,
+    async close() {
+      await node.app.close();
+      await opened.close();
+    },
+  };
+}
+
+/** The operator's full rights, for setting up what a test needs without going through HTTP. */
+export const setupActor: Actor = {
+  principal: {
+    type: 'user',
+    id: 'test-setup',
+    name: 'Test setup',
+    role: 'admin',
+    projectId: null,
+    environments: null,
+  },
+  requestId: 'test-setup',
+};
+
+/** Creates a key directly through the service; returns its secret and its public fields. */
+export function createKey(
+  services: Services,
+  projectId: string | null,
+  role: Role,
+  environments: readonly string[] | null = null,
+  extra: { expiresAt?: string; name?: string } = {},
+): Promise<CreatedApiKey> {
+  return services.apiKeys.create(setupActor, projectId, {
+    name: extra.name ?? `${role} ${projectId ?? 'org'} ${environments?.join('+') ?? 'all'}`,
+    role,
+    environments,
+    ...(extra.expiresAt ? { expiresAt: extra.expiresAt } : {}),
+  });
+}
