@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { runKeysCommand } from './cli/keys.ts';
 import { loadConfig } from './config.ts';
 import { serve } from './main.ts';
@@ -10,6 +11,7 @@ const USAGE = `Usage: flagstaff <command>
 Commands:
   serve      run the API and dashboard (default)
   migrate    bring the database schema up to date and exit
+${FLAGD_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -53,6 +55,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       return 0;
     }
+    case 'import':
+    case 'export':
+      return runFlagdCommand(command, argv.slice(argv.indexOf(command) + 1), config);
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 2;

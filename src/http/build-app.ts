@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
 import {
@@ -95,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         apiKeyRoutes,
         auditLogRoutes,
         evaluationRoutes,
+        flagdRoutes,
         explainRoutes,
         accountRoutes,
       ]) {

@@ -6,6 +6,7 @@ import { AuditLogService } from './audit.ts';
 import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
+import { FlagdService } from './flagd-service.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
@@ -22,6 +23,7 @@ export interface Services {
   readonly access: AccessChecks;
   readonly auditLog: AuditLogService;
   readonly evaluation: EvaluationService;
+  readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
 }
@@ -44,6 +46,7 @@ export function createServices(
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),
+    flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
   };

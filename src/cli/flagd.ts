@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Actor } from '../services/actor.ts';
+import { createServices, type Services } from '../services/services.ts';
+import { openStore } from '../storage/open-store.ts';
+
+export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E FILE
+             load a flagd flags document (FILE, or - for standard input) into an environment
+  export     flagstaff export --project P --environment E [FILE]
+             write an environment as a flagd flags document (to FILE, or standard output)`;
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processOutput: CliOutput = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/**
+ * The operator at the command line: trusted like an organisation-wide admin key, since whoever
+ * runs the CLI holds the database URL. Audit events name them by their login.
+ */
+function operator(): Actor {
+  let login = 'unknown';
+  try {
+    login = userInfo().username;
+  } catch {}
+  return {
+    principal: {
+      type: 'user',
+      id: 'cli',
+      name: `${login} (command line)`,
+      role: 'admin',
+      projectId: null,
+      environments: null,
+    },
+    requestId: `cli_${randomUUID()}`,
+  };
+}
+
+interface Target {
+  readonly project: string;
+  readonly environment: string;
+  readonly file: string | undefined;
+}
+
+function targetOf(command: string, argv: readonly string[], output: CliOutput): Target | undefined {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    options: { project: { type: 'string', short: 'p' }, environment: { type: 'string', short: 'e' } },
+  });
+  const [file, extra] = positionals;
+  const { project, environment } = values;
+  if (typeof project !== 'string' || typeof environment !== 'string' || extra !== undefined) {
+    output.err(`Usage:\n${FLAGD_USAGE}\n`);
+    return undefined;
+  }
+  if (command === 'import' && file === undefined) {
+    output.err('flagstaff import: name the flagd document to read (or - for standard input).\n');
+    return undefined;
+  }
+  return { project, environment, file };
+}
+
+async function readInput(file: string): Promise<string> {
+  if (file !== '-') return readFile(file, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A domain error as the lines an operator reads; anything else is the caller's to report. */
+function reportError(error: unknown, output: CliOutput): number {
+  if (!(error instanceof DomainError)) throw error;
+  output.err(`${error.message}\n`);
+  for (const e of error.errors ?? []) output.err(`  ${e.path}: ${e.message}\n`);
+  return 1;
+}
+
+async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
+  const store = await openStore(config.databaseUrl);
+  try {
+    return await work(createServices(store));
+  } finally {
+    await store.close();
+  }
+}
+
+/** `flagstaff import|export …`; returns the exit code: 0 done, 1 refused, 2 usage. */
+export async function runFlagdCommand(
+  command: 'import' | 'export',
+  argv: readonly string[],
+  config: Config,
+  output: CliOutput = processOutput,
+): Promise<number> {
+  const target = targetOf(command, argv, output);
+  if (target === undefined) return 2;
+  const { project, environment, file } = target;
+  if (command === 'import') {
+    let document: unknown;
+    try {
+      document = JSON.parse(await readInput(file as string));
+    } catch (error) {
+      output.err(`flagstaff import: ${file} is not a JSON document: ${(error as Error).message}\n`);
+      return 1;
+    }
+    return withServices(config, async (services) => {
+      try {
+        const result = await services.flagd.import(operator(), project, environment, document);
+        const list = (keys: readonly string[]) => (keys.length > 0 ? keys.join(', ') : '—');
+        output.out(
+          `Imported into ${project}/${environment}:\n` +
+            `  created:   ${list(result.created)}\n` +
+            `  updated:   ${list(result.updated)}\n` +
+            `  unchanged: ${list(result.unchanged)}\n`,
+        );
+        return 0;
+      } catch (error) {
+        return reportError(error, output);
+      }
+    });
+  }
+  return withServices(config, async (services) => {
+    try {
+      const { document, warnings } = await services.flagd.export(operator(), project, environment);
+      const text = `${JSON.stringify(document, null, 2)}\n`;
+      if (file === undefined || file === '-') output.out(text);
+      else await writeFile(file, text);
+      for (const w of warnings) {
+        output.err(`warning: ${w.flag}${w.rule ? ` (rule ${w.rule})` : ''}: ${w.message}\n`);
+      }
+      return 0;
+    } catch (error) {
+      return reportError(error, output);
+    }
+  });
+}

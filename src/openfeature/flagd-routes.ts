@@ -1,0 +1,83 @@
+import { Type } from 'typebox';
+import { actorOf } from '../http/request-helpers.ts';
+import { Closed, Key, problems } from '../http/schemas/common.ts';
+import type { RoutesPlugin } from '../http/type-provider.ts';
+import type { Services } from '../services/services.ts';
+import type { FlagdExportWarning } from './flagd/export-flagd.ts';
+
+const tags = ['flagd'];
+
+const Params = Closed({
+  projectId: Type.String({ description: 'Project id or key.' }),
+  envKey: Key,
+});
+
+/** At most this many warnings travel in the header; the rest are counted. */
+const WARNINGS_IN_HEADER = 20;
+
+/** The export's warnings as header text: JSON, ASCII only (keys and messages are), bounded in size. */
+export function warningsHeader(warnings: readonly FlagdExportWarning[]): string {
+  const shown: unknown[] = warnings.slice(0, WARNINGS_IN_HEADER);
+  if (warnings.length > WARNINGS_IN_HEADER) {
+    shown.push({ message: `and ${warnings.length - WARNINGS_IN_HEADER} more` });
+  }
+  return JSON.stringify(shown).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+export const EXPORT_WARNINGS_HEADER = 'flagstaff-export-warnings';
+
+/** flagd flag definitions in and out of one environment (SPEC §6). */
+export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.post(
+    '/projects/:projectId/environments/:envKey/flagd',
+    {
+      schema: {
+        tags,
+        summary: 'Import a flagd flags document into an environment',
+        description:
+          'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone.',
+        params: Params,
+        body: Type.Unknown({ description: 'A flagd document (flags.json or flagd.json schema).' }),
+        response: {
+          200: Type.Object({
+            environment: Type.String(),
+            created: Type.Array(Type.String()),
+            updated: Type.Array(Type.String()),
+            unchanged: Type.Array(Type.String()),
+          }),
+          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
+        },
+      },
+    },
+    async (request) =>
+      services.flagd.import(actorOf(request), request.params.projectId, request.params.envKey, request.body),
+  );
+
+  app.get(
+    '/projects/:projectId/environments/:envKey/flagd',
+    {
+      schema: {
+        tags,
+        summary: 'Export an environment as a flagd flags document',
+        description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
+        params: Params,
+        response: {
+          200: Type.Unknown({ description: 'A flagd document (flags.json schema).' }),
+          ...problems(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { document, warnings } = await services.flagd.export(
+        actorOf(request),
+        request.params.projectId,
+        request.params.envKey,
+      );
+      if (warnings.length > 0) reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
+      return document;
+    },
+  );
+};

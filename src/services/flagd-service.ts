@@ -1,0 +1,244 @@
+import { isDeepStrictEqual } from 'node:util';
+import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
+import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import type { Project } from '../domain/project.ts';
+import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
+import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
+import type { Store } from '../storage/store.ts';
+import { requireAllEnvironments } from './access.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { newId } from './ids.ts';
+import { accessProject, changedMeanwhile, now } from './project-access.ts';
+import { uniqueToConflict } from './unique-to-conflict.ts';
+import { validateFlag } from './validate-flag.ts';
+
+/** What an import did, by flag key. */
+export interface FlagdImportResult {
+  readonly environment: string;
+  readonly created: readonly string[];
+  readonly updated: readonly string[];
+  /** In the document, and already exactly so in Flagstaff: nothing written, nothing audited. */
+  readonly unchanged: readonly string[];
+}
+
+/** `/flags/<key>` as a JSON pointer token. */
+const flagPath = (key: string) => `/flags/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+
+/**
+ * The document's variants over the stored ones: values of variants it names are replaced, new
+ * ones are added, and the others kept (other environments may serve them). Names and
+ * descriptions survive, since flagd has none.
+ */
+function mergeVariants(stored: readonly Variant[], imported: readonly Variant[]): Variant[] {
+  const byKey = new Map(imported.map((v) => [v.key, v]));
+  const merged = stored.map((v) => {
+    const from = byKey.get(v.key);
+    return from === undefined ? v : { ...v, value: from.value };
+  });
+  const known = new Set(stored.map((v) => v.key));
+  return [...merged, ...imported.filter((v) => !known.has(v.key))];
+}
+
+/**
+ * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
+ * functions in openfeature/flagd/; this adds access checks, the one transaction with its audit
+ * events, and the snapshot refresh.
+ */
+export class FlagdService {
+  readonly #deps: WriteDeps;
+
+  constructor(deps: WriteDeps) {
+    this.#deps = deps;
+  }
+
+  get #store(): Store {
+    return this.#deps.store;
+  }
+
+  async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: 'viewer' | 'editor') {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, role, environment);
+    if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
+      throw notFound(`No environment "${environment}" in project "${project.key}".`);
+    }
+    return project;
+  }
+
+  /**
+   * Creates or updates the document's flags in one environment, all or nothing: their variants,
+   * metadata and this environment's configuration come from the document; other environments
+   * and the project's other flags are left as they are.
+   */
+  async import(
+    actor: Actor,
+    projectIdOrKey: string,
+    environment: string,
+    document: unknown,
+  ): Promise<FlagdImportResult> {
+    const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'editor');
+    const { flags, errors } = importFlagd(document);
+    if (errors.length > 0) {
+      const first = errors[0] as FieldError;
+      const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
+      throw validationFailed(
+        `The flagd document is not valid: ${first.path}: ${first.message}${more}.`,
+        errors,
+      );
+    }
+    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
+      const [environments, segments] = await Promise.all([
+        tx.listEnvironments(project.id),
+        tx.allSegments(project.id),
+      ]);
+      const environmentKeys = new Set(environments.map((e) => e.key));
+      const segmentKeys = new Set(segments.map((s) => s.key));
+      const problems: FieldError[] = [];
+      const writes: { before: Flag | undefined; after: Flag }[] = [];
+      const unchanged: string[] = [];
+      for (const imported of flags) {
+        const stored = await tx.findFlagByKey(project.id, imported.key);
+        const next = stored
+          ? this.#updated(actor, stored, imported, environment, problems)
+          : this.#created(
+              actor,
+              project,
+              imported,
+              environment,
+              environments.map((e) => e.key),
+            );
+        if (next === undefined) continue;
+        if (
+          stored !== undefined &&
+          isDeepStrictEqual({ ...next, version: 0, updatedAt: '' }, { ...stored, version: 0, updatedAt: '' })
+        ) {
+          unchanged.push(imported.key);
+          continue;
+        }
+        for (const error of validateFlag(next, environmentKeys, segmentKeys)) {
+          problems.push({ path: `${flagPath(imported.key)}${error.path}`, message: error.message });
+        }
+        writes.push({ before: stored, after: next });
+      }
+      if (problems.length > 0) {
+        throw validationFailed('The flagd document cannot be imported into this project.', problems);
+      }
+      for (const { before, after } of writes) {
+        if (before === undefined) {
+          await tx
+            .insertFlag(after)
+            .catch(
+              uniqueToConflict(`A flag "${after.key}" was created in project "${project.key}" meanwhile.`),
+            );
+        } else if (!(await tx.updateFlag(after, before.version))) {
+          throw changedMeanwhile('flag');
+        }
+        await recordAudit(tx, actor, project.id, {
+          action: before === undefined ? 'flag.created' : 'flag.updated',
+          resource: { type: 'flag', id: after.id, key: after.key },
+          environment,
+          before: before ?? null,
+          after,
+        });
+      }
+      return {
+        environment,
+        created: writes.filter((w) => w.before === undefined).map((w) => w.after.key),
+        updated: writes.filter((w) => w.before !== undefined).map((w) => w.after.key),
+        unchanged,
+      };
+    });
+  }
+
+  #created(
+    actor: Actor,
+    project: Project,
+    imported: ImportedFlag,
+    environment: string,
+    environmentKeys: readonly string[],
+  ): Flag {
+    // A new flag exists in every environment, so only a key for all of them may create one.
+    requireAllEnvironments(actor.principal);
+    const at = now();
+    return {
+      id: newId('flg'),
+      projectId: project.id,
+      key: imported.key,
+      name: imported.key,
+      description: '',
+      type: imported.type,
+      variants: imported.variants,
+      tags: [],
+      archived: false,
+      metadata: imported.metadata,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+      environments: Object.fromEntries(
+        environmentKeys.map((key) => [
+          key,
+          key === environment
+            ? imported.environment
+            : initialFlagEnvironment(imported.type, imported.variants),
+        ]),
+      ),
+    };
+  }
+
+  #updated(
+    actor: Actor,
+    stored: Flag,
+    imported: ImportedFlag,
+    environment: string,
+    problems: FieldError[],
+  ): Flag | undefined {
+    if (stored.type !== imported.type) {
+      problems.push({
+        path: `${flagPath(imported.key)}/variants`,
+        message: `flag "${stored.key}" is a ${stored.type} flag; the document's variants are ${imported.type} values`,
+      });
+      return undefined;
+    }
+    const variants = mergeVariants(stored.variants, imported.variants);
+    const flagWide = {
+      variants,
+      metadata: imported.metadata,
+      // The document serves the flag, so it is no longer retired.
+      archived: false,
+    };
+    if (
+      !isDeepStrictEqual(flagWide, {
+        variants: stored.variants,
+        metadata: stored.metadata,
+        archived: stored.archived,
+      })
+    ) {
+      // Variants, metadata and archiving reach every environment.
+      requireAllEnvironments(actor.principal);
+    }
+    return {
+      ...stored,
+      ...flagWide,
+      version: stored.version + 1,
+      updatedAt: now(),
+      environments: { ...stored.environments, [environment]: imported.environment },
+    };
+  }
+
+  /**
+   * The environment as a flagd document (flags.json schema), non-archived flags only, with what
+   * flagd cannot express exactly as warnings.
+   */
+  async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
+    const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+    const { flags, segments } = await this.#store.transaction(async (tx) => ({
+      flags: await tx.allFlags(project.id),
+      segments: await tx.allSegments(project.id),
+    }));
+    return exportFlagd(
+      environment,
+      flags.filter((flag) => !flag.archived),
+      segments,
+    );
+  }
+}
