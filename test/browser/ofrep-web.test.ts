@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web/', import.meta.url));
@@ -77,7 +78,7 @@ suite(title, () => {
   const count = (key: string) => counts.get(key) ?? 0;
 
   beforeAll(async () => {
-    api = await startTestServer();
+    api = await startServer();
     await seedVariedProject(api);
     const key = await createKey(api, { role: 'evaluator' });
     counts = countBulkResponses(api);

@@ -43,7 +43,14 @@ describe('flagstaff import and export (the CLI)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('imports a file into an environment and says what it did', () => {
-    const result = run('import', '--project', 'default', '--environment', 'development', join(dir, 'flags.json'));
+    const result = run(
+      'import',
+      '--project',
+      'default',
+      '--environment',
+      'development',
+      join(dir, 'flags.json'),
+    );
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Imported into default/development');
@@ -86,7 +93,14 @@ describe('flagstaff import and export (the CLI)', () => {
 
   it('refuses a file that is not JSON, an unknown environment, and missing options', () => {
     writeFileSync(join(dir, 'broken.json'), '{"flags": ');
-    const broken = run('import', '--project', 'default', '--environment', 'production', join(dir, 'broken.json'));
+    const broken = run(
+      'import',
+      '--project',
+      'default',
+      '--environment',
+      'production',
+      join(dir, 'broken.json'),
+    );
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/is not a JSON document/);
     const unknown = run('export', '--project', 'default', '--environment', 'staging');
@@ -101,9 +115,17 @@ describe('flagstaff import and export (the CLI)', () => {
     const store = await openStore(`sqlite:${database}`);
     try {
       const project = await store.findProject('default');
-      const events = await store.listAuditEvents(project?.id as string, { action: 'flag.created' }, { limit: 10 });
+      const events = await store.listAuditEvents(
+        project?.id as string,
+        { action: 'flag.created' },
+        { limit: 10 },
+      );
       expect(events.items.length).toBe(2);
-      expect(events.items[0]?.actor).toMatchObject({ type: 'user', id: 'cli', name: expect.stringMatching(/\(command line\)$/) });
+      expect(events.items[0]?.actor).toMatchObject({
+        type: 'user',
+        id: 'cli',
+        name: expect.stringMatching(/\(command line\)$/),
+      });
       expect(events.items[0]?.environment).toBe('development');
     } finally {
       await store.close();

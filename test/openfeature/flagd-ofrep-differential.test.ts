@@ -4,7 +4,8 @@ import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/actor.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { startServer } from './support/server.ts';
 import { seedVariedProject, VARIED_CONTEXTS } from './support/varied-project.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
@@ -308,7 +309,7 @@ const ADMIN: Actor = {
 describeEachDatabase('flagd definitions: Flagstaff over OFREP and flagd-core agree', (database) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startServer(database);
   });
   afterAll(() => server.close());
 

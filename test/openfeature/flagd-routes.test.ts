@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFlagdDocument } from '../../src/openfeature/flagd/validate-flagd-document.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { startServer } from './support/server.ts';
 import { createKey, seedVariedProject } from './support/varied-project.ts';
 
 const SAMPLES = '/work/shared/reference/flagd-schema/test/flags';
@@ -37,7 +38,7 @@ const DOCUMENT = {
 describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startServer(database);
   });
   afterAll(() => server.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import type { TestServer } from '../support/server.ts';
+import { startServer } from './support/server.ts';
 import { createKey, flagId, seedVariedProject } from './support/varied-project.ts';
 
 const SINGLE = '/ofrep/v1/evaluate/flags';
@@ -10,7 +11,7 @@ describeEachDatabase('OFREP over a real socket (SPEC §6)', (database) => {
   let server: TestServer;
   let evaluator: string;
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startServer(database);
     await seedVariedProject(server);
     evaluator = await createKey(server, { role: 'evaluator' });
   });
@@ -250,5 +251,45 @@ describeEachDatabase('OFREP over a real socket (SPEC §6)', (database) => {
       await server.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: 'short' } });
       expect((await bulk(context, { 'if-none-match': before })).status).toBe(304);
     });
+  });
+});
+
+describe('OFREP over its rate limit (SPEC §5)', () => {
+  let server: TestServer;
+  let now = 1_750_000_000_000;
+  beforeAll(async () => {
+    // A clock that stands still: the bucket of 2 never refills, so the third request is over.
+    server = await startServer(undefined, {
+      accessControl: { rateLimits: { evaluation: 2, management: 0 }, clock: () => now },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('429 with Retry-After, the rate-limit headers and an OFREP body, readable cross-origin', async () => {
+    const call = () =>
+      server.call('POST', `${SINGLE}/anything`, {
+        body: { context: {} },
+        headers: { ...PROJECT, origin: 'https://shop.example' },
+      });
+    expect((await call()).status).toBe(404);
+    const second = await call();
+    expect(second.headers.get('ratelimit-limit')).toBe('2');
+    expect(second.headers.get('ratelimit-remaining')).toBe('0');
+    const over = await call();
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(over.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+    expect(over.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(over.body).toEqual({
+      key: 'anything',
+      errorCode: 'GENERAL',
+      errorDetails: expect.stringMatching(/rate limit/),
+    });
+    expect(over.headers.get('access-control-allow-origin')).toBe('*');
+    const bulkOver = await server.call('POST', SINGLE, { body: { context: {} }, headers: PROJECT });
+    expect(bulkOver.status).toBe(429);
+    expect(bulkOver.body).toEqual({ errorCode: 'GENERAL', errorDetails: expect.any(String) });
+    now += 60_000;
+    expect((await call()).status).toBe(404);
   });
 });

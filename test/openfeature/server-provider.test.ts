@@ -1,8 +1,9 @@
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { type Client, ErrorCode, OpenFeature } from '@openfeature/server-sdk';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN_KEY, type TestServer } from '../support/server.ts';
+import { startServer } from './support/server.ts';
 import { createKey, seedVariedProject } from './support/varied-project.ts';
 
 /** The official server SDK with the official OFREP provider, unchanged, against a real socket. */
@@ -19,7 +20,7 @@ describeEachDatabase('@openfeature/server-sdk with @openfeature/ofrep-provider',
   }
 
   beforeAll(async () => {
-    server = await startTestServer(database);
+    server = await startServer(database);
     await seedVariedProject(server);
     const key = await createKey(server, { role: 'evaluator' });
     client = await clientWith({ Authorization: `Bearer ${key}` });
@@ -124,5 +125,40 @@ describeEachDatabase('@openfeature/server-sdk with @openfeature/ofrep-provider',
       country: 'NL',
     });
     expect(details).toMatchObject({ value: true, reason: 'ERROR', errorCode: ErrorCode.GENERAL });
+  });
+});
+
+describe('the OFREP provider over the rate limit', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // Two evaluations, then a bucket that never refills: the clock stands still.
+    server = await startServer(undefined, {
+      accessControl: { rateLimits: { evaluation: 2, management: 0 }, clock: () => 1_750_000_000_000 },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('gets the code default with an error after a 429, and pauses for Retry-After', async () => {
+    const provider = new OFREPProvider({
+      baseUrl: server.url,
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, 'X-Flagstaff-Project': 'default' },
+    });
+    await OpenFeature.setProviderAndWait('rate-limited', provider);
+    const limited = OpenFeature.getClient('rate-limited');
+    const counted: number[] = [];
+    server.app.server.on('request', (_request, response) =>
+      response.on('finish', () => counted.push(response.statusCode)),
+    );
+    for (let i = 0; i < 2; i++) {
+      expect(await limited.getBooleanDetails('none', true, {})).toMatchObject({
+        errorCode: ErrorCode.FLAG_NOT_FOUND,
+      });
+    }
+    const over = await limited.getBooleanDetails('none', true, {});
+    expect(over).toMatchObject({ value: true, reason: 'ERROR', errorCode: ErrorCode.GENERAL });
+    // Within Retry-After the provider does not ask again.
+    const paused = await limited.getBooleanDetails('none', true, {});
+    expect(paused).toMatchObject({ value: true, errorCode: ErrorCode.GENERAL });
+    expect(counted).toEqual([404, 404, 429]);
   });
 });
