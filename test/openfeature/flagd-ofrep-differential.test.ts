@@ -266,10 +266,9 @@ function expected(core: ReturnType<FlagdCore['resolve']>, key: string, sentinel:
 }
 
 /**
- * KNOWN DIVERGENCE, reported with issue 5: an enabled flag with neither targeting nor a default
- * variant is DEFAULT in flagd-core (no value: the code default) and STATIC in Flagstaff's
- * evaluator (compile-flag.ts), which reads SPEC §6's "no targeting → static" literally.
- * Only the reason differs; both serve no value.
+ * The one documented difference in reasons (decision 0101): an enabled flag with neither
+ * targeting nor a default variant is DEFAULT in flagd-core and STATIC in Flagstaff (SPEC §6:
+ * no targeting → static). Both serve no value, so the application gets its code default.
  */
 function isKnownDivergence(want: Entry, got: Entry, document: Json, key: string): boolean {
   const flags = (asFlagMap(document) as { flags: Record<string, Record<string, Json>> }).flags;
