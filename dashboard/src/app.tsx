@@ -177,13 +177,15 @@ function Shell({
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
   useEffect(() => setMenuOpen(false), [path]);
   const p = projectKey ? `/projects/${enc(projectKey)}` : undefined;
+  // A section is current on its own pages too (a flag is under Flags); the project list only on itself.
+  const current = (to: string) => {
+    const here = path.split('?')[0] ?? '';
+    return here === to || (to !== '/projects' && here.startsWith(`${to}/`));
+  };
   const item = (to: string, label: string, show = true) =>
     show ? (
       <li key={to}>
-        <Link
-          to={to}
-          aria-current={path.split('?')[0] === to || path.startsWith(`${to}/`) ? 'page' : undefined}
-        >
+        <Link to={to} aria-current={current(to) ? 'page' : undefined}>
           {label}
         </Link>
       </li>

@@ -277,12 +277,12 @@ let toastId = 0;
 
 export function toast(text: string): void {
   const id = ++toastId;
-  toasts = [...toasts, { id, text }];
+  toasts = [...toasts.slice(-2), { id, text }];
   for (const l of toastListeners) l();
   setTimeout(() => {
     toasts = toasts.filter((t) => t.id !== id);
     for (const l of toastListeners) l();
-  }, 4000);
+  }, 3500);
 }
 
 export function Toasts() {

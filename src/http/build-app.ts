@@ -25,6 +25,7 @@ import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
+import { sessionAuthenticator } from './session-cookie.ts';
 import type { RequestTypeProvider } from './type-provider.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
+  readonly dashboardRoot?: string;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -65,7 +68,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     app.getDefaultJsonParser('error', 'error'),
   );
   app.decorateRequest('principal', undefined);
-  registerAccessControl(app, services.apiKeys, services.access, options.accessControl);
+  registerAccessControl(app, services.apiKeys, services.access, {
+    ...options.accessControl,
+    // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.
+    authenticators: [
+      sessionAuthenticator(services.sessions),
+      ...(options.accessControl?.authenticators ?? []),
+    ],
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -109,6 +119,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await registerDashboard(app);
+  await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -46,14 +46,22 @@ const [sqlite] = testDatabases() as [TestDatabase];
  * (FLAGSTAFF_ADMIN_EMAIL/PASSWORD), as `flagstaff serve` sets it up.
  */
 export async function startDashboardServer(
-  options: { database?: TestDatabase; sessions?: SessionOptions; account?: boolean } = {},
+  options: {
+    database?: TestDatabase;
+    sessions?: SessionOptions;
+    account?: boolean;
+    dashboardRoot?: string;
+  } = {},
 ): Promise<DashboardServer> {
   const opened = await (options.database ?? sqlite).open();
   await bootstrap(opened.store, ADMIN_KEY);
   if (options.account !== false)
     await bootstrapAccounts(opened.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
   const services = createServices(opened.store, { sessions: options.sessions ?? {} });
-  const app = await buildApp({ services });
+  const app = await buildApp({
+    services,
+    ...(options.dashboardRoot === undefined ? {} : { dashboardRoot: options.dashboardRoot }),
+  });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Reply> => {

@@ -114,11 +114,11 @@ export function AuditLogPage() {
                 <summary>Show the change</summary>
                 <div className="diff">
                   <div>
-                    <h3>Before</h3>
+                    <h3 className="diff-title">Before</h3>
                     <pre>{e.before === null ? '—' : JSON.stringify(e.before, null, 2)}</pre>
                   </div>
                   <div>
-                    <h3>After</h3>
+                    <h3 className="diff-title">After</h3>
                     <pre>{e.after === null ? '—' : JSON.stringify(e.after, null, 2)}</pre>
                   </div>
                 </div>

@@ -301,6 +301,8 @@ function FlagEditor({
   const base = `/environments/${env}`;
   const environmentName = environments.find((e) => e.key === env)?.name ?? env;
   const stale = problem?.status === 412;
+  const targetCount = current ? targetEntries(current.targets).reduce((n, t) => n + t.values.length, 0) : 0;
+  const targetErrors = problem?.errors.some((e) => e.path.startsWith(`${base}/targets`)) ?? false;
 
   return (
     <>
@@ -405,36 +407,44 @@ function FlagEditor({
               </div>
             ) : (
               <>
-                <h3>Individual targets</h3>
-                <p className="muted small">
-                  Users whose targetingKey is listed get that variant before any rule.
-                </p>
-                <div className="targets">
-                  {variantKeys.map((v) => {
-                    const index = targetEntries(current.targets).findIndex((t) => t.variant === v);
-                    return (
-                      <Field
-                        key={v}
-                        label={`Serve ${v} to`}
-                        path={`${base}/targets/${index < 0 ? `new-${v}` : index}/values`}
-                        problem={problem}
-                        hint="targetingKeys, one per line."
-                      >
-                        {(props) => (
-                          <textarea
-                            {...props}
-                            rows={2}
-                            value={current.targets[v] ?? ''}
-                            spellCheck={false}
-                            onChange={(e) =>
-                              setEnvDraft({ targets: { ...current.targets, [v]: e.target.value } })
-                            }
-                          />
-                        )}
-                      </Field>
-                    );
-                  })}
-                </div>
+                <details className="targets-box" open={targetCount > 0 || targetErrors}>
+                  <summary>
+                    <h3>
+                      Individual targets{' '}
+                      <span className="muted">
+                        ({targetCount} {targetCount === 1 ? 'user' : 'users'})
+                      </span>
+                    </h3>
+                  </summary>
+                  <p className="muted small">
+                    Users whose targetingKey is listed get that variant before any rule. One per line.
+                  </p>
+                  <div className="targets">
+                    {variantKeys.map((v) => {
+                      const index = targetEntries(current.targets).findIndex((t) => t.variant === v);
+                      return (
+                        <Field
+                          key={v}
+                          label={`Serve ${v} to`}
+                          path={`${base}/targets/${index < 0 ? `new-${v}` : index}/values`}
+                          problem={problem}
+                        >
+                          {(props) => (
+                            <textarea
+                              {...props}
+                              rows={2}
+                              value={current.targets[v] ?? ''}
+                              spellCheck={false}
+                              onChange={(e) =>
+                                setEnvDraft({ targets: { ...current.targets, [v]: e.target.value } })
+                              }
+                            />
+                          )}
+                        </Field>
+                      );
+                    })}
+                  </div>
+                </details>
 
                 <h3>Rules</h3>
                 <p className="muted small">Checked in order; the first rule that matches decides.</p>

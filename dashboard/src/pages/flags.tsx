@@ -145,13 +145,17 @@ export function FlagsPage() {
             <thead>
               <tr>
                 <th scope="col">Flag</th>
-                <th scope="col">Type</th>
+                <th scope="col" className="hide-narrow">
+                  Type
+                </th>
                 {environments.map((e) => (
                   <th scope="col" key={e.key}>
                     {e.name}
                   </th>
                 ))}
-                <th scope="col">Updated</th>
+                <th scope="col" className="hide-narrow">
+                  Updated
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -170,7 +174,7 @@ export function FlagsPage() {
                       ))}
                     </div>
                   </td>
-                  <td>{row.flag.type}</td>
+                  <td className="hide-narrow">{row.flag.type}</td>
                   {environments.map((e) => (
                     <td key={e.key}>
                       <Switch
@@ -181,7 +185,7 @@ export function FlagsPage() {
                       />
                     </td>
                   ))}
-                  <td>
+                  <td className="hide-narrow">
                     <Time at={row.flag.updatedAt} />
                   </td>
                 </tr>

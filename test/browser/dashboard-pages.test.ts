@@ -1,0 +1,298 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADMIN_KEY } from '../dashboard/support.ts';
+import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** FLAGSTAFF_SCREENSHOTS=1 saves each page to docs/screenshots/ (the README shows them). */
+const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+  : undefined;
+
+interface Violation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly nodes: readonly { readonly target: readonly string[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
+    async () => (await (window as any).axe.run(document, { resultTypes: ['violations'] })).violations,
+  )) as Violation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** A project a team would have after a few weeks: the pages then show what they are for. */
+async function seed(ui: DashboardBrowser): Promise<void> {
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  await call('POST', '/v1/projects', {
+    key: 'shop',
+    name: 'Web shop',
+    description: 'Storefront, checkout and the mobile apps',
+    environments: [
+      { key: 'development', name: 'Development' },
+      { key: 'staging', name: 'Staging' },
+      { key: 'production', name: 'Production' },
+    ],
+  });
+  await call('POST', '/v1/projects', { key: 'warehouse', name: 'Warehouse', description: 'Internal tools' });
+  const segment = (key: string, name: string, rules: unknown[], extra: object = {}) =>
+    call('POST', '/v1/projects/shop/segments', { key, name, rules, ...extra });
+  await segment('dutch-users', 'Dutch users', [
+    { type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' },
+  ]);
+  await segment(
+    'pro-plans',
+    'Pro and enterprise plans',
+    [
+      { type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'enterprise'] },
+      { type: 'attribute', attribute: 'seats', operator: 'gte', value: 5 },
+    ],
+    { included: ['acme-corp'], excluded: ['churned-co'] },
+  );
+  await segment('new-app', 'New mobile app', [
+    { type: 'attribute', attribute: 'appVersion', operator: 'semver_gte', value: '3.2.0' },
+    { type: 'attribute', attribute: 'platform', operator: 'in', values: ['ios', 'android'] },
+  ]);
+  const flag = (body: object) => call('POST', '/v1/projects/shop/flags', body);
+  const checkout = await flag({
+    key: 'new-checkout',
+    name: 'New checkout',
+    description: 'The redesigned one-page checkout',
+    tags: ['checkout', 'web'],
+  });
+  await call('PATCH', `/v1/flags/${checkout.id}`, {
+    environments: {
+      production: {
+        enabled: true,
+        defaultVariant: 'off',
+        targets: [{ variant: 'on', values: ['qa-anna', 'qa-bob'] }],
+        rules: [
+          {
+            description: 'Dutch pro customers first',
+            segments: ['dutch-users', 'pro-plans'],
+            serve: { variant: 'on' },
+          },
+          {
+            description: 'A quarter of the new app',
+            segments: ['new-app'],
+            conditions: [
+              {
+                type: 'attribute',
+                attribute: 'email',
+                operator: 'ends_with',
+                value: '@example.com',
+                negate: true,
+              },
+            ],
+            serve: {
+              rollout: {
+                weights: [
+                  { variant: 'on', weight: 25 },
+                  { variant: 'off', weight: 75 },
+                ],
+              },
+            },
+          },
+        ],
+      },
+      staging: { enabled: true },
+    },
+  });
+  const colour = await flag({
+    key: 'checkout-button-colour',
+    name: 'Checkout button colour',
+    type: 'string',
+    tags: ['checkout', 'experiment'],
+    variants: [
+      { key: 'blue', value: '#1f4fd6' },
+      { key: 'green', value: '#1a7f37' },
+      { key: 'orange', value: '#c2410c' },
+    ],
+  });
+  await call('PATCH', `/v1/flags/${colour.id}?environment=production`, {
+    enabled: true,
+    defaultRollout: {
+      weights: [
+        { variant: 'blue', weight: 50 },
+        { variant: 'green', weight: 30 },
+        { variant: 'orange', weight: 20 },
+      ],
+    },
+  });
+  await flag({
+    key: 'search-results-per-page',
+    name: 'Search results per page',
+    type: 'number',
+    tags: ['search'],
+    variants: [
+      { key: 'twenty', value: 20 },
+      { key: 'fifty', value: 50 },
+    ],
+  });
+  await flag({
+    key: 'onboarding',
+    name: 'Onboarding tour',
+    type: 'object',
+    variants: [
+      { key: 'short', value: { steps: 3, skippable: true } },
+      { key: 'long', value: { steps: 7, skippable: false } },
+    ],
+  });
+  const dark = await flag({ key: 'dark-mode', name: 'Dark mode', tags: ['web'] });
+  await call('PATCH', `/v1/flags/${dark.id}?environment=development`, { enabled: true });
+  await call('POST', '/v1/projects/shop/api-keys', {
+    name: 'checkout service',
+    role: 'evaluator',
+    environments: ['production'],
+  });
+  await call('POST', '/v1/projects/shop/api-keys', { name: 'mobile app', role: 'evaluator' });
+  await call('POST', '/v1/projects/shop/api-keys', { name: 'CI pipeline', role: 'editor' });
+  const old = await call('POST', '/v1/projects/shop/api-keys', { name: 'old backend', role: 'viewer' });
+  await call('DELETE', `/v1/api-keys/${old.id}`);
+  await call('POST', '/v1/invitations', { email: 'grace@example.com', role: 'editor', project: null });
+  const invited = await call('POST', '/v1/invitations', {
+    email: 'linus@example.com',
+    role: 'viewer',
+    project: 'shop',
+  });
+  await ui.server.call('POST', '/v1/auth/join', {
+    body: { token: invited.token, name: 'Linus', password: 'viewer password 1' },
+  });
+}
+
+describeInChromium(
+  'every dashboard page in Chromium: no serious accessibility violations, readable on a phone',
+  () => {
+    let ui: DashboardBrowser;
+    let desktop: Page;
+    let phone: Page;
+    let joinPath: string;
+    const cspErrors: string[] = [];
+
+    beforeAll(async () => {
+      ui = await startDashboardBrowser();
+      await seed(ui);
+      const invitation = await ui.server.call('POST', '/v1/invitations', {
+        key: ADMIN_KEY,
+        body: { email: 'margaret@example.com', role: 'admin', project: null },
+      });
+      joinPath = invitation.body.path;
+      for (const size of [
+        { width: 1280, height: 800 },
+        { width: 390, height: 844 },
+      ]) {
+        const { page } = await ui.newPage(size);
+        page.on('console', (m) => {
+          if (m.text().includes('Content Security Policy')) cspErrors.push(m.text());
+        });
+        if (size.width === 1280) desktop = page;
+        else phone = page;
+      }
+    }, 120_000);
+    afterAll(() => ui?.close());
+
+    const PAGES: readonly (readonly [name: string, path: string, ready: string])[] = [
+      ['projects', '/projects', 'Web shop'],
+      ['flags', '/projects/shop/flags', 'Checkout button colour'],
+      ['flag', '/projects/shop/flags/new-checkout', 'Rule 2'],
+      ['flag-rollout', '/projects/shop/flags/checkout-button-colour', 'Percentage rollout'],
+      ['segments', '/projects/shop/segments', 'Pro and enterprise plans'],
+      ['segment', '/projects/shop/segments', 'Who is in it'],
+      ['environments', '/projects/shop/environments', 'Staging'],
+      ['playground', '/projects/shop/playground', 'Evaluate'],
+      ['audit-log', '/projects/shop/audit-log', 'flag.updated'],
+      ['api-keys', '/projects/shop/settings/api-keys', 'checkout service'],
+      ['organisation-api-keys', '/settings/api-keys', 'Admin key (first start)'],
+      ['members', '/settings/members', 'grace@example.com'],
+    ];
+
+    async function open(page: Page, name: string, path: string, ready: string): Promise<void> {
+      await page.goto(`${ui.server.url}${path}`);
+      if (name === 'segment') {
+        await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
+      }
+      await page.locator('main').getByText(ready, { exact: false }).first().waitFor();
+      if (name === 'flag-rollout') {
+        await page.getByText('Percentage rollout').first().waitFor();
+      }
+      if (name === 'playground') {
+        await page.getByLabel('Flag').selectOption('new-checkout');
+        await page
+          .getByLabel('Attributes (JSON)')
+          .fill('{\n  "targetingKey": "user-42",\n  "country": "NL",\n  "plan": "pro",\n  "seats": 12\n}');
+        await page.getByRole('button', { name: 'Evaluate' }).click();
+        await page.getByText('Dutch pro customers first').waitFor();
+      }
+      // Let toasts and transitions settle before judging or photographing the page.
+      await page.waitForTimeout(200);
+    }
+
+    async function shot(page: Page, name: string): Promise<void> {
+      if (SCREENSHOTS === undefined) return;
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      // Long editors are shown whole; the other pages as the screen shows them.
+      const fullPage = ['flag', 'flag-rollout', 'segment'].includes(name);
+      await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
+    }
+
+    it('the sign-in and join pages', async () => {
+      const { page } = await ui.newPage();
+      await page.goto(`${ui.server.url}/sign-in`);
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await shot(page, 'sign-in');
+      await page.goto(`${ui.server.url}${joinPath}`);
+      await page.getByText('margaret@example.com').waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await shot(page, 'join');
+      await ui.signIn(desktop);
+      await ui.signIn(phone);
+    });
+
+    for (const [name, path, ready] of PAGES) {
+      it(`${name} at 1280×800 and at phone width`, async () => {
+        await open(desktop, name, path, ready);
+        expect(await seriousViolations(desktop)).toEqual([]);
+        await shot(desktop, name);
+
+        await open(phone, name, path, ready);
+        expect(await seriousViolations(phone)).toEqual([]);
+        // Nothing is cut off sideways: wide tables scroll inside their own box.
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+        if (name === 'flags' || name === 'flag') await shot(phone, `${name}-phone`);
+      });
+    }
+
+    it('the confirmation dialog and an unsaved flag', async () => {
+      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Rule 2');
+      await desktop.getByRole('switch', { name: 'Serve New checkout in Production' }).click();
+      await desktop.getByRole('button', { name: 'Delete' }).first().isDisabled();
+      expect(await seriousViolations(desktop)).toEqual([]);
+      await desktop.getByRole('button', { name: 'Discard' }).click();
+      await desktop.getByRole('button', { name: 'Delete' }).click();
+      await desktop.getByRole('dialog').waitFor();
+      expect(await seriousViolations(desktop)).toEqual([]);
+      await shot(desktop, 'confirm-delete');
+      await desktop.keyboard.press('Escape');
+    });
+
+    it('loads no script or style the Content-Security-Policy refuses', () => {
+      expect(cspErrors).toEqual([]);
+    });
+  },
+);

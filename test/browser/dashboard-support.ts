@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { describe } from 'vitest';
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  type DashboardServer,
+  startDashboardServer,
+} from '../dashboard/support.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+const CONFIG = fileURLToPath(new URL('../../dashboard/vite.config.ts', import.meta.url));
+
+/** A describe that runs only with Chromium installed, and says how to run it when skipped. */
+export function describeInChromium(title: string, fn: () => void): void {
+  if (existsSync(CHROMIUM)) describe(title, fn);
+  else describe.skip(`${title} — skipped: no Chromium at ${CHROMIUM} (apt-get install chromium to run)`, fn);
+}
+
+let built: Promise<string> | undefined;
+
+/** The dashboard built from the current sources into a directory of this test run. */
+export function buildDashboard(): Promise<string> {
+  built ??= (async () => {
+    const outDir = await mkdtemp(join(tmpdir(), 'flagstaff-dashboard-'));
+    await build({ configFile: CONFIG, logLevel: 'error', build: { outDir, emptyOutDir: true } });
+    return outDir;
+  })();
+  return built;
+}
+
+export interface DashboardBrowser {
+  readonly server: DashboardServer;
+  readonly browser: Browser;
+  /** A page in a context of its own; `errors` collects uncaught errors of the page's scripts. */
+  newPage(options?: {
+    width?: number;
+    height?: number;
+    bypassCSP?: boolean;
+  }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
+  /** Signs in through the sign-in page, as a person would. */
+  signIn(page: Page, email?: string, password?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A server with the freshly built dashboard and a first admin account, and Chromium to drive it. */
+export async function startDashboardBrowser(): Promise<DashboardBrowser> {
+  const dashboardRoot = await buildDashboard();
+  const server = await startDashboardServer({ dashboardRoot });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    server,
+    browser,
+    async newPage({ width = 1280, height = 800, bypassCSP = false } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, bypassCSP });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      return { page, context, errors };
+    },
+    async signIn(page, email = ADMIN_EMAIL, password = ADMIN_PASSWORD) {
+      await page.goto(`${server.url}/`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password', { exact: true }).fill(password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    },
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
