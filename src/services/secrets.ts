@@ -23,5 +23,13 @@ export function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The part of a secret shown in lists so people can tell keys apart. */
-export const secretPrefix = (secret: string) => secret.slice(0, PREFIX_LENGTH);
+const GENERATED = /^fsk_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The part of a secret shown in lists and the audit log so people can tell keys apart: 8 of
+ * the 43 random characters of a generated one (leaving 210 bits unknown), but only `fsk_` or
+ * the first 4 characters of one an operator chose (FLAGSTAFF_ADMIN_KEY), whose strength we
+ * cannot know.
+ */
+export const secretPrefix = (secret: string) =>
+  GENERATED.test(secret) ? secret.slice(0, PREFIX_LENGTH) : secret.slice(0, 4);

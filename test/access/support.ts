@@ -1,4 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import pg from 'pg';
 import type { Role } from '../../src/domain/api-key.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
@@ -6,6 +11,8 @@ import type { Actor } from '../../src/services/actor.ts';
 import type { CreatedApiKey } from '../../src/services/api-key-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
+import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
+import { SqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
 import type { TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -141,4 +148,48 @@ export function createKey(
     environments,
     ...(extra.expiresAt ? { expiresAt: extra.expiresAt } : {}),
   });
+}
+
+/** Two stores (as two nodes would open) over one database: a SQLite file, or one PostgreSQL schema. */
+export async function openSharedDatabase(
+  name: 'sqlite' | 'postgres',
+): Promise<{ readonly stores: readonly [Store, Store]; close(): Promise<void> }> {
+  if (name === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'flagstaff-nodes-'));
+    const url = `sqlite:${join(dir, 'flagstaff.db')}`;
+    const first = openDatabase(url).db;
+    await migrateToLatest(first);
+    const second = openDatabase(url).db;
+    return {
+      stores: [new SqlStore(first), new SqlStore(second)],
+      async close() {
+        await first.destroy();
+        await second.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const url = process.env.FLAGSTAFF_TEST_DATABASE_URL as string;
+  const schema = `t_${randomBytes(8).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  const first = openDatabase(url, { schema }).db;
+  await migrateToLatest(first);
+  const second = openDatabase(url, { schema }).db;
+  return {
+    stores: [new SqlStore(first), new SqlStore(second)],
+    async close() {
+      await first.destroy();
+      await second.destroy();
+      await admin(`drop schema if exists ${schema} cascade`);
+    },
+  };
 }

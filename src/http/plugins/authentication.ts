@@ -205,6 +205,8 @@ function authenticationHook(accessControl: AccessControl): onRequestHookHandler 
   const fail = (request: FastifyRequest, reply: FastifyReply, detail: string) => {
     const bucket = failures.take(request.ip);
     setRateLimitHeaders(reply, failures, bucket);
+    // Never the credential itself, nor its hash: the reason and the address are enough.
+    request.log.debug({ address: request.ip, reason: detail }, 'authentication failed');
     if (!bucket.allowed) {
       return sendRateLimited(reply, failures, bucket, 'Too many failed authentications from this address.');
     }

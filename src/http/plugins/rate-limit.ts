@@ -135,6 +135,7 @@ export function rateLimitHook(buckets: TokenBuckets, budget: RateLimitBudget) {
       done();
       return;
     }
+    request.log.debug({ principal: principal.id, budget }, 'rate limited');
     sendRateLimited(reply, buckets, bucket, detail);
   };
 }

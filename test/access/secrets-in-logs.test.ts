@@ -1,0 +1,61 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hashSecret } from '../../src/services/secrets.ts';
+import { describeEachDatabase } from '../support/database.ts';
+import { ADMIN_KEY, type Harness, startHarness } from './support.ts';
+
+describeEachDatabase('secrets never reach the log', (database) => {
+  let node: Harness;
+  const lines: string[] = [];
+  const secrets: string[] = [ADMIN_KEY];
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    // As `serve` configures it, at the most talkative level that is not trace.
+    node = await startHarness(database, {
+      logger: { level: 'debug', stream, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+      rateLimits: { management: 5, evaluation: 5, failedAuthentication: { burst: 2, perSecond: 1 } },
+    });
+  });
+  afterAll(() => node.close());
+
+  it('logs a whole scenario at debug without a single secret or secret hash', async () => {
+    const project = await node.call('POST', '/v1/api-keys', { body: { name: 'org', role: 'admin' } });
+    const evaluator = await node.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'app', role: 'evaluator', environments: ['production'] },
+    });
+    secrets.push(project.body.secret, evaluator.body.secret);
+    const guessed = 'fsk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+    secrets.push(guessed);
+
+    const org = project.body.secret as string;
+    const app = evaluator.body.secret as string;
+    await node.call('POST', '/v1/projects', { key: org, body: { key: 'logged' } });
+    await node.call('POST', '/v1/projects/logged/flags', { key: org, body: { key: 'f' } });
+    await node.call('POST', '/v1/projects/logged/flags', { key: org, body: { key: 'f' } }); // 409
+    await node.call('POST', '/v1/projects/logged/flags', { key: org, body: '{"key":' }); // 400
+    for (let i = 0; i < 7; i++) await node.call('GET', '/v1/flags/f?project=default', { key: app }); // 404s, then 429
+    await node.call('GET', '/v1/projects', { key: app }); // 403
+    await node.call('GET', '/v1/projects', { key: guessed }); // 401
+    await node.call('GET', '/v1/projects', { key: guessed }); // 401
+    await node.call('GET', '/v1/projects', { key: guessed }); // 429
+    await node.call('GET', '/v1/projects', { key: null, headers: { authorization: `Basic ${app}` } });
+    await node.call('DELETE', `/v1/api-keys/${evaluator.body.id}`, { key: org });
+    await node.call('GET', '/v1/flags/f?project=default', { key: app }); // 401: revoked
+    await node.call('GET', '/v1/audit-log', { key: org });
+
+    const log = lines.join('');
+    expect(lines.length).toBeGreaterThan(40);
+    expect(log).toMatch(/"level":20/);
+    for (const secret of secrets) {
+      expect(log).not.toContain(secret);
+      expect(log).not.toContain(secret.slice(12));
+      expect(log).not.toContain(hashSecret(secret));
+    }
+  });
+});
