@@ -71,7 +71,7 @@ export function InlineError({ problem, path }: { problem?: ApiError | undefined;
  */
 export function ErrorSummary({
   problem,
-  describe = (path) => path,
+  describe = describePath,
 }: {
   problem: ApiError | undefined;
   describe?: (path: string) => string;
