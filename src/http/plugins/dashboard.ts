@@ -6,8 +6,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 /** Where `npm run build` puts the dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_DIST = join(import.meta.dirname, '../../../dashboard/dist');
 
-/** Paths that belong to the API: an unknown one is a problem+json 404, never the dashboard's page. */
-const API_PATHS = /^\/(?:v1|ofrep|docs|healthz|readyz|metrics)(?:[/?]|$)/;
+/**
+ * The paths the dashboard's router shows pages for (dashboard/src/app.tsx): opened or reloaded,
+ * they get its page. Any other unknown path stays a problem+json 404, as the API promises.
+ */
+const PAGE_PATHS = /^\/(?:sign-in|setup|join|projects|settings)(?:\/|$)/;
 
 /**
  * The page may load only its own scripts and styles and talk only to this server; nobody may
@@ -33,9 +36,9 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * Serves the built dashboard at `/` (SPEC §7): its files, and its page for every other path a
- * person may open or reload (`/projects/default/flags`), while /v1 and the other API paths keep
- * their own answers.
+ * Serves the built dashboard at `/` (SPEC §7): its files, and its page for the paths of its
+ * pages that a person may open or reload (`/projects/default/flags`), while /v1 and every other
+ * path keep their own answers.
  */
 export async function registerDashboard(app: FastifyInstance, root = DASHBOARD_DIST): Promise<void> {
   const indexFile = join(root, 'index.html');
@@ -66,8 +69,8 @@ export async function registerDashboard(app: FastifyInstance, root = DASHBOARD_D
   });
   const page = async (request: { url: string }, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
-    // API paths and missing files (a path with an extension) are real 404s.
-    if (API_PATHS.test(path) || extname(path) !== '') return reply.callNotFound();
+    // A missing file (a path with an extension) is a real 404 too.
+    if ((path !== '/' && !PAGE_PATHS.test(path)) || extname(path) !== '') return reply.callNotFound();
     return pageHeaders(reply).type('text/html; charset=utf-8').send(index);
   };
   app.get('/', { schema: { hide: true } }, page);
