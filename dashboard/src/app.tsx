@@ -10,7 +10,7 @@ import { PlaygroundPage } from './pages/playground.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, SignInPage } from './pages/sign-in.tsx';
-import { Link, match, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
+import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
 import { ConfirmHost, confirm, LoadError, Loading, Toasts } from './ui.tsx';
 
@@ -53,9 +53,10 @@ export function App() {
   }, []);
 
   const signOut = async () => {
+    if (!(await mayLeave())) return;
     await api('POST', '/auth/sign-out').catch(() => {});
     setMe(null);
-    void navigate('/sign-in', { replace: true });
+    void navigate('/sign-in', { replace: true, force: true });
   };
 
   let page: ReactNode;

@@ -19,14 +19,19 @@ export const setLeaveConfirmation = (ask: (message: string) => Promise<boolean>)
   askToLeave = ask;
 };
 
-async function mayLeave(): Promise<boolean> {
+/** Whether the page may be left: true without unsaved edits, else the person's answer. */
+export async function mayLeave(): Promise<boolean> {
   const guard = guards.values().next().value;
   return guard === undefined || askToLeave(guard.message);
 }
 
-export async function navigate(to: string, options: { replace?: boolean } = {}): Promise<void> {
+/** Goes to `to`, asking first about unsaved edits unless `force` (the person was asked already). */
+export async function navigate(
+  to: string,
+  options: { replace?: boolean; force?: boolean } = {},
+): Promise<void> {
   if (to === current) return;
-  if (!(await mayLeave())) return;
+  if (!options.force && !(await mayLeave())) return;
   if (options.replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
   notify();

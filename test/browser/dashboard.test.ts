@@ -237,4 +237,15 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
     await toast(page, 'Banner is on in development.');
   });
+
+  it('signs out: back to the sign-in page, and the old session no longer opens the API', async () => {
+    const { page, context } = await ui.newPage();
+    await ui.signIn(page);
+    const cookie = (await context.cookies()).find((c) => c.name === 'flagstaff_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const res = await ui.server.call('GET', '/v1/projects', { cookie: `flagstaff_session=${cookie?.value}` });
+    expect(res.status).toBe(401);
+  });
 });
