@@ -87,6 +87,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     const rule = page.getByRole('listitem', { name: 'Rule 1' });
     await rule.getByLabel('Description').fill('Dutch pro customers first');
     await rule.getByLabel('If the user is in every one of these segments').selectOption('beta-nl');
+    await rule.getByRole('button', { name: 'Add segment' }).click();
     await rule.getByLabel('Variant', { exact: true }).selectOption('on');
     await page
       .getByRole('group', { name: 'Default: what to serve' })

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { Rollout } from '../../../src/domain/flag.ts';
 import {
   LIST_OPERATORS,
@@ -321,25 +322,42 @@ export function SegmentPicker({
   label: string;
 }) {
   const rest = available.filter((s) => !chosen.includes(s));
+  // Chosen, then added with a button: a select that acted on change would add a segment for
+  // every arrow key pressed on it.
+  const [pick, setPick] = useState('');
+  const add = () => {
+    if (pick === '') return;
+    onChange([...chosen, pick]);
+    setPick('');
+  };
   return (
     <div className="segment-picker">
-      <Field label={label} path={path} problem={problem}>
-        {(props) => (
-          <select
-            {...props}
-            value=""
-            onChange={(e) => e.target.value && onChange([...chosen, e.target.value])}
-            disabled={rest.length === 0}
-          >
-            <option value="">
-              {available.length === 0 ? 'No segments in this project' : 'Add a segment…'}
-            </option>
-            {rest.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <div className="picker-row">
+        <Field label={label} path={path} problem={problem}>
+          {(props) => (
+            <select
+              {...props}
+              value={pick}
+              onChange={(e) => setPick(e.target.value)}
+              disabled={rest.length === 0}
+            >
+              <option value="">
+                {available.length === 0
+                  ? 'No segments in this project'
+                  : rest.length === 0
+                    ? 'Every segment is chosen'
+                    : 'Choose a segment'}
+              </option>
+              {rest.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <button type="button" className="btn" onClick={add} disabled={pick === ''}>
+          Add segment
+        </button>
+      </div>
       {chosen.length > 0 && (
         <ul className="chips" aria-label="Chosen segments">
           {chosen.map((s, i) => (
