@@ -37,7 +37,8 @@ export async function startTestServer(database: TestDatabase = sqlite): Promise<
   const store: Store = opened.store;
   await bootstrap(store, ADMIN_KEY);
   const services = createServices(store);
-  const app = await buildApp({ services });
+  // These suites test behaviour, not limits (test/access does): no rate limit may interfere.
+  const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,
