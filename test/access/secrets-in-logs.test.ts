@@ -4,7 +4,7 @@ import { hashSecret } from '../../src/services/secrets.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { ADMIN_KEY, type Harness, startHarness } from './support.ts';
 
-describeEachDatabase('secrets never reach the log', (database) => {
+describeEachDatabase('secrets never reach the log or the metrics', (database) => {
   let node: Harness;
   const lines: string[] = [];
   const secrets: string[] = [ADMIN_KEY];
@@ -24,7 +24,7 @@ describeEachDatabase('secrets never reach the log', (database) => {
   });
   afterAll(() => node.close());
 
-  it('logs a whole scenario at debug without a single secret or secret hash', async () => {
+  it('logs a whole scenario at debug, and counts it in /metrics, without a single secret or secret hash', async () => {
     const project = await node.call('POST', '/v1/api-keys', { body: { name: 'org', role: 'admin' } });
     const evaluator = await node.call('POST', '/v1/projects/default/api-keys', {
       body: { name: 'app', role: 'evaluator', environments: ['production'] },
@@ -49,7 +49,9 @@ describeEachDatabase('secrets never reach the log', (database) => {
     await node.call('GET', '/v1/flags/f?project=default', { key: app }); // 401: revoked
     await node.call('GET', '/v1/audit-log', { key: org });
 
-    const log = lines.join('');
+    const metrics = await node.call('GET', '/metrics', { key: null });
+    expect(metrics.status).toBe(200);
+    const log = lines.join('') + metrics.text;
     expect(lines.length).toBeGreaterThan(40);
     expect(log).toMatch(/"level":20/);
     for (const secret of secrets) {
