@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './sql/database.ts';
@@ -30,7 +30,17 @@ export function openDatabase(url: string, options: { schema?: string } = {}): Op
 
 /** Applies every pending migration; throws with the failing migration's error. */
 export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  // Kysely looks for its migration tables in every schema it can see unless told which one;
+  // naming the connection's own schema keeps databases that share a server (and tests) apart.
+  const schema =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
