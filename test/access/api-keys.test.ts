@@ -12,7 +12,7 @@ describeEachDatabase('API keys and the order of checks', (database) => {
     betaId = (await node.services.projects.create(setupActor, { key: 'beta' })).id;
     await node.services.flags.create(setupActor, 'alpha', { key: 'exists' });
   });
-  afterAll(() => node.close());
+  afterAll(() => node?.close());
 
   describe('no key gets more power than its own', () => {
     it('lets a project admin create keys up to its own role and environments', async () => {

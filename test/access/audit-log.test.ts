@@ -35,7 +35,7 @@ describeEachDatabase('audit log (SPEC §2 Audit event, §4)', (database) => {
     const keys = (await node.call('GET', '/v1/api-keys')).body as { id: string; name: string }[];
     admin = keys[0] as { id: string; name: string };
   });
-  afterAll(() => node.close());
+  afterAll(() => node?.close());
 
   describe('records who changed what, before and after, for every write', () => {
     let projectId: string;

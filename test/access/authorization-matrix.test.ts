@@ -395,7 +395,7 @@ describeEachDatabase('authorisation matrix: every /v1 route × role × project �
     let counter = 0;
     ctx = { node, flagId: flag.id, segmentId: segment.id, alphaId: alpha.id, next: () => ++counter };
   });
-  afterAll(() => node.close());
+  afterAll(() => node?.close());
 
   it('has a case for exactly the /v1 routes that declare who may call them', () => {
     const guarded = node.app.accessControl.routes.filter((r) => r.url.startsWith('/v1/'));

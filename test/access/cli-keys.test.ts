@@ -32,7 +32,7 @@ describeEachDatabase('flagstaff keys (for operators who lost their admin key)', 
   beforeEach(async () => {
     node = await startHarness(database);
   });
-  afterEach(() => node.close());
+  afterEach(() => node?.close());
 
   it('creates an organisation-wide admin key, prints its secret once, and the key works', async () => {
     const created = await keys(node, 'create', '--role', 'admin', '--name', 'Recovery');

@@ -22,7 +22,7 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
       rateLimits: { management: 5, evaluation: 5, failedAuthentication: { burst: 2, perSecond: 1 } },
     });
   });
-  afterAll(() => node.close());
+  afterAll(() => node?.close());
 
   it('logs a whole scenario at debug, and counts it in /metrics, without a single secret or secret hash', async () => {
     const project = await node.call('POST', '/v1/api-keys', { body: { name: 'org', role: 'admin' } });
