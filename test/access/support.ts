@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import pg from 'pg';
 import type { Role } from '../../src/domain/api-key.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
@@ -14,7 +12,7 @@ import { createServices, type Services } from '../../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { SqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
-import type { TestDatabase } from '../support/database.ts';
+import { createTestSchema, type TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
 export { ADMIN_KEY };
@@ -170,17 +168,7 @@ export async function openSharedDatabase(
     };
   }
   const url = process.env.FLAGSTAFF_TEST_DATABASE_URL as string;
-  const schema = `t_${randomBytes(8).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create schema ${schema}`);
+  const schema = await createTestSchema(url);
   const first = openDatabase(url, { schema }).db;
   await migrateToLatest(first);
   const second = openDatabase(url, { schema }).db;
@@ -189,7 +177,6 @@ export async function openSharedDatabase(
     async close() {
       await first.destroy();
       await second.destroy();
-      await admin(`drop schema if exists ${schema} cascade`);
     },
   };
 }

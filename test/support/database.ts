@@ -34,7 +34,7 @@ const sqlite: TestDatabase = {
 };
 
 /** Runs one statement on a short-lived connection of its own, outside any test schema. */
-async function runAdmin(url: string, statement: string): Promise<void> {
+export async function runAdmin(url: string, statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -44,29 +44,33 @@ async function runAdmin(url: string, statement: string): Promise<void> {
   }
 }
 
+/** Prefix of this run's schemas; global-setup.ts sets it and drops them all when the run ends. */
+export const schemaPrefix = () => `t_${process.env.FLAGSTAFF_TEST_RUN ?? 'adhoc'}_`;
+
+/**
+ * A fresh schema of this run. Schemas are dropped once, after the whole run: dropping them
+ * while other files migrate breaks Kysely's catalogue reads ("schema … does not exist").
+ */
+export async function createTestSchema(url: string): Promise<string> {
+  const schema = `${schemaPrefix()}${randomBytes(6).toString('hex')}`;
+  await runAdmin(url, `create schema ${schema}`);
+  return schema;
+}
+
 function postgres(url: string): TestDatabase {
   return {
     name: 'postgres',
     async open() {
       // A schema per test keeps tests apart without creating databases; search_path points at it.
-      const schema = `t_${randomBytes(8).toString('hex')}`;
-      await runAdmin(url, `create schema ${schema}`);
+      const schema = await createTestSchema(url);
       const { db } = openDatabase(url, { schema });
       try {
         await migrateToLatest(db);
       } catch (error) {
         await db.destroy();
-        await runAdmin(url, `drop schema ${schema} cascade`);
         throw error;
       }
-      return {
-        store: new SqlStore(db),
-        db,
-        async close() {
-          await db.destroy();
-          await runAdmin(url, `drop schema if exists ${schema} cascade`);
-        },
-      };
+      return { store: new SqlStore(db), db, close: () => db.destroy() };
     },
   };
 }
