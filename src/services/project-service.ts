@@ -1,7 +1,7 @@
 import { validationFailed } from '../domain/errors.ts';
 import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from '../domain/project.ts';
 import type { Page, PageRequest, Store } from '../storage/store.ts';
-import { authorizeOrganisation } from './access.ts';
+import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import type { WriteDeps } from './commit.ts';
@@ -31,6 +31,7 @@ export class ProjectService {
   /** Organisation-wide keys see every project; a project key sees its own. */
   async list(actor: Actor, page: PageRequest): Promise<Page<Project>> {
     const { principal } = actor;
+    authorizeRole(principal, 'viewer');
     if (principal.projectId === null) return this.#deps.store.listProjects(page);
     const own = await this.#deps.store.findProject(principal.projectId);
     return { items: own ? [own] : [] };

@@ -3,6 +3,7 @@ import type { Flag } from '../domain/flag.ts';
 import type { Rule, Segment, SegmentMatch } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
 import type { Page, PageRequest, Store } from '../storage/store.ts';
+import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
@@ -45,6 +46,8 @@ export class SegmentService {
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
     const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'editor');
+    // A segment is used by every environment's rules.
+    requireAllEnvironments(actor.principal);
     const at = now();
     const segment: Segment = {
       id: newId('seg'),
@@ -83,6 +86,7 @@ export class SegmentService {
   ): Promise<Segment> {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    requireAllEnvironments(actor.principal);
     return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
       const stored = await tx.findSegmentById(segmentId);
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
@@ -115,6 +119,7 @@ export class SegmentService {
   async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    requireAllEnvironments(actor.principal);
     await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
       const stored = await tx.findSegmentById(segmentId);
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);

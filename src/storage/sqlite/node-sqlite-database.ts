@@ -12,11 +12,23 @@ export function openNodeSqlite(path: string): SqliteDatabase {
   const database = new DatabaseSync(path);
   // WAL lets readers run beside the writer; foreign keys are off by default in SQLite.
   database.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  // Kysely prepares every query anew; the same few hundred texts recur, so keep them prepared.
+  const prepared = new Map<string, SqliteStatement>();
   return {
     close: () => database.close(),
-    prepare: (sql) => adaptStatement(database.prepare(sql)),
+    prepare: (sql) => {
+      let statement = prepared.get(sql);
+      if (statement === undefined) {
+        if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
+        statement = adaptStatement(database.prepare(sql));
+        prepared.set(sql, statement);
+      }
+      return statement;
+    },
   };
 }
+
+const STATEMENT_CACHE_SIZE = 500;
 
 function adaptStatement(statement: StatementSync): SqliteStatement {
   const bind = (parameters: ReadonlyArray<unknown>) => parameters as SQLInputValue[];
