@@ -116,7 +116,7 @@ export function evaluatorBenchmark(): Row[] {
         return n;
       },
     };
-    const [alone, withClock, flagd] = compare([ours, oursWithClock, theirs]) as [
+    const [alone, withClock, flagd] = compare([ours, oursWithClock, theirs], 11, 200) as [
       Measured,
       Measured,
       Measured,
