@@ -188,3 +188,28 @@ describe('/metrics', () => {
     ).toBe(undefined);
   });
 });
+
+describe('/metrics while the database is down', () => {
+  it('still answers, counting under the project id it cannot name', async () => {
+    const server = await startTestServer();
+    try {
+      const created = await server.call('POST', '/v1/projects/default/flags', {
+        body: { key: FLAG, name: 'Canary', type: 'boolean' },
+      });
+      expect(created.status).toBe(201);
+      expect((await server.call('GET', `/v1/flags/${FLAG}?project=default`)).status).toBe(200);
+      await server.services.store.close();
+      const { all } = await scrape(server);
+      const rows = all.filter((s) => s.name === 'flagstaff_evaluations_total');
+      expect(rows).toEqual([
+        {
+          name: 'flagstaff_evaluations_total',
+          labels: { project: created.body.projectId, environment: 'production', reason: 'disabled' },
+          value: 1,
+        },
+      ]);
+    } finally {
+      await server.close().catch(() => undefined);
+    }
+  });
+});

@@ -33,8 +33,9 @@ export function registerMetrics(
   const projectKeyOf = async (projectId: string): Promise<string> => {
     const known = projectKeys.get(projectId);
     if (known !== undefined) return known;
-    const project = await services.store.findProject(projectId);
-    // A deleted project keeps its counts under its id.
+    // A deleted project keeps its counts under its id; so does any project while the database is
+    // down, so that /metrics still answers when it matters most.
+    const project = await services.store.findProject(projectId).catch(() => undefined);
     if (project === undefined) return projectId;
     projectKeys.set(projectId, project.key);
     return project.key;
