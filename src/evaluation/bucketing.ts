@@ -1,4 +1,4 @@
-import { murmur3Concat } from './murmur3.ts';
+import { murmur3After, murmur3Concat, type PreparedSeed } from './murmur3.ts';
 
 /** flagd's `fractional` yields nothing when weights sum past Int32 max; we mirror it so exports bucket alike. */
 export const MAX_TOTAL_WEIGHT = 2147483647;
@@ -37,9 +37,18 @@ export function scaleHash(hash: number, total: number): number {
  * or -1 when none can be picked (total weight 0 or above MAX_TOTAL_WEIGHT).
  */
 export function bucketOf(table: BucketTable, seed: string, value: string): number {
-  const total = table.totalWeight;
-  if (total <= 0 || total > MAX_TOTAL_WEIGHT) return -1;
-  const bucket = scaleHash(murmur3Concat(seed, value), total);
+  return pickableTotal(table) ? indexOfHash(table, murmur3Concat(seed, value)) : -1;
+}
+
+/** bucketOf with the seed's hash state computed once, at compile time (the rollout hot path). */
+export function bucketOfPrepared(table: BucketTable, seed: PreparedSeed, value: string): number {
+  return pickableTotal(table) ? indexOfHash(table, murmur3After(seed, value)) : -1;
+}
+
+const pickableTotal = (table: BucketTable) => table.totalWeight > 0 && table.totalWeight <= MAX_TOTAL_WEIGHT;
+
+function indexOfHash(table: BucketTable, hash: number): number {
+  const bucket = scaleHash(hash, table.totalWeight);
   const cumulative = table.cumulative;
   for (let i = 0; i < cumulative.length; i++) {
     if ((cumulative[i] as number) > bucket) return i;

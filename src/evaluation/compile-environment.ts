@@ -65,6 +65,7 @@ class Snapshot implements CompiledEnvironment {
   evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined {
     const flag = this.flags.get(flagKey);
     if (flag === undefined) return undefined;
+    if (flag.constant !== undefined) return flag.constant;
     beginEvaluationPass();
     return flag.evaluate(context, targetingKeyOf(context), nowSeconds);
   }

@@ -32,6 +32,8 @@ export interface CompiledFlag {
   readonly key: string;
   readonly archived: boolean;
   readonly evaluate: FlagEvaluator;
+  /** The one result of a flag whose result does not depend on the context (disabled, static). */
+  readonly constant?: EvaluationDetail;
 }
 
 interface Provenance {
@@ -188,13 +190,20 @@ export function compileFlag(flag: Flag, environmentKey: string, segments: Segmen
   const config = flag.environments[environmentKey] ?? initialFlagEnvironment(flag.type, flag.variants);
   const results = resultFactory(flag);
   let evaluate: FlagEvaluator;
+  let constant: EvaluationDetail | undefined;
   if (!config.enabled) {
     const off = results(config.offVariant, 'disabled');
+    constant = off;
     evaluate = () => off;
   } else if (hasTargeting(config.targeting)) {
     evaluate = compileFlagdTargeting(flag, config, results);
   } else {
     evaluate = compileNative(flag, config, segments, results);
+    const fixed =
+      config.targets.length === 0 && config.rules.length === 0 && config.defaultRollout === undefined;
+    if (fixed) constant = evaluate({}, undefined, 0);
   }
-  return { key: flag.key, archived: flag.archived, evaluate };
+  return constant === undefined
+    ? { key: flag.key, archived: flag.archived, evaluate }
+    : { key: flag.key, archived: flag.archived, evaluate, constant };
 }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import { describe, expect, test } from 'vitest';
-import { murmur3, murmur3Concat } from './murmur3.ts';
+import { describe, expect, it, test } from 'vitest';
+import { murmur3, murmur3After, murmur3Concat, prepareSeed } from './murmur3.ts';
 
 // imurmurhash is the hash flagd-core uses. It hashes UTF-16 code units, so it agrees with
 // UTF-8 MurmurHash3 only when given the UTF-8 bytes as a Latin-1 string.
@@ -64,5 +64,19 @@ describe('murmur3', () => {
     ['x\ud83d', '\ude00y'],
   ])('hashes %j and %j together as their concatenation', (first, second) => {
     expect(murmur3Concat(first, second)).toBe(murmur3(first + second));
+  });
+});
+
+describe('murmur3After (seed hashed once at compile time)', () => {
+  it.each([
+    ['flag-key', 'user-1'],
+    ['', ''],
+    ['abc', 'd'],
+    ['seed', 'a much longer targeting key of many blocks 0123456789'],
+    ['flägg', 'user'],
+    ['flag', 'ユーザー'],
+    ['flag', '😀-emoji'],
+  ])('hashes seed %j then value %j exactly as murmur3Concat', (seed, value) => {
+    expect(murmur3After(prepareSeed(seed), value)).toBe(murmur3Concat(seed, value));
   });
 });

@@ -96,3 +96,56 @@ export function murmur3Concat(first: string, second: string, seed = 0): number {
   feed(second);
   return finish();
 }
+
+/** The hash state after the UTF-8 bytes of a seed text, so that only the bucketed value is hashed per evaluation. */
+export interface PreparedSeed {
+  readonly text: string;
+  readonly h: number;
+  readonly k: number;
+  readonly pending: number;
+  readonly length: number;
+  readonly ascii: boolean;
+}
+
+export function prepareSeed(text: string): PreparedSeed {
+  start(0);
+  feed(text);
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) ascii = false;
+  return { text, h: h1, k: k1, pending, length, ascii };
+}
+
+function mixK(k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  return Math.imul(k, C2);
+}
+
+/** Same as murmur3Concat(seed.text, value); ASCII values take a path whose state lives in locals. */
+export function murmur3After(seed: PreparedSeed, value: string): number {
+  if (!seed.ascii) return murmur3Concat(seed.text, value);
+  let h = seed.h;
+  let k = seed.k;
+  let p = seed.pending;
+  const n = value.length;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0x7f) return murmur3Concat(seed.text, value);
+    k |= c << (p << 3);
+    if (++p === 4) {
+      h ^= mixK(k);
+      h = (h << 13) | (h >>> 19);
+      h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+      k = 0;
+      p = 0;
+    }
+  }
+  if (p > 0) h ^= mixK(k);
+  h ^= seed.length + n;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -1,7 +1,8 @@
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { Rollout } from '../domain/flag.ts';
 import { compileAttributePath } from './attribute-path.ts';
-import { bucketOf, bucketTable } from './bucketing.ts';
+import { bucketOfPrepared, bucketTable } from './bucketing.ts';
+import { prepareSeed } from './murmur3.ts';
 import { textOf } from './operators.ts';
 
 /** Picks one of a rollout's outcomes for a context, or undefined when the context cannot be bucketed. */
@@ -18,12 +19,12 @@ export function compileRollout<T>(
   outcomes: readonly T[],
 ): RolloutPicker<T> {
   const read = compileAttributePath(rollout.bucketBy ?? 'targetingKey');
-  const seed = rollout.seed ?? flagKey;
+  const seed = prepareSeed(rollout.seed ?? flagKey);
   const table = bucketTable(rollout.weights.map((w) => w.weight));
   return (context) => {
     const value = textOf(read(context));
     if (value === undefined) return undefined;
-    const index = bucketOf(table, seed, value);
+    const index = bucketOfPrepared(table, seed, value);
     return index < 0 ? undefined : outcomes[index];
   };
 }
