@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SECRET_PREFIX = 'fsk_';
 const PREFIX_LENGTH = 12;
@@ -13,7 +13,7 @@ export function generateSecret(): string {
  * input for a slow hash to protect, and lookups stay fast on the evaluation path.
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** Compares two hex hashes in constant time. */
