@@ -18,8 +18,6 @@ export interface EvaluationScope {
 export class EvaluationService {
   readonly #store: Store;
   readonly #snapshots: SnapshotRegistry;
-  /** Project id or key → id, so the hot path does not ask the database who a project is. */
-  readonly #projectIds = new Map<string, string>();
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
 
@@ -59,10 +57,10 @@ export class EvaluationService {
         { path: 'querystring:/project', message: 'is required with an organisation-wide key' },
       ]);
     }
-    const cached = this.#projectIds.get(project);
+    const cached = this.#snapshots.projectIdFor(project);
     if (cached !== undefined) return cached;
     const { id } = await accessProject(this.#store, principal, project, 'evaluator');
-    this.#projectIds.set(project, id);
+    this.#snapshots.rememberProjectId(project, id);
     return id;
   }
 

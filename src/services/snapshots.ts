@@ -23,6 +23,8 @@ export type Change = { readonly flagId: string; readonly flagKey: string } | 'pr
 export class SnapshotRegistry {
   readonly #store: Store;
   readonly #projects = new Map<string, ProjectSnapshot>();
+  /** Project key or id as named in requests → project id, so the hot path does not ask the database. */
+  readonly #projectIds = new Map<string, string>();
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
@@ -61,13 +63,28 @@ export class SnapshotRegistry {
     });
   }
 
+  /** The project id a key or id named in a request resolved to, while that project lives. */
+  projectIdFor(reference: string): string | undefined {
+    return this.#projectIds.get(reference);
+  }
+
+  rememberProjectId(reference: string, projectId: string): void {
+    this.#projectIds.set(reference, projectId);
+  }
+
+  /** Drops a deleted project's snapshot and every reference to it, so its key can name a new project. */
   forget(projectId: string): void {
     this.#projects.delete(projectId);
+    for (const [reference, id] of this.#projectIds) if (id === projectId) this.#projectIds.delete(reference);
   }
 
   /** Rebuilds every loaded project whose revision moved in the database (writes by other nodes). */
   async poll(): Promise<void> {
     const revisions = await this.#store.listRevisions();
+    // Projects deleted by another node: forget what this node remembered of them.
+    for (const projectId of new Set(this.#projectIds.values())) {
+      if (!revisions.has(projectId)) this.forget(projectId);
+    }
     await Promise.all(
       [...this.#projects].map(([projectId, snapshot]) => {
         const revision = revisions.get(projectId);

@@ -78,6 +78,20 @@ describeEachDatabase('management API', (database) => {
       expect(last.body.code).toBe('conflict');
     });
 
+    it('evaluates by project key in a project recreated under the key of a deleted one', async () => {
+      await server.call('POST', '/v1/projects', { body: { key: 'reborn' } });
+      const flag = await server.call('POST', '/v1/projects/reborn/flags', { body: { key: 'f' } });
+      expect((await server.call('GET', '/v1/flags/f?project=reborn')).body.reason).toBe('disabled');
+      expect((await server.call('DELETE', '/v1/projects/reborn')).status).toBe(204);
+      await server.call('POST', '/v1/projects', { body: { key: 'reborn' } });
+      const again = await server.call('POST', '/v1/projects/reborn/flags', { body: { key: 'f' } });
+      expect(again.body.id).not.toBe(flag.body.id);
+      await server.call('PATCH', `/v1/flags/${again.body.id}`, { body: { enabled: true } });
+      const res = await server.call('GET', '/v1/flags/f?project=reborn');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ value: true, reason: 'static' });
+    });
+
     it('deletes a project', async () => {
       expect((await server.call('DELETE', '/v1/projects/custom')).status).toBe(204);
       expect((await server.call('GET', '/v1/projects/custom')).status).toBe(404);
