@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { lazyChildLogger, RequestLogController } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -47,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
