@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController } from './logging.ts';
 import {
   type AccessControlOptions,
@@ -13,7 +14,7 @@ import {
 } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -50,6 +51,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     logController: new RequestLogController(),
     childLoggerFactory: lazyChildLogger,
+    // Errors before routing (a malformed URL, headers over 16 KiB) answer problem+json too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
@@ -64,12 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // application/merge-patch+json is JSON too (RFC 7396); anything else is a 415.
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
   registerAccessControl(app, services.apiKeys, services.access, {
     ...options.accessControl,

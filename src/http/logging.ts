@@ -13,7 +13,7 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
  */
 const SECRET_NAME = /key|token|secret|passw|auth|session|cookie|signature|credential/i;
 /** Values that look like one of ours wherever they appear: API keys, sessions, invitations. */
-const SECRET_VALUE = /\bfs[a-z]_[A-Za-z0-9_-]+/g;
+const SECRET_VALUE = /fs[a-z]_[A-Za-z0-9_-]+/g;
 const REDACTED = '[redacted]';
 
 /** The URL as logs may show it: secret-looking query values replaced, the path kept. */
