@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController } from './logging.ts';
 import {
@@ -79,22 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ],
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Flagstaff API',
-        version: '1',
-        description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerApiDocs(app);
 
   await app.register(healthRoutes, { services });
   await app.register(
@@ -120,7 +104,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }
