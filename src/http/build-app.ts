@@ -64,8 +64,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
   registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
