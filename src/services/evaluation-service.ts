@@ -31,10 +31,11 @@ export class EvaluationService {
    * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
    */
   async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.#resolve(actor, scope)).compiled;
+    return (await this.resolve(actor, scope)).compiled;
   }
 
-  async #resolve(
+  /** The project, environment and compiled environment a request may evaluate in (SPEC §5 checks). */
+  async resolve(
     actor: Actor,
     scope: EvaluationScope,
   ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
@@ -70,7 +71,7 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
@@ -84,7 +85,7 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
     return results;

@@ -1,3 +1,6 @@
+import { KeyRevocations } from '../realtime/key-revocations.ts';
+import { SseStreams } from '../realtime/sse-streams.ts';
+import { StreamAccess } from '../realtime/stream-access.ts';
 import type { Store } from '../storage/store.ts';
 import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
@@ -15,6 +18,12 @@ import { SnapshotRegistry } from './snapshots.ts';
 export interface Services {
   readonly store: Store;
   readonly snapshots: SnapshotRegistry;
+  /** Revoked keys, announced to their open streams. */
+  readonly revocations: KeyRevocations;
+  /** Signed URLs for streams whose clients cannot send headers (OFREP SSE). */
+  readonly streamAccess: StreamAccess;
+  /** This node's open OFREP event streams. */
+  readonly eventStreams: SseStreams;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -35,14 +44,18 @@ export function createServices(
 ): Services {
   const snapshots = new SnapshotRegistry(store);
   const deps = { store, snapshots };
+  const revocations = new KeyRevocations();
   return {
     store,
     snapshots,
+    revocations,
+    streamAccess: new StreamAccess(store, options.clock),
+    eventStreams: new SseStreams(snapshots, revocations),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
-    apiKeys: new ApiKeyService(store, { clock: options.clock }),
+    apiKeys: new ApiKeyService(store, { clock: options.clock, revocations }),
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),

@@ -116,6 +116,8 @@ export interface Store {
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
   findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
+  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
+  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
   /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   insertApiKey(key: StoredApiKey): Promise<void>;

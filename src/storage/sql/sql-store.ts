@@ -441,6 +441,11 @@ export class SqlStore implements Store {
     return row && withoutSecret(apiKeyFromRow(row));
   }
 
+  async findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && apiKeyFromRow(row);
+  }
+
   async findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined> {
     const row = await this.#db
       .selectFrom('api_keys')
