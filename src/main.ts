@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
@@ -60,6 +61,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       app.log.info(`${signal}: shutting down`);
       void app.close().then(() => process.exit(0));
     });
+  }
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
   }
   const address = await app.listen({ port: config.port, host: config.host });
   if (accounts.setupToken !== undefined) {
