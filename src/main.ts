@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { loggerOptions } from './http/logging.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
@@ -62,6 +63,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       app.log.info(`${signal}: shutting down`);
       void app.close().then(() => process.exit(0));
     });
+  }
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
   }
   const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {

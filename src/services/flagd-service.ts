@@ -231,9 +231,17 @@ export class FlagdService {
    */
   async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+    return this.exportEnvironment(project.id, environment);
+  }
+
+  /**
+   * The export without access checks, for callers that made their own: flagd sync serves it to
+   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   */
+  async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(project.id),
-      segments: await tx.allSegments(project.id),
+      flags: await tx.allFlags(projectId),
+      segments: await tx.allSegments(projectId),
     }));
     return exportFlagd(
       environment,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
 import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
 import { actorOf } from '../../http/request-helpers.ts';
@@ -10,7 +11,7 @@ import type { EvaluationScope } from '../../services/evaluation-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
 import { EVENT_STREAM_PATH } from './event-stream-routes.ts';
-import { bulkEtag, ifNoneMatchHits, isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
 import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
 
 const tags = ['OFREP'];
@@ -268,7 +269,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),
       });
-      const etag = bulkEtag(body);
+      const etag = bodyEtag(body);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.type(JSON_TYPE).send(body);
