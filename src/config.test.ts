@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       rateLimitEvaluation: 1000,
       rateLimitManagement: 50,
       corsOrigins: ['*'],
+      insights: true,
     });
   });
 
@@ -27,6 +28,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_RATE_LIMIT_EVALUATION: '0',
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '7',
       FLAGSTAFF_CORS_ORIGINS: 'https://a.example, https://b.example',
+      FLAGSTAFF_INSIGHTS: 'off',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -37,6 +39,7 @@ describe('loadConfig', () => {
       rateLimitEvaluation: 0,
       rateLimitManagement: 7,
       corsOrigins: ['https://a.example', 'https://b.example'],
+      insights: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
