@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       rateLimitManagement: 50,
       corsOrigins: ['*'],
       flagdSyncPort: undefined,
+      insights: true,
     });
   });
 
@@ -29,6 +30,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '7',
       FLAGSTAFF_CORS_ORIGINS: 'https://a.example, https://b.example',
       FLAGSTAFF_FLAGD_SYNC_PORT: '8015',
+      FLAGSTAFF_INSIGHTS: 'off',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -40,6 +42,7 @@ describe('loadConfig', () => {
       rateLimitManagement: 7,
       corsOrigins: ['https://a.example', 'https://b.example'],
       flagdSyncPort: 8015,
+      insights: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

@@ -25,6 +25,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
@@ -113,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        insightsRoutes,
       ]) {
         await v1.register(routes, { services });
       }

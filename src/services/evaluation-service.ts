@@ -1,6 +1,7 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { Store } from '../storage/store.ts';
 import { authorize } from './access.ts';
@@ -20,10 +21,13 @@ export class EvaluationService {
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
+  /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
+  readonly #counter: EvaluationCounter | null;
 
-  constructor(store: Store, snapshots: SnapshotRegistry) {
+  constructor(store: Store, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
     this.#store = store;
     this.#snapshots = snapshots;
+    this.#counter = counter;
   }
 
   /**
@@ -76,6 +80,7 @@ export class EvaluationService {
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
+    this.#counter?.count(projectId, environment, result);
     return result;
   }
 
@@ -88,6 +93,7 @@ export class EvaluationService {
     const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
+    this.#counter?.countAll(projectId, environment, results);
     return results;
   }
 }

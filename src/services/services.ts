@@ -10,6 +10,7 @@ import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
+import { InsightsService } from './insights-service.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
@@ -35,16 +36,23 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly insights: InsightsService;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
 export function createServices(
   store: Store,
-  options: { sessions?: SessionOptions; clock?: () => number } = {},
+  options: {
+    sessions?: SessionOptions;
+    clock?: () => number;
+    /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
+    insights?: boolean;
+  } = {},
 ): Services {
   const snapshots = new SnapshotRegistry(store);
   const deps = { store, snapshots };
   const revocations = new KeyRevocations();
+  const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   return {
     store,
     snapshots,
@@ -58,9 +66,10 @@ export function createServices(
     apiKeys: new ApiKeyService(store, { clock: options.clock, revocations }),
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots),
+    evaluation: new EvaluationService(store, snapshots, insights.counter),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
+    insights,
   };
 }
