@@ -66,7 +66,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         params: Params,
         response: {
           200: Type.Unknown({ description: 'A flagd document (flags.json schema).' }),
-          ...problems(401, 403, 404, 429),
+          ...problems(401, 403, 404, 409, 429),
         },
       },
     },

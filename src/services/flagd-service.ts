@@ -4,6 +4,7 @@ import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
+import { inlinePrerequisites } from '../openfeature/flagd/inline-prerequisites.ts';
 import type { Store } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -237,7 +238,7 @@ export class FlagdService {
     }));
     return exportFlagd(
       environment,
-      flags.filter((flag) => !flag.archived),
+      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),
       segments,
     );
   }
