@@ -69,7 +69,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         response: {
           200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
           304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
-          ...problems(401, 403, 404, 429),
+          ...problems(401, 403, 404, 409, 429),
         },
       },
     },

@@ -1,4 +1,4 @@
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   type Flag,
@@ -20,6 +20,7 @@ import { isPlainObject, mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
 
 export interface CreateFlagInput {
   readonly key: string;
@@ -43,6 +44,7 @@ const ENVIRONMENT_FIELDS = [
   'targets',
   'rules',
   'targeting',
+  'prerequisites',
 ];
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
@@ -169,6 +171,7 @@ export class FlagService {
         }
       }
       await this.#validate(tx, next);
+      if (next.archived && !stored.archived) await this.#refuseIfRequired(tx, stored, 'archived');
       if (!(await tx.updateFlag(next, stored.version))) {
         throw changedMeanwhile('flag');
       }
@@ -190,6 +193,7 @@ export class FlagService {
       const stored = await tx.findFlagById(flagId);
       if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
       checkIfMatch(options.ifMatch, stored.version);
+      await this.#refuseIfRequired(tx, stored, 'deleted');
       await tx.deleteFlag(flagId);
       await recordAudit(tx, actor, project.id, {
         action: 'flag.deleted',
@@ -247,16 +251,28 @@ export class FlagService {
   }
 
   async #validate(store: Store, flag: Flag): Promise<void> {
-    const [environments, segments] = await Promise.all([
+    const [environments, segments, flags] = await Promise.all([
       store.listEnvironments(flag.projectId),
       store.allSegments(flag.projectId),
+      store.allFlags(flag.projectId),
     ]);
-    const errors = validateFlag(
-      flag,
-      new Set(environments.map((e) => e.key)),
-      new Set(segments.map((s) => s.key)),
-    );
+    const errors = [
+      ...validateFlag(flag, new Set(environments.map((e) => e.key)), new Set(segments.map((s) => s.key))),
+      ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
+      ...requiredVariantsKept(flag, flags),
+    ];
     if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+  }
+
+  /** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+  async #refuseIfRequired(store: Store, flag: Flag, becoming: 'deleted' | 'archived'): Promise<void> {
+    const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+    const dependants = dependantsOf(flag.key, live);
+    if (dependants.length > 0) {
+      throw conflict(
+        `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
+      );
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
+import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { Store } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -245,7 +246,7 @@ export class FlagdService {
     }));
     return exportFlagd(
       environment,
-      flags.filter((flag) => !flag.archived),
+      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),
       segments,
     );
   }

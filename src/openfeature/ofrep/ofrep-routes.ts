@@ -21,7 +21,9 @@ const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Numb
 const Success = Type.Object({
   key: Type.String(),
   value: Type.Optional(Type.Unknown({ description: 'Absent when the provider must use the code default.' })),
-  reason: Type.String({ enum: ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] }),
+  reason: Type.String({
+    enum: ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED', 'PREREQUISITE_FAILED'],
+  }),
   variant: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
 });
