@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { loggerOptions } from './http/logging.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
@@ -9,7 +10,7 @@ import { openStore } from './storage/open-store.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
 const POLL_INTERVAL_MS = 1000;
-/** How often the API keys' last use, kept in memory, is written to the database. */
+/** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
@@ -32,7 +33,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     email: config.adminEmail,
     password: config.adminPassword,
   });
-  const services = createServices(store);
+  const services = createServices(store, { insights: config.insights });
   const app = await buildApp({
     services,
     logger: loggerOptions(config.logLevel),
@@ -46,9 +47,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   }, POLL_INTERVAL_MS);
   poller.unref();
   const flushUsage = () =>
-    services.apiKeys
-      .flushUsage()
-      .catch((error) => app.log.warn({ err: error }, 'recording API key use failed'));
+    Promise.all([
+      services.apiKeys
+        .flushUsage()
+        .catch((error) => app.log.warn({ err: error }, 'recording API key use failed')),
+      services.insights
+        .flush()
+        .catch((error) => app.log.warn({ err: error }, 'recording evaluation counts failed')),
+    ]);
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();
   app.addHook('onClose', async () => {
@@ -62,6 +68,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       app.log.info(`${signal}: shutting down`);
       void app.close().then(() => process.exit(0));
     });
+  }
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
   }
   const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {

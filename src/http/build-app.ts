@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
+import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
-import { lazyChildLogger, RequestLogController } from './logging.ts';
+import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -24,6 +25,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
@@ -47,7 +49,7 @@ const BODY_LIMIT = 1024 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger),
     logController: new RequestLogController(),
     childLoggerFactory: lazyChildLogger,
     // Errors before routing (a malformed URL, headers over 16 KiB) answer problem+json too.
@@ -97,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        insightsRoutes,
       ]) {
         await v1.register(routes, { services });
       }
@@ -106,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
+  await app.register(eventStreamRoutes, { services });
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }
