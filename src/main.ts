@@ -4,6 +4,7 @@ import { buildApp } from './http/build-app.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
+import { SnapshotRegistry } from './services/snapshots.ts';
 import { openStore } from './storage/open-store.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
@@ -30,7 +31,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     email: config.adminEmail,
     password: config.adminPassword,
   });
-  const services = createServices(store);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots });
   const app = await buildApp({
     services,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
@@ -40,7 +42,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     },
   });
   const poller = setInterval(() => {
-    services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
+    snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
   }, POLL_INTERVAL_MS);
   poller.unref();
   const flushUsage = () =>

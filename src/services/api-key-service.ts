@@ -1,6 +1,6 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
-import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
+import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -32,7 +32,7 @@ const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 const LOOKUP_BATCH = 500;
 
 export class ApiKeyService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #clock: () => number;
   /**
    * Authentication reads the key from the database on every request, so a revocation or an
@@ -43,7 +43,7 @@ export class ApiKeyService {
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
+  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
     this.#lookups = new Coalescer(async (hashes) => {

@@ -2,7 +2,7 @@ import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
-import type { Store } from '../storage/store.ts';
+import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
@@ -16,12 +16,12 @@ export interface EvaluationScope {
 
 /** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
 export class EvaluationService {
-  readonly #store: Store;
+  readonly #store: ProjectStore;
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
 
-  constructor(store: Store, snapshots: SnapshotRegistry) {
+  constructor(store: ProjectStore, snapshots: SnapshotRegistry) {
     this.#store = store;
     this.#snapshots = snapshots;
   }
@@ -76,6 +76,18 @@ export class EvaluationService {
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
     return result;
+  }
+
+  /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
+  async explain(
+    actor: Actor,
+    projectIdOrKey: string,
+    flagKey: string,
+    context: EvaluationContext,
+    environment: string,
+  ): Promise<EvaluationDetail> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
+    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
   }
 
   async evaluateAll(

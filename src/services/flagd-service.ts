@@ -4,7 +4,7 @@ import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
-import type { Store } from '../storage/store.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -53,7 +53,7 @@ export class FlagdService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 

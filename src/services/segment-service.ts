@@ -2,7 +2,7 @@ import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Rule, Segment, SegmentMatch } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { FlagStore, Page, PageRequest } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -145,7 +145,7 @@ export class SegmentService {
     });
   }
 
-  async #validate(store: Store, segment: Segment): Promise<void> {
+  async #validate(store: FlagStore, segment: Segment): Promise<void> {
     const others = (await store.allSegments(segment.projectId)).filter((s) => s.id !== segment.id);
     const keys = new Set([...others.map((s) => s.key), segment.key]);
     const errors = validateRules(segment.rules, keys, '/rules');

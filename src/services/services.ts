@@ -7,14 +7,14 @@ import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
+import { HealthService } from './health-service.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
 
+/** The use cases routes may call; storage and the snapshots stay behind them. */
 export interface Services {
-  readonly store: Store;
-  readonly snapshots: SnapshotRegistry;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -26,18 +26,21 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly health: HealthService;
+}
+
+export interface ServiceOptions {
+  readonly sessions?: SessionOptions;
+  readonly clock?: () => number;
+  /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
+  readonly snapshots?: SnapshotRegistry;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
-export function createServices(
-  store: Store,
-  options: { sessions?: SessionOptions; clock?: () => number } = {},
-): Services {
-  const snapshots = new SnapshotRegistry(store);
+export function createServices(store: Store, options: ServiceOptions = {}): Services {
+  const snapshots = options.snapshots ?? new SnapshotRegistry(store);
   const deps = { store, snapshots };
   return {
-    store,
-    snapshots,
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags: new FlagService(deps),
@@ -49,5 +52,6 @@ export function createServices(
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
+    health: new HealthService(store),
   };
 }

@@ -1,10 +1,11 @@
+import type { Flag } from '../domain/flag.ts';
 import {
   type CompiledEnvironment,
   compileEnvironment,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
-import type { Store } from '../storage/store.ts';
+import type { EvaluationSource } from '../storage/store.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -12,8 +13,11 @@ interface ProjectSnapshot {
   readonly environments: ReadonlyMap<string, CompiledEnvironment>;
 }
 
-/** What a committed write changed, so the snapshot can be patched rather than rebuilt. */
-export type Change = { readonly flagId: string; readonly flagKey: string } | 'project';
+/**
+ * What a committed write changed, so the snapshot can be patched rather than rebuilt: the flag
+ * as written, the key of a deleted flag, or anything else of the project (rebuild).
+ */
+export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
@@ -21,15 +25,15 @@ export type Change = { readonly flagId: string; readonly flagKey: string } | 'pr
  * writes made by other nodes (they bump the project's revision in the database).
  */
 export class SnapshotRegistry {
-  readonly #store: Store;
+  readonly #source: EvaluationSource;
   readonly #projects = new Map<string, ProjectSnapshot>();
   /** Project key or id as named in requests → project id, so the hot path does not ask the database. */
   readonly #projectIds = new Map<string, string>();
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(store: Store) {
-    this.#store = store;
+  constructor(source: EvaluationSource) {
+    this.#source = source;
   }
 
   /** The compiled environment when loaded; `undefined` when not loaded yet (call `environment`). */
@@ -54,10 +58,12 @@ export class SnapshotRegistry {
         await this.#load(projectId);
         return;
       }
-      const flag = await this.#store.findFlagById(change.flagId);
       const environments = new Map<string, CompiledEnvironment>();
       for (const [key, compiled] of current.environments) {
-        environments.set(key, flag ? withFlag(compiled, flag) : withoutFlag(compiled, change.flagKey));
+        environments.set(
+          key,
+          'written' in change ? withFlag(compiled, change.written) : withoutFlag(compiled, change.removed),
+        );
       }
       this.#projects.set(projectId, { revision, environments });
     });
@@ -80,7 +86,7 @@ export class SnapshotRegistry {
 
   /** Rebuilds every loaded project whose revision moved in the database (writes by other nodes). */
   async poll(): Promise<void> {
-    const revisions = await this.#store.listRevisions();
+    const revisions = await this.#source.listRevisions();
     // Projects deleted by another node: forget what this node remembered of them.
     for (const projectId of new Set(this.#projectIds.values())) {
       if (!revisions.has(projectId)) this.forget(projectId);
@@ -100,15 +106,7 @@ export class SnapshotRegistry {
   }
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
-    const { revision, flags, segments, environments } = await this.#store.transaction(async (tx) => {
-      const revisions = await tx.listRevisions();
-      return {
-        revision: revisions.get(projectId) ?? 0,
-        flags: await tx.allFlags(projectId),
-        segments: await tx.allSegments(projectId),
-        environments: await tx.listEnvironments(projectId),
-      };
-    });
+    const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
     const snapshot: ProjectSnapshot = {
       revision,
       environments: new Map(

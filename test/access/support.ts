@@ -10,7 +10,7 @@ import type { CreatedApiKey } from '../../src/services/api-key-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
-import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { createTestSchema, type TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -159,7 +159,7 @@ export async function openSharedDatabase(
     await migrateToLatest(first);
     const second = openDatabase(url).db;
     return {
-      stores: [new SqlStore(first), new SqlStore(second)],
+      stores: [createSqlStore(first), createSqlStore(second)],
       async close() {
         await first.destroy();
         await second.destroy();
@@ -173,7 +173,7 @@ export async function openSharedDatabase(
   await migrateToLatest(first);
   const second = openDatabase(url, { schema }).db;
   return {
-    stores: [new SqlStore(first), new SqlStore(second)],
+    stores: [createSqlStore(first), createSqlStore(second)],
     async close() {
       await first.destroy();
       await second.destroy();
