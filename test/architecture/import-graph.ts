@@ -3,9 +3,9 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
 
 /**
  * The layers of src/ (docs/architecture.md) and what each may import. A layer is a file's
- * first folder under src/; the flagd document codec counts as `flagd` both where it lives
- * today (src/openfeature/flagd/) and in its own folder (src/flagd/). Files directly in src/
- * (config.ts, main.ts, cli.ts) are `app`.
+ * first folder under src/, so the pure flagd codec is `flagd` (src/flagd/) while the gRPC sync
+ * adapter in src/openfeature/flagd/ is `openfeature`. Files directly in src/ (config.ts,
+ * main.ts, cli.ts) are `app`.
  */
 export type Layer = string;
 
@@ -39,7 +39,6 @@ export const RULES: Readonly<Record<Layer, Rule>> = {
 export function layerOf(srcRelative: string): Layer {
   const parts = srcRelative.split(/[\\/]/);
   if (parts.length === 1) return 'app';
-  if (parts[0] === 'openfeature' && parts[1] === 'flagd') return 'flagd';
   return parts[0] as Layer;
 }
 

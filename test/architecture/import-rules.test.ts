@@ -20,7 +20,7 @@ describe('import rules between the layers of src/ (docs/architecture.md)', () =>
     ],
     ['evaluation/jsonlogic/a.ts', "const m = await import('../../http/problem.ts');", 'evaluation → http'],
     ['flagd/import-flagd.ts', "import { x } from '../services/ids.ts';", 'flagd → services'],
-    ['openfeature/flagd/export-flagd.ts', "import { y } from '../../http/problem.ts';", 'flagd → http'],
+    ['flagd/validate-flagd-document.ts', "import { y } from '../http/problem.ts';", 'flagd → http'],
     ['flagd/export-flagd.ts', "import { y } from '../storage/sql/rows.ts';", 'flagd → storage'],
     ['domain/flag.ts', "import { z } from '../evaluation/rollout.ts';", 'domain → evaluation'],
     ['domain/flag.ts', "export { z } from './../services/ids.ts';", 'domain → services'],
@@ -41,7 +41,7 @@ describe('import rules between the layers of src/ (docs/architecture.md)', () =>
     ['flagd/import-flagd.ts', "import { KEY_PATTERN } from '../domain/keys.ts';"],
     ['flagd/native-to-json-logic.ts', "import { textOf } from '../evaluation/operators.ts';"],
     ['services/flagd-service.ts', "import { importFlagd } from '../flagd/import-flagd.ts';"],
-    ['services/flagd-service.ts', "import { importFlagd } from '../openfeature/flagd/import-flagd.ts';"],
+    ['openfeature/flagd/sync-selector.ts', "import { x } from '../../services/services.ts';"],
     ['storage/sql/flags.ts', "import type { Flag } from '../../domain/flag.ts';"],
     ['http/routes/flags.ts', "import type { Services } from '../../services/services.ts';"],
   ])('allows %s: %s', (file, source) => {
@@ -50,7 +50,7 @@ describe('import rules between the layers of src/ (docs/architecture.md)', () =>
 
   it('names the layers as docs/architecture.md does', () => {
     expect(layerOf('main.ts')).toBe('app');
-    expect(layerOf('openfeature/flagd/import-flagd.ts')).toBe('flagd');
+    expect(layerOf('openfeature/flagd/sync-selector.ts')).toBe('openfeature');
     expect(layerOf('flagd/import-flagd.ts')).toBe('flagd');
     expect(layerOf('openfeature/ofrep/ofrep-routes.ts')).toBe('openfeature');
   });
