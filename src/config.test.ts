@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       rateLimitManagement: 50,
       corsOrigins: ['*'],
       insights: true,
+      otlpEndpoint: undefined,
+      otelServiceName: 'flagstaff',
     });
   });
 

@@ -12,6 +12,10 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: where traces go over OTLP/HTTP; unset, OpenTelemetry is not even loaded. */
+  readonly otlpEndpoint: string | undefined;
+  /** OTEL_SERVICE_NAME, default flagstaff. */
+  readonly otelServiceName: string;
 }
 
 /** A configuration value the process cannot start with; its message names the variable. */
@@ -58,6 +62,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (insights !== 'on' && insights !== 'off') {
     throw new ConfigError(`FLAGSTAFF_INSIGHTS must be on or off, got "${insights}"`);
   }
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, got "${otlpEndpoint}"`);
+  }
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
   return Object.freeze({
@@ -72,5 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
+    otlpEndpoint,
+    otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
   });
 }

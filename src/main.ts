@@ -35,6 +35,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     services,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     corsOrigins: config.corsOrigins,
+    telemetry:
+      config.otlpEndpoint === undefined
+        ? undefined
+        : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
@@ -37,6 +38,8 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and service name: trace requests and evaluations; unset, OpenTelemetry is not loaded. */
+  readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
@@ -57,6 +60,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  if (options.telemetry !== undefined) {
+    const { registerTelemetry } = await import('../observability/telemetry.ts');
+    await registerTelemetry(app, services.evaluation, options.telemetry);
+  }
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
   app.addHook('onSend', async (request, reply) => {

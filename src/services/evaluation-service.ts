@@ -9,6 +9,13 @@ import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
 import type { SnapshotRegistry } from './snapshots.ts';
 
+/** Told of every evaluation served (OpenTelemetry); never of the context it was made for. */
+export type EvaluationObserver = (
+  actor: Actor,
+  scope: { readonly projectId: string; readonly environment: string },
+  results: readonly EvaluationDetail[],
+) => void;
+
 export interface EvaluationScope {
   /** Needed with an organisation-wide key; a project key evaluates in its own project. */
   readonly project?: string | undefined;
@@ -23,11 +30,17 @@ export class EvaluationService {
   readonly counts = new EvaluationCounts();
   /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
   readonly #counter: EvaluationCounter | null;
+  #observer: EvaluationObserver | null = null;
 
   constructor(store: Store, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
     this.#store = store;
     this.#snapshots = snapshots;
     this.#counter = counter;
+  }
+
+  /** Sets the one observer of evaluations (null: none, the default: nothing more on the hot path). */
+  observe(observer: EvaluationObserver | null): void {
+    this.#observer = observer;
   }
 
   /**
@@ -80,6 +93,7 @@ export class EvaluationService {
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
     this.#counter?.count(projectId, environment, result);
+    this.#observer?.(actor, { projectId, environment }, [result]);
     return result;
   }
 
@@ -93,6 +107,7 @@ export class EvaluationService {
     const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
     this.#counter?.countAll(projectId, environment, results);
+    this.#observer?.(actor, { projectId, environment }, results);
     return results;
   }
 }
