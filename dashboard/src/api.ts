@@ -21,6 +21,27 @@ export interface FlagSummary {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** In `?environment=`: the minute of the last evaluation, null when never. */
+  readonly lastEvaluatedAt: string | null;
+  /** In `?environment=`: why the flag is stale (SPEC §10), null when it is not. */
+  readonly stale: { readonly reason: string; readonly detail: string } | null;
+}
+
+/** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
+export interface FlagInsights {
+  readonly environment: string;
+  readonly from: string;
+  readonly to: string;
+  readonly step: string;
+  readonly buckets: readonly string[];
+  readonly series: readonly {
+    readonly variant: string | null;
+    readonly reason: string;
+    readonly counts: readonly number[];
+    readonly total: number;
+  }[];
+  readonly total: number;
+  readonly lastEvaluatedAt: string | null;
 }
 
 export interface Me {

@@ -20,6 +20,7 @@ import {
   Time,
   toast,
 } from '../ui.tsx';
+import { FlagInsightsSection } from './flag-insights.tsx';
 import {
   type ConditionDraft,
   ConditionsEditor,
@@ -554,6 +555,8 @@ function FlagEditor({
           readOnly={!mayEdit}
         />
       </section>
+
+      <FlagInsightsSection flag={flag} />
 
       <History flag={flag} generation={historyGeneration} />
 

@@ -2,6 +2,7 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import type { FlagType, Variant } from '../../../src/domain/flag.ts';
 import { type ApiError, api, enc, type Flag, type FlagSummary } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { primaryEnvironment } from '../primary-environment.ts';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import {
@@ -16,12 +17,18 @@ import {
   toast,
   useFocusFirstField,
 } from '../ui.tsx';
+import { TopFlags } from './top-flags.tsx';
 import { type VariantDraft, VariantsEditor, variantsFromDrafts } from './variants.tsx';
 
 interface Row {
   readonly flag: FlagSummary;
   readonly enabled: Readonly<Record<string, boolean>>;
+  /** The latest evaluation in any environment. */
+  readonly lastEvaluatedAt: string | null;
 }
+
+const latest = (times: readonly (string | null | undefined)[]): string | null =>
+  times.reduce<string | null>((last, t) => (t && (last === null || t > last) ? t : last), null);
 
 /** A project's flags, with a switch per environment, search and a tag filter. */
 export function FlagsPage() {
@@ -31,6 +38,7 @@ export function FlagsPage() {
   const [query, setQuery] = useState('');
   const [tag, setTag] = useState('');
   const [archived, setArchived] = useState(false);
+  const [staleOnly, setStaleOnly] = useState(false);
   const [rows, setRows] = useState<Row[]>();
   const [allTags, setAllTags] = useState<string[]>([]);
   const [error, setError] = useState<ApiError>();
@@ -51,20 +59,27 @@ export function FlagsPage() {
     if (query) filter.set('q', query);
     if (tag) filter.set('tag', tag);
     // The list says `enabled` for one environment: ask once per environment and join by id.
+    // Staleness is the primary environment's (production when there is one), and so is the filter;
+    // its list is the one rows are made from.
+    const primary = primaryEnvironment(environments)?.key;
     Promise.all(
       environments.map((e) =>
-        api<FlagSummary[]>('GET', `/projects/${enc(project.id)}/flags?${filter}&environment=${enc(e.key)}`),
+        api<FlagSummary[]>(
+          'GET',
+          `/projects/${enc(project.id)}/flags?${filter}&environment=${enc(e.key)}${e.key === primary && staleOnly ? '&stale=true' : ''}`,
+        ),
       ),
     ).then(
       (lists) => {
         if (!current) return;
-        const first = lists[0] ?? [];
+        const first = lists[environments.findIndex((e) => e.key === primary)] ?? [];
         setRows(
           first.map((flag) => ({
             flag,
             enabled: Object.fromEntries(
               environments.map((e, i) => [e.key, lists[i]?.find((f) => f.id === flag.id)?.enabled ?? false]),
             ),
+            lastEvaluatedAt: latest(lists.map((list) => list.find((f) => f.id === flag.id)?.lastEvaluatedAt)),
           })),
         );
         setError(undefined);
@@ -75,7 +90,7 @@ export function FlagsPage() {
     return () => {
       current = false;
     };
-  }, [project.id, environments, query, tag, archived, generation]);
+  }, [project.id, environments, query, tag, archived, staleOnly, generation]);
 
   const toggle = async (row: Row, environment: string, enabled: boolean) => {
     setRows((rs) =>
@@ -92,7 +107,7 @@ export function FlagsPage() {
     }
   };
 
-  const filtered = query || tag;
+  const filtered = query || tag || staleOnly;
   return (
     <>
       <PageTitle
@@ -126,13 +141,22 @@ export function FlagsPage() {
           <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} />{' '}
           Archived flags
         </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={staleOnly} onChange={(e) => setStaleOnly(e.target.checked)} /> Stale
+          flags only
+        </label>
       </search>
+      {!archived && !filtered && <TopFlags />}
       {error && <LoadError error={error} retry={() => setGeneration((g) => g + 1)} />}
       {!rows && !error && <Loading what="flags" />}
       {rows?.length === 0 &&
         (filtered ? (
           <Empty title="No flag matches">
-            <p>Try another search or tag.</p>
+            <p>
+              {staleOnly
+                ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: every flag was evaluated in the last 30 days and served more than one variant.`
+                : 'Try another search or tag.'}
+            </p>
           </Empty>
         ) : (
           <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
@@ -154,6 +178,9 @@ export function FlagsPage() {
                   </th>
                 ))}
                 <th scope="col" className="hide-narrow">
+                  Last evaluated
+                </th>
+                <th scope="col" className="hide-narrow">
                   Updated
                 </th>
               </tr>
@@ -165,6 +192,11 @@ export function FlagsPage() {
                     <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
                       {row.flag.name}
                     </Link>
+                    {row.flag.stale && (
+                      <span className="badge stale" title={row.flag.stale.detail}>
+                        stale<span className="visually-hidden">: {row.flag.stale.detail}</span>
+                      </span>
+                    )}
                     <div className="muted small">
                       <code>{row.flag.key}</code>
                       {row.flag.tags.map((t) => (
@@ -185,6 +217,9 @@ export function FlagsPage() {
                       />
                     </td>
                   ))}
+                  <td className="hide-narrow">
+                    <Time at={row.lastEvaluatedAt} never="Never" />
+                  </td>
                   <td className="hide-narrow">
                     <Time at={row.flag.updatedAt} />
                   </td>
