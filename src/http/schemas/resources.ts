@@ -36,6 +36,11 @@ export const EnvironmentSchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastEvaluatedAt: Type.Optional(
+    Type.Union([Timestamp, Type.Null()], {
+      description: 'The minute of the last evaluation of any flag here (in lists); null: none counted.',
+    }),
+  ),
 });
 
 export const CreateEnvironmentSchema = Closed({
