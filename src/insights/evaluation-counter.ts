@@ -1,4 +1,5 @@
 import type { EvaluationCount } from '../storage/insights-store.ts';
+import { MS_PER_MINUTE } from './minutes.ts';
 
 /** What the counter needs of an evaluation result. */
 export interface Counted {
@@ -17,7 +18,19 @@ interface ScopeCounts {
   readonly flags: Map<string, FlagCounts>;
 }
 
-const MS_PER_MINUTE = 60_000;
+function add(flags: Map<string, FlagCounts>, result: Counted): void {
+  let flag = flags.get(result.key);
+  if (flag === undefined) {
+    flag = new Map();
+    flags.set(result.key, flag);
+  }
+  let byReason = flag.get(result.variant);
+  if (byReason === undefined) {
+    byReason = {};
+    flag.set(result.variant, byReason);
+  }
+  byReason[result.reason] = (byReason[result.reason] ?? 0) + 1;
+}
 
 /**
  * Counts evaluations per flag, environment, variant, reason and minute in memory (SPEC §10).
@@ -36,8 +49,8 @@ export class EvaluationCounter {
     this.#clock = clock;
   }
 
-  /** The counts of one flag in the current minute, made on first use. */
-  #flag(projectId: string, environment: string, flagKey: string): FlagCounts {
+  /** The counts of one project and environment in the current minute, made on first use. */
+  #scope(projectId: string, environment: string): Map<string, FlagCounts> {
     const minute = Math.floor(this.#clock() / MS_PER_MINUTE);
     if (minute !== this.#minute) {
       this.#waiting.push(...this.#rows());
@@ -50,28 +63,18 @@ export class EvaluationCounter {
       scope = { projectId, environment, flags: new Map() };
       this.#scopes.set(scopeKey, scope);
     }
-    let flag = scope.flags.get(flagKey);
-    if (flag === undefined) {
-      flag = new Map();
-      scope.flags.set(flagKey, flag);
-    }
-    return flag;
+    return scope.flags;
   }
 
   /** Counts one evaluation. */
   count(projectId: string, environment: string, result: Counted): void {
-    const flag = this.#flag(projectId, environment, result.key);
-    let byReason = flag.get(result.variant);
-    if (byReason === undefined) {
-      byReason = {};
-      flag.set(result.variant, byReason);
-    }
-    byReason[result.reason] = (byReason[result.reason] ?? 0) + 1;
+    add(this.#scope(projectId, environment), result);
   }
 
-  /** Counts a bulk evaluation: one per result. */
+  /** Counts a bulk evaluation: one per result, with one clock reading and one scope lookup. */
   countAll(projectId: string, environment: string, results: readonly Counted[]): void {
-    for (let i = 0; i < results.length; i++) this.count(projectId, environment, results[i] as Counted);
+    const flags = this.#scope(projectId, environment);
+    for (let i = 0; i < results.length; i++) add(flags, results[i] as Counted);
   }
 
   #rows(): EvaluationCount[] {

@@ -2,10 +2,9 @@ import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Environment } from '../domain/project.ts';
 import { EvaluationCounter } from '../insights/evaluation-counter.ts';
+import { isoOfMinute, MS_PER_MINUTE } from '../insights/minutes.ts';
 import {
-  isoOfMinute,
   lastEvaluatedMinute,
-  MS_PER_MINUTE,
   STALE_AFTER_DAYS,
   type Staleness,
   staleness,
