@@ -92,6 +92,7 @@ for (const part of parts) {
   }
   if (part === 'insights') {
     rows.push(...(await insightsHttpBenchmark(httpOptions)));
+    rows.push(...(await runPart<Row[]>('./insights-counter.ts')));
     rows.push(
       ...(await runPart<Row[]>('./insights-query.ts', { args: [`--flags=${values['insights-flags']}`] })),
     );

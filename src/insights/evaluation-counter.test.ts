@@ -6,17 +6,22 @@ const T0 = 29_000_000 * MINUTE;
 
 describe('EvaluationCounter', () => {
   it('counts per flag, environment, variant, reason and minute, and drains once', () => {
-    let now = T0 + 5_000;
-    const counter = new EvaluationCounter(() => now);
-    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' });
-    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' });
-    counter.countAll('p1', 'production', [
-      { key: 'a', variant: 'off', reason: 'default' },
-      { key: 'b', variant: null, reason: 'disabled' },
-    ]);
-    counter.count('p1', 'staging', { key: 'a', variant: 'on', reason: 'split' });
-    now += MINUTE; // the next minute starts a new bucket
-    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' });
+    const now = T0 + 5_000;
+    const counter = new EvaluationCounter();
+    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' }, now);
+    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' }, now);
+    counter.countAll(
+      'p1',
+      'production',
+      [
+        { key: 'a', variant: 'off', reason: 'default' },
+        { key: 'b', variant: null, reason: 'disabled' },
+      ],
+      now,
+    );
+    counter.count('p1', 'staging', { key: 'a', variant: 'on', reason: 'split' }, now);
+    // The next minute starts a new bucket.
+    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'targeting' }, now + MINUTE);
 
     const rows = counter
       .drain()
@@ -34,10 +39,10 @@ describe('EvaluationCounter', () => {
   });
 
   it('adds counts a failed flush gave back to those counted since', () => {
-    const counter = new EvaluationCounter(() => T0);
-    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'split' });
+    const counter = new EvaluationCounter();
+    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'split' }, T0);
     const failed = counter.drain();
-    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'split' });
+    counter.count('p1', 'production', { key: 'a', variant: 'on', reason: 'split' }, T0);
     counter.giveBack(failed);
     expect(counter.drain()).toEqual([
       {

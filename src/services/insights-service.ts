@@ -82,7 +82,7 @@ export class InsightsService {
   constructor(store: Store, options: { clock?: () => number; enabled?: boolean } = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
-    this.counter = options.enabled === false ? null : new EvaluationCounter(this.#clock);
+    this.counter = options.enabled === false ? null : new EvaluationCounter();
   }
 
   /**
