@@ -1,9 +1,10 @@
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
+import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
-import { FlagPage } from './pages/flag.tsx';
+import { FlagPage } from './pages/flag/flag-page.tsx';
 import { FlagsPage } from './pages/flags.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -12,7 +13,7 @@ import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, SignInPage } from './pages/sign-in.tsx';
 import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
-import { ConfirmHost, confirm, LoadError, Loading, Toasts } from './ui.tsx';
+import { LoadError, Loading, Toasts } from './ui.tsx';
 
 export interface ProjectValue {
   readonly project: Project;
@@ -101,7 +102,7 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/flags`, () => <FlagsPage />],
   [`${P}/flags/:flag`, (p) => <FlagPage key={p.flag} flagKey={p.flag ?? ''} />],
   [`${P}/segments`, () => <SegmentsPage />],
-  [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentId={p.segment ?? ''} />],
+  [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentKey={p.segment ?? ''} />],
   [`${P}/environments`, () => <EnvironmentsPage />],
   [`${P}/playground`, () => <PlaygroundPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
