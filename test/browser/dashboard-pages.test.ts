@@ -208,7 +208,7 @@ describeInChromium(
     const PAGES: readonly (readonly [name: string, path: string, ready: string])[] = [
       ['projects', '/projects', 'Web shop'],
       ['flags', '/projects/shop/flags', 'Checkout button colour'],
-      ['flag', '/projects/shop/flags/new-checkout', 'Rule 2'],
+      ['flag', '/projects/shop/flags/new-checkout', 'Targeting'],
       ['flag-rollout', '/projects/shop/flags/checkout-button-colour', 'Percentage rollout'],
       ['segments', '/projects/shop/segments', 'Pro and enterprise plans'],
       ['segment', '/projects/shop/segments', 'Who is in it'],
@@ -226,7 +226,9 @@ describeInChromium(
         await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
       }
       await page.locator('main').getByText(ready, { exact: false }).first().waitFor();
-      if (name === 'flag-rollout') {
+      if (name === 'flag' || name === 'flag-rollout') {
+        // The page opens on the first unprotected environment; the seeded targeting is in production.
+        await page.getByRole('tab', { name: /Production/ }).click();
         await page.getByText('Percentage rollout').first().waitFor();
       }
       if (name === 'playground') {
@@ -279,7 +281,8 @@ describeInChromium(
     }
 
     it('the confirmation dialog and an unsaved flag', async () => {
-      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Rule 2');
+      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Targeting');
+      await desktop.getByText('Rule 2').first().waitFor();
       await desktop.getByRole('switch', { name: 'Serve New checkout in Production' }).click();
       await desktop.getByRole('button', { name: 'Delete' }).first().isDisabled();
       expect(await seriousViolations(desktop)).toEqual([]);

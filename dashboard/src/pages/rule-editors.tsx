@@ -247,8 +247,9 @@ export function SegmentPicker({
   chosen,
   pick,
   available,
-  onChange,
   onPick,
+  onAdd,
+  onRemove,
   path,
   problem,
   label,
@@ -257,8 +258,10 @@ export function SegmentPicker({
   /** Chosen in the list but not yet added; the draft keeps it, and saving adds it. */
   pick: string;
   available: readonly string[];
-  onChange: (segments: string[]) => void;
   onPick: (segment: string) => void;
+  /** Adds the picked segment (and clears the pick, in the same change). */
+  onAdd: (segment: string) => void;
+  onRemove: (segment: string) => void;
   path: string;
   problem?: ApiError | undefined;
   label: string;
@@ -267,9 +270,7 @@ export function SegmentPicker({
   // Chosen, then added with a button: a select that acted on change would add a segment for
   // every arrow key pressed on it. A choice left unadded is added on save (issue 15).
   const add = () => {
-    if (pick === '') return;
-    onChange([...chosen, pick]);
-    onPick('');
+    if (pick !== '') onAdd(pick);
   };
   return (
     <div className="segment-picker">
@@ -313,7 +314,7 @@ export function SegmentPicker({
                 type="button"
                 className="chip-remove"
                 aria-label={`Remove segment ${s}`}
-                onClick={() => onChange(chosen.filter((x) => x !== s))}
+                onClick={() => onRemove(s)}
               >
                 ×
               </button>

@@ -103,8 +103,11 @@ export function RuleEditor({
             available={segments}
             path={`${path}/segments`}
             problem={problem}
-            onChange={(s) => onChange({ ...rule, segments: s })}
             onPick={(pick) => onChange({ ...rule, pick })}
+            onAdd={(segment) => onChange({ ...rule, segments: [...rule.segments, segment], pick: '' })}
+            onRemove={(segment) =>
+              onChange({ ...rule, segments: rule.segments.filter((s) => s !== segment) })
+            }
           />
           <p className="muted small">…and every condition holds:</p>
           <ConditionsEditor
