@@ -24,23 +24,29 @@ export const protectedEnvironmentsAndMatchAll: Migration = {
       .addColumn('protected', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
     await db.updateTable('environments').set({ protected: 1 }).where('key', '=', 'production').execute();
-
-    const rows = await db
-      .selectFrom('flag_environments')
-      .select(['flag_id', 'environment_id', 'config'])
-      .execute();
-    for (const row of rows) {
-      const config = JSON.parse(row.config) as { rules?: StoredRule[] };
-      const everyone = (rule: StoredRule) =>
-        rule.matchAll !== true && (rule.segments ?? []).length === 0 && (rule.conditions ?? []).length === 0;
-      if (!config.rules?.some(everyone)) continue;
-      config.rules = config.rules.map((rule) => (everyone(rule) ? { ...rule, matchAll: true } : rule));
-      await db
-        .updateTable('flag_environments')
-        .set({ config: JSON.stringify(config) })
-        .where('flag_id', '=', row.flag_id)
-        .where('environment_id', '=', row.environment_id)
-        .execute();
-    }
+    await markEveryoneRules(untyped);
   },
 };
+
+const servesEveryone = (rule: StoredRule) =>
+  rule.matchAll !== true && (rule.segments ?? []).length === 0 && (rule.conditions ?? []).length === 0;
+
+/** Adds `matchAll: true` to stored rules with neither segments nor conditions: they always served everyone. */
+export async function markEveryoneRules(untyped: Kysely<unknown>): Promise<void> {
+  const db = untyped as Kysely<Tables>;
+  const rows = await db
+    .selectFrom('flag_environments')
+    .select(['flag_id', 'environment_id', 'config'])
+    .execute();
+  for (const row of rows) {
+    const config = JSON.parse(row.config) as { rules?: StoredRule[] };
+    if (!config.rules?.some(servesEveryone)) continue;
+    config.rules = config.rules.map((rule) => (servesEveryone(rule) ? { ...rule, matchAll: true } : rule));
+    await db
+      .updateTable('flag_environments')
+      .set({ config: JSON.stringify(config) })
+      .where('flag_id', '=', row.flag_id)
+      .where('environment_id', '=', row.environment_id)
+      .execute();
+  }
+}
