@@ -119,13 +119,23 @@ function SignedIn({ path }: { path: string }) {
   const { me } = useSession();
   if (match('/sign-in', path) || match('/', path)) {
     // Someone bound to one project starts there; everyone else at the project list.
-    const start = me.actor.projectId === null ? '/projects' : `/projects/${enc(me.actor.projectId)}/flags`;
-    return <Redirect to={start} />;
+    return me.actor.projectId === null ? (
+      <Redirect to="/projects" />
+    ) : (
+      <ProjectStart id={me.actor.projectId} />
+    );
   }
   const projectKey = /^\/projects\/([^/?]+)\//.exec(path)?.[1];
   if (projectKey !== undefined)
     return <ProjectPages projectKey={decodeURIComponent(projectKey)} path={path} />;
   return <Shell>{route(ORGANISATION_ROUTES, path) ?? notFound(path)}</Shell>;
+}
+
+/** A project's flags, under the project's key: every dashboard URL names things by key. */
+function ProjectStart({ id }: { id: string }) {
+  const project = useApi<Project>(`/projects/${enc(id)}`);
+  if (project.error) return <LoadError error={project.error} retry={project.reload} />;
+  return project.data ? <Redirect to={`/projects/${enc(project.data.key)}/flags`} /> : <Loading />;
 }
 
 function Redirect({ to }: { to: string }) {

@@ -294,6 +294,33 @@ describeInChromium(
       await desktop.keyboard.press('Escape');
     });
 
+    it('a create dialog, the audit log’s differences and the playground’s OFREP note', async () => {
+      await open(desktop, 'flags', '/projects/shop/flags', 'Checkout button colour');
+      await desktop.getByRole('button', { name: 'New flag' }).click();
+      const dialog = desktop.getByRole('dialog', { name: 'New flag' });
+      await dialog.getByLabel('Type').selectOption('string');
+      expect(await seriousViolations(desktop)).toEqual([]);
+      await shot(desktop, 'create-flag');
+      await desktop.keyboard.press('Escape');
+      await expect.poll(() => dialog.isVisible()).toBe(false);
+
+      await open(desktop, 'audit-log', '/projects/shop/audit-log', 'flag.updated');
+      await desktop.getByText('Show the change').first().click();
+      await desktop.getByRole('table').first().getByRole('columnheader', { name: 'Before' }).waitFor();
+      expect(await seriousViolations(desktop)).toEqual([]);
+
+      await open(desktop, 'playground', '/projects/shop/playground', 'Evaluate');
+      await desktop.getByLabel('Flag').selectOption('checkout-button-colour');
+      await desktop.getByLabel('Attributes (JSON)').fill('{"country": "NL"}');
+      await desktop.getByRole('button', { name: 'Evaluate' }).click();
+      await desktop.getByText('OFREP answers differently').waitFor();
+      expect(await seriousViolations(desktop)).toEqual([]);
+      // A JSON error leaves no answer on screen that belongs to other attributes.
+      await desktop.getByLabel('Attributes (JSON)').fill('{"country": ');
+      await desktop.getByRole('button', { name: 'Evaluate' }).click();
+      await desktop.getByText('Evaluate to see the value and why.').waitFor();
+    });
+
     it('loads no script or style the Content-Security-Policy refuses', () => {
       expect(cspErrors).toEqual([]);
     });
