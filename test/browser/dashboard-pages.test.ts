@@ -305,8 +305,9 @@ describeInChromium(
       await expect.poll(() => dialog.isVisible()).toBe(false);
 
       await open(desktop, 'audit-log', '/projects/shop/audit-log', 'flag.updated');
-      await desktop.getByText('Show the change').first().click();
-      await desktop.getByRole('table').first().getByRole('columnheader', { name: 'Before' }).waitFor();
+      const updated = desktop.locator('.audit-event', { hasText: 'flag.updated' }).first();
+      await updated.getByText('Show the change').click();
+      await updated.getByRole('columnheader', { name: 'Before' }).waitFor();
       expect(await seriousViolations(desktop)).toEqual([]);
 
       await open(desktop, 'playground', '/projects/shop/playground', 'Evaluate');
