@@ -44,6 +44,12 @@ export interface FlagInsights {
   readonly lastEvaluatedAt: string | null;
 }
 
+/** What uses a segment (GET /v1/segments/{id}/used-by). */
+export interface SegmentUsers {
+  readonly flags: readonly { id: string; key: string; name: string; environments: readonly string[] }[];
+  readonly segments: readonly { id: string; key: string; name: string }[];
+}
+
 export interface Me {
   readonly actor: {
     readonly type: 'api_key' | 'user';
@@ -63,6 +69,8 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** What OFREP answers instead for the same context, when it differs. */
+  readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
 }
 
 export interface FieldError {

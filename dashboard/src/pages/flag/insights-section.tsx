@@ -1,8 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import { enc, type Flag, type FlagInsights, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
-import { primaryEnvironment } from '../primary-environment.ts';
-import { LoadError, Loading, Time } from '../ui.tsx';
+import { enc, type Flag, type FlagInsights, useApi } from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { primaryEnvironment } from '../../primary-environment.ts';
+import { LoadError, Loading, Time } from '../../ui.tsx';
 
 const RANGES = [
   { key: '24h', label: '24 hours', hours: 24 },
