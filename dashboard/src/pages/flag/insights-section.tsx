@@ -153,7 +153,8 @@ function EvaluationsChart({ insights, title }: { insights: FlagInsights; title: 
         {
           width: width(),
           height: 260,
-          legend: { show: true },
+          // The legend names the lines; exact values are in the table view.
+          legend: { show: true, live: false },
           cursor: { drag: { x: false, y: false } },
           axes: [{ stroke: '#57606a' }, { stroke: '#57606a', size: 60 }],
           series: [
