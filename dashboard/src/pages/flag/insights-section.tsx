@@ -156,6 +156,10 @@ function EvaluationsChart({ insights, title }: { insights: FlagInsights; title: 
           // The legend names the lines; exact values are in the table view.
           legend: { show: true, live: false },
           cursor: { drag: { x: false, y: false } },
+          // Counts start at zero: a scale that starts higher exaggerates a change.
+          scales: {
+            y: { range: (_plot: unknown, _min: number, max: number) => [0, Math.max(1, max) * 1.1] },
+          },
           axes: [{ stroke: '#57606a' }, { stroke: '#57606a', size: 60 }],
           series: [
             {},
