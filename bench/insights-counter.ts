@@ -2,7 +2,7 @@ import type { Actor } from '../src/services/actor.ts';
 import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices, type Services } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
-import { SqlStore } from '../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
 import { median, type Row, ratio } from './stats.ts';
 
@@ -21,7 +21,7 @@ const ACTOR: Actor = {
 async function servicesWith(insights: boolean): Promise<Services> {
   const { db } = openDatabase('sqlite::memory:');
   await migrateToLatest(db);
-  const store = new SqlStore(db);
+  const store = createSqlStore(db);
   await bootstrap(store, 'fsk_bench-admin-key-0123456789abcdefghijklmnop');
   const services = createServices(store, { insights });
   const flag = await services.flags.create(ACTOR, 'default', { key: 'rollout' });

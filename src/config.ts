@@ -10,6 +10,8 @@ export interface Config {
   readonly rateLimitEvaluation: number;
   readonly rateLimitManagement: number;
   readonly corsOrigins: readonly string[];
+  /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (SPEC §9); unset: off. */
+  readonly flagdSyncPort: number | undefined;
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;
   /** OTEL_EXPORTER_OTLP_ENDPOINT: where traces go over OTLP/HTTP; unset, OpenTelemetry is not even loaded. */
@@ -78,6 +80,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
+      ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
+      : undefined,
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
     otlpEndpoint,

@@ -3,7 +3,7 @@ import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
-import type { Store } from '../storage/store.ts';
+import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
@@ -24,7 +24,7 @@ export interface EvaluationScope {
 
 /** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
 export class EvaluationService {
-  readonly #store: Store;
+  readonly #store: ProjectStore;
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
@@ -36,7 +36,7 @@ export class EvaluationService {
   readonly #clock: () => number;
 
   constructor(
-    store: Store,
+    store: ProjectStore,
     snapshots: SnapshotRegistry,
     counter: EvaluationCounter | null = null,
     clock: () => number = Date.now,
@@ -57,10 +57,11 @@ export class EvaluationService {
    * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
    */
   async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.#resolve(actor, scope)).compiled;
+    return (await this.resolve(actor, scope)).compiled;
   }
 
-  async #resolve(
+  /** The project, environment and compiled environment a request may evaluate in (SPEC §5 checks). */
+  async resolve(
     actor: Actor,
     scope: EvaluationScope,
   ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
@@ -73,6 +74,11 @@ export class EvaluationService {
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
     return { projectId, environment, compiled };
+  }
+
+  /** Whether the project (by id) has the environment, as this node's snapshots know it. */
+  async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
+    return (await this.#snapshots.environment(projectId, environment)) !== null;
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
@@ -96,7 +102,7 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const now = this.#clock();
     const result = compiled.evaluate(flagKey, context, Math.floor(now / 1000));
     if (result === undefined)
@@ -107,13 +113,25 @@ export class EvaluationService {
     return result;
   }
 
+  /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
+  async explain(
+    actor: Actor,
+    projectIdOrKey: string,
+    flagKey: string,
+    context: EvaluationContext,
+    environment: string,
+  ): Promise<EvaluationDetail> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
+    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
+  }
+
   async evaluateAll(
     actor: Actor,
     context: EvaluationContext,
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const now = this.#clock();
     const results = compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);

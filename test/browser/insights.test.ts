@@ -40,7 +40,7 @@ describeInChromium('insights in the dashboard (Chromium)', () => {
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     };
-    const { store } = ui.server.services;
+    const { store } = ui.server;
     const project = await store.findProject('default');
     if (project === undefined) throw new Error('no default project');
     // Flags made some time ago: insights count only minutes since a flag's creation.

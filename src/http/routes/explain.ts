@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
-import { accessProject } from '../../services/project-access.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
@@ -35,6 +35,9 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
               description:
                 'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
             }),
+            failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
+              description: 'The prerequisite flag that did not serve a required variant, if one did not.',
+            }),
           }),
           ...problems(400, 401, 403, 404, 429),
         },
@@ -42,19 +45,20 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
     async (request) => {
       const actor = actorOf(request);
-      const environment = request.body.environment ?? 'production';
-      const project = await accessProject(
-        services.store,
-        actor.principal,
+      const attributes = request.body.attributes ?? {};
+      const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
+      const detail = await services.evaluation.explain(
+        actor,
         request.params.projectId,
-        'viewer',
+        request.params.flagKey,
+        attributes,
         environment,
       );
-      const scope = { project: project.id, environment };
-      const attributes = request.body.attributes ?? {};
-      const detail = await services.evaluation.evaluate(actor, request.params.flagKey, attributes, scope);
       // The playground shows where OFREP answers otherwise (issue 15): the same rule as OFREP's.
-      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const compiled = await services.evaluation.environmentFor(actor, {
+        project: request.params.projectId,
+        environment,
+      });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
         key: detail.key,
@@ -66,6 +70,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         targetMatched: detail.targetMatched ?? false,
         ofrepErrorCode:
           isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
+        failedPrerequisite: detail.failedPrerequisite ?? null,
       };
     },
   );

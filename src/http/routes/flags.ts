@@ -12,7 +12,7 @@ import {
   sendPage,
   sendResource,
 } from '../request-helpers.ts';
-import { Closed, Key, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -150,7 +150,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         params: FlagIdParams,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -169,12 +169,38 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         tags,
         summary: 'Delete a flag',
         params: FlagIdParams,
-        response: { ...problems(401, 403, 404, 412) },
+        response: { ...problems(401, 403, 404, 409, 412) },
       },
     },
     async (request, reply) => {
       await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
       return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/flags/:flagId/restore',
+    {
+      schema: {
+        tags,
+        summary: 'Restore an earlier version of a flag, from the audit log, as its next version',
+        description:
+          'Environments created since that version keep their current configuration. Honours If-Match.',
+        params: FlagIdParams,
+        body: RestoreSchema,
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const flag = await services.flags.restore(
+        actorOf(request),
+        request.params.flagId,
+        request.body.version,
+        {
+          ifMatch: ifMatchOf(request),
+        },
+      );
+      return sendResource(reply, flag);
     },
   );
 };

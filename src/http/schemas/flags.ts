@@ -29,6 +29,19 @@ const TargetsSchema = Type.Array(
   { maxItems: 100 },
 );
 
+const PrerequisitesSchema = Type.Array(
+  Closed({
+    flag: Key,
+    variants: Type.Array(Key, {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'The required flag must serve one of these.',
+    }),
+  }),
+  { maxItems: 20, description: 'Flags that must serve one of the listed variants for this one to run.' },
+);
+
 /** Fields of a flag's configuration in one environment, as sent in a merge patch (null removes). */
 export const FlagEnvironmentPatchSchema = Closed({
   enabled: Type.Optional(Type.Boolean()),
@@ -38,6 +51,7 @@ export const FlagEnvironmentPatchSchema = Closed({
   targets: Type.Optional(Type.Union([TargetsSchema, Type.Null()])),
   rules: Type.Optional(Type.Union([Type.Array(TargetingRuleSchema, { maxItems: 200 }), Type.Null()])),
   targeting: Type.Optional(Type.Unknown({ description: 'flagd JsonLogic targeting, instead of rules.' })),
+  prerequisites: Type.Optional(Type.Union([PrerequisitesSchema, Type.Null()])),
 });
 
 export const CreateFlagSchema = Closed({
