@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       rateLimitEvaluation: 1000,
       rateLimitManagement: 50,
       corsOrigins: ['*'],
+      trustProxy: false,
     });
   });
 

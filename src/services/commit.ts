@@ -1,15 +1,18 @@
 import type { Store } from '../storage/store.ts';
+import type { KeyRegistry } from './key-registry.ts';
 import type { Change, SnapshotRegistry } from './snapshots.ts';
 
 export interface WriteDeps {
   readonly store: Store;
   readonly snapshots: SnapshotRegistry;
+  /** The node's in-memory API keys, for writes that take keys with them (deleting a project). */
+  readonly keys?: KeyRegistry;
 }
 
 /**
  * Runs a write that changes what a project's evaluations serve: in one transaction with the
- * revision bump (so other nodes notice), then refreshes this node's snapshot before returning,
- * so the next evaluation sees the change.
+ * revision bump (whose trigger notifies other nodes: decision 0204), then refreshes this node's
+ * snapshot before returning, so the next evaluation sees the change.
  */
 export async function commitProjectChange<T>(
   deps: WriteDeps,

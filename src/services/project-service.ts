@@ -102,6 +102,7 @@ export class ProjectService {
       });
     });
     this.#deps.snapshots.forget(project.id);
+    this.#deps.keys?.removeProject(project.id);
   }
 }
 

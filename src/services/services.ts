@@ -7,6 +7,7 @@ import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
+import { NodeSync } from './node-sync.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
@@ -15,6 +16,8 @@ import { SnapshotRegistry } from './snapshots.ts';
 export interface Services {
   readonly store: Store;
   readonly snapshots: SnapshotRegistry;
+  /** Follows the change feed once started (main.ts); /readyz reports its state. */
+  readonly sync: NodeSync;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -34,15 +37,17 @@ export function createServices(
   options: { sessions?: SessionOptions; clock?: () => number } = {},
 ): Services {
   const snapshots = new SnapshotRegistry(store);
-  const deps = { store, snapshots };
+  const apiKeys = new ApiKeyService(store, { clock: options.clock });
+  const deps = { store, snapshots, keys: apiKeys.registry };
   return {
     store,
     snapshots,
+    sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
-    apiKeys: new ApiKeyService(store, { clock: options.clock }),
+    apiKeys,
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),

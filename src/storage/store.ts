@@ -116,6 +116,10 @@ export interface Store {
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
   findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
+  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
   /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   insertApiKey(key: StoredApiKey): Promise<void>;

@@ -450,6 +450,20 @@ export class SqlStore implements Store {
     return row && apiKeyFromRow(row);
   }
 
+  async listActiveApiKeys(): Promise<readonly StoredApiKey[]> {
+    const rows = await this.#db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null).execute();
+    return rows.map(apiKeyFromRow);
+  }
+
+  async apiKeysRevision(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('change_counters')
+      .select('revision')
+      .where('name', '=', 'api_keys')
+      .executeTakeFirstOrThrow();
+    return Number(row.revision);
+  }
+
   async findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]> {
     if (secretHashes.length === 0) return [];
     const rows = await this.#db
