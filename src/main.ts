@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { loggerOptions } from './http/logging.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
@@ -23,7 +24,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const services = createServices(store);
   const app = await buildApp({
     services,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
     accessControl: {
@@ -43,6 +44,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   });
   if (first.generatedSecret !== undefined) {
     // The one time a secret is shown: on first start, to the operator, never through the logger.
+    // Before listening, so that a start that fails (a port in use) has shown it all the same.
     process.stdout.write(
       `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
         `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
@@ -68,14 +70,43 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
-  const address = await app.listen({ port: config.port, host: config.host });
+  const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {
     // Printed once, like the admin key: the link creates the first dashboard admin.
-    const url = new URL(address);
-    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
     process.stdout.write(
-      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${url.origin}/setup#${accounts.setupToken}\n\n`,
+      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${origin}/setup#${accounts.setupToken}\n\n`,
+    );
+  } else if (accounts.createdAdmin !== undefined) {
+    process.stdout.write(
+      `Created the dashboard admin ${accounts.createdAdmin} from FLAGSTAFF_ADMIN_EMAIL; sign in at ${origin}/\n`,
     );
   }
+  process.stdout.write(
+    `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
+  );
   return app;
+}
+
+/**
+ * Listens, and answers with the origin people can open (`0.0.0.0` shown as `localhost`).
+ * Fastify's own JSON "Server listening" line is held back: the caller prints one line for
+ * people instead. A port in use is the operator's to fix: one line naming it and the variable.
+ */
+async function listen(app: FastifyInstance, config: Config): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = new URL(address);
+    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
+    return url.origin;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await app.close();
+    throw new ConfigError(
+      `port ${config.port} on ${config.host} is already in use by another process: stop it, or set FLAGSTAFF_PORT to a free port`,
+    );
+  } finally {
+    app.log.level = level;
+  }
 }

@@ -6,6 +6,7 @@ import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { lazyChildLogger, RequestLogController } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -58,6 +59,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
     logger: options.logger ?? false,
+    logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,

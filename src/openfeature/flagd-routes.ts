@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
+import type { FlagdExportWarning } from '../flagd/export-flagd.ts';
 import { actorOf } from '../http/request-helpers.ts';
 import { Closed, Key, problems } from '../http/schemas/common.ts';
 import type { RoutesPlugin } from '../http/type-provider.ts';
 import type { Services } from '../services/services.ts';
-import type { FlagdExportWarning } from './flagd/export-flagd.ts';
 
 const tags = ['flagd'];
 

@@ -2,8 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
-import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
-import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
+import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
+import { type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
 import type { Store } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -43,7 +43,7 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
 
 /**
  * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
- * functions in openfeature/flagd/; this adds access checks, the one transaction with its audit
+ * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */
 export class FlagdService {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFlagdDocument } from '../../src/openfeature/flagd/validate-flagd-document.ts';
+import { validateFlagdDocument } from '../../src/flagd/validate-flagd-document.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';

@@ -21,7 +21,7 @@ export function startNodeProcess(env: Record<string, string>): NodeProcess {
   const listening = new Promise<string>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       out += chunk;
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const match = /listening: API (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (match) resolve(match[1] as string);
     };
     child.stdout.on('data', read);
