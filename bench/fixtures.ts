@@ -198,6 +198,7 @@ export const FLAGD_REASONS: Record<Reason, string> = {
   default: 'DEFAULT',
   static: 'STATIC',
   disabled: 'DISABLED',
+  error: 'ERROR',
 };
 
 /** The HTTP benchmark's context: ten attributes; it reaches the second rule's rollout. */

@@ -386,6 +386,7 @@ const REASONS: Record<Reason, string> = {
   default: 'DEFAULT',
   static: 'STATIC',
   disabled: 'DISABLED',
+  error: 'ERROR',
 };
 
 function compareWithFlagd(
@@ -444,7 +445,10 @@ describe('differential evaluation against flagd-core', () => {
     const { differences, seen } = compareWithFlagd(flags, definitions, compiled, contexts);
     expect(differences).toEqual([]);
     // The generator must reach every reason often, or the comparison proves little.
-    for (const reason of Object.keys(REASONS)) expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
+    // (Native flags never end in `error`: only imported targeting that does not compile does.)
+    for (const reason of Object.keys(REASONS).filter((r) => r !== 'error')) {
+      expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
+    }
   });
 
   test('evaluates the same flags imported as flagd definitions (JsonLogic targeting) as flagd-core does', () => {

@@ -1,11 +1,9 @@
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type EvaluationDetail } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag } from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { beginEvaluationPass, type CompiledSegments, compileSegments } from './segments.ts';
-
-export type { EvaluationDetail } from './compile-flag.ts';
 
 /** An immutable, compiled snapshot of one environment of one project. */
 export interface CompiledEnvironment {

@@ -1,4 +1,4 @@
-import type { EvaluationContext, EvaluationResult, Reason } from '../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail, Reason } from '../domain/evaluation-result.ts';
 import {
   type Flag,
   type FlagEnvironment,
@@ -8,18 +8,9 @@ import {
   type Rollout,
   type TargetingRule,
 } from '../domain/flag.ts';
-import { compileTargeting } from './jsonlogic/compile-targeting.ts';
+import { tryCompileTargeting } from './jsonlogic/compile-targeting.ts';
 import { compileRollout } from './rollout.ts';
 import { allOf, compileRule, type SegmentLookup, type UserPredicate } from './segments.ts';
-
-/** An evaluation result with what the playground shows about how it was reached. */
-export interface EvaluationDetail extends EvaluationResult {
-  /** The targeting rule that decided, when one did. */
-  readonly ruleId?: string;
-  /** True when the user was listed in the flag's individual targets. */
-  readonly targetMatched?: boolean;
-  readonly flagMetadata: FlagMetadata;
-}
 
 /** Evaluates one flag for a context whose targetingKey text is passed alongside. */
 export type FlagEvaluator = (
@@ -65,7 +56,7 @@ function resultFactory(flag: Flag) {
     values.set(key, typeof value === 'object' && value !== null ? deepFreeze(structuredClone(value)) : value);
   }
   const flagMetadata: FlagMetadata = Object.freeze({ ...flag.metadata });
-  return (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
+  const results = (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
     // A variant the flag lacks (refused at write time) is served as no variant at all.
     const known = variant !== null && values.has(variant);
     return Object.freeze({
@@ -78,7 +69,24 @@ function resultFactory(flag: Flag) {
       ...provenance,
     });
   };
+  /** The one result of a flag that cannot be evaluated: no value, reason `error` with OpenFeature's code. */
+  results.failure = (errorMessage: string): EvaluationDetail =>
+    Object.freeze({
+      key: flag.key,
+      type: flag.type,
+      value: null,
+      reason: 'error',
+      variant: null,
+      errorCode: 'PARSE_ERROR',
+      errorMessage,
+      flagMetadata,
+    });
+  return results;
 }
+
+/** When nothing is picked: the default variant, or (none set) no value with reason `default`, as flagd answers. */
+const unpicked = (config: FlagEnvironment, reason: 'default' | 'static'): Reason =>
+  config.defaultVariant === null ? 'default' : reason;
 
 type Results = ReturnType<typeof resultFactory>;
 type Serve = (context: EvaluationContext) => EvaluationDetail;
@@ -123,24 +131,31 @@ function compileTargetingRule(
 }
 
 /**
- * flagd semantics (SPEC §6): a variant from targeting → `targeting`; none → defaultVariant, `default`.
- * flagd-core answers ERROR/GENERAL (the caller's default) for a variant the flag lacks, and
- * PARSE_ERROR for targeting that does not compile; we have no error reason, so both serve
- * defaultVariant with `default`, as if targeting had matched nothing.
+ * flagd semantics (SPEC §6): a variant from targeting → `targeting`; none → defaultVariant, `default`;
+ * targeting that does not compile → reason `error`, PARSE_ERROR, on every evaluation. flagd-core
+ * answers ERROR/GENERAL (the caller's default) for a variant the flag lacks; Flagstaff serves
+ * defaultVariant with `default` instead, as if targeting had matched nothing (decision 0101).
  */
-function compileFlagdTargeting(flag: Flag, config: FlagEnvironment, results: Results): FlagEvaluator {
-  const fallback = results(config.defaultVariant, 'default');
-  const picks = new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
-  let targeting: ReturnType<typeof compileTargeting>;
-  try {
-    targeting = compileTargeting(config.targeting as JsonValue);
-  } catch {
-    return () => fallback;
+function compileFlagdTargeting(
+  flag: Flag,
+  config: FlagEnvironment,
+  results: Results,
+): { evaluate: FlagEvaluator; constant?: EvaluationDetail } {
+  const compiled = tryCompileTargeting(config.targeting as JsonValue);
+  if (!compiled.ok) {
+    const { path, message } = compiled.error;
+    const failure = results.failure(`targeting${path ? ` at ${path}` : ''}: ${message}`);
+    return { evaluate: () => failure, constant: failure };
   }
+  const fallback = results(config.defaultVariant, unpicked(config, 'default'));
+  const picks = new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
+  const targeting = compiled.evaluate;
   const flagKey = flag.key;
-  return (context, _targetingKey, nowSeconds) => {
-    const variant = targeting(context, flagKey, nowSeconds);
-    return (variant === null ? undefined : picks.get(variant)) ?? fallback;
+  return {
+    evaluate: (context, _targetingKey, nowSeconds) => {
+      const variant = targeting(context, flagKey, nowSeconds);
+      return (variant === null ? undefined : picks.get(variant)) ?? fallback;
+    },
   };
 }
 
@@ -160,7 +175,7 @@ function compileNative(
     compileTargetingRule(rule, flag, config, segments, results),
   );
   if (targets.size === 0 && rules.length === 0 && config.defaultRollout === undefined) {
-    const fixed = results(config.defaultVariant, 'static');
+    const fixed = results(config.defaultVariant, unpicked(config, 'static'));
     return () => fixed;
   }
   const fallback = results(config.defaultVariant, 'default');
@@ -196,7 +211,7 @@ export function compileFlag(flag: Flag, environmentKey: string, segments: Segmen
     constant = off;
     evaluate = () => off;
   } else if (hasTargeting(config.targeting)) {
-    evaluate = compileFlagdTargeting(flag, config, results);
+    ({ evaluate, constant } = compileFlagdTargeting(flag, config, results));
   } else {
     evaluate = compileNative(flag, config, segments, results);
     const fixed =

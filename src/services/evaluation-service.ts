@@ -1,6 +1,6 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
+import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { Store } from '../storage/store.ts';
 import { authorize } from './access.ts';

@@ -168,7 +168,7 @@ export class FlagService {
           throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
         }
       }
-      await this.#validate(tx, next);
+      await this.#validate(tx, next, stored);
       if (!(await tx.updateFlag(next, stored.version))) {
         throw changedMeanwhile('flag');
       }
@@ -246,7 +246,7 @@ export class FlagService {
     };
   }
 
-  async #validate(store: Store, flag: Flag): Promise<void> {
+  async #validate(store: Store, flag: Flag, before?: Flag): Promise<void> {
     const [environments, segments] = await Promise.all([
       store.listEnvironments(flag.projectId),
       store.allSegments(flag.projectId),
@@ -255,6 +255,7 @@ export class FlagService {
       flag,
       new Set(environments.map((e) => e.key)),
       new Set(segments.map((s) => s.key)),
+      before,
     );
     if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
   }

@@ -108,7 +108,7 @@ describe('flagstaff import and export (the CLI)', () => {
     expect(unknown.stderr).toMatch(/No environment "staging"/);
     const usage = run('import', join(dir, 'flags.json'));
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/flagstaff import --project P --environment E FILE/);
+    expect(usage.stderr).toMatch(/flagstaff import --project P --environment E \[--strict\] FILE/);
   });
 
   it('records the operator in the audit log', async () => {
