@@ -501,3 +501,16 @@ describe('validating rules', () => {
     expect(validateRule(someRule)).toHaveLength(count);
   });
 });
+
+describe('attribute paths read own properties only (no prototype reads)', () => {
+  const PATHS = ['constructor.name', '__proto__.x', 'a.constructor', 'toString', 'a.b.hasOwnProperty'];
+  const contexts: EvaluationContext[] = [{ targetingKey: 'u' }, { targetingKey: 'u', a: { b: {} } }];
+  test.each(PATHS)('%s never matches', (path) => {
+    for (const context of contexts) {
+      expect(compileAttributeRule(rule(path, 'exists'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'equals', 'Object'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'contains', 'function'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'not_exists'))(context)).toBe(true);
+    }
+  });
+});

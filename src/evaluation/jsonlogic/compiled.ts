@@ -11,6 +11,7 @@ import {
   get,
   isStrict,
   isTruthy,
+  own,
   precoerceNumber,
   toNumber,
 } from './coercion.ts';
@@ -179,7 +180,7 @@ function varNode(args: unknown, state: CompileState): Node {
       const fallback = compileCompiled(args[1] === undefined ? null : args[1], at(state, 1));
       const read: Run = (data) => {
         let value: unknown = data;
-        for (const part of parts) value = get(value, part);
+        for (const part of parts) value = own(value, part);
         return value;
       };
       // `(context?.[…] ?? DEFAULT)`: a default with unparenthesised text re-associates with `??`.
@@ -207,7 +208,7 @@ const isSimpleKey = (key: unknown): key is string => typeof key === 'string' && 
 /** Tokens of the compiler's inline `missing` for one or two plain keys: `(context || 0)[k] === undefined ? [k] : []`. */
 function inlineMissing(keys: readonly unknown[]): Token[] | undefined {
   const absent = (key: string): Token[] => [
-    atom((data) => get(data || 0, key)),
+    atom((data) => own(data || 0, key)),
     op('==='),
     literal(undefined),
   ];
