@@ -10,13 +10,14 @@ import {
 } from '../domain/flag.ts';
 import { tryCompileTargeting } from './jsonlogic/compile-targeting.ts';
 import { compileRollout } from './rollout.ts';
-import { allOf, compileRule, type SegmentLookup, type UserPredicate } from './segments.ts';
+import { allOf, compileRule, EvaluationPass, type SegmentLookup, type UserPredicate } from './segments.ts';
 
 /** Evaluates one flag for a context whose targetingKey text is passed alongside. */
 export type FlagEvaluator = (
   context: EvaluationContext,
   targetingKey: string | undefined,
   nowSeconds: number,
+  pass: EvaluationPass,
 ) => EvaluationDetail;
 
 export interface CompiledFlag {
@@ -183,14 +184,14 @@ function compileNative(
     ? serveRollout(config.defaultRollout, flag.key, results, fallback, {})
     : () => fallback;
   const hasTargets = targets.size > 0;
-  return (context, targetingKey) => {
+  return (context, targetingKey, _nowSeconds, pass) => {
     if (hasTargets && targetingKey !== undefined) {
       const targeted = targets.get(targetingKey);
       if (targeted !== undefined) return targeted;
     }
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i] as CompiledRule;
-      if (rule.matches(context, targetingKey)) return rule.serve(context);
+      if (rule.matches(context, targetingKey, pass)) return rule.serve(context);
     }
     return serveDefault(context);
   };
@@ -216,7 +217,7 @@ export function compileFlag(flag: Flag, environmentKey: string, segments: Segmen
     evaluate = compileNative(flag, config, segments, results);
     const fixed =
       config.targets.length === 0 && config.rules.length === 0 && config.defaultRollout === undefined;
-    if (fixed) constant = evaluate({}, undefined, 0);
+    if (fixed) constant = evaluate({}, undefined, 0, new EvaluationPass());
   }
   return constant === undefined
     ? { key: flag.key, archived: flag.archived, evaluate }

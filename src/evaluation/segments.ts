@@ -2,8 +2,19 @@ import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
 import { compileAttributeRule } from './operators.ts';
 
-/** Whether a user (context and its targetingKey text) satisfies a rule or is in a segment. */
-export type UserPredicate = (context: EvaluationContext, targetingKey: string | undefined) => boolean;
+/**
+ * One context evaluated against one snapshot. Within a pass a segment's membership is computed
+ * once, however many rules of however many flags name it; the pass object is what the memo
+ * recognises, so passes never share state and nothing lives at module level.
+ */
+export class EvaluationPass {}
+
+/** Whether a user (context and its targetingKey text) satisfies a rule or is in a segment, in one pass. */
+export type UserPredicate = (
+  context: EvaluationContext,
+  targetingKey: string | undefined,
+  pass: EvaluationPass,
+) => boolean;
 
 /** Compiled segments of one project by key. */
 export type CompiledSegments = ReadonlyMap<string, UserPredicate>;
@@ -15,24 +26,14 @@ export interface SegmentLookup {
 
 const NEVER: UserPredicate = () => false;
 
-// Within one evaluation pass a segment's membership is computed once, however many rules of
-// however many flags name it. A pass is one context evaluated against one snapshot.
-let currentPass = 0;
-
-/** Starts a new evaluation pass: segment memberships remembered from earlier passes are forgotten. */
-export function beginEvaluationPass(): void {
-  currentPass++;
-}
-
+/** `test`, computed once per pass: the latest pass and its answer are remembered. */
 function memoized(test: UserPredicate): UserPredicate {
-  let pass = -1;
-  let lastContext: EvaluationContext | undefined;
+  let lastPass: EvaluationPass | undefined;
   let result = false;
-  return (context, targetingKey) => {
-    if (pass === currentPass && lastContext === context) return result;
-    result = test(context, targetingKey);
-    pass = currentPass;
-    lastContext = context;
+  return (context, targetingKey, pass) => {
+    if (pass === lastPass) return result;
+    result = test(context, targetingKey, pass);
+    lastPass = pass;
     return result;
   };
 }
@@ -43,11 +44,11 @@ export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
   if (predicates.length === 1) return predicates[0] as UserPredicate;
   if (predicates.length === 2) {
     const [a, b] = predicates as [UserPredicate, UserPredicate];
-    return (context, key) => a(context, key) && b(context, key);
+    return (context, key, pass) => a(context, key, pass) && b(context, key, pass);
   }
-  return (context, key) => {
+  return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
-      if (!(predicates[i] as UserPredicate)(context, key)) return false;
+      if (!(predicates[i] as UserPredicate)(context, key, pass)) return false;
     }
     return true;
   };
@@ -56,9 +57,9 @@ export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
 function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
   if (predicates.length === 0) return NEVER;
   if (predicates.length === 1) return predicates[0] as UserPredicate;
-  return (context, key) => {
+  return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
-      if ((predicates[i] as UserPredicate)(context, key)) return true;
+      if ((predicates[i] as UserPredicate)(context, key, pass)) return true;
     }
     return false;
   };
@@ -68,7 +69,7 @@ function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
 export function compileRule(rule: Rule, segments: SegmentLookup): UserPredicate {
   if (rule.type === 'segment') {
     const member = segments.get(rule.segment) ?? NEVER;
-    return rule.negate === true ? (context, key) => !member(context, key) : member;
+    return rule.negate === true ? (context, key, pass) => !member(context, key, pass) : member;
   }
   // Attribute predicates ignore the second argument.
   return compileAttributeRule(rule);
@@ -78,12 +79,12 @@ function membership(segment: Segment, rules: UserPredicate): UserPredicate {
   const excluded = new Set(segment.excluded);
   const included = new Set(segment.included);
   if (excluded.size === 0 && included.size === 0) return rules;
-  return (context, key) => {
+  return (context, key, pass) => {
     if (key !== undefined) {
       if (excluded.has(key)) return false;
       if (included.has(key)) return true;
     }
-    return rules(context, key);
+    return rules(context, key, pass);
   };
 }
 
