@@ -175,6 +175,10 @@ function Outcome({
           </>
         ) : explanation.reason === 'disabled' ? (
           'the switch: off'
+        ) : explanation.reason === 'error' ? (
+          <>
+            {explanation.errorCode}: {explanation.errorMessage}
+          </>
         ) : (
           'the default'
         )}
