@@ -10,6 +10,7 @@ import { useProject } from '../app.tsx';
 export function TargetingProblem({ flag, environment }: { flag: Flag; environment: string }) {
   const { project } = useProject();
   const [problem, setProblem] = useState<string | undefined>();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new version of the flag may compile differently
   useEffect(() => {
     let current = true;
     setProblem(undefined);
