@@ -70,7 +70,7 @@ describeEachDatabase('flagd documents as flagd loads them (SPEC §6)', (database
       body: { environment: 'development', attributes },
     });
 
-  const valueOf = async (projectKey: string, key: string, context: Record<string, unknown> = {}) => {
+  const servedValue = async (projectKey: string, key: string, context: Record<string, unknown> = {}) => {
     const res = await ofrep(projectKey, key, context);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body.value;
@@ -138,7 +138,7 @@ describeEachDatabase('flagd documents as flagd loads them (SPEC §6)', (database
         ['semver-build-metadata-flag', '2.0.0', 'no-match'],
       ];
       for (const [flagKey, version, value] of cases) {
-        expect(await valueOf(key, flagKey, { version }), `${flagKey} ${version}`).toBe(value);
+        expect(await servedValue(key, flagKey, { version }), `${flagKey} ${version}`).toBe(value);
       }
     });
 
@@ -149,10 +149,10 @@ describeEachDatabase('flagd documents as flagd loads them (SPEC §6)', (database
         ['abcxyz', 'prefix'],
         ['lmnopq', 'none'],
       ]) {
-        expect(await valueOf(key, 'starts-ends-flag', { id }), id).toBe(value);
+        expect(await servedValue(key, 'starts-ends-flag', { id }), id).toBe(value);
       }
       for (let i = 0; i < 20; i++) {
-        expect(await valueOf(key, 'fractional-negative-weight-flag', { targetingKey: `user-${i}` })).toBe(
+        expect(await servedValue(key, 'fractional-negative-weight-flag', { targetingKey: `user-${i}` })).toBe(
           'two',
         );
       }
@@ -241,8 +241,8 @@ describeEachDatabase('flagd documents as flagd loads them (SPEC §6)', (database
           errorCode: 'PARSE_ERROR',
         },
       ]);
-      expect(await valueOf(key, 'greeting', { email: 'ann@staff.example' })).toBe('hi');
-      expect(await valueOf(key, 'dark-mode')).toBe(true);
+      expect(await servedValue(key, 'greeting', { email: 'ann@staff.example' })).toBe('hi');
+      expect(await servedValue(key, 'dark-mode')).toBe(true);
       const broken = await ofrep(key, 'broken');
       expect(broken.status).toBe(400);
       expect(broken.body).toMatchObject({
