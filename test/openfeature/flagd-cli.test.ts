@@ -131,4 +131,28 @@ describe('flagstaff import and export (the CLI)', () => {
       await store.close();
     }
   });
+
+  it('imports a flag whose targeting cannot work with a warning, and --strict refuses it', () => {
+    const broken = {
+      flags: {
+        'broken-flag': {
+          state: 'ENABLED',
+          variants: { a: 'a', b: 'b' },
+          defaultVariant: 'a',
+          targeting: { if: [{ $ref: 'nowhere' }, 'b', null] },
+        },
+      },
+    };
+    writeFileSync(join(dir, 'broken.json'), JSON.stringify(broken));
+    const args = ['import', '--project', 'default', '--environment', 'development'];
+    const strict = run(...args, '--strict', join(dir, 'broken.json'));
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('flag "broken-flag": $ref names no evaluator: "nowhere"');
+    const lenient = run(...args, join(dir, 'broken.json'));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toMatch(/created:\s+broken-flag/);
+    expect(lenient.stderr).toContain(
+      'warning: broken-flag: /flags/broken-flag/targeting/if/0: $ref names no evaluator: "nowhere" (the flag evaluates with PARSE_ERROR)',
+    );
+  });
 });
