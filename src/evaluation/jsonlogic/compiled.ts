@@ -314,7 +314,18 @@ function logicNode(args: unknown, isOr: boolean, state: CompileState): Node {
     );
   }
   tokens.push(PREV);
-  return pastable(tokens, state);
+  // Parents that paste this text parse the tokens; on its own the chain is this loop, without the
+  // closure per `?:` that parsing the tokens builds (a hot path of targeting).
+  pasted(tokens, state);
+  const run: Run = (data, above, frame) => {
+    for (let i = 0; i < nodes.length; i++) {
+      const value = evaluate(nodes[i] as Node, data, above, frame);
+      frame.prev = value;
+      if (isTruthy(value) === isOr) return value;
+    }
+    return frame.prev;
+  };
+  return { constant: false, run, tokens };
 }
 
 /**
