@@ -199,6 +199,8 @@ export const FLAGD_REASONS: Record<Reason, string> = {
   static: 'STATIC',
   disabled: 'DISABLED',
   error: 'ERROR',
+  // flagd has no prerequisites: an exported flag whose prerequisite always fails serves its off variant statically.
+  prerequisite_failed: 'STATIC',
 };
 
 /** The HTTP benchmark's context: ten attributes; it reaches the second rule's rollout. */

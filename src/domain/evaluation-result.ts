@@ -1,11 +1,26 @@
 import type { FlagMetadata, FlagType, JsonValue } from './flag.ts';
 
 /**
- * Why a value was served (SPEC §3, §4.1). `error`: the flag cannot be evaluated (imported flagd
- * targeting that does not compile, SPEC §6); the result then carries an `errorCode`.
+ * Why a value was served (SPEC §3, §4.1, §10). `error`: the flag cannot be evaluated (imported
+ * flagd targeting that does not compile, SPEC §6); the result then carries an `errorCode`.
  */
-export type Reason = 'targeting' | 'split' | 'default' | 'disabled' | 'static' | 'error';
-export const REASONS: readonly Reason[] = ['targeting', 'split', 'default', 'disabled', 'static', 'error'];
+export type Reason =
+  | 'targeting'
+  | 'split'
+  | 'default'
+  | 'disabled'
+  | 'static'
+  | 'prerequisite_failed'
+  | 'error';
+export const REASONS: readonly Reason[] = [
+  'targeting',
+  'split',
+  'default',
+  'disabled',
+  'static',
+  'prerequisite_failed',
+  'error',
+];
 
 /** OpenFeature's error codes that an evaluation itself can end with. */
 export type EvaluationErrorCode = 'PARSE_ERROR';
@@ -26,6 +41,8 @@ export interface EvaluationDetail extends EvaluationResult {
   readonly ruleId?: string;
   /** True when the user was listed in the flag's individual targets. */
   readonly targetMatched?: boolean;
+  /** The prerequisite flag that was not served a required variant, when one was not. */
+  readonly failedPrerequisite?: string;
   /** Why the flag cannot be evaluated, when `reason` is `error`. */
   readonly errorMessage?: string;
   readonly flagMetadata: FlagMetadata;

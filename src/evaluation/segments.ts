@@ -3,9 +3,10 @@ import type { Rule, Segment } from '../domain/segment.ts';
 import { compileAttributeRule } from './operators.ts';
 
 /**
- * One context evaluated against one snapshot. Within a pass a segment's membership is computed
- * once, however many rules of however many flags name it; the pass object is what the memo
- * recognises, so passes never share state and nothing lives at module level.
+ * One context evaluated against one snapshot. Within a pass a segment's membership, or a
+ * prerequisite flag's result, is computed once, however many rules of however many flags need it;
+ * the pass object is what the memo recognises, so passes never share state and nothing lives at
+ * module level.
  */
 export class EvaluationPass {}
 
@@ -26,16 +27,34 @@ export interface SegmentLookup {
 
 const NEVER: UserPredicate = () => false;
 
-/** `test`, computed once per pass: the latest pass and its answer are remembered. */
-function memoized(test: UserPredicate): UserPredicate {
+/** `compute`, run at most once per evaluation pass; later calls in that pass answer the first result. */
+export function oncePerPass<R>(
+  compute: (
+    context: EvaluationContext,
+    targetingKey: string | undefined,
+    nowSeconds: number,
+    pass: EvaluationPass,
+  ) => R,
+): (
+  context: EvaluationContext,
+  targetingKey: string | undefined,
+  nowSeconds: number,
+  pass: EvaluationPass,
+) => R {
   let lastPass: EvaluationPass | undefined;
-  let result = false;
-  return (context, targetingKey, pass) => {
+  let result: R;
+  return (context, targetingKey, nowSeconds, pass) => {
     if (pass === lastPass) return result;
-    result = test(context, targetingKey, pass);
+    result = compute(context, targetingKey, nowSeconds, pass);
     lastPass = pass;
     return result;
   };
+}
+
+/** A segment's membership, once per pass (membership ignores the clock). */
+function memoized(test: UserPredicate): UserPredicate {
+  const once = oncePerPass((context, targetingKey, _nowSeconds, pass) => test(context, targetingKey, pass));
+  return (context, targetingKey, pass) => once(context, targetingKey, 0, pass);
 }
 
 /** `every` over predicates, specialised so that short lists cost no loop. */

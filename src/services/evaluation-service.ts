@@ -1,6 +1,7 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
+import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { Store } from '../storage/store.ts';
 import { authorize } from './access.ts';
@@ -20,10 +21,13 @@ export class EvaluationService {
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
+  /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
+  readonly #counter: EvaluationCounter | null;
 
-  constructor(store: Store, snapshots: SnapshotRegistry) {
+  constructor(store: Store, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
     this.#store = store;
     this.#snapshots = snapshots;
+    this.#counter = counter;
   }
 
   /**
@@ -31,10 +35,11 @@ export class EvaluationService {
    * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
    */
   async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.#resolve(actor, scope)).compiled;
+    return (await this.resolve(actor, scope)).compiled;
   }
 
-  async #resolve(
+  /** The project, environment and compiled environment a request may evaluate in (SPEC §5 checks). */
+  async resolve(
     actor: Actor,
     scope: EvaluationScope,
   ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
@@ -70,11 +75,12 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
+    this.#counter?.count(projectId, environment, result);
     return result;
   }
 
@@ -84,9 +90,10 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
+    this.#counter?.countAll(projectId, environment, results);
     return results;
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   type Flag,
@@ -20,6 +20,8 @@ import { isPlainObject, mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateFlagInput {
   readonly key: string;
@@ -43,6 +45,7 @@ const ENVIRONMENT_FIELDS = [
   'targets',
   'rules',
   'targeting',
+  'prerequisites',
 ];
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
@@ -158,24 +161,85 @@ export class FlagService {
         { path: '/type', message: `is ${current.type} and cannot change` },
       ]);
     }
-    return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId);
-      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
+    return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
       const next = this.#applyPatch(stored, patch, options.environment ?? 'production');
       for (const environment of touched) {
         if (stored.environments[environment] === undefined) {
           throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
         }
       }
+      return {
+        next,
+        audit: { action: 'flag.updated', ...(touched.length === 1 ? { environment: touched[0] } : {}) },
+      };
+    });
+  }
+
+  /**
+   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10).
+   * Environments created since keep their current configuration; deleted ones are left out.
+   */
+  async restore(
+    actor: Actor,
+    flagId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Flag> {
+    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
+    requireAllEnvironments(actor.principal);
+    return this.#replace(actor, project, current, options.ifMatch, async (stored, tx) => {
+      const earlier = await versionFromAudit<Flag>(tx, project.id, 'flag', flagId, version);
+      const environments = Object.fromEntries(
+        Object.entries(stored.environments).map(([key, config]) => [
+          key,
+          earlier.environments[key] ?? config,
+        ]),
+      );
+      const next: Flag = {
+        ...earlier,
+        id: stored.id,
+        projectId: stored.projectId,
+        key: stored.key,
+        type: stored.type,
+        environments,
+        version: stored.version + 1,
+        createdAt: stored.createdAt,
+        updatedAt: now(),
+      };
+      return { next, audit: { action: 'flag.restored' } };
+    });
+  }
+
+  /**
+   * The one way a stored flag is rewritten: read it in the transaction, check If-Match, build the
+   * next version, validate it, refuse archiving what others require, write it unless another writer
+   * got there first, and audit it.
+   */
+  async #replace(
+    actor: Actor,
+    project: Project,
+    current: Flag,
+    ifMatch: number | undefined,
+    build: (
+      stored: Flag,
+      tx: Store,
+    ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
+  ): Promise<Flag> {
+    const flagId = current.id;
+    return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
+      const stored = await tx.findFlagById(flagId);
+      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+      checkIfMatch(ifMatch, stored.version);
+      const { next, audit } = await build(stored, tx);
       await this.#validate(tx, next, stored);
+      if (next.archived && !stored.archived) await this.#refuseIfRequired(tx, stored, 'archived');
       if (!(await tx.updateFlag(next, stored.version))) {
         throw changedMeanwhile('flag');
       }
       await recordAudit(tx, actor, project.id, {
-        action: 'flag.updated',
+        action: audit.action,
         resource: { type: 'flag', id: flagId, key: next.key },
-        ...(touched.length === 1 ? { environment: touched[0] } : {}),
+        ...(audit.environment === undefined ? {} : { environment: audit.environment }),
         before: stored,
         after: next,
       });
@@ -190,6 +254,7 @@ export class FlagService {
       const stored = await tx.findFlagById(flagId);
       if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
       checkIfMatch(options.ifMatch, stored.version);
+      await this.#refuseIfRequired(tx, stored, 'deleted');
       await tx.deleteFlag(flagId);
       await recordAudit(tx, actor, project.id, {
         action: 'flag.deleted',
@@ -247,17 +312,33 @@ export class FlagService {
   }
 
   async #validate(store: Store, flag: Flag, before?: Flag): Promise<void> {
-    const [environments, segments] = await Promise.all([
+    const [environments, segments, flags] = await Promise.all([
       store.listEnvironments(flag.projectId),
       store.allSegments(flag.projectId),
+      store.allFlags(flag.projectId),
     ]);
-    const errors = validateFlag(
-      flag,
-      new Set(environments.map((e) => e.key)),
-      new Set(segments.map((s) => s.key)),
-      before,
-    );
+    const errors = [
+      ...validateFlag(
+        flag,
+        new Set(environments.map((e) => e.key)),
+        new Set(segments.map((s) => s.key)),
+        before,
+      ),
+      ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
+      ...requiredVariantsKept(flag, flags),
+    ];
     if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+  }
+
+  /** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+  async #refuseIfRequired(store: Store, flag: Flag, becoming: 'deleted' | 'archived'): Promise<void> {
+    const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+    const dependants = dependantsOf(flag.key, live);
+    if (dependants.length > 0) {
+      throw conflict(
+        `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
+      );
+    }
   }
 }
 

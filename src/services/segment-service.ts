@@ -12,6 +12,7 @@ import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateSegmentInput {
   readonly key: string;
@@ -87,12 +88,9 @@ export class SegmentService {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
-    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const stored = await tx.findSegmentById(segmentId);
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
+    return this.#replace(actor, current, options.ifMatch, 'segment.updated', async (stored) => {
       const merged = mergePatch(stored, patch) as Segment;
-      const next: Segment = {
+      return {
         ...merged,
         description: merged.description ?? '',
         match: merged.match ?? 'all',
@@ -102,12 +100,53 @@ export class SegmentService {
         version: stored.version + 1,
         updatedAt: now(),
       };
+    });
+  }
+
+  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10). */
+  async restore(
+    actor: Actor,
+    segmentId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Segment> {
+    const current = await this.get(actor, segmentId);
+    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    requireAllEnvironments(actor.principal);
+    return this.#replace(actor, current, options.ifMatch, 'segment.restored', async (stored, tx) => {
+      const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
+      return {
+        ...earlier,
+        id: stored.id,
+        projectId: stored.projectId,
+        key: stored.key,
+        version: stored.version + 1,
+        createdAt: stored.createdAt,
+        updatedAt: now(),
+      };
+    });
+  }
+
+  /** The one way a stored segment is rewritten: checked, validated, written unless raced, audited. */
+  async #replace(
+    actor: Actor,
+    current: Segment,
+    ifMatch: number | undefined,
+    action: string,
+    build: (stored: Segment, tx: Store) => Promise<Segment>,
+  ): Promise<Segment> {
+    const segmentId = current.id;
+    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+      const stored = await tx.findSegmentById(segmentId);
+      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      checkIfMatch(ifMatch, stored.version);
+      const next = await build(stored, tx);
       await this.#validate(tx, next);
       if (!(await tx.updateSegment(next, stored.version))) {
         throw changedMeanwhile('segment');
       }
       await recordAudit(tx, actor, stored.projectId, {
-        action: 'segment.updated',
+        action,
         resource: { type: 'segment', id: segmentId, key: next.key },
         before: stored,
         after: next,

@@ -4,6 +4,8 @@ import {
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
+import { ListenerHub } from '../realtime/listener-hub.ts';
+import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
 import type { Store } from '../storage/store.ts';
 
 interface ProjectSnapshot {
@@ -20,8 +22,11 @@ export type Change = { readonly flagId: string; readonly flagKey: string } | 'pr
  * Evaluation reads only these; writes refresh them before they answer, and `poll` picks up
  * writes made by other nodes (they bump the project's revision in the database).
  */
-export class SnapshotRegistry {
+export class SnapshotRegistry implements ProjectChanges {
   readonly #store: Store;
+  /** Told of every snapshot that moved to a newer revision, for the real-time streams. */
+  readonly #changes = new ListenerHub<ProjectChange>();
+  readonly #changedAt = new Map<string, number>();
   readonly #projects = new Map<string, ProjectSnapshot>();
   /** Project key or id as named in requests → project id, so the hot path does not ask the database. */
   readonly #projectIds = new Map<string, string>();
@@ -59,8 +64,31 @@ export class SnapshotRegistry {
       for (const [key, compiled] of current.environments) {
         environments.set(key, flag ? withFlag(compiled, flag) : withoutFlag(compiled, change.flagKey));
       }
-      this.#projects.set(projectId, { revision, environments });
+      this.#install(projectId, { revision, environments });
     });
+  }
+
+  subscribe(projectId: string, listener: ProjectChangeListener): () => void {
+    return this.#changes.subscribe(projectId, listener);
+  }
+
+  revisionOf(projectId: string): number | undefined {
+    return this.#projects.get(projectId)?.revision;
+  }
+
+  changedAt(projectId: string): number | undefined {
+    return this.#changedAt.get(projectId);
+  }
+
+  /** Replaces a project's snapshot, telling subscribers when its revision moved. */
+  #install(projectId: string, snapshot: ProjectSnapshot): void {
+    const previous = this.#projects.get(projectId);
+    this.#projects.set(projectId, snapshot);
+    if (previous !== undefined && snapshot.revision > previous.revision) {
+      const at = Date.now();
+      this.#changedAt.set(projectId, at);
+      this.#changes.publish(projectId, { projectId, revision: snapshot.revision, at });
+    }
   }
 
   /** The project id a key or id named in a request resolved to, while that project lives. */
@@ -75,6 +103,7 @@ export class SnapshotRegistry {
   /** Drops a deleted project's snapshot and every reference to it, so its key can name a new project. */
   forget(projectId: string): void {
     this.#projects.delete(projectId);
+    this.#changedAt.delete(projectId);
     for (const [reference, id] of this.#projectIds) if (id === projectId) this.#projectIds.delete(reference);
   }
 
@@ -115,7 +144,7 @@ export class SnapshotRegistry {
         environments.map((e) => [e.key, compileEnvironment({ environmentKey: e.key, flags, segments })]),
       ),
     };
-    this.#projects.set(projectId, snapshot);
+    this.#install(projectId, snapshot);
     return snapshot;
   }
 

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { InsightsStore } from './insights-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
 export interface PageRequest {
@@ -68,6 +69,8 @@ export class UniqueViolation extends Error {
  * return false when the stored version differs.
  */
 export interface Store {
+  /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+  readonly insights: InsightsStore;
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
@@ -116,6 +119,8 @@ export interface Store {
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
   findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
+  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
+  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
   /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   insertApiKey(key: StoredApiKey): Promise<void>;

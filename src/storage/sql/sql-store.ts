@@ -4,6 +4,7 @@ import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment } from '../../domain/segment.ts';
+import type { InsightsStore } from '../insights-store.ts';
 import {
   type AccountFilter,
   type AuditFilter,
@@ -42,6 +43,7 @@ import {
   sessionToRow,
   withoutSecret,
 } from './rows.ts';
+import { SqlInsightsStore } from './sql-insights-store.ts';
 
 /** SQLite reports SQLITE_CONSTRAINT_UNIQUE (2067) or _PRIMARYKEY (1555); PostgreSQL 23505. */
 function isUniqueViolation(error: unknown): boolean {
@@ -88,10 +90,12 @@ async function paged<Row, T>(
 export class SqlStore implements Store {
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
+  readonly insights: InsightsStore;
 
   constructor(db: Kysely<Database> | Transaction<Database>, inTransaction = false) {
     this.#db = db;
     this.#inTransaction = inTransaction;
+    this.insights = new SqlInsightsStore(db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
@@ -439,6 +443,11 @@ export class SqlStore implements Store {
   async findApiKeyById(id: string): Promise<ApiKey | undefined> {
     const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     return row && withoutSecret(apiKeyFromRow(row));
+  }
+
+  async findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && apiKeyFromRow(row);
   }
 
   async findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined> {
