@@ -42,6 +42,9 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
 }
 
 export interface FieldError {

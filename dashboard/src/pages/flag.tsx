@@ -31,6 +31,7 @@ import {
   rolloutToDraft,
   SegmentPicker,
 } from './rules.tsx';
+import { TargetingProblem } from './targeting-problem.tsx';
 import { draftsFromVariants, type VariantDraft, VariantsEditor, variantsFromDrafts } from './variants.tsx';
 
 interface ServeDraft {
@@ -404,6 +405,7 @@ function FlagEditor({
                   import a new definition to change it.
                 </p>
                 <pre>{JSON.stringify(current.targeting, null, 2)}</pre>
+                <TargetingProblem flag={flag} environment={env} />
               </div>
             ) : (
               <>

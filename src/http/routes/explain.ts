@@ -4,7 +4,7 @@ import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema } from './evaluation.ts';
+import { EvaluationResultSchema, wire } from './evaluation.ts';
 
 /**
  * The playground's evaluation: the result applications get, plus what decided it. A separate
@@ -47,11 +47,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         request.body.environment ?? DEFAULT_ENVIRONMENT,
       );
       return {
-        key: detail.key,
-        type: detail.type,
-        value: detail.value,
-        reason: detail.reason,
-        variant: detail.variant,
+        ...wire(detail),
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
         failedPrerequisite: detail.failedPrerequisite ?? null,
