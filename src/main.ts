@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { loggerOptions } from './http/logging.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
+import { SnapshotRegistry } from './services/snapshots.ts';
 import { openStore } from './storage/open-store.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
 const POLL_INTERVAL_MS = 1000;
-/** How often the API keys' last use, kept in memory, is written to the database. */
+/** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
@@ -20,6 +23,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const first = await bootstrap(store, config.adminKey);
   if (first.generatedSecret !== undefined) {
     // The one time a secret is shown: on first start, to the operator, never through the logger.
+    // Before listening, so that a start that fails (a port in use) has shown it all the same.
     process.stdout.write(
       `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
         `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
@@ -30,23 +34,29 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     email: config.adminEmail,
     password: config.adminPassword,
   });
-  const services = createServices(store);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots, insights: config.insights });
   const app = await buildApp({
     services,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
   const poller = setInterval(() => {
-    services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
+    snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
   }, POLL_INTERVAL_MS);
   poller.unref();
   const flushUsage = () =>
-    services.apiKeys
-      .flushUsage()
-      .catch((error) => app.log.warn({ err: error }, 'recording API key use failed'));
+    Promise.all([
+      services.apiKeys
+        .flushUsage()
+        .catch((error) => app.log.warn({ err: error }, 'recording API key use failed')),
+      services.insights
+        .flush()
+        .catch((error) => app.log.warn({ err: error }, 'recording evaluation counts failed')),
+    ]);
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();
   app.addHook('onClose', async () => {
@@ -61,14 +71,51 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
-  const address = await app.listen({ port: config.port, host: config.host });
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
+  }
+  const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {
     // Printed once, like the admin key: the link creates the first dashboard admin.
-    const url = new URL(address);
-    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
     process.stdout.write(
-      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${url.origin}/setup#${accounts.setupToken}\n\n`,
+      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${origin}/setup#${accounts.setupToken}\n\n`,
+    );
+  } else if (accounts.createdAdmin !== undefined) {
+    process.stdout.write(
+      `Created the dashboard admin ${accounts.createdAdmin} from FLAGSTAFF_ADMIN_EMAIL; sign in at ${origin}/\n`,
     );
   }
+  process.stdout.write(
+    `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
+  );
   return app;
+}
+
+/**
+ * Listens, and answers with the origin people can open (`0.0.0.0` shown as `localhost`).
+ * Fastify's own JSON "Server listening" line is held back: the caller prints one line for
+ * people instead. A port in use is the operator's to fix: one line naming it and the variable.
+ */
+async function listen(app: FastifyInstance, config: Config): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = new URL(address);
+    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
+    return url.origin;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await app.close();
+    throw new ConfigError(
+      `port ${config.port} on ${config.host} is already in use by another process: stop it, or set FLAGSTAFF_PORT to a free port`,
+    );
+  } finally {
+    app.log.level = level;
+  }
 }

@@ -1,6 +1,7 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
-import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
+import type { KeyRevocations } from '../realtime/key-revocations.ts';
+import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -24,6 +25,8 @@ export interface CreatedApiKey extends ApiKey {
 export interface ApiKeyServiceOptions {
   /** Milliseconds since the epoch; tests pass a fake one to move past expiry. */
   readonly clock?: () => number;
+  /** Told of each revocation, so the key's open streams end. */
+  readonly revocations?: KeyRevocations;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
@@ -32,8 +35,9 @@ const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 const LOOKUP_BATCH = 500;
 
 export class ApiKeyService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #clock: () => number;
+  readonly #revocations: KeyRevocations | undefined;
   /**
    * Authentication reads the key from the database on every request, so a revocation or an
    * expiry made by any node (or the CLI) holds on the very next request. Requests that arrive
@@ -43,9 +47,10 @@ export class ApiKeyService {
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
+  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
+    this.#revocations = options.revocations;
     this.#lookups = new Coalescer(async (hashes) => {
       const found = new Map<string, StoredApiKey>();
       for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
@@ -165,6 +170,7 @@ export class ApiKeyService {
         after: { ...key, revokedAt: at },
       });
     });
+    this.#revocations?.revoked(keyId);
   }
 
   /** Project keys need a project admin; organisation-wide keys an organisation admin. */

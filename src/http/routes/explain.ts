@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
-import { accessProject } from '../../services/project-access.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
@@ -31,6 +31,9 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
               description: 'The targeting rule that matched, if one did.',
             }),
             targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
+            failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
+              description: 'The prerequisite flag that did not serve a required variant, if one did not.',
+            }),
             ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
               description:
                 'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
@@ -42,19 +45,12 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
     async (request) => {
       const actor = actorOf(request);
-      const environment = request.body.environment ?? 'production';
-      const project = await accessProject(
-        services.store,
-        actor.principal,
-        request.params.projectId,
-        'viewer',
-        environment,
-      );
-      const scope = { project: project.id, environment };
       const attributes = request.body.attributes ?? {};
-      const detail = await services.evaluation.evaluate(actor, request.params.flagKey, attributes, scope);
-      // The playground shows where OFREP answers otherwise (issue 15): the same rule as OFREP's.
-      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
+      const { projectId, flagKey } = request.params;
+      const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
+      // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
+      const compiled = await services.evaluation.environmentFor(actor, { project: projectId, environment });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
         key: detail.key,
@@ -64,6 +60,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         variant: detail.variant,
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
+        failedPrerequisite: detail.failedPrerequisite ?? null,
         ofrepErrorCode:
           isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
       };
