@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       corsOrigins: ['*'],
       flagdSyncPort: undefined,
       insights: true,
+      trustProxy: false,
       otlpEndpoint: undefined,
       otelServiceName: 'flagstaff',
     });

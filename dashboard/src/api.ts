@@ -69,6 +69,9 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
   /** What OFREP answers instead for the same context, when it differs. */
   readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
 }

@@ -139,6 +139,12 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
+  'PATCH /v1/projects/:projectId/flags/:flagKey': {
+    role: 'editor',
+    target: PROJECT,
+    body: flagPatchEnvironments,
+  },
+  'DELETE /v1/projects/:projectId/flags/:flagKey': { role: 'editor', target: PROJECT, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },

@@ -1,6 +1,6 @@
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { EvaluationService } from '../services/evaluation-service.ts';
 
 export interface TelemetryOptions {

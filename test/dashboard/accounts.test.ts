@@ -232,6 +232,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
         variant: 'on',
         ruleId,
         targetMatched: false,
+        failedPrerequisite: null,
         ofrepErrorCode: null,
       });
       // Without a targetingKey a rollout cannot split: OFREP answers TARGETING_KEY_MISSING, and the

@@ -12,6 +12,7 @@ const REASONS: Readonly<Record<string, string>> = {
   default: 'no rule matched: the default',
   disabled: 'the flag is off in this environment',
   static: 'the flag is on with no rules',
+  error: 'its targeting cannot be evaluated (an imported flagd targeting that does not compile)',
 };
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
@@ -189,6 +190,10 @@ function Outcome({
             </>
           ) : explanation.reason === 'disabled' ? (
             'the switch: off'
+          ) : explanation.reason === 'error' ? (
+            <>
+              {explanation.errorCode}: {explanation.errorMessage}
+            </>
           ) : (
             'the default'
           )}
