@@ -129,7 +129,7 @@ describeEachDatabase('evaluation counts for insights', (database) => {
     expect(insights.body.series).toEqual([
       expect.objectContaining({ variant: 'off', reason: 'disabled', total: 25 }),
     ]);
-  });
+  }, 60_000); // two full starts (migrations included) of a real server
 
   it('finds flags not evaluated, or serving one variant to everyone, for 30 days', async () => {
     const clock = new FakeClock();
