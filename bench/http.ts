@@ -26,14 +26,14 @@ export const HTTP_DEFAULTS: HttpOptions = {
   logLevel: 'info',
 };
 
-interface Target {
+export interface Target {
   readonly name: string;
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly server: ChildProcess;
 }
 
-interface Run {
+export interface Run {
   readonly requestsPerSecond: number;
   readonly p50: number;
   readonly p99: number;
@@ -51,7 +51,7 @@ async function serverCpu(server: ChildProcess): Promise<number> {
   return usage.user + usage.system;
 }
 
-async function load(target: Target, options: HttpOptions, seconds: number): Promise<Run> {
+export async function load(target: Target, options: HttpOptions, seconds: number): Promise<Run> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   const cpuBefore = await serverCpu(target.server);
@@ -87,7 +87,7 @@ async function load(target: Target, options: HttpOptions, seconds: number): Prom
   };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+export async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');

@@ -15,7 +15,8 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'request_timeout'
   | 'header_too_large'
-  | 'internal_error';
+  | 'internal_error'
+  | 'database_unavailable';
 
 /** One problem with one field of a request, addressed by JSON pointer (`/rules/0/operator`). */
 export interface FieldError {

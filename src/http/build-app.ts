@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TrustProxy } from '../config.ts';
+import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
@@ -39,11 +41,23 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
+  readonly trustProxy?: TrustProxy;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and service name: trace requests and evaluations; unset, OpenTelemetry is not loaded. */
+  readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
 
 const BODY_LIMIT = 1024 * 1024;
+
+/** Fastify's form of FLAGSTAFF_TRUST_PROXY: so many hops from the socket, or these addresses. */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust === false ? false : [...trust];
+}
 
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -58,12 +72,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<RequestTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  if (options.telemetry !== undefined) {
+    const { registerTelemetry } = await import('../observability/telemetry.ts');
+    await registerTelemetry(app, services.evaluation, options.telemetry);
+  }
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
   // A callback hook, not an async one: it runs on every response, and a promise per request shows.

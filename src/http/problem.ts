@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; title
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   header_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
+  database_unavailable: { status: 503, title: 'Database unavailable' },
 };
 
 export interface Problem {

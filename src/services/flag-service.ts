@@ -337,7 +337,7 @@ async function validateReferences(
   previous?: Flag,
 ): Promise<void> {
   const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
-  const errors = validateFlag(flag, environmentKeys, segmentKeys);
+  const errors = validateFlag(flag, environmentKeys, segmentKeys, previous);
   // The other flags are read only when prerequisites are involved: this flag names some, or it
   // changes variants that other flags may require.
   if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {

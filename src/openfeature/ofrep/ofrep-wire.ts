@@ -1,7 +1,6 @@
-import type { EvaluationContext, Reason } from '../../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail, Reason } from '../../domain/evaluation-result.ts';
 import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
-import type { EvaluationDetail } from '../../evaluation/compile-environment.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
 
 /** OFREP's reasons for SPEC §3's (SPEC §6). */
@@ -12,6 +11,7 @@ export const OFREP_REASONS: Readonly<Record<Reason, string>> = {
   disabled: 'DISABLED',
   static: 'STATIC',
   prerequisite_failed: 'PREREQUISITE_FAILED',
+  error: 'ERROR',
 };
 
 export type OfrepErrorCode =
@@ -101,6 +101,14 @@ export const flagNotFound = (key: string): OfrepFailure => ({
   key,
   errorCode: 'FLAG_NOT_FOUND',
   errorDetails: `Flag '${key}' was not found`,
+});
+
+/** A flag that cannot be evaluated (imported targeting that does not compile): OFREP's error with its code. */
+export const evaluationFailed = (detail: EvaluationDetail): OfrepFailure => ({
+  key: detail.key,
+  errorCode: detail.errorCode ?? 'GENERAL',
+  errorDetails: `Flag '${detail.key}' cannot be evaluated: ${detail.errorMessage ?? 'unknown error'}`,
+  metadata: detail.flagMetadata,
 });
 
 export const targetingKeyMissing = (detail: EvaluationDetail): OfrepFailure => ({
