@@ -58,6 +58,7 @@ const API_KEY = (request: FastifyRequest): AccessTarget => ({
 const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: query(request, 'project'),
+  evaluation: true,
 });
 
 /** The change reaches every environment: creating or deleting flags, environments, segments, projects. */
@@ -111,7 +112,8 @@ function newKeyPower(principal: Principal, body: unknown): void {
 
 /**
  * Every /v1 route and who may call it: `METHOD /v1/path` as registered. A route may instead
- * declare `config: { access }` itself; a route with neither is left to its use case.
+ * declare `config: { access }` itself (OFREP does); the authorisation matrix test fails on a
+ * route with neither.
  */
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects': { role: 'viewer', target: ANY },
@@ -155,6 +157,31 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
   'GET /v1/audit-log': { role: 'admin', target: ORGANISATION },
+
+  'POST /v1/projects/:projectId/flags/:flagKey/explain': {
+    role: 'viewer',
+    target: PROJECT,
+    body: bodyEnvironment,
+  },
+  'POST /v1/projects/:projectId/environments/:envKey/flagd': {
+    role: 'editor',
+    target: PROJECT,
+    environments: PATH_ENVIRONMENT,
+  },
+  'GET /v1/projects/:projectId/environments/:envKey/flagd': {
+    role: 'viewer',
+    target: PROJECT,
+    environments: PATH_ENVIRONMENT,
+  },
+
+  // Who is asking: anyone authenticated.
+  'GET /v1/me': { role: 'evaluator', target: ANY },
+  // Accounts and invitations: admins; the use case narrows a project admin to its project's.
+  'GET /v1/accounts': { role: 'admin', target: ANY },
+  'DELETE /v1/accounts/:accountId': { role: 'admin', target: ANY },
+  'GET /v1/invitations': { role: 'admin', target: ANY },
+  'POST /v1/invitations': { role: 'admin', target: ANY },
+  'DELETE /v1/invitations/:invitationId': { role: 'admin', target: ANY },
 
   'GET /v1/flags/:flagKey': {
     role: 'evaluator',

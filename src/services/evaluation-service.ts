@@ -1,5 +1,7 @@
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { ProjectStore } from '../storage/store.ts';
@@ -7,6 +9,13 @@ import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
 import type { SnapshotRegistry } from './snapshots.ts';
+
+/** A project's environment, resolved and authorised for one request. */
+export interface EvaluationTarget {
+  readonly projectId: string;
+  readonly environment: string;
+  readonly compiled: CompiledEnvironment;
+}
 
 export interface EvaluationScope {
   /** Needed with an organisation-wide key; a project key evaluates in its own project. */
@@ -21,26 +30,23 @@ export class EvaluationService {
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
 
-  constructor(store: ProjectStore, snapshots: SnapshotRegistry) {
+  readonly #clock: Clock;
+
+  constructor(store: ProjectStore, snapshots: SnapshotRegistry, clock: Clock = systemClock) {
+    this.#clock = clock;
     this.#store = store;
     this.#snapshots = snapshots;
   }
 
   /**
-   * The compiled environment a request may evaluate in, after the authorisation checks of SPEC §5.
-   * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
+   * Where a request evaluates: its project, environment and compiled snapshot, after the
+   * authorisation of SPEC §5 (the route's, when it ran; else the same rules here). Resolve once
+   * per request and evaluate there with `evaluateIn`/`evaluateAllIn`.
    */
-  async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.#resolve(actor, scope)).compiled;
-  }
-
-  async #resolve(
-    actor: Actor,
-    scope: EvaluationScope,
-  ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
-    const environment = scope.environment ?? 'production';
+  async target(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
+    const environment = scope.environment ?? DEFAULT_ENVIRONMENT;
     const projectId = await this.#projectId(actor, scope.project);
-    authorize(actor.principal, projectId, 'evaluator', environment);
+    if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
     const compiled =
       this.#snapshots.peek(projectId, environment) ??
       (await this.#snapshots.environment(projectId, environment));
@@ -50,18 +56,45 @@ export class EvaluationService {
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
-    const { principal } = actor;
+    const { principal, grant } = actor;
+    if (grant?.projectId !== undefined) return grant.projectId;
     if (project === undefined) {
       if (principal.projectId !== null) return principal.projectId;
       throw validationFailed('An organisation-wide key must name the project: add ?project=<key or id>.', [
         { path: 'querystring:/project', message: 'is required with an organisation-wide key' },
       ]);
     }
+    // The route's check found no such project (a project key would have got 403 there).
+    if (grant !== undefined) throw new DomainError('not_found', `No project "${project}".`);
     const cached = this.#snapshots.projectIdFor(project);
     if (cached !== undefined) return cached;
-    const { id } = await accessProject(this.#store, principal, project, 'evaluator');
+    const { id } = await accessProject(this.#store, actor, project, 'evaluator');
     this.#snapshots.rememberProjectId(project, id);
     return id;
+  }
+
+  #nowSeconds(): number {
+    return Math.floor(this.#clock() / 1000);
+  }
+
+  /** Evaluates one flag; counted in /metrics. */
+  evaluateIn(target: EvaluationTarget, flagKey: string, context: EvaluationContext): EvaluationDetail {
+    const result = target.compiled.evaluate(flagKey, context, this.#nowSeconds());
+    if (result === undefined)
+      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    this.counts.count(target.projectId, target.environment, result.reason);
+    return result;
+  }
+
+  /** Evaluates every live flag, or the listed ones; counted in /metrics. */
+  evaluateAllIn(
+    target: EvaluationTarget,
+    context: EvaluationContext,
+    flagKeys?: readonly string[],
+  ): EvaluationDetail[] {
+    const results = target.compiled.evaluateAll(context, this.#nowSeconds(), flagKeys);
+    this.counts.countAll(target.projectId, target.environment, results);
+    return results;
   }
 
   async evaluate(
@@ -70,12 +103,7 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
-    const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
-    if (result === undefined)
-      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
-    this.counts.count(projectId, environment, result.reason);
-    return result;
+    return this.evaluateIn(await this.target(actor, scope), flagKey, context);
   }
 
   /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
@@ -86,8 +114,10 @@ export class EvaluationService {
     context: EvaluationContext,
     environment: string,
   ): Promise<EvaluationDetail> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
-    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
+    const projectId =
+      actor.grant?.projectId ??
+      (await accessProject(this.#store, actor, projectIdOrKey, 'viewer', environment)).id;
+    return this.evaluate({ ...actor, grant: { projectId } }, flagKey, context, { environment });
   }
 
   async evaluateAll(
@@ -96,9 +126,6 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
-    const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
-    this.counts.countAll(projectId, environment, results);
-    return results;
+    return this.evaluateAllIn(await this.target(actor, scope), context, flagKeys);
   }
 }

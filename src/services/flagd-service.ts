@@ -58,7 +58,7 @@ export class FlagdService {
   }
 
   async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: 'viewer' | 'editor') {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, role, environment);
+    const project = await accessProject(this.#store, actor, projectIdOrKey, role, environment);
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw notFound(`No environment "${environment}" in project "${project.key}".`);
     }

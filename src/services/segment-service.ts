@@ -33,19 +33,41 @@ export class SegmentService {
   }
 
   async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<Segment>> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
     return this.#deps.store.listSegments(project.id, page);
   }
 
   async get(actor: Actor, segmentId: string): Promise<Segment> {
     const segment = await this.#deps.store.findSegmentById(segmentId);
-    if (segment === undefined) throw notFound(`No segment with id "${segmentId}".`);
-    await accessProject(this.#deps.store, actor.principal, segment.projectId, 'viewer');
-    return segment;
+    await this.#projectOfSegment(actor, segment, segmentId, 'viewer');
+    return segment as Segment;
+  }
+
+  /**
+   * The project of a segment named by id: the route's grant when it ran (unset when the segment
+   * is unknown or another project's: both 404), else the segment's own after the same rules.
+   */
+  async #projectOfSegment(
+    actor: Actor,
+    segment: Segment | undefined,
+    segmentId: string,
+    role: 'viewer' | 'editor',
+  ): Promise<string> {
+    const missing = () => notFound(`No segment with id "${segmentId}".`);
+    if (actor.grant !== undefined) {
+      const { projectId } = actor.grant;
+      if (projectId === undefined || (segment !== undefined && segment.projectId !== projectId))
+        throw missing();
+      return projectId;
+    }
+    if (segment === undefined) throw missing();
+    await accessProject(this.#deps.store, actor, segment.projectId, role);
+    if (role === 'editor') requireAllEnvironments(actor.principal);
+    return segment.projectId;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'editor');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
     requireAllEnvironments(actor.principal);
     const at = now();
@@ -84,13 +106,13 @@ export class SegmentService {
     patch: SegmentPatch,
     options: { ifMatch?: number | undefined },
   ): Promise<Segment> {
-    const current = await this.get(actor, segmentId);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
-    requireAllEnvironments(actor.principal);
-    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+    const projectId = await this.#writableProject(actor, segmentId);
+    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
+      // The one read of the segment, locked until commit: a concurrent patch without If-Match
+      // waits its turn instead of failing.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      if (stored === undefined || stored.projectId !== projectId)
+        throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const merged = mergePatch(stored, patch) as Segment;
       const next: Segment = {
@@ -118,14 +140,13 @@ export class SegmentService {
   }
 
   async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
-    const current = await this.get(actor, segmentId);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
-    requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+    const projectId = await this.#writableProject(actor, segmentId);
+    await commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
       // Locked first, so writes naming the segment either committed already (and show up as
       // users below) or wait, and then find it gone.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      if (stored === undefined || stored.projectId !== projectId)
+        throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const users = segmentUsers(
         stored.key,
@@ -146,6 +167,14 @@ export class SegmentService {
         after: null,
       });
     });
+  }
+
+  /** The project a write of the segment acts in; read here only when no route resolved it. */
+  #writableProject(actor: Actor, segmentId: string): Promise<string> {
+    if (actor.grant !== undefined) return this.#projectOfSegment(actor, undefined, segmentId, 'editor');
+    return this.#deps.store
+      .findSegmentById(segmentId)
+      .then((segment) => this.#projectOfSegment(actor, segment, segmentId, 'editor'));
   }
 
   async #validate(store: FlagStore, segment: Segment): Promise<void> {

@@ -46,7 +46,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
     apiKeys: new ApiKeyService(store, { clock: options.clock }),
-    access: new AccessChecks(store),
+    access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),
     flagd: new FlagdService(deps),
