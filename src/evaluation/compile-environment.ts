@@ -3,6 +3,7 @@ import type { Flag } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
 import { type CompiledFlag, compileFlag, type EvaluationDetail } from './compile-flag.ts';
 import { textOf } from './operators.ts';
+import { PatchedMap } from './patched-map.ts';
 import { beginEvaluationPass, type CompiledSegments, compileSegments } from './segments.ts';
 
 export type { EvaluationDetail } from './compile-flag.ts';
@@ -37,29 +38,32 @@ function targetingKeyOf(context: EvaluationContext): string | undefined {
 
 class Snapshot implements CompiledEnvironment {
   readonly environmentKey: string;
-  readonly segments: readonly Segment[];
   readonly compiledSegments: CompiledSegments;
-  readonly sources: ReadonlyMap<string, Flag>;
-  readonly flags: ReadonlyMap<string, CompiledFlag>;
+  readonly flags: PatchedMap<CompiledFlag>;
   readonly flagKeys: readonly string[];
-  /** Non-archived flags in key order: what evaluateAll serves when not given keys. */
-  readonly live: readonly CompiledFlag[];
+  #live: readonly CompiledFlag[] | undefined;
 
   constructor(
     environmentKey: string,
-    segments: readonly Segment[],
     compiledSegments: CompiledSegments,
-    sources: ReadonlyMap<string, Flag>,
-    flags: ReadonlyMap<string, CompiledFlag>,
+    flags: PatchedMap<CompiledFlag>,
     flagKeys: readonly string[],
   ) {
     this.environmentKey = environmentKey;
-    this.segments = segments;
     this.compiledSegments = compiledSegments;
-    this.sources = sources;
     this.flags = flags;
     this.flagKeys = flagKeys;
-    this.live = this.flagKeys.map((key) => flags.get(key) as CompiledFlag).filter((flag) => !flag.archived);
+  }
+
+  /**
+   * Non-archived flags in key order: what evaluateAll serves when not given keys. Built on first
+   * use, so patching a snapshot (one flag) costs nothing in proportion to the project.
+   */
+  get live(): readonly CompiledFlag[] {
+    this.#live ??= this.flagKeys
+      .map((key) => this.flags.get(key) as CompiledFlag)
+      .filter((flag) => !flag.archived);
+    return this.#live;
   }
 
   evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined {
@@ -112,40 +116,28 @@ function snapshotOf(compiled: CompiledEnvironment): Snapshot {
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
   const segments = compileSegments(input.segments);
-  const sources = new Map<string, Flag>();
   const flags = new Map<string, CompiledFlag>();
-  for (const flag of input.flags) {
-    sources.set(flag.key, flag);
-    flags.set(flag.key, compileFlag(flag, input.environmentKey, segments));
-  }
+  for (const flag of input.flags) flags.set(flag.key, compileFlag(flag, input.environmentKey, segments));
   const keys = [...flags.keys()].sort(byCodeUnits);
-  return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
+  return new Snapshot(input.environmentKey, segments, new PatchedMap(flags), keys);
 }
 
 /** A new snapshot where `flag` is added or replaced, compiling only that flag; `compiled` is unchanged. */
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
   const base = snapshotOf(compiled);
-  const sources = new Map(base.sources).set(flag.key, flag);
-  const flags = new Map(base.flags).set(
-    flag.key,
-    compileFlag(flag, base.environmentKey, base.compiledSegments),
-  );
+  const flags = base.flags.with(flag.key, compileFlag(flag, base.environmentKey, base.compiledSegments));
   let keys = base.flagKeys;
   if (!base.flags.has(flag.key)) {
     const at = positionOf(keys, flag.key);
     keys = [...keys.slice(0, at), flag.key, ...keys.slice(at)];
   }
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+  return new Snapshot(base.environmentKey, base.compiledSegments, flags, keys);
 }
 
 /** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag). */
 export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
   const base = snapshotOf(compiled);
   if (!base.flags.has(flagKey)) return base;
-  const sources = new Map(base.sources);
-  sources.delete(flagKey);
-  const flags = new Map(base.flags);
-  flags.delete(flagKey);
   const keys = base.flagKeys.filter((key) => key !== flagKey);
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+  return new Snapshot(base.environmentKey, base.compiledSegments, base.flags.with(flagKey, undefined), keys);
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
@@ -52,7 +53,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
     async (request, reply) => {
-      const { environment = 'production', tag, q, archived } = request.query;
+      const { environment = DEFAULT_ENVIRONMENT, tag, q, archived } = request.query;
       const page = await services.flags.list(
         actorOf(request),
         request.params.projectId,
