@@ -13,6 +13,8 @@ export class PatchedMap<V> {
   }
 
   get(key: string): V | undefined {
+    // The evaluation hot path: most snapshots have no changes, so skip the second lookup.
+    if (this.#changes.size === 0) return this.#base.get(key);
     return this.#changes.has(key) ? this.#changes.get(key) : this.#base.get(key);
   }
 
