@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
 import { ENVIRONMENT_FIELDS, FLAG_FIELDS } from '../domain/flag.ts';
+import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
@@ -33,8 +34,6 @@ const param = (request: FastifyRequest, name: string) =>
   text((request.params as Record<string, unknown> | undefined)?.[name]);
 const query = (request: FastifyRequest, name: string) =>
   text((request.query as Record<string, unknown> | undefined)?.[name]);
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ANY = (): AccessTarget => ({ kind: 'any' });
 const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
@@ -73,7 +72,7 @@ const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
 
 /** `{ environment? }` of the evaluation bodies, default production. */
 function bodyEnvironment(principal: Principal, body: unknown): void {
-  const environment = isObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
+  const environment = isPlainObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
 
@@ -82,7 +81,7 @@ const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
 const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
 function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
-  if (!isObject(body)) return;
+  if (!isPlainObject(body)) return;
   const touched: string[] = [];
   for (const field of Object.keys(body)) {
     if (FLAG_WIDE_FIELDS.has(field)) {
@@ -91,7 +90,7 @@ function flagPatchEnvironments(principal: Principal, body: unknown, request: Fas
     }
     if (ENVIRONMENT_WIDE_FIELDS.has(field))
       touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
-    if (field === 'environments' && isObject(body.environments))
+    if (field === 'environments' && isPlainObject(body.environments))
       touched.push(...Object.keys(body.environments));
   }
   authorizeEnvironments(principal, touched);
@@ -99,7 +98,7 @@ function flagPatchEnvironments(principal: Principal, body: unknown, request: Fas
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
 function newKeyPower(principal: Principal, body: unknown): void {
-  if (!isObject(body)) return;
+  if (!isPlainObject(body)) return;
   const role = ROLES.find((r) => r === body.role) ?? 'evaluator';
   const environments =
     body.environments === undefined || body.environments === null

@@ -12,6 +12,7 @@ import {
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
+import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
@@ -19,7 +20,7 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { isPlainObject, mergePatch } from './merge-patch.ts';
+import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';

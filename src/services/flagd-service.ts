@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
@@ -24,7 +25,7 @@ export interface FlagdImportResult {
 }
 
 /** `/flags/<key>` as a JSON pointer token. */
-const flagPath = (key: string) => `/flags/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+const flagPath = (key: string) => `/flags/${pointerToken(key)}`;
 
 /**
  * The document's variants over the stored ones: values of variants it names are replaced, new

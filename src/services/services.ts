@@ -1,3 +1,4 @@
+import type { Clock } from '../domain/clock.ts';
 import type { Store } from '../storage/store.ts';
 import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
@@ -31,7 +32,8 @@ export interface Services {
 
 export interface ServiceOptions {
   readonly sessions?: SessionOptions;
-  readonly clock?: () => number;
+  /** Read by everything that needs the time; tests pass a fake one. */
+  readonly clock?: Clock;
   /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
   readonly snapshots?: SnapshotRegistry;
 }
@@ -48,10 +50,10 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     apiKeys: new ApiKeyService(store, { clock: options.clock }),
     access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots),
+    evaluation: new EvaluationService(store, snapshots, options.clock),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
-    sessions: new SessionService(store, options.sessions),
+    sessions: new SessionService(store, { clock: options.clock, ...options.sessions }),
     health: new HealthService(store),
   };
 }
