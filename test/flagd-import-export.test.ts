@@ -5,9 +5,9 @@ import type { Flag, FlagEnvironment, JsonValue, Rollout, TargetingRule } from '.
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.ts';
-import { exportFlagd, type FlagdDocument } from '../src/openfeature/flagd/export-flagd.ts';
-import { type ImportedFlag, importFlagd } from '../src/openfeature/flagd/import-flagd.ts';
-import { validateFlagdDocument } from '../src/openfeature/flagd/validate-flagd-document.ts';
+import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
+import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
+import { validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
 const NOW = 1_750_000_000;
@@ -150,7 +150,7 @@ describe('validateFlagdDocument', () => {
 
   it('keeps its schemas identical to flagd’s reference copies', () => {
     for (const file of ['flags.json', 'targeting.json']) {
-      expect(read(`src/openfeature/flagd/schemas/${file}`)).toEqual(read(`${REFERENCE}/${file}`));
+      expect(read(`src/flagd/schemas/${file}`)).toEqual(read(`${REFERENCE}/${file}`));
     }
   });
 });

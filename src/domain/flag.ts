@@ -45,6 +45,13 @@ export interface IndividualTarget {
   readonly values: readonly string[];
 }
 
+/** Another flag of the project that must serve one of `variants` (in the same environment) for this one to run (SPEC §10). */
+export interface Prerequisite {
+  /** The required flag's key. */
+  readonly flag: string;
+  readonly variants: readonly string[];
+}
+
 /** A flag's configuration in one environment. */
 export interface FlagEnvironment {
   readonly enabled: boolean;
@@ -55,6 +62,8 @@ export interface FlagEnvironment {
   readonly rules: readonly TargetingRule[];
   /** flagd-compatible JsonLogic targeting; when present, `rules` and `targets` are not used. */
   readonly targeting?: JsonValue;
+  /** Checked before anything else when enabled; absent means none. */
+  readonly prerequisites?: readonly Prerequisite[];
 }
 
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
@@ -112,6 +121,7 @@ export const ENVIRONMENT_FIELDS = [
   'targets',
   'rules',
   'targeting',
+  'prerequisites',
 ] as const;
 
 /** Keys of the segments a flag's rules name, in any environment. */

@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
+import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -23,6 +26,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
@@ -36,20 +40,33 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
+  readonly trustProxy?: TrustProxy;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
 
 const BODY_LIMIT = 1024 * 1024;
 
+/** Fastify's form of FLAGSTAFF_TRUST_PROXY: so many hops from the socket, or these addresses. */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust === false ? false : [...trust];
+}
+
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger),
+    logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<RequestTypeProvider>();
@@ -109,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        insightsRoutes,
       ]) {
         await v1.register(routes, { services });
       }
@@ -118,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
+  await app.register(eventStreamRoutes, { services });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerDashboard(app, options.dashboardRoot);
   return app;

@@ -3,6 +3,7 @@ import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
@@ -30,9 +31,17 @@ export class EvaluationService {
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
 
+  /** Per-flag counts for insights; null when they are off. Every evaluation passes through evaluateIn/evaluateAllIn. */
+  readonly #counter: EvaluationCounter | null;
   readonly #clock: Clock;
 
-  constructor(store: ProjectStore, snapshots: SnapshotRegistry, clock: Clock = systemClock) {
+  constructor(
+    store: ProjectStore,
+    snapshots: SnapshotRegistry,
+    counter: EvaluationCounter | null = null,
+    clock: Clock = systemClock,
+  ) {
+    this.#counter = counter;
     this.#clock = clock;
     this.#store = store;
     this.#snapshots = snapshots;
@@ -53,6 +62,16 @@ export class EvaluationService {
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
     return { projectId, environment, compiled };
+  }
+
+  /** `target` under the name the flagd sync adapter knows it by. */
+  resolve(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
+    return this.target(actor, scope);
+  }
+
+  /** Whether the project (by id) has the environment, as this node's snapshots know it. */
+  async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
+    return (await this.#snapshots.environment(projectId, environment)) !== null;
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
@@ -83,6 +102,7 @@ export class EvaluationService {
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(target.projectId, target.environment, result.reason);
+    this.#counter?.count(target.projectId, target.environment, result);
     return result;
   }
 
@@ -94,6 +114,7 @@ export class EvaluationService {
   ): EvaluationDetail[] {
     const results = target.compiled.evaluateAll(context, this.#nowSeconds(), flagKeys);
     this.counts.countAll(target.projectId, target.environment, results);
+    this.#counter?.countAll(target.projectId, target.environment, results);
     return results;
   }
 

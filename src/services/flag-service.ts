@@ -1,4 +1,4 @@
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   ENVIRONMENT_FIELDS,
@@ -24,6 +24,8 @@ import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateFlagInput {
   readonly key: string;
@@ -152,6 +154,75 @@ export class FlagService {
       authorizeEnvironments(actor.principal, touched);
       if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
     }
+    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored) => {
+      if (patch.type !== undefined && patch.type !== stored.type) {
+        throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
+          { path: '/type', message: `is ${stored.type} and cannot change` },
+        ]);
+      }
+      const next = this.#applyPatch(stored, patch, environment);
+      for (const environment of touched) {
+        if (stored.environments[environment] === undefined) {
+          throw new DomainError('not_found', `No environment "${environment}" in the flag's project.`);
+        }
+      }
+      return {
+        next,
+        audit: { action: 'flag.updated', ...(touched.length === 1 ? { environment: touched[0] } : {}) },
+      };
+    });
+  }
+
+  /**
+   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10).
+   * Environments created since keep their current configuration; deleted ones are left out.
+   */
+  async restore(
+    actor: Actor,
+    flagId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Flag> {
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
+    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored, tx) => {
+      const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
+      const environments = Object.fromEntries(
+        Object.entries(stored.environments).map(([key, config]) => [
+          key,
+          earlier.environments[key] ?? config,
+        ]),
+      );
+      const next: Flag = {
+        ...earlier,
+        id: stored.id,
+        projectId: stored.projectId,
+        key: stored.key,
+        type: stored.type,
+        environments,
+        version: stored.version + 1,
+        createdAt: stored.createdAt,
+        updatedAt: now(),
+      };
+      return { next, audit: { action: 'flag.restored' } };
+    });
+  }
+
+  /**
+   * The one way a stored flag is rewritten: read and lock it in the transaction, check If-Match,
+   * build the next version, validate it, refuse archiving what others require, write it unless
+   * another writer got there first, and audit it.
+   */
+  async #replace(
+    actor: Actor,
+    projectId: string,
+    flagId: string,
+    ifMatch: number | undefined,
+    build: (
+      stored: Flag,
+      tx: StoreRoles,
+    ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
+  ): Promise<Flag> {
     return commitProjectChange(
       this.#deps,
       projectId,
@@ -162,27 +233,18 @@ export class FlagService {
         const stored = await tx.findFlagById(flagId, { forUpdate: true });
         if (stored === undefined || stored.projectId !== projectId)
           throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(options.ifMatch, stored.version);
-        if (patch.type !== undefined && patch.type !== stored.type) {
-          throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
-            { path: '/type', message: `is ${stored.type} and cannot change` },
-          ]);
-        }
-        const next = this.#applyPatch(stored, patch, environment);
-        for (const environment of touched) {
-          if (stored.environments[environment] === undefined) {
-            throw new DomainError('not_found', `No environment "${environment}" in the flag's project.`);
-          }
-        }
+        checkIfMatch(ifMatch, stored.version);
+        const { next, audit } = await build(stored, tx);
         // Every flag has a configuration in every environment of its project, so the stored one names them all.
-        await validateReferences(tx, next, new Set(Object.keys(stored.environments)));
+        await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+        if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
         if (!(await tx.updateFlag(next, stored.version))) {
           throw changedMeanwhile('flag');
         }
         await recordAudit(tx, actor, projectId, {
-          action: 'flag.updated',
+          action: audit.action,
           resource: { type: 'flag', id: flagId, key: next.key },
-          ...(touched.length === 1 ? { environment: touched[0] } : {}),
+          ...(audit.environment === undefined ? {} : { environment: audit.environment }),
           before: stored,
           after: next,
         });
@@ -203,6 +265,7 @@ export class FlagService {
         if (stored === undefined || stored.projectId !== projectId)
           throw flagNotFound(`No flag with id "${flagId}".`);
         checkIfMatch(options.ifMatch, stored.version);
+        await refuseIfRequired(tx, stored, 'deleted');
         // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
         if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
         await recordAudit(tx, actor, projectId, {
@@ -272,10 +335,38 @@ async function validateReferences(
   store: FlagStore,
   flag: Flag,
   environmentKeys: ReadonlySet<string>,
+  previous?: Flag,
 ): Promise<void> {
   const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
   const errors = validateFlag(flag, environmentKeys, segmentKeys);
+  // The other flags are read only when prerequisites are involved: this flag names some, or it
+  // changes variants that other flags may require.
+  if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {
+    const flags = await store.allFlags(flag.projectId);
+    errors.push(
+      ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
+      ...requiredVariantsKept(flag, flags),
+    );
+  }
   if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+}
+
+const hasPrerequisites = (flag: Flag) =>
+  Object.values(flag.environments).some((config) => (config.prerequisites?.length ?? 0) > 0);
+
+/** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+async function refuseIfRequired(
+  store: FlagStore,
+  flag: Flag,
+  becoming: 'deleted' | 'archived',
+): Promise<void> {
+  const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+  const dependants = dependantsOf(flag.key, live);
+  if (dependants.length > 0) {
+    throw conflict(
+      `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
+    );
+  }
 }
 
 /**

@@ -3,8 +3,9 @@ import { type FieldError, notFound, validationFailed } from '../domain/errors.ts
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
 import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
-import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
-import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
+import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
+import { type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
+import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -44,7 +45,7 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
 
 /**
  * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
- * functions in openfeature/flagd/; this adds access checks, the one transaction with its audit
+ * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */
 export class FlagdService {
@@ -232,13 +233,21 @@ export class FlagdService {
    */
   async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+    return this.exportEnvironment(project.id, environment);
+  }
+
+  /**
+   * The export without access checks, for callers that made their own: flagd sync serves it to
+   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   */
+  async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(project.id),
-      segments: await tx.allSegments(project.id),
+      flags: await tx.allFlags(projectId),
+      segments: await tx.allSegments(projectId),
     }));
     return exportFlagd(
       environment,
-      flags.filter((flag) => !flag.archived),
+      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),
       segments,
     );
   }

@@ -2,7 +2,7 @@ import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { type Rule, type Segment, type SegmentMatch, segmentsNamedBy } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
-import type { FlagStore, Page, PageRequest } from '../storage/store.ts';
+import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -12,6 +12,7 @@ import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateSegmentInput {
   readonly key: string;
@@ -66,6 +67,12 @@ export class SegmentService {
     return segment.projectId;
   }
 
+  /** The project a write of the segment acts in; read here only when no route resolved it. */
+  async #writableProject(actor: Actor, segmentId: string): Promise<string> {
+    const segment = actor.grant === undefined ? await this.#deps.store.findSegmentById(segmentId) : undefined;
+    return this.#projectOfSegment(actor, segment, segmentId, 'editor');
+  }
+
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
@@ -107,15 +114,9 @@ export class SegmentService {
     options: { ifMatch?: number | undefined },
   ): Promise<Segment> {
     const projectId = await this.#writableProject(actor, segmentId);
-    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
-      // The one read of the segment, locked until commit: a concurrent patch without If-Match
-      // waits its turn instead of failing.
-      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined || stored.projectId !== projectId)
-        throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
+    return this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (stored) => {
       const merged = mergePatch(stored, patch) as Segment;
-      const next: Segment = {
+      return {
         ...merged,
         description: merged.description ?? '',
         match: merged.match ?? 'all',
@@ -125,12 +126,61 @@ export class SegmentService {
         version: stored.version + 1,
         updatedAt: now(),
       };
+    });
+  }
+
+  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10). */
+  async restore(
+    actor: Actor,
+    segmentId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Segment> {
+    const projectId = await this.#writableProject(actor, segmentId);
+    return this.#replace(
+      actor,
+      projectId,
+      segmentId,
+      options.ifMatch,
+      'segment.restored',
+      async (stored, tx) => {
+        const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
+        return {
+          ...earlier,
+          id: stored.id,
+          projectId: stored.projectId,
+          key: stored.key,
+          version: stored.version + 1,
+          createdAt: stored.createdAt,
+          updatedAt: now(),
+        };
+      },
+    );
+  }
+
+  /** The one way a stored segment is rewritten: checked, validated, written unless raced, audited. */
+  async #replace(
+    actor: Actor,
+    projectId: string,
+    segmentId: string,
+    ifMatch: number | undefined,
+    action: string,
+    build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
+  ): Promise<Segment> {
+    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
+      // The one read of the segment, locked until commit: a concurrent patch without If-Match
+      // waits its turn instead of failing.
+      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
+      if (stored === undefined || stored.projectId !== projectId)
+        throw notFound(`No segment with id "${segmentId}".`);
+      checkIfMatch(ifMatch, stored.version);
+      const next = await build(stored, tx);
       await this.#validate(tx, next);
       if (!(await tx.updateSegment(next, stored.version))) {
         throw changedMeanwhile('segment');
       }
       await recordAudit(tx, actor, stored.projectId, {
-        action: 'segment.updated',
+        action,
         resource: { type: 'segment', id: segmentId, key: next.key },
         before: stored,
         after: next,
@@ -167,14 +217,6 @@ export class SegmentService {
         after: null,
       });
     });
-  }
-
-  /** The project a write of the segment acts in; read here only when no route resolved it. */
-  #writableProject(actor: Actor, segmentId: string): Promise<string> {
-    if (actor.grant !== undefined) return this.#projectOfSegment(actor, undefined, segmentId, 'editor');
-    return this.#deps.store
-      .findSegmentById(segmentId)
-      .then((segment) => this.#projectOfSegment(actor, segment, segmentId, 'editor'));
   }
 
   async #validate(store: FlagStore, segment: Segment): Promise<void> {

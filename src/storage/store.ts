@@ -4,6 +4,7 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { InsightsStore } from './insights-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
 export interface PageRequest {
@@ -95,6 +96,10 @@ export interface KeyLookup {
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
 }
 
 /** API keys as resources: listed, created and revoked by admins. */
@@ -102,6 +107,8 @@ export interface ApiKeyStore extends KeyLookup {
   /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
+  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
+  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
   insertApiKey(key: StoredApiKey): Promise<void>;
   revokeApiKey(id: string, at: string): Promise<void>;
 }
@@ -220,6 +227,8 @@ export interface StoreRoles
 
 /** The whole port: what an adapter implements and `main.ts` wires. */
 export interface Store extends StoreRoles {
+  /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+  readonly insights: InsightsStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

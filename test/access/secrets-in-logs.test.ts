@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loggerOptions } from '../../src/http/logging.ts';
 import { hashSecret } from '../../src/services/secrets.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { ADMIN_KEY, type Harness, startHarness } from './support.ts';
@@ -18,7 +19,7 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
     });
     // As `serve` configures it, at the most talkative level that is not trace.
     node = await startHarness(database, {
-      logger: { level: 'debug', stream, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+      logger: loggerOptions('debug', stream),
       rateLimits: { management: 5, evaluation: 5, failedAuthentication: { burst: 2, perSecond: 1 } },
     });
   });
@@ -52,7 +53,7 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
     const metrics = await node.call('GET', '/metrics', { key: null });
     expect(metrics.status).toBe(200);
     const log = lines.join('') + metrics.text;
-    expect(lines.length).toBeGreaterThan(40);
+    expect(lines.length).toBeGreaterThan(20); // a line per request, and the failures
     expect(log).toMatch(/"level":20/);
     for (const secret of secrets) {
       expect(log).not.toContain(secret);

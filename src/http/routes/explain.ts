@@ -30,6 +30,9 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
               description: 'The targeting rule that matched, if one did.',
             }),
             targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
+            failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
+              description: 'The prerequisite flag that did not serve a required variant, if one did not.',
+            }),
           }),
           ...problems(400, 401, 403, 404, 429),
         },
@@ -51,6 +54,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         variant: detail.variant,
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
+        failedPrerequisite: detail.failedPrerequisite ?? null,
       };
     },
   );

@@ -46,3 +46,6 @@ export const OneOf = <const T extends readonly string[]>(
   values: T,
   options: Record<string, unknown> = {},
 ): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** `POST …/restore`: the earlier version to write again (SPEC §10 History). */
+export const RestoreSchema = Closed({ version: Version });

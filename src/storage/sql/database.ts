@@ -97,6 +97,12 @@ export interface ProjectRevisionsTable {
   revision: number;
 }
 
+/** Counters moved by triggers (migration 0005): `api_keys` moves with every change to a key. */
+export interface ChangeCountersTable {
+  name: string;
+  revision: number;
+}
+
 export interface AccountsTable {
   id: string;
   email: string;
@@ -130,6 +136,28 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** Evaluations of one flag in one environment in one minute (minutes since the Unix epoch), by variant and reason. */
+export interface FlagEvaluationCountsTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  minute: number;
+  /** '' when no variant was served. */
+  variant: string;
+  reason: string;
+  count: number;
+}
+
+/** The first and last minute a variant of a flag was served in an environment. */
+export interface FlagVariantUsageTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  variant: string;
+  first_minute: number;
+  last_minute: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -139,7 +167,10 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   project_revisions: ProjectRevisionsTable;
+  change_counters: ChangeCountersTable;
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  flag_evaluation_counts: FlagEvaluationCountsTable;
+  flag_variant_usage: FlagVariantUsageTable;
 }

@@ -8,6 +8,7 @@ import { flagQueries } from './flag-queries.ts';
 import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
+import { SqlInsightsStore } from './sql-insights-store.ts';
 
 /** What the snapshots read, in one transaction so the revision matches the contents. */
 function evaluationSource(context: SqlContext): EvaluationSource {
@@ -53,6 +54,7 @@ function storeRoles(context: SqlContext): StoreRoles {
 export function createSqlStore(db: Kysely<Database> | Transaction<Database>): Store {
   return {
     ...storeRoles(sqlContext(db)),
+    insights: new SqlInsightsStore(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

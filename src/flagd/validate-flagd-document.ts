@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import type { FieldError } from '../../domain/errors.ts';
-import type { JsonValue } from '../../domain/flag.ts';
-import { validateTargeting } from '../../evaluation/jsonlogic/compile-targeting.ts';
+import type { FieldError } from '../domain/errors.ts';
+import type { JsonValue } from '../domain/flag.ts';
+import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
 import { resolveEvaluators } from './resolve-evaluators.ts';
 import flagsSchema from './schemas/flags.json' with { type: 'json' };
 import targetingSchema from './schemas/targeting.json' with { type: 'json' };

@@ -1,5 +1,5 @@
-import type { FieldError } from '../../domain/errors.ts';
-import type { JsonValue } from '../../domain/flag.ts';
+import type { FieldError } from '../domain/errors.ts';
+import type { JsonValue } from '../domain/flag.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 

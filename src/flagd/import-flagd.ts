@@ -1,6 +1,6 @@
-import type { FieldError } from '../../domain/errors.ts';
-import type { FlagEnvironment, FlagMetadata, FlagType, JsonValue, Variant } from '../../domain/flag.ts';
-import { KEY_PATTERN, KEY_REGEX } from '../../domain/keys.ts';
+import type { FieldError } from '../domain/errors.ts';
+import type { FlagEnvironment, FlagMetadata, FlagType, JsonValue, Variant } from '../domain/flag.ts';
+import { KEY_PATTERN, KEY_REGEX } from '../domain/keys.ts';
 import { resolveEvaluators } from './resolve-evaluators.ts';
 import { flagEntries, validateFlagdDocument } from './validate-flagd-document.ts';
 
