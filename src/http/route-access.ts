@@ -175,6 +175,9 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
     environments: PATH_ENVIRONMENT,
   },
 
+  'GET /v1/flags/:flagId/insights': { role: 'viewer', target: FLAG },
+  'GET /v1/projects/:projectId/insights/top-flags': { role: 'viewer', target: PROJECT },
+
   // Who is asking: anyone authenticated.
   'GET /v1/me': { role: 'evaluator', target: ANY },
   // Accounts and invitations: admins; the use case narrows a project admin to its project's.

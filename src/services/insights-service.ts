@@ -109,7 +109,9 @@ export class InsightsService {
   /** The series of one flag in one environment, per variant and reason; read access as for the flag itself. */
   async series(actor: Actor, flagId: string, request: SeriesRequest): Promise<FlagInsights> {
     const flag = await this.#store.findFlagById(flagId);
-    if (flag === undefined) throw new DomainError('flag_not_found', `No flag with id "${flagId}".`);
+    // Another project's flag, as the route's check found it, is answered as an unknown one (decision 0020).
+    if (flag === undefined || (actor.grant !== undefined && actor.grant.projectId !== flag.projectId))
+      throw new DomainError('flag_not_found', `No flag with id "${flagId}".`);
     const project = await accessProject(this.#store, actor, flag.projectId, 'viewer');
     const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {

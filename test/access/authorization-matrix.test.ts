@@ -195,6 +195,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/flags/:flagId/restore',
+    byId: true,
     minRole: 'editor',
     scope: 'project',
     touches: 'all',
@@ -241,6 +242,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/segments/:segmentId/restore',
+    byId: true,
     minRole: 'editor',
     scope: 'project',
     touches: 'all',
@@ -356,6 +358,25 @@ const CASES: readonly RouteCase[] = [
     touches: 'production',
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/environments/production/flagd' }),
+  },
+  {
+    route: 'GET /v1/flags/:flagId/insights',
+    byId: true,
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/insights` }),
+    invalid: (r) => ({ url: `${r.url}?environment=-not-a-key` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/insights/top-flags',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/insights/top-flags' }),
+    invalid: (r) => ({ url: `${r.url}?environment=-not-a-key` }),
   },
   {
     route: 'GET /v1/me',
