@@ -40,8 +40,7 @@ class Snapshot implements CompiledEnvironment {
   readonly sources: ReadonlyMap<string, Flag>;
   readonly flags: ReadonlyMap<string, CompiledFlag>;
   readonly flagKeys: readonly string[];
-  /** Non-archived flags in key order: what evaluateAll serves when not given keys. */
-  readonly live: readonly CompiledFlag[];
+  #live: readonly CompiledFlag[] | undefined;
 
   constructor(
     environmentKey: string,
@@ -57,7 +56,17 @@ class Snapshot implements CompiledEnvironment {
     this.sources = sources;
     this.flags = flags;
     this.flagKeys = flagKeys;
-    this.live = this.flagKeys.map((key) => flags.get(key) as CompiledFlag).filter((flag) => !flag.archived);
+  }
+
+  /**
+   * Non-archived flags in key order: what evaluateAll serves when not given keys. Built on first
+   * use, so a snapshot patched by a write and replaced by the next one never pays for it.
+   */
+  get live(): readonly CompiledFlag[] {
+    this.#live ??= this.flagKeys
+      .map((key) => this.flags.get(key) as CompiledFlag)
+      .filter((flag) => !flag.archived);
+    return this.#live;
   }
 
   evaluate(flagKey: string, context: EvaluationContext, nowSeconds: number): EvaluationDetail | undefined {

@@ -7,7 +7,9 @@ import type { Page, PageRequest } from '../storage/store.ts';
 export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (principal === undefined) throw new DomainError('unauthorized', 'Authentication is required.');
-  return { principal, requestId: request.id };
+  return request.grant === undefined
+    ? { principal, requestId: request.id }
+    : { principal, requestId: request.id, grant: request.grant };
 }
 
 /** The version named by `If-Match` (`"3"`, `W/"3"` or `3`); undefined when absent or `*`. */

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
 import { ENVIRONMENT_FIELDS, FLAG_FIELDS } from '../domain/flag.ts';
+import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
@@ -33,8 +34,6 @@ const param = (request: FastifyRequest, name: string) =>
   text((request.params as Record<string, unknown> | undefined)?.[name]);
 const query = (request: FastifyRequest, name: string) =>
   text((request.query as Record<string, unknown> | undefined)?.[name]);
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const ANY = (): AccessTarget => ({ kind: 'any' });
 const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
@@ -58,6 +57,7 @@ const API_KEY = (request: FastifyRequest): AccessTarget => ({
 const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: query(request, 'project'),
+  evaluation: true,
 });
 
 /** The change reaches every environment: creating or deleting flags, environments, segments, projects. */
@@ -72,7 +72,7 @@ const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
 
 /** `{ environment? }` of the evaluation bodies, default production. */
 function bodyEnvironment(principal: Principal, body: unknown): void {
-  const environment = isObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
+  const environment = isPlainObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
 
@@ -81,7 +81,7 @@ const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
 const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
 function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
-  if (!isObject(body)) return;
+  if (!isPlainObject(body)) return;
   const touched: string[] = [];
   for (const field of Object.keys(body)) {
     if (FLAG_WIDE_FIELDS.has(field)) {
@@ -90,7 +90,7 @@ function flagPatchEnvironments(principal: Principal, body: unknown, request: Fas
     }
     if (ENVIRONMENT_WIDE_FIELDS.has(field))
       touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
-    if (field === 'environments' && isObject(body.environments))
+    if (field === 'environments' && isPlainObject(body.environments))
       touched.push(...Object.keys(body.environments));
   }
   authorizeEnvironments(principal, touched);
@@ -98,7 +98,7 @@ function flagPatchEnvironments(principal: Principal, body: unknown, request: Fas
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
 function newKeyPower(principal: Principal, body: unknown): void {
-  if (!isObject(body)) return;
+  if (!isPlainObject(body)) return;
   const role = ROLES.find((r) => r === body.role) ?? 'evaluator';
   const environments =
     body.environments === undefined || body.environments === null
@@ -111,7 +111,8 @@ function newKeyPower(principal: Principal, body: unknown): void {
 
 /**
  * Every /v1 route and who may call it: `METHOD /v1/path` as registered. A route may instead
- * declare `config: { access }` itself; a route with neither is left to its use case.
+ * declare `config: { access }` itself (OFREP does); the authorisation matrix test fails on a
+ * route with neither.
  */
 export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects': { role: 'viewer', target: ANY },
@@ -164,6 +165,34 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
   'GET /v1/audit-log': { role: 'admin', target: ORGANISATION },
+
+  'POST /v1/projects/:projectId/flags/:flagKey/explain': {
+    role: 'viewer',
+    target: PROJECT,
+    body: bodyEnvironment,
+  },
+  'POST /v1/projects/:projectId/environments/:envKey/flagd': {
+    role: 'editor',
+    target: PROJECT,
+    environments: PATH_ENVIRONMENT,
+  },
+  'GET /v1/projects/:projectId/environments/:envKey/flagd': {
+    role: 'viewer',
+    target: PROJECT,
+    environments: PATH_ENVIRONMENT,
+  },
+
+  'GET /v1/flags/:flagId/insights': { role: 'viewer', target: FLAG },
+  'GET /v1/projects/:projectId/insights/top-flags': { role: 'viewer', target: PROJECT },
+
+  // Who is asking: anyone authenticated.
+  'GET /v1/me': { role: 'evaluator', target: ANY },
+  // Accounts and invitations: admins; the use case narrows a project admin to its project's.
+  'GET /v1/accounts': { role: 'admin', target: ANY },
+  'DELETE /v1/accounts/:accountId': { role: 'admin', target: ANY },
+  'GET /v1/invitations': { role: 'admin', target: ANY },
+  'POST /v1/invitations': { role: 'admin', target: ANY },
+  'DELETE /v1/invitations/:invitationId': { role: 'admin', target: ANY },
 
   'GET /v1/flags/:flagKey': {
     role: 'evaluator',

@@ -1,5 +1,6 @@
 import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { Project } from '../domain/project.ts';
 import type { ApiKeyStore, FlagStore, ProjectStore } from '../storage/store.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);
@@ -76,8 +77,11 @@ export type AccessTarget =
   | { readonly kind: 'any' }
   /** The installation itself (creating projects, organisation-wide keys): organisation-wide keys only. */
   | { readonly kind: 'organisation' }
-  /** A project by id or key; undefined: the key's own (evaluation with a project key). */
-  | { readonly kind: 'project'; readonly idOrKey: string | undefined }
+  /**
+   * A project by id or key; undefined: the key's own (evaluation with a project key).
+   * `evaluation`: resolved through the node's cache of references, since only the id is needed.
+   */
+  | { readonly kind: 'project'; readonly idOrKey: string | undefined; readonly evaluation?: boolean }
   | { readonly kind: 'flag'; readonly id: string }
   | { readonly kind: 'segment'; readonly id: string }
   | { readonly kind: 'api-key'; readonly id: string };
@@ -86,67 +90,115 @@ export type AccessTarget =
 export type EnvironmentScope = readonly string[] | 'all' | undefined;
 
 /**
- * The authorisation of SPEC §5 as one check that can run before a request is validated, so a
- * key without access gets 403 whatever else is wrong with its request. The use cases check
- * again as they load what they act on; both follow the rules above.
+ * What the access check established about a request, for its use case to act on without
+ * looking up or checking again. A project or resource that does not exist, or that a project
+ * key may not see, leaves `projectId` unset: the use case answers 404 after validation.
+ */
+export interface Grant {
+  /** The project the request acts in: the one it names, its resource's, or the key's own. */
+  readonly projectId?: string;
+  /** That project as read for this request, when the check read it. */
+  readonly project?: Project;
+}
+
+const NOTHING_IN_PARTICULAR: Grant = {};
+
+/** Project references (key or id as named in requests → id) remembered while the project lives. */
+export interface ProjectReferences {
+  projectIdFor(reference: string): string | undefined;
+  rememberProjectId(reference: string, projectId: string): void;
+}
+
+/**
+ * The authorisation of SPEC §5, the one source of truth: the route hook runs it before a
+ * request is validated, so a key without access gets 403 whatever else is wrong with its
+ * request, and hands its Grant to the use case. Use cases called without a route (the CLI)
+ * run the same rules through `project-access.ts`.
  */
 export class AccessChecks {
   readonly #store: ProjectStore & FlagStore & ApiKeyStore;
+  readonly #references: ProjectReferences | undefined;
 
-  constructor(store: ProjectStore & FlagStore & ApiKeyStore) {
+  constructor(store: ProjectStore & FlagStore & ApiKeyStore, references?: ProjectReferences) {
     this.#store = store;
+    this.#references = references;
   }
 
   /**
    * Throws `forbidden` (synchronously when it can tell without the database) unless the
-   * principal may act with `role` on `target` in `environments`. Returns a promise only when a
-   * lookup is needed: a project key naming its project by key, or a resource by id. Resources
-   * that do not exist pass, for the use case to answer 404 after validation.
+   * principal may act with `role` on `target` in `environments`; otherwise returns the Grant,
+   * as a promise only when a lookup was needed.
    */
   check(
     principal: Principal,
     role: Role,
     target: AccessTarget,
     environments: EnvironmentScope,
-  ): Promise<void> | undefined {
+  ): Grant | Promise<Grant> {
     authorizeRole(principal, role);
     if (environments !== undefined) authorizeEnvironments(principal, environments);
-    if (target.kind === 'organisation') {
-      if (principal.projectId !== null) throw forbidden('This action needs an organisation-wide key.');
-      return undefined;
+    switch (target.kind) {
+      case 'organisation':
+        if (principal.projectId !== null) throw forbidden('This action needs an organisation-wide key.');
+        return NOTHING_IN_PARTICULAR;
+      case 'any':
+        return NOTHING_IN_PARTICULAR;
+      case 'api-key':
+        return this.#checkApiKey(principal, target.id);
+      case 'project':
+        return this.#project(principal, target.idOrKey, target.evaluation === true);
+      case 'flag':
+        return this.#resource(principal, this.#store.findFlagById(target.id));
+      case 'segment':
+        return this.#resource(principal, this.#store.findSegmentById(target.id));
     }
-    if (target.kind === 'api-key') return this.#checkApiKey(principal, target.id);
-    if (principal.projectId === null || target.kind === 'any') return undefined;
-    if (target.kind === 'project') {
-      if (target.idOrKey === undefined || target.idOrKey === principal.projectId) return undefined;
-      return this.#inProject(principal, this.#store.findProject(target.idOrKey), true);
-    }
-    const found =
-      target.kind === 'flag' ? this.#store.findFlagById(target.id) : this.#store.findSegmentById(target.id);
-    return this.#inProject(
-      principal,
-      found.then((resource) => resource && { id: resource.projectId }),
-      false,
-    );
   }
 
-  /** A project key asking for another project, or an unknown one, learns nothing: 403 either way. */
-  async #inProject(
+  #project(principal: Principal, idOrKey: string | undefined, evaluation: boolean): Grant | Promise<Grant> {
+    if (idOrKey === undefined) {
+      return principal.projectId === null ? NOTHING_IN_PARTICULAR : { projectId: principal.projectId };
+    }
+    const cached = evaluation ? this.#references?.projectIdFor(idOrKey) : undefined;
+    if (cached !== undefined) return this.#inProject(principal, cached);
+    return this.#store.findProject(idOrKey).then((project) => {
+      // A project key asking for another project, or an unknown one, learns nothing: 403 either way.
+      if (project === undefined) {
+        if (principal.projectId !== null) throw noProjectAccess();
+        return NOTHING_IN_PARTICULAR;
+      }
+      if (evaluation) this.#references?.rememberProjectId(idOrKey, project.id);
+      return { ...this.#inProject(principal, project.id), project };
+    });
+  }
+
+  #inProject(principal: Principal, projectId: string): Grant {
+    if (principal.projectId !== null && principal.projectId !== projectId) throw noProjectAccess();
+    return { projectId };
+  }
+
+  /**
+   * A resource named by id alone: another project's is answered as if it did not exist (404),
+   * so probing ids tells a project key nothing (decision 0020).
+   */
+  async #resource(
     principal: Principal,
-    project: Promise<{ readonly id: string } | undefined>,
-    unknownIsForbidden: boolean,
-  ): Promise<void> {
-    const found = await project;
-    if (found === undefined ? unknownIsForbidden : found.id !== principal.projectId) throw noProjectAccess();
+    found: Promise<{ readonly projectId: string } | undefined>,
+  ): Promise<Grant> {
+    const resource = await found;
+    if (resource === undefined) return NOTHING_IN_PARTICULAR;
+    if (principal.projectId !== null && principal.projectId !== resource.projectId)
+      return NOTHING_IN_PARTICULAR;
+    return { projectId: resource.projectId };
   }
 
-  async #checkApiKey(principal: Principal, keyId: string): Promise<void> {
+  async #checkApiKey(principal: Principal, keyId: string): Promise<Grant> {
     const key = await this.#store.findApiKeyById(keyId);
-    if (key === undefined) return;
+    if (key === undefined) return NOTHING_IN_PARTICULAR;
     if (key.projectId === null && principal.projectId !== null) {
       throw forbidden('Organisation-wide keys are managed with an organisation-wide key.');
     }
     if (principal.projectId !== null && key.projectId !== principal.projectId) throw noProjectAccess();
     refuseMorePower(principal, key.role, key.environments, 'revoke');
+    return key.projectId === null ? NOTHING_IN_PARTICULAR : { projectId: key.projectId };
   }
 }

@@ -228,7 +228,7 @@ export class AccountService {
       authorizeOrganisation(actor.principal, 'admin');
       return null;
     }
-    return (await accessProject(this.#store, actor.principal, project, 'admin')).id;
+    return (await accessProject(this.#store, actor, project, 'admin')).id;
   }
 
   #listScope(actor: Actor): string | null | undefined {

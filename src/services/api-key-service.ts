@@ -151,7 +151,7 @@ export class ApiKeyService {
     const key = await this.#store.findApiKeyById(keyId);
     if (key === undefined) throw notFound(`No API key with id "${keyId}".`);
     if (key.projectId === null) authorizeOrganisation(actor.principal, 'admin');
-    else await accessProject(this.#store, actor.principal, key.projectId, 'admin');
+    else await accessProject(this.#store, actor, key.projectId, 'admin');
     refuseMorePower(actor.principal, key.role, key.environments, 'revoke');
     if (key.revokedAt !== null) return;
     const at = new Date(this.#clock()).toISOString();
@@ -174,7 +174,7 @@ export class ApiKeyService {
       authorizeOrganisation(actor.principal, 'admin');
       return null;
     }
-    return (await accessProject(this.#store, actor.principal, projectIdOrKey, 'admin')).id;
+    return (await accessProject(this.#store, actor, projectIdOrKey, 'admin')).id;
   }
 
   #withPendingUse(key: ApiKey): ApiKey {

@@ -57,7 +57,7 @@ export class AuditLogService {
     filter: AuditFilter,
     page: PageRequest,
   ): Promise<Page<AuditEvent>> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'admin');
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
     return this.#store.listAuditEvents(project.id, filter, page);
   }
 

@@ -33,19 +33,19 @@ export class EnvironmentService {
   }
 
   async list(actor: Actor, projectIdOrKey: string): Promise<readonly Environment[]> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
     return this.#deps.store.listEnvironments(project.id);
   }
 
   async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
     const environment = await this.#deps.store.findEnvironment(project.id, key);
     if (environment === undefined) throw notFound(`No environment "${key}" in project "${project.key}".`);
     return environment;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'editor');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
     const at = now();
     const environment: Environment = {
@@ -96,7 +96,7 @@ export class EnvironmentService {
     options: { ifMatch?: number | undefined },
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor', key);
+    await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
     return this.#deps.store.transaction(async (tx) => {
       const stored = (await tx.findEnvironment(current.projectId, key)) ?? current;
       checkIfMatch(options.ifMatch, stored.version);
@@ -127,7 +127,7 @@ export class EnvironmentService {
     options: { ifMatch?: number | undefined },
   ): Promise<void> {
     const current = await this.get(actor, projectIdOrKey, key);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    await accessProject(this.#deps.store, actor, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
     await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
       const environments = await tx.listEnvironments(current.projectId);

@@ -1,5 +1,7 @@
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
@@ -16,6 +18,15 @@ export type EvaluationObserver = (
   results: readonly EvaluationDetail[],
 ) => void;
 
+/** A project's environment, resolved and authorised for one request. */
+export interface EvaluationTarget {
+  /** Who asks: the observer learns the request an evaluation belongs to. */
+  readonly actor: Actor;
+  readonly projectId: string;
+  readonly environment: string;
+  readonly compiled: CompiledEnvironment;
+}
+
 export interface EvaluationScope {
   /** Needed with an organisation-wide key; a project key evaluates in its own project. */
   readonly project?: string | undefined;
@@ -28,23 +39,22 @@ export class EvaluationService {
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
-  /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
+  /** Per-flag counts for insights; null when they are off. Every evaluation passes through evaluateIn/evaluateAllIn. */
   readonly #counter: EvaluationCounter | null;
   #observer: EvaluationObserver | null = null;
-
   /** Read once per evaluation and shared with the counter: a clock reading is not free on every machine. */
-  readonly #clock: () => number;
+  readonly #clock: Clock;
 
   constructor(
     store: ProjectStore,
     snapshots: SnapshotRegistry,
     counter: EvaluationCounter | null = null,
-    clock: () => number = Date.now,
+    clock: Clock = systemClock,
   ) {
-    this.#store = store;
-    this.#snapshots = snapshots;
     this.#counter = counter;
     this.#clock = clock;
+    this.#store = store;
+    this.#snapshots = snapshots;
   }
 
   /** Sets the one observer of evaluations (null: none, the default: nothing more on the hot path). */
@@ -53,27 +63,25 @@ export class EvaluationService {
   }
 
   /**
-   * The compiled environment a request may evaluate in, after the authorisation checks of SPEC §5.
-   * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
+   * Where a request evaluates: its project, environment and compiled snapshot, after the
+   * authorisation of SPEC §5 (the route's, when it ran; else the same rules here). Resolve once
+   * per request and evaluate there with `evaluateIn`/`evaluateAllIn`.
    */
-  async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.resolve(actor, scope)).compiled;
-  }
-
-  /** The project, environment and compiled environment a request may evaluate in (SPEC §5 checks). */
-  async resolve(
-    actor: Actor,
-    scope: EvaluationScope,
-  ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
-    const environment = scope.environment ?? 'production';
+  async target(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
+    const environment = scope.environment ?? DEFAULT_ENVIRONMENT;
     const projectId = await this.#projectId(actor, scope.project);
-    authorize(actor.principal, projectId, 'evaluator', environment);
+    if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
     const compiled =
       this.#snapshots.peek(projectId, environment) ??
       (await this.#snapshots.environment(projectId, environment));
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
-    return { projectId, environment, compiled };
+    return { actor, projectId, environment, compiled };
+  }
+
+  /** `target` under the name the flagd sync adapter knows it by. */
+  resolve(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
+    return this.target(actor, scope);
   }
 
   /** Whether the project (by id) has the environment, as this node's snapshots know it. */
@@ -82,18 +90,47 @@ export class EvaluationService {
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
-    const { principal } = actor;
+    const { principal, grant } = actor;
+    if (grant?.projectId !== undefined) return grant.projectId;
     if (project === undefined) {
       if (principal.projectId !== null) return principal.projectId;
       throw validationFailed('An organisation-wide key must name the project: add ?project=<key or id>.', [
         { path: 'querystring:/project', message: 'is required with an organisation-wide key' },
       ]);
     }
+    // The route's check found no such project (a project key would have got 403 there).
+    if (grant !== undefined) throw new DomainError('not_found', `No project "${project}".`);
     const cached = this.#snapshots.projectIdFor(project);
     if (cached !== undefined) return cached;
-    const { id } = await accessProject(this.#store, principal, project, 'evaluator');
+    const { id } = await accessProject(this.#store, actor, project, 'evaluator');
     this.#snapshots.rememberProjectId(project, id);
     return id;
+  }
+
+  /** Evaluates one flag; counted in /metrics. */
+  evaluateIn(target: EvaluationTarget, flagKey: string, context: EvaluationContext): EvaluationDetail {
+    const now = this.#clock();
+    const result = target.compiled.evaluate(flagKey, context, Math.floor(now / 1000));
+    if (result === undefined)
+      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    this.counts.count(target.projectId, target.environment, result.reason);
+    this.#counter?.count(target.projectId, target.environment, result, now);
+    this.#observer?.(target.actor, target, [result]);
+    return result;
+  }
+
+  /** Evaluates every live flag, or the listed ones; counted in /metrics. */
+  evaluateAllIn(
+    target: EvaluationTarget,
+    context: EvaluationContext,
+    flagKeys?: readonly string[],
+  ): EvaluationDetail[] {
+    const now = this.#clock();
+    const results = target.compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
+    this.counts.countAll(target.projectId, target.environment, results);
+    this.#counter?.countAll(target.projectId, target.environment, results, now);
+    this.#observer?.(target.actor, target, results);
+    return results;
   }
 
   async evaluate(
@@ -102,15 +139,7 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.resolve(actor, scope);
-    const now = this.#clock();
-    const result = compiled.evaluate(flagKey, context, Math.floor(now / 1000));
-    if (result === undefined)
-      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
-    this.counts.count(projectId, environment, result.reason);
-    this.#counter?.count(projectId, environment, result, now);
-    this.#observer?.(actor, { projectId, environment }, [result]);
-    return result;
+    return this.evaluateIn(await this.target(actor, scope), flagKey, context);
   }
 
   /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
@@ -121,8 +150,10 @@ export class EvaluationService {
     context: EvaluationContext,
     environment: string,
   ): Promise<EvaluationDetail> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
-    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
+    const projectId =
+      actor.grant?.projectId ??
+      (await accessProject(this.#store, actor, projectIdOrKey, 'viewer', environment)).id;
+    return this.evaluate({ ...actor, grant: { projectId } }, flagKey, context, { environment });
   }
 
   async evaluateAll(
@@ -131,12 +162,6 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.resolve(actor, scope);
-    const now = this.#clock();
-    const results = compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
-    this.counts.countAll(projectId, environment, results);
-    this.#counter?.countAll(projectId, environment, results, now);
-    this.#observer?.(actor, { projectId, environment }, results);
-    return results;
+    return this.evaluateAllIn(await this.target(actor, scope), context, flagKeys);
   }
 }

@@ -12,14 +12,15 @@ import {
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
-import { DEFAULT_ENVIRONMENT, type Project } from '../domain/project.ts';
+import { isPlainObject } from '../domain/json.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
-import { requireAllEnvironments } from './access.ts';
+import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { isPlainObject, mergePatch } from './merge-patch.ts';
+import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
@@ -60,7 +61,7 @@ export class FlagService {
     filter: FlagFilter,
     page: PageRequest,
   ): Promise<Page<Flag>> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
     }
@@ -72,7 +73,7 @@ export class FlagService {
    * The key wins: a key may itself look like an id (keys allow "_").
    */
   async get(actor: Actor, projectIdOrKey: string, flagKeyOrId: string): Promise<Flag> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
     const byKey = await this.#store.findFlagByKey(project.id, flagKeyOrId);
     const flag =
       byKey ?? (flagKeyOrId.startsWith('flg_') ? await this.#store.findFlagById(flagKeyOrId) : undefined);
@@ -82,24 +83,22 @@ export class FlagService {
     return flag;
   }
 
-  /** Finds a flag by id, checking the principal may act on its project with `role`. */
-  async #byId(
-    actor: Actor,
-    flagId: string,
-    role: 'viewer' | 'editor',
-  ): Promise<{ flag: Flag; project: Project }> {
+  /**
+   * The project of a flag named by id: the route's grant when it ran (unset when the flag is
+   * unknown or another project's: both 404), else the flag's own after the same rules.
+   */
+  async #projectOfFlag(actor: Actor, flagId: string, role: 'viewer' | 'editor'): Promise<string> {
+    if (actor.grant !== undefined) {
+      if (actor.grant.projectId === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+      return actor.grant.projectId;
+    }
     const flag = await this.#store.findFlagById(flagId);
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-    const project = await accessProject(this.#store, actor.principal, flag.projectId, role);
-    return { flag, project };
-  }
-
-  async getById(actor: Actor, flagId: string): Promise<Flag> {
-    return (await this.#byId(actor, flagId, 'viewer')).flag;
+    return (await accessProject(this.#store, actor, flag.projectId, role)).id;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'editor');
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
     const type = input.type ?? 'boolean';
     if (type !== 'boolean' && input.variants === undefined) {
@@ -155,22 +154,24 @@ export class FlagService {
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<Flag> {
-    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
     const touched = this.#touchedEnvironments(patch, environment);
-    for (const environment of touched)
-      await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
-    if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
-    if (patch.type !== undefined && patch.type !== current.type) {
-      throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
-        { path: '/type', message: `is ${current.type} and cannot change` },
-      ]);
+    // The route checked these before validation; a direct call (no grant) gets the same rules here.
+    if (actor.grant === undefined) {
+      authorizeEnvironments(actor.principal, touched);
+      if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
     }
-    return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
+    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored) => {
+      if (patch.type !== undefined && patch.type !== stored.type) {
+        throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
+          { path: '/type', message: `is ${stored.type} and cannot change` },
+        ]);
+      }
       const next = this.#applyPatch(stored, patch, environment);
       for (const environment of touched) {
         if (stored.environments[environment] === undefined) {
-          throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+          throw new DomainError('not_found', `No environment "${environment}" in the flag's project.`);
         }
       }
       return {
@@ -190,10 +191,10 @@ export class FlagService {
     version: number,
     options: { ifMatch?: number | undefined },
   ): Promise<Flag> {
-    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
-    requireAllEnvironments(actor.principal);
-    return this.#replace(actor, project, current, options.ifMatch, async (stored, tx) => {
-      const earlier = await versionFromAudit<Flag>(tx, project.id, 'flag', flagId, version);
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
+    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored, tx) => {
+      const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
       const environments = Object.fromEntries(
         Object.entries(stored.environments).map(([key, config]) => [
           key,
@@ -222,23 +223,24 @@ export class FlagService {
    */
   async #replace(
     actor: Actor,
-    project: Project,
-    current: Flag,
+    projectId: string,
+    flagId: string,
     ifMatch: number | undefined,
     build: (
       stored: Flag,
       tx: StoreRoles,
     ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
   ): Promise<Flag> {
-    const flagId = current.id;
     return commitProjectChange(
       this.#deps,
-      project.id,
+      projectId,
       (flag) => ({ written: flag }),
       async (tx) => {
-        // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+        // The one read of the flag, locked until commit: a concurrent patch without If-Match
+        // waits its turn instead of failing.
         const stored = await tx.findFlagById(flagId, { forUpdate: true });
-        if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+        if (stored === undefined || stored.projectId !== projectId)
+          throw flagNotFound(`No flag with id "${flagId}".`);
         checkIfMatch(ifMatch, stored.version);
         const { next, audit } = await build(stored, tx);
         // Every flag has a configuration in every environment of its project, so the stored one names them all.
@@ -247,7 +249,7 @@ export class FlagService {
         if (!(await tx.updateFlag(next, stored.version))) {
           throw changedMeanwhile('flag');
         }
-        await recordAudit(tx, actor, project.id, {
+        await recordAudit(tx, actor, projectId, {
           action: audit.action,
           resource: { type: 'flag', id: flagId, key: next.key },
           ...(audit.environment === undefined ? {} : { environment: audit.environment }),
@@ -260,22 +262,29 @@ export class FlagService {
   }
 
   async delete(actor: Actor, flagId: string, options: { ifMatch?: number | undefined }): Promise<void> {
-    const { flag, project } = await this.#byId(actor, flagId, 'editor');
-    requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, project.id, { removed: flag.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId, { forUpdate: true });
-      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
-      await refuseIfRequired(tx, stored, 'deleted');
-      // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
-      if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
-      await recordAudit(tx, actor, project.id, {
-        action: 'flag.deleted',
-        resource: { type: 'flag', id: flagId, key: stored.key },
-        before: stored,
-        after: null,
-      });
-    });
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
+    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    await commitProjectChange(
+      this.#deps,
+      projectId,
+      (key: string) => ({ removed: key }),
+      async (tx) => {
+        const stored = await tx.findFlagById(flagId, { forUpdate: true });
+        if (stored === undefined || stored.projectId !== projectId)
+          throw flagNotFound(`No flag with id "${flagId}".`);
+        checkIfMatch(options.ifMatch, stored.version);
+        await refuseIfRequired(tx, stored, 'deleted');
+        // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
+        if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
+        await recordAudit(tx, actor, projectId, {
+          action: 'flag.deleted',
+          resource: { type: 'flag', id: flagId, key: stored.key },
+          before: stored,
+          after: null,
+        });
+        return stored.key;
+      },
+    );
   }
 
   #touchedEnvironments(patch: FlagPatch, environment: string): string[] {

@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
 import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
@@ -27,7 +28,7 @@ export interface FlagdImportResult {
 }
 
 /** `/flags/<key>` as a JSON pointer token. */
-const flagPath = (key: string) => `/flags/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+const flagPath = (key: string) => `/flags/${pointerToken(key)}`;
 
 /**
  * The document's variants over the stored ones: values of variants it names are replaced, new
@@ -61,7 +62,7 @@ export class FlagdService {
   }
 
   async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: 'viewer' | 'editor') {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, role, environment);
+    const project = await accessProject(this.#store, actor, projectIdOrKey, role, environment);
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw notFound(`No environment "${environment}" in project "${project.key}".`);
     }

@@ -1,6 +1,6 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
-import type { Environment } from '../domain/project.ts';
+import { DEFAULT_ENVIRONMENT, type Environment } from '../domain/project.ts';
 import { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { isoOfMinute, MS_PER_MINUTE } from '../insights/minutes.ts';
 import {
@@ -108,9 +108,11 @@ export class InsightsService {
   /** The series of one flag in one environment, per variant and reason; read access as for the flag itself. */
   async series(actor: Actor, flagId: string, request: SeriesRequest): Promise<FlagInsights> {
     const flag = await this.#store.findFlagById(flagId);
-    if (flag === undefined) throw new DomainError('flag_not_found', `No flag with id "${flagId}".`);
-    const project = await accessProject(this.#store, actor.principal, flag.projectId, 'viewer');
-    const environment = request.environment ?? 'production';
+    // Another project's flag, as the route's check found it, is answered as an unknown one (decision 0020).
+    if (flag === undefined || (actor.grant !== undefined && actor.grant.projectId !== flag.projectId))
+      throw new DomainError('flag_not_found', `No flag with id "${flagId}".`);
+    const project = await accessProject(this.#store, actor, flag.projectId, 'viewer');
+    const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
     }
@@ -237,8 +239,8 @@ export class InsightsService {
     projectIdOrKey: string,
     request: { environment?: string | undefined; days: number; limit: number },
   ): Promise<{ environment: string; from: string; flags: { key: string; count: number }[] }> {
-    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
-    const environment = request.environment ?? 'production';
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
     }

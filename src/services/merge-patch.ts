@@ -1,3 +1,5 @@
+import { isPlainObject } from '../domain/json.ts';
+
 /** RFC 7396 JSON merge patch: objects merge key by key, `null` removes, anything else replaces. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return patch;
@@ -8,6 +10,3 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return result;
 }
-
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);

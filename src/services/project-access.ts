@@ -1,21 +1,27 @@
-import type { Principal, Role } from '../domain/api-key.ts';
+import type { Role } from '../domain/api-key.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
 import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
+import type { Actor } from './actor.ts';
 
 /**
- * Finds a project by id or key and checks the principal may act in it with `role`.
- * A key bound to another project gets `forbidden` whether or not the project exists,
- * so probing reveals nothing.
+ * The project a request acts in, checked that the actor may act in it with `role`. When the
+ * route's access check already resolved it (the actor's grant), that is trusted as it is;
+ * otherwise (the CLI, direct calls) the project is found by id or key and the same rules run.
+ * A key bound to another project gets `forbidden` whether or not the project exists, so
+ * probing reveals nothing.
  */
 export async function accessProject(
   store: ProjectStore,
-  principal: Principal,
+  actor: Actor,
   idOrKey: string,
   role: Role,
   environment?: string,
 ): Promise<Project> {
+  const granted = actor.grant?.project;
+  if (granted !== undefined && (granted.id === idOrKey || granted.key === idOrKey)) return granted;
+  const { principal } = actor;
   const project = await store.findProject(idOrKey);
   if (principal.projectId !== null && project?.id !== principal.projectId) {
     throw new DomainError('forbidden', 'This API key has no access to this project.');

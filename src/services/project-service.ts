@@ -48,7 +48,7 @@ export class ProjectService {
   }
 
   get(actor: Actor, idOrKey: string): Promise<Project> {
-    return accessProject(this.#deps.store, actor.principal, idOrKey, 'viewer');
+    return accessProject(this.#deps.store, actor, idOrKey, 'viewer');
   }
 
   async create(actor: Actor, input: CreateProjectInput): Promise<Project> {
@@ -75,7 +75,7 @@ export class ProjectService {
     patch: ProjectPatch,
     options: { ifMatch?: number | undefined },
   ): Promise<Project> {
-    const project = await accessProject(this.#deps.store, actor.principal, idOrKey, 'admin');
+    const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
     return this.#deps.store.transaction(async (tx) => {
       const stored = (await tx.findProject(project.id)) ?? project;
       checkIfMatch(options.ifMatch, stored.version);
@@ -98,7 +98,7 @@ export class ProjectService {
   }
 
   async delete(actor: Actor, idOrKey: string, options: { ifMatch?: number | undefined }): Promise<void> {
-    const project = await accessProject(this.#deps.store, actor.principal, idOrKey, 'admin');
+    const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
     authorizeOrganisation(actor.principal, 'admin');
     checkIfMatch(options.ifMatch, project.version);
     await this.#deps.store.transaction(async (tx) => {

@@ -34,19 +34,47 @@ export class SegmentService {
   }
 
   async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<Segment>> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'viewer');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
     return this.#deps.store.listSegments(project.id, page);
   }
 
   async get(actor: Actor, segmentId: string): Promise<Segment> {
     const segment = await this.#deps.store.findSegmentById(segmentId);
-    if (segment === undefined) throw notFound(`No segment with id "${segmentId}".`);
-    await accessProject(this.#deps.store, actor.principal, segment.projectId, 'viewer');
-    return segment;
+    await this.#projectOfSegment(actor, segment, segmentId, 'viewer');
+    return segment as Segment;
+  }
+
+  /**
+   * The project of a segment named by id: the route's grant when it ran (unset when the segment
+   * is unknown or another project's: both 404), else the segment's own after the same rules.
+   */
+  async #projectOfSegment(
+    actor: Actor,
+    segment: Segment | undefined,
+    segmentId: string,
+    role: 'viewer' | 'editor',
+  ): Promise<string> {
+    const missing = () => notFound(`No segment with id "${segmentId}".`);
+    if (actor.grant !== undefined) {
+      const { projectId } = actor.grant;
+      if (projectId === undefined || (segment !== undefined && segment.projectId !== projectId))
+        throw missing();
+      return projectId;
+    }
+    if (segment === undefined) throw missing();
+    await accessProject(this.#deps.store, actor, segment.projectId, role);
+    if (role === 'editor') requireAllEnvironments(actor.principal);
+    return segment.projectId;
+  }
+
+  /** The project a write of the segment acts in; read here only when no route resolved it. */
+  async #writableProject(actor: Actor, segmentId: string): Promise<string> {
+    const segment = actor.grant === undefined ? await this.#deps.store.findSegmentById(segmentId) : undefined;
+    return this.#projectOfSegment(actor, segment, segmentId, 'editor');
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
-    const project = await accessProject(this.#deps.store, actor.principal, projectIdOrKey, 'editor');
+    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
     requireAllEnvironments(actor.principal);
     const at = now();
@@ -85,10 +113,8 @@ export class SegmentService {
     patch: SegmentPatch,
     options: { ifMatch?: number | undefined },
   ): Promise<Segment> {
-    const current = await this.get(actor, segmentId);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
-    requireAllEnvironments(actor.principal);
-    return this.#replace(actor, current, options.ifMatch, 'segment.updated', async (stored) => {
+    const projectId = await this.#writableProject(actor, segmentId);
+    return this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (stored) => {
       const merged = mergePatch(stored, patch) as Segment;
       return {
         ...merged,
@@ -110,36 +136,43 @@ export class SegmentService {
     version: number,
     options: { ifMatch?: number | undefined },
   ): Promise<Segment> {
-    const current = await this.get(actor, segmentId);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
-    requireAllEnvironments(actor.principal);
-    return this.#replace(actor, current, options.ifMatch, 'segment.restored', async (stored, tx) => {
-      const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
-      return {
-        ...earlier,
-        id: stored.id,
-        projectId: stored.projectId,
-        key: stored.key,
-        version: stored.version + 1,
-        createdAt: stored.createdAt,
-        updatedAt: now(),
-      };
-    });
+    const projectId = await this.#writableProject(actor, segmentId);
+    return this.#replace(
+      actor,
+      projectId,
+      segmentId,
+      options.ifMatch,
+      'segment.restored',
+      async (stored, tx) => {
+        const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
+        return {
+          ...earlier,
+          id: stored.id,
+          projectId: stored.projectId,
+          key: stored.key,
+          version: stored.version + 1,
+          createdAt: stored.createdAt,
+          updatedAt: now(),
+        };
+      },
+    );
   }
 
   /** The one way a stored segment is rewritten: checked, validated, written unless raced, audited. */
   async #replace(
     actor: Actor,
-    current: Segment,
+    projectId: string,
+    segmentId: string,
     ifMatch: number | undefined,
     action: string,
     build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
   ): Promise<Segment> {
-    const segmentId = current.id;
-    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
+      // The one read of the segment, locked until commit: a concurrent patch without If-Match
+      // waits its turn instead of failing.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      if (stored === undefined || stored.projectId !== projectId)
+        throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(ifMatch, stored.version);
       const next = await build(stored, tx);
       await this.#validate(tx, next);
@@ -167,14 +200,13 @@ export class SegmentService {
   }
 
   async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
-    const current = await this.get(actor, segmentId);
-    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
-    requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+    const projectId = await this.#writableProject(actor, segmentId);
+    await commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
       // Locked first, so writes naming the segment either committed already (and show up as
       // users below) or wait, and then find it gone.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      if (stored === undefined || stored.projectId !== projectId)
+        throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const users = segmentUsers(
         stored.key,

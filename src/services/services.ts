@@ -1,3 +1,4 @@
+import type { Clock } from '../domain/clock.ts';
 import { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { ProjectChanges } from '../realtime/project-changes.ts';
 import { SseStreams } from '../realtime/sse-streams.ts';
@@ -48,7 +49,8 @@ export interface Services {
 
 export interface ServiceOptions {
   readonly sessions?: SessionOptions;
-  readonly clock?: () => number;
+  /** Read by everything that needs the time; tests pass a fake one. */
+  readonly clock?: Clock;
   /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
   readonly snapshots?: SnapshotRegistry;
   /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
@@ -73,12 +75,12 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
     apiKeys,
-    access: new AccessChecks(store),
+    access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots, insights.counter, options.clock),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
-    sessions: new SessionService(store, options.sessions),
+    sessions: new SessionService(store, { clock: options.clock, ...options.sessions }),
     insights,
     health: new HealthService(store),
   };

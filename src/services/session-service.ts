@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { newId } from './ids.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
+import { TokenBuckets } from './token-buckets.ts';
 
 /** The rate-limit state a response reports (SPEC §5 headers). */
 export interface LimitState {
@@ -34,57 +36,15 @@ export interface BucketPolicy {
   readonly refillMs: number;
 }
 
-interface Bucket {
-  tokens: number;
-  at: number;
-}
-
-/** Token buckets by name, in memory: one node's view, which is enough to make guessing slow. */
-class Buckets {
-  readonly #policy: BucketPolicy;
-  readonly #buckets = new Map<string, Bucket>();
-
-  constructor(policy: BucketPolicy) {
-    this.#policy = policy;
-  }
-
-  #current(name: string, now: number): Bucket {
-    const { capacity, refillMs } = this.#policy;
-    const bucket = this.#buckets.get(name) ?? { tokens: capacity, at: now };
-    bucket.tokens = Math.min(capacity, bucket.tokens + (now - bucket.at) / refillMs);
-    bucket.at = now;
-    return bucket;
-  }
-
-  state(name: string, now: number): LimitState & { retryAfterMs: number } {
-    const { capacity, refillMs } = this.#policy;
-    const { tokens } = this.#current(name, now);
-    return {
-      limit: capacity,
-      remaining: Math.floor(tokens),
-      resetSeconds: Math.ceil(((capacity - tokens) * refillMs) / 1000),
-      retryAfterMs: tokens >= 1 ? 0 : (1 - tokens) * refillMs,
-    };
-  }
-
-  take(name: string, now: number): void {
-    const bucket = this.#current(name, now);
-    bucket.tokens = Math.max(0, bucket.tokens - 1);
-    this.#buckets.set(name, bucket);
-    if (this.#buckets.size > 10_000) this.#prune(now);
-  }
-
-  reset(name: string): void {
-    this.#buckets.delete(name);
-  }
-
-  /** Forgets buckets that have refilled: they say nothing a fresh one would not. */
-  #prune(now: number): void {
-    for (const [name, bucket] of this.#buckets) {
-      if (bucket.tokens + (now - bucket.at) / this.#policy.refillMs >= this.#policy.capacity)
-        this.#buckets.delete(name);
-    }
-  }
+/** The sign-in limit of one bucket, as the response headers show it. */
+function limitOf(buckets: TokenBuckets, key: string): LimitState & { retryAfterMs: number } {
+  const bucket = buckets.peek(key);
+  return {
+    limit: buckets.capacity,
+    remaining: Math.floor(bucket.tokens),
+    resetSeconds: buckets.resetSeconds(bucket),
+    retryAfterMs: buckets.retryAfterMs(bucket),
+  };
 }
 
 export interface SessionOptions {
@@ -94,7 +54,7 @@ export interface SessionOptions {
   readonly perAccount?: BucketPolicy;
   /** Failed sign-ins per client address. Default 20, one back every 15 seconds. */
   readonly perAddress?: BucketPolicy;
-  readonly clock?: () => Date;
+  readonly clock?: Clock;
 }
 
 export interface StartedSession {
@@ -130,17 +90,19 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 export class SessionService {
   readonly #store: AccountStore;
   readonly #ttlMs: number;
-  readonly #perAccount: Buckets;
-  readonly #perAddress: Buckets;
-  readonly #clock: () => Date;
+  readonly #perAccount: TokenBuckets;
+  readonly #perAddress: TokenBuckets;
+  readonly #clock: Clock;
   #lastSweep = 0;
 
   constructor(store: AccountStore, options: SessionOptions = {}) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 7 * DAY_MS;
-    this.#perAccount = new Buckets(options.perAccount ?? { capacity: 5, refillMs: 60_000 });
-    this.#perAddress = new Buckets(options.perAddress ?? { capacity: 20, refillMs: 15_000 });
-    this.#clock = options.clock ?? (() => new Date());
+    this.#clock = options.clock ?? systemClock;
+    const buckets = ({ capacity, refillMs }: BucketPolicy) =>
+      new TokenBuckets({ capacity, perSecond: 1000 / refillMs, clock: this.#clock });
+    this.#perAccount = buckets(options.perAccount ?? { capacity: 5, refillMs: 60_000 });
+    this.#perAddress = buckets(options.perAddress ?? { capacity: 20, refillMs: 15_000 });
   }
 
   /**
@@ -152,15 +114,15 @@ export class SessionService {
     password: string,
     address: string,
   ): Promise<StartedSession & { limit: LimitState }> {
-    const now = this.#clock().getTime();
+    const now = this.#clock();
     const accountKey = normaliseEmail(email);
-    this.#refuseWhenThrottled(accountKey, address, now);
+    this.#refuseWhenThrottled(accountKey, address);
     const account = await this.#store.findAccountByEmail(accountKey);
     // Unknown emails cost the same time as wrong passwords, so timing reveals no accounts.
     const valid = await verifyPassword(password, account?.passwordHash ?? UNUSABLE_HASH);
     if (account === undefined || !valid) {
-      this.#perAccount.take(accountKey, now);
-      this.#perAddress.take(address, now);
+      this.#perAccount.take(accountKey);
+      this.#perAddress.take(address);
       throw new DomainError('unauthorized', 'The email or password is not right.');
     }
     this.#perAccount.reset(accountKey);
@@ -169,7 +131,7 @@ export class SessionService {
     // A lost race means another sign-in of this account wrote its time just now: good enough.
     await this.#store.updateAccount(signedIn, account.version);
     const started = await this.start(signedIn);
-    return { ...started, limit: this.#tighter(accountKey, address, now) };
+    return { ...started, limit: this.#tighter(accountKey, address) };
   }
 
   /** Starts a session for an account that has just proved who it is (sign-in, accepted invitation). */
@@ -180,14 +142,14 @@ export class SessionService {
       id: newId('ses'),
       accountId: account.id,
       tokenHash: hashSecret(token),
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + this.#ttlMs).toISOString(),
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + this.#ttlMs).toISOString(),
     };
     await this.#store.insertSession(session);
     // Expired sessions are refused anyway; dropping them hourly keeps the table small.
-    if (now.getTime() - this.#lastSweep > 60 * 60 * 1000) {
-      this.#lastSweep = now.getTime();
-      await this.#store.deleteExpiredSessions(now.toISOString());
+    if (now - this.#lastSweep > 60 * 60 * 1000) {
+      this.#lastSweep = now;
+      await this.#store.deleteExpiredSessions(new Date(now).toISOString());
     }
     return { token, session, account: publicAccount(account) };
   }
@@ -201,7 +163,7 @@ export class SessionService {
   async authenticateHash(tokenHash: string): Promise<AuthenticatedSession | undefined> {
     const session = await this.#store.findSessionByHash(tokenHash);
     if (session === undefined) return undefined;
-    if (Date.parse(session.expiresAt) <= this.#clock().getTime()) {
+    if (Date.parse(session.expiresAt) <= this.#clock()) {
       await this.#store.deleteSession(session.id);
       return undefined;
     }
@@ -221,19 +183,19 @@ export class SessionService {
     return Math.floor(this.#ttlMs / 1000);
   }
 
-  #refuseWhenThrottled(accountKey: string, address: string, now: number): void {
-    const account = this.#perAccount.state(accountKey, now);
-    const byAddress = this.#perAddress.state(address, now);
+  #refuseWhenThrottled(accountKey: string, address: string): void {
+    const account = limitOf(this.#perAccount, accountKey);
+    const byAddress = limitOf(this.#perAddress, address);
     const wait = Math.max(account.retryAfterMs, byAddress.retryAfterMs);
     if (wait > 0) {
-      throw new SignInThrottled(this.#tighter(accountKey, address, now), Math.ceil(wait / 1000));
+      throw new SignInThrottled(this.#tighter(accountKey, address), Math.ceil(wait / 1000));
     }
   }
 
   /** The state of whichever bucket has fewer attempts left. */
-  #tighter(accountKey: string, address: string, now: number): LimitState {
-    const a = this.#perAccount.state(accountKey, now);
-    const b = this.#perAddress.state(address, now);
+  #tighter(accountKey: string, address: string): LimitState {
+    const a = limitOf(this.#perAccount, accountKey);
+    const b = limitOf(this.#perAddress, address);
     const { limit, remaining, resetSeconds } = a.remaining <= b.remaining ? a : b;
     return { limit, remaining, resetSeconds };
   }

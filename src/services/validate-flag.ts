@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FieldError } from '../domain/errors.ts';
 import type { Flag, FlagEnvironment, FlagType, JsonValue, Rollout } from '../domain/flag.ts';
+import { isPlainObject } from '../domain/json.ts';
 import { MAX_TOTAL_WEIGHT } from '../evaluation/bucketing.ts';
 import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
-import { isPlainObject } from './merge-patch.ts';
 import { validateRuleAudience, validateRules } from './validate-rules.ts';
 
 const VALUE_CHECKS: Readonly<Record<FlagType, (value: unknown) => boolean>> = {

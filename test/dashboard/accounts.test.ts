@@ -436,7 +436,7 @@ describe('sign-in rate limit and session lifetime', () => {
       sessions: {
         perAccount: { capacity: 3, refillMs: 60_000 },
         perAddress: { capacity: 5, refillMs: 60_000 },
-        clock: () => new Date(clock),
+        clock: () => clock,
       },
     });
   });

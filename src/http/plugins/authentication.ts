@@ -8,7 +8,7 @@ import type {
   RouteOptions,
 } from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
-import type { AccessChecks } from '../../services/access.ts';
+import type { AccessChecks, Grant } from '../../services/access.ts';
 import type { ApiKeyService } from '../../services/api-key-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by authentication on every /v1 and /ofrep request that gets past it. */
     principal?: Principal;
+    /** What the route's access check established (route-access.ts), for the use case to trust. */
+    grant?: Grant;
   }
   interface FastifyContextConfig {
     /** Who may call the route (see route-access.ts); `'public'`: no authentication at all. */
@@ -273,15 +275,22 @@ function authorizationHook(checks: AccessChecks, access: RouteAccess) {
       done();
       return;
     }
-    let pending: Promise<void> | undefined;
+    let grant: Grant | Promise<Grant>;
     try {
-      pending = checks.check(principal, access.role, access.target(request), access.environments?.(request));
+      grant = checks.check(principal, access.role, access.target(request), access.environments?.(request));
     } catch (error) {
       done(error as Error);
       return;
     }
-    if (pending === undefined) done();
-    else pending.then(() => done(), done);
+    if (!(grant instanceof Promise)) {
+      request.grant = grant;
+      done();
+      return;
+    }
+    grant.then((granted) => {
+      request.grant = granted;
+      done();
+    }, done);
   };
 }
 

@@ -1,97 +1,12 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { Bucket, TokenBuckets } from '../../services/token-buckets.ts';
 import { problem, sendProblem } from '../problem.ts';
 
-/** Milliseconds since the epoch; tests pass a fake one. */
-export type Clock = () => number;
+export type { Clock } from '../../domain/clock.ts';
+export { type Bucket, TokenBuckets } from '../../services/token-buckets.ts';
 
 /** The budgets a route can draw from (`config: { rateLimit: 'evaluation' }`); `false` exempts it. */
 export type RateLimitBudget = 'evaluation' | 'management';
-
-/** One bucket: `tokens` as of `at` (ms). Mutated in place, so taking a token allocates nothing. */
-export interface Bucket {
-  tokens: number;
-  at: number;
-  /** Whether the last `take` got a token. */
-  allowed: boolean;
-}
-
-export interface TokenBucketOptions {
-  /** The most tokens a bucket holds: the burst allowed after a quiet spell. */
-  readonly capacity: number;
-  /** Tokens added per second, continuously. */
-  readonly perSecond: number;
-  readonly clock: Clock;
-}
-
-/** Above this many buckets, full ones (idle long enough to have refilled) are dropped, at most once a second. */
-const SWEEP_ABOVE = 10_000;
-
-/**
- * Token buckets keyed by a string (an API key id, a client address). Taking a token is one Map
- * lookup and a little arithmetic: no timer, no allocation once the key has a bucket.
- */
-export class TokenBuckets {
-  readonly capacity: number;
-  readonly perSecond: number;
-  readonly #perMs: number;
-  readonly #clock: Clock;
-  readonly #buckets = new Map<string, Bucket>();
-  #sweptAt = 0;
-
-  constructor(options: TokenBucketOptions) {
-    this.capacity = options.capacity;
-    this.perSecond = options.perSecond;
-    this.#perMs = options.perSecond / 1000;
-    this.#clock = options.clock;
-  }
-
-  /** Refills `key`'s bucket to now and takes a token if there is one; `allowed` says whether it did. */
-  take(key: string): Bucket {
-    const bucket = this.peek(key);
-    bucket.allowed = bucket.tokens >= 1;
-    if (bucket.allowed) bucket.tokens -= 1;
-    return bucket;
-  }
-
-  /** Refills `key`'s bucket to now without taking from it. */
-  peek(key: string): Bucket {
-    const now = this.#clock();
-    let bucket = this.#buckets.get(key);
-    if (bucket === undefined) {
-      if (this.#buckets.size >= SWEEP_ABOVE) this.#sweep(now);
-      bucket = { tokens: this.capacity, at: now, allowed: true };
-      this.#buckets.set(key, bucket);
-      return bucket;
-    }
-    if (now > bucket.at) {
-      bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.#perMs);
-      bucket.at = now;
-    }
-    return bucket;
-  }
-
-  /** Whole seconds until the bucket is full again (RateLimit-Reset). */
-  resetSeconds(bucket: Bucket): number {
-    return Math.ceil((this.capacity - bucket.tokens) / this.perSecond);
-  }
-
-  /** Whole seconds until the bucket holds a token again (Retry-After); at least 1. */
-  retryAfterSeconds(bucket: Bucket): number {
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond));
-  }
-
-  get size(): number {
-    return this.#buckets.size;
-  }
-
-  #sweep(now: number): void {
-    if (now - this.#sweptAt < 1000) return;
-    this.#sweptAt = now;
-    for (const [key, bucket] of this.#buckets) {
-      if (bucket.tokens + (now - bucket.at) * this.#perMs >= this.capacity) this.#buckets.delete(key);
-    }
-  }
-}
 
 /** `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (SPEC §5) for one bucket. */
 export function setRateLimitHeaders(reply: FastifyReply, buckets: TokenBuckets, bucket: Bucket): void {

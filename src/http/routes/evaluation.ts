@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { validationFailed } from '../../domain/errors.ts';
 import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
+import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
-import { isPlainObject } from '../../services/merge-patch.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, OneOf, problems } from '../schemas/common.ts';

@@ -50,7 +50,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const { projectId, flagKey } = request.params;
       const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
       // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
-      const compiled = await services.evaluation.environmentFor(actor, { project: projectId, environment });
+      const { compiled } = await services.evaluation.target(actor, { project: projectId, environment });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
         ...wire(detail),

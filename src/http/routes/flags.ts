@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { FlagUsage } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
 import type { Page, PageRequest } from '../../storage/store.ts';
@@ -79,7 +80,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
     async (request, reply) => {
-      const { environment = 'production', tag, q, archived, stale } = request.query;
+      const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
       const list = (page: PageRequest) =>
         services.flags.list(
           actorOf(request),

@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
 import { JSON_TOO_DEEP } from '../../http/json-body.ts';
 import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
 import { actorOf } from '../../http/request-helpers.ts';
+import type { RouteAccess } from '../../http/route-access.ts';
 import type { RoutesPlugin } from '../../http/type-provider.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
@@ -70,12 +72,35 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
 
 /**
  * SPEC §6: the environment a header names, else the key's own when it is bound to exactly one,
- * else production. A header naming an environment the key does not cover is refused (403) by
- * the evaluation service, rather than silently ignored.
+ * else production. A header naming an environment the key does not cover is refused (403),
+ * rather than silently ignored.
  */
-function scopeOf(request: FastifyRequest): EvaluationScope {
+function environmentOf(request: FastifyRequest): string {
   const principal = actorOf(request).principal;
   const bound = principal.environments?.length === 1 ? principal.environments[0] : undefined;
+  return headerOf(request, ENVIRONMENT_HEADER) ?? bound ?? DEFAULT_ENVIRONMENT;
+}
+
+/** Who may evaluate over OFREP: any role, in the project of the header (or the key's own) and the environment above. */
+const OFREP_ACCESS: RouteAccess = {
+  role: 'evaluator',
+  target: (request) => ({ kind: 'project', idOrKey: headerOf(request, PROJECT_HEADER), evaluation: true }),
+  environments: (request) => [environmentOf(request)],
+  rateLimit: 'evaluation',
+};
+
+/** The evaluation's result, or undefined when the flag does not exist (OFREP's own 404 body). */
+function unlessFlagMissing<T>(evaluate: () => T): T | undefined {
+  try {
+    return evaluate();
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'flag_not_found') return undefined;
+    throw error;
+  }
+}
+
+function scopeOf(request: FastifyRequest): EvaluationScope {
+  const principal = actorOf(request).principal;
   const project = headerOf(request, PROJECT_HEADER);
   if (project === undefined && principal.projectId === null) {
     throw new OfrepError(
@@ -84,7 +109,7 @@ function scopeOf(request: FastifyRequest): EvaluationScope {
       'An organisation-wide key must name the project: send the header "X-Flagstaff-Project: <key or id>".',
     );
   }
-  return { project, environment: headerOf(request, ENVIRONMENT_HEADER) ?? bound ?? 'production' };
+  return { project, environment: environmentOf(request) };
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -195,7 +220,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
   app.post(
     '/evaluate/flags/:key',
     {
-      config: { rateLimit: 'evaluation' },
+      config: { access: OFREP_ACCESS },
       schema: {
         tags,
         summary: 'Evaluate one flag (OFREP)',
@@ -207,18 +232,12 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       },
     },
     async (request, reply) => {
-      const actor = actorOf(request);
-      const scope = scopeOf(request);
-      // Authorisation (403) comes before validation (400), as everywhere (SPEC §5).
-      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const target = await services.evaluation.target(actorOf(request), scopeOf(request));
       const context = contextOf(request.body);
       const { key } = request.params;
-      const detail = await services.evaluation.evaluate(actor, key, context, scope).catch((error) => {
-        if (error instanceof DomainError && error.code === 'flag_not_found') return undefined;
-        throw error;
-      });
+      const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
       if (detail === undefined) return reply.code(404).send(flagNotFound(key));
-      const result = toOfrepResult(detail, context, reevaluateIn(compiled, nowSeconds()));
+      const result = toOfrepResult(detail, context, reevaluateIn(target.compiled, nowSeconds()));
       return isFailure(result) ? reply.code(400).send(result) : result;
     },
   );
@@ -226,7 +245,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
   app.post(
     '/evaluate/flags',
     {
-      config: { rateLimit: 'evaluation' },
+      config: { access: OFREP_ACCESS },
       schema: {
         tags,
         summary: 'Evaluate every flag (OFREP bulk)',
@@ -258,17 +277,17 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
     async (request, reply) => {
       const actor = actorOf(request);
       const scope = scopeOf(request);
-      const resolved = await services.evaluation.resolve(actor, scope);
+      let target = await services.evaluation.target(actor, scope);
       const changeSeen = request.query.flagConfigEtag;
       if (changeSeen !== undefined && /^\d{1,15}$/.test(changeSeen)) {
         // Told of this revision by an event stream, perhaps held by another node: serve it, not an older one.
-        await awaitRevision(services.changes, resolved.projectId, Number(changeSeen), CATCH_UP_MS);
+        await awaitRevision(services.changes, target.projectId, Number(changeSeen), CATCH_UP_MS);
+        target = await services.evaluation.target(actor, scope);
       }
-      const compiled = await services.evaluation.environmentFor(actor, scope);
       const context = contextOf(request.body);
-      const reevaluate = reevaluateIn(compiled, nowSeconds());
-      const details = await services.evaluation.evaluateAll(actor, context, scope);
-      const eventStreams = eventStreamsFor(request, services, resolved.projectId, resolved.environment);
+      const reevaluate = reevaluateIn(target.compiled, nowSeconds());
+      const details = services.evaluation.evaluateAllIn(target, context);
+      const eventStreams = eventStreamsFor(request, services, target.projectId, target.environment);
       const body = JSON.stringify({
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),

@@ -1,7 +1,7 @@
 import type { EvaluationContext, EvaluationDetail, Reason } from '../../domain/evaluation-result.ts';
 import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
+import { isPlainObject } from '../../domain/json.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
-import { isPlainObject } from '../../services/merge-patch.ts';
 
 /** OFREP's reasons for SPEC §3's (SPEC §6). */
 export const OFREP_REASONS: Readonly<Record<Reason, string>> = {

@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Flag } from '../src/domain/flag.ts';
+import { bootstrap } from '../src/services/bootstrap.ts';
+import { createServices } from '../src/services/services.ts';
+import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
+import { createSqlStore } from '../src/storage/sql/sql-store.ts';
+import type { Store } from '../src/storage/store.ts';
+import { isMain, sendResult } from './child.ts';
+import { type Row, ratio, si } from './stats.ts';
+
+// Write throughput against project size (issue 16, item 8): flag patches per second through the
+// use case, with this node's snapshot loaded (so the snapshot patch is paid too), in a project of
+// 100 flags (the baseline) and of 5,000. Each write should cost O(the changed flag): the ratio
+// says how much a big project slows a write down. SQLite always; PostgreSQL when
+// FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL) names one.
+
+const SIZES = [100, 5_000] as const;
+const SECONDS = 3;
+const ENVIRONMENTS = ['development', 'staging', 'production'];
+
+interface Opened {
+  readonly store: Store;
+  close(): Promise<void>;
+}
+
+async function openSqlite(): Promise<Opened> {
+  const folder = mkdtempSync(join(tmpdir(), 'flagstaff-writes-'));
+  const { db } = openDatabase(`sqlite:${join(folder, 'bench.db')}`);
+  await migrateToLatest(db);
+  return {
+    store: createSqlStore(db),
+    close: async () => {
+      await db.destroy();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Opened> {
+  const schema = `bench_writes_${process.pid}_${Date.now()}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  const { db } = openDatabase(url, { schema });
+  await migrateToLatest(db);
+  return {
+    store: createSqlStore(db),
+    close: async () => {
+      await db.destroy();
+      await admin(`drop schema ${schema} cascade`);
+    },
+  };
+}
+
+const aFlag = (projectId: string, key: string): Flag => {
+  const at = new Date().toISOString();
+  return {
+    id: `flg_bench_${key}`,
+    projectId,
+    key,
+    name: key,
+    description: '',
+    type: 'boolean',
+    variants: [
+      { key: 'on', value: true },
+      { key: 'off', value: false },
+    ],
+    tags: [],
+    archived: false,
+    metadata: {},
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+    environments: Object.fromEntries(
+      ENVIRONMENTS.map((e) => [
+        e,
+        { enabled: true, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] },
+      ]),
+    ),
+  };
+};
+
+/** Patches per second on one project of `size` flags, over a fresh database. */
+async function writesPerSecond(open: () => Promise<Opened> | Opened, size: number): Promise<number> {
+  const { store, close } = await open();
+  try {
+    await bootstrap(store, undefined);
+    const services = createServices(store);
+    const setup = {
+      principal: {
+        type: 'api_key' as const,
+        id: 'bench',
+        name: 'bench',
+        role: 'admin' as const,
+        projectId: null,
+        environments: null,
+      },
+      requestId: 'bench',
+    };
+    const project = await services.projects.create(setup, {
+      key: 'bench',
+      environments: ENVIRONMENTS.map((key) => ({ key })),
+    });
+    const flags = Array.from({ length: size }, (_, i) =>
+      aFlag(project.id, `flag-${String(i).padStart(5, '0')}`),
+    );
+    await store.transaction(async (tx) => {
+      for (const flag of flags) await tx.insertFlag(flag);
+    });
+    // As a request through the route would: the access check resolved the project once.
+    const actor = { ...setup, grant: { projectId: project.id } };
+    await services.evaluation.evaluate(actor, 'flag-00000', {}, { environment: 'production' });
+    let writes = 0;
+    const until = performance.now() + SECONDS * 1000;
+    while (performance.now() < until) {
+      const flag = flags[writes % flags.length] as Flag;
+      await services.flags.patch(
+        actor,
+        flag.id,
+        { enabled: writes % 2 === 0 },
+        { environment: 'production' },
+      );
+      writes++;
+    }
+    return writes / SECONDS;
+  } finally {
+    await close();
+  }
+}
+
+async function rows(): Promise<Row[]> {
+  const databases: [string, () => Promise<Opened> | Opened][] = [['SQLite', openSqlite]];
+  const url = process.env.FLAGSTAFF_BENCH_DATABASE_URL || process.env.FLAGSTAFF_TEST_DATABASE_URL;
+  if (url) databases.push(['PostgreSQL', () => openPostgres(url)]);
+  const result: Row[] = [];
+  for (const [name, open] of databases) {
+    const [small, large] = [await writesPerSecond(open, SIZES[0]), await writesPerSecond(open, SIZES[1])];
+    result.push({
+      section: 'writes',
+      figure: `${name}: flag patches/s, ${SIZES[1]} flags (baseline ${SIZES[0]} flags)`,
+      value: `${si(large)}/s`,
+      baseline: `${si(small)}/s`,
+      ratio: large / small,
+      target: '≥ 0.8',
+      met: large / small >= 0.8,
+    });
+  }
+  return result;
+}
+
+if (isMain(import.meta.url)) {
+  const result = await rows();
+  if (process.send) sendResult(result);
+  else
+    for (const row of result)
+      console.log(`${row.figure}: ${row.value} vs ${row.baseline} (${ratio(row.ratio)})`);
+}
