@@ -6,6 +6,7 @@ import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
+import { SnapshotRegistry } from './services/snapshots.ts';
 import { openStore } from './storage/open-store.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
@@ -33,7 +34,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     email: config.adminEmail,
     password: config.adminPassword,
   });
-  const services = createServices(store, { insights: config.insights });
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots, insights: config.insights });
   const app = await buildApp({
     services,
     logger: loggerOptions(config.logLevel),
@@ -43,7 +45,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     },
   });
   const poller = setInterval(() => {
-    services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
+    snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
   }, POLL_INTERVAL_MS);
   poller.unref();
   const flushUsage = () =>

@@ -200,16 +200,3 @@ export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): Com
   const keys = base.flagKeys.filter((key) => key !== flagKey);
   return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
 }
-
-/** A new snapshot with the project's segments replaced: every flag is recompiled, since any may name them. */
-export function withSegments(
-  compiled: CompiledEnvironment,
-  segments: readonly Segment[],
-): CompiledEnvironment {
-  const base = snapshotOf(compiled);
-  return compileEnvironment({
-    environmentKey: base.environmentKey,
-    flags: [...base.sources.values()],
-    segments,
-  });
-}

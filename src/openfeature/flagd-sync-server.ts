@@ -14,7 +14,6 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import type { Principal } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
-import { accessProject } from '../services/project-access.ts';
 import type { Services } from '../services/services.ts';
 import { parseSyncSelector } from './flagd/sync-selector.ts';
 
@@ -85,7 +84,7 @@ export async function startFlagdSyncServer(
 
   const payloadOf = (source: SyncSource): Promise<string> => {
     const key = `${source.projectId}/${source.environment}`;
-    const revision = services.snapshots.revisionOf(source.projectId) ?? 0;
+    const revision = services.changes.revisionOf(source.projectId) ?? 0;
     const cached = payloads.get(key);
     if (cached !== undefined && cached.revision === revision) return cached.payload;
     const payload = services.flagd
@@ -115,17 +114,12 @@ export async function startFlagdSyncServer(
         'The API key in the selector is unknown, revoked or expired.',
       );
     }
-    const project = await accessProject(
-      services.store,
-      principal,
-      parsed.project,
-      'evaluator',
-      parsed.environment,
+    // The same checks as an evaluation request's: the key's project and environments, and an environment that exists.
+    const { projectId } = await services.evaluation.resolve(
+      { principal, requestId: 'flagd-sync' },
+      { project: parsed.project, environment: parsed.environment },
     );
-    if ((await services.snapshots.environment(project.id, parsed.environment)) === null) {
-      throw new SyncRefusal(status.NOT_FOUND, `No environment "${parsed.environment}" in this project.`);
-    }
-    return { principal, projectId: project.id, environment: parsed.environment };
+    return { principal, projectId, environment: parsed.environment };
   };
 
   const syncFlags = async (call: ServerWritableStream<SyncRequest, unknown>) => {
@@ -158,7 +152,7 @@ export async function startFlagdSyncServer(
       cleanup();
       call.emit('error', { code, details });
     };
-    const unsubscribe = services.snapshots.subscribe(source.projectId, push);
+    const unsubscribe = services.changes.subscribe(source.projectId, push);
     const unrevoke = services.revocations.subscribe(source.principal.id, () =>
       end(status.UNAUTHENTICATED, 'The API key was revoked.'),
     );

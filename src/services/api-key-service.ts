@@ -1,7 +1,7 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import type { KeyRevocations } from '../realtime/key-revocations.ts';
-import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
+import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -35,7 +35,7 @@ const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 const LOOKUP_BATCH = 500;
 
 export class ApiKeyService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
   /**
@@ -47,7 +47,7 @@ export class ApiKeyService {
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
+  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
     this.#revocations = options.revocations;

@@ -3,7 +3,7 @@ import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-r
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
-import type { Store } from '../storage/store.ts';
+import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
@@ -17,14 +17,14 @@ export interface EvaluationScope {
 
 /** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
 export class EvaluationService {
-  readonly #store: Store;
+  readonly #store: ProjectStore;
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
   /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
   readonly #counter: EvaluationCounter | null;
 
-  constructor(store: Store, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
+  constructor(store: ProjectStore, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
     this.#store = store;
     this.#snapshots = snapshots;
     this.#counter = counter;
@@ -52,6 +52,11 @@ export class EvaluationService {
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
     return { projectId, environment, compiled };
+  }
+
+  /** Whether the project (by id) has the environment, as this node's snapshots know it. */
+  async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
+    return (await this.#snapshots.environment(projectId, environment)) !== null;
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
@@ -82,6 +87,18 @@ export class EvaluationService {
     this.counts.count(projectId, environment, result.reason);
     this.#counter?.count(projectId, environment, result);
     return result;
+  }
+
+  /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
+  async explain(
+    actor: Actor,
+    projectIdOrKey: string,
+    flagKey: string,
+    context: EvaluationContext,
+    environment: string,
+  ): Promise<EvaluationDetail> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
+    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
   }
 
   async evaluateAll(

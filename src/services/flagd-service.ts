@@ -5,7 +5,7 @@ import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
 import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
-import type { Store } from '../storage/store.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -56,7 +56,7 @@ export class FlagdService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 

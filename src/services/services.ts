@@ -1,4 +1,5 @@
 import { KeyRevocations } from '../realtime/key-revocations.ts';
+import type { ProjectChanges } from '../realtime/project-changes.ts';
 import { SseStreams } from '../realtime/sse-streams.ts';
 import { StreamAccess } from '../realtime/stream-access.ts';
 import type { Store } from '../storage/store.ts';
@@ -10,15 +11,17 @@ import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
+import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
 
+/** The use cases routes may call; storage and the snapshots stay behind them. */
 export interface Services {
-  readonly store: Store;
-  readonly snapshots: SnapshotRegistry;
+  /** Every change this node's snapshots take on, for the real-time streams to subscribe to. */
+  readonly changes: ProjectChanges;
   /** Revoked keys, announced to their open streams. */
   readonly revocations: KeyRevocations;
   /** Signed URLs for streams whose clients cannot send headers (OFREP SSE). */
@@ -36,26 +39,27 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly health: HealthService;
   readonly insights: InsightsService;
 }
 
+export interface ServiceOptions {
+  readonly sessions?: SessionOptions;
+  readonly clock?: () => number;
+  /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
+  readonly snapshots?: SnapshotRegistry;
+  /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
+  readonly insights?: boolean;
+}
+
 /** Wires every use case to one store and one snapshot registry. */
-export function createServices(
-  store: Store,
-  options: {
-    sessions?: SessionOptions;
-    clock?: () => number;
-    /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
-    insights?: boolean;
-  } = {},
-): Services {
-  const snapshots = new SnapshotRegistry(store);
+export function createServices(store: Store, options: ServiceOptions = {}): Services {
+  const snapshots = options.snapshots ?? new SnapshotRegistry(store);
   const deps = { store, snapshots };
   const revocations = new KeyRevocations();
   const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   return {
-    store,
-    snapshots,
+    changes: snapshots,
     revocations,
     streamAccess: new StreamAccess(store, options.clock),
     eventStreams: new SseStreams(snapshots, revocations),
@@ -71,5 +75,6 @@ export function createServices(
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
     insights,
+    health: new HealthService(store),
   };
 }

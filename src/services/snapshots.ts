@@ -1,3 +1,4 @@
+import type { Flag } from '../domain/flag.ts';
 import {
   type CompiledEnvironment,
   compileEnvironment,
@@ -6,7 +7,7 @@ import {
 } from '../evaluation/compile-environment.ts';
 import { ListenerHub } from '../realtime/listener-hub.ts';
 import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
-import type { Store } from '../storage/store.ts';
+import type { EvaluationSource } from '../storage/store.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -14,8 +15,11 @@ interface ProjectSnapshot {
   readonly environments: ReadonlyMap<string, CompiledEnvironment>;
 }
 
-/** What a committed write changed, so the snapshot can be patched rather than rebuilt. */
-export type Change = { readonly flagId: string; readonly flagKey: string } | 'project';
+/**
+ * What a committed write changed, so the snapshot can be patched rather than rebuilt: the flag
+ * as written, the key of a deleted flag, or anything else of the project (rebuild).
+ */
+export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
@@ -23,7 +27,7 @@ export type Change = { readonly flagId: string; readonly flagKey: string } | 'pr
  * writes made by other nodes (they bump the project's revision in the database).
  */
 export class SnapshotRegistry implements ProjectChanges {
-  readonly #store: Store;
+  readonly #source: EvaluationSource;
   /** Told of every snapshot that moved to a newer revision, for the real-time streams. */
   readonly #changes = new ListenerHub<ProjectChange>();
   readonly #changedAt = new Map<string, number>();
@@ -33,8 +37,8 @@ export class SnapshotRegistry implements ProjectChanges {
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(store: Store) {
-    this.#store = store;
+  constructor(source: EvaluationSource) {
+    this.#source = source;
   }
 
   /** The compiled environment when loaded; `undefined` when not loaded yet (call `environment`). */
@@ -59,10 +63,12 @@ export class SnapshotRegistry implements ProjectChanges {
         await this.#load(projectId);
         return;
       }
-      const flag = await this.#store.findFlagById(change.flagId);
       const environments = new Map<string, CompiledEnvironment>();
       for (const [key, compiled] of current.environments) {
-        environments.set(key, flag ? withFlag(compiled, flag) : withoutFlag(compiled, change.flagKey));
+        environments.set(
+          key,
+          'written' in change ? withFlag(compiled, change.written) : withoutFlag(compiled, change.removed),
+        );
       }
       this.#install(projectId, { revision, environments });
     });
@@ -109,7 +115,7 @@ export class SnapshotRegistry implements ProjectChanges {
 
   /** Rebuilds every loaded project whose revision moved in the database (writes by other nodes). */
   async poll(): Promise<void> {
-    const revisions = await this.#store.listRevisions();
+    const revisions = await this.#source.listRevisions();
     // Projects deleted by another node: forget what this node remembered of them.
     for (const projectId of new Set(this.#projectIds.values())) {
       if (!revisions.has(projectId)) this.forget(projectId);
@@ -129,15 +135,7 @@ export class SnapshotRegistry implements ProjectChanges {
   }
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
-    const { revision, flags, segments, environments } = await this.#store.transaction(async (tx) => {
-      const revisions = await tx.listRevisions();
-      return {
-        revision: revisions.get(projectId) ?? 0,
-        flags: await tx.allFlags(projectId),
-        segments: await tx.allSegments(projectId),
-        environments: await tx.listEnvironments(projectId),
-      };
-    });
+    const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
     const snapshot: ProjectSnapshot = {
       revision,
       environments: new Map(

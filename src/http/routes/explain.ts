@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accessProject } from '../../services/project-access.ts';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
@@ -39,20 +39,12 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request) => {
-      const actor = actorOf(request);
-      const environment = request.body.environment ?? 'production';
-      const project = await accessProject(
-        services.store,
-        actor.principal,
+      const detail = await services.evaluation.explain(
+        actorOf(request),
         request.params.projectId,
-        'viewer',
-        environment,
-      );
-      const detail = await services.evaluation.evaluate(
-        actor,
         request.params.flagKey,
         request.body.attributes ?? {},
-        { project: project.id, environment },
+        request.body.environment ?? DEFAULT_ENVIRONMENT,
       );
       return {
         ...wire(detail),

@@ -7,7 +7,7 @@ export const healthRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     try {
-      await services.store.ping();
+      await services.health.databaseReady();
       return { status: 'ready' };
     } catch (error) {
       request.log.warn({ err: error }, 'database not ready');

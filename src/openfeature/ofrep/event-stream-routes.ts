@@ -35,7 +35,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (ap
     },
     async (request, reply) => {
       const grant = await services.streamAccess.verify(request.query.token);
-      if ((await services.snapshots.environment(grant.projectId, grant.environment)) === null) {
+      if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
         throw new DomainError('not_found', 'The environment of this stream no longer exists.');
       }
       const lastEventId = request.headers['last-event-id'];

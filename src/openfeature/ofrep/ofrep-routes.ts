@@ -260,7 +260,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       const changeSeen = request.query.flagConfigEtag;
       if (changeSeen !== undefined && /^\d{1,15}$/.test(changeSeen)) {
         // Told of this revision by an event stream, perhaps held by another node: serve it, not an older one.
-        await awaitRevision(services.snapshots, resolved.projectId, Number(changeSeen), CATCH_UP_MS);
+        await awaitRevision(services.changes, resolved.projectId, Number(changeSeen), CATCH_UP_MS);
       }
       const compiled = await services.evaluation.environmentFor(actor, scope);
       const context = contextOf(request.body);

@@ -106,6 +106,7 @@ export interface AccountsTable {
   project_id: string | null;
   created_at: string;
   last_login_at: string | null;
+  version: number;
 }
 
 export interface InvitationsTable {
