@@ -16,6 +16,9 @@ describe('loadConfig', () => {
       corsOrigins: ['*'],
       flagdSyncPort: undefined,
       insights: true,
+      trustProxy: false,
+      otlpEndpoint: undefined,
+      otelServiceName: 'flagstaff',
     });
   });
 

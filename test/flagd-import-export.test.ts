@@ -566,14 +566,20 @@ function randomRollout(random: Random): Rollout {
 
 function randomNativeFlag(random: Random, index: number, segments: readonly Segment[]): Flag {
   const keys = segments.map((s) => s.key);
-  const rules: TargetingRule[] = Array.from({ length: Math.floor(random() * 4) }, (_, i) => ({
-    id: `rule-${i}`,
-    segments: chance(random, 0.4) ? [pick(random, keys)] : [],
-    conditions: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, [])),
-    serve: chance(random, 0.7)
-      ? { variant: pick(random, ['a', 'b', 'c']) }
-      : { rollout: randomRollout(random) },
-  }));
+  const rules: TargetingRule[] = Array.from({ length: Math.floor(random() * 4) }, (_, i) => {
+    const segments = chance(random, 0.4) ? [pick(random, keys)] : [];
+    const conditions = Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, []));
+    return {
+      id: `rule-${i}`,
+      // A rule for everyone says so, as the API requires (decision 0603); it exports as `true`.
+      ...(segments.length + conditions.length === 0 ? { matchAll: true } : {}),
+      segments,
+      conditions,
+      serve: chance(random, 0.7)
+        ? { variant: pick(random, ['a', 'b', 'c']) }
+        : { rollout: randomRollout(random) },
+    };
+  });
   const environment: FlagEnvironment = {
     enabled: chance(random, 0.9),
     offVariant: null,

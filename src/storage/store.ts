@@ -96,6 +96,10 @@ export interface KeyLookup {
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
 }
 
 /** API keys as resources: listed, created and revoked by admins. */

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { validationFailed } from '../../domain/errors.ts';
 import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
@@ -49,6 +50,7 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   const fail = (message: string) =>
     validationFailed(`attributes ${message}.`, [{ path: 'querystring:/attributes', message }]);
   if (Buffer.byteLength(text) > ATTRIBUTES_MAX) throw fail('must be at most 8 KiB');
+  if (jsonTextNestsDeeperThan(text)) throw fail(`must nest at most ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -59,8 +61,13 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   return parsed;
 }
 
+/** Attributes from a JSON body: bounded in depth first, so that measuring their size cannot overflow the stack. */
 function checkAttributesSize(attributes: EvaluationContext | undefined): EvaluationContext {
   if (attributes === undefined) return {};
+  if (nestsDeeperThan(attributes)) {
+    const message = `must nest at most ${MAX_JSON_DEPTH} levels deep`;
+    throw validationFailed(`attributes ${message}.`, [{ path: '/attributes', message }]);
+  }
   if (Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX) {
     throw validationFailed('attributes must be at most 8 KiB.', [
       { path: '/attributes', message: 'must be at most 8 KiB' },

@@ -1,5 +1,6 @@
 import type { EvaluationContext, EvaluationDetail, Reason } from '../../domain/evaluation-result.ts';
 import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
 
 /** OFREP's reasons for SPEC §3's (SPEC §6). */
@@ -68,6 +69,14 @@ export function contextOf(body: unknown): EvaluationContext {
   }
   if (Object.hasOwn(context, 'targetingKey') && typeof context.targetingKey !== 'string') {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"context.targetingKey" must be a string.');
+  }
+  // Depth first: measuring the size of a context nested 10,000 deep would overflow the stack.
+  if (nestsDeeperThan(context)) {
+    throw new OfrepError(
+      400,
+      'INVALID_CONTEXT',
+      `"context" must nest at most ${MAX_JSON_DEPTH} levels deep.`,
+    );
   }
   if (Buffer.byteLength(JSON.stringify(context)) > CONTEXT_MAX_BYTES) {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be at most 8 KiB of JSON.');

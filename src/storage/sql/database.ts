@@ -18,6 +18,8 @@ export interface EnvironmentsTable {
   key: string;
   name: string;
   description: string;
+  /** 0 or 1. */
+  protected: number;
   version: number;
   created_at: string;
   updated_at: string;
@@ -97,6 +99,12 @@ export interface ProjectRevisionsTable {
   revision: number;
 }
 
+/** Counters moved by triggers (migration 0005): `api_keys` moves with every change to a key. */
+export interface ChangeCountersTable {
+  name: string;
+  revision: number;
+}
+
 export interface AccountsTable {
   id: string;
   email: string;
@@ -161,6 +169,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   project_revisions: ProjectRevisionsTable;
+  change_counters: ChangeCountersTable;
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
