@@ -346,6 +346,7 @@ async function validateReferences(
   previous?: Flag,
 ): Promise<void> {
   const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
+  // JsonLogic targeting is checked where it changes (validateFlag): imported targeting may not compile.
   const errors = validateFlag(flag, environmentKeys, segmentKeys, previous);
   // The other flags are read only when prerequisites are involved: this flag names some, or it
   // changes variants that other flags may require.

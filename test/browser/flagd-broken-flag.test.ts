@@ -36,6 +36,8 @@ describeInChromium('a flagd flag whose targeting cannot be compiled, in the dash
     await ui.signIn(page);
     await page.goto(`${ui.server.url}/projects/flagd-shop/flags/banner`);
     const alert = page.getByRole('alert').filter({ hasText: 'This targeting cannot be evaluated' });
+    // The page opens on the first environment; the document went into production.
+    await page.getByRole('tab', { name: /Production/ }).click();
     await alert.waitFor();
     expect(await alert.textContent()).toContain('PARSE_ERROR');
     expect(await alert.textContent()).toContain('"staff"');
