@@ -14,6 +14,8 @@ export interface Config {
   readonly flagdSyncPort: number | undefined;
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;
+  /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. */
+  readonly webhooksAllowPrivate: boolean;
 }
 
 /** A configuration value the process cannot start with; its message names the variable. */
@@ -24,6 +26,13 @@ export class ConfigError extends Error {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -77,5 +86,6 @@ export function loadConfig(env: Env = process.env): Config {
       : undefined,
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
+    webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
   });
 }

@@ -8,6 +8,7 @@ import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
 import { SnapshotRegistry } from './services/snapshots.ts';
 import { openStore } from './storage/open-store.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 
 /** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
 const POLL_INTERVAL_MS = 1000;
@@ -35,7 +36,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     password: config.adminPassword,
   });
   const snapshots = new SnapshotRegistry(store);
-  const services = createServices(store, { snapshots, insights: config.insights });
+  const services = createServices(store, {
+    snapshots,
+    insights: config.insights,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+  });
   const app = await buildApp({
     services,
     logger: loggerOptions(config.logLevel),
@@ -71,6 +76,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
+  // Every node delivers webhooks; database leases keep two from sending the same attempt.
+  const dispatcher = new WebhookDispatcher(store.webhooks, {
+    log: app.log,
+    allowPrivate: config.webhooksAllowPrivate,
+  });
+  dispatcher.start();
+  app.addHook('preClose', () => dispatcher.stop());
   if (config.flagdSyncPort !== undefined) {
     const sync = await startFlagdSyncServer(services, {
       port: config.flagdSyncPort,

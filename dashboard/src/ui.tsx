@@ -448,3 +448,55 @@ export function useFocusFirstField<T extends HTMLElement>() {
   }, []);
   return ref;
 }
+
+/** A secret shown once (a new API key, a webhook's signing secret): focused, with a copy button and a warning. */
+export function OneTimeSecret({
+  title,
+  warning,
+  detail,
+  label,
+  copyLabel,
+  doneLabel,
+  value,
+  onDone,
+}: {
+  title: string;
+  warning: string;
+  detail: string;
+  label: string;
+  copyLabel: string;
+  doneLabel: string;
+  value: string;
+  onDone: () => void;
+}) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  const id = useId();
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <section className="panel secret" aria-labelledby={`${id}-title`}>
+      <h2 id={`${id}-title`} tabIndex={-1} ref={ref}>
+        {title}
+      </h2>
+      <p className="warning">
+        <strong>{warning}</strong> {detail}
+      </p>
+      <div className="secret-row">
+        <label htmlFor={`${id}-value`} className="visually-hidden">
+          {label}
+        </label>
+        <input
+          id={`${id}-value`}
+          readOnly
+          value={value}
+          spellCheck={false}
+          onFocus={(e) => e.target.select()}
+          className="mono"
+        />
+        <CopyButton text={value} label={copyLabel} />
+      </div>
+      <button type="button" className="btn primary" onClick={onDone}>
+        {doneLabel}
+      </button>
+    </section>
+  );
+}

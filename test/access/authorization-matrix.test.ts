@@ -40,6 +40,10 @@ interface RouteCase {
   readonly invalid?: (request: Request) => Request;
 }
 
+/** A fresh webhook of project alpha, at a public address (nothing is delivered in this test). */
+const webhook = (c: Context) =>
+  c.node.services.webhooks.create(setupActor, 'alpha', { url: 'https://203.0.113.10/hook', events: ['*'] });
+
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
@@ -315,6 +319,76 @@ const CASES: readonly RouteCase[] = [
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/audit-log?limit=5' }),
     invalid: badLimit,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/webhooks' }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/webhooks',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 201,
+    request: () => ({
+      url: '/v1/projects/alpha/webhooks',
+      body: { url: 'https://203.0.113.10/hook', events: ['flag.*'] },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}` }),
+  },
+  {
+    route: 'PATCH /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}`,
+      body: { active: false },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks/:webhookId/deliveries',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}/deliveries` }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 202,
+    request: async (c) => {
+      const hook = await webhook(c);
+      await c.node.services.flags.create(setupActor, 'alpha', { key: `hooked-${c.next()}` });
+      const page = await c.node.services.webhooks.deliveries(setupActor, 'alpha', hook.id, { limit: 1 });
+      return { url: `/v1/projects/alpha/webhooks/${hook.id}/deliveries/${page.items[0]?.id}/redeliver` };
+    },
   },
   {
     route: 'GET /v1/audit-log',

@@ -1,9 +1,8 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
 import { useOptionalProject } from '../app.tsx';
 import {
-  CopyButton,
   confirm,
   Empty,
   ErrorSummary,
@@ -11,6 +10,7 @@ import {
   InlineError,
   LoadError,
   Loading,
+  OneTimeSecret,
   PageTitle,
   ROLE_HELP,
   Time,
@@ -77,7 +77,18 @@ export function ApiKeysPage() {
           ? `Applications send a key as "Authorization: Bearer <key>". An evaluator key is all an application needs to evaluate the flags of ${scope.project.name}.`
           : 'Organisation-wide keys reach every project. Prefer a project key where one project is enough.'}
       </p>
-      {created && <NewSecret created={created} onDone={() => setCreated(undefined)} />}
+      {created && (
+        <OneTimeSecret
+          title={`Copy the key “${created.name}” now`}
+          warning="This is the only time the key is shown."
+          detail="Flagstaff keeps only a hash of it: if it is lost, revoke it and create another."
+          label="The new API key"
+          copyLabel="Copy key"
+          doneLabel="I have stored the key"
+          value={created.secret}
+          onDone={() => setCreated(undefined)}
+        />
+      )}
       {creating && (
         <CreateKey
           base={base}
@@ -155,40 +166,6 @@ export function ApiKeysPage() {
         </div>
       )}
     </>
-  );
-}
-
-/** The secret, once: with a copy button and a warning that it will not be shown again. */
-function NewSecret({ created, onDone }: { created: Created; onDone: () => void }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
-  return (
-    <section className="panel secret" aria-labelledby="secret-title">
-      <h2 id="secret-title" tabIndex={-1} ref={ref}>
-        Copy the key “{created.name}” now
-      </h2>
-      <p className="warning">
-        <strong>This is the only time the key is shown.</strong> Flagstaff keeps only a hash of it: if it is
-        lost, revoke it and create another.
-      </p>
-      <div className="secret-row">
-        <label htmlFor="new-secret" className="visually-hidden">
-          The new API key
-        </label>
-        <input
-          id="new-secret"
-          readOnly
-          value={created.secret}
-          spellCheck={false}
-          onFocus={(e) => e.target.select()}
-          className="mono"
-        />
-        <CopyButton text={created.secret} label="Copy key" />
-      </div>
-      <button type="button" className="btn primary" onClick={onDone}>
-        I have stored the key
-      </button>
-    </section>
   );
 }
 
