@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       flagdSyncPort: undefined,
       insights: true,
       webhooksAllowPrivate: false,
+      trustProxy: false,
     });
   });
 

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** Configuration is read from the environment once, validated, and frozen (SPEC §1). */
 export interface Config {
   readonly port: number;
@@ -16,7 +18,12 @@ export interface Config {
   readonly insights: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. */
   readonly webhooksAllowPrivate: boolean;
+  /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
+  readonly trustProxy: TrustProxy;
 }
+
+/** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
+export type TrustProxy = false | number | readonly string[];
 
 /** A configuration value the process cannot start with; its message names the variable. */
 export class ConfigError extends Error {
@@ -41,6 +48,28 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = env.FLAGSTAFF_TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const version = isIP(address);
+    const maxPrefix = version === 4 ? 32 : 128;
+    if (
+      version === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix))
+    ) {
+      throw new ConfigError(
+        `FLAGSTAFF_TRUST_PROXY must be a hop count or comma-separated addresses/CIDRs, got "${entry}"`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }
 
 function databaseUrl(env: Env): string {
@@ -84,6 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
       ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
       : undefined,
+    trustProxy: trustProxy(env),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),

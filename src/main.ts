@@ -7,11 +7,12 @@ import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
 import { SnapshotRegistry } from './services/snapshots.ts';
-import { openStore } from './storage/open-store.ts';
+import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
+import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
+import { retryUntilReachable } from './storage/retry-until-reachable.ts';
+import { createSqlStore } from './storage/sql/sql-store.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 
-/** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
-const POLL_INTERVAL_MS = 1000;
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
@@ -20,21 +21,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
   }
-  const store = await openStore(config.databaseUrl);
-  const first = await bootstrap(store, config.adminKey);
-  if (first.generatedSecret !== undefined) {
-    // The one time a secret is shown: on first start, to the operator, never through the logger.
-    // Before listening, so that a start that fails (a port in use) has shown it all the same.
-    process.stdout.write(
-      `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
-        `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
-        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
-    );
-  }
-  const accounts = await bootstrapAccounts(store, {
-    email: config.adminEmail,
-    password: config.adminPassword,
-  });
+  // Opening connects lazily: the app exists (and logs) before the database answers.
+  const { db } = openDatabase(config.databaseUrl);
+  const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
   const services = createServices(store, {
     snapshots,
@@ -45,14 +34,32 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     services,
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
-  const poller = setInterval(() => {
-    snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
-  }, POLL_INTERVAL_MS);
-  poller.unref();
+  postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
+  // A node started while the database is down waits for it, retrying with backoff (SPEC §8).
+  const { first, accounts } = await retryUntilReachable(app.log, async () => {
+    await migrateToLatest(db);
+    const first = await bootstrap(store, config.adminKey);
+    const accounts = await bootstrapAccounts(store, {
+      email: config.adminEmail,
+      password: config.adminPassword,
+    });
+    return { first, accounts };
+  });
+  if (first.generatedSecret !== undefined) {
+    // The one time a secret is shown: on first start, to the operator, never through the logger.
+    // Before listening, so that a start that fails (a port in use) has shown it all the same.
+    process.stdout.write(
+      `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
+        `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
+        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
+    );
+  }
+  await services.sync.start(openChangeFeed(db), app.log);
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -65,8 +72,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();
   app.addHook('onClose', async () => {
-    clearInterval(poller);
     clearInterval(usage);
+    await services.sync.close();
     await flushUsage();
     await store.close();
   });

@@ -569,8 +569,9 @@ describe('compiled environments', () => {
   });
 });
 
-describe('compile time', () => {
-  test('compiles 10,000 flags and 1,000 segments in under a second, and patches one flag in milliseconds', () => {
+// How long building and patching take is measured by `npm run bench` (bench/scale.ts), not here.
+describe('a large environment', () => {
+  test('compiles 10,000 flags and 1,000 segments, and patches one flag of them', () => {
     const segments = Array.from({ length: 1000 }, (_, i) =>
       segment(`s${i}`, [
         { type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'team', `p${i}`] },
@@ -600,15 +601,10 @@ describe('compile time', () => {
         },
       }),
     );
-    let started = performance.now();
     const compiled = compileEnvironment({ environmentKey: ENV, flags, segments });
-    const compileMs = performance.now() - started;
-    started = performance.now();
     const patched = withFlag(compiled, stringFlag('flag-5000', { enabled: false }));
-    const patchMs = performance.now() - started;
     expect(compiled.flagKeys).toHaveLength(10_000);
     expect(patched.evaluate('flag-5000', {}, NOW)?.reason).toBe('disabled');
-    expect(compileMs).toBeLessThan(1000);
-    expect(patchMs).toBeLessThan(50);
+    expect(compiled.evaluate('flag-5000', {}, NOW)?.reason).not.toBe('disabled');
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
@@ -40,11 +41,21 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
+  readonly trustProxy?: TrustProxy;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
 
 const BODY_LIMIT = 1024 * 1024;
+
+/** Fastify's form of FLAGSTAFF_TRUST_PROXY: so many hops from the socket, or these addresses. */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust === false ? false : [...trust];
+}
 
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -56,6 +67,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<RequestTypeProvider>();

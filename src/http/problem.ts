@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; title
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   internal_error: { status: 500, title: 'Internal server error' },
+  database_unavailable: { status: 503, title: 'Database unavailable' },
 };
 
 export interface Problem {

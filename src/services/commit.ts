@@ -1,16 +1,19 @@
 import type { StoreRoles } from '../storage/store.ts';
+import type { KeyRegistry } from './key-registry.ts';
 import type { Change, SnapshotRegistry } from './snapshots.ts';
 
 export interface WriteDeps {
   readonly store: StoreRoles;
   readonly snapshots: SnapshotRegistry;
+  /** The node's in-memory API keys, for writes that take keys with them (deleting a project). */
+  readonly keys?: KeyRegistry;
 }
 
 /**
  * Runs a write that changes what a project's evaluations serve: in one transaction with the
- * revision bump (so other nodes notice), then refreshes this node's snapshot before returning,
- * so the next evaluation sees the change. `change` says what was written, or how to tell from
- * the write's result, so the snapshot is patched without reading it back.
+ * revision bump (whose trigger notifies other nodes: decision 0204), then refreshes this node's
+ * snapshot before returning, so the next evaluation sees the change. `change` says what was
+ * written, or how to tell from the write's result, so the snapshot is patched without reading it back.
  */
 export async function commitProjectChange<T>(
   deps: WriteDeps,

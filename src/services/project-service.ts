@@ -107,6 +107,7 @@ export class ProjectService {
       });
     });
     this.#deps.snapshots.forget(project.id);
+    this.#deps.keys?.removeProject(project.id);
   }
 }
 

@@ -13,6 +13,7 @@ import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
 import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
+import { NodeSync } from './node-sync.ts';
 import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
@@ -29,6 +30,8 @@ export interface Services {
   readonly streamAccess: StreamAccess;
   /** This node's open OFREP event streams. */
   readonly eventStreams: SseStreams;
+  /** Follows the change feed once started (main.ts); /readyz reports its state. */
+  readonly sync: NodeSync;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -59,19 +62,21 @@ export interface ServiceOptions {
 /** Wires every use case to one store and one snapshot registry. */
 export function createServices(store: Store, options: ServiceOptions = {}): Services {
   const snapshots = options.snapshots ?? new SnapshotRegistry(store);
-  const deps = { store, snapshots };
   const revocations = new KeyRevocations();
+  const apiKeys = new ApiKeyService(store, { clock: options.clock, revocations });
+  const deps = { store, snapshots, keys: apiKeys.registry };
   const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   return {
     changes: snapshots,
     revocations,
-    streamAccess: new StreamAccess(store, options.clock),
+    streamAccess: new StreamAccess(apiKeys.registry, options.clock),
     eventStreams: new SseStreams(snapshots, revocations),
+    sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
-    apiKeys: new ApiKeyService(store, { clock: options.clock, revocations }),
+    apiKeys,
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots, insights.counter),

@@ -7,7 +7,7 @@ import {
 } from '../evaluation/compile-environment.ts';
 import { ListenerHub } from '../realtime/listener-hub.ts';
 import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
-import type { EvaluationSource } from '../storage/store.ts';
+import type { EvaluationSource, ProjectStore } from '../storage/store.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -21,23 +21,28 @@ interface ProjectSnapshot {
  */
 export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
+/** What the snapshots read: each project's contents, and the projects' keys for the references by key. */
+type SnapshotSource = EvaluationSource & Pick<ProjectStore, 'listProjects'>;
+
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
- * Evaluation reads only these; writes refresh them before they answer, and `poll` picks up
- * writes made by other nodes (they bump the project's revision in the database).
+ * Evaluation reads only these; writes refresh them before they answer, and `syncAll` (driven by
+ * the change feed) picks up writes made by other nodes (they bump the project's revision).
  */
 export class SnapshotRegistry implements ProjectChanges {
-  readonly #source: EvaluationSource;
+  readonly #source: SnapshotSource;
   /** Told of every snapshot that moved to a newer revision, for the real-time streams. */
   readonly #changes = new ListenerHub<ProjectChange>();
   readonly #changedAt = new Map<string, number>();
   readonly #projects = new Map<string, ProjectSnapshot>();
   /** Project key or id as named in requests → project id, so the hot path does not ask the database. */
-  readonly #projectIds = new Map<string, string>();
+  #projectIds = new Map<string, string>();
+  /** The revisions the last `syncAll` brought the node to. */
+  #seen: ReadonlyMap<string, number> = new Map();
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(source: EvaluationSource) {
+  constructor(source: SnapshotSource) {
     this.#source = source;
   }
 
@@ -113,25 +118,34 @@ export class SnapshotRegistry implements ProjectChanges {
     for (const [reference, id] of this.#projectIds) if (id === projectId) this.#projectIds.delete(reference);
   }
 
-  /** Rebuilds every loaded project whose revision moved in the database (writes by other nodes). */
-  async poll(): Promise<void> {
+  /**
+   * Brings the node up to the database: loads every project it has not loaded, rebuilds those
+   * whose revision moved (writes by other nodes), forgets deleted ones, and refreshes the
+   * project references (keys and ids) when anything moved. Called at start and by the change feed.
+   */
+  async syncAll(): Promise<void> {
     const revisions = await this.#source.listRevisions();
-    // Projects deleted by another node: forget what this node remembered of them.
-    for (const projectId of new Set(this.#projectIds.values())) {
-      if (!revisions.has(projectId)) this.forget(projectId);
-    }
+    const moved =
+      revisions.size !== this.#seen.size || [...revisions].some(([id, r]) => this.#seen.get(id) !== r);
+    if (!moved) return;
+    for (const projectId of [...this.#projects.keys()]) if (!revisions.has(projectId)) this.forget(projectId);
+    const references = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.#source.listProjects({ limit: 1000, cursor });
+      for (const project of page.items) references.set(project.key, project.id).set(project.id, project.id);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    this.#projectIds = references;
     await Promise.all(
-      [...this.#projects].map(([projectId, snapshot]) => {
-        const revision = revisions.get(projectId);
-        if (revision === undefined) {
-          this.forget(projectId);
-          return undefined;
-        }
-        return revision > snapshot.revision
+      [...revisions].map(([projectId, revision]) => {
+        const loaded = this.#projects.get(projectId);
+        return loaded === undefined || revision > loaded.revision
           ? this.#serialise(projectId, () => this.#load(projectId))
           : undefined;
       }),
     );
+    this.#seen = revisions;
   }
 
   async #load(projectId: string): Promise<ProjectSnapshot> {

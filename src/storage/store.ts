@@ -97,6 +97,10 @@ export interface KeyLookup {
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
 }
 
 /** API keys as resources: listed, created and revoked by admins. */
@@ -104,8 +108,6 @@ export interface ApiKeyStore extends KeyLookup {
   /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
-  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
-  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
   insertApiKey(key: StoredApiKey): Promise<void>;
   revokeApiKey(id: string, at: string): Promise<void>;
 }

@@ -44,7 +44,7 @@ describeEachDatabase('evaluation counts for insights', (database) => {
     const a = await startHarnessOn(shared.stores[0]);
     const b = await startHarnessOn(shared.stores[1]);
     const flagId = await createFlag(a, 'checkout');
-    await b.snapshots.poll();
+    await b.snapshots.syncAll();
 
     for (let i = 0; i < 7; i++)
       expect((await evaluate(a, 'checkout', 'alice')).body).toMatchObject({ variant: 'on' });

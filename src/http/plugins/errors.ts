@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
+import { isDatabaseUnavailable } from '../../storage/database-unavailable.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
 
@@ -12,6 +13,9 @@ const CLIENT_ERRORS: Readonly<
   400: 'validation_failed',
 };
 
+/** A node resynchronises within 5 s of the database returning. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 /** Every error leaves as RFC 9457 problem+json; a 500 reveals nothing but the request id. */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -20,6 +24,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) {
       const errors = fieldErrors(error.validation as never, error.validationContext ?? 'body');
       return sendProblem(reply, problem('validation_failed', 'The request is not valid.', errors));
+    }
+    if (isDatabaseUnavailable(error)) {
+      // Evaluation answers from memory meanwhile; what needs the database waits for it (SPEC §8).
+      reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
+      return sendProblem(
+        reply,
+        problem(
+          'database_unavailable',
+          'The database is unreachable; evaluation still works. Retry shortly.',
+        ),
+      );
     }
     const code = error.statusCode === undefined ? undefined : CLIENT_ERRORS[error.statusCode];
     if (code !== undefined) return sendProblem(reply, problem(code, clientMessage(error)));

@@ -29,6 +29,20 @@ export function apiKeyQueries({ db, atomically }: SqlContext): ApiKeyStore {
       });
     },
 
+    async listActiveApiKeys() {
+      const rows = await db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null).execute();
+      return rows.map(apiKeyFromRow);
+    },
+
+    async apiKeysRevision() {
+      const row = await db
+        .selectFrom('change_counters')
+        .select('revision')
+        .where('name', '=', 'api_keys')
+        .executeTakeFirstOrThrow();
+      return Number(row.revision);
+    },
+
     listApiKeys: (projectId, page) =>
       paged(
         db
@@ -44,9 +58,6 @@ export function apiKeyQueries({ db, atomically }: SqlContext): ApiKeyStore {
       findOne(db.selectFrom('api_keys').selectAll().where('id', '=', id), (r) =>
         withoutSecret(apiKeyFromRow(r)),
       ),
-
-    findStoredApiKeyById: (id) =>
-      findOne(db.selectFrom('api_keys').selectAll().where('id', '=', id), apiKeyFromRow),
 
     async insertApiKey(key) {
       await mapUnique(db.insertInto('api_keys').values(apiKeyToRow(key)).execute());

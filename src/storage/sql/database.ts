@@ -97,6 +97,12 @@ export interface ProjectRevisionsTable {
   revision: number;
 }
 
+/** Counters moved by triggers (migration 0005): `api_keys` moves with every change to a key. */
+export interface ChangeCountersTable {
+  name: string;
+  revision: number;
+}
+
 export interface AccountsTable {
   id: string;
   email: string;
@@ -161,6 +167,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   project_revisions: ProjectRevisionsTable;
+  change_counters: ChangeCountersTable;
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
