@@ -44,6 +44,22 @@ interface RouteCase {
 const webhook = (c: Context) =>
   c.node.services.webhooks.create(setupActor, 'alpha', { url: 'https://203.0.113.10/hook', events: ['*'] });
 
+/** One webhook with one delivery, shared by the cases that only read or redeliver (creating one per cell is slow on PostgreSQL). */
+const sharedWebhooks = new WeakMap<Harness, Promise<{ id: string; deliveryId: string }>>();
+const sharedWebhook = (c: Context) => {
+  let shared = sharedWebhooks.get(c.node);
+  if (shared === undefined) {
+    shared = (async () => {
+      const hook = await webhook(c);
+      await c.node.services.flags.create(setupActor, 'alpha', { key: `hooked-${c.next()}` });
+      const page = await c.node.services.webhooks.deliveries(setupActor, 'alpha', hook.id, { limit: 1 });
+      return { id: hook.id, deliveryId: page.items[0]?.id ?? '' };
+    })();
+    sharedWebhooks.set(c.node, shared);
+  }
+  return shared;
+};
+
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
@@ -346,7 +362,7 @@ const CASES: readonly RouteCase[] = [
     scope: 'project',
     touches: 'none',
     success: 200,
-    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}` }),
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}` }),
   },
   {
     route: 'PATCH /v1/projects/:projectId/webhooks/:webhookId',
@@ -374,7 +390,7 @@ const CASES: readonly RouteCase[] = [
     scope: 'project',
     touches: 'none',
     success: 200,
-    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}/deliveries` }),
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}/deliveries` }),
     invalid: badLimit,
   },
   {
@@ -384,10 +400,8 @@ const CASES: readonly RouteCase[] = [
     touches: 'none',
     success: 202,
     request: async (c) => {
-      const hook = await webhook(c);
-      await c.node.services.flags.create(setupActor, 'alpha', { key: `hooked-${c.next()}` });
-      const page = await c.node.services.webhooks.deliveries(setupActor, 'alpha', hook.id, { limit: 1 });
-      return { url: `/v1/projects/alpha/webhooks/${hook.id}/deliveries/${page.items[0]?.id}/redeliver` };
+      const hook = await sharedWebhook(c);
+      return { url: `/v1/projects/alpha/webhooks/${hook.id}/deliveries/${hook.deliveryId}/redeliver` };
     },
   },
   {
