@@ -3,14 +3,16 @@ import * as os from 'node:os';
 import { parseArgs } from 'node:util';
 import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
+import { insightsHttpBenchmark } from './insights-http.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,scale,http,realtime] [--log-level=info] [--seconds=4] [--rounds=5]`
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,insights,realtime] [--log-level=info] [--seconds=4]
+//   [--rounds=5] [--insights-flags=100]`
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'scale', 'http', 'realtime'] as const;
+const PARTS = ['evaluator', 'jsonlogic', 'scale', 'http', 'insights', 'realtime'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: HTTP_DEFAULTS.logLevel },
     seconds: { type: 'string', default: String(HTTP_DEFAULTS.seconds) },
     rounds: { type: 'string', default: String(HTTP_DEFAULTS.rounds) },
+    'insights-flags': { type: 'string', default: '100' },
   },
 });
 const parts = (values.only?.split(',') ?? PARTS).filter((p): p is Part =>
@@ -53,6 +56,13 @@ if (loadAtStart > 0.5) {
   );
 }
 
+const httpOptions = {
+  ...HTTP_DEFAULTS,
+  logLevel: values['log-level'] ?? HTTP_DEFAULTS.logLevel,
+  seconds: Number(values.seconds),
+  rounds: Number(values.rounds),
+};
+
 const started = performance.now();
 const rows: Row[] = [];
 for (const part of parts) {
@@ -60,6 +70,8 @@ for (const part of parts) {
   process.stdout.write(`running ${part}… `);
   if (part === 'evaluator')
     rows.push(...(await runPart<Row[]>('./evaluator.ts', { execArgv: ['--expose-gc'] })));
+  if (part === 'jsonlogic')
+    rows.push(...(await runPart<Row[]>('./jsonlogic.ts', { execArgv: ['--expose-gc'] })));
   if (part === 'scale') {
     rows.push(...(await runPart<Row[]>('./scale.ts', { execArgv: ['--expose-gc'] })));
     // V8 sizes its young generation from the machine's memory; capped as a small container would.
@@ -78,13 +90,13 @@ for (const part of parts) {
     });
   }
   if (part === 'http') {
+    rows.push(...(await httpBenchmark(httpOptions)));
+  }
+  if (part === 'insights') {
+    rows.push(...(await insightsHttpBenchmark(httpOptions)));
+    rows.push(...(await runPart<Row[]>('./insights-counter.ts')));
     rows.push(
-      ...(await httpBenchmark({
-        ...HTTP_DEFAULTS,
-        logLevel: values['log-level'] ?? HTTP_DEFAULTS.logLevel,
-        seconds: Number(values.seconds),
-        rounds: Number(values.rounds),
-      })),
+      ...(await runPart<Row[]>('./insights-query.ts', { args: [`--flags=${values['insights-flags']}`] })),
     );
   }
   if (part === 'realtime') rows.push(...(await runPart<Row[]>('./realtime.ts')));

@@ -8,33 +8,42 @@
  *   node scripts/complete-lockfile.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const LOCK = new URL('../package-lock.json', import.meta.url);
-const lock = JSON.parse(readFileSync(LOCK, 'utf8'));
-const packages: Record<string, Record<string, unknown>> = lock.packages;
-const biome = packages['node_modules/@biomejs/biome'];
-const optional = (biome?.optionalDependencies ?? {}) as Record<string, string>;
+/** The lock file's text with Biome's missing platform entries added, and how many were. */
+export function completeLockfile(text: string): { text: string; added: number } {
+  const lock = JSON.parse(text);
+  const packages: Record<string, Record<string, unknown>> = lock.packages;
+  const biome = packages['node_modules/@biomejs/biome'];
+  const optional = (biome?.optionalDependencies ?? {}) as Record<string, string>;
 
-let added = 0;
-for (const [name, version] of Object.entries(optional)) {
-  const path = `node_modules/${name}`;
-  if (packages[path]) continue;
-  const match = /cli-(\w+)-(\w+)(-musl)?$/.exec(name);
-  if (!match) continue;
-  const [, os, cpu, musl] = match;
-  packages[path] = {
-    version,
-    cpu: [cpu],
-    dev: true,
-    ...(musl ? { libc: ['musl'] } : {}),
-    license: 'MIT OR Apache-2.0',
-    optional: true,
-    os: [os],
-    engines: { node: '>=14.21.3' },
-  };
-  added++;
+  let added = 0;
+  for (const [name, version] of Object.entries(optional)) {
+    const path = `node_modules/${name}`;
+    if (packages[path]) continue;
+    const match = /cli-(\w+)-(\w+)(-musl)?$/.exec(name);
+    if (!match) continue;
+    const [, os, cpu, musl] = match;
+    packages[path] = {
+      version,
+      cpu: [cpu],
+      dev: true,
+      ...(musl ? { libc: ['musl'] } : {}),
+      license: 'MIT OR Apache-2.0',
+      optional: true,
+      os: [os],
+      engines: { node: '>=14.21.3' },
+    };
+    added++;
+  }
+  // npm orders lock entries by path with an English locale comparison; the root ("") stays first.
+  lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b, 'en')));
+  return { text: `${JSON.stringify(lock, null, 2)}\n`, added };
 }
-// npm orders lock entries by path with an English locale comparison; the root ("") stays first.
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b, 'en')));
-writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
-process.stdout.write(`complete-lockfile: added ${added} platform entries\n`);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const LOCK = new URL('../package-lock.json', import.meta.url);
+  const { text, added } = completeLockfile(readFileSync(LOCK, 'utf8'));
+  writeFileSync(LOCK, text);
+  process.stdout.write(`complete-lockfile: added ${added} platform entries\n`);
+}

@@ -18,6 +18,8 @@ describe('loadConfig', () => {
       insights: true,
       webhooksAllowPrivate: false,
       trustProxy: false,
+      otlpEndpoint: undefined,
+      otelServiceName: 'flagstaff',
     });
   });
 

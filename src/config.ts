@@ -20,6 +20,10 @@ export interface Config {
   readonly webhooksAllowPrivate: boolean;
   /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
   readonly trustProxy: TrustProxy;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: where traces go over OTLP/HTTP; unset, OpenTelemetry is not even loaded. */
+  readonly otlpEndpoint: string | undefined;
+  /** OTEL_SERVICE_NAME, default flagstaff. */
+  readonly otelServiceName: string;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -98,6 +102,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (insights !== 'on' && insights !== 'off') {
     throw new ConfigError(`FLAGSTAFF_INSIGHTS must be on or off, got "${insights}"`);
   }
+  const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
+  if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, got "${otlpEndpoint}"`);
+  }
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
   return Object.freeze({
@@ -117,5 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
+    otlpEndpoint,
+    otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
   });
 }

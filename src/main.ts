@@ -35,6 +35,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
+    telemetry:
+      config.otlpEndpoint === undefined
+        ? undefined
+        : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },

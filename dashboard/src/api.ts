@@ -21,6 +21,33 @@ export interface FlagSummary {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** In `?environment=`: the minute of the last evaluation, null when never. */
+  readonly lastEvaluatedAt: string | null;
+  /** In `?environment=`: why the flag is stale (SPEC §10), null when it is not. */
+  readonly stale: { readonly reason: string; readonly detail: string } | null;
+}
+
+/** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
+export interface FlagInsights {
+  readonly environment: string;
+  readonly from: string;
+  readonly to: string;
+  readonly step: string;
+  readonly buckets: readonly string[];
+  readonly series: readonly {
+    readonly variant: string | null;
+    readonly reason: string;
+    readonly counts: readonly number[];
+    readonly total: number;
+  }[];
+  readonly total: number;
+  readonly lastEvaluatedAt: string | null;
+}
+
+/** What uses a segment (GET /v1/segments/{id}/used-by). */
+export interface SegmentUsers {
+  readonly flags: readonly { id: string; key: string; name: string; environments: readonly string[] }[];
+  readonly segments: readonly { id: string; key: string; name: string }[];
 }
 
 export interface Me {
@@ -42,6 +69,11 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  /** What OFREP answers instead for the same context, when it differs. */
+  readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
 }
 
 export interface FieldError {

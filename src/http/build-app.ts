@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
+import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { registerApiDocs } from './api-docs.ts';
+import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
@@ -15,7 +16,7 @@ import {
 } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -43,6 +44,8 @@ export interface AppOptions {
   readonly accessControl?: AccessControlOptions;
   /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
   readonly trustProxy?: TrustProxy;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and service name: trace requests and evaluations; unset, OpenTelemetry is not loaded. */
+  readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
@@ -64,6 +67,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: withRedactedUrls(options.logger),
     logController: new RequestLogController(),
     childLoggerFactory: lazyChildLogger,
+    // Errors before routing (a malformed URL, headers over 16 KiB) answer problem+json too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
@@ -74,17 +80,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandling(app);
+  if (options.telemetry !== undefined) {
+    const { registerTelemetry } = await import('../observability/telemetry.ts');
+    await registerTelemetry(app, services.evaluation, options.telemetry);
+  }
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  // application/merge-patch+json is JSON too (RFC 7396); anything else is a 415.
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
   registerAccessControl(app, services.apiKeys, services.access, {
     ...options.accessControl,
@@ -95,22 +102,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ],
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Flagstaff API',
-        version: '1',
-        description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerApiDocs(app);
 
   await app.register(healthRoutes, { services });
   await app.register(
@@ -139,7 +131,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
   await app.register(eventStreamRoutes, { services });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -1,4 +1,5 @@
 import type { EvaluationCount } from '../storage/insights-store.ts';
+import { MS_PER_MINUTE } from './minutes.ts';
 
 /** What the counter needs of an evaluation result. */
 export interface Counted {
@@ -17,7 +18,19 @@ interface ScopeCounts {
   readonly flags: Map<string, FlagCounts>;
 }
 
-const MS_PER_MINUTE = 60_000;
+function add(flags: Map<string, FlagCounts>, result: Counted): void {
+  let flag = flags.get(result.key);
+  if (flag === undefined) {
+    flag = new Map();
+    flags.set(result.key, flag);
+  }
+  let byReason = flag.get(result.variant);
+  if (byReason === undefined) {
+    byReason = {};
+    flag.set(result.variant, byReason);
+  }
+  byReason[result.reason] = (byReason[result.reason] ?? 0) + 1;
+}
 
 /**
  * Counts evaluations per flag, environment, variant, reason and minute in memory (SPEC §10).
@@ -25,59 +38,51 @@ const MS_PER_MINUTE = 60_000;
  * which writes them off the request path.
  */
 export class EvaluationCounter {
-  readonly #clock: () => number;
   #minute = Number.NaN;
-  /** Keyed by project id and environment key; replaced when the minute turns. */
-  #scopes = new Map<string, ScopeCounts>();
+  /** Keyed by project id, then environment key (maps of the strings the request already holds: no
+   * key is built per evaluation); replaced when the minute turns. */
+  #scopes = new Map<string, Map<string, ScopeCounts>>();
   /** Finished minutes and counts a failed flush gave back, waiting for the next drain. */
   #waiting: EvaluationCount[] = [];
 
-  constructor(clock: () => number = Date.now) {
-    this.#clock = clock;
-  }
-
-  /** The counts of one flag in the current minute, made on first use. */
-  #flag(projectId: string, environment: string, flagKey: string): FlagCounts {
-    const minute = Math.floor(this.#clock() / MS_PER_MINUTE);
+  /** The counts of one project and environment in the current minute, made on first use. */
+  #scope(projectId: string, environment: string, nowMs: number): Map<string, FlagCounts> {
+    const minute = Math.floor(nowMs / MS_PER_MINUTE);
     if (minute !== this.#minute) {
       this.#waiting.push(...this.#rows());
       this.#scopes = new Map();
       this.#minute = minute;
     }
-    const scopeKey = `${projectId}\n${environment}`;
-    let scope = this.#scopes.get(scopeKey);
+    let byEnvironment = this.#scopes.get(projectId);
+    if (byEnvironment === undefined) {
+      byEnvironment = new Map();
+      this.#scopes.set(projectId, byEnvironment);
+    }
+    let scope = byEnvironment.get(environment);
     if (scope === undefined) {
       scope = { projectId, environment, flags: new Map() };
-      this.#scopes.set(scopeKey, scope);
+      byEnvironment.set(environment, scope);
     }
-    let flag = scope.flags.get(flagKey);
-    if (flag === undefined) {
-      flag = new Map();
-      scope.flags.set(flagKey, flag);
-    }
-    return flag;
+    return scope.flags;
   }
 
-  /** Counts one evaluation. */
-  count(projectId: string, environment: string, result: Counted): void {
-    const flag = this.#flag(projectId, environment, result.key);
-    let byReason = flag.get(result.variant);
-    if (byReason === undefined) {
-      byReason = {};
-      flag.set(result.variant, byReason);
-    }
-    byReason[result.reason] = (byReason[result.reason] ?? 0) + 1;
+  /** Counts one evaluation made at `nowMs` (the evaluator's own clock reading). */
+  count(projectId: string, environment: string, result: Counted, nowMs: number): void {
+    add(this.#scope(projectId, environment, nowMs), result);
   }
 
-  /** Counts a bulk evaluation: one per result. */
-  countAll(projectId: string, environment: string, results: readonly Counted[]): void {
-    for (let i = 0; i < results.length; i++) this.count(projectId, environment, results[i] as Counted);
+  /** Counts a bulk evaluation: one per result, with one scope lookup. */
+  countAll(projectId: string, environment: string, results: readonly Counted[], nowMs: number): void {
+    const flags = this.#scope(projectId, environment, nowMs);
+    for (let i = 0; i < results.length; i++) add(flags, results[i] as Counted);
   }
 
   #rows(): EvaluationCount[] {
     const rows: EvaluationCount[] = [];
     const minute = this.#minute;
-    for (const { projectId, environment, flags } of this.#scopes.values()) {
+    for (const { projectId, environment, flags } of [...this.#scopes.values()].flatMap((m) => [
+      ...m.values(),
+    ])) {
       for (const [flagKey, variants] of flags) {
         for (const [variant, byReason] of variants) {
           for (const reason in byReason) {

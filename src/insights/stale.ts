@@ -1,6 +1,6 @@
 import type { VariantUsage } from '../storage/insights-store.ts';
+import { isoOfMinute, MS_PER_MINUTE, minuteOf } from './minutes.ts';
 
-export const MS_PER_MINUTE = 60_000;
 /** How long a flag may go unevaluated, or serve one variant to everyone, before it counts as stale. */
 export const STALE_AFTER_DAYS = 30;
 const STALE_AFTER_MINUTES = STALE_AFTER_DAYS * 24 * 60;
@@ -14,9 +14,6 @@ export interface Staleness {
   /** The one variant served, for `single_variant`. */
   readonly variant?: string | null;
 }
-
-export const minuteOf = (iso: string) => Math.floor(Date.parse(iso) / MS_PER_MINUTE);
-export const isoOfMinute = (minute: number) => new Date(minute * MS_PER_MINUTE).toISOString();
 
 /** The usage that belongs to this flag, not to a deleted flag that had its key (rows name flags by key). */
 export const usageSince = (usage: readonly VariantUsage[], createdAt: string) => {

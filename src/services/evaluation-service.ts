@@ -1,6 +1,6 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
+import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { ProjectStore } from '../storage/store.ts';
@@ -8,6 +8,13 @@ import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
 import type { SnapshotRegistry } from './snapshots.ts';
+
+/** Told of every evaluation served (OpenTelemetry); never of the context it was made for. */
+export type EvaluationObserver = (
+  actor: Actor,
+  scope: { readonly projectId: string; readonly environment: string },
+  results: readonly EvaluationDetail[],
+) => void;
 
 export interface EvaluationScope {
   /** Needed with an organisation-wide key; a project key evaluates in its own project. */
@@ -23,11 +30,26 @@ export class EvaluationService {
   readonly counts = new EvaluationCounts();
   /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
   readonly #counter: EvaluationCounter | null;
+  #observer: EvaluationObserver | null = null;
 
-  constructor(store: ProjectStore, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
+  /** Read once per evaluation and shared with the counter: a clock reading is not free on every machine. */
+  readonly #clock: () => number;
+
+  constructor(
+    store: ProjectStore,
+    snapshots: SnapshotRegistry,
+    counter: EvaluationCounter | null = null,
+    clock: () => number = Date.now,
+  ) {
     this.#store = store;
     this.#snapshots = snapshots;
     this.#counter = counter;
+    this.#clock = clock;
+  }
+
+  /** Sets the one observer of evaluations (null: none, the default: nothing more on the hot path). */
+  observe(observer: EvaluationObserver | null): void {
+    this.#observer = observer;
   }
 
   /**
@@ -81,11 +103,13 @@ export class EvaluationService {
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
     const { projectId, environment, compiled } = await this.resolve(actor, scope);
-    const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
+    const now = this.#clock();
+    const result = compiled.evaluate(flagKey, context, Math.floor(now / 1000));
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
-    this.#counter?.count(projectId, environment, result);
+    this.#counter?.count(projectId, environment, result, now);
+    this.#observer?.(actor, { projectId, environment }, [result]);
     return result;
   }
 
@@ -108,9 +132,11 @@ export class EvaluationService {
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
     const { projectId, environment, compiled } = await this.resolve(actor, scope);
-    const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
+    const now = this.#clock();
+    const results = compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
-    this.#counter?.countAll(projectId, environment, results);
+    this.#counter?.countAll(projectId, environment, results, now);
+    this.#observer?.(actor, { projectId, environment }, results);
     return results;
   }
 }

@@ -1,10 +1,10 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import type { Environment } from '../domain/project.ts';
 import { EvaluationCounter } from '../insights/evaluation-counter.ts';
+import { isoOfMinute, MS_PER_MINUTE } from '../insights/minutes.ts';
 import {
-  isoOfMinute,
   lastEvaluatedMinute,
-  MS_PER_MINUTE,
   STALE_AFTER_DAYS,
   type Staleness,
   staleness,
@@ -82,7 +82,7 @@ export class InsightsService {
   constructor(store: Store, options: { clock?: () => number; enabled?: boolean } = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
-    this.counter = options.enabled === false ? null : new EvaluationCounter(this.#clock);
+    this.counter = options.enabled === false ? null : new EvaluationCounter();
   }
 
   /**
@@ -208,6 +208,25 @@ export class InsightsService {
     for (const environment of Object.keys(flag.environments)) {
       const last = lastEvaluatedMinute(usage.filter((u) => u.environment === environment));
       out[environment] = last === undefined ? null : isoOfMinute(last);
+    }
+    return out;
+  }
+
+  /** The last evaluation of any flag in each of a project's environments (the caller has read them). */
+  async environmentsLastEvaluated(environments: readonly Environment[]): Promise<Map<string, string>> {
+    const [first] = environments;
+    if (first === undefined) return new Map();
+    const usage = await this.#store.insights.variantUsage(first.projectId, {});
+    const out = new Map<string, string>();
+    for (const environment of environments) {
+      // Minutes before the environment's creation belong to a deleted namesake.
+      const last = lastEvaluatedMinute(
+        usageSince(
+          usage.filter((u) => u.environment === environment.key),
+          environment.createdAt,
+        ),
+      );
+      if (last !== undefined) out.set(environment.key, isoOfMinute(last));
     }
     return out;
   }

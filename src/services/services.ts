@@ -79,7 +79,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     apiKeys,
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots, insights.counter),
+    evaluation: new EvaluationService(store, snapshots, insights.counter, options.clock),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),

@@ -84,6 +84,15 @@ describeEachDatabase('evaluation counts for insights', (database) => {
     expect(flag.body.lastEvaluatedAt.staging ?? null).toBeNull();
     const list = await a.call('GET', '/v1/projects/default/flags?environment=production');
     expect(list.body[0].lastEvaluatedAt).toBe(insights.body.lastEvaluatedAt);
+    const environments = await a.call('GET', '/v1/projects/default/environments');
+    expect(
+      Object.fromEntries(
+        environments.body.map((e: { key: string; lastEvaluatedAt: string | null }) => [
+          e.key,
+          e.lastEvaluatedAt,
+        ]),
+      ),
+    ).toEqual({ development: null, production: insights.body.lastEvaluatedAt });
   });
 
   it('keeps the counts of a node that shuts down gracefully', async () => {
@@ -120,7 +129,7 @@ describeEachDatabase('evaluation counts for insights', (database) => {
     expect(insights.body.series).toEqual([
       expect.objectContaining({ variant: 'off', reason: 'disabled', total: 25 }),
     ]);
-  });
+  }, 60_000); // two full starts (migrations included) of a real server
 
   it('finds flags not evaluated, or serving one variant to everyone, for 30 days', async () => {
     const clock = new FakeClock();

@@ -1,27 +1,28 @@
-import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { FlagType, Variant } from '../../../src/domain/flag.ts';
-import { type ApiError, api, enc, type Flag, type FlagSummary } from '../api.ts';
+import { type ApiError, api, type Environment, enc, type Flag, type FlagSummary } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
+import { Field } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
+import { primaryEnvironment } from '../primary-environment.ts';
+import { confirmProtected } from '../protected.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
-import {
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  PageTitle,
-  Switch,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
-import { type VariantDraft, VariantsEditor, variantsFromDrafts } from './variants.tsx';
+import { Empty, PageTitle, Switch, Time, toast } from '../ui.tsx';
+import { newVariantDraft, tagsOf, type VariantDraft, variantsOf } from './flag/draft.ts';
+import { VariantsEditor } from './flag/variants-editor.tsx';
+import { TopFlags } from './top-flags.tsx';
 
 interface Row {
   readonly flag: FlagSummary;
   readonly enabled: Readonly<Record<string, boolean>>;
+  /** The latest evaluation in any environment. */
+  readonly lastEvaluatedAt: string | null;
 }
+
+const latest = (times: readonly (string | null | undefined)[]): string | null =>
+  times.reduce<string | null>((last, t) => (t && (last === null || t > last) ? t : last), null);
 
 /** A project's flags, with a switch per environment, search and a tag filter. */
 export function FlagsPage() {
@@ -31,6 +32,7 @@ export function FlagsPage() {
   const [query, setQuery] = useState('');
   const [tag, setTag] = useState('');
   const [archived, setArchived] = useState(false);
+  const [staleOnly, setStaleOnly] = useState(false);
   const [rows, setRows] = useState<Row[]>();
   const [allTags, setAllTags] = useState<string[]>([]);
   const [error, setError] = useState<ApiError>();
@@ -51,20 +53,27 @@ export function FlagsPage() {
     if (query) filter.set('q', query);
     if (tag) filter.set('tag', tag);
     // The list says `enabled` for one environment: ask once per environment and join by id.
+    // Staleness is the primary environment's (production when there is one), and so is the filter;
+    // its list is the one rows are made from.
+    const primary = primaryEnvironment(environments)?.key;
     Promise.all(
       environments.map((e) =>
-        api<FlagSummary[]>('GET', `/projects/${enc(project.id)}/flags?${filter}&environment=${enc(e.key)}`),
+        api<FlagSummary[]>(
+          'GET',
+          `/projects/${enc(project.id)}/flags?${filter}&environment=${enc(e.key)}${e.key === primary && staleOnly ? '&stale=true' : ''}`,
+        ),
       ),
     ).then(
       (lists) => {
         if (!current) return;
-        const first = lists[0] ?? [];
+        const first = lists[environments.findIndex((e) => e.key === primary)] ?? [];
         setRows(
           first.map((flag) => ({
             flag,
             enabled: Object.fromEntries(
               environments.map((e, i) => [e.key, lists[i]?.find((f) => f.id === flag.id)?.enabled ?? false]),
             ),
+            lastEvaluatedAt: latest(lists.map((list) => list.find((f) => f.id === flag.id)?.lastEvaluatedAt)),
           })),
         );
         setError(undefined);
@@ -75,24 +84,26 @@ export function FlagsPage() {
     return () => {
       current = false;
     };
-  }, [project.id, environments, query, tag, archived, generation]);
+  }, [project.id, environments, query, tag, archived, staleOnly, generation]);
 
-  const toggle = async (row: Row, environment: string, enabled: boolean) => {
+  const toggle = async (row: Row, environment: Environment, enabled: boolean) => {
+    const action = `switch ${row.flag.name} ${enabled ? 'on' : 'off'}`;
+    if (!(await confirmProtected([environment], action))) return;
     setRows((rs) =>
       rs?.map((r) =>
-        r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment]: enabled } } : r,
+        r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment.key]: enabled } } : r,
       ),
     );
     try {
-      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment)}`, { enabled });
-      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment}.`);
+      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment.key)}`, { enabled });
+      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment.key}.`);
     } catch (e) {
       toast(`Could not switch ${row.flag.name}: ${(e as ApiError).message}`);
       setGeneration((g) => g + 1);
     }
   };
 
-  const filtered = query || tag;
+  const filtered = query || tag || staleOnly;
   return (
     <>
       <PageTitle
@@ -126,74 +137,87 @@ export function FlagsPage() {
           <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} />{' '}
           Archived flags
         </label>
+        <label className="checkbox">
+          <input type="checkbox" checked={staleOnly} onChange={(e) => setStaleOnly(e.target.checked)} /> Stale
+          flags only
+        </label>
       </search>
-      {error && <LoadError error={error} retry={() => setGeneration((g) => g + 1)} />}
-      {!rows && !error && <Loading what="flags" />}
-      {rows?.length === 0 &&
-        (filtered ? (
-          <Empty title="No flag matches">
-            <p>Try another search or tag.</p>
-          </Empty>
-        ) : (
-          <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
-            {!archived && <p>Create a flag, then switch it on per environment and target it at users.</p>}
-          </Empty>
-        ))}
-      {rows && rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Flag</th>
-                <th scope="col" className="hide-narrow">
-                  Type
-                </th>
-                {environments.map((e) => (
-                  <th scope="col" key={e.key}>
-                    {e.name}
-                  </th>
-                ))}
-                <th scope="col" className="hide-narrow">
-                  Updated
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.flag.id}>
-                  <td>
-                    <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
-                      {row.flag.name}
-                    </Link>
-                    <div className="muted small">
-                      <code>{row.flag.key}</code>
-                      {row.flag.tags.map((t) => (
-                        <span key={t} className="tag">
-                          {t}
-                        </span>
-                      ))}
-                    </div>
-                  </td>
-                  <td className="hide-narrow">{row.flag.type}</td>
-                  {environments.map((e) => (
-                    <td key={e.key}>
-                      <Switch
-                        checked={row.enabled[e.key] ?? false}
-                        label={`${row.flag.name} in ${e.name}`}
-                        disabled={!mayEdit || row.flag.archived}
-                        onChange={(on) => toggle(row, e.key, on)}
-                      />
-                    </td>
+      {!archived && !filtered && <TopFlags />}
+      <ResourceTable
+        caption="Flags"
+        what="flags"
+        rows={rows}
+        rowKey={(row) => row.flag.id}
+        error={error}
+        retry={() => setGeneration((g) => g + 1)}
+        empty={
+          filtered ? (
+            <Empty title="No flag matches">
+              <p>
+                {staleOnly
+                  ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: every flag was evaluated in the last 30 days and served more than one variant.`
+                  : 'Try another search or tag.'}
+              </p>
+            </Empty>
+          ) : (
+            <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
+              {!archived && <p>Create a flag, then switch it on per environment and target it at users.</p>}
+            </Empty>
+          )
+        }
+        columns={[
+          {
+            header: 'Flag',
+            cell: (row) => (
+              <>
+                <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
+                  {row.flag.name}
+                </Link>
+                {row.flag.stale && (
+                  <span className="badge stale" title={row.flag.stale.detail}>
+                    stale<span className="visually-hidden">: {row.flag.stale.detail}</span>
+                  </span>
+                )}
+                <div className="muted small">
+                  <code>{row.flag.key}</code>
+                  {row.flag.tags.map((t) => (
+                    <span key={t} className="tag">
+                      {t}
+                    </span>
                   ))}
-                  <td className="hide-narrow">
-                    <Time at={row.flag.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                </div>
+              </>
+            ),
+          },
+          { header: 'Type', className: 'hide-narrow', cell: (row) => row.flag.type },
+          ...environments.map((e) => ({
+            header: (
+              <>
+                {e.name}
+                {e.protected && (
+                  <span className="badge protected" title="Protected: switches ask first">
+                    protected
+                  </span>
+                )}
+              </>
+            ),
+            cell: (row: Row) => (
+              <Switch
+                checked={row.enabled[e.key] ?? false}
+                label={`${row.flag.name} in ${e.name}`}
+                disabled={!mayEdit || row.flag.archived}
+                onChange={(on) => toggle(row, e, on)}
+              />
+            ),
+          })),
+          {
+            header: 'Last evaluated',
+            className: 'hide-narrow',
+            cell: (row) => <Time at={row.lastEvaluatedAt} never="Never" />,
+          },
+          { header: 'Updated', className: 'hide-narrow', cell: (row) => <Time at={row.flag.updatedAt} /> },
+        ]}
+      />
     </>
   );
 }
@@ -201,7 +225,6 @@ export function FlagsPage() {
 const TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
 
 function CreateFlag({ onCancel }: { onCancel: () => void }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { project } = useProject();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
@@ -209,53 +232,46 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
   const [description, setDescription] = useState('');
   const [tags, setTags] = useState('');
   const [variants, setVariants] = useState<VariantDraft[]>([]);
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { problem, busy, run } = useSubmission();
   const starter = useMemo(
     () =>
       ({
-        boolean: [],
-        string: [
-          { key: 'control', value: 'control' },
-          { key: 'treatment', value: 'treatment' },
+        boolean: () => [],
+        string: () => [
+          newVariantDraft('string', 'control', 'control'),
+          newVariantDraft('string', 'treatment', 'treatment'),
         ],
-        number: [
-          { key: 'low', value: '1' },
-          { key: 'high', value: '10' },
-        ],
-        object: [{ key: 'default', value: '{}' }],
-      }) satisfies Record<FlagType, VariantDraft[]>,
+        number: () => [newVariantDraft('number', 'low', '1'), newVariantDraft('number', 'high', '10')],
+        object: () => [newVariantDraft('object', 'default', '{}')],
+      }) satisfies Record<FlagType, () => VariantDraft[]>,
     [],
   );
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const tagList = tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean);
+  const submit = () =>
+    run(async () => {
+      const tagList = tagsOf(tags);
       const flag = await api<Flag>('POST', `/projects/${enc(project.id)}/flags`, {
         key,
         type,
         ...(name ? { name } : {}),
         ...(description ? { description } : {}),
         ...(tagList.length ? { tags: tagList } : {}),
-        ...(type === 'boolean' ? {} : { variants: variantsFromDrafts(type, variants) as Variant[] }),
+        ...(type === 'boolean' ? {} : { variants: variantsOf(type, variants) as Variant[] }),
       });
       toast(`Flag ${flag.name} created. It is off in every environment.`);
       void navigate(`/projects/${enc(project.key)}/flags/${enc(flag.key)}`);
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
+    });
 
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-flag">
-      <h2 id="new-flag">New flag</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New flag"
+      submitLabel="Create flag"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+      wide
+    >
       <div className="row">
         <Field label="Key" path="/key" problem={problem} hint="What your code asks for, e.g. new-checkout.">
           {(props) => (
@@ -273,7 +289,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
               onChange={(e) => {
                 const next = e.target.value as FlagType;
                 setType(next);
-                setVariants(starter[next]);
+                setVariants(starter[next]());
               }}
             >
               {TYPES.map((t) => (
@@ -294,14 +310,6 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
       ) : (
         <VariantsEditor type={type} variants={variants} onChange={setVariants} problem={problem} />
       )}
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Create flag
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </CreateDialog>
   );
 }

@@ -1,20 +1,9 @@
 import { type FormEvent, useState } from 'react';
 import { type ApiError, api, enc, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
-import {
-  confirm,
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  OneTimeSecret,
-  PageTitle,
-  Switch,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
+import { confirm } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field, useFocusFirstField } from '../kit/field.tsx';
+import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
 
 interface Webhook {
   readonly id: string;
@@ -100,16 +89,23 @@ export function WebhooksPage() {
         secret (header Flagstaff-Signature), in order, and retried for 24 hours until it is answered with 2xx.
       </p>
       {secret && (
-        <OneTimeSecret
-          title="Copy the signing secret now"
-          warning="This is the only time it is shown."
-          detail="Your receiver checks each delivery's Flagstaff-Signature with it."
-          label="The signing secret"
-          copyLabel="Copy secret"
-          doneLabel="I have stored the secret"
-          value={secret}
-          onDone={() => setSecret(undefined)}
-        />
+        <section className="panel secret" aria-labelledby="webhook-secret">
+          <h2 id="webhook-secret">Copy the signing secret now</h2>
+          <p className="warning">
+            <strong>This is the only time it is shown.</strong> Your receiver checks each delivery's
+            Flagstaff-Signature with it.
+          </p>
+          <div className="secret-row">
+            <label htmlFor="new-webhook-secret" className="visually-hidden">
+              The signing secret
+            </label>
+            <input id="new-webhook-secret" readOnly value={secret} className="mono" spellCheck={false} />
+            <CopyButton text={secret} label="Copy secret" />
+          </div>
+          <button type="button" className="btn primary" onClick={() => setSecret(undefined)}>
+            I have stored the secret
+          </button>
+        </section>
       )}
       {creating && (
         <CreateWebhook

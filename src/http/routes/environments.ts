@@ -19,7 +19,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
         response: { 200: Type.Array(EnvironmentSchema), ...problems(401, 403, 404) },
       },
     },
-    async (request) => [...(await services.environments.list(actorOf(request), request.params.projectId))],
+    async (request) => {
+      const environments = await services.environments.list(actorOf(request), request.params.projectId);
+      const last = await services.insights.environmentsLastEvaluated(environments);
+      return environments.map((e) => ({ ...e, lastEvaluatedAt: last.get(e.key) ?? null }));
+    },
   );
 
   app.post(

@@ -1,0 +1,176 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { initialFlagEnvironment } from '../../src/domain/flag.ts';
+import { newId } from '../../src/services/ids.ts';
+import type { EvaluationCount } from '../../src/storage/insights-store.ts';
+import { ADMIN_KEY } from '../dashboard/support.ts';
+import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** FLAGSTAFF_SCREENSHOTS=1 saves docs/screenshots/insights.png (the README shows it). */
+const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
+  : undefined;
+const DAY = 24 * 60 * 60 * 1000;
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = (await page.evaluate(
+    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
+    async () => (await (window as any).axe.run(document, { resultTypes: ['violations'] })).violations,
+  )) as { id: string; impact: string | null; nodes: { target: string[] }[] }[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+describeInChromium('insights in the dashboard (Chromium)', () => {
+  let ui: DashboardBrowser;
+  let page: Page;
+  const cspErrors: string[] = [];
+
+  beforeAll(async () => {
+    ui = await startDashboardBrowser();
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    const { store } = ui.server;
+    const project = await store.findProject('default');
+    if (project === undefined) throw new Error('no default project');
+    // Flags made some time ago: insights count only minutes since a flag's creation.
+    const insertFlag = async (key: string, name: string, daysAgo: number) => {
+      const at = new Date(Date.now() - daysAgo * DAY).toISOString();
+      const id = newId('flg');
+      await store.insertFlag({
+        id,
+        projectId: project.id,
+        key,
+        name,
+        description: '',
+        type: 'boolean',
+        variants: [
+          { key: 'on', value: true },
+          { key: 'off', value: false },
+        ],
+        tags: [],
+        archived: false,
+        metadata: {},
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+        environments: Object.fromEntries(
+          ['development', 'production'].map((e) => [e, initialFlagEnvironment('boolean', [])]),
+        ),
+      });
+      return id;
+    };
+    const checkout = await insertFlag('new-checkout', 'New checkout', 2);
+    await insertFlag('legacy-banner', 'Legacy banner', 60); // nobody has asked for it since
+    await store.bumpRevision(project.id);
+    await call('PATCH', `/v1/flags/${checkout}?environment=production`, {
+      enabled: true,
+      defaultRollout: {
+        weights: [
+          { variant: 'on', weight: 30 },
+          { variant: 'off', weight: 70 },
+        ],
+      },
+    });
+    // A day of traffic, as many nodes would have flushed it: more users each hour, a third on "on".
+    const now = Math.floor(Date.now() / 60_000);
+    const counts: EvaluationCount[] = [];
+    for (let minute = now - 24 * 60 + 5; minute < now; minute += 5) {
+      const busy = 40 + Math.round(30 * Math.sin((minute / 60 / 24) * 2 * Math.PI) + 30);
+      for (const [variant, share] of [
+        ['on', 0.3],
+        ['off', 0.7],
+      ] as const) {
+        counts.push({
+          projectId: project.id,
+          flagKey: 'new-checkout',
+          environment: 'production',
+          minute,
+          variant,
+          reason: 'split',
+          count: Math.round(busy * share),
+        });
+      }
+    }
+    await store.insights.addEvaluationCounts(counts);
+    // And a few real evaluations, counted by the server and flushed as every 10 s.
+    for (const user of ['ann', 'bob', 'cem']) {
+      await call('POST', '/v1/flags/new-checkout/evaluate?project=default', {
+        environment: 'production',
+        attributes: { targetingKey: user },
+      });
+    }
+    await ui.server.services.insights.flush();
+    ({ page } = await ui.newPage({ width: 1280, height: 900 }));
+    page.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) cspErrors.push(m.text());
+    });
+    await ui.signIn(page);
+  }, 120_000);
+  afterAll(() => ui?.close());
+
+  it('charts evaluations per variant on the flag page, and shows the same numbers as a table', async () => {
+    await page.goto(`${ui.server.url}/projects/default/flags/new-checkout`);
+    const section = page.getByRole('region', { name: 'Insights' });
+    await section.getByText(/evaluations in Production in the last 24 hours/).waitFor();
+    await section.locator('canvas').first().waitFor();
+    const chart = section.getByRole('img', {
+      name: /Evaluations per variant, last 24 hours: off [\d,]+, on [\d,]+/,
+    });
+    await chart.waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    if (SCREENSHOTS !== undefined) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await section.screenshot({ path: `${SCREENSHOTS}insights.png` });
+    }
+
+    const summary = await section.getByText(/evaluations in Production/).textContent();
+    const total = Number(/([\d,]+) evaluations/.exec(summary ?? '')?.[1]?.replaceAll(',', ''));
+    await section.getByRole('radio', { name: 'Table' }).check();
+    const table = section.getByRole('table', { name: 'Evaluations per variant, last 24 hours' });
+    await table.waitFor();
+    const headers = await table.locator('thead th').allTextContents();
+    expect(headers).toEqual(['From', 'off', 'on', 'All']);
+    const footer = await table.locator('tfoot td').allTextContents();
+    expect(Number(footer.at(-1)?.replaceAll(',', ''))).toBe(total);
+    expect(await table.locator('tbody tr').count()).toBeGreaterThanOrEqual(96);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await section.getByRole('radio', { name: '30 days' }).check();
+    await section.getByText(/in the last 30 days/).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('lists when each flag was last evaluated, marks stale flags and filters them', async () => {
+    await page.goto(`${ui.server.url}/projects/default/flags`);
+    const legacy = page.getByRole('row', { name: /Legacy banner/ });
+    await legacy.waitFor();
+    await expect(legacy.getByText('stale', { exact: true })).toBeDefined();
+    expect(await legacy.textContent()).toContain('Never evaluated in production.');
+    expect(await page.getByRole('row', { name: /New checkout/ }).textContent()).toMatch(/ago|just now/);
+    await page
+      .getByRole('region', { name: /Most evaluated in Production/ })
+      .getByText('new-checkout')
+      .waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByLabel('Stale flags only').check();
+    await page.getByRole('row', { name: /New checkout/ }).waitFor({ state: 'detached' });
+    expect(await page.getByRole('row').count()).toBe(2); // the header and Legacy banner
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it('loads no script or style the Content-Security-Policy refuses', () => {
+    expect(cspErrors).toEqual([]);
+  });
+});
