@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       corsOrigins: ['*'],
       flagdSyncPort: undefined,
       insights: true,
+      webhooksAllowPrivate: false,
       trustProxy: false,
       otlpEndpoint: undefined,
       otelServiceName: 'flagstaff',
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_CORS_ORIGINS: 'https://a.example, https://b.example',
       FLAGSTAFF_FLAGD_SYNC_PORT: '8015',
       FLAGSTAFF_INSIGHTS: 'off',
+      FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -46,6 +48,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://a.example', 'https://b.example'],
       flagdSyncPort: 8015,
       insights: false,
+      webhooksAllowPrivate: true,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -58,6 +61,7 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_LOG_LEVEL', 'loud'],
     ['FLAGSTAFF_RATE_LIMIT_EVALUATION', '-1'],
     ['FLAGSTAFF_RATE_LIMIT_MANAGEMENT', '1.5'],
+    ['FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['FLAGSTAFF_FLAGD_SYNC_PORT', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

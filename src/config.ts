@@ -16,6 +16,8 @@ export interface Config {
   readonly flagdSyncPort: number | undefined;
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;
+  /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. */
+  readonly webhooksAllowPrivate: boolean;
   /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
   readonly trustProxy: TrustProxy;
   /** OTEL_EXPORTER_OTLP_ENDPOINT: where traces go over OTLP/HTTP; unset, OpenTelemetry is not even loaded. */
@@ -35,6 +37,13 @@ export class ConfigError extends Error {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+function boolean(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -115,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
+    webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
     otlpEndpoint,
     otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
   });

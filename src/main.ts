@@ -11,6 +11,7 @@ import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
@@ -24,7 +25,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
-  const services = createServices(store, { snapshots, insights: config.insights });
+  const services = createServices(store, {
+    snapshots,
+    insights: config.insights,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+  });
   const app = await buildApp({
     services,
     logger: loggerOptions(config.logLevel),
@@ -82,6 +87,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
+  // Every node delivers webhooks; database leases keep two from sending the same attempt.
+  const dispatcher = new WebhookDispatcher(store.webhooks, {
+    log: app.log,
+    allowPrivate: config.webhooksAllowPrivate,
+  });
+  dispatcher.start();
+  app.addHook('preClose', () => dispatcher.stop());
   if (config.flagdSyncPort !== undefined) {
     const sync = await startFlagdSyncServer(services, {
       port: config.flagdSyncPort,

@@ -11,6 +11,7 @@ import { PlaygroundPage } from './pages/playground.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, SignInPage } from './pages/sign-in.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
 import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
 import { LoadError, Loading, Toasts } from './ui.tsx';
@@ -107,6 +108,7 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/playground`, () => <PlaygroundPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
   [`${P}/settings/api-keys`, () => <ApiKeysPage />],
+  [`${P}/settings/webhooks`, () => <WebhooksPage />],
 ];
 
 const ORGANISATION_ROUTES: Routes = [
@@ -260,6 +262,7 @@ function Shell({
                 {item(`${p}/playground`, 'Playground')}
                 {item(`${p}/audit-log`, 'Audit log', admin)}
                 {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}
+                {item(`${p}/settings/webhooks`, 'Settings → Webhooks', admin)}
               </>
             )}
             <li className="nav-heading">Organisation</li>

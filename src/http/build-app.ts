@@ -30,6 +30,7 @@ import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
 import type { RequestTypeProvider } from './type-provider.ts';
 import { validatorCompiler } from './validation.ts';
@@ -118,6 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        webhookRoutes,
         insightsRoutes,
       ]) {
         await v1.register(routes, { services });

@@ -164,6 +164,17 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'DELETE /v1/api-keys/:keyId': { role: 'admin', target: API_KEY },
 
   'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
+
+  'GET /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },
+  'POST /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },
+  'GET /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
+  'PATCH /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
+  'DELETE /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
+  'GET /v1/projects/:projectId/webhooks/:webhookId/deliveries': { role: 'admin', target: PROJECT },
+  'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver': {
+    role: 'admin',
+    target: PROJECT,
+  },
   'GET /v1/audit-log': { role: 'admin', target: ORGANISATION },
 
   'POST /v1/projects/:projectId/flags/:flagKey/explain': {

@@ -29,6 +29,15 @@ interface OpenStream {
 const refetch = (change: { revision: number; at: number }) =>
   `id: ${change.revision}\ndata: {"type":"refetchEvaluation","etag":"${change.revision}","lastModified":${Math.floor(change.at / 1000)}}\n\n`;
 
+/** The last message built, so a change fanned out to thousands of streams is formatted once. */
+let lastMessage = { revision: -1, at: 0, text: '' };
+function messageFor(change: { revision: number; at: number }): string {
+  if (lastMessage.revision !== change.revision || lastMessage.at !== change.at) {
+    lastMessage = { ...change, text: refetch(change) };
+  }
+  return lastMessage.text;
+}
+
 /**
  * The open OFREP event streams of this node (SPEC §9). Each gets a `refetchEvaluation`
  * message when its project changes; a slow client is never buffered for: while its socket is
@@ -90,11 +99,6 @@ export class SseStreams {
       this.#changes.subscribe(grant.projectId, (change) => this.#changed(stream, change)),
       this.#revocations.subscribe(grant.keyId, () => this.#end(stream)),
     );
-    const untilEnd = grant.endsAt * 1000 - Date.now();
-    // setTimeout holds at most ~24.8 days; a longer-lived stream is ended by the next token anyway.
-    const timer = setTimeout(() => this.#end(stream), Math.min(Math.max(untilEnd, 0), 2 ** 31 - 1));
-    timer.unref();
-    stream.cleanup.push(() => clearTimeout(timer));
     const onDrain = () => {
       stream.congested = false;
       stream.stalledBeats = 0;
@@ -124,11 +128,17 @@ export class SseStreams {
   #send(stream: OpenStream, change: { revision: number; at: number }): void {
     stream.sentRevision = change.revision;
     stream.pendingRevision = change.revision;
-    if (!stream.response.write(refetch(change))) stream.congested = true;
+    if (!stream.response.write(messageFor(change))) stream.congested = true;
   }
 
+  /** Every 15 s: a comment to each stream, and the end of those whose token or key expired. */
   #beat(): void {
+    const now = Date.now() / 1000;
     for (const stream of this.#streams) {
+      if (stream.grant.endsAt <= now) {
+        this.#end(stream);
+        continue;
+      }
       if (stream.congested) {
         // A client that read nothing for two heartbeats is gone or stuck: free what it holds.
         if (++stream.stalledBeats >= 2) this.#end(stream);

@@ -1,8 +1,7 @@
 import type { Principal } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
 import { authorize } from '../services/access.ts';
-import { principalOf } from '../services/api-key-service.ts';
-import type { Store } from '../storage/store.ts';
+import type { KeyRegistry } from '../services/key-registry.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */
@@ -22,11 +21,12 @@ const refused = (detail: string) => new DomainError('unauthorized', detail);
  * (EventSource cannot send headers; flagd sync uses the key itself).
  */
 export class StreamAccess {
-  readonly #store: Store;
+  readonly #keys: KeyRegistry;
   readonly #clock: () => number;
 
-  constructor(store: Store, clock: () => number = Date.now) {
-    this.#store = store;
+  /** Checks tokens against the keys in memory: a stream opens without asking the database. */
+  constructor(keys: KeyRegistry, clock: () => number = Date.now) {
+    this.#keys = keys;
     this.#clock = clock;
   }
 
@@ -48,15 +48,15 @@ export class StreamAccess {
     if (claims.expiresAt <= now) {
       throw refused('The stream token has expired: fetch the evaluations again for a new stream URL.');
     }
-    const key = await this.#store.findStoredApiKeyById(claims.keyId);
+    if (!this.#keys.loaded) await this.#keys.sync();
+    // Revoked keys are not in the registry: their tokens fail here like forged ones.
+    const key = this.#keys.findById(claims.keyId);
     if (key === undefined || !hasValidSignature(token, key.secretHash)) {
-      throw refused('The stream token is not valid.');
+      throw refused('The stream token is not valid, or its API key was revoked.');
     }
     const keyExpiresAt = key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt) / 1000;
-    if (key.revokedAt !== null || keyExpiresAt <= now) {
-      throw refused('The API key of this stream token is revoked or expired.');
-    }
-    const principal = principalOf(key);
+    if (keyExpiresAt <= now) throw refused('The API key of this stream token has expired.');
+    const principal = key.principal;
     // The key's scope may have narrowed since the token was issued.
     authorize(principal, claims.projectId, 'evaluator', claims.environment);
     return { ...claims, principal, endsAt: Math.min(claims.expiresAt, keyExpiresAt) };

@@ -44,7 +44,7 @@ export class ApiKeyService {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
     this.#revocations = options.revocations;
-    this.registry = new KeyRegistry(store);
+    this.registry = new KeyRegistry(store, options.revocations);
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */

@@ -1,5 +1,13 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
-import type { AuditFilter, AuditStore, Page, PageRequest, ProjectStore } from '../storage/store.ts';
+import type {
+  AuditFilter,
+  AuditStore,
+  Page,
+  PageRequest,
+  ProjectStore,
+  WebhookRole,
+} from '../storage/store.ts';
+import { enqueueWebhookDeliveries } from '../webhooks/outbox.ts';
 import { authorizeOrganisation } from './access.ts';
 import type { Actor } from './actor.ts';
 import { newId } from './ids.ts';
@@ -15,7 +23,7 @@ export interface AuditEntry {
 
 /** Records one audit event; call it inside the write's transaction so both happen or neither. */
 export async function recordAudit(
-  store: AuditStore,
+  store: AuditStore & WebhookRole,
   actor: Actor,
   projectId: string | null,
   entry: AuditEntry,
@@ -31,6 +39,7 @@ export async function recordAudit(
     after: withoutSecrets(entry.after),
   };
   await store.insertAuditEvent(projectId, event);
+  if (projectId !== null) await enqueueWebhookDeliveries(store.webhooks, projectId, event);
 }
 
 /** Fields that hold secrets or their hashes; a snapshot of a resource never carries them into the log. */

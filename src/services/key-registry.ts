@@ -1,4 +1,5 @@
 import type { ApiKey, Principal } from '../domain/api-key.ts';
+import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Store, StoredApiKey } from '../storage/store.ts';
 import { sameHash } from './secrets.ts';
 
@@ -20,8 +21,12 @@ export class KeyRegistry {
   /** Moves with every local change, so a reload that overlapped one reads again rather than undo it. */
   #generation = 0;
 
-  constructor(store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>) {
+  /** Told of every key that leaves the map (revoked here, elsewhere, or with its project), so its streams end. */
+  readonly #revocations: KeyRevocations | undefined;
+
+  constructor(store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>, revocations?: KeyRevocations) {
     this.#store = store;
+    this.#revocations = revocations;
   }
 
   get loaded(): boolean {
@@ -33,6 +38,12 @@ export class KeyRegistry {
     const key = this.#keys?.get(secretHash);
     // The map lookup is keyed by the hash; comparing again in constant time costs little.
     return key !== undefined && sameHash(key.secretHash, secretHash) ? key : undefined;
+  }
+
+  /** A key by its id when known and not revoked (stream tokens name the key by id). */
+  findById(keyId: string): KnownKey | undefined {
+    for (const key of this.#keys?.values() ?? []) if (key.id === keyId) return key;
+    return undefined;
   }
 
   /** Loads every key unless the counter says the map is current; one load at a time. */
@@ -54,14 +65,23 @@ export class KeyRegistry {
   remove(keyId: string): void {
     if (this.#keys === undefined) return;
     this.#generation++;
-    this.#keys = new Map([...this.#keys].filter(([, key]) => key.id !== keyId));
+    this.#replace(new Map([...this.#keys].filter(([, key]) => key.id !== keyId)));
   }
 
   /** Keys of a project this node just deleted (their rows went with it by cascade). */
   removeProject(projectId: string): void {
     if (this.#keys === undefined) return;
     this.#generation++;
-    this.#keys = new Map([...this.#keys].filter(([, key]) => key.projectId !== projectId));
+    this.#replace(new Map([...this.#keys].filter(([, key]) => key.projectId !== projectId)));
+  }
+
+  /** Installs a new map, announcing the keys it no longer holds. */
+  #replace(keys: ReadonlyMap<string, KnownKey>): void {
+    const before = this.#keys;
+    this.#keys = keys;
+    if (before === undefined || this.#revocations === undefined) return;
+    const kept = new Set([...keys.values()].map((key) => key.id));
+    for (const key of before.values()) if (!kept.has(key.id)) this.#revocations.revoked(key.id);
   }
 
   async #reload(): Promise<void> {
@@ -71,7 +91,7 @@ export class KeyRegistry {
       if (revision === this.#revision && this.#keys !== undefined) return;
       const keys = await this.#store.listActiveApiKeys();
       if (generation !== this.#generation) continue;
-      this.#keys = new Map(keys.map((key) => [key.secretHash, known(key)]));
+      this.#replace(new Map(keys.map((key) => [key.secretHash, known(key)])));
       this.#revision = revision;
       return;
     }

@@ -19,6 +19,7 @@ import { ProjectService } from './project-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
+import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
 export interface Services {
@@ -45,6 +46,7 @@ export interface Services {
   readonly sessions: SessionService;
   readonly health: HealthService;
   readonly insights: InsightsService;
+  readonly webhooks: WebhookService;
 }
 
 export interface ServiceOptions {
@@ -55,6 +57,8 @@ export interface ServiceOptions {
   readonly snapshots?: SnapshotRegistry;
   /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
   readonly insights?: boolean;
+  /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
+  readonly webhooksAllowPrivate?: boolean;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -67,7 +71,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   return {
     changes: snapshots,
     revocations,
-    streamAccess: new StreamAccess(store, options.clock),
+    streamAccess: new StreamAccess(apiKeys.registry, options.clock),
     eventStreams: new SseStreams(snapshots, revocations),
     sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
@@ -83,5 +87,6 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sessions: new SessionService(store, { clock: options.clock, ...options.sessions }),
     insights,
     health: new HealthService(store),
+    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate }),
   };
 }

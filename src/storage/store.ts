@@ -5,6 +5,7 @@ import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { InsightsStore } from './insights-store.ts';
+import type { WebhookStore } from './webhook-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
 export interface PageRequest {
@@ -107,8 +108,6 @@ export interface ApiKeyStore extends KeyLookup {
   /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
   listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
   findApiKeyById(id: string): Promise<ApiKey | undefined>;
-  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
-  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
   insertApiKey(key: StoredApiKey): Promise<void>;
   revokeApiKey(id: string, at: string): Promise<void>;
 }
@@ -216,8 +215,14 @@ export interface AuditStore {
 }
 
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
+/** Webhooks and their outbox (storage/webhook-store.ts): in a transaction, enqueued with the write. */
+export interface WebhookRole {
+  readonly webhooks: WebhookStore;
+}
+
 export interface StoreRoles
   extends EvaluationSource,
+    WebhookRole,
     ApiKeyStore,
     ProjectStore,
     FlagStore,

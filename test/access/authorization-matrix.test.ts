@@ -42,6 +42,26 @@ interface RouteCase {
   readonly byId?: true;
 }
 
+/** A fresh webhook of project alpha, at a public address (nothing is delivered in this test). */
+const webhook = (c: Context) =>
+  c.node.services.webhooks.create(setupActor, 'alpha', { url: 'https://203.0.113.10/hook', events: ['*'] });
+
+/** One webhook with one delivery, shared by the cases that only read or redeliver (creating one per cell is slow on PostgreSQL). */
+const sharedWebhooks = new WeakMap<Harness, Promise<{ id: string; deliveryId: string }>>();
+const sharedWebhook = (c: Context) => {
+  let shared = sharedWebhooks.get(c.node);
+  if (shared === undefined) {
+    shared = (async () => {
+      const hook = await webhook(c);
+      await c.node.services.flags.create(setupActor, 'alpha', { key: `hooked-${c.next()}` });
+      const page = await c.node.services.webhooks.deliveries(setupActor, 'alpha', hook.id, { limit: 1 });
+      return { id: hook.id, deliveryId: page.items[0]?.id ?? '' };
+    })();
+    sharedWebhooks.set(c.node, shared);
+  }
+  return shared;
+};
+
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
@@ -357,6 +377,74 @@ const CASES: readonly RouteCase[] = [
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/audit-log?limit=5' }),
     invalid: badLimit,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/webhooks' }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/webhooks',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 201,
+    request: () => ({
+      url: '/v1/projects/alpha/webhooks',
+      body: { url: 'https://203.0.113.10/hook', events: ['flag.*'] },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}` }),
+  },
+  {
+    route: 'PATCH /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}`,
+      body: { active: false },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/webhooks/:webhookId',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/webhooks/:webhookId/deliveries',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}/deliveries` }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 202,
+    request: async (c) => {
+      const hook = await sharedWebhook(c);
+      return { url: `/v1/projects/alpha/webhooks/${hook.id}/deliveries/${hook.deliveryId}/redeliver` };
+    },
   },
   {
     route: 'POST /v1/projects/:projectId/flags/:flagKey/explain',

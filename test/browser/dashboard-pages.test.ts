@@ -164,6 +164,11 @@ async function seed(ui: DashboardBrowser): Promise<void> {
   const old = await call('POST', '/v1/projects/shop/api-keys', { name: 'old backend', role: 'viewer' });
   await call('DELETE', `/v1/api-keys/${old.id}`);
   await call('POST', '/v1/invitations', { email: 'grace@example.com', role: 'editor', project: null });
+  // A public address (TEST-NET-3), so the SSRF guard lets it through; nothing delivers in this test.
+  await call('POST', '/v1/projects/shop/webhooks', {
+    url: 'https://203.0.113.10/hooks/flagstaff',
+    events: ['flag.*', 'segment.updated'],
+  });
   const invited = await call('POST', '/v1/invitations', {
     email: 'linus@example.com',
     role: 'viewer',
@@ -216,6 +221,7 @@ describeInChromium(
       ['playground', '/projects/shop/playground', 'Evaluate'],
       ['audit-log', '/projects/shop/audit-log', 'flag.updated'],
       ['api-keys', '/projects/shop/settings/api-keys', 'checkout service'],
+      ['webhooks', '/projects/shop/settings/webhooks', 'https://203.0.113.10/hooks/flagstaff'],
       ['organisation-api-keys', '/settings/api-keys', 'Admin key (first start)'],
       ['members', '/settings/members', 'grace@example.com'],
     ];
@@ -236,6 +242,10 @@ describeInChromium(
         // The page opens on the first unprotected environment; the seeded targeting is in production.
         await page.getByRole('tab', { name: /Production/ }).click();
         await page.getByText('Percentage rollout').first().waitFor();
+      }
+      if (name === 'webhooks') {
+        await page.getByRole('button', { name: 'Show deliveries' }).click();
+        await page.getByText('Nothing sent yet').waitFor();
       }
       if (name === 'playground') {
         await page.getByLabel('Flag').selectOption('new-checkout');

@@ -17,18 +17,18 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { startServer } from '../openfeature/support/server.ts';
-import {
-  createKey,
-  flagId,
-  seedVariedProject,
-  VARIED_CONTEXTS,
-} from '../openfeature/support/varied-project.ts';
+import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 
 const PROTO = new URL('../../src/openfeature/flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url)
   .pathname;
-const QUIET = { info() {}, warn() {} };
+/** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
+const logged: string[] = [];
+const LOG = {
+  info: (object: object, message: string) => logged.push(JSON.stringify({ ...object, message })),
+  warn: (object: object, message: string) => logged.push(JSON.stringify({ ...object, message })),
+};
 const COUNTRIES = ['NL', 'BE', 'DE', 'US', undefined];
 const PLANS = ['free', 'pro', undefined];
 const COMPANIES = ['acme', 'globex', 'initech', undefined];
@@ -100,7 +100,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     });
     key = created.body.secret;
     keyId = created.body.id;
-    sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: QUIET });
+    sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
     // Configured only through its documented options.
     const provider = new FlagdProvider({
       resolverType: 'in-process',
@@ -208,5 +208,10 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     } finally {
       raw.close();
     }
+  });
+
+  it('logs no key, not even a wrong one', () => {
+    expect(logged.join('\n')).toContain('flagd sync refused');
+    for (const secret of [key, 'fsk_wrong']) expect(logged.join('\n')).not.toContain(secret);
   });
 });

@@ -4,6 +4,7 @@ import { accounts } from './0002-accounts.ts';
 import { protectedEnvironmentsAndMatchAll } from './0003-protected-environments-and-match-all.ts';
 import { accountVersion } from './0004-account-version.ts';
 import { changeFeed } from './0005-change-feed.ts';
+import { webhooks } from './0006-webhooks.ts';
 import { flagEvaluations } from './0008-flag-evaluations.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
@@ -13,6 +14,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-protected-environments-and-match-all': protectedEnvironmentsAndMatchAll,
   '0004-account-version': accountVersion,
   '0005-change-feed': changeFeed,
+  '0006-webhooks': webhooks,
   '0008-flag-evaluations': flagEvaluations,
 };
 

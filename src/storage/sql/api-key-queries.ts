@@ -59,9 +59,6 @@ export function apiKeyQueries({ db, atomically }: SqlContext): ApiKeyStore {
         withoutSecret(apiKeyFromRow(r)),
       ),
 
-    findStoredApiKeyById: (id) =>
-      findOne(db.selectFrom('api_keys').selectAll().where('id', '=', id), apiKeyFromRow),
-
     async insertApiKey(key) {
       await mapUnique(db.insertInto('api_keys').values(apiKeyToRow(key)).execute());
     },

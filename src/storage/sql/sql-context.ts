@@ -66,8 +66,8 @@ export async function findOne<Row, T>(
   return row === undefined ? undefined : fromRow(row);
 }
 
-const encodeCursor = (value: string) => Buffer.from(value).toString('base64url');
-const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
+export const encodeCursor = (value: string) => Buffer.from(value).toString('base64url');
+export const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
 
 /** Keyset paging over one unique text column: fetch one more than asked to learn whether more remain. */
 export async function paged<Row, T>(

@@ -9,6 +9,7 @@ import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
 import { SqlInsightsStore } from './sql-insights-store.ts';
+import { SqlWebhookStore } from './sql-webhook-store.ts';
 
 /** What the snapshots read, in one transaction so the revision matches the contents. */
 function evaluationSource(context: SqlContext): EvaluationSource {
@@ -46,6 +47,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...apiKeyQueries(context),
     ...accountQueries(context),
     ...auditQueries(context),
+    webhooks: new SqlWebhookStore(context.db),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }

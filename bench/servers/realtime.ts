@@ -1,0 +1,39 @@
+import { buildApp } from '../../src/http/build-app.ts';
+import { bootstrap } from '../../src/services/bootstrap.ts';
+import { createServices } from '../../src/services/services.ts';
+import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
+
+// The server of the real-time benchmark, in a process of its own so that its RSS is its own:
+// one node over in-memory SQLite with one flag and an evaluator key. It tells the parent its
+// URL and secrets, and answers `memory` with its RSS (after a GC when --expose-gc is given).
+
+const ADMIN_KEY = 'fsk_bench-admin-key-0123456789abcdefghijklmnop';
+const { db } = openDatabase('sqlite::memory:');
+await migrateToLatest(db);
+const store = createSqlStore(db);
+await bootstrap(store, ADMIN_KEY);
+const services = createServices(store);
+const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
+const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
+  const response = await app.inject({
+    method,
+    url: path,
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    payload: payload as object,
+  });
+  if (response.statusCode >= 300)
+    throw new Error(`${method} ${path}: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
+const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
+
+process.on('message', (message: { type?: string }) => {
+  if (message?.type !== 'memory') return;
+  globalThis.gc?.();
+  process.send?.({ type: 'memory', rss: process.memoryUsage().rss, streams: services.eventStreams.size });
+});
+process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });

@@ -1,0 +1,302 @@
+import { type FormEvent, useState } from 'react';
+import { type ApiError, api, enc, useApi } from '../api.ts';
+import { useProject } from '../app.tsx';
+import { confirm } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field, useFocusFirstField } from '../kit/field.tsx';
+import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
+
+interface Webhook {
+  readonly id: string;
+  readonly url: string;
+  readonly events: string[];
+  readonly active: boolean;
+  readonly version: number;
+  readonly createdAt: string;
+}
+
+interface Attempt {
+  readonly at: string;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+interface Delivery {
+  readonly id: string;
+  readonly event: string;
+  readonly state: 'pending' | 'delivered' | 'failed';
+  readonly attempts: Attempt[];
+  readonly nextAttemptAt: string | null;
+  readonly createdAt: string;
+  readonly redeliveryOf: string | null;
+}
+
+/** Settings → Webhooks: where a project's audit events are POSTed, and how each delivery went. */
+export function WebhooksPage() {
+  const { project } = useProject();
+  const base = `/projects/${enc(project.id)}/webhooks`;
+  const webhooks = useApi<Webhook[]>(base);
+  const [creating, setCreating] = useState(false);
+  const [secret, setSecret] = useState<string>();
+  const [open, setOpen] = useState<string>();
+  const [problem, setProblem] = useState<ApiError>();
+
+  const setActive = async (webhook: Webhook, active: boolean) => {
+    try {
+      await api('PATCH', `${base}/${enc(webhook.id)}`, { active }, webhook.version);
+      webhooks.reload();
+    } catch (e) {
+      setProblem(e as ApiError);
+    }
+  };
+
+  const remove = async (webhook: Webhook) => {
+    const ok = await confirm({
+      title: 'Delete this webhook?',
+      body: (
+        <p>
+          <code>{webhook.url}</code> gets no more events, and its delivery log is deleted with it.
+        </p>
+      ),
+      confirmLabel: 'Delete webhook',
+      danger: true,
+    });
+    if (!ok) return;
+    try {
+      await api('DELETE', `${base}/${enc(webhook.id)}`);
+      toast('Webhook deleted.');
+      webhooks.reload();
+    } catch (e) {
+      setProblem(e as ApiError);
+    }
+  };
+
+  return (
+    <>
+      <PageTitle
+        actions={
+          !creating && (
+            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
+              Add webhook
+            </button>
+          )
+        }
+      >
+        Settings → Webhooks
+      </PageTitle>
+      <p className="muted">
+        Each change to {project.name} that a webhook asks for is POSTed to its URL as JSON, signed with its
+        secret (header Flagstaff-Signature), in order, and retried for 24 hours until it is answered with 2xx.
+      </p>
+      {secret && (
+        <section className="panel secret" aria-labelledby="webhook-secret">
+          <h2 id="webhook-secret">Copy the signing secret now</h2>
+          <p className="warning">
+            <strong>This is the only time it is shown.</strong> Your receiver checks each delivery's
+            Flagstaff-Signature with it.
+          </p>
+          <div className="secret-row">
+            <label htmlFor="new-webhook-secret" className="visually-hidden">
+              The signing secret
+            </label>
+            <input id="new-webhook-secret" readOnly value={secret} className="mono" spellCheck={false} />
+            <CopyButton text={secret} label="Copy secret" />
+          </div>
+          <button type="button" className="btn primary" onClick={() => setSecret(undefined)}>
+            I have stored the secret
+          </button>
+        </section>
+      )}
+      {creating && (
+        <CreateWebhook
+          base={base}
+          onCreated={(created) => {
+            setCreating(false);
+            setSecret(created);
+            webhooks.reload();
+          }}
+          onCancel={() => setCreating(false)}
+        />
+      )}
+      <ErrorSummary problem={problem} />
+      {webhooks.error && <LoadError error={webhooks.error} retry={webhooks.reload} />}
+      {webhooks.loading && <Loading what="webhooks" />}
+      {webhooks.data?.length === 0 && (
+        <Empty title="No webhooks yet">
+          <p>Add one to tell another system when flags or segments change.</p>
+        </Empty>
+      )}
+      {(webhooks.data ?? []).map((webhook) => (
+        <section key={webhook.id} className="panel" aria-label={`Webhook ${webhook.url}`}>
+          <div className="row">
+            <div>
+              <h2 className="mono">{webhook.url}</h2>
+              <p className="muted">
+                Events: {webhook.events.join(', ')} · added <Time at={webhook.createdAt} />
+              </p>
+            </div>
+            <Switch
+              checked={webhook.active}
+              label={`Deliver to ${webhook.url}`}
+              onChange={(active) => setActive(webhook, active)}
+            />
+          </div>
+          <div className="form-actions">
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={open === webhook.id}
+              onClick={() => setOpen(open === webhook.id ? undefined : webhook.id)}
+            >
+              {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
+            </button>
+            <button type="button" className="btn subtle danger-text" onClick={() => remove(webhook)}>
+              Delete<span className="visually-hidden"> {webhook.url}</span>
+            </button>
+          </div>
+          {open === webhook.id && <Deliveries path={`${base}/${enc(webhook.id)}/deliveries`} />}
+        </section>
+      ))}
+    </>
+  );
+}
+
+function CreateWebhook({
+  base,
+  onCreated,
+  onCancel,
+}: {
+  base: string;
+  onCreated: (secret: string) => void;
+  onCancel: () => void;
+}) {
+  const focusRef = useFocusFirstField<HTMLFormElement>();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('flag.*, segment.*');
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    try {
+      const created = await api<{ secret: string }>('POST', base, {
+        url,
+        events: events
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e !== ''),
+      });
+      onCreated(created.secret);
+    } catch (e) {
+      setProblem(e as ApiError);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-webhook">
+      <h2 id="new-webhook">New webhook</h2>
+      <ErrorSummary problem={problem} />
+      <Field
+        label="URL"
+        path="/url"
+        problem={problem}
+        hint="Where to POST, e.g. https://ci.example.com/hooks/flags."
+      >
+        {(props) => <input {...props} type="url" value={url} onChange={(e) => setUrl(e.target.value)} />}
+      </Field>
+      <Field
+        label="Events"
+        path="/events"
+        problem={problem}
+        hint="Comma-separated: an action (flag.updated), a resource (flag.*), or * for all."
+      >
+        {(props) => <input {...props} value={events} onChange={(e) => setEvents(e.target.value)} />}
+      </Field>
+      <div className="form-actions">
+        <button type="submit" className="btn primary" disabled={busy}>
+          Add webhook
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The delivery log of one webhook, newest first, each with its last answer and a way to send it again. */
+function Deliveries({ path }: { path: string }) {
+  const deliveries = useApi<Delivery[]>(`${path}?limit=50`);
+  const [problem, setProblem] = useState<ApiError>();
+
+  const redeliver = async (delivery: Delivery) => {
+    try {
+      await api('POST', `${path}/${enc(delivery.id)}/redeliver`);
+      toast(`${delivery.event} queued again.`);
+      deliveries.reload();
+    } catch (e) {
+      setProblem(e as ApiError);
+    }
+  };
+
+  if (deliveries.error) return <LoadError error={deliveries.error} retry={deliveries.reload} />;
+  if (deliveries.loading) return <Loading what="deliveries" />;
+  if (deliveries.data?.length === 0) return <p className="muted">Nothing sent yet.</p>;
+  return (
+    <div className="table-wrap">
+      <ErrorSummary problem={problem} />
+      <table>
+        <caption className="visually-hidden">Deliveries</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Created</th>
+            <th scope="col">State</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(deliveries.data ?? []).map((d) => {
+            const last = d.attempts.at(-1);
+            return (
+              <tr key={d.id}>
+                <td>
+                  <code>{d.event}</code>
+                  {d.redeliveryOf && <div className="muted small">redelivery</div>}
+                </td>
+                <td>
+                  <Time at={d.createdAt} />
+                </td>
+                <td>
+                  <span
+                    className={`badge ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}
+                  >
+                    {d.state}
+                  </span>
+                  {d.nextAttemptAt && d.attempts.length > 0 && (
+                    <div className="muted small">
+                      next try <Time at={d.nextAttemptAt} />
+                    </div>
+                  )}
+                </td>
+                <td>{d.attempts.length}</td>
+                <td>{last ? (last.error ?? `${last.statusCode} in ${last.durationMs} ms`) : '—'}</td>
+                <td className="row-actions">
+                  <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
+                    Redeliver<span className="visually-hidden"> {d.event}</span>
+                  </button>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,212 @@
+import { Type } from 'typebox';
+import type { Services } from '../../services/services.ts';
+import {
+  actorOf,
+  ifMatchOf,
+  pageOf,
+  sendCreated,
+  sendNoContent,
+  sendPage,
+  sendResource,
+} from '../request-helpers.ts';
+import { Closed, Id, PageQuery, problems, Timestamp, Version } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Webhooks'];
+
+const EventPattern = Type.String({
+  pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
+  description: 'An audit action (`flag.updated`), all of a resource (`flag.*`), or every event (`*`).',
+});
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'http(s); private addresses are refused.',
+});
+const Secret = Type.String({
+  minLength: 16,
+  maxLength: 256,
+  description: 'Signs every delivery (HMAC-SHA256). Generated when absent; shown only when created.',
+});
+
+const WebhookSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  active: Type.Boolean(),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+const CreatedWebhookSchema = Type.Object({ ...WebhookSchema.properties, secret: Type.String() });
+const AttemptSchema = Type.Object({
+  at: Timestamp,
+  statusCode: Type.Union([Type.Integer(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  durationMs: Type.Integer(),
+});
+const DeliverySchema = Type.Object({
+  id: Id,
+  webhookId: Id,
+  event: Type.String(),
+  state: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
+  attempts: Type.Array(AttemptSchema),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+  redeliveryOf: Type.Union([Id, Type.Null()]),
+  payload: Type.Unknown({ description: 'The JSON body sent.' }),
+});
+
+const Params = Closed({ projectId: Type.String({ description: 'Project id or key.' }), webhookId: Id });
+
+/** A project's webhooks (SPEC §9): project admins only. */
+export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/projects/:projectId/webhooks',
+    {
+      schema: {
+        tags,
+        summary: "List a project's webhooks (never their secrets)",
+        params: Closed({ projectId: Type.String() }),
+        response: { 200: Type.Array(WebhookSchema), ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request) => services.webhooks.list(actorOf(request), request.params.projectId),
+  );
+
+  app.post(
+    '/projects/:projectId/webhooks',
+    {
+      schema: {
+        tags,
+        summary: 'Register a webhook; its secret is shown once',
+        description:
+          'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
+        params: Closed({ projectId: Type.String() }),
+        body: Closed({
+          url: Url,
+          events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
+          secret: Type.Optional(Secret),
+          active: Type.Optional(Type.Boolean()),
+        }),
+        response: { 201: CreatedWebhookSchema, ...problems(400, 401, 403, 404, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const webhook = await services.webhooks.create(
+        actorOf(request),
+        request.params.projectId,
+        request.body,
+      );
+      reply.header('cache-control', 'no-store');
+      return sendCreated(reply, `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`, webhook);
+    },
+  );
+
+  app.get(
+    '/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a webhook',
+        params: Params,
+        response: { 200: WebhookSchema, ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(
+        reply,
+        await services.webhooks.get(actorOf(request), request.params.projectId, request.params.webhookId),
+      ),
+  );
+
+  app.patch(
+    '/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        summary: 'Change a webhook (URL, events, secret, active)',
+        params: Params,
+        body: Closed({
+          url: Type.Optional(Url),
+          events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
+          secret: Type.Optional(Secret),
+          active: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: WebhookSchema, ...problems(400, 401, 403, 404, 412, 415, 429) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(
+        reply,
+        await services.webhooks.update(
+          actorOf(request),
+          request.params.projectId,
+          request.params.webhookId,
+          request.body,
+          ifMatchOf(request),
+        ),
+      ),
+  );
+
+  app.delete(
+    '/projects/:projectId/webhooks/:webhookId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook and its delivery log',
+        params: Params,
+        response: problems(401, 403, 404, 429),
+      },
+    },
+    async (request, reply) => {
+      await services.webhooks.delete(actorOf(request), request.params.projectId, request.params.webhookId);
+      return sendNoContent(reply);
+    },
+  );
+
+  app.get(
+    '/projects/:projectId/webhooks/:webhookId/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'The delivery log, newest first, with every attempt',
+        params: Params,
+        querystring: Closed(PageQuery),
+        response: { 200: Type.Array(DeliverySchema), ...problems(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const page = await services.webhooks.deliveries(
+        actorOf(request),
+        request.params.projectId,
+        request.params.webhookId,
+        pageOf(request.query),
+      );
+      return sendPage(request, reply, page, (d) => d);
+    },
+  );
+
+  app.post(
+    '/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
+    {
+      schema: {
+        tags,
+        summary: "Send a delivery's event again (a new delivery, at the end of the queue)",
+        params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }),
+        response: { 202: DeliverySchema, ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const delivery = await services.webhooks.redeliver(
+        actorOf(request),
+        request.params.projectId,
+        request.params.webhookId,
+        request.params.deliveryId,
+      );
+      return reply.code(202).send(delivery);
+    },
+  );
+};

@@ -1,0 +1,170 @@
+import { randomBytes } from 'node:crypto';
+import { notFound, validationFailed } from '../domain/errors.ts';
+import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
+import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { StoredWebhook } from '../storage/webhook-store.ts';
+import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
+import type { Actor } from './actor.ts';
+import { recordAudit } from './audit.ts';
+import { newId } from './ids.ts';
+import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+
+export interface WebhookInput {
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly secret?: string;
+  readonly active?: boolean;
+}
+
+export type WebhookPatch = Partial<WebhookInput>;
+
+export interface CreatedWebhook extends Webhook {
+  /** Shown in the response that creates it (generated when none was given), never again. */
+  readonly secret: string;
+}
+
+const publicWebhook = ({ secret: _, ...webhook }: StoredWebhook): Webhook => webhook;
+
+/** Webhooks of a project, managed by its admins (SPEC §9). Deliveries are the dispatcher's. */
+export class WebhookService {
+  readonly #store: Store;
+  readonly #allowPrivate: boolean;
+
+  constructor(store: Store, options: { allowPrivate?: boolean } = {}) {
+    this.#store = store;
+    this.#allowPrivate = options.allowPrivate ?? false;
+  }
+
+  async list(actor: Actor, projectIdOrKey: string): Promise<readonly Webhook[]> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
+    return this.#store.webhooks.listWebhooks(project.id);
+  }
+
+  async get(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<Webhook> {
+    return publicWebhook(await this.#find(actor, projectIdOrKey, webhookId));
+  }
+
+  async create(actor: Actor, projectIdOrKey: string, input: WebhookInput): Promise<CreatedWebhook> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
+    await this.#checkUrl(input.url);
+    const at = now();
+    const webhook: StoredWebhook = {
+      id: newId('whk'),
+      projectId: project.id,
+      url: input.url,
+      events: [...new Set(input.events)],
+      secret: input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`,
+      active: input.active ?? true,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await this.#store.transaction(async (tx) => {
+      await tx.webhooks.insertWebhook(webhook);
+      await recordAudit(tx, actor, project.id, {
+        action: 'webhook.created',
+        resource: { type: 'webhook', id: webhook.id, key: null },
+        before: null,
+        after: webhook,
+      });
+    });
+    return webhook;
+  }
+
+  async update(
+    actor: Actor,
+    projectIdOrKey: string,
+    webhookId: string,
+    patch: WebhookPatch,
+    ifMatch: number | undefined,
+  ): Promise<Webhook> {
+    const current = await this.#find(actor, projectIdOrKey, webhookId);
+    checkIfMatch(ifMatch, current.version);
+    if (patch.url !== undefined) await this.#checkUrl(patch.url);
+    const next: StoredWebhook = {
+      ...current,
+      url: patch.url ?? current.url,
+      events: patch.events === undefined ? current.events : [...new Set(patch.events)],
+      secret: patch.secret ?? current.secret,
+      active: patch.active ?? current.active,
+      version: current.version + 1,
+      updatedAt: now(),
+    };
+    await this.#store.transaction(async (tx) => {
+      if (!(await tx.webhooks.updateWebhook(next, current.version))) throw changedMeanwhile('webhook');
+      await recordAudit(tx, actor, current.projectId, {
+        action: 'webhook.updated',
+        resource: { type: 'webhook', id: current.id, key: null },
+        before: current,
+        after: next,
+      });
+    });
+    return publicWebhook(next);
+  }
+
+  async delete(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<void> {
+    const current = await this.#find(actor, projectIdOrKey, webhookId);
+    await this.#store.transaction(async (tx) => {
+      await tx.webhooks.deleteWebhook(current.id);
+      await recordAudit(tx, actor, current.projectId, {
+        action: 'webhook.deleted',
+        resource: { type: 'webhook', id: current.id, key: null },
+        before: current,
+        after: null,
+      });
+    });
+  }
+
+  /** The delivery log, newest first: every delivery with each attempt's answer. */
+  async deliveries(
+    actor: Actor,
+    projectIdOrKey: string,
+    webhookId: string,
+    page: PageRequest,
+  ): Promise<Page<WebhookDelivery>> {
+    const webhook = await this.#find(actor, projectIdOrKey, webhookId);
+    return this.#store.webhooks.listDeliveries(webhook.id, page);
+  }
+
+  /** Sends a delivery's event again, as a new delivery at the end of the webhook's queue. */
+  async redeliver(
+    actor: Actor,
+    projectIdOrKey: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<WebhookDelivery> {
+    const webhook = await this.#find(actor, projectIdOrKey, webhookId);
+    const original = await this.#store.webhooks.findDelivery(deliveryId);
+    if (original === undefined || original.webhookId !== webhook.id) {
+      throw notFound(`No delivery "${deliveryId}" of this webhook.`);
+    }
+    const id = newId('dlv');
+    await this.#store.transaction((tx) =>
+      tx.webhooks.enqueueDelivery({
+        id,
+        webhookId: webhook.id,
+        event: original.event,
+        payload: JSON.stringify(original.payload),
+        createdAt: now(),
+        redeliveryOf: original.id,
+      }),
+    );
+    return (await this.#store.webhooks.findDelivery(id)) as WebhookDelivery;
+  }
+
+  async #find(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<StoredWebhook> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
+    const webhook = await this.#store.webhooks.findWebhook(webhookId);
+    if (webhook === undefined || webhook.projectId !== project.id) {
+      throw notFound(`No webhook "${webhookId}" in project "${project.key}".`);
+    }
+    return webhook;
+  }
+
+  async #checkUrl(url: string): Promise<void> {
+    const refused = await refusedWebhookUrl(url, this.#allowPrivate);
+    if (refused !== undefined) {
+      throw validationFailed(`The webhook URL ${refused}.`, [{ path: '/url', message: refused }]);
+    }
+  }
+}

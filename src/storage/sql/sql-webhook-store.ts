@@ -1,0 +1,335 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { DeliveryState, WebhookAttempt, WebhookDelivery } from '../../domain/webhook.ts';
+import type { Page, PageRequest } from '../store.ts';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  NewDelivery,
+  StoredWebhook,
+  WebhookStore,
+} from '../webhook-store.ts';
+import type { Database } from './database.ts';
+import { decodeCursor, encodeCursor } from './sql-context.ts';
+
+type WebhooksTable = {
+  id: string;
+  project_id: string;
+  url: string;
+  events: string;
+  secret: string;
+  active: number;
+  next_position: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+};
+
+type WebhookDeliveriesTable = {
+  id: string;
+  webhook_id: string;
+  position: number;
+  event: string;
+  payload: string;
+  redelivery_of: string | null;
+  state: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  finished_at: string | null;
+};
+
+type WebhookAttemptsTable = {
+  id: string;
+  delivery_id: string;
+  at: string;
+  node: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+};
+
+/** Migration 0006's tables, added to the shared database type only here. */
+export type WebhookTables = {
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+};
+
+type Db = Kysely<Database & WebhookTables>;
+
+const webhookFromRow = (row: WebhooksTable): StoredWebhook => ({
+  id: row.id,
+  projectId: row.project_id,
+  url: row.url,
+  events: JSON.parse(row.events),
+  secret: row.secret,
+  active: row.active === 1,
+  version: row.version,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const withoutSecret = ({ secret: _, ...webhook }: StoredWebhook) => webhook;
+
+/** The webhook role over the same connection (or transaction) as the SqlStore that made it. */
+export class SqlWebhookStore implements WebhookStore {
+  readonly #db: Db;
+
+  constructor(db: Kysely<Database> | Transaction<Database>) {
+    this.#db = db.withTables<WebhookTables>();
+  }
+
+  async listWebhooks(projectId: string) {
+    const rows = await this.#db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => withoutSecret(webhookFromRow(row)));
+  }
+
+  async findWebhook(id: string) {
+    const row = await this.#db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && webhookFromRow(row);
+  }
+
+  async activeWebhooks(projectId: string) {
+    const rows = await this.#db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('project_id', '=', projectId)
+      .where('active', '=', 1)
+      .orderBy('id')
+      .execute();
+    return rows.map(webhookFromRow);
+  }
+
+  async insertWebhook(webhook: StoredWebhook) {
+    await this.#db
+      .insertInto('webhooks')
+      .values({
+        id: webhook.id,
+        project_id: webhook.projectId,
+        url: webhook.url,
+        events: JSON.stringify(webhook.events),
+        secret: webhook.secret,
+        active: webhook.active ? 1 : 0,
+        next_position: 1,
+        version: webhook.version,
+        created_at: webhook.createdAt,
+        updated_at: webhook.updatedAt,
+      })
+      .execute();
+  }
+
+  async updateWebhook(webhook: StoredWebhook, expectedVersion: number) {
+    const result = await this.#db
+      .updateTable('webhooks')
+      .set({
+        url: webhook.url,
+        events: JSON.stringify(webhook.events),
+        secret: webhook.secret,
+        active: webhook.active ? 1 : 0,
+        version: webhook.version,
+        updated_at: webhook.updatedAt,
+      })
+      .where('id', '=', webhook.id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async deleteWebhook(id: string) {
+    await this.#db.deleteFrom('webhooks').where('id', '=', id).execute();
+  }
+
+  /** Runs `work` in the open transaction, or in one of its own: a log line and its state change go together. */
+  #atomically<T>(work: (db: Db) => Promise<T>): Promise<T> {
+    return this.#db.isTransaction ? work(this.#db) : this.#db.transaction().execute(work);
+  }
+
+  async enqueueDelivery(delivery: NewDelivery) {
+    // The update takes the webhook row's lock, held to commit: concurrent writes queue in commit order.
+    await this.#db
+      .updateTable('webhooks')
+      .set({ next_position: sql`next_position + 1` })
+      .where('id', '=', delivery.webhookId)
+      .execute();
+    const { next_position } = await this.#db
+      .selectFrom('webhooks')
+      .select('next_position')
+      .where('id', '=', delivery.webhookId)
+      .executeTakeFirstOrThrow();
+    await this.#db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: delivery.id,
+        webhook_id: delivery.webhookId,
+        position: next_position - 1,
+        event: delivery.event,
+        payload: delivery.payload,
+        redelivery_of: delivery.redeliveryOf ?? null,
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: delivery.createdAt,
+        lease_owner: null,
+        lease_until: null,
+        created_at: delivery.createdAt,
+        finished_at: null,
+      })
+      .execute();
+  }
+
+  async listDeliveries(webhookId: string, page: PageRequest): Promise<Page<WebhookDelivery>> {
+    let query = this.#db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+    if (page.cursor) query = query.where('position', '<', Number(decodeCursor(page.cursor)));
+    const rows = await query
+      .orderBy('position', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    const kept = rows.slice(0, page.limit);
+    const items = await this.#withAttempts(kept);
+    const last = kept.at(-1);
+    return rows.length > page.limit && last
+      ? { items, nextCursor: encodeCursor(String(last.position)) }
+      : { items };
+  }
+
+  async findDelivery(id: string) {
+    const row = await this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && (await this.#withAttempts([row]))[0];
+  }
+
+  async claimDue(owner: string, now: string, leaseUntil: string, limit: number) {
+    const heads = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select([
+        'd.id',
+        'd.webhook_id',
+        'd.event',
+        'd.payload',
+        'd.attempts',
+        'd.created_at',
+        'w.url',
+        'w.secret',
+      ])
+      .where('w.active', '=', 1)
+      .where('d.state', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<', now)]))
+      // Only the head of each webhook's queue: later events wait for it (in order per webhook).
+      .where('d.position', '=', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries as q')
+          .select((q) => q.fn.min('q.position').as('head'))
+          .whereRef('q.webhook_id', '=', 'd.webhook_id')
+          .where('q.state', '=', 'pending'),
+      )
+      .orderBy('d.next_attempt_at')
+      .limit(limit)
+      .execute();
+    const claimed: ClaimedDelivery[] = [];
+    for (const head of heads) {
+      // Whoever updates the row first owns it; the other node's update then matches nothing.
+      const result = await this.#db
+        .updateTable('webhook_deliveries')
+        .set({ lease_owner: owner, lease_until: leaseUntil })
+        .where('id', '=', head.id)
+        .where('state', '=', 'pending')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) !== 1) continue;
+      claimed.push({
+        id: head.id,
+        webhookId: head.webhook_id,
+        url: head.url,
+        secret: head.secret,
+        event: head.event,
+        payload: head.payload,
+        attempts: head.attempts,
+        createdAt: head.created_at,
+      });
+    }
+    return claimed;
+  }
+
+  async finishAttempt(
+    deliveryId: string,
+    owner: string,
+    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
+    outcome: AttemptOutcome,
+  ) {
+    return this.#atomically((db) => SqlWebhookStore.#finish(db, deliveryId, owner, attempt, outcome));
+  }
+
+  static async #finish(
+    db: Db,
+    deliveryId: string,
+    owner: string,
+    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
+    outcome: AttemptOutcome,
+  ) {
+    await db
+      .insertInto('webhook_attempts')
+      .values({
+        id: attempt.id,
+        delivery_id: deliveryId,
+        at: attempt.at,
+        node: attempt.node,
+        status_code: attempt.statusCode,
+        error: attempt.error,
+        duration_ms: attempt.durationMs,
+      })
+      .execute();
+    const result = await db
+      .updateTable('webhook_deliveries')
+      .set({
+        state: outcome.state,
+        attempts: sql`attempts + 1`,
+        next_attempt_at: outcome.nextAttemptAt,
+        finished_at: outcome.finishedAt,
+        lease_owner: null,
+        lease_until: null,
+      })
+      .where('id', '=', deliveryId)
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async #withAttempts(rows: readonly WebhookDeliveriesTable[]): Promise<WebhookDelivery[]> {
+    if (rows.length === 0) return [];
+    const attempts = await this.#db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where(
+        'delivery_id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      webhookId: row.webhook_id,
+      event: row.event,
+      state: row.state as DeliveryState,
+      attempts: attempts
+        .filter((a) => a.delivery_id === row.id)
+        .map((a) => ({ at: a.at, statusCode: a.status_code, error: a.error, durationMs: a.duration_ms })),
+      nextAttemptAt: row.state === 'pending' ? row.next_attempt_at : null,
+      createdAt: row.created_at,
+      finishedAt: row.finished_at,
+      redeliveryOf: row.redelivery_of,
+      payload: JSON.parse(row.payload),
+    }));
+  }
+}

@@ -1,0 +1,75 @@
+import type { DeliveryState, Webhook, WebhookAttempt, WebhookDelivery } from '../domain/webhook.ts';
+import type { Page, PageRequest } from './store.ts';
+
+export interface StoredWebhook extends Webhook {
+  /** Signs every delivery; stored as given, since HMAC needs it, and never answered back. */
+  readonly secret: string;
+}
+
+/** A delivery leased to one node for one attempt. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly url: string;
+  readonly secret: string;
+  readonly event: string;
+  readonly payload: string;
+  readonly attempts: number;
+  readonly createdAt: string;
+}
+
+export interface NewDelivery {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly event: string;
+  readonly payload: string;
+  readonly createdAt: string;
+  readonly redeliveryOf?: string;
+}
+
+/** What an attempt decided: the delivery's next state. */
+export interface AttemptOutcome {
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: string;
+  readonly finishedAt: string | null;
+}
+
+/**
+ * The storage role of webhooks: the webhooks, their outbox and its delivery log. Use the one
+ * of the write's own store (`store.webhooks()` inside `transaction`) to enqueue, so the event
+ * and its deliveries commit together.
+ */
+export interface WebhookStore {
+  /** A project's webhooks in creation order. */
+  listWebhooks(projectId: string): Promise<readonly Webhook[]>;
+  findWebhook(id: string): Promise<StoredWebhook | undefined>;
+  /** The project's active webhooks, with their secrets. */
+  activeWebhooks(projectId: string): Promise<readonly StoredWebhook[]>;
+  insertWebhook(webhook: StoredWebhook): Promise<void>;
+  updateWebhook(webhook: StoredWebhook, expectedVersion: number): Promise<boolean>;
+  deleteWebhook(id: string): Promise<void>;
+
+  /** Queues a delivery behind the webhook's others. Locks the webhook's row until commit, so queue order is commit order. */
+  enqueueDelivery(delivery: NewDelivery): Promise<void>;
+  /** A webhook's deliveries, newest first, each with its attempts in order. */
+  listDeliveries(webhookId: string, page: PageRequest): Promise<Page<WebhookDelivery>>;
+  findDelivery(id: string): Promise<WebhookDelivery | undefined>;
+  /**
+   * Leases to `owner` until `leaseUntil` up to `limit` deliveries that are due at `now`, head
+   * their webhook's queue, belong to an active webhook and are not leased to anyone else. A
+   * delivery MUST be leased to at most one owner at a time, across every node.
+   */
+  claimDue(
+    owner: string,
+    now: string,
+    leaseUntil: string,
+    limit: number,
+  ): Promise<readonly ClaimedDelivery[]>;
+  /** Logs an attempt; applies its outcome and releases the lease only while `owner` still holds it (else false). */
+  finishAttempt(
+    deliveryId: string,
+    owner: string,
+    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
+    outcome: AttemptOutcome,
+  ): Promise<boolean>;
+}
