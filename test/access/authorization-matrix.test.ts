@@ -277,6 +277,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/segments/:segmentId/used-by',
+    byId: true,
     minRole: 'viewer',
     scope: 'project',
     touches: 'none',
