@@ -5,12 +5,12 @@ import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,scale,http] [--log-level=info] [--seconds=4] [--rounds=5]`
+// `npm run bench [-- --only=evaluator,scale,http,scheduler] [--log-level=info] [--seconds=4] [--rounds=5]`
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'scale', 'http'] as const;
+const PARTS = ['evaluator', 'scale', 'http', 'scheduler'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -77,6 +77,7 @@ for (const part of parts) {
       met: capped < 200 * 1024 * 1024,
     });
   }
+  if (part === 'scheduler') rows.push(...(await runPart<Row[]>('./scheduler.ts')));
   if (part === 'http') {
     rows.push(
       ...(await httpBenchmark({

@@ -3,6 +3,7 @@ import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
+import { ChangeScheduler } from './services/change-scheduler.ts';
 import { createServices } from './services/services.ts';
 import { openStore } from './storage/open-store.ts';
 
@@ -39,6 +40,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  const scheduler = new ChangeScheduler(store, services.flags, { log: app.log });
+  scheduler.start();
   const poller = setInterval(() => {
     services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
   }, POLL_INTERVAL_MS);
@@ -52,6 +55,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(poller);
     clearInterval(usage);
+    await scheduler.stop();
     await flushUsage();
     await store.close();
   });

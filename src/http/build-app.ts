@@ -24,6 +24,7 @@ import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
 import type { RequestTypeProvider } from './type-provider.ts';
@@ -109,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        scheduledChangeRoutes,
       ]) {
         await v1.register(routes, { services });
       }

@@ -86,21 +86,34 @@ const ENVIRONMENT_FIELDS = new Set([
   'targets',
   'rules',
   'targeting',
+  'prerequisites',
 ]);
 
-function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
-  if (!isObject(body)) return;
+/** The environments a flag patch reaches: `environment` for environment fields, every one for flag fields. */
+function patchEnvironments(principal: Principal, patch: unknown, environment: string): void {
+  if (!isObject(patch)) return;
   const touched: string[] = [];
-  for (const field of Object.keys(body)) {
+  for (const field of Object.keys(patch)) {
     if (FLAG_WIDE_FIELDS.has(field)) {
       authorizeEnvironments(principal, 'all');
       return;
     }
-    if (ENVIRONMENT_FIELDS.has(field)) touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
-    if (field === 'environments' && isObject(body.environments))
-      touched.push(...Object.keys(body.environments));
+    if (ENVIRONMENT_FIELDS.has(field)) touched.push(environment);
+    if (field === 'environments' && isObject(patch.environments))
+      touched.push(...Object.keys(patch.environments));
   }
   authorizeEnvironments(principal, touched);
+}
+
+function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
+  patchEnvironments(principal, body, query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
+}
+
+/** A scheduled change `{ environment, patch }` reaches what its patch would reach now. */
+function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
+  if (!isObject(body)) return;
+  const environment = typeof body.environment === 'string' ? body.environment : DEFAULT_ENVIRONMENT;
+  patchEnvironments(principal, body.patch, environment);
 }
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
@@ -147,6 +160,15 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
+  'POST /v1/flags/:flagId/scheduled-changes': {
+    role: 'editor',
+    target: FLAG,
+    body: scheduledPatchEnvironments,
+  },
+  'GET /v1/flags/:flagId/scheduled-changes': { role: 'viewer', target: FLAG },
+  'GET /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'viewer', target: FLAG },
+  // Which environments a cancel reaches is the stored change's: the use case checks them.
+  'DELETE /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'editor', target: FLAG },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.

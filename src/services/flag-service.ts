@@ -1,4 +1,4 @@
-import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   type Flag,
@@ -10,6 +10,7 @@ import {
   type Variant,
 } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
+import { type ScheduledChange, ScheduledChangeSettled } from '../domain/scheduled-change.ts';
 import type { FlagFilter, Page, PageRequest, Store } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -47,6 +48,16 @@ const ENVIRONMENT_FIELDS = [
   'targeting',
   'prerequisites',
 ];
+
+/** How a flag write is audited: its action, the one environment it touched, anything else to say. */
+interface AuditOf {
+  readonly action: string;
+  readonly environment?: string | undefined;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+const onlyOne = (touched: readonly string[]): string | undefined =>
+  touched.length === 1 ? touched[0] : undefined;
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
 
@@ -151,28 +162,84 @@ export class FlagService {
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<Flag> {
-    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
-    const touched = this.#touchedEnvironments(patch, options.environment ?? 'production');
-    for (const environment of touched)
-      await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
+    const environment = options.environment ?? 'production';
+    const { flag: current, project } = await this.#authorisePatch(actor, flagId, patch, environment);
+    return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
+      const { next, touched } = this.#patched(stored, project, patch, environment);
+      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched) } };
+    });
+  }
+
+  /** Checks that the actor may make this patch and that it would give a valid flag now; writes nothing. */
+  async checkPatch(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<Flag> {
+    const { flag, project } = await this.#authorisePatch(actor, flagId, patch, environment);
+    await this.#validate(this.#store, this.#patched(flag, project, patch, environment).next);
+    return flag;
+  }
+
+  /**
+   * Applies a due scheduled change as its author, in one transaction with marking it applied: if
+   * another node marked it first this throws `ScheduledChangeSettled` and writes nothing; a patch
+   * that no longer validates throws its validation error and writes nothing either.
+   */
+  async applyScheduled(change: ScheduledChange, appliedAt: Date): Promise<Flag> {
+    const current = await this.#store.findFlagById(change.flagId);
+    if (current === undefined) throw flagNotFound(`No flag with id "${change.flagId}".`);
+    const project = await this.#store.findProject(current.projectId);
+    if (project === undefined) throw notFound(`No project with id "${current.projectId}".`);
+    const actor: Actor = { principal: change.author, requestId: `scheduled-change:${change.id}` };
+    return this.#replace(actor, project, current, undefined, async (stored, tx) => {
+      if (!(await tx.scheduledChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
+        throw new ScheduledChangeSettled(change.id);
+      }
+      const { next, touched } = this.#patched(stored, project, change.patch, change.environment);
+      const details = {
+        scheduledChange: change.id,
+        scheduledAt: change.at,
+        delayMs: appliedAt.getTime() - Date.parse(change.at),
+      };
+      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched), details } };
+    });
+  }
+
+  /** Checks that the actor may make this patch, whatever the flag now holds. */
+  async checkAccess(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<void> {
+    await this.#authorisePatch(actor, flagId, patch, environment);
+  }
+
+  /** The flag and project a patch acts on, once the actor is known to be allowed to make it. */
+  async #authorisePatch(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+  ): Promise<{ flag: Flag; project: Project }> {
+    const found = await this.#byId(actor, flagId, 'editor');
+    for (const touched of this.#touchedEnvironments(patch, environment))
+      await accessProject(this.#store, actor.principal, found.project.id, 'editor', touched);
     if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
-    if (patch.type !== undefined && patch.type !== current.type) {
+    return found;
+  }
+
+  /** `stored` with `patch` applied (not yet validated), and the environments it touches. */
+  #patched(
+    stored: Flag,
+    project: Project,
+    patch: FlagPatch,
+    environment: string,
+  ): { next: Flag; touched: string[] } {
+    if (patch.type !== undefined && patch.type !== stored.type) {
       throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
-        { path: '/type', message: `is ${current.type} and cannot change` },
+        { path: '/type', message: `is ${stored.type} and cannot change` },
       ]);
     }
-    return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
-      const next = this.#applyPatch(stored, patch, options.environment ?? 'production');
-      for (const environment of touched) {
-        if (stored.environments[environment] === undefined) {
-          throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
-        }
+    const touched = this.#touchedEnvironments(patch, environment);
+    for (const key of touched) {
+      if (stored.environments[key] === undefined) {
+        throw new DomainError('not_found', `No environment "${key}" in project "${project.key}".`);
       }
-      return {
-        next,
-        audit: { action: 'flag.updated', ...(touched.length === 1 ? { environment: touched[0] } : {}) },
-      };
-    });
+    }
+    return { next: this.#applyPatch(stored, patch, environment), touched };
   }
 
   /**
@@ -220,10 +287,7 @@ export class FlagService {
     project: Project,
     current: Flag,
     ifMatch: number | undefined,
-    build: (
-      stored: Flag,
-      tx: Store,
-    ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
+    build: (stored: Flag, tx: Store) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
     const flagId = current.id;
     return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
@@ -242,6 +306,7 @@ export class FlagService {
         ...(audit.environment === undefined ? {} : { environment: audit.environment }),
         before: stored,
         after: next,
+        ...(audit.details === undefined ? {} : { details: audit.details }),
       });
       return next;
     });

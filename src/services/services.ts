@@ -8,6 +8,7 @@ import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
 import { ProjectService } from './project-service.ts';
+import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
@@ -26,6 +27,7 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly scheduledChanges: ScheduledChangeService;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -35,12 +37,13 @@ export function createServices(
 ): Services {
   const snapshots = new SnapshotRegistry(store);
   const deps = { store, snapshots };
+  const flags = new FlagService(deps);
   return {
     store,
     snapshots,
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
-    flags: new FlagService(deps),
+    flags,
     segments: new SegmentService(deps),
     apiKeys: new ApiKeyService(store, { clock: options.clock }),
     access: new AccessChecks(store),
@@ -49,5 +52,6 @@ export function createServices(
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
+    scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
   };
 }

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { ScheduledChangeStore } from './scheduled-change-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
 export interface PageRequest {
@@ -69,6 +70,8 @@ export class UniqueViolation extends Error {
  */
 export interface Store {
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
+  /** Scheduled changes, in this store's transaction when it is one. */
+  readonly scheduledChanges: ScheduledChangeStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -43,6 +43,16 @@ interface RouteCase {
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
+/** A fresh pending change of production for the flag, scheduled with full rights. */
+async function scheduleOne(c: Context): Promise<string> {
+  const change = await c.node.services.scheduledChanges.schedule(setupActor, c.flagId, {
+    at: '2999-01-01T00:00:00Z',
+    environment: 'production',
+    patch: { enabled: c.next() % 2 === 0 },
+  });
+  return change.id;
+}
+
 const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/projects',
@@ -197,6 +207,43 @@ const CASES: readonly RouteCase[] = [
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/restore`, body: { version: 1 } }),
     invalid: unknownField,
+  },
+  {
+    route: 'POST /v1/flags/:flagId/scheduled-changes',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 201,
+    request: (c) => ({
+      url: `/v1/flags/${c.flagId}/scheduled-changes`,
+      body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: c.next() % 2 === 0 } },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/flags/:flagId/scheduled-changes',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes` }),
+    invalid: (r) => ({ url: `${r.url}?status=bogus` }),
+  },
+  {
+    route: 'GET /v1/flags/:flagId/scheduled-changes/:changeId',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'DELETE /v1/flags/:flagId/scheduled-changes/:changeId',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 204,
+    request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/segments',

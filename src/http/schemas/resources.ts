@@ -130,4 +130,9 @@ export const AuditEventSchema = Type.Object({
   before: Type.Unknown(),
   after: Type.Unknown(),
   requestId: Type.String(),
+  details: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'What else the event says, e.g. the scheduled change that made a write and its delay.',
+    }),
+  ),
 });

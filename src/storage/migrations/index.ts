@@ -1,11 +1,13 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.ts';
 import { accounts } from './0002-accounts.ts';
+import { changeSafety } from './0007-change-safety.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-accounts': accounts,
+  '0007-change-safety': changeSafety,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,3 +1,5 @@
+import type { ScheduledChangesTable } from './scheduled-change-sql.ts';
+
 /**
  * The tables as Kysely sees them. Both dialects store JSON as text, booleans as 0/1 and
  * timestamps as RFC 3339 text, so one set of queries serves SQLite and PostgreSQL.
@@ -89,6 +91,8 @@ export interface AuditEventsTable {
   before: string | null;
   after: string | null;
   request_id: string;
+  /** JSON: what else the event needs to say (a scheduled write's delay); null for most. */
+  details: string | null;
 }
 
 /** One row per project: bumped by every write that changes what evaluation serves, so nodes notice. */
@@ -141,4 +145,5 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  scheduled_changes: ScheduledChangesTable;
 }

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment } from '../../domain/segment.ts';
+import type { ScheduledChangeStore } from '../scheduled-change-store.ts';
 import {
   type AccountFilter,
   type AuditFilter,
@@ -42,6 +43,7 @@ import {
   sessionToRow,
   withoutSecret,
 } from './rows.ts';
+import { SqlScheduledChanges } from './scheduled-change-sql.ts';
 
 /** SQLite reports SQLITE_CONSTRAINT_UNIQUE (2067) or _PRIMARYKEY (1555); PostgreSQL 23505. */
 function isUniqueViolation(error: unknown): boolean {
@@ -92,6 +94,10 @@ export class SqlStore implements Store {
   constructor(db: Kysely<Database> | Transaction<Database>, inTransaction = false) {
     this.#db = db;
     this.#inTransaction = inTransaction;
+  }
+
+  get scheduledChanges(): ScheduledChangeStore {
+    return new SqlScheduledChanges(this.#db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
