@@ -17,6 +17,8 @@ export interface Environment {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Approvals a flag change here needs before it is written (SPEC §10); set by the services, 0 when absent. */
+  readonly requiredApprovals?: number;
 }
 
 /** Environments a project gets when its creator names none (SPEC §2). */

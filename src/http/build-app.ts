@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
+import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
@@ -111,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         explainRoutes,
         accountRoutes,
         scheduledChangeRoutes,
+        changeRequestRoutes,
       ]) {
         await v1.register(routes, { services });
       }

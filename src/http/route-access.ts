@@ -3,6 +3,7 @@ import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
+  authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
 } from '../services/access.ts';
@@ -49,6 +50,10 @@ const FLAG = (request: FastifyRequest): AccessTarget => ({
 const SEGMENT = (request: FastifyRequest): AccessTarget => ({
   kind: 'segment',
   id: param(request, 'segmentId') ?? '',
+});
+const CHANGE_REQUEST = (request: FastifyRequest): AccessTarget => ({
+  kind: 'change-request',
+  id: param(request, 'requestId') ?? '',
 });
 const API_KEY = (request: FastifyRequest): AccessTarget => ({
   kind: 'api-key',
@@ -116,6 +121,11 @@ function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
   patchEnvironments(principal, body.patch, environment);
 }
 
+/** Only admins change how many approvals an environment requires (SPEC §10). */
+function approvalPolicyChange(principal: Principal, body: unknown): void {
+  if (isObject(body) && body.requiredApprovals !== undefined) authorizeRole(principal, 'admin');
+}
+
 /** A key cannot create a key with a higher role or wider environments than its own. */
 function newKeyPower(principal: Principal, body: unknown): void {
   if (!isObject(body)) return;
@@ -147,6 +157,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
     role: 'editor',
     target: PROJECT,
     environments: PATH_ENVIRONMENT,
+    body: approvalPolicyChange,
   },
   'DELETE /v1/projects/:projectId/environments/:envKey': {
     role: 'editor',
@@ -169,6 +180,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'viewer', target: FLAG },
   // Which environments a cancel reaches is the stored change's: the use case checks them.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'editor', target: FLAG },
+  'GET /v1/projects/:projectId/change-requests': { role: 'viewer', target: PROJECT },
+  'GET /v1/change-requests/:requestId': { role: 'viewer', target: CHANGE_REQUEST },
+  // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
+  'POST /v1/change-requests/:requestId/approve': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/reject': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/apply': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/withdraw': { role: 'editor', target: CHANGE_REQUEST },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.

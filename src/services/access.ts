@@ -84,7 +84,8 @@ export type AccessTarget =
   | { readonly kind: 'project'; readonly idOrKey: string | undefined }
   | { readonly kind: 'flag'; readonly id: string }
   | { readonly kind: 'segment'; readonly id: string }
-  | { readonly kind: 'api-key'; readonly id: string };
+  | { readonly kind: 'api-key'; readonly id: string }
+  | { readonly kind: 'change-request'; readonly id: string };
 
 /** The environments a request touches: some by name, `'all'`, or none in particular (undefined). */
 export type EnvironmentScope = readonly string[] | 'all' | undefined;
@@ -126,7 +127,11 @@ export class AccessChecks {
       return this.#inProject(principal, this.#store.findProject(target.idOrKey), true);
     }
     const found =
-      target.kind === 'flag' ? this.#store.findFlagById(target.id) : this.#store.findSegmentById(target.id);
+      target.kind === 'flag'
+        ? this.#store.findFlagById(target.id)
+        : target.kind === 'change-request'
+          ? this.#store.approvals.findChangeRequest(target.id)
+          : this.#store.findSegmentById(target.id);
     return this.#inProject(
       principal,
       found.then((resource) => resource && { id: resource.projectId }),

@@ -97,7 +97,24 @@ export class ChangeScheduler {
 
   async #apply(change: ScheduledChange): Promise<'applied' | 'failed' | 'skipped'> {
     try {
-      await this.#flags.applyScheduled(change, new Date(this.#clock()));
+      const appliedAt = new Date(this.#clock());
+      const actor = { principal: change.author, requestId: `scheduled-change:${change.id}` };
+      await this.#flags.applyOnBehalf(
+        actor,
+        change.flagId,
+        change.patch,
+        change.environment,
+        async (_, tx) => {
+          if (!(await tx.scheduledChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
+            throw new ScheduledChangeSettled(change.id);
+          }
+          return {
+            scheduledChange: change.id,
+            scheduledAt: change.at,
+            delayMs: appliedAt.getTime() - Date.parse(change.at),
+          };
+        },
+      );
       return 'applied';
     } catch (error) {
       if (error instanceof ScheduledChangeSettled) return 'skipped';

@@ -10,10 +10,10 @@ import {
   type Variant,
 } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
-import { type ScheduledChange, ScheduledChangeSettled } from '../domain/scheduled-change.ts';
 import type { FlagFilter, Page, PageRequest, Store } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
+import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
@@ -48,6 +48,14 @@ const ENVIRONMENT_FIELDS = [
   'targeting',
   'prerequisites',
 ];
+
+/** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
+export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
+  const touched = new Set<string>();
+  if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
+  if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
+  return [...touched];
+}
 
 /** How a flag write is audited: its action, the one environment it touched, anything else to say. */
 interface AuditOf {
@@ -178,26 +186,25 @@ export class FlagService {
   }
 
   /**
-   * Applies a due scheduled change as its author, in one transaction with marking it applied: if
-   * another node marked it first this throws `ScheduledChangeSettled` and writes nothing; a patch
-   * that no longer validates throws its validation error and writes nothing either.
+   * Writes a patch that was checked and authorised earlier (a scheduled change, an approved change
+   * request) as `actor`. `claim` runs first in the write's transaction: it marks what is being
+   * applied, or throws to write nothing (already applied elsewhere, stale); it answers what the
+   * write's audit event adds. A patch that no longer validates throws and writes nothing.
    */
-  async applyScheduled(change: ScheduledChange, appliedAt: Date): Promise<Flag> {
-    const current = await this.#store.findFlagById(change.flagId);
-    if (current === undefined) throw flagNotFound(`No flag with id "${change.flagId}".`);
+  async applyOnBehalf(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+    claim: (stored: Flag, tx: Store) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<Flag> {
+    const current = await this.#store.findFlagById(flagId);
+    if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     const project = await this.#store.findProject(current.projectId);
     if (project === undefined) throw notFound(`No project with id "${current.projectId}".`);
-    const actor: Actor = { principal: change.author, requestId: `scheduled-change:${change.id}` };
     return this.#replace(actor, project, current, undefined, async (stored, tx) => {
-      if (!(await tx.scheduledChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
-        throw new ScheduledChangeSettled(change.id);
-      }
-      const { next, touched } = this.#patched(stored, project, change.patch, change.environment);
-      const details = {
-        scheduledChange: change.id,
-        scheduledAt: change.at,
-        delayMs: appliedAt.getTime() - Date.parse(change.at),
-      };
+      const details = await claim(stored, tx);
+      const { next, touched } = this.#patched(stored, project, patch, environment);
       return { next, audit: { action: 'flag.updated', environment: onlyOne(touched), details } };
     });
   }
@@ -215,7 +222,7 @@ export class FlagService {
     environment: string,
   ): Promise<{ flag: Flag; project: Project }> {
     const found = await this.#byId(actor, flagId, 'editor');
-    for (const touched of this.#touchedEnvironments(patch, environment))
+    for (const touched of environmentsTouchedBy(patch, environment))
       await accessProject(this.#store, actor.principal, found.project.id, 'editor', touched);
     if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
     return found;
@@ -233,7 +240,7 @@ export class FlagService {
         { path: '/type', message: `is ${stored.type} and cannot change` },
       ]);
     }
-    const touched = this.#touchedEnvironments(patch, environment);
+    const touched = environmentsTouchedBy(patch, environment);
     for (const key of touched) {
       if (stored.environments[key] === undefined) {
         throw new DomainError('not_found', `No environment "${key}" in project "${project.key}".`);
@@ -254,6 +261,8 @@ export class FlagService {
   ): Promise<Flag> {
     const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
     requireAllEnvironments(actor.principal);
+    const environments = Object.keys(current.environments);
+    await refuseToSkipApprovals(this.#store, actor.principal, project.id, environments, 'A restore');
     return this.#replace(actor, project, current, options.ifMatch, async (stored, tx) => {
       const earlier = await versionFromAudit<Flag>(tx, project.id, 'flag', flagId, version);
       const environments = Object.fromEntries(
@@ -328,14 +337,6 @@ export class FlagService {
         after: null,
       });
     });
-  }
-
-  #touchedEnvironments(patch: FlagPatch, environment: string): string[] {
-    const touched = new Set<string>();
-    if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
-    if (isPlainObject(patch.environments))
-      for (const key of Object.keys(patch.environments)) touched.add(key);
-    return [...touched];
   }
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {

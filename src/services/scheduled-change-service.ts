@@ -2,8 +2,9 @@ import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { Store } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
+import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import type { FlagPatch, FlagService } from './flag-service.ts';
+import { environmentsTouchedBy, type FlagPatch, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 
 export interface ScheduleInput {
@@ -28,6 +29,8 @@ export class ScheduledChangeService {
   /** Refuses a patch the actor could not make now, or that would not validate now; applies it later as them. */
   async schedule(actor: Actor, flagId: string, input: ScheduleInput): Promise<ScheduledChange> {
     const flag = await this.#flags.checkPatch(actor, flagId, input.patch, input.environment);
+    const touched = environmentsTouchedBy(input.patch, input.environment);
+    await refuseToSkipApprovals(this.#store, actor.principal, flag.projectId, touched, 'A scheduled change');
     const at = Date.parse(input.at);
     if (at <= this.#clock()) {
       throw validationFailed('A change can only be scheduled for the future.', [

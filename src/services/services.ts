@@ -3,6 +3,7 @@ import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
 import { ApiKeyService } from './api-key-service.ts';
 import { AuditLogService } from './audit.ts';
+import { ChangeRequestService } from './change-request-service.ts';
 import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
@@ -28,6 +29,7 @@ export interface Services {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
   readonly scheduledChanges: ScheduledChangeService;
+  readonly changeRequests: ChangeRequestService;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -53,5 +55,6 @@ export function createServices(
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
     scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
+    changeRequests: new ChangeRequestService(store, flags, options.clock),
   };
 }

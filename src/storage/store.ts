@@ -4,6 +4,7 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { ApprovalStore } from './approval-store.ts';
 import type { ScheduledChangeStore } from './scheduled-change-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
@@ -72,6 +73,8 @@ export interface Store {
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
   /** Scheduled changes, in this store's transaction when it is one. */
   readonly scheduledChanges: ScheduledChangeStore;
+  /** Approval policies and change requests, in this store's transaction when it is one. */
+  readonly approvals: ApprovalStore;
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

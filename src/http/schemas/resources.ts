@@ -36,6 +36,9 @@ export const EnvironmentSchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  requiredApprovals: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 5, description: 'Approvals a flag change here needs (SPEC §10).' }),
+  ),
 });
 
 export const CreateEnvironmentSchema = Closed({
@@ -45,7 +48,16 @@ export const CreateEnvironmentSchema = Closed({
   copyFrom: Type.Optional(Key),
 });
 
-export const PatchEnvironmentSchema = PatchProjectSchema;
+export const PatchEnvironmentSchema = Closed({
+  ...PatchProjectSchema.properties,
+  requiredApprovals: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 5,
+      description: 'Approvals a non-admin change to flags here needs before it is written; admins only.',
+    }),
+  ),
+});
 
 const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
   maxItems: 10_000,

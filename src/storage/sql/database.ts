@@ -1,3 +1,4 @@
+import type { ApprovalPoliciesTable, ChangeRequestsTable } from './approval-sql.ts';
 import type { ScheduledChangesTable } from './scheduled-change-sql.ts';
 
 /**
@@ -146,4 +147,6 @@ export interface Database {
   invitations: InvitationsTable;
   sessions: SessionsTable;
   scheduled_changes: ScheduledChangesTable;
+  approval_policies: ApprovalPoliciesTable;
+  change_requests: ChangeRequestsTable;
 }

@@ -4,6 +4,7 @@ import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment } from '../../domain/segment.ts';
+import type { ApprovalStore } from '../approval-store.ts';
 import type { ScheduledChangeStore } from '../scheduled-change-store.ts';
 import {
   type AccountFilter,
@@ -19,6 +20,7 @@ import {
   type StoredSession,
   UniqueViolation,
 } from '../store.ts';
+import { SqlApprovals } from './approval-sql.ts';
 import type { Database } from './database.ts';
 import {
   accountFromRow,
@@ -64,7 +66,7 @@ const encodeCursor = (value: string) => Buffer.from(value).toString('base64url')
 const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
 
 /** Keyset paging over one unique text column: fetch one more than asked to learn whether more remain. */
-async function paged<Row, T>(
+export async function paged<Row, T>(
   // biome-ignore lint/suspicious/noExplicitAny: the query's table is whatever the caller selected from
   query: SelectQueryBuilder<Database, any, Row>,
   column: string,
@@ -98,6 +100,10 @@ export class SqlStore implements Store {
 
   get scheduledChanges(): ScheduledChangeStore {
     return new SqlScheduledChanges(this.#db);
+  }
+
+  get approvals(): ApprovalStore {
+    return new SqlApprovals(this.#db);
   }
 
   transaction<T>(work: (store: Store) => Promise<T>): Promise<T> {
