@@ -234,6 +234,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
         variant: 'on',
         ruleId,
         targetMatched: false,
+        failedPrerequisite: null,
       });
       const plain = await server.call('POST', '/v1/flags/explained/evaluate?project=default', {
         key: ADMIN_KEY,
