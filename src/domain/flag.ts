@@ -33,6 +33,11 @@ export type Serve = { readonly variant: string } | { readonly rollout: Rollout }
 export interface TargetingRule {
   readonly id: string;
   readonly description?: string;
+  /**
+   * Set on purpose to serve everyone: a rule with no segments and no conditions is refused
+   * without it, so nobody ships "everyone" by leaving a rule empty (decision 0603).
+   */
+  readonly matchAll?: boolean;
   /** Segment keys; the user must be in every one. */
   readonly segments: readonly string[];
   readonly conditions: readonly Rule[];

@@ -14,12 +14,17 @@ export interface Environment {
   readonly key: string;
   readonly name: string;
   readonly description: string;
+  /** Changes here ask for confirmation in the dashboard (decision 0604). */
+  readonly protected: boolean;
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Approvals a flag change here needs before it is written (SPEC §10); set by the services, 0 when absent. */
   readonly requiredApprovals?: number;
 }
+
+/** Whether a new environment is protected when its creator does not say: production is. */
+export const protectedByDefault = (key: string): boolean => key === 'production';
 
 /** Environments a project gets when its creator names none (SPEC §2). */
 export const DEFAULT_ENVIRONMENTS = [

@@ -192,6 +192,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // A segment is shared by every environment's rules: changing it changes them all.
   'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
   'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
+  'GET /v1/segments/:segmentId/used-by': { role: 'viewer', target: SEGMENT },
   'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
   'POST /v1/segments/:segmentId/restore': { role: 'editor', target: SEGMENT, environments: ALL },
   'DELETE /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },

@@ -1,6 +1,6 @@
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
-import type { Environment } from '../domain/project.ts';
+import { type Environment, protectedByDefault } from '../domain/project.ts';
 import type { Store } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -14,6 +14,8 @@ export interface CreateEnvironmentInput {
   readonly key: string;
   readonly name?: string;
   readonly description?: string;
+  /** Default: protectedByDefault(key). */
+  readonly protected?: boolean;
   /** Key of an environment whose flag configuration the new one starts with. */
   readonly copyFrom?: string;
 }
@@ -21,6 +23,7 @@ export interface CreateEnvironmentInput {
 export interface EnvironmentPatch {
   readonly name?: string;
   readonly description?: string | null;
+  readonly protected?: boolean;
   /** 0–5; only admins change it. */
   readonly requiredApprovals?: number;
 }
@@ -61,6 +64,7 @@ export class EnvironmentService {
       key: input.key,
       name: input.name ?? input.key,
       description: input.description ?? '',
+      protected: input.protected ?? protectedByDefault(input.key),
       version: 1,
       createdAt: at,
       updatedAt: at,
@@ -115,6 +119,7 @@ export class EnvironmentService {
         name: patch.name ?? stored.name,
         description: patch.description === null ? '' : (patch.description ?? stored.description),
         requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
+        protected: patch.protected ?? stored.protected,
         version: stored.version + 1,
         updatedAt: now(),
       };

@@ -1,5 +1,10 @@
 import { validationFailed } from '../domain/errors.ts';
-import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from '../domain/project.ts';
+import {
+  DEFAULT_ENVIRONMENTS,
+  type Environment,
+  type Project,
+  protectedByDefault,
+} from '../domain/project.ts';
 import type { Page, PageRequest, Store } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -131,6 +136,7 @@ export async function createProject(
         key: e.key,
         name: e.name ?? e.key,
         description: '',
+        protected: protectedByDefault(e.key),
         version: 1,
         createdAt: at,
         updatedAt: at,

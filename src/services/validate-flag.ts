@@ -3,7 +3,7 @@ import type { Flag, FlagEnvironment, FlagType, JsonValue, Rollout } from '../dom
 import { MAX_TOTAL_WEIGHT } from '../evaluation/bucketing.ts';
 import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
 import { isPlainObject } from './merge-patch.ts';
-import { validateRules } from './validate-rules.ts';
+import { validateRuleAudience, validateRules } from './validate-rules.ts';
 
 const VALUE_CHECKS: Readonly<Record<FlagType, (value: unknown) => boolean>> = {
   boolean: (v) => typeof v === 'boolean',
@@ -71,6 +71,7 @@ function validateFlagEnvironment(
       if (!segmentKeys.has(segment))
         errors.push({ path: `${at}/segments/${i}`, message: `no segment "${segment}" in this project` });
     });
+    errors.push(...validateRuleAudience(rule, at));
     errors.push(...validateRules(rule.conditions, segmentKeys, `${at}/conditions`));
     const serve = rule.serve as { variant?: string; rollout?: Rollout };
     if ((serve.variant === undefined) === (serve.rollout === undefined)) {

@@ -351,6 +351,14 @@ const CASES: readonly RouteCase[] = [
     request: (c) => ({ url: `/v1/segments/${c.segmentId}` }),
   },
   {
+    route: 'GET /v1/segments/:segmentId/used-by',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/segments/${c.segmentId}/used-by` }),
+  },
+  {
     route: 'PATCH /v1/segments/:segmentId',
     minRole: 'editor',
     scope: 'project',

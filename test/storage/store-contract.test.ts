@@ -39,6 +39,7 @@ function anEnvironment(projectId: string, key: string, overrides: Partial<Enviro
     key,
     name: key,
     description: '',
+    protected: false,
     version: 1,
     createdAt: CREATED,
     updatedAt: CREATED,
@@ -422,6 +423,7 @@ describeEachDatabase('Store contract', (database) => {
       ...production,
       name: 'Live',
       description: 'Customers see this',
+      protected: true,
       version: 2,
       updatedAt: UPDATED,
     };

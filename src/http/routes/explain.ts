@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import { accessProject } from '../../services/project-access.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
@@ -33,6 +34,10 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
             failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
               description: 'The prerequisite flag that did not serve a required variant, if one did not.',
             }),
+            ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
+              description:
+                'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
+            }),
           }),
           ...problems(400, 401, 403, 404, 429),
         },
@@ -48,12 +53,12 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         'viewer',
         environment,
       );
-      const detail = await services.evaluation.evaluate(
-        actor,
-        request.params.flagKey,
-        request.body.attributes ?? {},
-        { project: project.id, environment },
-      );
+      const scope = { project: project.id, environment };
+      const attributes = request.body.attributes ?? {};
+      const detail = await services.evaluation.evaluate(actor, request.params.flagKey, attributes, scope);
+      // The playground shows where OFREP answers otherwise (issue 15): the same rule as OFREP's.
+      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
         key: detail.key,
         type: detail.type,
@@ -63,6 +68,8 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
         failedPrerequisite: detail.failedPrerequisite ?? null,
+        ofrepErrorCode:
+          isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
       };
     },
   );

@@ -33,6 +33,9 @@ export const EnvironmentSchema = Type.Object({
   key: Key,
   name: Type.String(),
   description: Type.String(),
+  protected: Type.Boolean({
+    description: 'Changes here ask for confirmation in the dashboard. Default: true for `production`.',
+  }),
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -45,6 +48,7 @@ export const CreateEnvironmentSchema = Closed({
   key: Key,
   name: Type.Optional(Name),
   description: Type.Optional(Description),
+  protected: Type.Optional(Type.Boolean()),
   copyFrom: Type.Optional(Key),
 });
 
@@ -57,6 +61,7 @@ export const PatchEnvironmentSchema = Closed({
       description: 'Approvals a non-admin change to flags here needs before it is written; admins only.',
     }),
   ),
+  protected: Type.Optional(Type.Boolean()),
 });
 
 const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
@@ -147,4 +152,16 @@ export const AuditEventSchema = Type.Object({
       description: 'What else the event says, e.g. the scheduled change that made a write and its delay.',
     }),
   ),
+});
+
+const SegmentUser = { id: Id, key: Key, name: Type.String() };
+
+export const SegmentUsersSchema = Type.Object({
+  flags: Type.Array(
+    Type.Object({
+      ...SegmentUser,
+      environments: Type.Array(Key, { description: 'Where a rule of the flag uses the segment.' }),
+    }),
+  ),
+  segments: Type.Array(Type.Object(SegmentUser)),
 });
