@@ -71,6 +71,18 @@ export interface FlagEnvironment {
   readonly prerequisites?: readonly Prerequisite[];
 }
 
+/** The fields of a flag's configuration in one environment, as a flag patch names them (SPEC §4). */
+export const FLAG_ENVIRONMENT_FIELDS: readonly string[] = [
+  'enabled',
+  'offVariant',
+  'defaultVariant',
+  'defaultRollout',
+  'targets',
+  'rules',
+  'targeting',
+  'prerequisites',
+];
+
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
 
 export interface Flag {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
+import { FLAG_ENVIRONMENT_FIELDS } from '../domain/flag.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
@@ -83,16 +84,7 @@ function bodyEnvironment(principal: Principal, body: unknown): void {
 
 /** Flag fields reach every environment; these reach the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
 const FLAG_WIDE_FIELDS = new Set(['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived']);
-const ENVIRONMENT_FIELDS = new Set([
-  'enabled',
-  'offVariant',
-  'defaultVariant',
-  'defaultRollout',
-  'targets',
-  'rules',
-  'targeting',
-  'prerequisites',
-]);
+const ENVIRONMENT_FIELDS = new Set(FLAG_ENVIRONMENT_FIELDS);
 
 /** The environments a flag patch reaches: `environment` for environment fields, every one for flag fields. */
 function patchEnvironments(principal: Principal, patch: unknown, environment: string): void {
@@ -171,6 +163,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
+  'GET /v1/flags/:flagId/dependants': { role: 'viewer', target: FLAG },
   'POST /v1/flags/:flagId/scheduled-changes': {
     role: 'editor',
     target: FLAG,

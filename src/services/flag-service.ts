@@ -1,6 +1,7 @@
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
+  FLAG_ENVIRONMENT_FIELDS,
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
@@ -38,16 +39,7 @@ export interface CreateFlagInput {
 export type FlagPatch = Readonly<Record<string, unknown>>;
 
 const FLAG_FIELDS = ['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived'] as const;
-const ENVIRONMENT_FIELDS = [
-  'enabled',
-  'offVariant',
-  'defaultVariant',
-  'defaultRollout',
-  'targets',
-  'rules',
-  'targeting',
-  'prerequisites',
-];
+const ENVIRONMENT_FIELDS = FLAG_ENVIRONMENT_FIELDS;
 
 /** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
 export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
@@ -112,6 +104,19 @@ export class FlagService {
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     const project = await accessProject(this.#store, actor.principal, flag.projectId, role);
     return { flag, project };
+  }
+
+  /** The flags that list this one as a prerequisite, each with the environments where they do. */
+  async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
+    const { flag } = await this.#byId(actor, flagId, 'viewer');
+    const flags = await this.#store.allFlags(flag.projectId);
+    return dependantsOf(flag.key, flags).map((key) => {
+      const dependant = flags.find((f) => f.key === key) as Flag;
+      const environments = Object.entries(dependant.environments)
+        .filter(([, config]) => (config.prerequisites ?? []).some((p) => p.flag === flag.key))
+        .map(([environment]) => environment);
+      return { key, environments };
+    });
   }
 
   async getById(actor: Actor, flagId: string): Promise<Flag> {

@@ -236,6 +236,14 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'GET /v1/flags/:flagId/dependants',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/dependants` }),
+  },
+  {
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     minRole: 'editor',
     scope: 'project',

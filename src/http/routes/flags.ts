@@ -177,4 +177,20 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return sendResource(reply, flag);
     },
   );
+
+  app.get(
+    '/flags/:flagId/dependants',
+    {
+      schema: {
+        tags,
+        summary: 'The flags that require this one as a prerequisite, with the environments where they do',
+        params: FlagIdParams,
+        response: {
+          200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+          ...problems(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
+  );
 };
