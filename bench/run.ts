@@ -5,12 +5,12 @@ import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,scale,http,scheduler] [--log-level=info] [--seconds=4] [--rounds=5]`
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,scheduler] [--log-level=info] [--seconds=4] [--rounds=5]`
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'scale', 'http', 'scheduler'] as const;
+const PARTS = ['evaluator', 'jsonlogic', 'scale', 'http', 'scheduler'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -60,6 +60,8 @@ for (const part of parts) {
   process.stdout.write(`running ${part}… `);
   if (part === 'evaluator')
     rows.push(...(await runPart<Row[]>('./evaluator.ts', { execArgv: ['--expose-gc'] })));
+  if (part === 'jsonlogic')
+    rows.push(...(await runPart<Row[]>('./jsonlogic.ts', { execArgv: ['--expose-gc'] })));
   if (part === 'scale') {
     rows.push(...(await runPart<Row[]>('./scale.ts', { execArgv: ['--expose-gc'] })));
     // V8 sizes its young generation from the machine's memory; capped as a small container would.

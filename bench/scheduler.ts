@@ -2,7 +2,7 @@ import { bootstrap } from '../src/services/bootstrap.ts';
 import { ChangeScheduler } from '../src/services/change-scheduler.ts';
 import { createServices } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
-import { SqlStore } from '../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
 import { ms, quantile, type Row } from './stats.ts';
 
@@ -22,7 +22,7 @@ const actor = {
 export async function schedulerBenchmark(): Promise<Row[]> {
   const { db } = openDatabase('sqlite::memory:');
   await migrateToLatest(db);
-  const store = new SqlStore(db);
+  const store = createSqlStore(db);
   await bootstrap(store, 'fsk_bench-admin-key-0123456789abcdefghijklmn');
   const services = createServices(store);
   const flags = await Promise.all(

@@ -1,14 +1,68 @@
 #!/usr/bin/env node
-import { runCli } from '../src/cli.ts';
+// Flagstaff is TypeScript run by Node 24's type stripping. An operator may start this file
+// with an older system Node (18, 20): then it runs itself again under the Node 24 that
+// `npm install` brought (the `node` package), with the same arguments, output and exit code.
+// Plain JavaScript that Node 18 can parse, and no static import of the TypeScript code.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-runCli(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== 0) process.exit(code);
-  },
-  (error) => {
+const REQUIRED_MAJOR = 24;
+const major = Number(process.versions.node.split('.')[0]);
+
+if (major >= REQUIRED_MAJOR) {
+  const { runCli } = await import('../src/cli.ts');
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      if (code !== 0) process.exit(code);
+    },
+    (error) => {
+      process.stderr.write(
+        `flagstaff: ${error?.name === 'ConfigError' ? error.message : (error?.stack ?? error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+} else {
+  runUnderBundledNode();
+}
+
+/** The Node 24 binary installed by the `node` package, wherever npm placed it; undefined if absent. */
+function bundledNode() {
+  try {
+    const pkg = createRequire(import.meta.url).resolve('node/package.json');
+    const bin = join(dirname(pkg), 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+    return existsSync(bin) ? bin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function runUnderBundledNode() {
+  const node = bundledNode();
+  // The variable guards against a loop should the bundled binary itself be an old Node.
+  if (node === undefined || process.env.FLAGSTAFF_REEXECUTED === '1') {
     process.stderr.write(
-      `flagstaff: ${error?.name === 'ConfigError' ? error.message : (error?.stack ?? error)}\n`,
+      `flagstaff: needs Node.js ${REQUIRED_MAJOR} or newer (this is ${process.version}); ` +
+        `run \`npm install\` in ${dirname(dirname(fileURLToPath(import.meta.url)))} to bring it, or start flagstaff with Node ${REQUIRED_MAJOR}\n`,
     );
     process.exit(1);
-  },
-);
+  }
+  const child = spawn(node, [process.argv[1], ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, FLAGSTAFF_REEXECUTED: '1' },
+  });
+  // Ctrl-C reaches the whole process group anyway; a `kill <pid>` reaches only this process.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      // End the way the child ended, so a supervisor sees the same signal.
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+}

@@ -2,7 +2,9 @@
  * The npm registry this project's machines reach serves only the Linux x64 builds of Biome,
  * so `npm install` leaves Biome's other platform packages out of package-lock.json and
  * `npm ci` then refuses the lock. This adds lock entries for them (optional, with their
- * os/cpu), which npm skips on other platforms. Run after changing dependencies:
+ * os/cpu), which npm skips on other platforms. The entries are written in npm's own order
+ * (packages sorted by path, fields as npm writes them), so a later `npm install` leaves the
+ * file byte for byte as it is and a fresh clone stays clean. Run after changing dependencies:
  *   node scripts/complete-lockfile.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -24,13 +26,15 @@ for (const [name, version] of Object.entries(optional)) {
     version,
     cpu: [cpu],
     dev: true,
+    ...(musl ? { libc: ['musl'] } : {}),
     license: 'MIT OR Apache-2.0',
     optional: true,
     os: [os],
-    ...(musl ? { libc: ['musl'] } : {}),
     engines: { node: '>=14.21.3' },
   };
   added++;
 }
+// npm orders lock entries by path with an English locale comparison; the root ("") stays first.
+lock.packages = Object.fromEntries(Object.entries(packages).sort(([a], [b]) => a.localeCompare(b, 'en')));
 writeFileSync(LOCK, `${JSON.stringify(lock, null, 2)}\n`);
 process.stdout.write(`complete-lockfile: added ${added} platform entries\n`);

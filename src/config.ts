@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /** Configuration is read from the environment once, validated, and frozen (SPEC §1). */
 export interface Config {
   readonly port: number;
@@ -10,7 +12,16 @@ export interface Config {
   readonly rateLimitEvaluation: number;
   readonly rateLimitManagement: number;
   readonly corsOrigins: readonly string[];
+  /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (SPEC §9); unset: off. */
+  readonly flagdSyncPort: number | undefined;
+  /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
+  readonly insights: boolean;
+  /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
+  readonly trustProxy: TrustProxy;
 }
+
+/** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
+export type TrustProxy = false | number | readonly string[];
 
 /** A configuration value the process cannot start with; its message names the variable. */
 export class ConfigError extends Error {
@@ -28,6 +39,28 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = env.FLAGSTAFF_TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.split('/');
+    const version = isIP(address);
+    const maxPrefix = version === 4 ? 32 : 128;
+    if (
+      version === 0 ||
+      extra !== undefined ||
+      (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= maxPrefix))
+    ) {
+      throw new ConfigError(
+        `FLAGSTAFF_TRUST_PROXY must be a hop count or comma-separated addresses/CIDRs, got "${entry}"`,
+      );
+    }
+  }
+  return Object.freeze(entries);
 }
 
 function databaseUrl(env: Env): string {
@@ -52,6 +85,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== undefined && adminPassword.length < 12) {
     throw new ConfigError('FLAGSTAFF_ADMIN_PASSWORD must be at least 12 characters long');
   }
+  const insights = env.FLAGSTAFF_INSIGHTS || 'on';
+  if (insights !== 'on' && insights !== 'off') {
+    throw new ConfigError(`FLAGSTAFF_INSIGHTS must be on or off, got "${insights}"`);
+  }
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
   return Object.freeze({
@@ -64,6 +101,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
+      ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
+      : undefined,
+    trustProxy: trustProxy(env),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
+    insights: insights === 'on',
   });
 }

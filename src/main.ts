@@ -1,15 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { loggerOptions } from './http/logging.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { ChangeScheduler } from './services/change-scheduler.ts';
 import { createServices } from './services/services.ts';
-import { openStore } from './storage/open-store.ts';
+import { SnapshotRegistry } from './services/snapshots.ts';
+import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
+import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
+import { retryUntilReachable } from './storage/retry-until-reachable.ts';
+import { createSqlStore } from './storage/sql/sql-store.ts';
 
-/** How often a node looks for writes made by other nodes (PostgreSQL deployments). */
-const POLL_INTERVAL_MS = 1000;
-/** How often the API keys' last use, kept in memory, is written to the database. */
+/** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
@@ -17,45 +21,59 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
   }
-  const store = await openStore(config.databaseUrl);
-  const first = await bootstrap(store, config.adminKey);
+  // Opening connects lazily: the app exists (and logs) before the database answers.
+  const { db } = openDatabase(config.databaseUrl);
+  const store = createSqlStore(db);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots, insights: config.insights });
+  const app = await buildApp({
+    services,
+    logger: loggerOptions(config.logLevel),
+    corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    accessControl: {
+      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
+    },
+  });
+  postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
+  // A node started while the database is down waits for it, retrying with backoff (SPEC §8).
+  const { first, accounts } = await retryUntilReachable(app.log, async () => {
+    await migrateToLatest(db);
+    const first = await bootstrap(store, config.adminKey);
+    const accounts = await bootstrapAccounts(store, {
+      email: config.adminEmail,
+      password: config.adminPassword,
+    });
+    return { first, accounts };
+  });
   if (first.generatedSecret !== undefined) {
     // The one time a secret is shown: on first start, to the operator, never through the logger.
+    // Before listening, so that a start that fails (a port in use) has shown it all the same.
     process.stdout.write(
       `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
         `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
         `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
-  const accounts = await bootstrapAccounts(store, {
-    email: config.adminEmail,
-    password: config.adminPassword,
-  });
-  const services = createServices(store);
-  const app = await buildApp({
-    services,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
-    corsOrigins: config.corsOrigins,
-    accessControl: {
-      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
-    },
-  });
+  await services.sync.start(openChangeFeed(db), app.log);
+  // After migrations: the first pass applies changes that fell due while no node ran.
   const scheduler = new ChangeScheduler(store, services.flags, { log: app.log });
   scheduler.start();
-  const poller = setInterval(() => {
-    services.snapshots.poll().catch((error) => app.log.warn({ err: error }, 'snapshot poll failed'));
-  }, POLL_INTERVAL_MS);
-  poller.unref();
   const flushUsage = () =>
-    services.apiKeys
-      .flushUsage()
-      .catch((error) => app.log.warn({ err: error }, 'recording API key use failed'));
+    Promise.all([
+      services.apiKeys
+        .flushUsage()
+        .catch((error) => app.log.warn({ err: error }, 'recording API key use failed')),
+      services.insights
+        .flush()
+        .catch((error) => app.log.warn({ err: error }, 'recording evaluation counts failed')),
+    ]);
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();
   app.addHook('onClose', async () => {
-    clearInterval(poller);
     clearInterval(usage);
     await scheduler.stop();
+    await services.sync.close();
     await flushUsage();
     await store.close();
   });
@@ -65,14 +83,51 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       void app.close().then(() => process.exit(0));
     });
   }
-  const address = await app.listen({ port: config.port, host: config.host });
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
+  }
+  const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {
     // Printed once, like the admin key: the link creates the first dashboard admin.
-    const url = new URL(address);
-    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
     process.stdout.write(
-      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${url.origin}/setup#${accounts.setupToken}\n\n`,
+      `\nOpen this link once to create the first dashboard admin (valid 7 days):\n\n    ${origin}/setup#${accounts.setupToken}\n\n`,
+    );
+  } else if (accounts.createdAdmin !== undefined) {
+    process.stdout.write(
+      `Created the dashboard admin ${accounts.createdAdmin} from FLAGSTAFF_ADMIN_EMAIL; sign in at ${origin}/\n`,
     );
   }
+  process.stdout.write(
+    `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
+  );
   return app;
+}
+
+/**
+ * Listens, and answers with the origin people can open (`0.0.0.0` shown as `localhost`).
+ * Fastify's own JSON "Server listening" line is held back: the caller prints one line for
+ * people instead. A port in use is the operator's to fix: one line naming it and the variable.
+ */
+async function listen(app: FastifyInstance, config: Config): Promise<string> {
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const url = new URL(address);
+    if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = 'localhost';
+    return url.origin;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await app.close();
+    throw new ConfigError(
+      `port ${config.port} on ${config.host} is already in use by another process: stop it, or set FLAGSTAFF_PORT to a free port`,
+    );
+  } finally {
+    app.log.level = level;
+  }
 }

@@ -80,6 +80,9 @@ export interface Explanation {
   readonly targetMatched: boolean;
   /** The prerequisite flag that did not serve a required variant, if one did not. */
   readonly failedPrerequisite: string | null;
+  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
   /** What OFREP answers instead for the same context, when it differs. */
   readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
 }

@@ -13,7 +13,10 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
-  | 'internal_error';
+  | 'request_timeout'
+  | 'header_too_large'
+  | 'internal_error'
+  | 'database_unavailable';
 
 /** One problem with one field of a request, addressed by JSON pointer (`/rules/0/operator`). */
 export interface FieldError {

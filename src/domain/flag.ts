@@ -1,4 +1,4 @@
-import type { Rule } from './segment.ts';
+import { type Rule, segmentsNamedBy } from './segment.ts';
 
 /** Flag value types (SPEC §2). `object` carries any JSON object. */
 export type FlagType = 'boolean' | 'string' | 'number' | 'object';
@@ -71,18 +71,6 @@ export interface FlagEnvironment {
   readonly prerequisites?: readonly Prerequisite[];
 }
 
-/** The fields of a flag's configuration in one environment, as a flag patch names them (SPEC §4). */
-export const FLAG_ENVIRONMENT_FIELDS: readonly string[] = [
-  'enabled',
-  'offVariant',
-  'defaultVariant',
-  'defaultRollout',
-  'targets',
-  'rules',
-  'targeting',
-  'prerequisites',
-];
-
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
 
 export interface Flag {
@@ -109,11 +97,62 @@ export const BOOLEAN_VARIANTS: readonly Variant[] = [
   { key: 'off', value: false },
 ];
 
-/** The configuration a flag starts with in a new environment: disabled. */
+/** The variant named `preferred` when it has `value`, else the first variant that has `value`. */
+function variantWithValue(variants: readonly Variant[], preferred: string, value: boolean): string | null {
+  const named = variants.find((v) => v.key === preferred && v.value === value);
+  return (named ?? variants.find((v) => v.value === value))?.key ?? null;
+}
+
+/**
+ * The configuration a flag starts with in a new environment: disabled. A boolean flag serves its
+ * false variant while off and its true one by default: `off` and `on` unless the flag names them
+ * otherwise (flagd's files do: `{"zero": false, "non-zero": true}`).
+ */
 export function initialFlagEnvironment(type: FlagType, variants: readonly Variant[]): FlagEnvironment {
   if (type === 'boolean') {
-    return { enabled: false, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] };
+    return {
+      enabled: false,
+      offVariant: variantWithValue(variants, 'off', false),
+      defaultVariant: variantWithValue(variants, 'on', true),
+      targets: [],
+      rules: [],
+    };
   }
   const first = variants[0]?.key ?? null;
   return { enabled: false, offVariant: first, defaultVariant: first, targets: [], rules: [] };
+}
+
+/** Fields of a flag itself: a patch setting one changes the flag in every environment. */
+export const FLAG_FIELDS = [
+  'name',
+  'description',
+  'type',
+  'variants',
+  'tags',
+  'metadata',
+  'archived',
+] as const;
+
+/** Fields of a flag's configuration in one environment (`?environment=` of a flag patch). */
+export const ENVIRONMENT_FIELDS = [
+  'enabled',
+  'offVariant',
+  'defaultVariant',
+  'defaultRollout',
+  'targets',
+  'rules',
+  'targeting',
+  'prerequisites',
+] as const;
+
+/** Keys of the segments a flag's rules name, in any environment. */
+export function segmentsNamedByFlag(flag: Flag): string[] {
+  const keys = new Set<string>();
+  for (const config of Object.values(flag.environments)) {
+    for (const rule of config.rules) {
+      for (const key of rule.segments) keys.add(key);
+      for (const key of segmentsNamedBy(rule.conditions)) keys.add(key);
+    }
+  }
+  return [...keys];
 }

@@ -23,11 +23,14 @@ export interface Environment {
   readonly requiredApprovals?: number;
 }
 
-/** Whether a new environment is protected when its creator does not say: production is. */
-export const protectedByDefault = (key: string): boolean => key === 'production';
+/** The environment a request means when it names none (SPEC §4, §6). */
+export const DEFAULT_ENVIRONMENT = 'production';
+
+/** Whether a new environment is protected when its creator does not say: production is (decision 0604). */
+export const protectedByDefault = (key: string): boolean => key === DEFAULT_ENVIRONMENT;
 
 /** Environments a project gets when its creator names none (SPEC §2). */
 export const DEFAULT_ENVIRONMENTS = [
   { key: 'development', name: 'Development' },
-  { key: 'production', name: 'Production' },
+  { key: DEFAULT_ENVIRONMENT, name: 'Production' },
 ] as const;

@@ -1,11 +1,9 @@
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type EvaluationDetail } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag } from './compile-flag.ts';
 import { textOf } from './operators.ts';
-import { beginEvaluationPass, type CompiledSegments, compileSegments } from './segments.ts';
-
-export type { EvaluationDetail } from './compile-flag.ts';
+import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
 
 /** An immutable, compiled snapshot of one environment of one project. */
 export interface CompiledEnvironment {
@@ -66,8 +64,7 @@ class Snapshot implements CompiledEnvironment {
     const flag = this.flags.get(flagKey);
     if (flag === undefined) return undefined;
     if (flag.constant !== undefined) return flag.constant;
-    beginEvaluationPass();
-    return flag.evaluate(context, targetingKeyOf(context), nowSeconds);
+    return flag.evaluate(context, targetingKeyOf(context), nowSeconds, new EvaluationPass());
   }
 
   evaluateAll(
@@ -75,7 +72,7 @@ class Snapshot implements CompiledEnvironment {
     nowSeconds: number,
     flagKeys?: readonly string[],
   ): EvaluationDetail[] {
-    beginEvaluationPass();
+    const pass = new EvaluationPass();
     const targetingKey = targetingKeyOf(context);
     const chosen =
       flagKeys === undefined
@@ -86,7 +83,7 @@ class Snapshot implements CompiledEnvironment {
           });
     const results: EvaluationDetail[] = new Array(chosen.length);
     for (let i = 0; i < chosen.length; i++) {
-      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds);
+      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds, pass);
     }
     return results;
   }
@@ -202,17 +199,4 @@ export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): Com
   compileInOrder(stale, sources, base.environmentKey, base.compiledSegments, flags);
   const keys = base.flagKeys.filter((key) => key !== flagKey);
   return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
-}
-
-/** A new snapshot with the project's segments replaced: every flag is recompiled, since any may name them. */
-export function withSegments(
-  compiled: CompiledEnvironment,
-  segments: readonly Segment[],
-): CompiledEnvironment {
-  const base = snapshotOf(compiled);
-  return compileEnvironment({
-    environmentKey: base.environmentKey,
-    flags: [...base.sources.values()],
-    segments,
-  });
 }

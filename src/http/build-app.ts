@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
+import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { registerApiDocs } from './api-docs.ts';
+import { registerJsonBodies } from './json-body.ts';
+import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -12,7 +15,7 @@ import {
 } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
@@ -24,6 +27,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
 import { segmentRoutes } from './routes/segments.ts';
@@ -38,20 +42,36 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
+  readonly trustProxy?: TrustProxy;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
 }
 
 const BODY_LIMIT = 1024 * 1024;
 
+/** Fastify's form of FLAGSTAFF_TRUST_PROXY: so many hops from the socket, or these addresses. */
+function trustProxyOption(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return trust === false ? false : [...trust];
+}
+
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger),
+    logController: new RequestLogController(),
+    childLoggerFactory: lazyChildLogger,
+    // Errors before routing (a malformed URL, headers over 16 KiB) answer problem+json too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<RequestTypeProvider>();
@@ -60,15 +80,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  // application/merge-patch+json is JSON too (RFC 7396); anything else is a 415.
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
   registerAccessControl(app, services.apiKeys, services.access, {
     ...options.accessControl,
@@ -79,22 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ],
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Flagstaff API',
-        version: '1',
-        description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerApiDocs(app);
 
   await app.register(healthRoutes, { services });
   await app.register(
@@ -113,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         accountRoutes,
         scheduledChangeRoutes,
         changeRequestRoutes,
+        insightsRoutes,
       ]) {
         await v1.register(routes, { services });
       }
@@ -122,7 +125,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(eventStreamRoutes, { services });
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
-import { FLAG_ENVIRONMENT_FIELDS } from '../domain/flag.ts';
+import { ENVIRONMENT_FIELDS, FLAG_FIELDS } from '../domain/flag.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
@@ -35,8 +36,6 @@ const query = (request: FastifyRequest, name: string) =>
   text((request.query as Record<string, unknown> | undefined)?.[name]);
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const DEFAULT_ENVIRONMENT = 'production';
 
 const ANY = (): AccessTarget => ({ kind: 'any' });
 const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
@@ -82,9 +81,9 @@ function bodyEnvironment(principal: Principal, body: unknown): void {
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
 
-/** Flag fields reach every environment; these reach the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
-const FLAG_WIDE_FIELDS = new Set(['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived']);
-const ENVIRONMENT_FIELDS = new Set(FLAG_ENVIRONMENT_FIELDS);
+/** Flag fields reach every environment; environment fields the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
+const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
+const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
 /** The environments a flag patch reaches: `environment` for environment fields, every one for flag fields. */
 function patchEnvironments(principal: Principal, patch: unknown, environment: string): void {
@@ -95,7 +94,7 @@ function patchEnvironments(principal: Principal, patch: unknown, environment: st
       authorizeEnvironments(principal, 'all');
       return;
     }
-    if (ENVIRONMENT_FIELDS.has(field)) touched.push(environment);
+    if (ENVIRONMENT_WIDE_FIELDS.has(field)) touched.push(environment);
     if (field === 'environments' && isObject(patch.environments))
       touched.push(...Object.keys(patch.environments));
   }
@@ -162,6 +161,12 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
+  'PATCH /v1/projects/:projectId/flags/:flagKey': {
+    role: 'editor',
+    target: PROJECT,
+    body: flagPatchEnvironments,
+  },
+  'DELETE /v1/projects/:projectId/flags/:flagKey': { role: 'editor', target: PROJECT, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
   'GET /v1/flags/:flagId/dependants': { role: 'viewer', target: FLAG },
   'POST /v1/flags/:flagId/scheduled-changes': {

@@ -1,13 +1,14 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
-import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
+import type { KeyRevocations } from '../realtime/key-revocations.ts';
+import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
-import { Coalescer } from './coalescer.ts';
 import { newId } from './ids.ts';
+import { KeyRegistry } from './key-registry.ts';
 import { accessProject } from './project-access.ts';
-import { generateSecret, hashSecret, sameHash, secretPrefix } from './secrets.ts';
+import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 
 export interface CreateApiKeyInput {
   readonly name: string;
@@ -24,53 +25,50 @@ export interface CreatedApiKey extends ApiKey {
 export interface ApiKeyServiceOptions {
   /** Milliseconds since the epoch; tests pass a fake one to move past expiry. */
   readonly clock?: () => number;
+  /** Told of each revocation, so the key's open streams end. */
+  readonly revocations?: KeyRevocations;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 
-/** At most this many hashes in one lookup query. */
-const LOOKUP_BATCH = 500;
-
 export class ApiKeyService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #clock: () => number;
-  /**
-   * Authentication reads the key from the database on every request, so a revocation or an
-   * expiry made by any node (or the CLI) holds on the very next request. Requests that arrive
-   * while a lookup runs share the next one: at most one query in flight (docs/decisions/0201).
-   */
-  readonly #lookups: Coalescer<string, StoredApiKey>;
+  readonly #revocations: KeyRevocations | undefined;
+  /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
+  readonly registry: KeyRegistry;
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
+  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
-    this.#lookups = new Coalescer(async (hashes) => {
-      const found = new Map<string, StoredApiKey>();
-      for (let i = 0; i < hashes.length; i += LOOKUP_BATCH) {
-        for (const key of await store.findApiKeysByHash(hashes.slice(i, i + LOOKUP_BATCH))) {
-          found.set(key.secretHash, key);
-        }
-      }
-      return found;
-    });
+    this.#revocations = options.revocations;
+    this.registry = new KeyRegistry(store);
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */
-  authenticate(secret: string): Promise<Principal | undefined> {
+  async authenticate(secret: string): Promise<Principal | undefined> {
     return this.principalFor(hashSecret(secret));
   }
 
-  /** The principal behind a secret's hash (see `hashSecret`), checked against the database now. */
-  async principalFor(secretHash: string): Promise<Principal | undefined> {
-    const key = await this.#lookups.get(secretHash);
-    if (key === undefined || !sameHash(key.secretHash, secretHash)) return undefined;
-    if (key.revokedAt !== null) return undefined;
+  /**
+   * The principal behind a secret's hash (see `hashSecret`): synchronous once the keys are in
+   * memory; the first call of a node that has not loaded them yet waits for the load.
+   */
+  principalFor(secretHash: string): Principal | undefined | Promise<Principal | undefined> {
+    if (!this.registry.loaded) return this.registry.sync().then(() => this.#principal(secretHash));
+    return this.#principal(secretHash);
+  }
+
+  #principal(secretHash: string): Principal | undefined {
+    const key = this.registry.find(secretHash);
+    if (key === undefined) return undefined;
     const now = this.#clock();
+    // Expiry needs no feed: compared with the clock on every request.
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return undefined;
     this.#lastUsed.set(key.id, now);
-    return principalOf(key);
+    return key.principal;
   }
 
   /** Writes the uses recorded since the last flush (`lastUsedAt`); keeps them for the next try if the write fails. */
@@ -144,10 +142,11 @@ export class ApiKeyService {
         after: publicKey(stored),
       });
     });
+    this.registry.add(stored);
     return { ...publicKey(stored), secret };
   }
 
-  /** Revokes a key; the next request with it, on any node, is a 401. Revoking a revoked key changes nothing. */
+  /** Revokes a key; the next request with it on this node is a 401, on other nodes within 1 s (the change feed). Revoking a revoked key changes nothing. */
   async revoke(actor: Actor, keyId: string): Promise<void> {
     const key = await this.#store.findApiKeyById(keyId);
     if (key === undefined) throw notFound(`No API key with id "${keyId}".`);
@@ -165,6 +164,8 @@ export class ApiKeyService {
         after: { ...key, revokedAt: at },
       });
     });
+    this.registry.remove(keyId);
+    this.#revocations?.revoked(keyId);
   }
 
   /** Project keys need a project admin; organisation-wide keys an organisation admin. */
@@ -184,11 +185,4 @@ export class ApiKeyService {
   }
 }
 
-export const principalOf = (key: ApiKey): Principal => ({
-  type: 'api_key',
-  id: key.id,
-  name: key.name,
-  role: key.role,
-  projectId: key.projectId,
-  environments: key.environments,
-});
+export { principalOf } from './key-registry.ts';

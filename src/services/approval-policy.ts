@@ -1,13 +1,13 @@
 import type { Principal } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Store } from '../storage/store.ts';
+import type { ChangeSafetyStores } from '../storage/store.ts';
 
 /**
  * How many approvals a change to `environments` of the project needs from `principal`: the most
  * any of them requires, or 0 for admins (they may write directly, SPEC §10).
  */
 export async function approvalsNeeded(
-  store: Store,
+  store: ChangeSafetyStores,
   principal: Principal,
   projectId: string,
   environments: readonly string[],
@@ -22,7 +22,7 @@ export async function approvalsNeeded(
  * change by a non-admin): those go through a change request, or an admin.
  */
 export async function refuseToSkipApprovals(
-  store: Store,
+  store: ChangeSafetyStores,
   principal: Principal,
   projectId: string,
   environments: readonly string[],

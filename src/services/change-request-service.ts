@@ -6,7 +6,7 @@ import {
 } from '../domain/change-request.ts';
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
@@ -19,11 +19,11 @@ const forbidden = (detail: string) => new DomainError('forbidden', detail);
 
 /** Change requests (SPEC §10): made instead of a write, approved by others, applied once. */
 export class ChangeRequestService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #flags: FlagService;
   readonly #clock: () => number;
 
-  constructor(store: Store, flags: FlagService, clock: () => number = Date.now) {
+  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
     this.#store = store;
     this.#flags = flags;
     this.#clock = clock;
@@ -202,7 +202,7 @@ export class ChangeRequestService {
   }
 
   async #write(
-    tx: Store,
+    tx: StoreRoles,
     actor: Actor,
     request: ChangeRequest,
     action: string,
@@ -220,7 +220,7 @@ export class ChangeRequestService {
     return next;
   }
 
-  #audit(tx: Store, actor: Actor, action: string, before: ChangeRequest | null, after: ChangeRequest) {
+  #audit(tx: StoreRoles, actor: Actor, action: string, before: ChangeRequest | null, after: ChangeRequest) {
     return recordAudit(tx, actor, after.projectId, {
       action,
       resource: { type: 'change_request', id: after.id, key: null },

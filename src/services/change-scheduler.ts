@@ -1,6 +1,6 @@
 import { DomainError } from '../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../domain/scheduled-change.ts';
-import type { Store } from '../storage/store.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import { recordAudit } from './audit.ts';
 import type { FlagService } from './flag-service.ts';
 
@@ -34,7 +34,7 @@ function reasonOf(error: DomainError): string {
  * while no node ran is applied by the first pass after start, its delay in the audit event.
  */
 export class ChangeScheduler {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #flags: FlagService;
   readonly #clock: () => number;
   readonly #intervalMs: number;
@@ -42,7 +42,7 @@ export class ChangeScheduler {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SchedulerPass> | undefined;
 
-  constructor(store: Store, flags: FlagService, options: SchedulerOptions = {}) {
+  constructor(store: StoreRoles, flags: FlagService, options: SchedulerOptions = {}) {
     this.#store = store;
     this.#flags = flags;
     this.#clock = options.clock ?? Date.now;

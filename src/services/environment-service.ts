@@ -1,7 +1,7 @@
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
-import type { Store } from '../storage/store.ts';
+import type { ChangeSafetyStores } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -29,7 +29,11 @@ export interface EnvironmentPatch {
 }
 
 /** The environments with the approvals their policy requires. */
-async function withPolicies(store: Store, projectId: string, environments: readonly Environment[]) {
+async function withPolicies(
+  store: ChangeSafetyStores,
+  projectId: string,
+  environments: readonly Environment[],
+) {
   const policies = await store.approvals.requiredApprovals(projectId);
   return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
 }

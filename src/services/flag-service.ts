@@ -1,17 +1,19 @@
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
-  FLAG_ENVIRONMENT_FIELDS,
+  ENVIRONMENT_FIELDS,
+  FLAG_FIELDS,
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
   type FlagType,
   initialFlagEnvironment,
+  segmentsNamedByFlag,
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
-import type { Project } from '../domain/project.ts';
-import type { FlagFilter, Page, PageRequest, Store } from '../storage/store.ts';
+import { DEFAULT_ENVIRONMENT, type Project } from '../domain/project.ts';
+import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
@@ -37,9 +39,6 @@ export interface CreateFlagInput {
 
 /** A merge patch of a flag (SPEC §4): flag fields, environment fields for `environment`, or `environments`. */
 export type FlagPatch = Readonly<Record<string, unknown>>;
-
-const FLAG_FIELDS = ['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived'] as const;
-const ENVIRONMENT_FIELDS = FLAG_ENVIRONMENT_FIELDS;
 
 /** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
 export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
@@ -68,7 +67,7 @@ export class FlagService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 
@@ -87,10 +86,18 @@ export class FlagService {
     return this.#store.listFlags(project.id, filter, page);
   }
 
-  async get(actor: Actor, projectIdOrKey: string, flagKey: string): Promise<Flag> {
+  /**
+   * A flag of the project by its key or, as the API's other paths name it, by its `flg_…` id.
+   * The key wins: a key may itself look like an id (keys allow "_").
+   */
+  async get(actor: Actor, projectIdOrKey: string, flagKeyOrId: string): Promise<Flag> {
     const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
-    const flag = await this.#store.findFlagByKey(project.id, flagKey);
-    if (flag === undefined) throw flagNotFound(`No flag "${flagKey}" in project "${project.key}".`);
+    const byKey = await this.#store.findFlagByKey(project.id, flagKeyOrId);
+    const flag =
+      byKey ?? (flagKeyOrId.startsWith('flg_') ? await this.#store.findFlagById(flagKeyOrId) : undefined);
+    if (flag === undefined || flag.projectId !== project.id) {
+      throw flagNotFound(`No flag "${flagKeyOrId}" in project "${project.key}".`);
+    }
     return flag;
   }
 
@@ -104,19 +111,6 @@ export class FlagService {
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     const project = await accessProject(this.#store, actor.principal, flag.projectId, role);
     return { flag, project };
-  }
-
-  /** The flags that list this one as a prerequisite, each with the environments where they do. */
-  async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
-    const { flag } = await this.#byId(actor, flagId, 'viewer');
-    const flags = await this.#store.allFlags(flag.projectId);
-    return dependantsOf(flag.key, flags).map((key) => {
-      const dependant = flags.find((f) => f.key === key) as Flag;
-      const environments = Object.entries(dependant.environments)
-        .filter(([, config]) => (config.prerequisites ?? []).some((p) => p.flag === flag.key))
-        .map(([environment]) => environment);
-      return { key, environments };
-    });
   }
 
   async getById(actor: Actor, flagId: string): Promise<Flag> {
@@ -134,39 +128,44 @@ export class FlagService {
     }
     const variants = input.variants ?? BOOLEAN_VARIANTS;
     const id = newId('flg');
-    return commitProjectChange(this.#deps, project.id, { flagId: id, flagKey: input.key }, async (tx) => {
-      const environments = await tx.listEnvironments(project.id);
-      const at = now();
-      const flag: Flag = {
-        id,
-        projectId: project.id,
-        key: input.key,
-        name: input.name ?? input.key,
-        description: input.description ?? '',
-        type,
-        variants,
-        tags: input.tags ?? [],
-        archived: false,
-        metadata: input.metadata ?? {},
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        environments: Object.fromEntries(
-          environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
-        ),
-      };
-      await this.#validate(tx, flag);
-      await tx
-        .insertFlag(flag)
-        .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
-      await recordAudit(tx, actor, project.id, {
-        action: 'flag.created',
-        resource: { type: 'flag', id, key: flag.key },
-        before: null,
-        after: flag,
-      });
-      return flag;
-    });
+    return commitProjectChange(
+      this.#deps,
+      project.id,
+      (flag) => ({ written: flag }),
+      async (tx) => {
+        const environments = await tx.listEnvironments(project.id);
+        const at = now();
+        const flag: Flag = {
+          id,
+          projectId: project.id,
+          key: input.key,
+          name: input.name ?? input.key,
+          description: input.description ?? '',
+          type,
+          variants,
+          tags: input.tags ?? [],
+          archived: false,
+          metadata: input.metadata ?? {},
+          version: 1,
+          createdAt: at,
+          updatedAt: at,
+          environments: Object.fromEntries(
+            environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+          ),
+        };
+        await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
+        await tx
+          .insertFlag(flag)
+          .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
+        await recordAudit(tx, actor, project.id, {
+          action: 'flag.created',
+          resource: { type: 'flag', id, key: flag.key },
+          before: null,
+          after: flag,
+        });
+        return flag;
+      },
+    );
   }
 
   async patch(
@@ -175,7 +174,7 @@ export class FlagService {
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<Flag> {
-    const environment = options.environment ?? 'production';
+    const environment = options.environment ?? DEFAULT_ENVIRONMENT;
     const { flag: current, project } = await this.#authorisePatch(actor, flagId, patch, environment);
     return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
       const { next, touched } = this.#patched(stored, project, patch, environment);
@@ -186,7 +185,8 @@ export class FlagService {
   /** Checks that the actor may make this patch and that it would give a valid flag now; writes nothing. */
   async checkPatch(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<Flag> {
     const { flag, project } = await this.#authorisePatch(actor, flagId, patch, environment);
-    await this.#validate(this.#store, this.#patched(flag, project, patch, environment).next);
+    const { next } = this.#patched(flag, project, patch, environment);
+    await validateReferences(this.#store, next, new Set(Object.keys(flag.environments)), flag);
     return flag;
   }
 
@@ -201,7 +201,7 @@ export class FlagService {
     flagId: string,
     patch: FlagPatch,
     environment: string,
-    claim: (stored: Flag, tx: Store) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (stored: Flag, tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
     const current = await this.#store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
@@ -217,6 +217,19 @@ export class FlagService {
   /** Checks that the actor may make this patch, whatever the flag now holds. */
   async checkAccess(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<void> {
     await this.#authorisePatch(actor, flagId, patch, environment);
+  }
+
+  /** The flags that list this one as a prerequisite, each with the environments where they do. */
+  async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
+    const { flag } = await this.#byId(actor, flagId, 'viewer');
+    const flags = await this.#store.allFlags(flag.projectId);
+    return dependantsOf(flag.key, flags).map((key) => {
+      const dependant = flags.find((f) => f.key === key) as Flag;
+      const environments = Object.entries(dependant.environments)
+        .filter(([, config]) => (config.prerequisites ?? []).some((p) => p.flag === flag.key))
+        .map(([environment]) => environment);
+      return { key, environments };
+    });
   }
 
   /** The flag and project a patch acts on, once the actor is known to be allowed to make it. */
@@ -292,49 +305,57 @@ export class FlagService {
   }
 
   /**
-   * The one way a stored flag is rewritten: read it in the transaction, check If-Match, build the
-   * next version, validate it, refuse archiving what others require, write it unless another writer
-   * got there first, and audit it.
+   * The one way a stored flag is rewritten: read and lock it in the transaction, check If-Match,
+   * build the next version, validate it, refuse archiving what others require, write it unless
+   * another writer got there first, and audit it.
    */
   async #replace(
     actor: Actor,
     project: Project,
     current: Flag,
     ifMatch: number | undefined,
-    build: (stored: Flag, tx: Store) => Promise<{ next: Flag; audit: AuditOf }>,
+    build: (stored: Flag, tx: StoreRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
     const flagId = current.id;
-    return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId);
-      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-      checkIfMatch(ifMatch, stored.version);
-      const { next, audit } = await build(stored, tx);
-      await this.#validate(tx, next);
-      if (next.archived && !stored.archived) await this.#refuseIfRequired(tx, stored, 'archived');
-      if (!(await tx.updateFlag(next, stored.version))) {
-        throw changedMeanwhile('flag');
-      }
-      await recordAudit(tx, actor, project.id, {
-        action: audit.action,
-        resource: { type: 'flag', id: flagId, key: next.key },
-        ...(audit.environment === undefined ? {} : { environment: audit.environment }),
-        before: stored,
-        after: next,
-        ...(audit.details === undefined ? {} : { details: audit.details }),
-      });
-      return next;
-    });
+    return commitProjectChange(
+      this.#deps,
+      project.id,
+      (flag) => ({ written: flag }),
+      async (tx) => {
+        // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+        const stored = await tx.findFlagById(flagId, { forUpdate: true });
+        if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+        checkIfMatch(ifMatch, stored.version);
+        const { next, audit } = await build(stored, tx);
+        // Every flag has a configuration in every environment of its project, so the stored one names them all.
+        await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+        if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
+        if (!(await tx.updateFlag(next, stored.version))) {
+          throw changedMeanwhile('flag');
+        }
+        await recordAudit(tx, actor, project.id, {
+          action: audit.action,
+          resource: { type: 'flag', id: flagId, key: next.key },
+          ...(audit.environment === undefined ? {} : { environment: audit.environment }),
+          before: stored,
+          after: next,
+          ...(audit.details === undefined ? {} : { details: audit.details }),
+        });
+        return next;
+      },
+    );
   }
 
   async delete(actor: Actor, flagId: string, options: { ifMatch?: number | undefined }): Promise<void> {
     const { flag, project } = await this.#byId(actor, flagId, 'editor');
     requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, project.id, { flagId, flagKey: flag.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId);
+    await commitProjectChange(this.#deps, project.id, { removed: flag.key }, async (tx) => {
+      const stored = await tx.findFlagById(flagId, { forUpdate: true });
       if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
       checkIfMatch(options.ifMatch, stored.version);
-      await this.#refuseIfRequired(tx, stored, 'deleted');
-      await tx.deleteFlag(flagId);
+      await refuseIfRequired(tx, stored, 'deleted');
+      // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
+      if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
       await recordAudit(tx, actor, project.id, {
         action: 'flag.deleted',
         resource: { type: 'flag', id: flagId, key: stored.key },
@@ -381,30 +402,48 @@ export class FlagService {
       environments,
     };
   }
+}
 
-  async #validate(store: Store, flag: Flag): Promise<void> {
-    const [environments, segments, flags] = await Promise.all([
-      store.listEnvironments(flag.projectId),
-      store.allSegments(flag.projectId),
-      store.allFlags(flag.projectId),
-    ]);
-    const errors = [
-      ...validateFlag(flag, new Set(environments.map((e) => e.key)), new Set(segments.map((s) => s.key))),
+/**
+ * Refuses a flag whose configuration names environments or segments its project lacks. Only
+ * the segments the flag names are read, and they stay locked until the write commits, so a
+ * concurrent delete of one of them waits and then sees this flag using it.
+ */
+async function validateReferences(
+  store: FlagStore,
+  flag: Flag,
+  environmentKeys: ReadonlySet<string>,
+  previous?: Flag,
+): Promise<void> {
+  const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
+  const errors = validateFlag(flag, environmentKeys, segmentKeys, previous);
+  // The other flags are read only when prerequisites are involved: this flag names some, or it
+  // changes variants that other flags may require.
+  if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {
+    const flags = await store.allFlags(flag.projectId);
+    errors.push(
       ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
       ...requiredVariantsKept(flag, flags),
-    ];
-    if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+    );
   }
+  if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+}
 
-  /** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
-  async #refuseIfRequired(store: Store, flag: Flag, becoming: 'deleted' | 'archived'): Promise<void> {
-    const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
-    const dependants = dependantsOf(flag.key, live);
-    if (dependants.length > 0) {
-      throw conflict(
-        `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
-      );
-    }
+const hasPrerequisites = (flag: Flag) =>
+  Object.values(flag.environments).some((config) => (config.prerequisites?.length ?? 0) > 0);
+
+/** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+async function refuseIfRequired(
+  store: FlagStore,
+  flag: Flag,
+  becoming: 'deleted' | 'archived',
+): Promise<void> {
+  const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+  const dependants = dependantsOf(flag.key, live);
+  if (dependants.length > 0) {
+    throw conflict(
+      `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
+    );
   }
 }
 

@@ -2,10 +2,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
-import { exportFlagd, type FlagdExport } from '../openfeature/flagd/export-flagd.ts';
-import { type ImportedFlag, importFlagd } from '../openfeature/flagd/import-flagd.ts';
-import { inlinePrerequisites } from '../openfeature/flagd/inline-prerequisites.ts';
-import type { Store } from '../storage/store.ts';
+import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
+import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
+import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -22,6 +22,8 @@ export interface FlagdImportResult {
   readonly updated: readonly string[];
   /** In the document, and already exactly so in Flagstaff: nothing written, nothing audited. */
   readonly unchanged: readonly string[];
+  /** Flags imported as written that will not work as meant (PARSE_ERROR, operators yielding null). */
+  readonly warnings: readonly FlagdImportWarning[];
 }
 
 /** `/flags/<key>` as a JSON pointer token. */
@@ -44,7 +46,7 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
 
 /**
  * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
- * functions in openfeature/flagd/; this adds access checks, the one transaction with its audit
+ * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */
 export class FlagdService {
@@ -54,7 +56,7 @@ export class FlagdService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 
@@ -69,16 +71,18 @@ export class FlagdService {
   /**
    * Creates or updates the document's flags in one environment, all or nothing: their variants,
    * metadata and this environment's configuration come from the document; other environments
-   * and the project's other flags are left as they are.
+   * and the project's other flags are left as they are. Flags whose targeting cannot work are
+   * stored as written and listed in `warnings`; `strict` refuses the document instead.
    */
   async import(
     actor: Actor,
     projectIdOrKey: string,
     environment: string,
     document: unknown,
+    options: { readonly strict?: boolean } = {},
   ): Promise<FlagdImportResult> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'editor');
-    const { flags, errors } = importFlagd(document);
+    const { flags, errors, warnings } = importFlagd(document, options);
     if (errors.length > 0) {
       const first = errors[0] as FieldError;
       const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
@@ -116,7 +120,8 @@ export class FlagdService {
           unchanged.push(imported.key);
           continue;
         }
-        for (const error of validateFlag(next, environmentKeys, segmentKeys)) {
+        // The document's targeting was checked above: what cannot work is stored as written, with a warning.
+        for (const error of validateFlag(next, environmentKeys, segmentKeys, next)) {
           problems.push({ path: `${flagPath(imported.key)}${error.path}`, message: error.message });
         }
         writes.push({ before: stored, after: next });
@@ -147,6 +152,7 @@ export class FlagdService {
         created: writes.filter((w) => w.before === undefined).map((w) => w.after.key),
         updated: writes.filter((w) => w.before !== undefined).map((w) => w.after.key),
         unchanged,
+        warnings,
       };
     });
   }
@@ -232,9 +238,17 @@ export class FlagdService {
    */
   async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+    return this.exportEnvironment(project.id, environment);
+  }
+
+  /**
+   * The export without access checks, for callers that made their own: flagd sync serves it to
+   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   */
+  async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(project.id),
-      segments: await tx.allSegments(project.id),
+      flags: await tx.allFlags(projectId),
+      segments: await tx.allSegments(projectId),
     }));
     return exportFlagd(
       environment,

@@ -5,7 +5,7 @@ import {
   type Project,
   protectedByDefault,
 } from '../domain/project.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -40,6 +40,11 @@ export class ProjectService {
     if (principal.projectId === null) return this.#deps.store.listProjects(page);
     const own = await this.#deps.store.findProject(principal.projectId);
     return { items: own ? [own] : [] };
+  }
+
+  /** A project's key, for labels (metrics); no access check, since it reveals only what the caller named by id. */
+  async keyOf(projectId: string): Promise<string | undefined> {
+    return (await this.#deps.store.findProject(projectId))?.key;
   }
 
   get(actor: Actor, idOrKey: string): Promise<Project> {
@@ -107,12 +112,13 @@ export class ProjectService {
       });
     });
     this.#deps.snapshots.forget(project.id);
+    this.#deps.keys?.removeProject(project.id);
   }
 }
 
 /** Creates a project with its environments (used by the API and by first start). */
 export async function createProject(
-  store: Store,
+  store: StoreRoles,
   actor: Actor,
   input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
 ): Promise<Project> {

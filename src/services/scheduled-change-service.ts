@@ -1,6 +1,6 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
-import type { Store } from '../storage/store.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
@@ -16,11 +16,11 @@ export interface ScheduleInput {
 
 /** Scheduling, listing and cancelling flag changes (SPEC §10); `ChangeScheduler` applies them. */
 export class ScheduledChangeService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #flags: FlagService;
   readonly #clock: () => number;
 
-  constructor(store: Store, flags: FlagService, clock: () => number = Date.now) {
+  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
     this.#store = store;
     this.#flags = flags;
     this.#clock = clock;

@@ -1,8 +1,8 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
-import type { Rule, Segment, SegmentMatch } from '../domain/segment.ts';
+import { type Rule, type Segment, type SegmentMatch, segmentsNamedBy } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -133,11 +133,12 @@ export class SegmentService {
     current: Segment,
     ifMatch: number | undefined,
     action: string,
-    build: (stored: Segment, tx: Store) => Promise<Segment>,
+    build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
   ): Promise<Segment> {
     const segmentId = current.id;
     return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const stored = await tx.findSegmentById(segmentId);
+      // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(ifMatch, stored.version);
       const next = await build(stored, tx);
@@ -170,7 +171,9 @@ export class SegmentService {
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
     await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const stored = await tx.findSegmentById(segmentId);
+      // Locked first, so writes naming the segment either committed already (and show up as
+      // users below) or wait, and then find it gone.
+      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const users = segmentUsers(
@@ -188,7 +191,7 @@ export class SegmentService {
           `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
         );
       }
-      await tx.deleteSegment(segmentId);
+      if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
       await recordAudit(tx, actor, stored.projectId, {
         action: 'segment.deleted',
         resource: { type: 'segment', id: segmentId, key: stored.key },
@@ -198,9 +201,11 @@ export class SegmentService {
     });
   }
 
-  async #validate(store: Store, segment: Segment): Promise<void> {
+  async #validate(store: FlagStore, segment: Segment): Promise<void> {
+    // The segments this one names stay locked until the write commits, so none is deleted meanwhile.
+    const named = await store.existingSegmentKeys(segment.projectId, segmentsNamedBy(segment.rules));
     const others = (await store.allSegments(segment.projectId)).filter((s) => s.id !== segment.id);
-    const keys = new Set([...others.map((s) => s.key), segment.key]);
+    const keys = new Set([...named, segment.key]);
     const errors = validateRules(segment.rules, keys, '/rules');
     if (errors.length === 0) {
       const cycle = findSegmentCycle([...others, segment]);

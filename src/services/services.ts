@@ -1,3 +1,7 @@
+import { KeyRevocations } from '../realtime/key-revocations.ts';
+import type { ProjectChanges } from '../realtime/project-changes.ts';
+import { SseStreams } from '../realtime/sse-streams.ts';
+import { StreamAccess } from '../realtime/stream-access.ts';
 import type { Store } from '../storage/store.ts';
 import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
@@ -8,15 +12,27 @@ import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
+import { HealthService } from './health-service.ts';
+import { InsightsService } from './insights-service.ts';
+import { NodeSync } from './node-sync.ts';
 import { ProjectService } from './project-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
 
+/** The use cases routes may call; storage and the snapshots stay behind them. */
 export interface Services {
-  readonly store: Store;
-  readonly snapshots: SnapshotRegistry;
+  /** Every change this node's snapshots take on, for the real-time streams to subscribe to. */
+  readonly changes: ProjectChanges;
+  /** Revoked keys, announced to their open streams. */
+  readonly revocations: KeyRevocations;
+  /** Signed URLs for streams whose clients cannot send headers (OFREP SSE). */
+  readonly streamAccess: StreamAccess;
+  /** This node's open OFREP event streams. */
+  readonly eventStreams: SseStreams;
+  /** Follows the change feed once started (main.ts); /readyz reports its state. */
+  readonly sync: NodeSync;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -28,32 +44,48 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly health: HealthService;
+  readonly insights: InsightsService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
 }
 
+export interface ServiceOptions {
+  readonly sessions?: SessionOptions;
+  readonly clock?: () => number;
+  /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
+  readonly snapshots?: SnapshotRegistry;
+  /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
+  readonly insights?: boolean;
+}
+
 /** Wires every use case to one store and one snapshot registry. */
-export function createServices(
-  store: Store,
-  options: { sessions?: SessionOptions; clock?: () => number } = {},
-): Services {
-  const snapshots = new SnapshotRegistry(store);
-  const deps = { store, snapshots };
+export function createServices(store: Store, options: ServiceOptions = {}): Services {
+  const snapshots = options.snapshots ?? new SnapshotRegistry(store);
+  const revocations = new KeyRevocations();
+  const apiKeys = new ApiKeyService(store, { clock: options.clock, revocations });
+  const deps = { store, snapshots, keys: apiKeys.registry };
+  const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   const flags = new FlagService(deps);
   return {
-    store,
-    snapshots,
+    changes: snapshots,
+    revocations,
+    streamAccess: new StreamAccess(store, options.clock),
+    eventStreams: new SseStreams(snapshots, revocations),
+    sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
     segments: new SegmentService(deps),
-    apiKeys: new ApiKeyService(store, { clock: options.clock }),
+    apiKeys,
     access: new AccessChecks(store),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots),
+    evaluation: new EvaluationService(store, snapshots, insights.counter),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
     sessions: new SessionService(store, options.sessions),
+    insights,
+    health: new HealthService(store),
     scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
     changeRequests: new ChangeRequestService(store, flags, options.clock),
   };

@@ -1,5 +1,5 @@
 import { notFound } from '../domain/errors.ts';
-import type { Store } from '../storage/store.ts';
+import type { AuditStore } from '../storage/store.ts';
 
 /** A resource type whose earlier versions the audit log keeps whole (`after` of each write). */
 type Versioned = 'flag' | 'segment';
@@ -9,7 +9,7 @@ type Versioned = 'flag' | 'segment';
  * §10 History). Reads the resource's events newest first, a page at a time, until it finds it.
  */
 export async function versionFromAudit<T extends { readonly version: number }>(
-  store: Store,
+  store: AuditStore,
   projectId: string,
   type: Versioned,
   id: string,

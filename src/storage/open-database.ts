@@ -23,9 +23,27 @@ export function openDatabase(url: string, options: { schema?: string } = {}): Op
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A database that went away must fail requests quickly (503), not hang them.
+    connectionTimeoutMillis: 3000,
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  return { dialect: 'postgres', db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
+  // An idle or checked-out connection that breaks emits 'error'; unhandled, that ends the
+  // process. The failed query (if any) rejects on its own, and the pool drops the connection.
+  pool.on('error', ignoreConnectionError);
+  pool.on('connect', (client) => client.on('error', ignoreConnectionError));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return { dialect: 'postgres', db };
+}
+
+const ignoreConnectionError = () => {};
+
+const pools = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/** The pool behind a PostgreSQL database opened here (the change feed takes its LISTEN connection from it). */
+export function postgresPoolOf(db: Kysely<Database>): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /** Applies every pending migration; throws with the failing migration's error. */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { Role } from '../../src/domain/api-key.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
@@ -9,8 +10,11 @@ import type { Actor } from '../../src/services/actor.ts';
 import type { CreatedApiKey } from '../../src/services/api-key-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
+import { SnapshotRegistry } from '../../src/services/snapshots.ts';
+import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
-import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+import type { Database } from '../../src/storage/sql/database.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { createTestSchema, type TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -46,6 +50,8 @@ export interface Reply {
 export interface Node {
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The node's evaluation snapshots, for tests that make it catch up with other nodes now. */
+  readonly snapshots: SnapshotRegistry;
   call(method: string, url: string, call?: Call): Promise<Reply>;
 }
 
@@ -57,12 +63,15 @@ export interface NodeOptions {
   readonly clock?: FakeClock;
   readonly logger?: FastifyServerOptions['logger'];
   readonly accessControl?: Omit<AccessControlOptions, 'rateLimits' | 'clock'>;
+  /** Follow this database's change feed, as a deployed node does (hears other nodes' writes). */
+  readonly feedFrom?: Kysely<Database>;
 }
 
 /** One app over `store`, as one node of a deployment would be (several may share a database). */
 export async function startNode(store: Store, options: NodeOptions = {}): Promise<Node> {
   const clock = options.clock?.read;
-  const services = createServices(store, clock ? { clock } : {});
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, clock ? { clock, snapshots } : { snapshots });
   const app = await buildApp({
     services,
     logger: options.logger ?? false,
@@ -72,10 +81,13 @@ export async function startNode(store: Store, options: NodeOptions = {}): Promis
       ...(clock ? { clock } : {}),
     },
   });
+  app.addHook('onClose', () => services.sync.close());
   await app.ready();
+  if (options.feedFrom !== undefined) await services.sync.start(openChangeFeed(options.feedFrom), QUIET_LOG);
   return {
     app,
     services,
+    snapshots,
     async call(method, url, { key = ADMIN_KEY, body, headers = {}, from = '127.0.0.1' } = {}) {
       const response = await app.inject({
         method: method as 'GET',
@@ -148,10 +160,14 @@ export function createKey(
   });
 }
 
+const QUIET_LOG = { info: () => {}, warn: () => {} };
+
 /** Two stores (as two nodes would open) over one database: a SQLite file, or one PostgreSQL schema. */
-export async function openSharedDatabase(
-  name: 'sqlite' | 'postgres',
-): Promise<{ readonly stores: readonly [Store, Store]; close(): Promise<void> }> {
+export async function openSharedDatabase(name: 'sqlite' | 'postgres'): Promise<{
+  readonly stores: readonly [Store, Store];
+  readonly dbs: readonly [Kysely<Database>, Kysely<Database>];
+  close(): Promise<void>;
+}> {
   if (name === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'flagstaff-nodes-'));
     const url = `sqlite:${join(dir, 'flagstaff.db')}`;
@@ -159,7 +175,8 @@ export async function openSharedDatabase(
     await migrateToLatest(first);
     const second = openDatabase(url).db;
     return {
-      stores: [new SqlStore(first), new SqlStore(second)],
+      stores: [createSqlStore(first), createSqlStore(second)],
+      dbs: [first, second],
       async close() {
         await first.destroy();
         await second.destroy();
@@ -173,7 +190,8 @@ export async function openSharedDatabase(
   await migrateToLatest(first);
   const second = openDatabase(url, { schema }).db;
   return {
-    stores: [new SqlStore(first), new SqlStore(second)],
+    stores: [createSqlStore(first), createSqlStore(second)],
+    dbs: [first, second],
     async close() {
       await first.destroy();
       await second.destroy();

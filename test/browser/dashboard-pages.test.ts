@@ -224,6 +224,12 @@ describeInChromium(
       await page.goto(`${ui.server.url}${path}`);
       if (name === 'segment') {
         await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
+        // Segment pages are addressed by key, like flags, and say which flags use them.
+        await page.waitForURL(/\/segments\/pro-plans$/);
+        await page
+          .getByRole('region', { name: 'Used by' })
+          .getByRole('link', { name: 'New checkout' })
+          .waitFor();
       }
       await page.locator('main').getByText(ready, { exact: false }).first().waitFor();
       if (name === 'flag' || name === 'flag-rollout') {

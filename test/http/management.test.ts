@@ -369,6 +369,36 @@ describeEachDatabase('management API', (database) => {
     });
   });
 
+  it('reads, changes and deletes a flag named by its project and key, or by its id there', async () => {
+    const created = await server.call('POST', '/v1/projects/default/flags', { body: { key: 'by-key' } });
+    const byKey = await server.call('PATCH', '/v1/projects/default/flags/by-key?environment=production', {
+      body: { enabled: true },
+    });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body).toMatchObject({ id: created.body.id, version: 2 });
+    expect(byKey.body.environments.production.enabled).toBe(true);
+
+    const byId = await server.call('PATCH', `/v1/projects/default/flags/${created.body.id}`, {
+      body: { description: 'named by id' },
+      headers: { 'if-match': '"2"' },
+    });
+    expect(byId.status).toBe(200);
+    expect((await server.call('GET', `/v1/projects/default/flags/${created.body.id}`)).body.description).toBe(
+      'named by id',
+    );
+
+    // Another project's flag is not found through this project, by key or by id.
+    await server.call('POST', '/v1/projects', { body: { key: 'other' } });
+    const other = await server.call('POST', '/v1/projects/other/flags', { body: { key: 'elsewhere' } });
+    expect((await server.call('PATCH', '/v1/projects/default/flags/elsewhere', { body: {} })).status).toBe(
+      404,
+    );
+    expect((await server.call('DELETE', `/v1/projects/default/flags/${other.body.id}`)).status).toBe(404);
+
+    expect((await server.call('DELETE', '/v1/projects/default/flags/by-key')).status).toBe(204);
+    expect((await server.call('GET', '/v1/projects/default/flags/by-key')).status).toBe(404);
+  });
+
   it('serves the OpenAPI document and the API reference page', async () => {
     const doc = await server.call('GET', '/v1/openapi.json', { key: null });
     expect(doc.status).toBe(200);
@@ -378,7 +408,22 @@ describeEachDatabase('management API', (database) => {
     );
     const page = await fetch(`${server.url}/docs/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<html');
+    const html = await page.text();
+    expect(html).toContain('<title>Flagstaff API reference</title>');
+    expect(html).toContain('theme/favicon.svg');
+    const initializer = await (await fetch(`${server.url}/docs/static/swagger-initializer.js`)).text();
+    expect(initializer).toContain('data:image/svg+xml;base64,'); // the project's logo, not Swagger's
+  });
+
+  it("serves one OpenAPI document: the reference page's copies redirect to it", async () => {
+    for (const copy of ['/docs/json', '/docs/yaml']) {
+      const res = await fetch(`${server.url}${copy}`, { redirect: 'manual' });
+      expect(res.status, copy).toBe(308);
+      expect(res.headers.get('location'), copy).toBe('/v1/openapi.json');
+    }
+    const followed = await fetch(`${server.url}/docs/json`);
+    expect(followed.url).toBe(`${server.url}/v1/openapi.json`);
+    expect((await followed.json()).info.title).toBe('Flagstaff API');
   });
 
   it('answers /healthz and /readyz', async () => {

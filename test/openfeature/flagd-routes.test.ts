@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFlagdDocument } from '../../src/openfeature/flagd/validate-flagd-document.ts';
+import { validateFlagdDocument } from '../../src/flagd/validate-flagd-document.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
@@ -92,6 +92,7 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
         created: ['show-banner', 'header-color'],
         updated: [],
         unchanged: [],
+        warnings: [],
       });
 
       const flag = await server.call('GET', '/v1/projects/shop/flags/show-banner');
@@ -144,6 +145,7 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
         created: [],
         updated: [],
         unchanged: ['show-banner', 'header-color'],
+        warnings: [],
       });
       expect((await server.call('GET', '/v1/projects/shop/audit-log')).body.length).toBe(before.body.length);
     });
@@ -284,6 +286,26 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
         metadata: { flagSetId: 'shop', team: 'web' },
       });
       expect(res.headers.get('flagstaff-export-warnings')).toBeNull();
+    });
+
+    it('answers an ETag, and 304 to If-None-Match until the environment changes', async () => {
+      const first = await server.call('GET', flagdPath('production'));
+      const etag = first.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await server.call('GET', flagdPath('production'), { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(again.body).toBeUndefined();
+      expect(again.headers.get('etag')).toBe(etag);
+
+      const flag = await server.call('GET', '/v1/projects/default/flags/banner-text');
+      const patch = { defaultVariant: 'long' };
+      expect((await server.call('PATCH', `/v1/flags/${flag.body.id}`, { body: patch })).status).toBe(200);
+      const changed = await server.call('GET', flagdPath('production'), {
+        headers: { 'if-none-match': etag },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body.flags['banner-text'].defaultVariant).toBe('long');
     });
 
     it('404 for an environment the project lacks', async () => {

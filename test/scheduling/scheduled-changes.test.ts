@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { ChangeScheduler } from '../../src/services/change-scheduler.ts';
+import type { FlagService } from '../../src/services/flag-service.ts';
 import { createServices } from '../../src/services/services.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
@@ -200,8 +201,8 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('scheduled changes on 
         }
       }
       clock.advance(10_000);
-      const schedulers = nodes.map(
-        (services) => new ChangeScheduler(services.store, services.flags, { clock: clock.read }),
+      const schedulers = [first, second].map(
+        (store, i) => new ChangeScheduler(store, nodes[i]?.flags as FlagService, { clock: clock.read }),
       );
       const applied: string[] = [];
       // Both nodes at once, pass after pass, until nothing is pending (a node that lost a race on a

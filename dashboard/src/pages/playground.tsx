@@ -13,6 +13,7 @@ const REASONS: Readonly<Record<string, string>> = {
   disabled: 'the flag is off in this environment',
   static: 'the flag is on with no rules',
   prerequisite_failed: 'a prerequisite flag failed: the off variant',
+  error: 'its targeting cannot be evaluated (an imported flagd targeting that does not compile)',
 };
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
@@ -195,6 +196,10 @@ function Outcome({
             </>
           ) : explanation.reason === 'disabled' ? (
             'the switch: off'
+          ) : explanation.reason === 'error' ? (
+            <>
+              {explanation.errorCode}: {explanation.errorMessage}
+            </>
           ) : (
             'the default'
           )}

@@ -46,7 +46,10 @@ declare module 'fastify' {
  */
 export interface Authenticator {
   credential(request: FastifyRequest): string | undefined;
-  verify(request: FastifyRequest, credential: string): Promise<Principal | Problem | undefined>;
+  verify(
+    request: FastifyRequest,
+    credential: string,
+  ): Principal | Problem | undefined | Promise<Principal | Problem | undefined>;
   /** The detail of the 401 when `verify` finds nobody. */
   readonly rejection: string;
 }
@@ -59,7 +62,7 @@ export function bearerSecret(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** `Authorization: Bearer fsk_…`, checked against the database on every request (decision 0201). */
+/** `Authorization: Bearer fsk_…`, looked up in the node's in-memory keys (decision 0201). */
 export function apiKeyAuthenticator(apiKeys: ApiKeyService): Authenticator {
   return {
     credential(request) {
@@ -232,7 +235,9 @@ function authenticationHook(accessControl: AccessControl): onRequestHookHandler 
           );
         }
       }
-      const found = await authenticator.verify(request, credential);
+      // API keys answer synchronously from memory: no await, unless a lookup is still pending.
+      const verified = authenticator.verify(request, credential);
+      const found = verified instanceof Promise ? await verified : verified;
       if (found === undefined) return fail(request, reply, authenticator.rejection);
       if ('status' in found) {
         return found.status === 401 ? fail(request, reply, found.detail) : sendProblem(reply, found);

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
-import { accessProject } from '../../services/project-access.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema } from './evaluation.ts';
+import { EvaluationResultSchema, wire } from './evaluation.ts';
 
 /**
  * The playground's evaluation: the result applications get, plus what decided it. A separate
@@ -45,26 +45,15 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
     async (request) => {
       const actor = actorOf(request);
-      const environment = request.body.environment ?? 'production';
-      const project = await accessProject(
-        services.store,
-        actor.principal,
-        request.params.projectId,
-        'viewer',
-        environment,
-      );
-      const scope = { project: project.id, environment };
       const attributes = request.body.attributes ?? {};
-      const detail = await services.evaluation.evaluate(actor, request.params.flagKey, attributes, scope);
-      // The playground shows where OFREP answers otherwise (issue 15): the same rule as OFREP's.
-      const compiled = await services.evaluation.environmentFor(actor, scope);
+      const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
+      const { projectId, flagKey } = request.params;
+      const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
+      // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
+      const compiled = await services.evaluation.environmentFor(actor, { project: projectId, environment });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
-        key: detail.key,
-        type: detail.type,
-        value: detail.value,
-        reason: detail.reason,
-        variant: detail.variant,
+        ...wire(detail),
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
         failedPrerequisite: detail.failedPrerequisite ?? null,

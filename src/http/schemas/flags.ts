@@ -78,6 +78,26 @@ export const PatchFlagSchema = Closed({
   ...FlagEnvironmentPatchSchema.properties,
 });
 
+const LastEvaluatedAt = Type.Union([Timestamp, Type.Null()], {
+  description:
+    'The minute of the last evaluation counted for insights; null: not evaluated (kept since counting began).',
+});
+
+export const StalenessSchema = Type.Union(
+  [
+    Type.Object({
+      reason: OneOf(['not_evaluated', 'single_variant']),
+      detail: Type.String(),
+      variant: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Why the flag is stale in this environment (SPEC §10: not evaluated for 30 days, or serving one variant to everyone for 30 days); null: not stale.',
+  },
+);
+
 export const FlagSummarySchema = Type.Object({
   id: Id,
   key: Key,
@@ -92,6 +112,8 @@ export const FlagSummarySchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastEvaluatedAt: Type.Optional(LastEvaluatedAt),
+  stale: Type.Optional(StalenessSchema),
 });
 
 export const FlagSchema = Type.Object({
@@ -109,4 +131,7 @@ export const FlagSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   environments: Type.Record(Type.String(), Type.Unknown()),
+  lastEvaluatedAt: Type.Optional(
+    Type.Record(Type.String(), LastEvaluatedAt, { description: 'Per environment key (in GET responses).' }),
+  ),
 });

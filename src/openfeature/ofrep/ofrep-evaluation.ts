@@ -1,7 +1,12 @@
-import { createHash } from 'node:crypto';
-import type { EvaluationContext } from '../../domain/evaluation-result.ts';
-import type { CompiledEnvironment, EvaluationDetail } from '../../evaluation/compile-environment.ts';
-import { type OfrepFailure, type OfrepSuccess, targetingKeyMissing, toOfrepSuccess } from './ofrep-wire.ts';
+import type { EvaluationContext, EvaluationDetail } from '../../domain/evaluation-result.ts';
+import type { CompiledEnvironment } from '../../evaluation/compile-environment.ts';
+import {
+  evaluationFailed,
+  type OfrepFailure,
+  type OfrepSuccess,
+  targetingKeyMissing,
+  toOfrepSuccess,
+} from './ofrep-wire.ts';
 
 /** Any text will do: it only asks whether a targetingKey would have let the user be bucketed. */
 const PROBE_TARGETING_KEY = 'ofrep-probe';
@@ -26,6 +31,7 @@ export function toOfrepResult(
   context: EvaluationContext,
   reevaluate: Reevaluate,
 ): OfrepSuccess | OfrepFailure {
+  if (detail.reason === 'error') return evaluationFailed(detail);
   if (detail.reason === 'default' && context.targetingKey === undefined) {
     const probe = reevaluate(detail.key, { ...context, targetingKey: PROBE_TARGETING_KEY });
     if (probe?.reason === 'split') return targetingKeyMissing(detail);
@@ -35,20 +41,3 @@ export function toOfrepResult(
 
 export const isFailure = (result: OfrepSuccess | OfrepFailure): result is OfrepFailure =>
   'errorCode' in result;
-
-/**
- * The bulk ETag is a digest of the response body itself, so it changes exactly when some result
- * for this context changes — a write, a time-based rule coming due — and never otherwise.
- */
-export function bulkEtag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
-
-/** RFC 9110 §13.1.2: `*`, or any listed tag equal to `etag` under weak comparison. */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  const current = opaque(etag);
-  return header.split(',').some((tag) => opaque(tag) === current);
-}

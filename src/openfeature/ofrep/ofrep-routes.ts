@@ -1,13 +1,18 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
-import { registerAuthentication } from '../../http/plugins/authentication.ts';
+import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
+import { JSON_TOO_DEEP } from '../../http/json-body.ts';
+import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
 import { actorOf } from '../../http/request-helpers.ts';
 import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
+import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
-import { bulkEtag, ifNoneMatchHits, isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
+import { EVENT_STREAM_PATH } from './event-stream-routes.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
 import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
 
 const tags = ['OFREP'];
@@ -28,6 +33,11 @@ const Failure = Type.Object({
   errorCode: Type.String(),
   errorDetails: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
+});
+const EventStream = Type.Object({
+  type: Type.Literal('sse'),
+  url: Type.String({ description: 'Absolute; carries a signed token that expires. Do not log it.' }),
+  inactivityDelaySec: Type.Integer(),
 });
 const RequestBody = Type.Unknown({
   description:
@@ -79,6 +89,29 @@ function scopeOf(request: FastifyRequest): EvaluationScope {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** How long a request prompted by an event waits for this node to catch up with the revision it names. */
+const CATCH_UP_MS = 1000;
+/** How long a hidden page keeps its stream before closing it (the providers' default too). */
+const INACTIVITY_DELAY_SEC = 120;
+
+/**
+ * The OFREP `eventStreams` of a bulk response (SPEC §9): only for API keys, whose secret hash
+ * signs the URL's token. Absolute, on the origin the client reached us by.
+ */
+function eventStreamsFor(
+  request: FastifyRequest,
+  services: Services,
+  projectId: string,
+  environment: string,
+) {
+  const principal = actorOf(request).principal;
+  const secret = bearerSecret(request);
+  if (principal.type !== 'api_key' || secret === undefined) return undefined;
+  const token = services.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
+  const url = `${request.protocol}://${request.host}${EVENT_STREAM_PATH}?token=${token}`;
+  return [{ type: 'sse' as const, url, inactivityDelaySec: INACTIVITY_DELAY_SEC }];
+}
+
 /** What a Flagstaff error code becomes in OFREP's vocabulary; every status but 404 and 500 keeps its meaning. */
 function failureFor(code: ErrorCode): { status: number; errorCode: OfrepErrorCode } {
   if (code === 'flag_not_found') return { status: 404, errorCode: 'FLAG_NOT_FOUND' };
@@ -109,7 +142,8 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return sendFailure(request, reply, status, errorCode, error.message);
   }
   if (error.statusCode === 400) {
-    return sendFailure(request, reply, 400, 'PARSE_ERROR', 'The request body is not valid JSON.');
+    const details = error.code === JSON_TOO_DEEP ? error.message : 'The request body is not valid JSON.';
+    return sendFailure(request, reply, 400, 'PARSE_ERROR', details);
   }
   if (error.statusCode === 413) {
     return sendFailure(request, reply, 413, 'GENERAL', 'The request body is larger than 1 MiB.');
@@ -199,10 +233,21 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         description:
           'Every non-archived flag of the environment. The ETag digests the response: send it back as If-None-Match to get 304 while nothing changed.',
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          flagConfigEtag: Type.Optional(
+            Type.String({ description: 'The `etag` of the event that prompted this request.' }),
+          ),
+          flagConfigLastModified: Type.Optional(
+            Type.String({ description: 'The `lastModified` of that event (informative).' }),
+          ),
+        }),
         body: RequestBody,
         response: {
           200: Type.Object(
-            { flags: Type.Array(Type.Union([Success, Failure])) },
+            {
+              flags: Type.Array(Type.Union([Success, Failure])),
+              eventStreams: Type.Optional(Type.Array(EventStream)),
+            },
             { description: 'Sent pre-serialised, with its ETag.' },
           ),
           304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
@@ -213,12 +258,22 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
     async (request, reply) => {
       const actor = actorOf(request);
       const scope = scopeOf(request);
+      const resolved = await services.evaluation.resolve(actor, scope);
+      const changeSeen = request.query.flagConfigEtag;
+      if (changeSeen !== undefined && /^\d{1,15}$/.test(changeSeen)) {
+        // Told of this revision by an event stream, perhaps held by another node: serve it, not an older one.
+        await awaitRevision(services.changes, resolved.projectId, Number(changeSeen), CATCH_UP_MS);
+      }
       const compiled = await services.evaluation.environmentFor(actor, scope);
       const context = contextOf(request.body);
       const reevaluate = reevaluateIn(compiled, nowSeconds());
       const details = await services.evaluation.evaluateAll(actor, context, scope);
-      const body = JSON.stringify({ flags: details.map((d) => toOfrepResult(d, context, reevaluate)) });
-      const etag = bulkEtag(body);
+      const eventStreams = eventStreamsFor(request, services, resolved.projectId, resolved.environment);
+      const body = JSON.stringify({
+        flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
+        ...(eventStreams === undefined ? {} : { eventStreams }),
+      });
+      const etag = bodyEtag(body);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.type(JSON_TYPE).send(body);

@@ -2,14 +2,20 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.ts';
 import { accounts } from './0002-accounts.ts';
 import { protectedEnvironmentsAndMatchAll } from './0003-protected-environments-and-match-all.ts';
+import { accountVersion } from './0004-account-version.ts';
+import { changeFeed } from './0005-change-feed.ts';
 import { changeSafety } from './0007-change-safety.ts';
+import { flagEvaluations } from './0008-flag-evaluations.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-accounts': accounts,
   '0003-protected-environments-and-match-all': protectedEnvironmentsAndMatchAll,
+  '0004-account-version': accountVersion,
+  '0005-change-feed': changeFeed,
   '0007-change-safety': changeSafety,
+  '0008-flag-evaluations': flagEvaluations,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -3,7 +3,7 @@ import type { ChangeRequest, ChangeRequestStatus } from '../../domain/change-req
 import type { ApprovalStore } from '../approval-store.ts';
 import type { Page, PageRequest } from '../store.ts';
 import type { Database } from './database.ts';
-import { paged } from './sql-store.ts';
+import { paged } from './sql-context.ts';
 
 export interface ApprovalPoliciesTable {
   environment_id: string;
@@ -119,13 +119,8 @@ export class SqlApprovals implements ApprovalStore {
     let query = this.#db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.flagId !== undefined) query = query.where('flag_id', '=', filter.flagId);
-    return paged(
-      query,
-      'id',
-      'desc',
-      page,
-      (row) => row.id,
-      (rows) => rows.map(fromRow),
+    return paged(query, { column: 'id', direction: 'desc', of: (row) => row.id }, page, (rows) =>
+      rows.map(fromRow),
     );
   }
 

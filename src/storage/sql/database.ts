@@ -104,6 +104,12 @@ export interface ProjectRevisionsTable {
   revision: number;
 }
 
+/** Counters moved by triggers (migration 0005): `api_keys` moves with every change to a key. */
+export interface ChangeCountersTable {
+  name: string;
+  revision: number;
+}
+
 export interface AccountsTable {
   id: string;
   email: string;
@@ -113,6 +119,7 @@ export interface AccountsTable {
   project_id: string | null;
   created_at: string;
   last_login_at: string | null;
+  version: number;
 }
 
 export interface InvitationsTable {
@@ -136,6 +143,28 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** Evaluations of one flag in one environment in one minute (minutes since the Unix epoch), by variant and reason. */
+export interface FlagEvaluationCountsTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  minute: number;
+  /** '' when no variant was served. */
+  variant: string;
+  reason: string;
+  count: number;
+}
+
+/** The first and last minute a variant of a flag was served in an environment. */
+export interface FlagVariantUsageTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  variant: string;
+  first_minute: number;
+  last_minute: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -145,10 +174,13 @@ export interface Database {
   api_keys: ApiKeysTable;
   audit_events: AuditEventsTable;
   project_revisions: ProjectRevisionsTable;
+  change_counters: ChangeCountersTable;
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
   scheduled_changes: ScheduledChangesTable;
   approval_policies: ApprovalPoliciesTable;
   change_requests: ChangeRequestsTable;
+  flag_evaluation_counts: FlagEvaluationCountsTable;
+  flag_variant_usage: FlagVariantUsageTable;
 }

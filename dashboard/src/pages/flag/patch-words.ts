@@ -1,4 +1,4 @@
-import { FLAG_ENVIRONMENT_FIELDS } from '../../../../src/domain/flag.ts';
+import { ENVIRONMENT_FIELDS as FIELDS } from '../../../../src/domain/flag.ts';
 
 /** A flag patch (or change request) as lines a person reads: field, what it is now, what it would be. */
 export interface PatchLine {
@@ -9,7 +9,7 @@ export interface PatchLine {
 
 type Json = Readonly<Record<string, unknown>>;
 
-const ENVIRONMENT_FIELDS = new Set(FLAG_ENVIRONMENT_FIELDS);
+const ENVIRONMENT_FIELDS: ReadonlySet<string> = new Set(FIELDS);
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const show = (value: unknown): string => (value === undefined ? '—' : JSON.stringify(value));

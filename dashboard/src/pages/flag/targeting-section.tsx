@@ -2,6 +2,7 @@ import { useProject } from '../../app.tsx';
 import { Field, fieldId, InlineError } from '../../kit/field.tsx';
 import { isProtected } from '../../protected.tsx';
 import { Switch, Tabs } from '../../ui.tsx';
+import { TargetingProblem } from '../targeting-problem.tsx';
 import { newRuleDraft, same, targetEntries } from './draft.ts';
 import { RuleEditor } from './rule-editor.tsx';
 import { ServeEditor, VariantOptions } from './serve-editor.tsx';
@@ -85,6 +86,7 @@ export function TargetingSection({ editor, segments }: { editor: FlagEditor; seg
                 a new definition to change it.
               </p>
               <pre>{JSON.stringify(current.targeting, null, 2)}</pre>
+              <TargetingProblem flag={flag} environment={environment} />
             </div>
           ) : (
             <>

@@ -1,12 +1,12 @@
 // Flagstaff's native rules (SPEC §2–3) as flagd JsonLogic, built to evaluate exactly as the native
 // evaluator in src/evaluation does: values compared by their text (textOf), a list attribute
 // matching when one element does, null meaning missing. Operators flagd cannot express are reported.
-import type { JsonValue, Rollout } from '../../domain/flag.ts';
-import type { AttributeRule, Operator, Rule, Segment } from '../../domain/segment.ts';
-import { OPERATORS } from '../../domain/segment.ts';
-import { parseInstant } from '../../evaluation/dates.ts';
-import { textOf } from '../../evaluation/operators.ts';
-import { parseVersion } from '../../evaluation/semver.ts';
+import type { JsonValue, Rollout } from '../domain/flag.ts';
+import type { AttributeRule, Operator, Rule, Segment } from '../domain/segment.ts';
+import { OPERATORS } from '../domain/segment.ts';
+import { parseInstant } from '../evaluation/dates.ts';
+import { textOf } from '../evaluation/operators.ts';
+import { parseVersion } from '../evaluation/semver.ts';
 
 /** JsonLogic for a condition, and why it is not exact when it is not. */
 export interface Translated {

@@ -1,5 +1,5 @@
-import { conflict } from '../../domain/errors.ts';
-import { type Flag, type FlagEnvironment, initialFlagEnvironment } from '../../domain/flag.ts';
+import { conflict } from '../domain/errors.ts';
+import { type Flag, type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 
 /** What a flag serves everyone in one environment: a variant, a failure (disabled, prerequisite failed), or it varies. */
 type Constant = { readonly serves: string | null } | 'fails' | 'varies';

@@ -4,8 +4,8 @@ import {
   initialFlagEnvironment,
   type JsonValue,
   type TargetingRule,
-} from '../../domain/flag.ts';
-import type { Segment } from '../../domain/segment.ts';
+} from '../domain/flag.ts';
+import type { Segment } from '../domain/segment.ts';
 import { SegmentTranslator, textsIn, translateRollout } from './native-to-json-logic.ts';
 
 /** Something a flagd document cannot say exactly as Flagstaff does, and where. */

@@ -1,0 +1,90 @@
+import type { ApiKey, Principal } from '../domain/api-key.ts';
+import type { Store, StoredApiKey } from '../storage/store.ts';
+import { sameHash } from './secrets.ts';
+
+/** What authentication finds for a hash: the key, or nothing (unknown or revoked). */
+export type KnownKey = StoredApiKey & { readonly principal: Principal };
+
+/**
+ * Every API key that is not revoked, in memory, keyed by secret hash: evaluation requests
+ * authenticate with one synchronous map lookup, whatever the database is doing (decision 0201).
+ * Local key writes update it before they answer; the change feed reloads it when another node
+ * or the CLI changed a key (the `api_keys` counter moved).
+ */
+export class KeyRegistry {
+  readonly #store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>;
+  #keys: ReadonlyMap<string, KnownKey> | undefined;
+  /** The counter value the map reflects; -1 until loaded. */
+  #revision = -1;
+  #loading: Promise<void> | undefined;
+  /** Moves with every local change, so a reload that overlapped one reads again rather than undo it. */
+  #generation = 0;
+
+  constructor(store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>) {
+    this.#store = store;
+  }
+
+  get loaded(): boolean {
+    return this.#keys !== undefined;
+  }
+
+  /** The key behind a secret's hash when it is known and not revoked; expiry is the caller's to check. */
+  find(secretHash: string): KnownKey | undefined {
+    const key = this.#keys?.get(secretHash);
+    // The map lookup is keyed by the hash; comparing again in constant time costs little.
+    return key !== undefined && sameHash(key.secretHash, secretHash) ? key : undefined;
+  }
+
+  /** Loads every key unless the counter says the map is current; one load at a time. */
+  sync(): Promise<void> {
+    this.#loading ??= this.#reload().finally(() => {
+      this.#loading = undefined;
+    });
+    return this.#loading;
+  }
+
+  /** A key this node just created: usable on its next request, before any feed says so. */
+  add(key: StoredApiKey): void {
+    if (this.#keys === undefined) return;
+    this.#generation++;
+    this.#keys = new Map(this.#keys).set(key.secretHash, known(key));
+  }
+
+  /** A key this node just revoked: refused from its next request on. */
+  remove(keyId: string): void {
+    if (this.#keys === undefined) return;
+    this.#generation++;
+    this.#keys = new Map([...this.#keys].filter(([, key]) => key.id !== keyId));
+  }
+
+  /** Keys of a project this node just deleted (their rows went with it by cascade). */
+  removeProject(projectId: string): void {
+    if (this.#keys === undefined) return;
+    this.#generation++;
+    this.#keys = new Map([...this.#keys].filter(([, key]) => key.projectId !== projectId));
+  }
+
+  async #reload(): Promise<void> {
+    for (;;) {
+      const generation = this.#generation;
+      const revision = await this.#store.apiKeysRevision();
+      if (revision === this.#revision && this.#keys !== undefined) return;
+      const keys = await this.#store.listActiveApiKeys();
+      if (generation !== this.#generation) continue;
+      this.#keys = new Map(keys.map((key) => [key.secretHash, known(key)]));
+      this.#revision = revision;
+      return;
+    }
+  }
+}
+
+const known = (key: StoredApiKey): KnownKey => ({ ...key, principal: principalOf(key) });
+
+export const principalOf = (key: ApiKey): Principal => ({
+  type: 'api_key',
+  id: key.id,
+  name: key.name,
+  role: key.role,
+  projectId: key.projectId,
+  environments: key.environments,
+});
