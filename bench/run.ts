@@ -6,13 +6,22 @@ import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,writes,insights,realtime] [--log-level=info]
-//   [--seconds=4] [--rounds=5] [--insights-flags=100]`
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,writes,insights,realtime,scheduler]
+//   [--log-level=info] [--seconds=4] [--rounds=5] [--insights-flags=100]`
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'jsonlogic', 'scale', 'http', 'writes', 'insights', 'realtime'] as const;
+const PARTS = [
+  'evaluator',
+  'jsonlogic',
+  'scale',
+  'http',
+  'writes',
+  'insights',
+  'realtime',
+  'scheduler',
+] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -90,6 +99,7 @@ for (const part of parts) {
     });
   }
   if (part === 'writes') rows.push(...(await runPart<Row[]>('./writes.ts')));
+  if (part === 'scheduler') rows.push(...(await runPart<Row[]>('./scheduler.ts')));
   if (part === 'http') {
     rows.push(...(await httpBenchmark(httpOptions)));
   }

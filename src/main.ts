@@ -5,6 +5,7 @@ import { loggerOptions } from './http/logging.ts';
 import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
+import { ChangeScheduler } from './services/change-scheduler.ts';
 import { createServices } from './services/services.ts';
 import { SnapshotRegistry } from './services/snapshots.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
@@ -64,6 +65,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     );
   }
   await services.sync.start(openChangeFeed(db), app.log);
+  // After migrations: the first pass applies changes that fell due while no node ran.
+  const scheduler = new ChangeScheduler(store, services.flags, { log: app.log });
+  scheduler.start();
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -77,6 +81,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   usage.unref();
   app.addHook('onClose', async () => {
     clearInterval(usage);
+    await scheduler.stop();
     await services.sync.close();
     await flushUsage();
     await store.close();

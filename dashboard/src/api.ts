@@ -2,11 +2,41 @@ import { useCallback, useEffect, useState } from 'react';
 import type { Account, Invitation } from '../../src/domain/account.ts';
 import type { ApiKey, Role } from '../../src/domain/api-key.ts';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
+import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { Flag, FlagType, JsonValue } from '../../src/domain/flag.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
 
-export type { Account, ApiKey, AuditEvent, Environment, Flag, Invitation, Project, Role, Segment };
+export type {
+  Account,
+  ApiKey,
+  AuditEvent,
+  ChangeRequest,
+  Environment,
+  Flag,
+  Invitation,
+  Project,
+  Role,
+  Segment,
+};
+
+/** A scheduled change as the API answers it (SPEC §10). */
+export interface ScheduledChange {
+  readonly id: string;
+  readonly flagId: string;
+  readonly environment: string;
+  readonly patch: Readonly<Record<string, unknown>>;
+  readonly comment: string;
+  readonly at: string;
+  readonly status: 'pending' | 'applied' | 'failed' | 'cancelled';
+  readonly author: { readonly type: string; readonly id: string; readonly name: string };
+  readonly settledAt: string | null;
+  readonly failure: string | null;
+}
+
+/** A PATCH of a flag answers the flag, or (202) a change request when the environment requires approvals. */
+export const isChangeRequest = (answer: Flag | ChangeRequest): answer is ChangeRequest =>
+  'approvals' in answer;
 
 /** One entry of a project's flag list (SPEC §4): `enabled` is the state in `?environment=`. */
 export interface FlagSummary {
@@ -69,6 +99,8 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** The prerequisite flag that did not serve a required variant, if one did not. */
+  readonly failedPrerequisite: string | null;
   /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
   readonly errorCode?: string;
   readonly errorMessage?: string;

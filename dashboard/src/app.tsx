@@ -3,6 +3,7 @@ import { ApiError, api, type Environment, enc, type Me, type Project, useApi, wh
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
+import { ChangeRequestsPage } from './pages/change-requests.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
 import { FlagPage } from './pages/flag/flag-page.tsx';
 import { FlagsPage } from './pages/flags.tsx';
@@ -107,6 +108,7 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/environments`, () => <EnvironmentsPage />],
   [`${P}/playground`, () => <PlaygroundPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
+  [`${P}/change-requests`, () => <ChangeRequestsPage />],
   [`${P}/settings/api-keys`, () => <ApiKeysPage />],
   [`${P}/settings/webhooks`, () => <WebhooksPage />],
 ];
@@ -260,6 +262,7 @@ function Shell({
                 {item(`${p}/segments`, 'Segments')}
                 {item(`${p}/environments`, 'Environments')}
                 {item(`${p}/playground`, 'Playground')}
+                {item(`${p}/change-requests`, 'Change requests')}
                 {item(`${p}/audit-log`, 'Audit log', admin)}
                 {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}
                 {item(`${p}/settings/webhooks`, 'Settings → Webhooks', admin)}

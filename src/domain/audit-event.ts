@@ -9,4 +9,6 @@ export interface AuditEvent {
   readonly before: unknown;
   readonly after: unknown;
   readonly requestId: string;
+  /** What else the event says, e.g. which scheduled change made a write and how late. */
+  readonly details?: Readonly<Record<string, unknown>>;
 }

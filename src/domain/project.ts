@@ -19,6 +19,8 @@ export interface Environment {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Approvals a flag change here needs before it is written (SPEC §10); set by the services, 0 when absent. */
+  readonly requiredApprovals?: number;
 }
 
 /** The environment a request means when it names none (SPEC §4, §6). */

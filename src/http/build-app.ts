@@ -22,6 +22,7 @@ import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
+import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
@@ -29,6 +30,7 @@ import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
@@ -120,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         explainRoutes,
         accountRoutes,
         webhookRoutes,
+        scheduledChangeRoutes,
+        changeRequestRoutes,
         insightsRoutes,
       ]) {
         await v1.register(routes, { services });

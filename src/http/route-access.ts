@@ -6,6 +6,7 @@ import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
+  authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
 } from '../services/access.ts';
@@ -49,6 +50,10 @@ const SEGMENT = (request: FastifyRequest): AccessTarget => ({
   kind: 'segment',
   id: param(request, 'segmentId') ?? '',
 });
+const CHANGE_REQUEST = (request: FastifyRequest): AccessTarget => ({
+  kind: 'change-request',
+  id: param(request, 'requestId') ?? '',
+});
 const API_KEY = (request: FastifyRequest): AccessTarget => ({
   kind: 'api-key',
   id: param(request, 'keyId') ?? '',
@@ -80,20 +85,36 @@ function bodyEnvironment(principal: Principal, body: unknown): void {
 const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
 const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
-function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
-  if (!isPlainObject(body)) return;
+/** The environments a flag patch reaches: `environment` for environment fields, every one for flag fields. */
+function patchEnvironments(principal: Principal, patch: unknown, environment: string): void {
+  if (!isPlainObject(patch)) return;
   const touched: string[] = [];
-  for (const field of Object.keys(body)) {
+  for (const field of Object.keys(patch)) {
     if (FLAG_WIDE_FIELDS.has(field)) {
       authorizeEnvironments(principal, 'all');
       return;
     }
-    if (ENVIRONMENT_WIDE_FIELDS.has(field))
-      touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
-    if (field === 'environments' && isPlainObject(body.environments))
-      touched.push(...Object.keys(body.environments));
+    if (ENVIRONMENT_WIDE_FIELDS.has(field)) touched.push(environment);
+    if (field === 'environments' && isPlainObject(patch.environments))
+      touched.push(...Object.keys(patch.environments));
   }
   authorizeEnvironments(principal, touched);
+}
+
+function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
+  patchEnvironments(principal, body, query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
+}
+
+/** A scheduled change `{ environment, patch }` reaches what its patch would reach now. */
+function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
+  if (!isPlainObject(body)) return;
+  const environment = typeof body.environment === 'string' ? body.environment : DEFAULT_ENVIRONMENT;
+  patchEnvironments(principal, body.patch, environment);
+}
+
+/** Only admins change how many approvals an environment requires (SPEC §10). */
+function approvalPolicyChange(principal: Principal, body: unknown): void {
+  if (isPlainObject(body) && body.requiredApprovals !== undefined) authorizeRole(principal, 'admin');
 }
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
@@ -128,6 +149,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
     role: 'editor',
     target: PROJECT,
     environments: PATH_ENVIRONMENT,
+    body: approvalPolicyChange,
   },
   'DELETE /v1/projects/:projectId/environments/:envKey': {
     role: 'editor',
@@ -147,6 +169,23 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   },
   'DELETE /v1/projects/:projectId/flags/:flagKey': { role: 'editor', target: PROJECT, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
+  'GET /v1/flags/:flagId/dependants': { role: 'viewer', target: FLAG },
+  'POST /v1/flags/:flagId/scheduled-changes': {
+    role: 'editor',
+    target: FLAG,
+    body: scheduledPatchEnvironments,
+  },
+  'GET /v1/flags/:flagId/scheduled-changes': { role: 'viewer', target: FLAG },
+  'GET /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'viewer', target: FLAG },
+  // Which environments a cancel reaches is the stored change's: the use case checks them.
+  'DELETE /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'editor', target: FLAG },
+  'GET /v1/projects/:projectId/change-requests': { role: 'viewer', target: PROJECT },
+  'GET /v1/change-requests/:requestId': { role: 'viewer', target: CHANGE_REQUEST },
+  // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
+  'POST /v1/change-requests/:requestId/approve': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/reject': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/apply': { role: 'editor', target: CHANGE_REQUEST },
+  'POST /v1/change-requests/:requestId/withdraw': { role: 'editor', target: CHANGE_REQUEST },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.

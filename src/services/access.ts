@@ -1,7 +1,7 @@
 import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
-import type { ApiKeyStore, FlagStore, ProjectStore } from '../storage/store.ts';
+import type { ApiKeyStore, ChangeSafetyStores, FlagStore, ProjectStore } from '../storage/store.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);
 const noProjectAccess = () => forbidden('This API key has no access to this project.');
@@ -84,7 +84,8 @@ export type AccessTarget =
   | { readonly kind: 'project'; readonly idOrKey: string | undefined; readonly evaluation?: boolean }
   | { readonly kind: 'flag'; readonly id: string }
   | { readonly kind: 'segment'; readonly id: string }
-  | { readonly kind: 'api-key'; readonly id: string };
+  | { readonly kind: 'api-key'; readonly id: string }
+  | { readonly kind: 'change-request'; readonly id: string };
 
 /** The environments a request touches: some by name, `'all'`, or none in particular (undefined). */
 export type EnvironmentScope = readonly string[] | 'all' | undefined;
@@ -116,10 +117,13 @@ export interface ProjectReferences {
  * run the same rules through `project-access.ts`.
  */
 export class AccessChecks {
-  readonly #store: ProjectStore & FlagStore & ApiKeyStore;
+  readonly #store: ProjectStore & FlagStore & ApiKeyStore & ChangeSafetyStores;
   readonly #references: ProjectReferences | undefined;
 
-  constructor(store: ProjectStore & FlagStore & ApiKeyStore, references?: ProjectReferences) {
+  constructor(
+    store: ProjectStore & FlagStore & ApiKeyStore & ChangeSafetyStores,
+    references?: ProjectReferences,
+  ) {
     this.#store = store;
     this.#references = references;
   }
@@ -151,6 +155,8 @@ export class AccessChecks {
         return this.#resource(principal, this.#store.findFlagById(target.id));
       case 'segment':
         return this.#resource(principal, this.#store.findSegmentById(target.id));
+      case 'change-request':
+        return this.#resource(principal, this.#store.approvals.findChangeRequest(target.id));
     }
   }
 

@@ -19,6 +19,7 @@ export interface AuditEntry {
   readonly environment?: string;
   readonly before: unknown;
   readonly after: unknown;
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 /** Records one audit event; call it inside the write's transaction so both happen or neither. */

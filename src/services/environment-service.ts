@@ -1,7 +1,8 @@
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
-import { requireAllEnvironments } from './access.ts';
+import type { ChangeSafetyStores } from '../storage/store.ts';
+import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
@@ -23,6 +24,18 @@ export interface EnvironmentPatch {
   readonly name?: string;
   readonly description?: string | null;
   readonly protected?: boolean;
+  /** 0–5; only admins change it. */
+  readonly requiredApprovals?: number;
+}
+
+/** The environments with the approvals their policy requires. */
+async function withPolicies(
+  store: ChangeSafetyStores,
+  projectId: string,
+  environments: readonly Environment[],
+) {
+  const policies = await store.approvals.requiredApprovals(projectId);
+  return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
 }
 
 export class EnvironmentService {
@@ -34,14 +47,15 @@ export class EnvironmentService {
 
   async list(actor: Actor, projectIdOrKey: string): Promise<readonly Environment[]> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
-    return this.#deps.store.listEnvironments(project.id);
+    return withPolicies(this.#deps.store, project.id, await this.#deps.store.listEnvironments(project.id));
   }
 
   async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Environment> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
     const environment = await this.#deps.store.findEnvironment(project.id, key);
     if (environment === undefined) throw notFound(`No environment "${key}" in project "${project.key}".`);
-    return environment;
+    const [withPolicy] = await withPolicies(this.#deps.store, project.id, [environment]);
+    return withPolicy as Environment;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
@@ -97,18 +111,26 @@ export class EnvironmentService {
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
+    // Editors may not switch off the four eyes that watch them.
+    if (patch.requiredApprovals !== undefined) authorizeRole(actor.principal, 'admin');
     return this.#deps.store.transaction(async (tx) => {
-      const stored = (await tx.findEnvironment(current.projectId, key)) ?? current;
+      const found = await tx.findEnvironment(current.projectId, key);
+      const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
+      if (stored === undefined) throw notFound(`No environment "${key}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const next: Environment = {
         ...stored,
         name: patch.name ?? stored.name,
         description: patch.description === null ? '' : (patch.description ?? stored.description),
+        requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
         protected: patch.protected ?? stored.protected,
         version: stored.version + 1,
         updatedAt: now(),
       };
       if (!(await tx.updateEnvironment(next, stored.version))) throw changedMeanwhile('environment');
+      if (next.requiredApprovals !== stored.requiredApprovals) {
+        await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
+      }
       await recordAudit(tx, actor, stored.projectId, {
         action: 'environment.updated',
         resource: { type: 'environment', id: stored.id, key },

@@ -17,6 +17,7 @@ import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
+import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
@@ -39,6 +40,24 @@ export interface CreateFlagInput {
 
 /** A merge patch of a flag (SPEC §4): flag fields, environment fields for `environment`, or `environments`. */
 export type FlagPatch = Readonly<Record<string, unknown>>;
+
+/** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
+export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
+  const touched = new Set<string>();
+  if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
+  if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
+  return [...touched];
+}
+
+/** How a flag write is audited: its action, the one environment it touched, anything else to say. */
+interface AuditOf {
+  readonly action: string;
+  readonly environment?: string | undefined;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+const onlyOne = (touched: readonly string[]): string | undefined =>
+  touched.length === 1 ? touched[0] : undefined;
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
 
@@ -95,6 +114,15 @@ export class FlagService {
     const flag = await this.#store.findFlagById(flagId);
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     return (await accessProject(this.#store, actor, flag.projectId, role)).id;
+  }
+
+  /** A flag by id, for an actor who may view its project. */
+  async getById(actor: Actor, flagId: string): Promise<Flag> {
+    const projectId = await this.#projectOfFlag(actor, flagId, 'viewer');
+    const flag = await this.#store.findFlagById(flagId);
+    if (flag === undefined || flag.projectId !== projectId)
+      throw flagNotFound(`No flag with id "${flagId}".`);
+    return flag;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
@@ -154,31 +182,96 @@ export class FlagService {
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<Flag> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
-    const touched = this.#touchedEnvironments(patch, environment);
-    // The route checked these before validation; a direct call (no grant) gets the same rules here.
-    if (actor.grant === undefined) {
-      authorizeEnvironments(actor.principal, touched);
-      if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
-    }
+    const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
     return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored) => {
-      if (patch.type !== undefined && patch.type !== stored.type) {
-        throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
-          { path: '/type', message: `is ${stored.type} and cannot change` },
-        ]);
-      }
-      const next = this.#applyPatch(stored, patch, environment);
-      for (const environment of touched) {
-        if (stored.environments[environment] === undefined) {
-          throw new DomainError('not_found', `No environment "${environment}" in the flag's project.`);
-        }
-      }
-      return {
-        next,
-        audit: { action: 'flag.updated', ...(touched.length === 1 ? { environment: touched[0] } : {}) },
-      };
+      const { next, touched } = this.#patched(stored, patch, environment);
+      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched) } };
     });
+  }
+
+  /** Checks that the actor may make this patch and that it would give a valid flag now; writes nothing. */
+  async checkPatch(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<Flag> {
+    const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
+    const flag = await this.#store.findFlagById(flagId);
+    if (flag === undefined || flag.projectId !== projectId)
+      throw flagNotFound(`No flag with id "${flagId}".`);
+    const { next } = this.#patched(flag, patch, environment);
+    await validateReferences(this.#store, next, new Set(Object.keys(flag.environments)), flag);
+    return flag;
+  }
+
+  /**
+   * Writes a patch that was checked and authorised earlier (a scheduled change, an approved change
+   * request) as `actor`. `claim` runs first in the write's transaction: it marks what is being
+   * applied, or throws to write nothing (already applied elsewhere, stale); it answers what the
+   * write's audit event adds. A patch that no longer validates throws and writes nothing.
+   */
+  async applyOnBehalf(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+    claim: (stored: Flag, tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<Flag> {
+    const current = await this.#store.findFlagById(flagId);
+    if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+    return this.#replace(actor, current.projectId, flagId, undefined, async (stored, tx) => {
+      const details = await claim(stored, tx);
+      const { next, touched } = this.#patched(stored, patch, environment);
+      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched), details } };
+    });
+  }
+
+  /** Checks that the actor may make this patch, whatever the flag now holds. */
+  async checkAccess(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<void> {
+    await this.#authorisePatch(actor, flagId, patch, environment);
+  }
+
+  /** The flags that list this one as a prerequisite, each with the environments where they do. */
+  async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
+    const flag = await this.getById(actor, flagId);
+    const flags = await this.#store.allFlags(flag.projectId);
+    return dependantsOf(flag.key, flags).map((key) => {
+      const dependant = flags.find((f) => f.key === key) as Flag;
+      const environments = Object.entries(dependant.environments)
+        .filter(([, config]) => (config.prerequisites ?? []).some((p) => p.flag === flag.key))
+        .map(([environment]) => environment);
+      return { key, environments };
+    });
+  }
+
+  /**
+   * The project of the flag a patch acts on, once the actor is known to be allowed to make it:
+   * the route checked the environments before validation; a direct call (no grant) gets the same
+   * rules here, and so do the checks of scheduled changes and change requests.
+   */
+  async #authorisePatch(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+  ): Promise<string> {
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
+    authorizeEnvironments(actor.principal, environmentsTouchedBy(patch, environment));
+    if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
+    return projectId;
+  }
+
+  /** `stored` with `patch` applied (not yet validated), and the environments it touches. */
+  #patched(stored: Flag, patch: FlagPatch, environment: string): { next: Flag; touched: string[] } {
+    if (patch.type !== undefined && patch.type !== stored.type) {
+      throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
+        { path: '/type', message: `is ${stored.type} and cannot change` },
+      ]);
+    }
+    const touched = environmentsTouchedBy(patch, environment);
+    for (const key of touched) {
+      if (stored.environments[key] === undefined) {
+        throw new DomainError('not_found', `No environment "${key}" in the flag's project.`);
+      }
+    }
+    return { next: this.#applyPatch(stored, patch, environment), touched };
   }
 
   /**
@@ -193,6 +286,11 @@ export class FlagService {
   ): Promise<Flag> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    const current = await this.#store.findFlagById(flagId);
+    if (current !== undefined) {
+      const environments = Object.keys(current.environments);
+      await refuseToSkipApprovals(this.#store, actor.principal, projectId, environments, 'A restore');
+    }
     return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored, tx) => {
       const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
       const environments = Object.fromEntries(
@@ -226,10 +324,7 @@ export class FlagService {
     projectId: string,
     flagId: string,
     ifMatch: number | undefined,
-    build: (
-      stored: Flag,
-      tx: StoreRoles,
-    ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
+    build: (stored: Flag, tx: StoreRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
     return commitProjectChange(
       this.#deps,
@@ -255,6 +350,7 @@ export class FlagService {
           ...(audit.environment === undefined ? {} : { environment: audit.environment }),
           before: stored,
           after: next,
+          ...(audit.details === undefined ? {} : { details: audit.details }),
         });
         return next;
       },
@@ -285,14 +381,6 @@ export class FlagService {
         return stored.key;
       },
     );
-  }
-
-  #touchedEnvironments(patch: FlagPatch, environment: string): string[] {
-    const touched = new Set<string>();
-    if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
-    if (isPlainObject(patch.environments))
-      for (const key of Object.keys(patch.environments)) touched.add(key);
-    return [...touched];
   }
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {

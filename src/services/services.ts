@@ -8,6 +8,7 @@ import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
 import { ApiKeyService } from './api-key-service.ts';
 import { AuditLogService } from './audit.ts';
+import { ChangeRequestService } from './change-request-service.ts';
 import { EnvironmentService } from './environment-service.ts';
 import { EvaluationService } from './evaluation-service.ts';
 import { FlagService } from './flag-service.ts';
@@ -16,6 +17,7 @@ import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
 import { NodeSync } from './node-sync.ts';
 import { ProjectService } from './project-service.ts';
+import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
@@ -47,6 +49,8 @@ export interface Services {
   readonly health: HealthService;
   readonly insights: InsightsService;
   readonly webhooks: WebhookService;
+  readonly scheduledChanges: ScheduledChangeService;
+  readonly changeRequests: ChangeRequestService;
 }
 
 export interface ServiceOptions {
@@ -68,6 +72,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const apiKeys = new ApiKeyService(store, { clock: options.clock, revocations });
   const deps = { store, snapshots, keys: apiKeys.registry };
   const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
+  const flags = new FlagService(deps);
   return {
     changes: snapshots,
     revocations,
@@ -76,7 +81,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
-    flags: new FlagService(deps),
+    flags,
     segments: new SegmentService(deps),
     apiKeys,
     access: new AccessChecks(store, snapshots),
@@ -88,5 +93,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     insights,
     health: new HealthService(store),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate }),
+    scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
+    changeRequests: new ChangeRequestService(store, flags, options.clock),
   };
 }

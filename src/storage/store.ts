@@ -4,7 +4,9 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { ApprovalStore } from './approval-store.ts';
 import type { InsightsStore } from './insights-store.ts';
+import type { ScheduledChangeStore } from './scheduled-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
@@ -214,6 +216,12 @@ export interface AuditStore {
   ): Promise<Page<AuditEvent>>;
 }
 
+/** Change safety (SPEC §10): roles of their own, reached by name, inside transactions too. */
+export interface ChangeSafetyStores {
+  readonly scheduledChanges: ScheduledChangeStore;
+  readonly approvals: ApprovalStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 /** Webhooks and their outbox (storage/webhook-store.ts): in a transaction, enqueued with the write. */
 export interface WebhookRole {
@@ -228,6 +236,7 @@ export interface StoreRoles
     FlagStore,
     AccountStore,
     AuditStore,
+    ChangeSafetyStores,
     Transactional<StoreRoles> {}
 
 /** The whole port: what an adapter implements and `main.ts` wires. */

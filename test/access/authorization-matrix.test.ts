@@ -65,6 +65,43 @@ const sharedWebhook = (c: Context) => {
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
+/** A fresh pending change of production for the flag, scheduled with full rights. */
+async function scheduleOne(c: Context): Promise<string> {
+  const change = await c.node.services.scheduledChanges.schedule(setupActor, c.flagId, {
+    at: '2999-01-01T00:00:00Z',
+    environment: 'production',
+    patch: { enabled: c.next() % 2 === 0 },
+  });
+  return change.id;
+}
+
+/** An open change request of production for the flag, by someone no test key is; `approved` already has its one approval. */
+async function openRequest(c: Context, approved = false): Promise<string> {
+  const flag = await c.node.store.findFlagById(c.flagId);
+  const someone = { type: 'user' as const, id: `someone-${c.next()}`, name: 'Someone' };
+  const at = new Date().toISOString();
+  const id = `chr_matrix${c.next()}`;
+  await c.node.store.approvals.insertChangeRequest({
+    id,
+    projectId: flag?.projectId as string,
+    flagId: c.flagId,
+    environment: 'production',
+    patch: { enabled: c.next() % 2 === 0 },
+    comment: '',
+    baseVersion: flag?.version as number,
+    requiredApprovals: 1,
+    author: someone,
+    status: 'open',
+    approvals: approved ? [{ by: { ...someone, id: `${someone.id}-b` }, at, comment: '' }] : [],
+    decidedBy: null,
+    failure: null,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  });
+  return id;
+}
+
 const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/projects',
@@ -247,6 +284,103 @@ const CASES: readonly RouteCase[] = [
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/restore`, body: { version: 1 } }),
     invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/flags/:flagId/dependants',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/dependants` }),
+  },
+  {
+    route: 'POST /v1/flags/:flagId/scheduled-changes',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 201,
+    request: (c) => ({
+      url: `/v1/flags/${c.flagId}/scheduled-changes`,
+      body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: c.next() % 2 === 0 } },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/flags/:flagId/scheduled-changes',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes` }),
+    invalid: (r) => ({ url: `${r.url}?status=bogus` }),
+  },
+  {
+    route: 'GET /v1/flags/:flagId/scheduled-changes/:changeId',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'DELETE /v1/flags/:flagId/scheduled-changes/:changeId',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 204,
+    request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/change-requests',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/change-requests?status=open' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'GET /v1/change-requests/:requestId',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}` }),
+  },
+  {
+    route: 'POST /v1/change-requests/:requestId/approve',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    // No invalid case: the environments a decision reaches are the stored request's, checked by the
+    // use case after validation, so a key limited to other environments would see 400 before 403.
+    request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}/approve`, body: {} }),
+  },
+  {
+    route: 'POST /v1/change-requests/:requestId/reject',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}/reject` }),
+  },
+  {
+    route: 'POST /v1/change-requests/:requestId/apply',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c, true)}/apply` }),
+  },
+  {
+    // The author may withdraw too; no test key is the author, so only admins may.
+    route: 'POST /v1/change-requests/:requestId/withdraw',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}/withdraw` }),
   },
   {
     route: 'GET /v1/projects/:projectId/segments',

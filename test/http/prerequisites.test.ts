@@ -164,6 +164,12 @@ describeEachDatabase('flag prerequisites over HTTP (SPEC §10)', (database) => {
   });
 
   describe('guards', () => {
+    it('lists the flags that require a flag, with their environments', async () => {
+      const res = await server.call('GET', `/v1/flags/${ids.get('platform')}/dependants`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([{ key: 'checkout', environments: ['production'] }]);
+    });
+
     it('refuses to delete or archive a flag others require, naming them, with 409', async () => {
       const deleted = await server.call('DELETE', `/v1/flags/${ids.get('platform')}`);
       expect(deleted.status).toBe(409);

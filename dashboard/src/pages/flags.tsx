@@ -1,6 +1,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { FlagType, Variant } from '../../../src/domain/flag.ts';
-import { type ApiError, api, type Environment, enc, type Flag, type FlagSummary } from '../api.ts';
+import {
+  type ApiError,
+  api,
+  type ChangeRequest,
+  type Environment,
+  enc,
+  type Flag,
+  type FlagSummary,
+  isChangeRequest,
+} from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
 import { Field } from '../kit/field.tsx';
@@ -95,8 +104,16 @@ export function FlagsPage() {
       ),
     );
     try {
-      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment.key)}`, { enabled });
-      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment.key}.`);
+      const answer = await api<Flag | ChangeRequest>(
+        'PATCH',
+        `/flags/${enc(row.flag.id)}?environment=${enc(environment.key)}`,
+        { enabled },
+      );
+      if (isChangeRequest(answer)) {
+        // Nothing changed yet: the switch waits for approvals.
+        toast(`Change request sent: ${environment.key} needs ${answer.requiredApprovals} approval(s).`);
+        setGeneration((g) => g + 1);
+      } else toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment.key}.`);
     } catch (e) {
       toast(`Could not switch ${row.flag.name}: ${(e as ApiError).message}`);
       setGeneration((g) => g + 1);

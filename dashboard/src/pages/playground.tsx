@@ -12,6 +12,7 @@ const REASONS: Readonly<Record<string, string>> = {
   default: 'no rule matched: the default',
   disabled: 'the flag is off in this environment',
   static: 'the flag is on with no rules',
+  prerequisite_failed: 'a prerequisite flag failed: the off variant',
   error: 'its targeting cannot be evaluated (an imported flagd targeting that does not compile)',
 };
 
@@ -178,7 +179,12 @@ function Outcome({
         </dd>
         <dt>Decided by</dt>
         <dd>
-          {explanation.targetMatched ? (
+          {explanation.failedPrerequisite ? (
+            <>
+              the prerequisite <strong>{explanation.failedPrerequisite}</strong>: it is off or does not serve
+              a required variant
+            </>
+          ) : explanation.targetMatched ? (
             'the individual targets: this targetingKey is listed'
           ) : rule ? (
             <>

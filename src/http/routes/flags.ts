@@ -17,6 +17,7 @@ import {
 import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+import { ChangeRequestSchema } from './change-requests.ts';
 
 const tags = ['Flags'];
 const EnvironmentQuery = Type.Optional(Key);
@@ -155,15 +156,25 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         params: FlagIdParams,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+        response: {
+          200: FlagSchema,
+          202: ChangeRequestSchema,
+          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
+        },
       },
     },
     async (request, reply) => {
-      const flag = await services.flags.patch(actorOf(request), request.params.flagId, request.body, {
-        environment: request.query.environment,
-        ifMatch: ifMatchOf(request),
-      });
-      return sendResource(reply, flag);
+      const outcome = await services.changeRequests.patchOrRequest(
+        actorOf(request),
+        request.params.flagId,
+        request.body,
+        { environment: request.query.environment, ifMatch: ifMatchOf(request) },
+      );
+      if ('request' in outcome) {
+        reply.header('location', `/v1/change-requests/${outcome.request.id}`);
+        return sendResource(reply, outcome.request, 202);
+      }
+      return sendResource(reply, outcome.flag);
     },
   );
 
@@ -248,5 +259,21 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       );
       return sendResource(reply, flag);
     },
+  );
+
+  app.get(
+    '/flags/:flagId/dependants',
+    {
+      schema: {
+        tags,
+        summary: 'The flags that require this one as a prerequisite, with the environments where they do',
+        params: FlagIdParams,
+        response: {
+          200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+          ...problems(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
 };

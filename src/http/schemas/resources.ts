@@ -44,6 +44,9 @@ export const EnvironmentSchema = Type.Object({
       description: 'The minute of the last evaluation of any flag here (in lists); null: none counted.',
     }),
   ),
+  requiredApprovals: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 5, description: 'Approvals a flag change here needs (SPEC §10).' }),
+  ),
 });
 
 export const CreateEnvironmentSchema = Closed({
@@ -56,6 +59,13 @@ export const CreateEnvironmentSchema = Closed({
 
 export const PatchEnvironmentSchema = Closed({
   ...PatchProjectSchema.properties,
+  requiredApprovals: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 5,
+      description: 'Approvals a non-admin change to flags here needs before it is written; admins only.',
+    }),
+  ),
   protected: Type.Optional(Type.Boolean()),
 });
 
@@ -142,6 +152,11 @@ export const AuditEventSchema = Type.Object({
   before: Type.Unknown(),
   after: Type.Unknown(),
   requestId: Type.String(),
+  details: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'What else the event says, e.g. the scheduled change that made a write and its delay.',
+    }),
+  ),
 });
 
 const SegmentUser = { id: Id, key: Key, name: Type.String() };

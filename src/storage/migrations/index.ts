@@ -5,6 +5,7 @@ import { protectedEnvironmentsAndMatchAll } from './0003-protected-environments-
 import { accountVersion } from './0004-account-version.ts';
 import { changeFeed } from './0005-change-feed.ts';
 import { webhooks } from './0006-webhooks.ts';
+import { changeSafety } from './0007-change-safety.ts';
 import { flagEvaluations } from './0008-flag-evaluations.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
@@ -15,6 +16,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-account-version': accountVersion,
   '0005-change-feed': changeFeed,
   '0006-webhooks': webhooks,
+  '0007-change-safety': changeSafety,
   '0008-flag-evaluations': flagEvaluations,
 };
 

@@ -1,3 +1,6 @@
+import type { ApprovalPoliciesTable, ChangeRequestsTable } from './approval-sql.ts';
+import type { ScheduledChangesTable } from './scheduled-change-sql.ts';
+
 /**
  * The tables as Kysely sees them. Both dialects store JSON as text, booleans as 0/1 and
  * timestamps as RFC 3339 text, so one set of queries serves SQLite and PostgreSQL.
@@ -91,6 +94,8 @@ export interface AuditEventsTable {
   before: string | null;
   after: string | null;
   request_id: string;
+  /** JSON: what else the event needs to say (a scheduled write's delay); null for most. */
+  details: string | null;
 }
 
 /** One row per project: bumped by every write that changes what evaluation serves, so nodes notice. */
@@ -173,6 +178,9 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  scheduled_changes: ScheduledChangesTable;
+  approval_policies: ApprovalPoliciesTable;
+  change_requests: ChangeRequestsTable;
   flag_evaluation_counts: FlagEvaluationCountsTable;
   flag_variant_usage: FlagVariantUsageTable;
 }

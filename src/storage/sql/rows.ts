@@ -181,6 +181,7 @@ export const auditEventToRow = (projectId: string | null, e: AuditEvent): AuditE
   before: jsonOrNull(e.before),
   after: jsonOrNull(e.after),
   request_id: e.requestId,
+  details: e.details === undefined ? null : JSON.stringify(e.details),
 });
 
 export const auditEventFromRow = (row: AuditEventsTable): AuditEvent => ({
@@ -193,6 +194,7 @@ export const auditEventFromRow = (row: AuditEventsTable): AuditEvent => ({
   before: row.before === null ? null : JSON.parse(row.before),
   after: row.after === null ? null : JSON.parse(row.after),
   requestId: row.request_id,
+  ...(row.details === null || row.details === undefined ? {} : { details: JSON.parse(row.details) }),
 });
 
 export const accountFromRow = (row: AccountsTable): StoredAccount => ({

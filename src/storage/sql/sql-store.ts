@@ -2,10 +2,12 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { EvaluationSource, Store, StoreRoles } from '../store.ts';
 import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
+import { SqlApprovals } from './approval-sql.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
 import { flagQueries } from './flag-queries.ts';
 import { projectQueries } from './project-queries.ts';
+import { SqlScheduledChanges } from './scheduled-change-sql.ts';
 import { segmentQueries } from './segment-queries.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
 import { SqlInsightsStore } from './sql-insights-store.ts';
@@ -48,6 +50,8 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...accountQueries(context),
     ...auditQueries(context),
     webhooks: new SqlWebhookStore(context.db),
+    scheduledChanges: new SqlScheduledChanges(context.db),
+    approvals: new SqlApprovals(context.db),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }

@@ -2,9 +2,12 @@ import { enc, type Flag, type Segment, useApi } from '../../api.ts';
 import { useProject } from '../../app.tsx';
 import { SaveBar } from '../../kit/save-bar.tsx';
 import { LoadError, Loading } from '../../ui.tsx';
+import { ChangeRequestsSection } from './change-requests-section.tsx';
 import { FlagHeader } from './flag-header.tsx';
 import { HistorySection } from './history-section.tsx';
 import { FlagInsightsSection } from './insights-section.tsx';
+import { PrerequisitesSection } from './prerequisites-section.tsx';
+import { ScheduledChangesSection } from './scheduled-changes-section.tsx';
 import { SettingsSection } from './settings-section.tsx';
 import { TargetingSection } from './targeting-section.tsx';
 import { useFlagEditor } from './use-flag-editor.ts';
@@ -45,10 +48,13 @@ function FlagSections({
   return (
     <>
       <FlagHeader editor={editor} reload={reload} />
+      <ChangeRequestsSection editor={editor} />
       <TargetingSection editor={editor} segments={segments} />
+      <PrerequisitesSection editor={editor} />
+      <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
-      <HistorySection flag={flag} generation={editor.generation} />
+      <HistorySection flag={flag} generation={editor.generation} onRestored={editor.saved} />
       {editor.dirty && (
         <SaveBar
           saving={editor.saving}

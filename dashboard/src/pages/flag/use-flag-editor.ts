@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { type ApiError, api, enc, type Flag } from '../../api.ts';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { useProject } from '../../app.tsx';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { useLeaveGuard } from '../../router.tsx';
@@ -85,9 +85,16 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     setSaving(true);
     setProblem(undefined);
     try {
-      const next = await api<Flag>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
-      saved(next);
-      toast(`Saved ${next.name}.`);
+      const next = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
+      if (isChangeRequest(next)) {
+        // Nothing was written: the change waits for approvals (SPEC §10), listed on this page.
+        setDraft(initial);
+        setGeneration((g) => g + 1);
+        toast(`Change request sent: it needs ${next.requiredApprovals} approval(s) before it is applied.`);
+      } else {
+        saved(next);
+        toast(`Saved ${next.name}.`);
+      }
     } catch (error) {
       const e = error as ApiError;
       setProblem(e);
@@ -121,4 +128,13 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     setProblem,
     saved,
   };
+}
+
+/** Calls `reload` after every save (when `generation` grows), not on the first render. */
+export function useReloadOnSave(generation: number, reload: () => void): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else if (generation > 0) reload();
+  }, [generation, reload]);
 }

@@ -1,0 +1,173 @@
+import { useEffect, useState } from 'react';
+import {
+  type ApiError,
+  api,
+  type ChangeRequest,
+  enc,
+  type Flag,
+  type FlagSummary,
+  isChangeRequest,
+  useApi,
+} from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { ErrorSummary } from '../../kit/field.tsx';
+import { Link } from '../../router.tsx';
+import { toast } from '../../ui.tsx';
+import type { FlagEditor } from './use-flag-editor.ts';
+
+interface Row {
+  readonly flag: string;
+  readonly variants: readonly string[];
+}
+
+/**
+ * The open environment's prerequisites (SPEC §10): other flags that must serve one of the chosen
+ * variants for this one to run. Saved on their own, like a switch, so they do not mix with the draft.
+ */
+export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
+  const { project, environments } = useProject();
+  const { flag, environment, mayEdit } = editor;
+  const stored = flag.environments[environment]?.prerequisites ?? [];
+  const [rows, setRows] = useState<Row[]>([...stored]);
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
+  const others = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
+  const dependants = useApi<{ key: string; environments: string[] }[]>(`/flags/${enc(flag.id)}/dependants`);
+  const candidates = (others.data ?? []).filter((f) => f.id !== flag.id && !f.archived);
+  // Each flag once (the API refuses duplicates), so it can key its row.
+  const unused = candidates.filter((f) => !rows.some((r) => r.flag === f.key));
+  const changed = JSON.stringify(rows) !== JSON.stringify(stored);
+  const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
+
+  const save = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const answer = await api<Flag | ChangeRequest>(
+        'PATCH',
+        `/flags/${enc(flag.id)}?environment=${enc(environment)}`,
+        { prerequisites: rows.length === 0 ? null : rows },
+        flag.version,
+      );
+      if (isChangeRequest(answer)) toast('Change request sent: it waits for approvals.');
+      else {
+        editor.saved(answer);
+        toast(`Saved the prerequisites in ${environmentName}.`);
+      }
+    } catch (error) {
+      setProblem(error as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="panel" aria-labelledby="prerequisites-title">
+      <h2 id="prerequisites-title">Prerequisites in {environmentName}</h2>
+      <p className="muted">
+        When on, this flag serves its off variant unless every flag below is on and serves one of the ticked
+        variants.
+      </p>
+      {rows.map((row, index) => (
+        <PrerequisiteRow
+          key={row.flag}
+          row={row}
+          candidates={candidates}
+          readOnly={!mayEdit}
+          onChange={(next) => setRows(rows.map((r, i) => (i === index ? next : r)))}
+          onRemove={() => setRows(rows.filter((_, i) => i !== index))}
+        />
+      ))}
+      {mayEdit && (
+        <div className="actions">
+          <button
+            type="button"
+            disabled={unused.length === 0}
+            onClick={() => setRows([...rows, { flag: unused[0]?.key ?? '', variants: [] }])}
+          >
+            Add prerequisite
+          </button>
+          {changed && (
+            <button type="button" className="primary" disabled={busy} onClick={save}>
+              Save prerequisites
+            </button>
+          )}
+        </div>
+      )}
+      <ErrorSummary problem={problem} />
+      {dependants.data && dependants.data.length > 0 && (
+        <p>
+          Required by:{' '}
+          {dependants.data.map((d, i) => (
+            <span key={d.key}>
+              {i > 0 && ', '}
+              <Link to={`/projects/${enc(project.key)}/flags/${enc(d.key)}`}>{d.key}</Link> (
+              {d.environments.join(', ')})
+            </span>
+          ))}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function PrerequisiteRow({
+  row,
+  candidates,
+  readOnly,
+  onChange,
+  onRemove,
+}: {
+  row: Row;
+  candidates: readonly FlagSummary[];
+  readOnly: boolean;
+  onChange: (row: Row) => void;
+  onRemove: () => void;
+}) {
+  const { project } = useProject();
+  const required = useApi<Flag>(row.flag ? `/projects/${enc(project.id)}/flags/${enc(row.flag)}` : null);
+  return (
+    <fieldset className="row">
+      <legend className="visually-hidden">Prerequisite {row.flag}</legend>
+      <label>
+        Flag{' '}
+        <select
+          value={row.flag}
+          disabled={readOnly}
+          onChange={(e) => onChange({ flag: e.target.value, variants: [] })}
+        >
+          {candidates.map((f) => (
+            <option key={f.id} value={f.key}>
+              {f.key}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span>must serve</span>
+      {required.data?.variants.map((v) => (
+        <label key={v.key}>
+          <input
+            type="checkbox"
+            disabled={readOnly}
+            checked={row.variants.includes(v.key)}
+            onChange={(e) =>
+              onChange({
+                ...row,
+                variants: e.target.checked
+                  ? [...row.variants, v.key]
+                  : row.variants.filter((k) => k !== v.key),
+              })
+            }
+          />{' '}
+          {v.key}
+        </label>
+      ))}
+      {!readOnly && (
+        <button type="button" onClick={onRemove}>
+          Remove
+        </button>
+      )}
+    </fieldset>
+  );
+}

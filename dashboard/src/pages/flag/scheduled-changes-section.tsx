@@ -1,0 +1,155 @@
+import { useState } from 'react';
+import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { ErrorSummary, Field } from '../../kit/field.tsx';
+import { Time, toast } from '../../ui.tsx';
+import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
+
+/** A `datetime-local` value an hour from now, in the browser's time zone. */
+function inAnHour(): string {
+  const at = new Date(Date.now() + 3_600_000);
+  at.setSeconds(0, 0);
+  return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+const describe = (patch: Readonly<Record<string, unknown>>): string =>
+  patch.enabled === true && Object.keys(patch).length === 1
+    ? 'turn on'
+    : patch.enabled === false && Object.keys(patch).length === 1
+      ? 'turn off'
+      : JSON.stringify(patch);
+
+/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (SPEC §10). */
+export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
+  const { environments } = useProject();
+  const { flag, mayEdit, generation } = editor;
+  const changes = useApi<ScheduledChange[]>(`/flags/${enc(flag.id)}/scheduled-changes`);
+  const { reload } = changes;
+  useReloadOnSave(generation, reload);
+  const [environment, setEnvironment] = useState(editor.environment);
+  const [action, setAction] = useState<'on' | 'off'>('on');
+  const [at, setAt] = useState(inAnHour);
+  const [comment, setComment] = useState('');
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+
+  const schedule = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await api('POST', `/flags/${enc(flag.id)}/scheduled-changes`, {
+        at: new Date(at).toISOString(),
+        environment,
+        patch: { enabled: action === 'on' },
+        ...(comment ? { comment } : {}),
+      });
+      toast(`Scheduled: turn ${action} in ${nameOf(environment)}.`);
+      setComment('');
+      reload();
+    } catch (error) {
+      setProblem(error as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const cancel = async (change: ScheduledChange) => {
+    try {
+      await api('DELETE', `/flags/${enc(flag.id)}/scheduled-changes/${enc(change.id)}`);
+      toast('Scheduled change cancelled.');
+    } catch (error) {
+      setProblem(error as ApiError);
+    }
+    reload();
+  };
+
+  return (
+    <section className="panel" aria-labelledby="schedule-title">
+      <h2 id="schedule-title">Scheduled changes</h2>
+      {mayEdit && (
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void schedule();
+          }}
+        >
+          <Field label="Environment" path="/environment" problem={problem}>
+            {(props) => (
+              <select {...props} value={environment} onChange={(e) => setEnvironment(e.target.value)}>
+                {editor.environmentKeys.map((key) => (
+                  <option key={key} value={key}>
+                    {nameOf(key)}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Change" path="/patch" problem={problem}>
+            {(props) => (
+              <select {...props} value={action} onChange={(e) => setAction(e.target.value as 'on' | 'off')}>
+                <option value="on">Turn on</option>
+                <option value="off">Turn off</option>
+              </select>
+            )}
+          </Field>
+          <Field label="At" path="/at" problem={problem}>
+            {(props) => (
+              <input {...props} type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} />
+            )}
+          </Field>
+          <Field label="Comment" path="/comment" problem={problem}>
+            {(props) => <input {...props} value={comment} onChange={(e) => setComment(e.target.value)} />}
+          </Field>
+          <button type="submit" className="primary" disabled={busy}>
+            Schedule
+          </button>
+        </form>
+      )}
+      <ErrorSummary problem={problem} />
+      {changes.data && changes.data.length > 0 && (
+        <table>
+          <caption className="visually-hidden">Scheduled changes of this flag</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Environment</th>
+              <th scope="col">Change</th>
+              <th scope="col">By</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.data.map((change) => (
+              <tr key={change.id}>
+                <td>
+                  <Time at={change.at} />
+                </td>
+                <td>{nameOf(change.environment)}</td>
+                <td>
+                  {describe(change.patch)}
+                  {change.comment && <div className="muted">{change.comment}</div>}
+                </td>
+                <td>{change.author.name}</td>
+                <td>
+                  {change.status}
+                  {change.failure && <div className="error">{change.failure}</div>}
+                </td>
+                <td>
+                  {mayEdit && change.status === 'pending' && (
+                    <button type="button" onClick={() => cancel(change)}>
+                      Cancel
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

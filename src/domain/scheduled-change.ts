@@ -1,0 +1,33 @@
+import type { Principal } from './api-key.ts';
+
+export type ScheduledChangeStatus = 'pending' | 'applied' | 'failed' | 'cancelled';
+
+/** A flag patch to apply at a given time, once, on behalf of whoever scheduled it (SPEC §10). */
+export interface ScheduledChange {
+  readonly id: string;
+  readonly projectId: string;
+  readonly flagId: string;
+  /** The environment that the patch's environment fields apply to. */
+  readonly environment: string;
+  /** What `PATCH /v1/flags/{flagId}` accepts. */
+  readonly patch: Readonly<Record<string, unknown>>;
+  readonly comment: string;
+  /** When to apply it (RFC 3339). */
+  readonly at: string;
+  readonly status: ScheduledChangeStatus;
+  /** Who scheduled it: the write is made, and audited, as them. */
+  readonly author: Principal;
+  readonly createdAt: string;
+  /** When it was applied, failed or was cancelled. */
+  readonly settledAt: string | null;
+  /** Why it failed. */
+  readonly failure: string | null;
+}
+
+/** Thrown inside the write of a scheduled change that another node (or a cancel) settled first; nothing was written. */
+export class ScheduledChangeSettled extends Error {
+  override name = 'ScheduledChangeSettled';
+  constructor(id: string) {
+    super(`The scheduled change ${id} is no longer pending.`);
+  }
+}

@@ -1,0 +1,137 @@
+import { Type } from 'typebox';
+import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
+import type { Services } from '../../services/services.ts';
+import { actorOf, pageOf, sendPage, sendResource } from '../request-helpers.ts';
+import {
+  Closed,
+  Description,
+  Id,
+  Key,
+  OneOf,
+  PageQuery,
+  ProjectParams,
+  problems,
+  Timestamp,
+  Version,
+} from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Change requests'];
+const RequestParams = Closed({ requestId: Type.String() });
+const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() });
+
+export const ChangeRequestSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  flagId: Id,
+  environment: Key,
+  patch: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'What PATCH /v1/flags/{flagId} was sent.',
+  }),
+  comment: Type.String(),
+  baseVersion: Version,
+  requiredApprovals: Type.Integer({ minimum: 0, maximum: 5 }),
+  author: Person,
+  status: OneOf(CHANGE_REQUEST_STATUSES),
+  approvals: Type.Array(Type.Object({ by: Person, at: Timestamp, comment: Type.String() })),
+  decidedBy: Type.Union([Person, Type.Null()]),
+  failure: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it was not applied when its approvals were complete.',
+  }),
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
+  // The body is optional: no body at all means `{}`.
+  preValidation: async (request: { body: unknown }) => {
+    request.body ??= {};
+  },
+  schema: {
+    tags,
+    summary,
+    params: RequestParams,
+    ...(body === undefined ? {} : { body }),
+    response: { 200: ChangeRequestSchema, ...problems(400, 401, 403, 404, 409, 412, 429) },
+  },
+});
+
+export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/projects/:projectId/change-requests',
+    {
+      schema: {
+        tags,
+        summary: "List a project's change requests, newest first",
+        params: ProjectParams,
+        querystring: Closed({
+          status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
+          flagId: Type.Optional(Type.String()),
+          ...PageQuery,
+        }),
+        response: { 200: Type.Array(ChangeRequestSchema), ...problems(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { status, flagId } = request.query;
+      const page = await services.changeRequests.list(
+        actorOf(request),
+        request.params.projectId,
+        { status, flagId },
+        pageOf(request.query),
+      );
+      return sendPage(request, reply, page, (item) => item);
+    },
+  );
+
+  app.get(
+    '/change-requests/:requestId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a change request',
+        params: RequestParams,
+        response: { 200: ChangeRequestSchema, ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(reply, await services.changeRequests.get(actorOf(request), request.params.requestId)),
+  );
+
+  app.post(
+    '/change-requests/:requestId/approve',
+    decision(
+      'Approve a change request (not your own); at the required count it is applied',
+      Closed({ comment: Type.Optional(Description) }),
+    ),
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { comment?: string };
+      return sendResource(
+        reply,
+        await services.changeRequests.approve(actorOf(request), request.params.requestId, body.comment ?? ''),
+      );
+    },
+  );
+
+  app.post(
+    '/change-requests/:requestId/reject',
+    decision('Reject a change request'),
+    async (request, reply) =>
+      sendResource(reply, await services.changeRequests.reject(actorOf(request), request.params.requestId)),
+  );
+
+  app.post(
+    '/change-requests/:requestId/apply',
+    decision('Apply a fully approved change request; admins may apply one without its approvals'),
+    async (request, reply) =>
+      sendResource(reply, await services.changeRequests.apply(actorOf(request), request.params.requestId)),
+  );
+
+  app.post(
+    '/change-requests/:requestId/withdraw',
+    decision('Withdraw your change request (or, as an admin, anyone’s)'),
+    async (request, reply) =>
+      sendResource(reply, await services.changeRequests.withdraw(actorOf(request), request.params.requestId)),
+  );
+};

@@ -1,0 +1,130 @@
+import { Type } from 'typebox';
+import type { ScheduledChange } from '../../domain/scheduled-change.ts';
+import type { Services } from '../../services/services.ts';
+import { actorOf, sendNoContent } from '../request-helpers.ts';
+import { Closed, Description, Id, Key, OneOf, problems, Timestamp } from '../schemas/common.ts';
+import { PatchFlagSchema } from '../schemas/flags.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Scheduled changes'];
+const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
+const FlagParams = Closed({ flagId: Type.String() });
+const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
+
+export const ScheduledChangeSchema = Type.Object({
+  id: Id,
+  flagId: Id,
+  environment: Key,
+  patch: Type.Record(Type.String(), Type.Unknown()),
+  comment: Type.String(),
+  at: Timestamp,
+  status: OneOf(STATUSES),
+  author: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+  createdAt: Timestamp,
+  settledAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'When it was applied, failed or cancelled.',
+  }),
+  failure: Type.Union([Type.String(), Type.Null()], { description: 'Why it could not be applied.' }),
+});
+
+/** The wire shape: the author as the audit log names people, not their rights. */
+const wire = (change: ScheduledChange) => ({
+  id: change.id,
+  flagId: change.flagId,
+  environment: change.environment,
+  patch: change.patch,
+  comment: change.comment,
+  at: change.at,
+  status: change.status,
+  author: { type: change.author.type, id: change.author.id, name: change.author.name },
+  createdAt: change.createdAt,
+  settledAt: change.settledAt,
+  failure: change.failure,
+});
+
+export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.post(
+    '/flags/:flagId/scheduled-changes',
+    {
+      schema: {
+        tags,
+        summary: 'Schedule a change to a flag',
+        description:
+          'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
+        params: FlagParams,
+        body: Closed({
+          at: Timestamp,
+          environment: Key,
+          patch: PatchFlagSchema,
+          comment: Type.Optional(Description),
+        }),
+        response: { 201: ScheduledChangeSchema, ...problems(400, 401, 403, 404, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
+        ...request.body,
+        patch: request.body.patch as Record<string, unknown>,
+      });
+      reply.code(201).header('location', `/v1/flags/${change.flagId}/scheduled-changes/${change.id}`);
+      return wire(change);
+    },
+  );
+
+  app.get(
+    '/flags/:flagId/scheduled-changes',
+    {
+      schema: {
+        tags,
+        summary: "List a flag's scheduled changes, earliest first",
+        params: FlagParams,
+        querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
+        response: { 200: Type.Array(ScheduledChangeSchema), ...problems(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => {
+      const changes = await services.scheduledChanges.list(
+        actorOf(request),
+        request.params.flagId,
+        request.query.status,
+      );
+      return changes.map(wire);
+    },
+  );
+
+  app.get(
+    '/flags/:flagId/scheduled-changes/:changeId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a scheduled change',
+        params: ChangeParams,
+        response: { 200: ScheduledChangeSchema, ...problems(401, 403, 404, 429) },
+      },
+    },
+    async (request) =>
+      wire(
+        await services.scheduledChanges.get(actorOf(request), request.params.flagId, request.params.changeId),
+      ),
+  );
+
+  app.delete(
+    '/flags/:flagId/scheduled-changes/:changeId',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a pending scheduled change',
+        params: ChangeParams,
+        response: { ...problems(401, 403, 404, 409, 429) },
+      },
+    },
+    async (request, reply) => {
+      await services.scheduledChanges.cancel(
+        actorOf(request),
+        request.params.flagId,
+        request.params.changeId,
+      );
+      return sendNoContent(reply);
+    },
+  );
+};

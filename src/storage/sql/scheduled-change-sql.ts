@@ -1,0 +1,110 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { ScheduledChange, ScheduledChangeStatus } from '../../domain/scheduled-change.ts';
+import type { ScheduledChangeStore } from '../scheduled-change-store.ts';
+import type { Database } from './database.ts';
+
+export interface ScheduledChangesTable {
+  id: string;
+  project_id: string;
+  flag_id: string;
+  environment: string;
+  /** JSON. */
+  patch: string;
+  comment: string;
+  at: string;
+  status: string;
+  /** The scheduling principal as JSON. */
+  author: string;
+  created_at: string;
+  applied_at: string | null;
+  failure: string | null;
+}
+
+const fromRow = (row: ScheduledChangesTable): ScheduledChange => ({
+  id: row.id,
+  projectId: row.project_id,
+  flagId: row.flag_id,
+  environment: row.environment,
+  patch: JSON.parse(row.patch),
+  comment: row.comment,
+  at: row.at,
+  status: row.status as ScheduledChangeStatus,
+  author: JSON.parse(row.author),
+  createdAt: row.created_at,
+  settledAt: row.applied_at,
+  failure: row.failure,
+});
+
+const toRow = (change: ScheduledChange): ScheduledChangesTable => ({
+  id: change.id,
+  project_id: change.projectId,
+  flag_id: change.flagId,
+  environment: change.environment,
+  patch: JSON.stringify(change.patch),
+  comment: change.comment,
+  at: change.at,
+  status: change.status,
+  author: JSON.stringify(change.author),
+  created_at: change.createdAt,
+  applied_at: change.settledAt,
+  failure: change.failure,
+});
+
+/** Scheduled changes in SQL; the same queries on SQLite and PostgreSQL. */
+export class SqlScheduledChanges implements ScheduledChangeStore {
+  readonly #db: Kysely<Database> | Transaction<Database>;
+
+  constructor(db: Kysely<Database> | Transaction<Database>) {
+    this.#db = db;
+  }
+
+  async insert(change: ScheduledChange): Promise<void> {
+    await this.#db.insertInto('scheduled_changes').values(toRow(change)).execute();
+  }
+
+  async find(id: string): Promise<ScheduledChange | undefined> {
+    const row = await this.#db
+      .selectFrom('scheduled_changes')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  async listForFlag(flagId: string, status?: ScheduledChangeStatus): Promise<readonly ScheduledChange[]> {
+    let query = this.#db.selectFrom('scheduled_changes').selectAll().where('flag_id', '=', flagId);
+    if (status !== undefined) query = query.where('status', '=', status);
+    const rows = await query.orderBy('at').orderBy('id').execute();
+    return rows.map(fromRow);
+  }
+
+  async due(now: string, limit: number): Promise<readonly ScheduledChange[]> {
+    const rows = await this.#db
+      .selectFrom('scheduled_changes')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('at', '<=', now)
+      .orderBy('at')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  async settle(
+    id: string,
+    status: Exclude<ScheduledChangeStatus, 'pending'>,
+    at: string,
+    failure?: string,
+  ): Promise<boolean> {
+    // PostgreSQL re-checks `status = 'pending'` once a concurrent settler's lock is released, so
+    // the loser of a race updates nothing.
+    const result = await this.#db
+      .updateTable('scheduled_changes')
+      .set({ status, applied_at: at, failure: failure ?? null })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
