@@ -15,6 +15,7 @@ describe('loadConfig', () => {
       rateLimitManagement: 50,
       corsOrigins: ['*'],
       trustProxy: false,
+      redisUrl: undefined,
     });
   });
 

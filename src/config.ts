@@ -14,6 +14,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
   readonly trustProxy: TrustProxy;
+  /** FLAGSTAFF_REDIS_URL: rate limits shared by every node; unset, per node. */
+  readonly redisUrl: string | undefined;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -59,6 +61,14 @@ function trustProxy(env: Env): TrustProxy {
   return Object.freeze(entries);
 }
 
+function redisUrl(env: Env): string | undefined {
+  const url = env.FLAGSTAFF_REDIS_URL || undefined;
+  if (url === undefined || /^rediss?:\/\/.+/.test(url)) return url;
+  throw new ConfigError(
+    `FLAGSTAFF_REDIS_URL must be redis://… or rediss://…, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+  );
+}
+
 function databaseUrl(env: Env): string {
   const url = env.FLAGSTAFF_DATABASE_URL || 'sqlite:./data/flagstaff.db';
   if (/^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url)) return url;
@@ -94,6 +104,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
     trustProxy: trustProxy(env),
+    redisUrl: redisUrl(env),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
   });
 }

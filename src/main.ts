@@ -27,6 +27,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
+    redisUrl: config.redisUrl,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },

@@ -23,6 +23,17 @@ export interface TokenBucketOptions {
   readonly clock: Clock;
 }
 
+/** A budget of tokens per key: local to the node (`TokenBuckets`) or shared through Redis. */
+export interface RateLimiter {
+  /** The most tokens a key holds (RateLimit-Limit). */
+  readonly capacity: number;
+  readonly perSecond: number;
+  /** Takes a token for `key` if there is one; `allowed` says whether it did. Synchronous: no I/O. */
+  take(key: string): Bucket;
+  resetSeconds(bucket: Bucket): number;
+  retryAfterSeconds(bucket: Bucket): number;
+}
+
 /** Above this many buckets, full ones (idle long enough to have refilled) are dropped, at most once a second. */
 const SWEEP_ABOVE = 10_000;
 
@@ -30,7 +41,7 @@ const SWEEP_ABOVE = 10_000;
  * Token buckets keyed by a string (an API key id, a client address). Taking a token is one Map
  * lookup and a little arithmetic: no timer, no allocation once the key has a bucket.
  */
-export class TokenBuckets {
+export class TokenBuckets implements RateLimiter {
   readonly capacity: number;
   readonly perSecond: number;
   readonly #perMs: number;
@@ -94,7 +105,7 @@ export class TokenBuckets {
 }
 
 /** `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (SPEC §5) for one bucket. */
-export function setRateLimitHeaders(reply: FastifyReply, buckets: TokenBuckets, bucket: Bucket): void {
+export function setRateLimitHeaders(reply: FastifyReply, buckets: RateLimiter, bucket: Bucket): void {
   reply.header('ratelimit-limit', buckets.capacity);
   reply.header('ratelimit-remaining', Math.floor(bucket.tokens));
   reply.header('ratelimit-reset', buckets.resetSeconds(bucket));
@@ -103,7 +114,7 @@ export function setRateLimitHeaders(reply: FastifyReply, buckets: TokenBuckets, 
 /** The 429 of SPEC §5: `Retry-After` and a problem body. */
 export function sendRateLimited(
   reply: FastifyReply,
-  buckets: TokenBuckets,
+  buckets: RateLimiter,
   bucket: Bucket,
   detail: string,
 ): FastifyReply {
@@ -117,7 +128,7 @@ export function sendRateLimited(
  * bucket of this budget, or 429. Callback style and synchronous, to cost the hot path nothing
  * but the bucket arithmetic.
  */
-export function rateLimitHook(buckets: TokenBuckets, budget: RateLimitBudget) {
+export function rateLimitHook(buckets: RateLimiter, budget: RateLimitBudget) {
   const detail = `This API key exceeded its ${budget} rate limit of ${buckets.perSecond} requests per second.`;
   return function rateLimit(
     request: FastifyRequest,
