@@ -3,14 +3,16 @@ import * as os from 'node:os';
 import { parseArgs } from 'node:util';
 import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
+import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,scale,http] [--log-level=info] [--seconds=4] [--rounds=5]`
+// `npm run bench [-- --only=evaluator,scale,http,propagation,soak] [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60]`
+// propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'scale', 'http'] as const;
+const PARTS = ['evaluator', 'scale', 'http', 'propagation', 'soak'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: HTTP_DEFAULTS.logLevel },
     seconds: { type: 'string', default: String(HTTP_DEFAULTS.seconds) },
     rounds: { type: 'string', default: String(HTTP_DEFAULTS.rounds) },
+    'soak-seconds': { type: 'string', default: '60' },
   },
 });
 const parts = (values.only?.split(',') ?? PARTS).filter((p): p is Part =>
@@ -84,6 +87,21 @@ for (const part of parts) {
         logLevel: values['log-level'] ?? HTTP_DEFAULTS.logLevel,
         seconds: Number(values.seconds),
         rounds: Number(values.rounds),
+      })),
+    );
+  }
+  if (part === 'propagation') {
+    const measured = await runPart<Row[]>('./propagation.ts');
+    if (measured.length === 0)
+      console.log('skipped (set FLAGSTAFF_BENCH_DATABASE_URL to a PostgreSQL database) ');
+    rows.push(...measured);
+  }
+  if (part === 'soak') {
+    rows.push(
+      ...(await soakBenchmark({
+        seconds: Number(values['soak-seconds']),
+        connections: HTTP_DEFAULTS.connections,
+        logLevel: values['log-level'] === 'warn' ? 'info' : (values['log-level'] ?? 'info'),
       })),
     );
   }

@@ -54,6 +54,8 @@ const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
 process.on('message', (message: { type?: string }) => {
   if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
+  if (message?.type === 'memory')
+    process.send?.({ type: 'memory', heapUsed: process.memoryUsage().heapUsed });
 });
 process.send?.({
   type: 'ready',

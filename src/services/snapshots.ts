@@ -87,18 +87,12 @@ export class SnapshotRegistry {
    */
   async syncAll(): Promise<void> {
     const revisions = await this.#store.listRevisions();
-    const moved =
-      revisions.size !== this.#seen.size || [...revisions].some(([id, r]) => this.#seen.get(id) !== r);
-    if (!moved) return;
+    const sameProjects =
+      revisions.size === this.#seen.size && [...revisions.keys()].every((id) => this.#seen.has(id));
+    if (sameProjects && [...revisions].every(([id, r]) => (this.#projects.get(id)?.revision ?? -1) >= r))
+      return;
     for (const projectId of [...this.#projects.keys()]) if (!revisions.has(projectId)) this.forget(projectId);
-    const references = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.#store.listProjects({ limit: 1000, cursor });
-      for (const project of page.items) references.set(project.key, project.id).set(project.id, project.id);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    this.#projectIds = references;
+    if (!sameProjects) await this.#loadReferences();
     await Promise.all(
       [...revisions].map(([projectId, revision]) => {
         const loaded = this.#projects.get(projectId);
@@ -108,6 +102,36 @@ export class SnapshotRegistry {
       }),
     );
     this.#seen = revisions;
+  }
+
+  /**
+   * A notification that `projectId` moved to `revision` (undefined: deleted): reloads just that
+   * project when it is behind; a project this node has never seen takes a full `syncAll`.
+   */
+  async projectChanged(projectId: string, revision: number | undefined): Promise<void> {
+    if (revision === undefined) {
+      this.forget(projectId);
+      return;
+    }
+    const loaded = this.#projects.get(projectId);
+    if (loaded === undefined) return this.syncAll();
+    if (revision > loaded.revision) {
+      await this.#serialise(projectId, async () => {
+        if (revision > (this.#projects.get(projectId)?.revision ?? -1)) await this.#load(projectId);
+      });
+    }
+  }
+
+  /** Project key and id → id for every project, so evaluation names projects without the database. */
+  async #loadReferences(): Promise<void> {
+    const references = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.#store.listProjects({ limit: 1000, cursor });
+      for (const project of page.items) references.set(project.key, project.id).set(project.id, project.id);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    this.#projectIds = references;
   }
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
