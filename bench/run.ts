@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import { parseArgs } from 'node:util';
 import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
-import { soakBenchmark } from './soak.ts';
+import { SERVER_V8_FLAGS, soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
 // `npm run bench [-- --only=evaluator,scale,http,propagation,soak] [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60]`
@@ -97,13 +97,17 @@ for (const part of parts) {
     rows.push(...measured);
   }
   if (part === 'soak') {
-    rows.push(
-      ...(await soakBenchmark({
-        seconds: Number(values['soak-seconds']),
-        connections: HTTP_DEFAULTS.connections,
-        logLevel: values['log-level'] === 'warn' ? 'info' : (values['log-level'] ?? 'info'),
-      })),
-    );
+    // As shipped (npm start caps V8's young generation), and with V8's default sizing for comparison.
+    for (const execArgv of [SERVER_V8_FLAGS, []]) {
+      rows.push(
+        ...(await soakBenchmark({
+          seconds: Number(values['soak-seconds']),
+          connections: HTTP_DEFAULTS.connections,
+          logLevel: values['log-level'] === 'warn' ? 'info' : (values['log-level'] ?? 'info'),
+          execArgv,
+        })),
+      );
+    }
   }
   console.log(`${((performance.now() - began) / 1000).toFixed(0)} s`);
 }

@@ -8,10 +8,15 @@ import { mb, type Row } from './stats.ts';
 // /proc, as the kernel counts it) and its V8 heap every 5 s. Native memory that grows under
 // load shows as RSS rising while the heap stays flat.
 
+/** The V8 flags `npm start` runs the server with (package.json). */
+export const SERVER_V8_FLAGS = ['--max-semi-space-size=16'];
+
 export interface SoakOptions {
   readonly seconds: number;
   readonly connections: number;
   readonly logLevel: string;
+  /** V8 flags for the server (e.g. --max-semi-space-size=16). */
+  readonly execArgv?: readonly string[];
 }
 
 /** The kernel's view of a process's resident memory, in bytes. */
@@ -25,20 +30,23 @@ function rssOf(pid: number): number {
 export async function soakBenchmark(options: SoakOptions): Promise<Row[]> {
   const server = start('./servers/flagstaff.ts', {
     quiet: true,
+    execArgv: [...(options.execArgv ?? [])],
     env: { FLAGSTAFF_LOG_LEVEL: options.logLevel, FLAGSTAFF_RATE_LIMIT_EVALUATION: '0' },
   });
   try {
     const ready = await nextMessage<{ url: string; headers: Record<string, string> }>(server, 'ready');
     const pid = server.pid as number;
     const heapOf = async () => {
-      const reply = nextMessage<{ heapUsed: number }>(server, 'memory');
+      const reply = nextMessage<{ heapUsed: number; newSpace: number }>(server, 'memory');
       server.send({ type: 'memory' });
-      return (await reply).heapUsed;
+      return await reply;
     };
-    const samples: { at: number; rss: number; heap: number }[] = [];
+    const samples: { at: number; rss: number; heap: number; newSpace: number }[] = [];
     const began = performance.now();
-    const sample = async () =>
-      samples.push({ at: (performance.now() - began) / 1000, rss: rssOf(pid), heap: await heapOf() });
+    const sample = async () => {
+      const { heapUsed, newSpace } = await heapOf();
+      samples.push({ at: (performance.now() - began) / 1000, rss: rssOf(pid), heap: heapUsed, newSpace });
+    };
     await sample();
     const timer = setInterval(() => void sample(), 5000);
     let requests = 0;
@@ -72,7 +80,7 @@ export async function soakBenchmark(options: SoakOptions): Promise<Row[]> {
     return [
       {
         section: 'soak',
-        figure: `RSS growth under ${options.seconds} s of evaluation load, after 10 s warm-up`,
+        figure: `RSS growth under ${options.seconds} s of evaluation load, after 10 s warm-up${options.execArgv?.length ? `, node ${options.execArgv.join(' ')}` : ''}`,
         value: `${(perSecond / 1024 / 1024).toFixed(3)} MiB/s`,
         baseline: `${mb(warm.rss)} at ${warm.at.toFixed(0)} s`,
         ratio: last.rss / warm.rss,

@@ -1,3 +1,4 @@
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
 import { HTTP_CONTEXT, SEGMENTS, TARGETED_FLAG } from '../fixtures.ts';

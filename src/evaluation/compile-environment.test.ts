@@ -9,7 +9,7 @@ import {
   type Variant,
 } from '../domain/flag.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
-import { compileEnvironment, withFlag, withoutFlag, withSegments } from './compile-environment.ts';
+import { compileEnvironment, withFlag, withoutFlag } from './compile-environment.ts';
 
 // A stand-in for the JsonLogic compiler with the same contract, so that these tests pin down how
 // flags with `targeting` are wired, whatever the JsonLogic engine does. `{ variantFrom: attr }`
@@ -561,17 +561,6 @@ describe('compiled environments', () => {
     expect(next.flagKeys).toEqual(['A-flag', 'archived', 'b-flag']);
     expect(compiled.evaluate('a-flag', {}, NOW)).toBeDefined();
     expect(withoutFlag(compiled, 'missing')).toBe(compiled);
-  });
-
-  test('recompiles flags against replaced segments', () => {
-    const f = stringFlag('f', {
-      rules: [{ id: 'r', segments: ['s'], conditions: [], serve: { variant: 'blue' } }],
-    });
-    const before = compileEnvironment({ environmentKey: ENV, flags: [f], segments: [segment('s', [dutch])] });
-    const after = withSegments(before, [segment('s', [pro])]);
-    expect(before.evaluate('f', { plan: 'pro' }, NOW)?.variant).toBe('green');
-    expect(after.evaluate('f', { plan: 'pro' }, NOW)?.variant).toBe('blue');
-    expect(withFlag(after, { ...f, version: 2 }).evaluate('f', { plan: 'pro' }, NOW)?.variant).toBe('blue');
   });
 
   test('refuses to patch something that compileEnvironment did not make', () => {

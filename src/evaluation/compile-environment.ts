@@ -26,6 +26,8 @@ export interface EnvironmentInput {
   readonly environmentKey: string;
   readonly flags: readonly Flag[];
   readonly segments: readonly Segment[];
+  /** `segments` compiled already: segments do not depend on the environment, so a project's environments share them. */
+  readonly compiledSegments?: CompiledSegments;
 }
 
 // Key order is UTF-16 code unit order, the same on every node whatever its locale.
@@ -37,9 +39,7 @@ function targetingKeyOf(context: EvaluationContext): string | undefined {
 
 class Snapshot implements CompiledEnvironment {
   readonly environmentKey: string;
-  readonly segments: readonly Segment[];
   readonly compiledSegments: CompiledSegments;
-  readonly sources: ReadonlyMap<string, Flag>;
   readonly flags: ReadonlyMap<string, CompiledFlag>;
   readonly flagKeys: readonly string[];
   /** Non-archived flags in key order: what evaluateAll serves when not given keys. */
@@ -47,16 +47,12 @@ class Snapshot implements CompiledEnvironment {
 
   constructor(
     environmentKey: string,
-    segments: readonly Segment[],
     compiledSegments: CompiledSegments,
-    sources: ReadonlyMap<string, Flag>,
     flags: ReadonlyMap<string, CompiledFlag>,
     flagKeys: readonly string[],
   ) {
     this.environmentKey = environmentKey;
-    this.segments = segments;
     this.compiledSegments = compiledSegments;
-    this.sources = sources;
     this.flags = flags;
     this.flagKeys = flagKeys;
     this.live = this.flagKeys.map((key) => flags.get(key) as CompiledFlag).filter((flag) => !flag.archived);
@@ -111,21 +107,35 @@ function snapshotOf(compiled: CompiledEnvironment): Snapshot {
 
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
-  const segments = compileSegments(input.segments);
-  const sources = new Map<string, Flag>();
+  const segments = input.compiledSegments ?? compileSegments(input.segments);
+  // Only the compiled form is kept: the source flags (every environment's configuration) would
+  // double the memory of a large project (docs/performance.md, memory).
   const flags = new Map<string, CompiledFlag>();
   for (const flag of input.flags) {
-    sources.set(flag.key, flag);
     flags.set(flag.key, compileFlag(flag, input.environmentKey, segments));
   }
   const keys = [...flags.keys()].sort(byCodeUnits);
-  return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
+  return new Snapshot(input.environmentKey, segments, flags, keys);
+}
+
+/** Every environment of a project, compiling its segments once for all of them. */
+export function compileProject(
+  environmentKeys: readonly string[],
+  flags: readonly Flag[],
+  segments: readonly Segment[],
+): ReadonlyMap<string, CompiledEnvironment> {
+  const compiledSegments = compileSegments(segments);
+  return new Map(
+    environmentKeys.map((environmentKey) => [
+      environmentKey,
+      compileEnvironment({ environmentKey, flags, segments, compiledSegments }),
+    ]),
+  );
 }
 
 /** A new snapshot where `flag` is added or replaced, compiling only that flag; `compiled` is unchanged. */
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
   const base = snapshotOf(compiled);
-  const sources = new Map(base.sources).set(flag.key, flag);
   const flags = new Map(base.flags).set(
     flag.key,
     compileFlag(flag, base.environmentKey, base.compiledSegments),
@@ -135,30 +145,15 @@ export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnv
     const at = positionOf(keys, flag.key);
     keys = [...keys.slice(0, at), flag.key, ...keys.slice(at)];
   }
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+  return new Snapshot(base.environmentKey, base.compiledSegments, flags, keys);
 }
 
 /** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag). */
 export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
   const base = snapshotOf(compiled);
   if (!base.flags.has(flagKey)) return base;
-  const sources = new Map(base.sources);
-  sources.delete(flagKey);
   const flags = new Map(base.flags);
   flags.delete(flagKey);
   const keys = base.flagKeys.filter((key) => key !== flagKey);
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
-}
-
-/** A new snapshot with the project's segments replaced: every flag is recompiled, since any may name them. */
-export function withSegments(
-  compiled: CompiledEnvironment,
-  segments: readonly Segment[],
-): CompiledEnvironment {
-  const base = snapshotOf(compiled);
-  return compileEnvironment({
-    environmentKey: base.environmentKey,
-    flags: [...base.sources.values()],
-    segments,
-  });
+  return new Snapshot(base.environmentKey, base.compiledSegments, flags, keys);
 }

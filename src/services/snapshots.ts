@@ -1,6 +1,6 @@
 import {
   type CompiledEnvironment,
-  compileEnvironment,
+  compileProject,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
@@ -146,8 +146,10 @@ export class SnapshotRegistry {
     });
     const snapshot: ProjectSnapshot = {
       revision,
-      environments: new Map(
-        environments.map((e) => [e.key, compileEnvironment({ environmentKey: e.key, flags, segments })]),
+      environments: compileProject(
+        environments.map((e) => e.key),
+        flags,
+        segments,
       ),
     };
     this.#projects.set(projectId, snapshot);
