@@ -96,9 +96,12 @@ export type EnvironmentScope = readonly string[] | 'all' | undefined;
  */
 export class AccessChecks {
   readonly #store: Store;
+  /** Project key or id → id from memory (the snapshots'), so evaluation never asks the database. */
+  readonly #knownProject: (reference: string) => string | undefined;
 
-  constructor(store: Store) {
+  constructor(store: Store, knownProject: (reference: string) => string | undefined = () => undefined) {
     this.#store = store;
+    this.#knownProject = knownProject;
   }
 
   /**
@@ -123,6 +126,11 @@ export class AccessChecks {
     if (principal.projectId === null || target.kind === 'any') return undefined;
     if (target.kind === 'project') {
       if (target.idOrKey === undefined || target.idOrKey === principal.projectId) return undefined;
+      const known = this.#knownProject(target.idOrKey);
+      if (known !== undefined) {
+        if (known !== principal.projectId) throw noProjectAccess();
+        return undefined;
+      }
       return this.#inProject(principal, this.#store.findProject(target.idOrKey), true);
     }
     const found =

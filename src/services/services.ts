@@ -48,7 +48,7 @@ export function createServices(
     flags: new FlagService(deps),
     segments: new SegmentService(deps),
     apiKeys,
-    access: new AccessChecks(store),
+    access: new AccessChecks(store, (reference) => snapshots.projectIdFor(reference)),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots),
     flagd: new FlagdService(deps),
