@@ -74,7 +74,10 @@ export async function soakBenchmark(options: SoakOptions): Promise<Row[]> {
     console.log(
       `\nsoak: RSS / heap over ${options.seconds} s (${requests} requests):\n` +
         samples
-          .map((s) => `  ${s.at.toFixed(0).padStart(3)} s  RSS ${mb(s.rss)}  heap ${mb(s.heap)}`)
+          .map(
+            (s) =>
+              `  ${s.at.toFixed(0).padStart(3)} s  RSS ${mb(s.rss)}  heap used ${mb(s.heap)}  V8 young generation ${mb(s.newSpace)}`,
+          )
           .join('\n'),
     );
     return [
@@ -86,7 +89,7 @@ export async function soakBenchmark(options: SoakOptions): Promise<Row[]> {
         ratio: last.rss / warm.rss,
         target: 'flat (< 0.05 MiB/s)',
         met: perSecond < 0.05 * 1024 * 1024,
-        note: `RSS ${mb(samples[0]?.rss ?? 0)} → ${mb(last.rss)}; heap ${mb(warm.heap)} → ${mb(last.heap)}; ratio: final RSS / RSS after warm-up`,
+        note: `RSS ${mb(samples[0]?.rss ?? 0)} → ${mb(last.rss)}; heap used ${mb(warm.heap)} → ${mb(last.heap)}; young generation ${mb(warm.newSpace)} → ${mb(last.newSpace)}; ratio: final RSS / RSS after warm-up`,
       },
     ];
   } finally {

@@ -55,8 +55,14 @@ const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
 process.on('message', (message: { type?: string }) => {
   if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
-  if (message?.type === 'memory')
-    process.send?.({ type: 'memory', heapUsed: process.memoryUsage().heapUsed });
+  if (message?.type === 'memory') {
+    const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+    process.send?.({
+      type: 'memory',
+      heapUsed: process.memoryUsage().heapUsed,
+      newSpace: newSpace?.space_size ?? 0,
+    });
+  }
 });
 process.send?.({
   type: 'ready',
