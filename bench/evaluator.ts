@@ -13,6 +13,7 @@ import {
   STATIC_FLAG,
   TARGETED_FLAG,
 } from './fixtures.ts';
+import { prerequisitesBenchmark } from './prerequisites.ts';
 import { type Row, ratio, si } from './stats.ts';
 import { compare, type Measured, type Workload } from './timing.ts';
 
@@ -134,6 +135,7 @@ export function evaluatorBenchmark(): Row[] {
         `EvaluationService does): ${si(withClock.rate)}/s, ${ratio(withClock.ratio)}; contexts: ${mix}`,
     });
   }
+  rows.push(...prerequisitesBenchmark());
   return rows;
 }
 

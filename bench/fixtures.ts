@@ -198,6 +198,8 @@ export const FLAGD_REASONS: Record<Reason, string> = {
   default: 'DEFAULT',
   static: 'STATIC',
   disabled: 'DISABLED',
+  // flagd has no prerequisites: an exported flag whose prerequisite always fails serves its off variant statically.
+  prerequisite_failed: 'STATIC',
 };
 
 /** The HTTP benchmark's context: ten attributes; it reaches the second rule's rollout. */

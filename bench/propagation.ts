@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Flag } from '../src/domain/flag.ts';
 import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices, type Services } from '../src/services/services.ts';
+import { SnapshotRegistry } from '../src/services/snapshots.ts';
 import { openChangeFeed } from '../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import type { Database } from '../src/storage/sql/database.ts';
-import { SqlStore } from '../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
 import { median, ms, type Row } from './stats.ts';
 
@@ -21,15 +22,23 @@ const actor = {
   requestId: 'bench',
 } as const;
 
-async function node(url: string, schema: string): Promise<{ services: Services; db: Kysely<Database> }> {
-  const { db } = openDatabase(url, { schema });
-  const services = createServices(new SqlStore(db));
-  await services.sync.start(openChangeFeed(db), quiet);
-  return { services, db };
+interface BenchNode {
+  readonly services: Services;
+  readonly snapshots: SnapshotRegistry;
+  readonly db: Kysely<Database>;
 }
 
-const served = (services: Services, projectId: string) =>
-  services.snapshots.peek(projectId, 'production')?.evaluate('propagation', { targetingKey: 'u' }, 0)?.value;
+async function node(url: string, schema: string): Promise<BenchNode> {
+  const { db } = openDatabase(url, { schema });
+  const store = createSqlStore(db);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots });
+  await services.sync.start(openChangeFeed(db), quiet);
+  return { services, snapshots, db };
+}
+
+const served = (node: BenchNode, projectId: string) =>
+  node.snapshots.peek(projectId, 'production')?.evaluate('propagation', { targetingKey: 'u' }, 0)?.value;
 
 export async function propagationBenchmark(url: string): Promise<Row[]> {
   const schema = `bench_propagation_${process.pid}`;
@@ -39,7 +48,7 @@ export async function propagationBenchmark(url: string): Promise<Row[]> {
   try {
     const { db: setup } = openDatabase(url, { schema });
     await migrateToLatest(setup);
-    await bootstrap(new SqlStore(setup), undefined);
+    await bootstrap(createSqlStore(setup), undefined);
     await setup.destroy();
     const a = await node(url, schema);
     const b = await node(url, schema);
@@ -55,8 +64,7 @@ export async function propagationBenchmark(url: string): Promise<Row[]> {
       });
       onA.push(performance.now() - began);
       const expected = enabled;
-      while (served(b.services, project.id) !== expected)
-        await new Promise((resolve) => setImmediate(resolve));
+      while (served(b, project.id) !== expected) await new Promise((resolve) => setImmediate(resolve));
       toB.push(performance.now() - began);
     }
     for (const n of [a, b]) {

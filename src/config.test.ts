@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       corsOrigins: ['*'],
       trustProxy: false,
       redisUrl: undefined,
+      flagdSyncPort: undefined,
+      insights: true,
     });
   });
 
@@ -29,6 +31,8 @@ describe('loadConfig', () => {
       FLAGSTAFF_RATE_LIMIT_EVALUATION: '0',
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '7',
       FLAGSTAFF_CORS_ORIGINS: 'https://a.example, https://b.example',
+      FLAGSTAFF_FLAGD_SYNC_PORT: '8015',
+      FLAGSTAFF_INSIGHTS: 'off',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -39,6 +43,8 @@ describe('loadConfig', () => {
       rateLimitEvaluation: 0,
       rateLimitManagement: 7,
       corsOrigins: ['https://a.example', 'https://b.example'],
+      flagdSyncPort: 8015,
+      insights: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -51,6 +57,7 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_LOG_LEVEL', 'loud'],
     ['FLAGSTAFF_RATE_LIMIT_EVALUATION', '-1'],
     ['FLAGSTAFF_RATE_LIMIT_MANAGEMENT', '1.5'],
+    ['FLAGSTAFF_FLAGD_SYNC_PORT', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

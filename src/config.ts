@@ -16,6 +16,10 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** FLAGSTAFF_REDIS_URL: rate limits shared by every node; unset, per node. */
   readonly redisUrl: string | undefined;
+  /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (SPEC §9); unset: off. */
+  readonly flagdSyncPort: number | undefined;
+  /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
+  readonly insights: boolean;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -91,6 +95,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== undefined && adminPassword.length < 12) {
     throw new ConfigError('FLAGSTAFF_ADMIN_PASSWORD must be at least 12 characters long');
   }
+  const insights = env.FLAGSTAFF_INSIGHTS || 'on';
+  if (insights !== 'on' && insights !== 'off') {
+    throw new ConfigError(`FLAGSTAFF_INSIGHTS must be on or off, got "${insights}"`);
+  }
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
   return Object.freeze({
@@ -105,6 +113,10 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
     trustProxy: trustProxy(env),
     redisUrl: redisUrl(env),
+    flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
+      ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
+      : undefined,
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
+    insights: insights === 'on',
   });
 }

@@ -2,15 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { loggerOptions } from './http/logging.ts';
+import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { createServices } from './services/services.ts';
+import { SnapshotRegistry } from './services/snapshots.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
-import { SqlStore } from './storage/sql/sql-store.ts';
+import { createSqlStore } from './storage/sql/sql-store.ts';
 
-/** How often the API keys' last use, kept in memory, is written to the database. */
+/** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
 /** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
@@ -20,8 +22,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   }
   // Opening connects lazily: the app exists (and logs) before the database answers.
   const { db } = openDatabase(config.databaseUrl);
-  const store = new SqlStore(db);
-  const services = createServices(store);
+  const store = createSqlStore(db);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots, insights: config.insights });
   const app = await buildApp({
     services,
     logger: loggerOptions(config.logLevel),
@@ -52,11 +55,17 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
+  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await services.sync.start(openChangeFeed(db), app.log);
   const flushUsage = () =>
-    services.apiKeys
-      .flushUsage()
-      .catch((error) => app.log.warn({ err: error }, 'recording API key use failed'));
+    Promise.all([
+      services.apiKeys
+        .flushUsage()
+        .catch((error) => app.log.warn({ err: error }, 'recording API key use failed')),
+      services.insights
+        .flush()
+        .catch((error) => app.log.warn({ err: error }, 'recording evaluation counts failed')),
+    ]);
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();
   app.addHook('onClose', async () => {
@@ -70,6 +79,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       app.log.info(`${signal}: shutting down`);
       void app.close().then(() => process.exit(0));
     });
+  }
+  if (config.flagdSyncPort !== undefined) {
+    const sync = await startFlagdSyncServer(services, {
+      port: config.flagdSyncPort,
+      host: config.host,
+      log: app.log,
+    });
+    app.addHook('preClose', () => sync.close());
   }
   const origin = await listen(app, config);
   if (accounts.setupToken !== undefined) {

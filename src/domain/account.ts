@@ -11,6 +11,8 @@ export interface Account {
   readonly projectId: string | null;
   readonly createdAt: string;
   readonly lastLoginAt: string | null;
+  /** Moves on every update (compare-and-set, as for every other resource). */
+  readonly version: number;
 }
 
 /**

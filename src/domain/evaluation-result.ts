@@ -1,7 +1,7 @@
 import type { FlagType, JsonValue } from './flag.ts';
 
 /** Why a value was served (SPEC §3, §4.1). */
-export type Reason = 'targeting' | 'split' | 'default' | 'disabled' | 'static';
+export type Reason = 'targeting' | 'split' | 'default' | 'disabled' | 'static' | 'prerequisite_failed';
 
 export interface EvaluationResult {
   readonly key: string;

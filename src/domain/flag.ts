@@ -1,4 +1,4 @@
-import type { Rule } from './segment.ts';
+import { type Rule, segmentsNamedBy } from './segment.ts';
 
 /** Flag value types (SPEC §2). `object` carries any JSON object. */
 export type FlagType = 'boolean' | 'string' | 'number' | 'object';
@@ -45,6 +45,13 @@ export interface IndividualTarget {
   readonly values: readonly string[];
 }
 
+/** Another flag of the project that must serve one of `variants` (in the same environment) for this one to run (SPEC §10). */
+export interface Prerequisite {
+  /** The required flag's key. */
+  readonly flag: string;
+  readonly variants: readonly string[];
+}
+
 /** A flag's configuration in one environment. */
 export interface FlagEnvironment {
   readonly enabled: boolean;
@@ -55,6 +62,8 @@ export interface FlagEnvironment {
   readonly rules: readonly TargetingRule[];
   /** flagd-compatible JsonLogic targeting; when present, `rules` and `targets` are not used. */
   readonly targeting?: JsonValue;
+  /** Checked before anything else when enabled; absent means none. */
+  readonly prerequisites?: readonly Prerequisite[];
 }
 
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
@@ -90,4 +99,39 @@ export function initialFlagEnvironment(type: FlagType, variants: readonly Varian
   }
   const first = variants[0]?.key ?? null;
   return { enabled: false, offVariant: first, defaultVariant: first, targets: [], rules: [] };
+}
+
+/** Fields of a flag itself: a patch setting one changes the flag in every environment. */
+export const FLAG_FIELDS = [
+  'name',
+  'description',
+  'type',
+  'variants',
+  'tags',
+  'metadata',
+  'archived',
+] as const;
+
+/** Fields of a flag's configuration in one environment (`?environment=` of a flag patch). */
+export const ENVIRONMENT_FIELDS = [
+  'enabled',
+  'offVariant',
+  'defaultVariant',
+  'defaultRollout',
+  'targets',
+  'rules',
+  'targeting',
+  'prerequisites',
+] as const;
+
+/** Keys of the segments a flag's rules name, in any environment. */
+export function segmentsNamedByFlag(flag: Flag): string[] {
+  const keys = new Set<string>();
+  for (const config of Object.values(flag.environments)) {
+    for (const rule of config.rules) {
+      for (const key of rule.segments) keys.add(key);
+      for (const key of segmentsNamedBy(rule.conditions)) keys.add(key);
+    }
+  }
+  return [...keys];
 }

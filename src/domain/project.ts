@@ -19,8 +19,11 @@ export interface Environment {
   readonly updatedAt: string;
 }
 
+/** The environment a request means when it names none (SPEC §4, §6). */
+export const DEFAULT_ENVIRONMENT = 'production';
+
 /** Environments a project gets when its creator names none (SPEC §2). */
 export const DEFAULT_ENVIRONMENTS = [
   { key: 'development', name: 'Development' },
-  { key: 'production', name: 'Production' },
+  { key: DEFAULT_ENVIRONMENT, name: 'Production' },
 ] as const;

@@ -68,3 +68,9 @@ export interface Segment {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** Keys of the segments that rules refer to. */
+export const segmentsNamedBy = (rules: readonly Rule[]): string[] =>
+  rules.flatMap((rule) =>
+    rule.type === 'segment' && typeof rule.segment === 'string' ? [rule.segment] : [],
+  );

@@ -39,7 +39,9 @@ function targetingKeyOf(context: EvaluationContext): string | undefined {
 
 class Snapshot implements CompiledEnvironment {
   readonly environmentKey: string;
+  readonly segments: readonly Segment[];
   readonly compiledSegments: CompiledSegments;
+  readonly sources: ReadonlyMap<string, Flag>;
   readonly flags: ReadonlyMap<string, CompiledFlag>;
   readonly flagKeys: readonly string[];
   /** Non-archived flags in key order: what evaluateAll serves when not given keys. */
@@ -47,12 +49,16 @@ class Snapshot implements CompiledEnvironment {
 
   constructor(
     environmentKey: string,
+    segments: readonly Segment[],
     compiledSegments: CompiledSegments,
+    sources: ReadonlyMap<string, Flag>,
     flags: ReadonlyMap<string, CompiledFlag>,
     flagKeys: readonly string[],
   ) {
     this.environmentKey = environmentKey;
+    this.segments = segments;
     this.compiledSegments = compiledSegments;
+    this.sources = sources;
     this.flags = flags;
     this.flagKeys = flagKeys;
     this.live = this.flagKeys.map((key) => flags.get(key) as CompiledFlag).filter((flag) => !flag.archived);
@@ -105,17 +111,68 @@ function snapshotOf(compiled: CompiledEnvironment): Snapshot {
   return compiled;
 }
 
+/**
+ * Compiles the flags named in `pending` into `into`, each after the flags it requires, so that its
+ * evaluator can hold theirs. Flags not pending must already be in `into`. A prerequisite cycle
+ * (refused at write time, so only a race could store one) compiles as a missing prerequisite: it
+ * never holds, and nothing loops.
+ */
+function compileInOrder(
+  pending: ReadonlySet<string>,
+  sources: ReadonlyMap<string, Flag>,
+  environmentKey: string,
+  segments: CompiledSegments,
+  into: Map<string, CompiledFlag>,
+): void {
+  const visiting = new Set<string>();
+  const visit = (key: string): void => {
+    const flag = sources.get(key);
+    if (flag === undefined || into.has(key) || visiting.has(key)) return;
+    visiting.add(key);
+    for (const prerequisite of flag.environments[environmentKey]?.prerequisites ?? []) {
+      if (pending.has(prerequisite.flag)) visit(prerequisite.flag);
+    }
+    into.set(key, compileFlag(flag, environmentKey, segments, into));
+    visiting.delete(key);
+  };
+  for (const key of pending) visit(key);
+}
+
+/** `key` and every flag that requires it, directly or through others, in `environmentKey`. */
+function withDependants(
+  key: string,
+  sources: ReadonlyMap<string, Flag>,
+  environmentKey: string,
+): Set<string> {
+  const dependants = new Map<string, string[]>();
+  for (const flag of sources.values()) {
+    for (const prerequisite of flag.environments[environmentKey]?.prerequisites ?? []) {
+      const list = dependants.get(prerequisite.flag);
+      if (list === undefined) dependants.set(prerequisite.flag, [flag.key]);
+      else list.push(flag.key);
+    }
+  }
+  const found = new Set<string>([key]);
+  for (const next of found) for (const dependant of dependants.get(next) ?? []) found.add(dependant);
+  return found;
+}
+
+/** The compiled flags of `base` without `stale`, ready for those to be compiled again. */
+function reusable(base: Snapshot, stale: ReadonlySet<string>): Map<string, CompiledFlag> {
+  const flags = new Map(base.flags);
+  for (const key of stale) flags.delete(key);
+  return flags;
+}
+
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
   const segments = input.compiledSegments ?? compileSegments(input.segments);
-  // Only the compiled form is kept: the source flags (every environment's configuration) would
-  // double the memory of a large project (docs/performance.md, memory).
+  const sources = new Map<string, Flag>();
+  for (const flag of input.flags) sources.set(flag.key, flag);
   const flags = new Map<string, CompiledFlag>();
-  for (const flag of input.flags) {
-    flags.set(flag.key, compileFlag(flag, input.environmentKey, segments));
-  }
+  compileInOrder(new Set(sources.keys()), sources, input.environmentKey, segments, flags);
   const keys = [...flags.keys()].sort(byCodeUnits);
-  return new Snapshot(input.environmentKey, segments, flags, keys);
+  return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
 }
 
 /** Every environment of a project, compiling its segments once for all of them. */
@@ -133,27 +190,33 @@ export function compileProject(
   );
 }
 
-/** A new snapshot where `flag` is added or replaced, compiling only that flag; `compiled` is unchanged. */
+/**
+ * A new snapshot where `flag` is added or replaced, compiling only that flag and the flags that
+ * require it; `compiled` is unchanged.
+ */
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
   const base = snapshotOf(compiled);
-  const flags = new Map(base.flags).set(
-    flag.key,
-    compileFlag(flag, base.environmentKey, base.compiledSegments),
-  );
+  const sources = new Map(base.sources).set(flag.key, flag);
+  const stale = withDependants(flag.key, sources, base.environmentKey);
+  const flags = reusable(base, stale);
+  compileInOrder(stale, sources, base.environmentKey, base.compiledSegments, flags);
   let keys = base.flagKeys;
   if (!base.flags.has(flag.key)) {
     const at = positionOf(keys, flag.key);
     keys = [...keys.slice(0, at), flag.key, ...keys.slice(at)];
   }
-  return new Snapshot(base.environmentKey, base.compiledSegments, flags, keys);
+  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
 }
 
-/** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag). */
+/** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag); flags requiring it are compiled again. */
 export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
   const base = snapshotOf(compiled);
   if (!base.flags.has(flagKey)) return base;
-  const flags = new Map(base.flags);
-  flags.delete(flagKey);
+  const sources = new Map(base.sources);
+  sources.delete(flagKey);
+  const stale = withDependants(flagKey, base.sources, base.environmentKey);
+  const flags = reusable(base, stale);
+  compileInOrder(stale, sources, base.environmentKey, base.compiledSegments, flags);
   const keys = base.flagKeys.filter((key) => key !== flagKey);
-  return new Snapshot(base.environmentKey, base.compiledSegments, flags, keys);
+  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
 }

@@ -5,12 +5,13 @@ import {
   type FlagMetadata,
   initialFlagEnvironment,
   type JsonValue,
+  type Prerequisite,
   type Rollout,
   type TargetingRule,
 } from '../domain/flag.ts';
 import { compileTargeting } from './jsonlogic/compile-targeting.ts';
 import { compileRollout } from './rollout.ts';
-import { allOf, compileRule, type SegmentLookup, type UserPredicate } from './segments.ts';
+import { allOf, compileRule, oncePerPass, type SegmentLookup, type UserPredicate } from './segments.ts';
 
 /** An evaluation result with what the playground shows about how it was reached. */
 export interface EvaluationDetail extends EvaluationResult {
@@ -18,6 +19,8 @@ export interface EvaluationDetail extends EvaluationResult {
   readonly ruleId?: string;
   /** True when the user was listed in the flag's individual targets. */
   readonly targetMatched?: boolean;
+  /** The prerequisite flag that was not served a required variant, when one was not. */
+  readonly failedPrerequisite?: string;
   readonly flagMetadata: FlagMetadata;
 }
 
@@ -34,11 +37,21 @@ export interface CompiledFlag {
   readonly evaluate: FlagEvaluator;
   /** The one result of a flag whose result does not depend on the context (disabled, static). */
   readonly constant?: EvaluationDetail;
+  /** `evaluate` remembered for the evaluation pass: what flags requiring this one call. */
+  readonly evaluateOnce: FlagEvaluator;
 }
+
+/** Finds the compiled flags that prerequisites name, in the same environment. */
+export interface PrerequisiteLookup {
+  get(flagKey: string): CompiledFlag | undefined;
+}
+
+const NO_FLAGS: PrerequisiteLookup = { get: () => undefined };
 
 interface Provenance {
   readonly ruleId?: string;
   readonly targetMatched?: boolean;
+  readonly failedPrerequisite?: string;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -190,29 +203,106 @@ function compileNative(
   };
 }
 
+/** A prerequisite holds when its flag is enabled, not failing its own prerequisites, and serves a listed variant. */
+function satisfies(result: EvaluationDetail, variants: ReadonlySet<string>): boolean {
+  return (
+    result.reason !== 'disabled' &&
+    result.reason !== 'prerequisite_failed' &&
+    result.variant !== null &&
+    variants.has(result.variant)
+  );
+}
+
+interface PrerequisiteCheck {
+  readonly evaluate: FlagEvaluator;
+  readonly variants: ReadonlySet<string>;
+  readonly failed: EvaluationDetail;
+}
+
+/**
+ * Puts the prerequisites in front of `inner`, checked in the order listed. Those whose flags
+ * answer a constant are decided here, once; the others are evaluated through `evaluateOnce`, so a
+ * flag required by several flags (a diamond) is evaluated once per pass. A missing flag never holds.
+ */
+function guardByPrerequisites(
+  prerequisites: readonly Prerequisite[],
+  lookup: PrerequisiteLookup,
+  results: Results,
+  offVariant: string | null,
+  inner: { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined },
+): { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined } {
+  const checks: PrerequisiteCheck[] = [];
+  for (const prerequisite of prerequisites) {
+    const failed = results(offVariant, 'prerequisite_failed', { failedPrerequisite: prerequisite.flag });
+    const variants = new Set(prerequisite.variants);
+    const flag = lookup.get(prerequisite.flag);
+    const holds =
+      flag === undefined
+        ? false
+        : flag.constant === undefined
+          ? undefined
+          : satisfies(flag.constant, variants);
+    if (holds === true) continue;
+    if (holds === false) {
+      // Fails for everyone who gets this far: the prerequisites after it are never reached.
+      if (checks.length === 0) return { evaluate: () => failed, constant: failed };
+      checks.push({ evaluate: () => failed, variants, failed });
+      break;
+    }
+    checks.push({ evaluate: (flag as CompiledFlag).evaluateOnce, variants, failed });
+  }
+  if (checks.length === 0) return inner;
+  const evaluateInner = inner.evaluate;
+  return {
+    evaluate: (context, targetingKey, nowSeconds) => {
+      for (let i = 0; i < checks.length; i++) {
+        const check = checks[i] as PrerequisiteCheck;
+        if (!satisfies(check.evaluate(context, targetingKey, nowSeconds), check.variants))
+          return check.failed;
+      }
+      return evaluateInner(context, targetingKey, nowSeconds);
+    },
+  };
+}
+
 /**
  * Compiles one flag's configuration in one environment (a flag without one there is disabled, as a
  * new environment starts it) into an evaluator following SPEC §3, or §6 when it has JsonLogic
- * `targeting`. Never throws on a flag that passed validation, and evaluation never throws.
+ * `targeting`, behind its prerequisites (§10), whose flags `prerequisites` must already hold
+ * compiled. Never throws on a flag that passed validation, and evaluation never throws.
  */
-export function compileFlag(flag: Flag, environmentKey: string, segments: SegmentLookup): CompiledFlag {
+export function compileFlag(
+  flag: Flag,
+  environmentKey: string,
+  segments: SegmentLookup,
+  prerequisites: PrerequisiteLookup = NO_FLAGS,
+): CompiledFlag {
   const config = flag.environments[environmentKey] ?? initialFlagEnvironment(flag.type, flag.variants);
   const results = resultFactory(flag);
-  let evaluate: FlagEvaluator;
-  let constant: EvaluationDetail | undefined;
+  let compiled: { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined };
   if (!config.enabled) {
     const off = results(config.offVariant, 'disabled');
-    constant = off;
-    evaluate = () => off;
+    compiled = { evaluate: () => off, constant: off };
   } else if (hasTargeting(config.targeting)) {
-    evaluate = compileFlagdTargeting(flag, config, results);
+    compiled = { evaluate: compileFlagdTargeting(flag, config, results) };
   } else {
-    evaluate = compileNative(flag, config, segments, results);
+    const evaluate = compileNative(flag, config, segments, results);
     const fixed =
       config.targets.length === 0 && config.rules.length === 0 && config.defaultRollout === undefined;
-    if (fixed) constant = evaluate({}, undefined, 0);
+    compiled = { evaluate, constant: fixed ? evaluate({}, undefined, 0) : undefined };
   }
+  if (config.enabled && (config.prerequisites?.length ?? 0) > 0) {
+    compiled = guardByPrerequisites(
+      config.prerequisites as readonly Prerequisite[],
+      prerequisites,
+      results,
+      config.offVariant,
+      compiled,
+    );
+  }
+  const { evaluate, constant } = compiled;
+  const evaluateOnce = constant === undefined ? oncePerPass(evaluate) : () => constant;
   return constant === undefined
-    ? { key: flag.key, archived: flag.archived, evaluate }
-    : { key: flag.key, archived: flag.archived, evaluate, constant };
+    ? { key: flag.key, archived: flag.archived, evaluate, evaluateOnce }
+    : { key: flag.key, archived: flag.archived, evaluate, constant, evaluateOnce };
 }

@@ -15,8 +15,9 @@ export interface SegmentLookup {
 
 const NEVER: UserPredicate = () => false;
 
-// Within one evaluation pass a segment's membership is computed once, however many rules of
-// however many flags name it. A pass is one context evaluated against one snapshot.
+// Within one evaluation pass a segment's membership, or a prerequisite flag's result, is computed
+// once, however many rules of however many flags need it. A pass is one context evaluated against
+// one snapshot.
 let currentPass = 0;
 
 /** Starts a new evaluation pass: segment memberships remembered from earlier passes are forgotten. */
@@ -24,18 +25,24 @@ export function beginEvaluationPass(): void {
   currentPass++;
 }
 
-function memoized(test: UserPredicate): UserPredicate {
+/** `compute`, run at most once per evaluation pass and context; later calls answer the first result. */
+export function oncePerPass<R>(
+  compute: (context: EvaluationContext, targetingKey: string | undefined, nowSeconds: number) => R,
+): (context: EvaluationContext, targetingKey: string | undefined, nowSeconds: number) => R {
   let pass = -1;
   let lastContext: EvaluationContext | undefined;
-  let result = false;
-  return (context, targetingKey) => {
+  let result: R;
+  return (context, targetingKey, nowSeconds) => {
     if (pass === currentPass && lastContext === context) return result;
-    result = test(context, targetingKey);
+    result = compute(context, targetingKey, nowSeconds);
     pass = currentPass;
     lastContext = context;
     return result;
   };
 }
+
+// Membership ignores the clock; the cast only drops the parameter it never reads.
+const memoized = (test: UserPredicate): UserPredicate => oncePerPass(test) as UserPredicate;
 
 /** `every` over predicates, specialised so that short lists cost no loop. */
 export function allOf(predicates: readonly UserPredicate[]): UserPredicate {

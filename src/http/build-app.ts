@@ -4,9 +4,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
+import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
-import { lazyChildLogger, RequestLogController } from './logging.ts';
+import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
   registerAccessControl,
@@ -26,6 +27,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { insightsRoutes } from './routes/insights.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
@@ -61,7 +63,7 @@ function trustProxyOption(
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: withRedactedUrls(options.logger),
     logController: new RequestLogController(),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: BODY_LIMIT,
@@ -131,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         flagdRoutes,
         explainRoutes,
         accountRoutes,
+        insightsRoutes,
       ]) {
         await v1.register(routes, { services });
       }
@@ -140,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
+  await app.register(eventStreamRoutes, { services });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerDashboard(app, options.dashboardRoot);
   return app;

@@ -49,6 +49,11 @@ interface LoggedRequest {
   readonly id?: string;
 }
 
+const serializeRequest = (request: LoggedRequest) => ({
+  method: request.method,
+  url: redactUrl(request.url),
+});
+
 /**
  * The logger `serve` runs with: pino at `level`, requests described by method and redacted
  * URL only (never headers), Authorization and cookies redacted should a header ever be logged.
@@ -62,9 +67,20 @@ export function loggerOptions(
     ...(stream ? { stream } : {}),
     redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'],
     serializers: {
-      req: (request: LoggedRequest) => ({ method: request.method, url: redactUrl(request.url) }),
+      req: serializeRequest,
     },
   };
+}
+
+/**
+ * The app's logger options with requests serialised as method and redacted URL, whatever the
+ * caller chose: stream URLs authenticate by a token in their query (EventSource sends no
+ * headers), and a key sent as `?api_key=` must not reach a log line either.
+ */
+export function withRedactedUrls(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
+  if (logger === undefined || logger === false) return false;
+  const options = logger === true ? {} : logger;
+  return { ...options, serializers: { ...options.serializers, req: serializeRequest } };
 }
 
 /**

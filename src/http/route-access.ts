@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
+import { ENVIRONMENT_FIELDS, FLAG_FIELDS } from '../domain/flag.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
@@ -33,8 +35,6 @@ const query = (request: FastifyRequest, name: string) =>
   text((request.query as Record<string, unknown> | undefined)?.[name]);
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const DEFAULT_ENVIRONMENT = 'production';
 
 const ANY = (): AccessTarget => ({ kind: 'any' });
 const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
@@ -76,17 +76,9 @@ function bodyEnvironment(principal: Principal, body: unknown): void {
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
 
-/** Flag fields reach every environment; these reach the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
-const FLAG_WIDE_FIELDS = new Set(['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived']);
-const ENVIRONMENT_FIELDS = new Set([
-  'enabled',
-  'offVariant',
-  'defaultVariant',
-  'defaultRollout',
-  'targets',
-  'rules',
-  'targeting',
-]);
+/** Flag fields reach every environment; environment fields the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
+const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
+const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
 function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
   if (!isObject(body)) return;
@@ -96,7 +88,8 @@ function flagPatchEnvironments(principal: Principal, body: unknown, request: Fas
       authorizeEnvironments(principal, 'all');
       return;
     }
-    if (ENVIRONMENT_FIELDS.has(field)) touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
+    if (ENVIRONMENT_WIDE_FIELDS.has(field))
+      touched.push(query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
     if (field === 'environments' && isObject(body.environments))
       touched.push(...Object.keys(body.environments));
   }
@@ -146,12 +139,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
+  'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.
   'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
   'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
   'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
+  'POST /v1/segments/:segmentId/restore': { role: 'editor', target: SEGMENT, environments: ALL },
   'DELETE /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
 
   'GET /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { FlagdExportWarning } from '../flagd/export-flagd.ts';
+import { bodyEtag, ifNoneMatchHits } from '../http/etag.ts';
 import { actorOf } from '../http/request-helpers.ts';
 import { Closed, Key, problems } from '../http/schemas/common.ts';
 import type { RoutesPlugin } from '../http/type-provider.ts';
@@ -64,9 +65,11 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         summary: 'Export an environment as a flagd flags document',
         description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
         params: Params,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
         response: {
-          200: Type.Unknown({ description: 'A flagd document (flags.json schema).' }),
-          ...problems(401, 403, 404, 429),
+          200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
+          304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
+          ...problems(401, 403, 404, 409, 429),
         },
       },
     },
@@ -76,8 +79,13 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         request.params.projectId,
         request.params.envKey,
       );
+      // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (SPEC §9).
+      const body = JSON.stringify(document);
+      const etag = bodyEtag(body);
+      reply.header('etag', etag);
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       if (warnings.length > 0) reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
-      return document;
+      return reply.type('application/json; charset=utf-8').send(body);
     },
   );
 };

@@ -1,6 +1,6 @@
 import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Store } from '../storage/store.ts';
+import type { ApiKeyStore, FlagStore, ProjectStore } from '../storage/store.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);
 const noProjectAccess = () => forbidden('This API key has no access to this project.');
@@ -43,10 +43,6 @@ export function authorizeEnvironments(principal: Principal, environments: readon
     }
   }
 }
-
-/** True when the principal may see the project at all (for filtering lists). */
-export const canSeeProject = (principal: Principal, projectId: string) =>
-  principal.projectId === null || principal.projectId === projectId;
 
 /** Flag-wide and environment-set changes reach every environment, so a key limited to some may not make them. */
 export function requireAllEnvironments(principal: Principal): void {
@@ -95,11 +91,14 @@ export type EnvironmentScope = readonly string[] | 'all' | undefined;
  * again as they load what they act on; both follow the rules above.
  */
 export class AccessChecks {
-  readonly #store: Store;
+  readonly #store: ProjectStore & FlagStore & ApiKeyStore;
   /** Project key or id → id from memory (the snapshots'), so evaluation never asks the database. */
   readonly #knownProject: (reference: string) => string | undefined;
 
-  constructor(store: Store, knownProject: (reference: string) => string | undefined = () => undefined) {
+  constructor(
+    store: ProjectStore & FlagStore & ApiKeyStore,
+    knownProject: (reference: string) => string | undefined = () => undefined,
+  ) {
     this.#store = store;
     this.#knownProject = knownProject;
   }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Account, type Invitation, PASSWORD_MIN } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
-import type { Page, PageRequest, Store, StoredAccount, StoredInvitation } from '../storage/store.ts';
+import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -57,13 +57,21 @@ function checkPassword(password: string, path = '/password'): void {
 
 /** Dashboard accounts: invitations, joining, listing and removal, with the roles of API keys. */
 export class AccountService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
 
-  constructor(store: Store) {
+  constructor(store: StoreRoles) {
     this.#store = store;
   }
 
   /** Organisation admins see every account; a project admin sees the project's own. */
+  /** The account a signed-in principal is, without its password hash; undefined for API keys. */
+  async me(actor: Actor): Promise<Account | undefined> {
+    const { principal } = actor;
+    if (principal.type !== 'user') return undefined;
+    const account = await this.#store.findAccountById(principal.id);
+    return account && publicAccount(account);
+  }
+
   async list(actor: Actor, page: PageRequest): Promise<Page<Account>> {
     const scope = this.#listScope(actor);
     const found = await this.#store.listAccounts({ projectId: scope }, page);
@@ -166,6 +174,7 @@ export class AccountService {
       projectId: invitation.projectId,
       createdAt: at,
       lastLoginAt: at,
+      version: 1,
     };
     await this.#store.transaction(async (tx) => {
       if (!(await tx.acceptInvitation(invitation.id, at))) throw usedLink();
@@ -249,7 +258,7 @@ export interface AccountBootstrap {
  * any invitation exists, so later starts print nothing.
  */
 export async function bootstrapAccounts(
-  store: Store,
+  store: StoreRoles,
   admin: { email?: string | undefined; password?: string | undefined },
 ): Promise<AccountBootstrap> {
   return store.transaction(async (tx) => {
@@ -269,6 +278,7 @@ export async function bootstrapAccounts(
         projectId: null,
         createdAt: at,
         lastLoginAt: null,
+        version: 1,
       };
       await tx.insertAccount(account);
       await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {

@@ -1,6 +1,7 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
-import type { Page, PageRequest, Store, StoredApiKey } from '../storage/store.ts';
+import type { KeyRevocations } from '../realtime/key-revocations.ts';
+import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -24,22 +25,27 @@ export interface CreatedApiKey extends ApiKey {
 export interface ApiKeyServiceOptions {
   /** Milliseconds since the epoch; tests pass a fake one to move past expiry. */
   readonly clock?: () => number;
+  /** Told of each revocation, so the key's open streams end. */
+  readonly revocations?: KeyRevocations;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 
 export class ApiKeyService {
-  readonly #store: Store;
+  readonly #store: StoreRoles;
   readonly #clock: () => number;
+  readonly #revocations: KeyRevocations | undefined;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
   readonly registry: KeyRegistry;
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: Store, options: ApiKeyServiceOptions = {}) {
+  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
-    this.registry = new KeyRegistry(store);
+    this.#revocations = options.revocations;
+    // Keys revoked elsewhere (another node, the CLI) end their open streams here too.
+    this.registry = new KeyRegistry(store, (keyId) => this.#revocations?.revoked(keyId));
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */
@@ -160,6 +166,7 @@ export class ApiKeyService {
       });
     });
     this.registry.remove(keyId);
+    this.#revocations?.revoked(keyId);
   }
 
   /** Project keys need a project admin; organisation-wide keys an organisation admin. */

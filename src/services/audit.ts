@@ -1,5 +1,5 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
-import type { AuditFilter, Page, PageRequest, Store } from '../storage/store.ts';
+import type { AuditFilter, AuditStore, Page, PageRequest, ProjectStore } from '../storage/store.ts';
 import { authorizeOrganisation } from './access.ts';
 import type { Actor } from './actor.ts';
 import { newId } from './ids.ts';
@@ -15,7 +15,7 @@ export interface AuditEntry {
 
 /** Records one audit event; call it inside the write's transaction so both happen or neither. */
 export async function recordAudit(
-  store: Store,
+  store: AuditStore,
   actor: Actor,
   projectId: string | null,
   entry: AuditEntry,
@@ -44,9 +44,9 @@ function withoutSecrets(snapshot: unknown): unknown {
 
 /** Reading the audit log: a project's (its admins) or the whole installation's (organisation-wide admins). */
 export class AuditLogService {
-  readonly #store: Store;
+  readonly #store: AuditStore & ProjectStore;
 
-  constructor(store: Store) {
+  constructor(store: AuditStore & ProjectStore) {
     this.#store = store;
   }
 

@@ -1,5 +1,5 @@
 import { DEFAULT_ENVIRONMENTS } from '../domain/project.ts';
-import type { Store, StoredApiKey } from '../storage/store.ts';
+import type { StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { principalOf } from './api-key-service.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
@@ -17,7 +17,7 @@ export interface BootstrapResult {
  * On an empty database: the `default` project (development, production) and the first
  * organisation-wide admin key, whose secret is `adminKey` or a generated one. Later starts do nothing.
  */
-export async function bootstrap(store: Store, adminKey: string | undefined): Promise<BootstrapResult> {
+export async function bootstrap(store: StoreRoles, adminKey: string | undefined): Promise<BootstrapResult> {
   return store.transaction(async (tx) => {
     const [projects, keys] = await Promise.all([
       tx.listProjects({ limit: 1 }),

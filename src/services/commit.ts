@@ -1,9 +1,9 @@
-import type { Store } from '../storage/store.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import type { KeyRegistry } from './key-registry.ts';
 import type { Change, SnapshotRegistry } from './snapshots.ts';
 
 export interface WriteDeps {
-  readonly store: Store;
+  readonly store: StoreRoles;
   readonly snapshots: SnapshotRegistry;
   /** The node's in-memory API keys, for writes that take keys with them (deleting a project). */
   readonly keys?: KeyRegistry;
@@ -12,18 +12,19 @@ export interface WriteDeps {
 /**
  * Runs a write that changes what a project's evaluations serve: in one transaction with the
  * revision bump (whose trigger notifies other nodes: decision 0204), then refreshes this node's
- * snapshot before returning, so the next evaluation sees the change.
+ * snapshot before returning, so the next evaluation sees the change. `change` says what was
+ * written, or how to tell from the write's result, so the snapshot is patched without reading it back.
  */
 export async function commitProjectChange<T>(
   deps: WriteDeps,
   projectId: string,
-  change: Change,
-  work: (tx: Store) => Promise<T>,
+  change: Change | ((result: T) => Change),
+  work: (tx: StoreRoles) => Promise<T>,
 ): Promise<T> {
   const { result, revision } = await deps.store.transaction(async (tx) => {
     const result = await work(tx);
     return { result, revision: await tx.bumpRevision(projectId) };
   });
-  await deps.snapshots.changed(projectId, revision, change);
+  await deps.snapshots.changed(projectId, revision, typeof change === 'function' ? change(result) : change);
   return result;
 }

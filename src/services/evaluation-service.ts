@@ -1,8 +1,9 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
-import type { Store } from '../storage/store.ts';
+import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
@@ -16,14 +17,17 @@ export interface EvaluationScope {
 
 /** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
 export class EvaluationService {
-  readonly #store: Store;
+  readonly #store: ProjectStore;
   readonly #snapshots: SnapshotRegistry;
   /** What /metrics reports: evaluations served, by project, environment and reason. */
   readonly counts = new EvaluationCounts();
+  /** Per-flag counts for insights; null when they are off. Every evaluation route passes through evaluate/evaluateAll. */
+  readonly #counter: EvaluationCounter | null;
 
-  constructor(store: Store, snapshots: SnapshotRegistry) {
+  constructor(store: ProjectStore, snapshots: SnapshotRegistry, counter: EvaluationCounter | null = null) {
     this.#store = store;
     this.#snapshots = snapshots;
+    this.#counter = counter;
   }
 
   /**
@@ -31,10 +35,11 @@ export class EvaluationService {
    * Evaluations made on it directly are not counted in /metrics: serve through evaluate/evaluateAll.
    */
   async environmentFor(actor: Actor, scope: EvaluationScope): Promise<CompiledEnvironment> {
-    return (await this.#resolve(actor, scope)).compiled;
+    return (await this.resolve(actor, scope)).compiled;
   }
 
-  async #resolve(
+  /** The project, environment and compiled environment a request may evaluate in (SPEC §5 checks). */
+  async resolve(
     actor: Actor,
     scope: EvaluationScope,
   ): Promise<{ projectId: string; environment: string; compiled: CompiledEnvironment }> {
@@ -47,6 +52,11 @@ export class EvaluationService {
     if (compiled === null)
       throw new DomainError('not_found', `No environment "${environment}" in this project.`);
     return { projectId, environment, compiled };
+  }
+
+  /** Whether the project (by id) has the environment, as this node's snapshots know it. */
+  async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
+    return (await this.#snapshots.environment(projectId, environment)) !== null;
   }
 
   async #projectId(actor: Actor, project: string | undefined): Promise<string> {
@@ -70,12 +80,25 @@ export class EvaluationService {
     context: EvaluationContext,
     scope: EvaluationScope,
   ): Promise<EvaluationDetail> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const result = compiled.evaluate(flagKey, context, Math.floor(Date.now() / 1000));
     if (result === undefined)
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(projectId, environment, result.reason);
+    this.#counter?.count(projectId, environment, result);
     return result;
+  }
+
+  /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
+  async explain(
+    actor: Actor,
+    projectIdOrKey: string,
+    flagKey: string,
+    context: EvaluationContext,
+    environment: string,
+  ): Promise<EvaluationDetail> {
+    const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer', environment);
+    return this.evaluate(actor, flagKey, context, { project: project.id, environment });
   }
 
   async evaluateAll(
@@ -84,9 +107,10 @@ export class EvaluationService {
     scope: EvaluationScope,
     flagKeys?: readonly string[],
   ): Promise<EvaluationDetail[]> {
-    const { projectId, environment, compiled } = await this.#resolve(actor, scope);
+    const { projectId, environment, compiled } = await this.resolve(actor, scope);
     const results = compiled.evaluateAll(context, Math.floor(Date.now() / 1000), flagKeys);
     this.counts.countAll(projectId, environment, results);
+    this.#counter?.countAll(projectId, environment, results);
     return results;
   }
 }

@@ -1,16 +1,19 @@
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
+  ENVIRONMENT_FIELDS,
+  FLAG_FIELDS,
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
   type FlagType,
   initialFlagEnvironment,
+  segmentsNamedByFlag,
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
-import type { Project } from '../domain/project.ts';
-import type { FlagFilter, Page, PageRequest, Store } from '../storage/store.ts';
+import { DEFAULT_ENVIRONMENT, type Project } from '../domain/project.ts';
+import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -20,6 +23,8 @@ import { isPlainObject, mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateFlagInput {
   readonly key: string;
@@ -34,17 +39,6 @@ export interface CreateFlagInput {
 /** A merge patch of a flag (SPEC §4): flag fields, environment fields for `environment`, or `environments`. */
 export type FlagPatch = Readonly<Record<string, unknown>>;
 
-const FLAG_FIELDS = ['name', 'description', 'type', 'variants', 'tags', 'metadata', 'archived'] as const;
-const ENVIRONMENT_FIELDS = [
-  'enabled',
-  'offVariant',
-  'defaultVariant',
-  'defaultRollout',
-  'targets',
-  'rules',
-  'targeting',
-];
-
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
 
 export class FlagService {
@@ -54,7 +48,7 @@ export class FlagService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 
@@ -107,39 +101,44 @@ export class FlagService {
     }
     const variants = input.variants ?? BOOLEAN_VARIANTS;
     const id = newId('flg');
-    return commitProjectChange(this.#deps, project.id, { flagId: id, flagKey: input.key }, async (tx) => {
-      const environments = await tx.listEnvironments(project.id);
-      const at = now();
-      const flag: Flag = {
-        id,
-        projectId: project.id,
-        key: input.key,
-        name: input.name ?? input.key,
-        description: input.description ?? '',
-        type,
-        variants,
-        tags: input.tags ?? [],
-        archived: false,
-        metadata: input.metadata ?? {},
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        environments: Object.fromEntries(
-          environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
-        ),
-      };
-      await this.#validate(tx, flag);
-      await tx
-        .insertFlag(flag)
-        .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
-      await recordAudit(tx, actor, project.id, {
-        action: 'flag.created',
-        resource: { type: 'flag', id, key: flag.key },
-        before: null,
-        after: flag,
-      });
-      return flag;
-    });
+    return commitProjectChange(
+      this.#deps,
+      project.id,
+      (flag) => ({ written: flag }),
+      async (tx) => {
+        const environments = await tx.listEnvironments(project.id);
+        const at = now();
+        const flag: Flag = {
+          id,
+          projectId: project.id,
+          key: input.key,
+          name: input.name ?? input.key,
+          description: input.description ?? '',
+          type,
+          variants,
+          tags: input.tags ?? [],
+          archived: false,
+          metadata: input.metadata ?? {},
+          version: 1,
+          createdAt: at,
+          updatedAt: at,
+          environments: Object.fromEntries(
+            environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+          ),
+        };
+        await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
+        await tx
+          .insertFlag(flag)
+          .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
+        await recordAudit(tx, actor, project.id, {
+          action: 'flag.created',
+          resource: { type: 'flag', id, key: flag.key },
+          before: null,
+          after: flag,
+        });
+        return flag;
+      },
+    );
   }
 
   async patch(
@@ -149,7 +148,8 @@ export class FlagService {
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<Flag> {
     const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
-    const touched = this.#touchedEnvironments(patch, options.environment ?? 'production');
+    const environment = options.environment ?? DEFAULT_ENVIRONMENT;
+    const touched = this.#touchedEnvironments(patch, environment);
     for (const environment of touched)
       await accessProject(this.#store, actor.principal, project.id, 'editor', environment);
     if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
@@ -158,39 +158,109 @@ export class FlagService {
         { path: '/type', message: `is ${current.type} and cannot change` },
       ]);
     }
-    return commitProjectChange(this.#deps, project.id, { flagId, flagKey: current.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId);
-      if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
-      const next = this.#applyPatch(stored, patch, options.environment ?? 'production');
+    return this.#replace(actor, project, current, options.ifMatch, async (stored) => {
+      const next = this.#applyPatch(stored, patch, environment);
       for (const environment of touched) {
         if (stored.environments[environment] === undefined) {
           throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
         }
       }
-      await this.#validate(tx, next);
-      if (!(await tx.updateFlag(next, stored.version))) {
-        throw changedMeanwhile('flag');
-      }
-      await recordAudit(tx, actor, project.id, {
-        action: 'flag.updated',
-        resource: { type: 'flag', id: flagId, key: next.key },
-        ...(touched.length === 1 ? { environment: touched[0] } : {}),
-        before: stored,
-        after: next,
-      });
-      return next;
+      return {
+        next,
+        audit: { action: 'flag.updated', ...(touched.length === 1 ? { environment: touched[0] } : {}) },
+      };
     });
+  }
+
+  /**
+   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10).
+   * Environments created since keep their current configuration; deleted ones are left out.
+   */
+  async restore(
+    actor: Actor,
+    flagId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Flag> {
+    const { flag: current, project } = await this.#byId(actor, flagId, 'editor');
+    requireAllEnvironments(actor.principal);
+    return this.#replace(actor, project, current, options.ifMatch, async (stored, tx) => {
+      const earlier = await versionFromAudit<Flag>(tx, project.id, 'flag', flagId, version);
+      const environments = Object.fromEntries(
+        Object.entries(stored.environments).map(([key, config]) => [
+          key,
+          earlier.environments[key] ?? config,
+        ]),
+      );
+      const next: Flag = {
+        ...earlier,
+        id: stored.id,
+        projectId: stored.projectId,
+        key: stored.key,
+        type: stored.type,
+        environments,
+        version: stored.version + 1,
+        createdAt: stored.createdAt,
+        updatedAt: now(),
+      };
+      return { next, audit: { action: 'flag.restored' } };
+    });
+  }
+
+  /**
+   * The one way a stored flag is rewritten: read and lock it in the transaction, check If-Match,
+   * build the next version, validate it, refuse archiving what others require, write it unless
+   * another writer got there first, and audit it.
+   */
+  async #replace(
+    actor: Actor,
+    project: Project,
+    current: Flag,
+    ifMatch: number | undefined,
+    build: (
+      stored: Flag,
+      tx: StoreRoles,
+    ) => Promise<{ next: Flag; audit: { action: string; environment?: string | undefined } }>,
+  ): Promise<Flag> {
+    const flagId = current.id;
+    return commitProjectChange(
+      this.#deps,
+      project.id,
+      (flag) => ({ written: flag }),
+      async (tx) => {
+        // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+        const stored = await tx.findFlagById(flagId, { forUpdate: true });
+        if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+        checkIfMatch(ifMatch, stored.version);
+        const { next, audit } = await build(stored, tx);
+        // Every flag has a configuration in every environment of its project, so the stored one names them all.
+        await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+        if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
+        if (!(await tx.updateFlag(next, stored.version))) {
+          throw changedMeanwhile('flag');
+        }
+        await recordAudit(tx, actor, project.id, {
+          action: audit.action,
+          resource: { type: 'flag', id: flagId, key: next.key },
+          ...(audit.environment === undefined ? {} : { environment: audit.environment }),
+          before: stored,
+          after: next,
+        });
+        return next;
+      },
+    );
   }
 
   async delete(actor: Actor, flagId: string, options: { ifMatch?: number | undefined }): Promise<void> {
     const { flag, project } = await this.#byId(actor, flagId, 'editor');
     requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, project.id, { flagId, flagKey: flag.key }, async (tx) => {
-      const stored = await tx.findFlagById(flagId);
+    await commitProjectChange(this.#deps, project.id, { removed: flag.key }, async (tx) => {
+      const stored = await tx.findFlagById(flagId, { forUpdate: true });
       if (stored === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
       checkIfMatch(options.ifMatch, stored.version);
-      await tx.deleteFlag(flagId);
+      await refuseIfRequired(tx, stored, 'deleted');
+      // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
+      if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
       await recordAudit(tx, actor, project.id, {
         action: 'flag.deleted',
         resource: { type: 'flag', id: flagId, key: stored.key },
@@ -245,18 +315,48 @@ export class FlagService {
       environments,
     };
   }
+}
 
-  async #validate(store: Store, flag: Flag): Promise<void> {
-    const [environments, segments] = await Promise.all([
-      store.listEnvironments(flag.projectId),
-      store.allSegments(flag.projectId),
-    ]);
-    const errors = validateFlag(
-      flag,
-      new Set(environments.map((e) => e.key)),
-      new Set(segments.map((s) => s.key)),
+/**
+ * Refuses a flag whose configuration names environments or segments its project lacks. Only
+ * the segments the flag names are read, and they stay locked until the write commits, so a
+ * concurrent delete of one of them waits and then sees this flag using it.
+ */
+async function validateReferences(
+  store: FlagStore,
+  flag: Flag,
+  environmentKeys: ReadonlySet<string>,
+  previous?: Flag,
+): Promise<void> {
+  const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
+  const errors = validateFlag(flag, environmentKeys, segmentKeys);
+  // The other flags are read only when prerequisites are involved: this flag names some, or it
+  // changes variants that other flags may require.
+  if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {
+    const flags = await store.allFlags(flag.projectId);
+    errors.push(
+      ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
+      ...requiredVariantsKept(flag, flags),
     );
-    if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+  }
+  if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+}
+
+const hasPrerequisites = (flag: Flag) =>
+  Object.values(flag.environments).some((config) => (config.prerequisites?.length ?? 0) > 0);
+
+/** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+async function refuseIfRequired(
+  store: FlagStore,
+  flag: Flag,
+  becoming: 'deleted' | 'archived',
+): Promise<void> {
+  const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+  const dependants = dependantsOf(flag.key, live);
+  if (dependants.length > 0) {
+    throw conflict(
+      `Flag "${flag.key}" cannot be ${becoming}: it is a prerequisite of ${dependants.map((k) => `"${k}"`).join(', ')}.`,
+    );
   }
 }
 

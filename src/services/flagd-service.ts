@@ -4,7 +4,8 @@ import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
-import type { Store } from '../storage/store.ts';
+import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -53,7 +54,7 @@ export class FlagdService {
     this.#deps = deps;
   }
 
-  get #store(): Store {
+  get #store(): StoreRoles {
     return this.#deps.store;
   }
 
@@ -231,13 +232,21 @@ export class FlagdService {
    */
   async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+    return this.exportEnvironment(project.id, environment);
+  }
+
+  /**
+   * The export without access checks, for callers that made their own: flagd sync serves it to
+   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   */
+  async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(project.id),
-      segments: await tx.allSegments(project.id),
+      flags: await tx.allFlags(projectId),
+      segments: await tx.allSegments(projectId),
     }));
     return exportFlagd(
       environment,
-      flags.filter((flag) => !flag.archived),
+      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),
       segments,
     );
   }

@@ -20,8 +20,15 @@ export class KeyRegistry {
   /** Moves with every local change, so a reload that overlapped one reads again rather than undo it. */
   #generation = 0;
 
-  constructor(store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>) {
+  readonly #removedElsewhere: (keyId: string) => void;
+
+  /** `removedElsewhere` hears of keys that a reload no longer finds (revoked or deleted by another writer). */
+  constructor(
+    store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>,
+    removedElsewhere: (keyId: string) => void = () => {},
+  ) {
     this.#store = store;
+    this.#removedElsewhere = removedElsewhere;
   }
 
   get loaded(): boolean {
@@ -71,8 +78,10 @@ export class KeyRegistry {
       if (revision === this.#revision && this.#keys !== undefined) return;
       const keys = await this.#store.listActiveApiKeys();
       if (generation !== this.#generation) continue;
+      const previous = this.#keys;
       this.#keys = new Map(keys.map((key) => [key.secretHash, known(key)]));
       this.#revision = revision;
+      for (const [hash, key] of previous ?? []) if (!this.#keys.has(hash)) this.#removedElsewhere(key.id);
       return;
     }
   }

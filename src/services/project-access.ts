@@ -1,7 +1,7 @@
 import type { Principal, Role } from '../domain/api-key.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
-import type { Store } from '../storage/store.ts';
+import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 
 /**
@@ -10,7 +10,7 @@ import { authorize } from './access.ts';
  * so probing reveals nothing.
  */
 export async function accessProject(
-  store: Store,
+  store: ProjectStore,
   principal: Principal,
   idOrKey: string,
   role: Role,

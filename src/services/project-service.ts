@@ -1,6 +1,6 @@
 import { validationFailed } from '../domain/errors.ts';
 import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from '../domain/project.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -35,6 +35,11 @@ export class ProjectService {
     if (principal.projectId === null) return this.#deps.store.listProjects(page);
     const own = await this.#deps.store.findProject(principal.projectId);
     return { items: own ? [own] : [] };
+  }
+
+  /** A project's key, for labels (metrics); no access check, since it reveals only what the caller named by id. */
+  async keyOf(projectId: string): Promise<string | undefined> {
+    return (await this.#deps.store.findProject(projectId))?.key;
   }
 
   get(actor: Actor, idOrKey: string): Promise<Project> {
@@ -108,7 +113,7 @@ export class ProjectService {
 
 /** Creates a project with its environments (used by the API and by first start). */
 export async function createProject(
-  store: Store,
+  store: StoreRoles,
   actor: Actor,
   input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
 ): Promise<Project> {

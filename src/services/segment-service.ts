@@ -1,8 +1,8 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
-import type { Rule, Segment, SegmentMatch } from '../domain/segment.ts';
+import { type Rule, type Segment, type SegmentMatch, segmentsNamedBy } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -12,6 +12,7 @@ import { mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
+import { versionFromAudit } from './version-history.ts';
 
 export interface CreateSegmentInput {
   readonly key: string;
@@ -87,12 +88,9 @@ export class SegmentService {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
-    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const stored = await tx.findSegmentById(segmentId);
-      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
+    return this.#replace(actor, current, options.ifMatch, 'segment.updated', async (stored) => {
       const merged = mergePatch(stored, patch) as Segment;
-      const next: Segment = {
+      return {
         ...merged,
         description: merged.description ?? '',
         match: merged.match ?? 'all',
@@ -102,12 +100,54 @@ export class SegmentService {
         version: stored.version + 1,
         updatedAt: now(),
       };
+    });
+  }
+
+  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10). */
+  async restore(
+    actor: Actor,
+    segmentId: string,
+    version: number,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Segment> {
+    const current = await this.get(actor, segmentId);
+    await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
+    requireAllEnvironments(actor.principal);
+    return this.#replace(actor, current, options.ifMatch, 'segment.restored', async (stored, tx) => {
+      const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
+      return {
+        ...earlier,
+        id: stored.id,
+        projectId: stored.projectId,
+        key: stored.key,
+        version: stored.version + 1,
+        createdAt: stored.createdAt,
+        updatedAt: now(),
+      };
+    });
+  }
+
+  /** The one way a stored segment is rewritten: checked, validated, written unless raced, audited. */
+  async #replace(
+    actor: Actor,
+    current: Segment,
+    ifMatch: number | undefined,
+    action: string,
+    build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
+  ): Promise<Segment> {
+    const segmentId = current.id;
+    return commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+      // Locked until commit: a concurrent patch without If-Match waits its turn instead of failing.
+      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
+      if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
+      checkIfMatch(ifMatch, stored.version);
+      const next = await build(stored, tx);
       await this.#validate(tx, next);
       if (!(await tx.updateSegment(next, stored.version))) {
         throw changedMeanwhile('segment');
       }
       await recordAudit(tx, actor, stored.projectId, {
-        action: 'segment.updated',
+        action,
         resource: { type: 'segment', id: segmentId, key: next.key },
         before: stored,
         after: next,
@@ -121,7 +161,9 @@ export class SegmentService {
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
     await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const stored = await tx.findSegmentById(segmentId);
+      // Locked first, so writes naming the segment either committed already (and show up as
+      // users below) or wait, and then find it gone.
+      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
       if (stored === undefined) throw notFound(`No segment with id "${segmentId}".`);
       checkIfMatch(options.ifMatch, stored.version);
       const users = segmentUsers(
@@ -135,7 +177,7 @@ export class SegmentService {
           `The segment "${stored.key}" is used by ${users.join(', ')}; remove those uses first.`,
         );
       }
-      await tx.deleteSegment(segmentId);
+      if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
       await recordAudit(tx, actor, stored.projectId, {
         action: 'segment.deleted',
         resource: { type: 'segment', id: segmentId, key: stored.key },
@@ -145,9 +187,11 @@ export class SegmentService {
     });
   }
 
-  async #validate(store: Store, segment: Segment): Promise<void> {
+  async #validate(store: FlagStore, segment: Segment): Promise<void> {
+    // The segments this one names stay locked until the write commits, so none is deleted meanwhile.
+    const named = await store.existingSegmentKeys(segment.projectId, segmentsNamedBy(segment.rules));
     const others = (await store.allSegments(segment.projectId)).filter((s) => s.id !== segment.id);
-    const keys = new Set([...others.map((s) => s.key), segment.key]);
+    const keys = new Set([...named, segment.key]);
     const errors = validateRules(segment.rules, keys, '/rules');
     if (errors.length === 0) {
       const cycle = findSegmentCycle([...others, segment]);

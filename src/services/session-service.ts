@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Store, StoredAccount, StoredSession } from '../storage/store.ts';
+import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { newId } from './ids.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
@@ -128,14 +128,14 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /** Sign-in, the sessions it starts, and the rate limit that keeps passwords from being guessed. */
 export class SessionService {
-  readonly #store: Store;
+  readonly #store: AccountStore;
   readonly #ttlMs: number;
   readonly #perAccount: Buckets;
   readonly #perAddress: Buckets;
   readonly #clock: () => Date;
   #lastSweep = 0;
 
-  constructor(store: Store, options: SessionOptions = {}) {
+  constructor(store: AccountStore, options: SessionOptions = {}) {
     this.#store = store;
     this.#ttlMs = options.ttlMs ?? 7 * DAY_MS;
     this.#perAccount = new Buckets(options.perAccount ?? { capacity: 5, refillMs: 60_000 });
@@ -165,8 +165,9 @@ export class SessionService {
     }
     this.#perAccount.reset(accountKey);
     const at = new Date(now).toISOString();
-    const signedIn: StoredAccount = { ...account, lastLoginAt: at };
-    await this.#store.updateAccount(signedIn);
+    const signedIn: StoredAccount = { ...account, lastLoginAt: at, version: account.version + 1 };
+    // A lost race means another sign-in of this account wrote its time just now: good enough.
+    await this.#store.updateAccount(signedIn, account.version);
     const started = await this.start(signedIn);
     return { ...started, limit: this.#tighter(accountKey, address, now) };
   }

@@ -1,10 +1,13 @@
+import type { Flag } from '../domain/flag.ts';
 import {
   type CompiledEnvironment,
   compileProject,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
-import type { Store } from '../storage/store.ts';
+import { ListenerHub } from '../realtime/listener-hub.ts';
+import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
+import type { EvaluationSource } from '../storage/store.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -12,16 +15,22 @@ interface ProjectSnapshot {
   readonly environments: ReadonlyMap<string, CompiledEnvironment>;
 }
 
-/** What a committed write changed, so the snapshot can be patched rather than rebuilt. */
-export type Change = { readonly flagId: string; readonly flagKey: string } | 'project';
+/**
+ * What a committed write changed, so the snapshot can be patched rather than rebuilt: the flag
+ * as written, the key of a deleted flag, or anything else of the project (rebuild).
+ */
+export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
  * Evaluation reads only these; writes refresh them before they answer, and `syncAll` (driven by
  * the change feed) picks up writes made by other nodes (they bump the project's revision).
  */
-export class SnapshotRegistry {
-  readonly #store: Store;
+export class SnapshotRegistry implements ProjectChanges {
+  readonly #source: EvaluationSource;
+  /** Told of every snapshot that moved to a newer revision, for the real-time streams. */
+  readonly #changes = new ListenerHub<ProjectChange>();
+  readonly #changedAt = new Map<string, number>();
   readonly #projects = new Map<string, ProjectSnapshot>();
   /** Project key or id as named in requests → project id, so the hot path does not ask the database. */
   #projectIds = new Map<string, string>();
@@ -30,8 +39,8 @@ export class SnapshotRegistry {
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(store: Store) {
-    this.#store = store;
+  constructor(source: EvaluationSource) {
+    this.#source = source;
   }
 
   /** The compiled environment when loaded; `undefined` when not loaded yet (call `environment`). */
@@ -56,13 +65,38 @@ export class SnapshotRegistry {
         await this.#load(projectId);
         return;
       }
-      const flag = await this.#store.findFlagById(change.flagId);
       const environments = new Map<string, CompiledEnvironment>();
       for (const [key, compiled] of current.environments) {
-        environments.set(key, flag ? withFlag(compiled, flag) : withoutFlag(compiled, change.flagKey));
+        environments.set(
+          key,
+          'written' in change ? withFlag(compiled, change.written) : withoutFlag(compiled, change.removed),
+        );
       }
-      this.#projects.set(projectId, { revision, environments });
+      this.#install(projectId, { revision, environments });
     });
+  }
+
+  subscribe(projectId: string, listener: ProjectChangeListener): () => void {
+    return this.#changes.subscribe(projectId, listener);
+  }
+
+  revisionOf(projectId: string): number | undefined {
+    return this.#projects.get(projectId)?.revision;
+  }
+
+  changedAt(projectId: string): number | undefined {
+    return this.#changedAt.get(projectId);
+  }
+
+  /** Replaces a project's snapshot, telling subscribers when its revision moved. */
+  #install(projectId: string, snapshot: ProjectSnapshot): void {
+    const previous = this.#projects.get(projectId);
+    this.#projects.set(projectId, snapshot);
+    if (previous !== undefined && snapshot.revision > previous.revision) {
+      const at = Date.now();
+      this.#changedAt.set(projectId, at);
+      this.#changes.publish(projectId, { projectId, revision: snapshot.revision, at });
+    }
   }
 
   /** The project id a key or id named in a request resolved to, while that project lives. */
@@ -77,6 +111,7 @@ export class SnapshotRegistry {
   /** Drops a deleted project's snapshot and every reference to it, so its key can name a new project. */
   forget(projectId: string): void {
     this.#projects.delete(projectId);
+    this.#changedAt.delete(projectId);
     for (const [reference, id] of this.#projectIds) if (id === projectId) this.#projectIds.delete(reference);
   }
 
@@ -86,7 +121,7 @@ export class SnapshotRegistry {
    * project references (keys and ids) when anything moved. Called at start and by the change feed.
    */
   async syncAll(): Promise<void> {
-    const revisions = await this.#store.listRevisions();
+    const revisions = await this.#source.listRevisions();
     const sameProjects =
       revisions.size === this.#seen.size && [...revisions.keys()].every((id) => this.#seen.has(id));
     if (sameProjects && [...revisions].every(([id, r]) => (this.#projects.get(id)?.revision ?? -1) >= r))
@@ -125,25 +160,14 @@ export class SnapshotRegistry {
   /** Project key and id → id for every project, so evaluation names projects without the database. */
   async #loadReferences(): Promise<void> {
     const references = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.#store.listProjects({ limit: 1000, cursor });
-      for (const project of page.items) references.set(project.key, project.id).set(project.id, project.id);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    for (const project of await this.#source.listProjectKeys()) {
+      references.set(project.key, project.id).set(project.id, project.id);
+    }
     this.#projectIds = references;
   }
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
-    const { revision, flags, segments, environments } = await this.#store.transaction(async (tx) => {
-      const revisions = await tx.listRevisions();
-      return {
-        revision: revisions.get(projectId) ?? 0,
-        flags: await tx.allFlags(projectId),
-        segments: await tx.allSegments(projectId),
-        environments: await tx.listEnvironments(projectId),
-      };
-    });
+    const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
     const snapshot: ProjectSnapshot = {
       revision,
       environments: compileProject(
@@ -152,7 +176,7 @@ export class SnapshotRegistry {
         segments,
       ),
     };
-    this.#projects.set(projectId, snapshot);
+    this.#install(projectId, snapshot);
     return snapshot;
   }
 

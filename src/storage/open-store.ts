@@ -1,8 +1,9 @@
 import { migrateToLatest, openDatabase } from './open-database.ts';
-import { SqlStore } from './sql/sql-store.ts';
+import { createSqlStore } from './sql/sql-store.ts';
+import type { Store } from './store.ts';
 
 /** Opens the database named by the URL, brings its schema up to date, and returns the store over it. */
-export async function openStore(url: string): Promise<SqlStore> {
+export async function openStore(url: string): Promise<Store> {
   const { db } = openDatabase(url);
   try {
     await migrateToLatest(db);
@@ -10,5 +11,5 @@ export async function openStore(url: string): Promise<SqlStore> {
     await db.destroy();
     throw error;
   }
-  return new SqlStore(db);
+  return createSqlStore(db);
 }

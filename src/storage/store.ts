@@ -4,6 +4,7 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
+import type { InsightsStore } from './insights-store.ts';
 
 /** A page request: at most `limit` items after the opaque `cursor`. */
 export interface PageRequest {
@@ -57,76 +58,126 @@ export interface InvitationFilter extends AccountFilter {
   readonly pendingAt?: string | undefined;
 }
 
+/** Everything evaluation needs of one project, read together so it matches `revision`. */
+export interface ProjectContents {
+  readonly revision: number;
+  readonly environments: readonly Environment[];
+  readonly flags: readonly Flag[];
+  readonly segments: readonly Segment[];
+}
+
 /** Thrown by inserts and updates that would break a uniqueness rule (a key that already exists). */
 export class UniqueViolation extends Error {
   override name = 'UniqueViolation';
 }
 
-/**
- * The storage port. Every method is atomic on its own; `transaction` groups several so they
- * happen together or not at all. Writes that take `expectedVersion` change nothing and
- * return false when the stored version differs.
- */
-export interface Store {
-  transaction<T>(work: (store: Store) => Promise<T>): Promise<T>;
-  /** Resolves when the database answers. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
+// The port, by role (as Flipt's storers): each consumer names only the roles it uses. Every
+// method is atomic on its own; `transaction` groups several so they happen together or not at
+// all. Writes that take `expectedVersion` change nothing and return false when the stored
+// version differs. Deletes return false when there was nothing to delete, so of two racing
+// deletes exactly one learns it deleted.
 
+/** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
+export interface Transactional<R> {
+  transaction<T>(work: (tx: R) => Promise<T>): Promise<T>;
+}
+
+/** What the evaluation snapshots read: a project's contents and every project's revision. */
+export interface EvaluationSource {
+  /** Every environment, flag (key order) and segment (key order) of a project, with its revision; one consistent read. */
+  readProject(projectId: string): Promise<ProjectContents>;
+  /** Revisions of every project, for nodes to compare with their own. */
+  listRevisions(): Promise<ReadonlyMap<string, number>>;
+  /** The id and key of every project, so evaluation names projects without asking the database. */
+  listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]>;
+}
+
+/** Authentication's question: which keys have these secret hashes. */
+export interface KeyLookup {
+  /** Every key not revoked, with its hash: what a node authenticates requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it, migration 0005), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
+  /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
+  findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
+  /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
+  touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+}
+
+/** API keys as resources: listed, created and revoked by admins. */
+export interface ApiKeyStore extends KeyLookup {
+  /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
+  listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
+  findApiKeyById(id: string): Promise<ApiKey | undefined>;
+  /** The key with its secret's hash, which signs its stream tokens (realtime/stream-token.ts). */
+  findStoredApiKeyById(id: string): Promise<StoredApiKey | undefined>;
+  insertApiKey(key: StoredApiKey): Promise<void>;
+  revokeApiKey(id: string, at: string): Promise<void>;
+}
+
+/** Projects, their environments and their revisions. */
+export interface ProjectStore {
   listProjects(page: PageRequest): Promise<Page<Project>>;
   /** Finds by id or by key. */
   findProject(idOrKey: string): Promise<Project | undefined>;
   insertProject(project: Project): Promise<void>;
   updateProject(project: Project, expectedVersion: number): Promise<boolean>;
-  deleteProject(id: string): Promise<void>;
+  deleteProject(id: string): Promise<boolean>;
   /** Bumps and returns the project's revision: every node rebuilds its snapshots when it moves. */
   bumpRevision(projectId: string): Promise<number>;
-  /** Revisions of every project, for nodes to poll. */
-  listRevisions(): Promise<ReadonlyMap<string, number>>;
 
   /** Environments of a project, in creation order. */
   listEnvironments(projectId: string): Promise<readonly Environment[]>;
   findEnvironment(projectId: string, key: string): Promise<Environment | undefined>;
   insertEnvironment(environment: Environment): Promise<void>;
   updateEnvironment(environment: Environment, expectedVersion: number): Promise<boolean>;
-  deleteEnvironment(id: string): Promise<void>;
+  deleteEnvironment(id: string): Promise<boolean>;
+}
 
+/** How a write reads what it is about to change (see `FlagStore.findFlagById`). */
+export interface ReadOptions {
+  /**
+   * Lock the row until the transaction ends, so writers of the same row queue instead of
+   * failing their version check. Only meaningful inside a transaction.
+   */
+  readonly forUpdate?: boolean;
+}
+
+/** Segments of a project. */
+export interface SegmentStore {
+  listSegments(projectId: string, page: PageRequest): Promise<Page<Segment>>;
+  /** Every segment of a project, key order. */
+  allSegments(projectId: string): Promise<readonly Segment[]>;
+  findSegmentById(id: string, options?: ReadOptions): Promise<Segment | undefined>;
+  /**
+   * Which of `keys` name segments of the project. Inside a transaction the found segments stay
+   * locked against deletion until it ends, so a write that refers to them cannot race their delete.
+   */
+  existingSegmentKeys(projectId: string, keys: readonly string[]): Promise<ReadonlySet<string>>;
+  insertSegment(segment: Segment): Promise<void>;
+  updateSegment(segment: Segment, expectedVersion: number): Promise<boolean>;
+  deleteSegment(id: string): Promise<boolean>;
+}
+
+/** Flags of a project, with the segments their rules name. */
+export interface FlagStore extends SegmentStore {
   /** Flags in key order, each with every environment's configuration. */
   listFlags(projectId: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>>;
-  /** Every flag of a project, for building evaluation snapshots. */
+  /** Every flag of a project, key order. */
   allFlags(projectId: string): Promise<readonly Flag[]>;
-  findFlagById(id: string): Promise<Flag | undefined>;
-  findFlagByKey(projectId: string, key: string): Promise<Flag | undefined>;
-  /** Inserts the flag and one configuration row per entry of `flag.environments`. */
+  findFlagById(id: string, options?: ReadOptions): Promise<Flag | undefined>;
+  findFlagByKey(projectId: string, key: string, options?: ReadOptions): Promise<Flag | undefined>;
+  /** Inserts the flag and one configuration row per entry of `flag.environments` that names an environment of its project. */
   insertFlag(flag: Flag): Promise<void>;
   /** Replaces the flag's fields and its configuration in every environment it lists. */
   updateFlag(flag: Flag, expectedVersion: number): Promise<boolean>;
-  deleteFlag(id: string): Promise<void>;
+  deleteFlag(id: string): Promise<boolean>;
   /** Gives every flag of the project a configuration in the new environment. */
   insertFlagEnvironments(environmentId: string, configs: ReadonlyMap<string, FlagEnvironment>): Promise<void>;
+}
 
-  listSegments(projectId: string, page: PageRequest): Promise<Page<Segment>>;
-  allSegments(projectId: string): Promise<readonly Segment[]>;
-  findSegmentById(id: string): Promise<Segment | undefined>;
-  insertSegment(segment: Segment): Promise<void>;
-  updateSegment(segment: Segment, expectedVersion: number): Promise<boolean>;
-  deleteSegment(id: string): Promise<void>;
-
-  /** API keys of one project, or the organisation-wide ones when `projectId` is null; creation order. */
-  listApiKeys(projectId: string | null, page: PageRequest): Promise<Page<ApiKey>>;
-  findApiKeyById(id: string): Promise<ApiKey | undefined>;
-  findApiKeyByHash(secretHash: string): Promise<StoredApiKey | undefined>;
-  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
-  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
-  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
-  apiKeysRevision(): Promise<number>;
-  /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
-  findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
-  insertApiKey(key: StoredApiKey): Promise<void>;
-  revokeApiKey(id: string, at: string): Promise<void>;
-  /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
-  touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
-
+/** Dashboard accounts, their invitations and their sessions. */
+export interface AccountStore {
   /** Dashboard accounts in creation order. */
   listAccounts(filter: AccountFilter, page: PageRequest): Promise<Page<StoredAccount>>;
   findAccountById(id: string): Promise<StoredAccount | undefined>;
@@ -135,9 +186,9 @@ export interface Store {
   /** Throws UniqueViolation when the email is taken. */
   insertAccount(account: StoredAccount): Promise<void>;
   /** Replaces every field but id and createdAt. */
-  updateAccount(account: StoredAccount): Promise<void>;
+  updateAccount(account: StoredAccount, expectedVersion: number): Promise<boolean>;
   /** Deletes the account and its sessions. */
-  deleteAccount(id: string): Promise<void>;
+  deleteAccount(id: string): Promise<boolean>;
 
   /** Invitations in creation order. */
   listInvitations(filter: InvitationFilter, page: PageRequest): Promise<Page<StoredInvitation>>;
@@ -146,16 +197,17 @@ export interface Store {
   insertInvitation(invitation: StoredInvitation): Promise<void>;
   /** Marks an unused invitation used; false when it was used already, so a link works once even in a race. */
   acceptInvitation(id: string, at: string): Promise<boolean>;
-  deleteInvitation(id: string): Promise<void>;
+  deleteInvitation(id: string): Promise<boolean>;
 
   insertSession(session: StoredSession): Promise<void>;
   findSessionByHash(tokenHash: string): Promise<StoredSession | undefined>;
-  deleteSession(id: string): Promise<void>;
-  /** Ends every session of an account (removal, password change). */
-  deleteSessionsOfAccount(accountId: string): Promise<void>;
+  deleteSession(id: string): Promise<boolean>;
   /** Housekeeping: drops sessions that expired before `at`. */
   deleteExpiredSessions(at: string): Promise<void>;
+}
 
+/** The audit log: written inside each write's transaction, read newest first. */
+export interface AuditStore {
   insertAuditEvent(projectId: string | null, event: AuditEvent): Promise<void>;
   /** Newest first: one project's events, or with `projectId` null every event of the installation. */
   listAuditEvents(
@@ -163,4 +215,23 @@ export interface Store {
     filter: AuditFilter,
     page: PageRequest,
   ): Promise<Page<AuditEvent>>;
+}
+
+/** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
+export interface StoreRoles
+  extends EvaluationSource,
+    ApiKeyStore,
+    ProjectStore,
+    FlagStore,
+    AccountStore,
+    AuditStore,
+    Transactional<StoreRoles> {}
+
+/** The whole port: what an adapter implements and `main.ts` wires. */
+export interface Store extends StoreRoles {
+  /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+  readonly insights: InsightsStore;
+  /** Resolves when the database answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

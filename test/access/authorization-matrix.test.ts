@@ -190,6 +190,15 @@ const CASES: readonly RouteCase[] = [
     },
   },
   {
+    route: 'POST /v1/flags/:flagId/restore',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'all',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/restore`, body: { version: 1 } }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/projects/:projectId/segments',
     minRole: 'viewer',
     scope: 'project',
@@ -222,6 +231,15 @@ const CASES: readonly RouteCase[] = [
     touches: 'all',
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}`, body: { description: `changed ${c.next()}` } }),
+    invalid: unknownField,
+  },
+  {
+    route: 'POST /v1/segments/:segmentId/restore',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'all',
+    success: 200,
+    request: (c) => ({ url: `/v1/segments/${c.segmentId}/restore`, body: { version: 1 } }),
     invalid: unknownField,
   },
   {

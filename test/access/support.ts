@@ -11,10 +11,11 @@ import type { Actor } from '../../src/services/actor.ts';
 import type { CreatedApiKey } from '../../src/services/api-key-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
+import { SnapshotRegistry } from '../../src/services/snapshots.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
-import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { createTestSchema, type TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -50,6 +51,8 @@ export interface Reply {
 export interface Node {
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The node's evaluation snapshots, for tests that make it catch up with other nodes now. */
+  readonly snapshots: SnapshotRegistry;
   call(method: string, url: string, call?: Call): Promise<Reply>;
 }
 
@@ -70,7 +73,8 @@ export interface NodeOptions {
 /** One app over `store`, as one node of a deployment would be (several may share a database). */
 export async function startNode(store: Store, options: NodeOptions = {}): Promise<Node> {
   const clock = options.clock?.read;
-  const services = createServices(store, clock ? { clock } : {});
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, clock ? { clock, snapshots } : { snapshots });
   const app = await buildApp({
     services,
     logger: options.logger ?? false,
@@ -87,6 +91,7 @@ export async function startNode(store: Store, options: NodeOptions = {}): Promis
   return {
     app,
     services,
+    snapshots,
     async call(method, url, { key = ADMIN_KEY, body, headers = {}, from = '127.0.0.1' } = {}) {
       const response = await app.inject({
         method: method as 'GET',
@@ -174,7 +179,7 @@ export async function openSharedDatabase(name: 'sqlite' | 'postgres'): Promise<{
     await migrateToLatest(first);
     const second = openDatabase(url).db;
     return {
-      stores: [new SqlStore(first), new SqlStore(second)],
+      stores: [createSqlStore(first), createSqlStore(second)],
       dbs: [first, second],
       async close() {
         await first.destroy();
@@ -189,7 +194,7 @@ export async function openSharedDatabase(name: 'sqlite' | 'postgres'): Promise<{
   await migrateToLatest(first);
   const second = openDatabase(url, { schema }).db;
   return {
-    stores: [new SqlStore(first), new SqlStore(second)],
+    stores: [createSqlStore(first), createSqlStore(second)],
     dbs: [first, second],
     async close() {
       await first.destroy();

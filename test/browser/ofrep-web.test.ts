@@ -40,14 +40,20 @@ async function serveStatic(root: string): Promise<{ server: Server; origin: stri
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-/** Every response to the bulk endpoint, by method and status, counted where the server sends it. */
+/**
+ * Every response to the bulk endpoint, by method and status, counted where the server sends it;
+ * also by method, status and the API key that asked (`POST 200 fsk_…`).
+ */
 function countBulkResponses(server: TestServer): Map<string, number> {
   const counts = new Map<string, number>();
+  const add = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
   server.app.server.on('request', (request, response) => {
     if (request.url?.split('?')[0] !== BULK) return;
     response.on('finish', () => {
       const key = `${request.method} ${response.statusCode}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      add(key);
+      const secret = request.headers.authorization?.replace(/^Bearer /, '');
+      if (secret) add(`${key} ${secret}`);
     });
   });
   return counts;
@@ -73,6 +79,7 @@ suite(title, () => {
   let outDir: string;
   let browser: Browser;
   let page: Page;
+  let key: string;
   let counts: Map<string, number>;
   const pageErrors: string[] = [];
   const count = (key: string) => counts.get(key) ?? 0;
@@ -80,7 +87,7 @@ suite(title, () => {
   beforeAll(async () => {
     api = await startServer();
     await seedVariedProject(api);
-    const key = await createKey(api, { role: 'evaluator' });
+    key = await createKey(api, { role: 'evaluator' });
     counts = countBulkResponses(api);
 
     outDir = await mkdtemp(join(tmpdir(), 'flagstaff-ofrep-web-'));
@@ -107,7 +114,7 @@ suite(title, () => {
     });
     page = await browser.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
-    const query = new URLSearchParams({ api: api.url, key, poll: String(POLL_MS) });
+    const query = new URLSearchParams({ api: api.url, key, poll: String(POLL_MS), changes: 'polling' });
     await page.goto(`${site.origin}/index.html?${query}`);
     await page.waitForFunction(() => (window as unknown as { status?: string }).status !== undefined, null, {
       timeout: 20_000,
@@ -121,8 +128,8 @@ suite(title, () => {
     if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
-  const readFlags = () =>
-    page.evaluate(() => (window as unknown as { readFlags: () => Record<string, unknown> }).readFlags());
+  const readFlags = (from: Page = page) =>
+    from.evaluate(() => (window as unknown as { readFlags: () => Record<string, unknown> }).readFlags());
 
   it('loads the flags from another origin, through the CORS preflight', async () => {
     expect(await page.evaluate(() => (window as unknown as { status: string }).status)).toBe('ready');
@@ -167,5 +174,42 @@ suite(title, () => {
     const before = count('POST 304');
     await waitFor(() => count('POST 304') - before >= 2, 'two more 304s');
     expect(count('POST 200')).toBe(2);
+  });
+
+  it('with pollInterval 0, a change reaches the page over the event stream as PROVIDER_CONFIGURATION_CHANGED with the new value', async () => {
+    const sseKey = await createKey(api, { role: 'evaluator' });
+    const ssePage = await browser.newPage();
+    ssePage.on('pageerror', (error) => pageErrors.push(String(error)));
+    const streams: string[] = [];
+    ssePage.on('request', (request) => {
+      if (request.url().includes('/ofrep/v1/events')) streams.push(request.url());
+    });
+    const query = new URLSearchParams({ api: api.url, key: sseKey, poll: '0', changes: 'sse' });
+    await ssePage.goto(`${site.origin}/index.html?${query}`);
+    await ssePage.waitForFunction(() => (window as unknown as { status?: string }).status === 'ready', null, {
+      timeout: 20_000,
+    });
+    expect((await readFlags(ssePage))['banner-text']).toMatchObject({ value: 'Hello there' });
+    await waitFor(() => streams.length > 0, 'the page to open the event stream');
+    // Give the stream a moment to be established before the change (it is fetched from another origin).
+    await ssePage.waitForTimeout(300);
+
+    const id = await flagId(api, 'banner-text');
+    const patched = await api.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: 'short' } });
+    expect(patched.status).toBe(200);
+    await ssePage.waitForFunction(
+      () => (window as unknown as { bannerAtChange: unknown[] }).bannerAtChange.includes('Hi'),
+      null,
+      { timeout: 10_000 },
+    );
+    const changes = await ssePage.evaluate(() => (window as unknown as { changes: string[][] }).changes);
+    expect(changes).toContainEqual(['banner-text']);
+    expect((await readFlags(ssePage))['banner-text']).toMatchObject({ value: 'Hi', variant: 'short' });
+    // No polling: one fetch to start and one per event. (The stream also tells a client that connects
+    // within 30 s of a change to fetch once more, in case it raced the change: a 304 here.)
+    expect(count(`POST 200 ${sseKey}`)).toBe(2);
+    expect(count(`POST 304 ${sseKey}`)).toBeLessThanOrEqual(1);
+    expect(pageErrors).toEqual([]);
+    await ssePage.close();
   });
 });

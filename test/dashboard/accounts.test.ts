@@ -49,9 +49,9 @@ describe('the first account', () => {
   it('or from a one-time setup link issued on the first start only, which makes an organisation admin', async () => {
     const server = await startDashboardServer({ account: false });
     try {
-      const first = await bootstrapAccounts(server.services.store, {});
+      const first = await bootstrapAccounts(server.store, {});
       expect(first.setupToken).toMatch(/^fsi_/);
-      expect(await bootstrapAccounts(server.services.store, {})).toEqual({});
+      expect(await bootstrapAccounts(server.store, {})).toEqual({});
       const token = first.setupToken as string;
 
       const preview = await server.call('POST', '/v1/auth/invitation', { body: { token } });
@@ -72,7 +72,7 @@ describe('the first account', () => {
         body: { token, email: 'eve@example.com', name: 'Eve', password: 'a long enough password' },
       });
       expect(again.status).toBe(404);
-      expect(await bootstrapAccounts(server.services.store, {})).toEqual({});
+      expect(await bootstrapAccounts(server.store, {})).toEqual({});
     } finally {
       await server.close();
     }
@@ -102,9 +102,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
       );
       expect(res.headers.get('cache-control')).toBe('no-store');
       const token = cookiePair(res.headers).split('=')[1] as string;
-      const stored = await server.services.store.findSessionByHash(
-        createHash('sha256').update(token).digest('hex'),
-      );
+      const stored = await server.store.findSessionByHash(createHash('sha256').update(token).digest('hex'));
       expect(stored).toBeDefined();
       expect(JSON.stringify(stored)).not.toContain(token);
     });

@@ -4,6 +4,7 @@ import { bootstrapAccounts } from '../../src/services/account-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
 import type { SessionOptions } from '../../src/services/session-service.ts';
+import type { Store } from '../../src/storage/store.ts';
 import { type TestDatabase, testDatabases } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
@@ -33,6 +34,8 @@ export interface DashboardServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The store behind the services, for tests that look at the database directly. */
+  readonly store: Store;
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   /** Signs in and returns the cookie to send (`flagstaff_session=…`). */
   signIn(email?: string, password?: string): Promise<string>;
@@ -88,6 +91,7 @@ export async function startDashboardServer(
     url,
     app,
     services,
+    store: opened.store,
     call,
     async signIn(email = ADMIN_EMAIL, password = ADMIN_PASSWORD) {
       const res = await call('POST', '/v1/auth/sign-in', { body: { email, password } });

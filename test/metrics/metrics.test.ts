@@ -198,7 +198,7 @@ describe('/metrics while the database is down', () => {
       });
       expect(created.status).toBe(201);
       expect((await server.call('GET', `/v1/flags/${FLAG}?project=default`)).status).toBe(200);
-      await server.services.store.close();
+      await server.store.close();
       const { all } = await scrape(server);
       const rows = all.filter((s) => s.name === 'flagstaff_evaluations_total');
       expect(rows).toEqual([

@@ -286,6 +286,26 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
       expect(res.headers.get('flagstaff-export-warnings')).toBeNull();
     });
 
+    it('answers an ETag, and 304 to If-None-Match until the environment changes', async () => {
+      const first = await server.call('GET', flagdPath('production'));
+      const etag = first.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^"[\w-]+"$/);
+      const again = await server.call('GET', flagdPath('production'), { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(again.body).toBeUndefined();
+      expect(again.headers.get('etag')).toBe(etag);
+
+      const flag = await server.call('GET', '/v1/projects/default/flags/banner-text');
+      const patch = { defaultVariant: 'long' };
+      expect((await server.call('PATCH', `/v1/flags/${flag.body.id}`, { body: patch })).status).toBe(200);
+      const changed = await server.call('GET', flagdPath('production'), {
+        headers: { 'if-none-match': etag },
+      });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body.flags['banner-text'].defaultVariant).toBe('long');
+    });
+
     it('404 for an environment the project lacks', async () => {
       const res = await server.call('GET', flagdPath('nowhere'));
       expect(res.status).toBe(404);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
-import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import { ADMIN_KEY, createKey, type Node, startNode } from '../access/support.ts';
 import { createTestSchema, POSTGRES_SKIPPED } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
@@ -27,9 +27,9 @@ describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', 
     const proxied = throughProxy(url as string, proxy);
     const [first, second] = [openDatabase(proxied, { schema }).db, openDatabase(proxied, { schema }).db];
     await migrateToLatest(first);
-    await bootstrap(new SqlStore(first), ADMIN_KEY);
-    a = await startNode(new SqlStore(first), { feedFrom: first });
-    b = await startNode(new SqlStore(second), { feedFrom: second });
+    await bootstrap(createSqlStore(first), ADMIN_KEY);
+    a = await startNode(createSqlStore(first), { feedFrom: first });
+    b = await startNode(createSqlStore(second), { feedFrom: second });
     closers.push(
       () => a.app.close(),
       () => b.app.close(),

@@ -9,7 +9,10 @@ import {
   type Page,
   type PageRequest,
   type Store,
+  type StoredAccount,
   type StoredApiKey,
+  type StoredInvitation,
+  type StoredSession,
   UniqueViolation,
 } from '../../src/storage/store.ts';
 import { describeEachDatabase } from '../support/database.ts';
@@ -187,6 +190,54 @@ async function everyPage<T>(
   return pages;
 }
 
+/** The one key with this secret hash, as authentication finds it. */
+const keyByHash = async (store: Store, secretHash: string) =>
+  (await store.findApiKeysByHash([secretHash]))[0];
+
+function anAccount(overrides: Partial<StoredAccount> = {}): StoredAccount {
+  const id = newId('acc');
+  return {
+    id,
+    email: `${id}@example.com`,
+    name: `Account ${id}`,
+    passwordHash: `scrypt-of-${id}`,
+    role: 'viewer',
+    projectId: null,
+    createdAt: CREATED,
+    lastLoginAt: null,
+    version: 1,
+    ...overrides,
+  };
+}
+
+function anInvitation(overrides: Partial<StoredInvitation> = {}): StoredInvitation {
+  const id = newId('inv');
+  return {
+    id,
+    email: `${id}@example.com`,
+    role: 'editor',
+    projectId: null,
+    tokenHash: `token-of-${id}`,
+    invitedBy: { type: 'api_key', id: 'key_1', name: 'CI' },
+    createdAt: CREATED,
+    expiresAt: '2026-01-09T03:04:05.000Z',
+    acceptedAt: null,
+    ...overrides,
+  };
+}
+
+function aSession(accountId: string, overrides: Partial<StoredSession> = {}): StoredSession {
+  const id = newId('ses');
+  return {
+    id,
+    accountId,
+    tokenHash: `token-of-${id}`,
+    createdAt: CREATED,
+    expiresAt: '2026-01-03T03:04:05.000Z',
+    ...overrides,
+  };
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Key order is code-unit order: keys are case-sensitive ASCII. */
@@ -333,15 +384,15 @@ describeEachDatabase('Store contract', (database) => {
     expect(await store.allFlags(project.id)).toEqual([]);
     expect(await store.findSegmentById(segment.id)).toBeUndefined();
     expect(await store.findApiKeyById(key.id)).toBeUndefined();
-    expect(await store.findApiKeyByHash(key.secretHash)).toBeUndefined();
+    expect(await keyByHash(store, key.secretHash)).toBeUndefined();
     expect((await store.listRevisions()).has(project.id)).toBe(false);
 
     expect(await store.findProject(other.project.id)).toStrictEqual(other.project);
     expect(await store.listEnvironments(other.project.id)).toStrictEqual(other.environments);
     expect(await store.findFlagById(otherFlag.id)).toStrictEqual(otherFlag);
     expect(await store.findSegmentById(otherSegment.id)).toStrictEqual(otherSegment);
-    expect(await store.findApiKeyByHash(otherKey.secretHash)).toStrictEqual(otherKey);
-    expect(await store.findApiKeyByHash(orgKey.secretHash)).toStrictEqual(orgKey);
+    expect(await keyByHash(store, otherKey.secretHash)).toStrictEqual(otherKey);
+    expect(await keyByHash(store, orgKey.secretHash)).toStrictEqual(orgKey);
     expect((await store.listRevisions()).get(other.project.id)).toBe(1);
   });
 
@@ -1069,17 +1120,21 @@ describeEachDatabase('Store contract', (database) => {
 
   // API keys
 
-  it('finds an API key by its secret hash, hash included', async () => {
+  it('finds API keys by their secret hashes, hashes included, skipping unknown ones', async () => {
     const { project } = await givenProject(store, 'checkout');
     const key = anApiKey(project.id, {
       role: 'evaluator',
       environments: ['production', 'staging'],
       expiresAt: '2027-01-01T00:00:00.000Z',
     });
-    await store.insertApiKey(key);
+    const orgKey = anApiKey(null, { role: 'admin' });
+    const unasked = anApiKey(project.id);
+    for (const k of [key, orgKey, unasked]) await store.insertApiKey(k);
 
-    expect(await store.findApiKeyByHash(key.secretHash)).toStrictEqual(key);
-    expect(await store.findApiKeyByHash('hash-of-nothing')).toBeUndefined();
+    const found = await store.findApiKeysByHash([key.secretHash, 'hash-of-nothing', orgKey.secretHash]);
+    expect([...found].sort((a, b) => a.id.localeCompare(b.id))).toStrictEqual([key, orgKey]);
+    expect(await store.findApiKeysByHash(['hash-of-nothing'])).toStrictEqual([]);
+    expect(await store.findApiKeysByHash([])).toStrictEqual([]);
   });
 
   it('finds an API key by id without its secret hash', async () => {
@@ -1142,12 +1197,12 @@ describeEachDatabase('Store contract', (database) => {
 
     await store.revokeApiKey(revoked.id, UPDATED);
 
-    expect(await store.findApiKeyByHash(revoked.secretHash)).toStrictEqual({
+    expect(await keyByHash(store, revoked.secretHash)).toStrictEqual({
       ...revoked,
       revokedAt: UPDATED,
     });
     expect(await store.findApiKeyById(revoked.id)).toMatchObject({ revokedAt: UPDATED });
-    expect(await store.findApiKeyByHash(kept.secretHash)).toStrictEqual(kept);
+    expect(await keyByHash(store, kept.secretHash)).toStrictEqual(kept);
   });
 
   it('records the last use of many API keys at once, ignoring unknown ids and leaving the others alone', async () => {
@@ -1176,7 +1231,7 @@ describeEachDatabase('Store contract', (database) => {
       '2026-03-03T00:00:00.000Z',
       null,
     ]);
-    expect(await store.findApiKeyByHash(untouched.secretHash)).toStrictEqual(untouched);
+    expect(await keyByHash(store, untouched.secretHash)).toStrictEqual(untouched);
   });
 
   // Audit events
@@ -1266,6 +1321,215 @@ describeEachDatabase('Store contract', (database) => {
 
     expect(pages.map((p) => p.items.length)).toEqual([2, 1]);
     expect(pages.flatMap((p) => p.items)).toStrictEqual([events[4], events[2], events[0]]);
+  });
+
+  // Accounts, invitations and sessions
+
+  it('stores an account exactly as given and finds it by id and by email', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const account = anAccount({ role: 'editor', projectId: project.id, lastLoginAt: UPDATED });
+    await store.insertAccount(account);
+
+    expect(await store.findAccountById(account.id)).toStrictEqual(account);
+    expect(await store.findAccountByEmail(account.email)).toStrictEqual(account);
+    expect(await store.findAccountById('acc_unknown')).toBeUndefined();
+    expect(await store.findAccountByEmail('nobody@example.com')).toBeUndefined();
+  });
+
+  it('refuses a second account with the same email with UniqueViolation', async () => {
+    const first = anAccount({ email: 'ada@example.com' });
+    await store.insertAccount(first);
+
+    await expect(store.insertAccount(anAccount({ email: 'ada@example.com' }))).rejects.toBeInstanceOf(
+      UniqueViolation,
+    );
+    expect((await store.listAccounts({}, { limit: 10 })).items).toStrictEqual([first]);
+  });
+
+  it('lists accounts in creation order, by scope, a page at a time', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const organisation = [anAccount(), anAccount(), anAccount()];
+    const scoped = anAccount({ projectId: project.id });
+    for (const account of [organisation[0], scoped, organisation[1], organisation[2]])
+      await store.insertAccount(account as StoredAccount);
+
+    const pages = await everyPage((page) => store.listAccounts({ projectId: null }, page), 2);
+    expect(pages.map((p) => p.items)).toStrictEqual([organisation.slice(0, 2), organisation.slice(2)]);
+    expect((await store.listAccounts({ projectId: project.id }, { limit: 10 })).items).toStrictEqual([
+      scoped,
+    ]);
+    expect((await store.listAccounts({}, { limit: 10 })).items).toHaveLength(4);
+  });
+
+  it('updates an account only when the expected version matches, never its creation time', async () => {
+    const account = anAccount();
+    await store.insertAccount(account);
+    const next = { ...account, name: 'Ada', lastLoginAt: UPDATED, createdAt: UPDATED, version: 2 };
+
+    expect(await store.updateAccount(next, 1)).toBe(true);
+    expect(await store.updateAccount({ ...next, name: 'Stale', version: 2 }, 1)).toBe(false);
+    expect(await store.updateAccount({ ...next, id: 'acc_unknown' }, 2)).toBe(false);
+    expect(await store.findAccountById(account.id)).toStrictEqual({ ...next, createdAt: CREATED });
+  });
+
+  it('deletes an account with its sessions, once', async () => {
+    const [gone, kept] = [anAccount(), anAccount()];
+    await store.insertAccount(gone);
+    await store.insertAccount(kept);
+    const [goneSession, keptSession] = [aSession(gone.id), aSession(kept.id)];
+    await store.insertSession(goneSession);
+    await store.insertSession(keptSession);
+
+    expect(await store.deleteAccount(gone.id)).toBe(true);
+    expect(await store.deleteAccount(gone.id)).toBe(false);
+    expect(await store.findAccountById(gone.id)).toBeUndefined();
+    expect(await store.findSessionByHash(goneSession.tokenHash)).toBeUndefined();
+    expect(await store.findSessionByHash(keptSession.tokenHash)).toStrictEqual(keptSession);
+  });
+
+  it('stores an invitation exactly as given and finds it by id and by token hash', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const invitation = anInvitation({ projectId: project.id });
+    const setup = anInvitation({
+      email: null,
+      invitedBy: { type: 'system', id: 'first-start', name: 'First start' },
+    });
+    await store.insertInvitation(invitation);
+    await store.insertInvitation(setup);
+
+    expect(await store.findInvitationById(invitation.id)).toStrictEqual(invitation);
+    expect(await store.findInvitationByHash(setup.tokenHash)).toStrictEqual(setup);
+    expect(await store.findInvitationById('inv_unknown')).toBeUndefined();
+    expect(await store.findInvitationByHash('token-of-nothing')).toBeUndefined();
+  });
+
+  it('lists invitations by scope, and only the pending ones when asked', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const pending = anInvitation();
+    const accepted = anInvitation({ acceptedAt: UPDATED });
+    const expired = anInvitation({ expiresAt: CREATED });
+    const scoped = anInvitation({ projectId: project.id });
+    for (const invitation of [pending, accepted, expired, scoped]) await store.insertInvitation(invitation);
+
+    const at = '2026-01-05T00:00:00.000Z';
+    expect(
+      (await store.listInvitations({ projectId: null, pendingAt: at }, { limit: 10 })).items,
+    ).toStrictEqual([pending]);
+    expect((await store.listInvitations({ projectId: project.id }, { limit: 10 })).items).toStrictEqual([
+      scoped,
+    ]);
+    const pages = await everyPage((page) => store.listInvitations({}, page), 3);
+    expect(pages.map((p) => p.items.length)).toEqual([3, 1]);
+  });
+
+  it('accepts an invitation once, even when two accept it at the same time', async () => {
+    const invitation = anInvitation();
+    await store.insertInvitation(invitation);
+
+    const results = await Promise.all([
+      store.acceptInvitation(invitation.id, UPDATED),
+      store.acceptInvitation(invitation.id, UPDATED),
+    ]);
+    expect(results.sort()).toEqual([false, true]);
+    expect(await store.findInvitationById(invitation.id)).toStrictEqual({
+      ...invitation,
+      acceptedAt: UPDATED,
+    });
+  });
+
+  it('refuses a second invitation with the same token hash, and deletes an invitation once', async () => {
+    const invitation = anInvitation();
+    await store.insertInvitation(invitation);
+    await expect(
+      store.insertInvitation(anInvitation({ tokenHash: invitation.tokenHash })),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+
+    expect(await store.deleteInvitation(invitation.id)).toBe(true);
+    expect(await store.deleteInvitation(invitation.id)).toBe(false);
+    expect(await store.findInvitationById(invitation.id)).toBeUndefined();
+  });
+
+  it('finds a session by its token hash, deletes it once, and sweeps only the expired ones', async () => {
+    const account = anAccount();
+    await store.insertAccount(account);
+    const expired = aSession(account.id, { expiresAt: '2026-01-02T04:00:00.000Z' });
+    const live = aSession(account.id, { expiresAt: '2026-01-09T00:00:00.000Z' });
+    const ended = aSession(account.id);
+    for (const session of [expired, live, ended]) await store.insertSession(session);
+
+    expect(await store.findSessionByHash(ended.tokenHash)).toStrictEqual(ended);
+    expect(await store.deleteSession(ended.id)).toBe(true);
+    expect(await store.deleteSession(ended.id)).toBe(false);
+    await store.deleteExpiredSessions('2026-01-05T00:00:00.000Z');
+    expect(await store.findSessionByHash(expired.tokenHash)).toBeUndefined();
+    expect(await store.findSessionByHash(live.tokenHash)).toStrictEqual(live);
+    expect(await store.findSessionByHash(ended.tokenHash)).toBeUndefined();
+  });
+
+  // Races: what a write's transaction may rely on
+
+  it('of 20 concurrent deletes of one flag, exactly one learns it deleted the row', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'doomed', ['development', 'production']);
+    await store.insertFlag(flag);
+
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => store.transaction((tx) => tx.deleteFlag(flag.id))),
+    );
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await store.findFlagById(flag.id)).toBeUndefined();
+  });
+
+  it('a flag read for update in a transaction makes concurrent writers of it queue, so none sees a stale version', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const flag = aFlag(project.id, 'counter', ['production']);
+    await store.insertFlag(flag);
+
+    const bump = () =>
+      store.transaction(async (tx) => {
+        const stored = await tx.findFlagById(flag.id, { forUpdate: true });
+        if (stored === undefined) throw new Error('flag vanished');
+        return tx.updateFlag({ ...stored, version: stored.version + 1 }, stored.version);
+      });
+    const results = await Promise.all(Array.from({ length: 20 }, bump));
+
+    expect(results.every(Boolean)).toBe(true);
+    expect((await store.findFlagById(flag.id))?.version).toBe(21);
+  });
+
+  it('names which segment keys exist in the project, and nothing of another project', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const { project: other } = await givenProject(store, 'billing');
+    await store.insertSegment(aSegment(project.id, 'beta'));
+    await store.insertSegment(aSegment(project.id, 'staff'));
+    await store.insertSegment(aSegment(other.id, 'vip'));
+
+    const found = await store.existingSegmentKeys(project.id, ['beta', 'vip', 'nobody', 'beta']);
+    expect([...found]).toEqual(['beta']);
+    expect(await store.existingSegmentKeys(project.id, [])).toEqual(new Set());
+  });
+
+  it('a segment named by an open write cannot be deleted from under it: the delete waits and then sees the write', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const segment = aSegment(project.id, 'beta');
+    await store.insertSegment(segment);
+    const events: string[] = [];
+
+    const referring = store.transaction(async (tx) => {
+      await tx.existingSegmentKeys(project.id, ['beta']);
+      events.push('referred');
+      await sleep(100);
+      events.push('write committed');
+    });
+    await sleep(20);
+    const deleting = store.transaction(async (tx) => {
+      await tx.findSegmentById(segment.id, { forUpdate: true });
+      events.push('delete locked');
+      return tx.deleteSegment(segment.id);
+    });
+    await Promise.all([referring, deleting]);
+
+    expect(events).toEqual(['referred', 'write committed', 'delete locked']);
   });
 
   // Transactions

@@ -4,11 +4,12 @@ import pg from 'pg';
 import { describe } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
-import { SqlStore } from '../../src/storage/sql/sql-store.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
+import type { Store } from '../../src/storage/store.ts';
 
 /** A migrated, empty database of its own, for one test. */
 export interface OpenTestDatabase {
-  readonly store: SqlStore;
+  readonly store: Store;
   readonly db: Kysely<Database>;
   /** Closes the connections and throws the database away. */
   close(): Promise<void>;
@@ -29,7 +30,7 @@ const sqlite: TestDatabase = {
   async open() {
     const { db } = openDatabase('sqlite::memory:');
     await migrateToLatest(db);
-    return { store: new SqlStore(db), db, close: () => db.destroy() };
+    return { store: createSqlStore(db), db, close: () => db.destroy() };
   },
 };
 
@@ -70,7 +71,7 @@ function postgres(url: string): TestDatabase {
         await db.destroy();
         throw error;
       }
-      return { store: new SqlStore(db), db, close: () => db.destroy() };
+      return { store: createSqlStore(db), db, close: () => db.destroy() };
     },
   };
 }

@@ -13,6 +13,8 @@ export interface TestServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The store behind the services, for tests that look at or break the database directly. */
+  readonly store: Store;
   /** fetch against the server with the admin key unless `key` says otherwise (null: no Authorization). */
   call(method: string, path: string, options?: CallOptions): Promise<TestResponse>;
   close(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startTestServer(database: TestDatabase = sqlite): Promise<
     url: address,
     app,
     services,
+    store,
     async call(method, path, { body, key = ADMIN_KEY, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };
       const h = init.headers as Record<string, string>;

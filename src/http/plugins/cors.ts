@@ -12,6 +12,7 @@ const BROWSER_ROUTES: readonly (readonly [method: string, path: RegExp])[] = [
   ['POST', /^\/v1\/flags\/[^/]+\/evaluate\/?$/],
   ['POST', /^\/v1\/evaluate\/?$/],
   ['POST', /^\/ofrep\/v1\/evaluate\/flags(?:\/[^/]+)?\/?$/],
+  ['GET', /^\/ofrep\/v1\/events\/?$/],
 ];
 
 export const CORS_ALLOWED_HEADERS = [

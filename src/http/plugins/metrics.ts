@@ -23,7 +23,7 @@ type HistogramChild = ReturnType<Histogram<'route' | 'method' | 'status_class'>[
  */
 export function registerMetrics(
   app: FastifyInstance,
-  services: Pick<Services, 'evaluation' | 'store'>,
+  services: Pick<Services, 'evaluation' | 'projects'>,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -35,10 +35,10 @@ export function registerMetrics(
     if (known !== undefined) return known;
     // A deleted project keeps its counts under its id; so does any project while the database is
     // down, so that /metrics still answers when it matters most.
-    const project = await services.store.findProject(projectId).catch(() => undefined);
-    if (project === undefined) return projectId;
-    projectKeys.set(projectId, project.key);
-    return project.key;
+    const key = await services.projects.keyOf(projectId).catch(() => undefined);
+    if (key === undefined) return projectId;
+    projectKeys.set(projectId, key);
+    return key;
   };
 
   const counts = services.evaluation.counts;

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
-import { Closed, Id, OneOf, PageQuery, problems, Timestamp } from '../schemas/common.ts';
+import { Closed, Email, Id, OneOf, PageQuery, problems, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Accounts'];
@@ -53,11 +53,8 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request) => {
-      const { principal } = actorOf(request);
-      const account =
-        principal.type === 'user' ? await services.store.findAccountById(principal.id) : undefined;
-      const { passwordHash: _, ...visible } = account ?? { passwordHash: '' };
-      return { actor: principal, account: account ? visible : null };
+      const actor = actorOf(request);
+      return { actor: actor.principal, account: (await services.accounts.me(actor)) ?? null };
     },
   );
 
@@ -116,7 +113,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         tags,
         summary: 'Invite someone: the one-time link is in the response, once',
         body: Closed({
-          email: Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' }),
+          email: Email,
           role: Role,
           project: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
             description: 'Project key or id; null: organisation-wide.',

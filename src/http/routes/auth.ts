@@ -3,7 +3,7 @@ import { PASSWORD_MAX } from '../../domain/account.ts';
 import type { Services } from '../../services/services.ts';
 import { SignInThrottled } from '../../services/session-service.ts';
 import { sendProblem } from '../problem.ts';
-import { Closed, Name, problems } from '../schemas/common.ts';
+import { Closed, Email, Name, problems } from '../schemas/common.ts';
 import {
   clearSessionCookie,
   cookieOf,
@@ -15,7 +15,6 @@ import type { RoutesPlugin } from '../type-provider.ts';
 import { AccountSchema } from './accounts.ts';
 
 const tags = ['Dashboard sign-in'];
-const Email = Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' });
 const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
 const Token = Type.String({ minLength: 1, maxLength: 200 });
 

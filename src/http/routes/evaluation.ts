@@ -16,7 +16,7 @@ export const EvaluationResultSchema = Type.Object({
   key: Type.String(),
   type: FlagTypeSchema,
   value: Type.Unknown({ description: 'Of the flag type; null when the served variant is null.' }),
-  reason: OneOf(['targeting', 'split', 'default', 'disabled', 'static']),
+  reason: OneOf(['targeting', 'split', 'default', 'disabled', 'static', 'prerequisite_failed']),
   variant: Type.Union([Type.String(), Type.Null()]),
 });
 

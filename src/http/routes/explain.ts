@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { accessProject } from '../../services/project-access.ts';
+import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
@@ -30,26 +30,21 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
               description: 'The targeting rule that matched, if one did.',
             }),
             targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
+            failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
+              description: 'The prerequisite flag that did not serve a required variant, if one did not.',
+            }),
           }),
           ...problems(400, 401, 403, 404, 429),
         },
       },
     },
     async (request) => {
-      const actor = actorOf(request);
-      const environment = request.body.environment ?? 'production';
-      const project = await accessProject(
-        services.store,
-        actor.principal,
+      const detail = await services.evaluation.explain(
+        actorOf(request),
         request.params.projectId,
-        'viewer',
-        environment,
-      );
-      const detail = await services.evaluation.evaluate(
-        actor,
         request.params.flagKey,
         request.body.attributes ?? {},
-        { project: project.id, environment },
+        request.body.environment ?? DEFAULT_ENVIRONMENT,
       );
       return {
         key: detail.key,
@@ -59,6 +54,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         variant: detail.variant,
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
+        failedPrerequisite: detail.failedPrerequisite ?? null,
       };
     },
   );

@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
+import type { FlagUsage } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
+import type { Page, PageRequest } from '../../storage/store.ts';
 import {
   actorOf,
   ifMatchOf,
@@ -10,7 +12,7 @@ import {
   sendPage,
   sendResource,
 } from '../request-helpers.ts';
-import { Closed, Key, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -18,8 +20,11 @@ const tags = ['Flags'];
 const EnvironmentQuery = Type.Optional(Key);
 const FlagIdParams = Closed({ flagId: Type.String() });
 
-/** The seed's list shape: `enabled` is the flag's state in one environment. */
-const summary = (environment: string) => (flag: Flag) => ({
+/** Every flag of a project, when the list is filtered in memory (`?stale=`). */
+const WHOLE_PROJECT = 100_000;
+
+/** The seed's list shape: `enabled` is the flag's state in one environment; insights add its use there. */
+const summary = (environment: string, usage: ReadonlyMap<string, FlagUsage>) => (flag: Flag) => ({
   id: flag.id,
   key: flag.key,
   name: flag.name,
@@ -31,7 +36,20 @@ const summary = (environment: string) => (flag: Flag) => ({
   version: flag.version,
   createdAt: flag.createdAt,
   updatedAt: flag.updatedAt,
+  lastEvaluatedAt: usage.get(flag.key)?.lastEvaluatedAt ?? null,
+  stale: usage.get(flag.key)?.stale ?? null,
 });
+
+/** One page of flags already in key order, with the cursor scheme of the store's pages (the last key, base64url). */
+function pageInMemory(flags: readonly Flag[], page: PageRequest): Page<Flag> {
+  const after = page.cursor === undefined ? undefined : Buffer.from(page.cursor, 'base64url').toString();
+  const rest = after === undefined ? flags : flags.filter((f) => f.key > after);
+  const items = rest.slice(0, page.limit);
+  const last = items.at(-1);
+  return rest.length > page.limit && last !== undefined
+    ? { items, nextCursor: Buffer.from(last.key).toString('base64url') }
+    : { items };
+}
 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -47,20 +65,36 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
           tag: Type.Optional(Key),
           q: Type.Optional(Type.String({ maxLength: 200 })),
           archived: Type.Optional(Type.Boolean()),
+          stale: Type.Optional(
+            Type.Boolean({
+              description: 'Only the flags stale (true) or not stale (false) in the environment.',
+            }),
+          ),
         }),
         response: { 200: Type.Array(FlagSummarySchema), ...problems(400, 401, 403, 404, 429) },
       },
     },
     async (request, reply) => {
-      const { environment = 'production', tag, q, archived } = request.query;
-      const page = await services.flags.list(
-        actorOf(request),
-        request.params.projectId,
-        environment,
-        { tag, q, archived },
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, summary(environment));
+      const { environment = 'production', tag, q, archived, stale } = request.query;
+      const list = (page: PageRequest) =>
+        services.flags.list(
+          actorOf(request),
+          request.params.projectId,
+          environment,
+          { tag, q, archived },
+          page,
+        );
+      let page = await list(stale === undefined ? pageOf(request.query) : { limit: WHOLE_PROJECT });
+      const projectId = page.items[0]?.projectId;
+      const usage =
+        projectId === undefined
+          ? new Map()
+          : await services.insights.usageIn(projectId, environment, page.items);
+      if (stale !== undefined) {
+        const matching = page.items.filter((flag) => (usage.get(flag.key)?.stale != null) === stale);
+        page = pageInMemory(matching, pageOf(request.query));
+      }
+      return sendPage(request, reply, page, summary(environment, usage));
     },
   );
 
@@ -95,11 +129,14 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         response: { 200: FlagSchema, ...problems(401, 403, 404) },
       },
     },
-    async (request, reply) =>
-      sendResource(
-        reply,
-        await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey),
-      ),
+    async (request, reply) => {
+      const flag = await services.flags.get(
+        actorOf(request),
+        request.params.projectId,
+        request.params.flagKey,
+      );
+      return sendResource(reply, { ...flag, lastEvaluatedAt: await services.insights.lastEvaluatedAt(flag) });
+    },
   );
 
   app.patch(
@@ -113,7 +150,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         params: FlagIdParams,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -132,12 +169,38 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         tags,
         summary: 'Delete a flag',
         params: FlagIdParams,
-        response: { ...problems(401, 403, 404, 412) },
+        response: { ...problems(401, 403, 404, 409, 412) },
       },
     },
     async (request, reply) => {
       await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
       return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/flags/:flagId/restore',
+    {
+      schema: {
+        tags,
+        summary: 'Restore an earlier version of a flag, from the audit log, as its next version',
+        description:
+          'Environments created since that version keep their current configuration. Honours If-Match.',
+        params: FlagIdParams,
+        body: RestoreSchema,
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const flag = await services.flags.restore(
+        actorOf(request),
+        request.params.flagId,
+        request.body.version,
+        {
+          ifMatch: ifMatchOf(request),
+        },
+      );
+      return sendResource(reply, flag);
     },
   );
 };

@@ -9,7 +9,7 @@ import {
   sendPage,
   sendResource,
 } from '../request-helpers.ts';
-import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { Closed, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
 import { CreateSegmentSchema, PatchSegmentSchema, SegmentSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -112,6 +112,28 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         ifMatch: ifMatchOf(request),
       });
       return sendNoContent(reply);
+    },
+  );
+
+  app.post(
+    '/segments/:segmentId/restore',
+    {
+      schema: {
+        tags,
+        summary: 'Restore an earlier version of a segment, from the audit log, as its next version',
+        params: SegmentParams,
+        body: RestoreSchema,
+        response: { 200: SegmentSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const segment = await services.segments.restore(
+        actorOf(request),
+        request.params.segmentId,
+        request.body.version,
+        { ifMatch: ifMatchOf(request) },
+      );
+      return sendResource(reply, segment);
     },
   );
 };

@@ -1,4 +1,5 @@
 import { type TProperties, type TSchema, type TUnsafe, Type } from 'typebox';
+import { EMAIL_PATTERN } from '../../domain/account.ts';
 import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../../domain/keys.ts';
 
 /** A closed object: unknown fields are refused (SPEC §4). */
@@ -12,6 +13,7 @@ export const Key = Type.String({
 export const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
 export const Description = Type.String({ maxLength: DESCRIPTION_MAX });
 export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
+export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_PATTERN });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Version = Type.Integer({ minimum: 1 });
 
@@ -44,3 +46,6 @@ export const OneOf = <const T extends readonly string[]>(
   values: T,
   options: Record<string, unknown> = {},
 ): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** `POST …/restore`: the earlier version to write again (SPEC §10 History). */
+export const RestoreSchema = Closed({ version: Version });

@@ -29,6 +29,19 @@ const TargetsSchema = Type.Array(
   { maxItems: 100 },
 );
 
+const PrerequisitesSchema = Type.Array(
+  Closed({
+    flag: Key,
+    variants: Type.Array(Key, {
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'The required flag must serve one of these.',
+    }),
+  }),
+  { maxItems: 20, description: 'Flags that must serve one of the listed variants for this one to run.' },
+);
+
 /** Fields of a flag's configuration in one environment, as sent in a merge patch (null removes). */
 export const FlagEnvironmentPatchSchema = Closed({
   enabled: Type.Optional(Type.Boolean()),
@@ -38,6 +51,7 @@ export const FlagEnvironmentPatchSchema = Closed({
   targets: Type.Optional(Type.Union([TargetsSchema, Type.Null()])),
   rules: Type.Optional(Type.Union([Type.Array(TargetingRuleSchema, { maxItems: 200 }), Type.Null()])),
   targeting: Type.Optional(Type.Unknown({ description: 'flagd JsonLogic targeting, instead of rules.' })),
+  prerequisites: Type.Optional(Type.Union([PrerequisitesSchema, Type.Null()])),
 });
 
 export const CreateFlagSchema = Closed({
@@ -64,6 +78,26 @@ export const PatchFlagSchema = Closed({
   ...FlagEnvironmentPatchSchema.properties,
 });
 
+const LastEvaluatedAt = Type.Union([Timestamp, Type.Null()], {
+  description:
+    'The minute of the last evaluation counted for insights; null: not evaluated (kept since counting began).',
+});
+
+export const StalenessSchema = Type.Union(
+  [
+    Type.Object({
+      reason: OneOf(['not_evaluated', 'single_variant']),
+      detail: Type.String(),
+      variant: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'Why the flag is stale in this environment (SPEC §10: not evaluated for 30 days, or serving one variant to everyone for 30 days); null: not stale.',
+  },
+);
+
 export const FlagSummarySchema = Type.Object({
   id: Id,
   key: Key,
@@ -78,6 +112,8 @@ export const FlagSummarySchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastEvaluatedAt: Type.Optional(LastEvaluatedAt),
+  stale: Type.Optional(StalenessSchema),
 });
 
 export const FlagSchema = Type.Object({
@@ -95,4 +131,7 @@ export const FlagSchema = Type.Object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   environments: Type.Record(Type.String(), Type.Unknown()),
+  lastEvaluatedAt: Type.Optional(
+    Type.Record(Type.String(), LastEvaluatedAt, { description: 'Per environment key (in GET responses).' }),
+  ),
 });

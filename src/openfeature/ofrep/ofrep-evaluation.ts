@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import type { CompiledEnvironment, EvaluationDetail } from '../../evaluation/compile-environment.ts';
 import { type OfrepFailure, type OfrepSuccess, targetingKeyMissing, toOfrepSuccess } from './ofrep-wire.ts';
@@ -35,20 +34,3 @@ export function toOfrepResult(
 
 export const isFailure = (result: OfrepSuccess | OfrepFailure): result is OfrepFailure =>
   'errorCode' in result;
-
-/**
- * The bulk ETag is a digest of the response body itself, so it changes exactly when some result
- * for this context changes — a write, a time-based rule coming due — and never otherwise.
- */
-export function bulkEtag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-}
-
-/** RFC 9110 §13.1.2: `*`, or any listed tag equal to `etag` under weak comparison. */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  const current = opaque(etag);
-  return header.split(',').some((tag) => opaque(tag) === current);
-}

@@ -1,13 +1,17 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
-import { registerAuthentication } from '../../http/plugins/authentication.ts';
+import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
+import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
 import { actorOf } from '../../http/request-helpers.ts';
 import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
+import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
-import { bulkEtag, ifNoneMatchHits, isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
+import { EVENT_STREAM_PATH } from './event-stream-routes.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
 import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
 
 const tags = ['OFREP'];
@@ -17,7 +21,9 @@ const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Numb
 const Success = Type.Object({
   key: Type.String(),
   value: Type.Optional(Type.Unknown({ description: 'Absent when the provider must use the code default.' })),
-  reason: Type.String({ enum: ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] }),
+  reason: Type.String({
+    enum: ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED', 'PREREQUISITE_FAILED'],
+  }),
   variant: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
 });
@@ -26,6 +32,11 @@ const Failure = Type.Object({
   errorCode: Type.String(),
   errorDetails: Type.Optional(Type.String()),
   metadata: Type.Optional(Metadata),
+});
+const EventStream = Type.Object({
+  type: Type.Literal('sse'),
+  url: Type.String({ description: 'Absolute; carries a signed token that expires. Do not log it.' }),
+  inactivityDelaySec: Type.Integer(),
 });
 const RequestBody = Type.Unknown({
   description:
@@ -76,6 +87,29 @@ function scopeOf(request: FastifyRequest): EvaluationScope {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** How long a request prompted by an event waits for this node to catch up with the revision it names. */
+const CATCH_UP_MS = 1000;
+/** How long a hidden page keeps its stream before closing it (the providers' default too). */
+const INACTIVITY_DELAY_SEC = 120;
+
+/**
+ * The OFREP `eventStreams` of a bulk response (SPEC §9): only for API keys, whose secret hash
+ * signs the URL's token. Absolute, on the origin the client reached us by.
+ */
+function eventStreamsFor(
+  request: FastifyRequest,
+  services: Services,
+  projectId: string,
+  environment: string,
+) {
+  const principal = actorOf(request).principal;
+  const secret = bearerSecret(request);
+  if (principal.type !== 'api_key' || secret === undefined) return undefined;
+  const token = services.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
+  const url = `${request.protocol}://${request.host}${EVENT_STREAM_PATH}?token=${token}`;
+  return [{ type: 'sse' as const, url, inactivityDelaySec: INACTIVITY_DELAY_SEC }];
+}
 
 /** What a Flagstaff error code becomes in OFREP's vocabulary; every status but 404 and 500 keeps its meaning. */
 function failureFor(code: ErrorCode): { status: number; errorCode: OfrepErrorCode } {
@@ -197,10 +231,21 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         description:
           'Every non-archived flag of the environment. The ETag digests the response: send it back as If-None-Match to get 304 while nothing changed.',
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          flagConfigEtag: Type.Optional(
+            Type.String({ description: 'The `etag` of the event that prompted this request.' }),
+          ),
+          flagConfigLastModified: Type.Optional(
+            Type.String({ description: 'The `lastModified` of that event (informative).' }),
+          ),
+        }),
         body: RequestBody,
         response: {
           200: Type.Object(
-            { flags: Type.Array(Type.Union([Success, Failure])) },
+            {
+              flags: Type.Array(Type.Union([Success, Failure])),
+              eventStreams: Type.Optional(Type.Array(EventStream)),
+            },
             { description: 'Sent pre-serialised, with its ETag.' },
           ),
           304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
@@ -211,12 +256,22 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
     async (request, reply) => {
       const actor = actorOf(request);
       const scope = scopeOf(request);
+      const resolved = await services.evaluation.resolve(actor, scope);
+      const changeSeen = request.query.flagConfigEtag;
+      if (changeSeen !== undefined && /^\d{1,15}$/.test(changeSeen)) {
+        // Told of this revision by an event stream, perhaps held by another node: serve it, not an older one.
+        await awaitRevision(services.changes, resolved.projectId, Number(changeSeen), CATCH_UP_MS);
+      }
       const compiled = await services.evaluation.environmentFor(actor, scope);
       const context = contextOf(request.body);
       const reevaluate = reevaluateIn(compiled, nowSeconds());
       const details = await services.evaluation.evaluateAll(actor, context, scope);
-      const body = JSON.stringify({ flags: details.map((d) => toOfrepResult(d, context, reevaluate)) });
-      const etag = bulkEtag(body);
+      const eventStreams = eventStreamsFor(request, services, resolved.projectId, resolved.environment);
+      const body = JSON.stringify({
+        flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
+        ...(eventStreams === undefined ? {} : { eventStreams }),
+      });
+      const etag = bodyEtag(body);
       reply.header('etag', etag);
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.type(JSON_TYPE).send(body);

@@ -10,6 +10,7 @@ export const OFREP_REASONS: Readonly<Record<Reason, string>> = {
   default: 'DEFAULT',
   disabled: 'DISABLED',
   static: 'STATIC',
+  prerequisite_failed: 'PREREQUISITE_FAILED',
 };
 
 export type OfrepErrorCode =

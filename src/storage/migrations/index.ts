@@ -1,13 +1,17 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.ts';
 import { accounts } from './0002-accounts.ts';
+import { accountVersion } from './0004-account-version.ts';
 import { changeFeed } from './0005-change-feed.ts';
+import { flagEvaluations } from './0008-flag-evaluations.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-accounts': accounts,
+  '0004-account-version': accountVersion,
   '0005-change-feed': changeFeed,
+  '0008-flag-evaluations': flagEvaluations,
 };
 
 export const migrationProvider: MigrationProvider = {

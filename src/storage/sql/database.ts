@@ -112,6 +112,7 @@ export interface AccountsTable {
   project_id: string | null;
   created_at: string;
   last_login_at: string | null;
+  version: number;
 }
 
 export interface InvitationsTable {
@@ -135,6 +136,28 @@ export interface SessionsTable {
   expires_at: string;
 }
 
+/** Evaluations of one flag in one environment in one minute (minutes since the Unix epoch), by variant and reason. */
+export interface FlagEvaluationCountsTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  minute: number;
+  /** '' when no variant was served. */
+  variant: string;
+  reason: string;
+  count: number;
+}
+
+/** The first and last minute a variant of a flag was served in an environment. */
+export interface FlagVariantUsageTable {
+  project_id: string;
+  flag_key: string;
+  environment: string;
+  variant: string;
+  first_minute: number;
+  last_minute: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -148,4 +171,6 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  flag_evaluation_counts: FlagEvaluationCountsTable;
+  flag_variant_usage: FlagVariantUsageTable;
 }

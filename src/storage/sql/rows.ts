@@ -202,6 +202,7 @@ export const accountFromRow = (row: AccountsTable): StoredAccount => ({
   projectId: row.project_id,
   createdAt: row.created_at,
   lastLoginAt: row.last_login_at,
+  version: Number(row.version),
 });
 
 export const accountToRow = (a: StoredAccount): AccountsTable => ({
@@ -213,6 +214,7 @@ export const accountToRow = (a: StoredAccount): AccountsTable => ({
   project_id: a.projectId,
   created_at: a.createdAt,
   last_login_at: a.lastLoginAt,
+  version: a.version,
 });
 
 export const invitationFromRow = (row: InvitationsTable): StoredInvitation => ({

@@ -28,6 +28,7 @@ export async function startServer(
     url: address,
     app,
     services,
+    store: opened.store,
     async call(method, path, { body, key = ADMIN_KEY, headers = {} } = {}) {
       const h: Record<string, string> = { ...headers };
       if (key !== null) h.authorization = `Bearer ${key}`;

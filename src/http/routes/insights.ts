@@ -1,0 +1,85 @@
+import { Type } from 'typebox';
+import { STEPS } from '../../services/insights-service.ts';
+import type { Services } from '../../services/services.ts';
+import { actorOf } from '../request-helpers.ts';
+import { Closed, Id, Key, OneOf, ProjectParams, problems, Timestamp } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Insights'];
+
+const InsightsSchema = Type.Object({
+  flagId: Id,
+  flagKey: Key,
+  environment: Key,
+  from: Timestamp,
+  to: Timestamp,
+  step: OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[]),
+  buckets: Type.Array(Timestamp, {
+    description: 'Start of each bucket; every series’ counts line up with it.',
+  }),
+  series: Type.Array(
+    Type.Object({
+      variant: Type.Union([Type.String(), Type.Null()]),
+      reason: Type.String(),
+      counts: Type.Array(Type.Integer()),
+      total: Type.Integer(),
+    }),
+  ),
+  total: Type.Integer(),
+  lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/flags/:flagId/insights',
+    {
+      schema: {
+        tags,
+        summary: 'Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)',
+        params: Closed({ flagId: Type.String() }),
+        querystring: Closed({
+          environment: Type.Optional(Key),
+          from: Type.Optional(Type.String({ description: 'RFC 3339; default 24 hours before `to`.' })),
+          to: Type.Optional(Type.String({ description: 'RFC 3339; default now.' })),
+          step: Type.Optional(
+            OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[], {
+              description: 'Bucket width; default the smallest giving at most 200 buckets.',
+            }),
+          ),
+        }),
+        response: { 200: InsightsSchema, ...problems(400, 401, 403, 404, 429) },
+      },
+    },
+    async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
+  );
+
+  app.get(
+    '/projects/:projectId/insights/top-flags',
+    {
+      schema: {
+        tags,
+        summary: "A project's most evaluated flags in an environment",
+        params: ProjectParams,
+        querystring: Closed({
+          environment: Type.Optional(Key),
+          days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+        }),
+        response: {
+          200: Type.Object({
+            environment: Key,
+            from: Timestamp,
+            flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
+          }),
+          ...problems(400, 401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) =>
+      services.insights.topFlags(actorOf(request), request.params.projectId, {
+        environment: request.query.environment,
+        days: request.query.days ?? 1,
+        limit: request.query.limit ?? 10,
+      }),
+  );
+};

@@ -1,0 +1,209 @@
+import { fileURLToPath } from 'node:url';
+import {
+  type GrpcObject,
+  loadPackageDefinition,
+  type Metadata,
+  Server,
+  ServerCredentials,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceClientConstructor,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import type { Principal } from '../domain/api-key.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { Services } from '../services/services.ts';
+import { parseSyncSelector } from './flagd/sync-selector.ts';
+
+const PROTO = fileURLToPath(new URL('./flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url));
+const SELECTOR_HEADER = 'flagd-selector';
+
+interface SyncRequest {
+  readonly providerId?: string;
+  readonly selector?: string;
+}
+
+/** A gRPC error as grpc-js sends it: a status code and details for the client. */
+class SyncRefusal extends Error {
+  readonly code: status;
+  readonly details: string;
+  constructor(code: status, details: string) {
+    super(details);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+interface SyncSource {
+  readonly principal: Principal;
+  readonly projectId: string;
+  readonly environment: string;
+}
+
+export interface SyncServerLog {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface FlagdSyncServer {
+  /** The port it listens on (useful when asked for 0). */
+  readonly port: number;
+  /** SyncFlags streams open now. */
+  openStreams(): number;
+  close(): Promise<void>;
+}
+
+/** What went wrong, for the client; never the selector, which holds the key's secret. */
+function refusalOf(error: unknown): SyncRefusal {
+  if (error instanceof SyncRefusal) return error;
+  if (error instanceof DomainError) {
+    if (error.code === 'forbidden') return new SyncRefusal(status.PERMISSION_DENIED, error.message);
+    if (error.code === 'not_found') return new SyncRefusal(status.NOT_FOUND, error.message);
+    if (error.code === 'unauthorized') return new SyncRefusal(status.UNAUTHENTICATED, error.message);
+  }
+  return new SyncRefusal(status.INTERNAL, 'Something went wrong on our side.');
+}
+
+/**
+ * flagd's gRPC sync protocol (`flagd.sync.v1.FlagSyncService`, SPEC §9), so flagd's in-process
+ * providers evaluate locally with Flagstaff as their source. The payload is the environment's
+ * flagd export; every change that alters it is pushed to its streams.
+ */
+export async function startFlagdSyncServer(
+  services: Services,
+  options: { port: number; host: string; log: SyncServerLog },
+): Promise<FlagdSyncServer> {
+  const definition = loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true });
+  const sync = (loadPackageDefinition(definition).flagd as GrpcObject).sync as GrpcObject;
+  const service = ((sync.v1 as GrpcObject).FlagSyncService as ServiceClientConstructor).service;
+  const streams = new Set<ServerWritableStream<SyncRequest, unknown>>();
+  /** One export per environment and revision, shared by every stream of it. */
+  const payloads = new Map<string, { revision: number; payload: Promise<string> }>();
+
+  const payloadOf = (source: SyncSource): Promise<string> => {
+    const key = `${source.projectId}/${source.environment}`;
+    const revision = services.changes.revisionOf(source.projectId) ?? 0;
+    const cached = payloads.get(key);
+    if (cached !== undefined && cached.revision === revision) return cached.payload;
+    const payload = services.flagd
+      .exportEnvironment(source.projectId, source.environment)
+      .then(({ document }) => JSON.stringify(document));
+    payloads.set(key, { revision, payload });
+    payload.catch(() => {
+      if (payloads.get(key)?.payload === payload) payloads.delete(key);
+    });
+    return payload;
+  };
+
+  const sourceOf = async (metadata: Metadata, request: SyncRequest): Promise<SyncSource> => {
+    const header = metadata.get(SELECTOR_HEADER)[0];
+    const selector = typeof header === 'string' && header !== '' ? header : (request.selector ?? '');
+    const parsed = parseSyncSelector(selector);
+    if (parsed === undefined) {
+      throw new SyncRefusal(
+        status.UNAUTHENTICATED,
+        'Send the selector "<project>/<environment>#<API key>" (flagd-selector header or request field).',
+      );
+    }
+    const principal = await services.apiKeys.authenticate(parsed.secret);
+    if (principal === undefined) {
+      throw new SyncRefusal(
+        status.UNAUTHENTICATED,
+        'The API key in the selector is unknown, revoked or expired.',
+      );
+    }
+    // The same checks as an evaluation request's: the key's project and environments, and an environment that exists.
+    const { projectId } = await services.evaluation.resolve(
+      { principal, requestId: 'flagd-sync' },
+      { project: parsed.project, environment: parsed.environment },
+    );
+    return { principal, projectId, environment: parsed.environment };
+  };
+
+  const syncFlags = async (call: ServerWritableStream<SyncRequest, unknown>) => {
+    let source: SyncSource;
+    try {
+      source = await sourceOf(call.metadata, call.request);
+    } catch (error) {
+      const refusal = refusalOf(error);
+      options.log.info({ code: status[refusal.code] }, 'flagd sync refused');
+      call.emit('error', { code: refusal.code, details: refusal.details });
+      return;
+    }
+    streams.add(call);
+    let sent = '';
+    /** Pushes are chained, so a slow export never overtakes a newer one. */
+    let queue: Promise<void> = Promise.resolve();
+    const push = () => {
+      queue = queue
+        .then(async () => {
+          if (call.cancelled || !streams.has(call)) return;
+          const payload = await payloadOf(source);
+          if (payload === sent) return;
+          sent = payload;
+          call.write({ flagConfiguration: payload });
+        })
+        .catch((error) => options.log.warn({ err: error }, 'flagd sync could not export the environment'));
+    };
+    const end = (code: status, details: string) => {
+      if (!streams.delete(call)) return;
+      cleanup();
+      call.emit('error', { code, details });
+    };
+    const unsubscribe = services.changes.subscribe(source.projectId, push);
+    const unrevoke = services.revocations.subscribe(source.principal.id, () =>
+      end(status.UNAUTHENTICATED, 'The API key was revoked.'),
+    );
+    const cleanup = () => {
+      unsubscribe();
+      unrevoke();
+    };
+    call.on('cancelled', () => {
+      if (streams.delete(call)) cleanup();
+    });
+    call.on('close', () => {
+      if (streams.delete(call)) cleanup();
+    });
+    push();
+  };
+
+  const fetchAllFlags = async (
+    call: ServerUnaryCall<SyncRequest, unknown>,
+    callback: sendUnaryData<unknown>,
+  ) => {
+    try {
+      const source = await sourceOf(call.metadata, call.request);
+      callback(null, { flagConfiguration: await payloadOf(source) });
+    } catch (error) {
+      const refusal = refusalOf(error);
+      callback({ code: refusal.code, details: refusal.details });
+    }
+  };
+
+  const getMetadata = (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    // Deprecated in the protocol; nothing to add beyond the flags' own metadata.
+    callback(null, { metadata: { fields: {} } });
+  };
+
+  const server = new Server();
+  server.addService(service, { syncFlags, fetchAllFlags, getMetadata });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  options.log.info({ port }, 'flagd sync (gRPC) listening');
+  return {
+    port,
+    openStreams: () => streams.size,
+    async close() {
+      for (const call of [...streams]) {
+        streams.delete(call);
+        call.end();
+      }
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { Type } from 'typebox';
+import { DomainError } from '../../domain/errors.ts';
+import type { RoutesPlugin } from '../../http/type-provider.ts';
+import type { Services } from '../../services/services.ts';
+
+export const EVENT_STREAM_PATH = '/ofrep/v1/events';
+
+/**
+ * The OFREP event stream (SPEC §9, reference/ofrep/event-streams.yaml). EventSource sends no
+ * headers, so the URL's token is the credential; the bulk evaluation response hands it out.
+ */
+export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  const streams = services.eventStreams;
+  // Open streams would keep close() waiting forever; clients reconnect to another node.
+  app.addHook('preClose', async () => streams.closeAll());
+
+  app.get(
+    EVENT_STREAM_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['OFREP'],
+        summary: 'Stream change notifications (OFREP event stream, SSE)',
+        description:
+          'Open the `url` of `eventStreams` in a bulk evaluation response; do not build it. Sends `refetchEvaluation` messages (`etag` is the project revision, send it back as `flagConfigEtag`), a comment every 15 s, and honours Last-Event-ID. Ends when the token expires or its key is revoked.',
+        security: [],
+        querystring: Type.Object({ token: Type.String({ description: 'Signed by the server; opaque.' }) }),
+        response: {
+          200: Type.String({ description: 'text/event-stream' }),
+          401: Type.Unknown({ description: 'Malformed, tampered, expired, or its key revoked.' }),
+          403: Type.Unknown({ description: 'The key no longer covers the project or environment.' }),
+          404: Type.Unknown({ description: 'The environment no longer exists.' }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const grant = await services.streamAccess.verify(request.query.token);
+      if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
+        throw new DomainError('not_found', 'The environment of this stream no longer exists.');
+      }
+      const lastEventId = request.headers['last-event-id'];
+      // CORS and request-id headers set by hooks so far travel with the stream's own.
+      const headers = Object.fromEntries(
+        Object.entries(reply.getHeaders()).map(([name, value]) => [name, String(value)]),
+      );
+      headers['x-request-id'] = request.id;
+      reply.hijack();
+      streams.open(reply.raw, grant, headers, typeof lastEventId === 'string' ? lastEventId : undefined);
+    },
+  );
+};

@@ -1,0 +1,64 @@
+import type { Principal } from '../domain/api-key.ts';
+import { DomainError } from '../domain/errors.ts';
+import { authorize } from '../services/access.ts';
+import { principalOf } from '../services/api-key-service.ts';
+import type { Store } from '../storage/store.ts';
+import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
+
+/** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */
+const TOKEN_WINDOW_SECONDS = 3600;
+
+/** A verified stream token: whose it is and until when the stream may stay open. */
+export interface StreamGrant extends StreamClaims {
+  readonly principal: Principal;
+  /** Unix seconds: the token's expiry, or the key's when that comes first. */
+  readonly endsAt: number;
+}
+
+const refused = (detail: string) => new DomainError('unauthorized', detail);
+
+/**
+ * Issues and checks the signed, expiring tokens by which a stream URL authenticates itself
+ * (EventSource cannot send headers; flagd sync uses the key itself).
+ */
+export class StreamAccess {
+  readonly #store: Store;
+  readonly #clock: () => number;
+
+  constructor(store: Store, clock: () => number = Date.now) {
+    this.#store = store;
+    this.#clock = clock;
+  }
+
+  /**
+   * A token for the key whose secret hashes to `secretHash`, valid one to two hours: the same
+   * for every request within a clock hour, so responses that carry it stay cacheable.
+   */
+  issue(keyId: string, secretHash: string, projectId: string, environment: string): string {
+    const window = Math.floor(this.#clock() / 1000 / TOKEN_WINDOW_SECONDS);
+    const expiresAt = (window + 2) * TOKEN_WINDOW_SECONDS;
+    return signStreamToken({ keyId, projectId, environment, expiresAt }, secretHash);
+  }
+
+  /** The grant behind a token; `unauthorized` when it is malformed, tampered with, expired or its key revoked. */
+  async verify(token: string): Promise<StreamGrant> {
+    const claims = readStreamToken(token);
+    if (claims === undefined) throw refused('The stream token is malformed.');
+    const now = this.#clock() / 1000;
+    if (claims.expiresAt <= now) {
+      throw refused('The stream token has expired: fetch the evaluations again for a new stream URL.');
+    }
+    const key = await this.#store.findStoredApiKeyById(claims.keyId);
+    if (key === undefined || !hasValidSignature(token, key.secretHash)) {
+      throw refused('The stream token is not valid.');
+    }
+    const keyExpiresAt = key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt) / 1000;
+    if (key.revokedAt !== null || keyExpiresAt <= now) {
+      throw refused('The API key of this stream token is revoked or expired.');
+    }
+    const principal = principalOf(key);
+    // The key's scope may have narrowed since the token was issued.
+    authorize(principal, claims.projectId, 'evaluator', claims.environment);
+    return { ...claims, principal, endsAt: Math.min(claims.expiresAt, keyExpiresAt) };
+  }
+}

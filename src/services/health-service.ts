@@ -1,0 +1,34 @@
+import type { Store } from '../storage/store.ts';
+import type { DatabaseState, NodeSync } from './node-sync.ts';
+
+export interface Readiness {
+  /** The node can evaluate: everything is loaded, or (not started) it loads lazily and the database answers. */
+  readonly ready: boolean;
+  readonly database: DatabaseState;
+}
+
+/** Readiness (SPEC §1, §8): whether this node can evaluate, and whether the database answers. */
+export class HealthService {
+  readonly #store: Pick<Store, 'ping'>;
+  readonly #sync: NodeSync | undefined;
+
+  constructor(store: Pick<Store, 'ping'>, sync?: NodeSync) {
+    this.#store = store;
+    this.#sync = sync;
+  }
+
+  /**
+   * A node that follows the change feed is ready once loaded, whatever the database does; one
+   * that loads lazily (tests, embedded use) can evaluate only while the database answers.
+   */
+  async readiness(): Promise<Readiness> {
+    const sync = this.#sync;
+    if (sync?.started) return { ready: sync.loaded, database: sync.database };
+    try {
+      await this.#store.ping();
+      return { ready: true, database: 'up' };
+    } catch {
+      return { ready: false, database: 'down' };
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import { sql } from 'kysely';
+import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
+import type { FlagStore, SegmentStore } from '../store.ts';
+import type { Database } from './database.ts';
+import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
+import {
+  allOfProject,
+  deleteById,
+  locked,
+  mapUnique,
+  paged,
+  type SqlContext,
+  updateVersioned,
+} from './sql-context.ts';
+
+/** Bound parameters per statement stay under every driver's limit, even for a 10k-flag project. */
+const CHUNK = 500;
+
+/** Loads every environment's configuration of the given flags in one query per chunk. */
+async function withEnvironments(db: SqlContext['db'], rows: Database['flags'][]): Promise<Flag[]> {
+  if (rows.length === 0) return [];
+  const byFlag = new Map<string, Record<string, FlagEnvironment>>(rows.map((r) => [r.id, {}]));
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const ids = rows.slice(i, i + CHUNK).map((r) => r.id);
+    const configs = await db
+      .selectFrom('flag_environments')
+      .innerJoin('environments', 'environments.id', 'flag_environments.environment_id')
+      .select([
+        'flag_environments.flag_id',
+        'environments.key',
+        'flag_environments.enabled',
+        'flag_environments.config',
+      ])
+      .where('flag_environments.flag_id', 'in', ids)
+      .execute();
+    for (const c of configs) {
+      const environments = byFlag.get(c.flag_id);
+      if (environments) environments[c.key] = flagEnvironmentFromRow(c);
+    }
+  }
+  return rows.map((r) => flagFromRow(r, byFlag.get(r.id) ?? {}));
+}
+
+/**
+ * Upserts the flag's configuration of each environment it lists, naming the environment by its
+ * key: the id comes from a subquery, so a flag write never lists the project's environments.
+ */
+async function writeFlagEnvironments(db: SqlContext['db'], flag: Flag): Promise<void> {
+  for (const [environmentKey, config] of Object.entries(flag.environments)) {
+    const columns = flagEnvironmentToColumns(config);
+    await db
+      .insertInto('flag_environments')
+      .columns(['flag_id', 'environment_id', 'enabled', 'config'])
+      .expression((eb) =>
+        eb
+          .selectFrom('environments')
+          .select([
+            sql<string>`cast(${flag.id} as text)`.as('flag_id'),
+            'id',
+            sql<number>`cast(${columns.enabled} as integer)`.as('enabled'),
+            sql<string>`cast(${columns.config} as text)`.as('config'),
+          ])
+          .where('project_id', '=', flag.projectId)
+          .where('key', '=', environmentKey),
+      )
+      .onConflict((oc) => oc.columns(['flag_id', 'environment_id']).doUpdateSet(columns))
+      .execute();
+  }
+}
+
+/** Flags and their per-environment configuration. */
+export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentStore> {
+  const { db, atomically } = context;
+  return {
+    listFlags(projectId, filter, page) {
+      let query = db.selectFrom('flags').selectAll().where('project_id', '=', projectId);
+      if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
+      if (filter.q) {
+        // Lowered by the database on both sides: SQLite's lower() folds ASCII only, so lowering
+        // the text in JavaScript made names with capitals such as 'Ä' unfindable there.
+        const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        query = query.where((eb) =>
+          eb.or([
+            eb(eb.fn('lower', ['key']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
+            eb(eb.fn('lower', ['name']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
+          ]),
+        );
+      }
+      if (filter.tag) {
+        // Tags are a JSON array of strings: match the quoted element exactly. Not LIKE, which
+        // ignores case on SQLite; replace() is case-sensitive on both databases.
+        const needle = JSON.stringify(filter.tag);
+        query = query.where((eb) =>
+          eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
+        );
+      }
+      return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
+        withEnvironments(db, rows),
+      );
+    },
+
+    async allFlags(projectId) {
+      return withEnvironments(db, await allOfProject(db, 'flags', projectId, 'key'));
+    },
+
+    async findFlagById(id, options) {
+      const query = db.selectFrom('flags').selectAll().where('id', '=', id);
+      const rows = await locked(context, query, options?.forUpdate ? 'update' : undefined).execute();
+      return (await withEnvironments(db, rows))[0];
+    },
+
+    async findFlagByKey(projectId, key, options) {
+      const query = db
+        .selectFrom('flags')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('key', '=', key);
+      const rows = await locked(context, query, options?.forUpdate ? 'update' : undefined).execute();
+      return (await withEnvironments(db, rows))[0];
+    },
+
+    insertFlag: (flag) =>
+      atomically(async ({ db }) => {
+        await mapUnique(db.insertInto('flags').values(flagToRow(flag)).execute());
+        await writeFlagEnvironments(db, flag);
+      }),
+
+    updateFlag(flag, expectedVersion) {
+      return atomically(async ({ db }) => {
+        if (!(await updateVersioned(db, 'flags', flag.id, flagToRow(flag), expectedVersion))) return false;
+        await writeFlagEnvironments(db, flag);
+        return true;
+      });
+    },
+
+    deleteFlag: (id) => deleteById(db, 'flags', id),
+
+    async insertFlagEnvironments(environmentId, configs) {
+      const rows = [...configs].map(([flagId, config]) => ({
+        flag_id: flagId,
+        environment_id: environmentId,
+        ...flagEnvironmentToColumns(config),
+      }));
+      await atomically(async ({ db }) => {
+        for (let i = 0; i < rows.length; i += 200) {
+          await db
+            .insertInto('flag_environments')
+            .values(rows.slice(i, i + 200))
+            .execute();
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { ProjectStore } from '../store.ts';
+import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
+import {
+  allOfProject,
+  deleteById,
+  findOne,
+  mapUnique,
+  paged,
+  type SqlContext,
+  updateVersioned,
+} from './sql-context.ts';
+
+/** Projects, their environments and revisions. */
+export function projectQueries({ db, atomically }: SqlContext): ProjectStore {
+  return {
+    listProjects: (page) =>
+      paged(
+        db.selectFrom('projects').selectAll(),
+        { column: 'key', direction: 'asc', of: (r) => r.key },
+        page,
+        (rows) => rows.map(projectFromRow),
+      ),
+
+    findProject: (idOrKey) =>
+      findOne(
+        db
+          .selectFrom('projects')
+          .selectAll()
+          .where((eb) => eb.or([eb('id', '=', idOrKey), eb('key', '=', idOrKey)])),
+        projectFromRow,
+      ),
+
+    insertProject: (project) =>
+      atomically(async ({ db }) => {
+        await mapUnique(db.insertInto('projects').values(projectToRow(project)).execute());
+        await db.insertInto('project_revisions').values({ project_id: project.id, revision: 1 }).execute();
+      }),
+
+    updateProject: (project, expectedVersion) =>
+      updateVersioned(db, 'projects', project.id, projectToRow(project), expectedVersion),
+
+    deleteProject: (id) => deleteById(db, 'projects', id),
+
+    async bumpRevision(projectId) {
+      const row = await db
+        .updateTable('project_revisions')
+        .set((eb) => ({ revision: eb('revision', '+', 1) }))
+        .where('project_id', '=', projectId)
+        .returning('revision')
+        .executeTakeFirstOrThrow();
+      return Number(row.revision);
+    },
+
+    async listEnvironments(projectId) {
+      return (await allOfProject(db, 'environments', projectId, 'id')).map(environmentFromRow);
+    },
+
+    findEnvironment: (projectId, key) =>
+      findOne(
+        db.selectFrom('environments').selectAll().where('project_id', '=', projectId).where('key', '=', key),
+        environmentFromRow,
+      ),
+
+    async insertEnvironment(environment) {
+      await mapUnique(db.insertInto('environments').values(environmentToRow(environment)).execute());
+    },
+
+    updateEnvironment: (environment, expectedVersion) =>
+      updateVersioned(db, 'environments', environment.id, environmentToRow(environment), expectedVersion),
+
+    deleteEnvironment: (id) => deleteById(db, 'environments', id),
+  };
+}

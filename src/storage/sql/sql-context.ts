@@ -1,0 +1,144 @@
+import { type Kysely, PostgresAdapter, type SelectQueryBuilder, sql, type Transaction } from 'kysely';
+import { type Page, type PageRequest, UniqueViolation } from '../store.ts';
+import type { Database } from './database.ts';
+
+/**
+ * What every aggregate's queries share: the connection (or open transaction), whether it is
+ * PostgreSQL, and a way to make several statements atomic.
+ */
+export interface SqlContext {
+  readonly db: Kysely<Database> | Transaction<Database>;
+  readonly postgres: boolean;
+  /** Joins the open transaction or starts one: methods of several statements must still be atomic. */
+  atomically<T>(work: (context: SqlContext) => Promise<T>): Promise<T>;
+}
+
+export function sqlContext(db: Kysely<Database> | Transaction<Database>, inTransaction = false): SqlContext {
+  const context: SqlContext = {
+    db,
+    postgres: db.getExecutor().adapter instanceof PostgresAdapter,
+    atomically: (work) =>
+      inTransaction ? work(context) : db.transaction().execute((trx) => work(sqlContext(trx, true))),
+  };
+  return context;
+}
+
+/**
+ * Row locks for reads that precede a write. Only PostgreSQL needs them: SQLite runs one
+ * transaction at a time on its one connection, so nothing can change between read and write.
+ */
+export function locked<Q extends { forUpdate(): Q; forShare(): Q }>(
+  context: SqlContext,
+  query: Q,
+  mode: 'update' | 'share' | undefined,
+): Q {
+  if (!context.postgres || mode === undefined) return query;
+  return mode === 'update' ? query.forUpdate() : query.forShare();
+}
+
+/** SQLite reports SQLITE_CONSTRAINT_UNIQUE (2067) or _PRIMARYKEY (1555); PostgreSQL 23505. */
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { errcode?: number; code?: string };
+  return e?.errcode === 2067 || e?.errcode === 1555 || e?.code === '23505';
+}
+
+/** Runs a write, turning the database's own uniqueness error into the port's UniqueViolation. */
+export async function mapUnique<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new UniqueViolation((error as Error).message);
+    throw error;
+  }
+}
+
+/** True when an update or delete touched exactly one row (the write's compare-and-set or existence check). */
+export const touchedOne = (result: { numUpdatedRows?: bigint; numDeletedRows?: bigint }): boolean =>
+  Number(result.numUpdatedRows ?? result.numDeletedRows ?? 0) === 1;
+
+/** One row mapped to its domain object, or undefined. */
+export async function findOne<Row, T>(
+  // biome-ignore lint/suspicious/noExplicitAny: the query's table is whatever the caller selected from
+  query: SelectQueryBuilder<Database, any, Row>,
+  fromRow: (row: Row) => T,
+): Promise<T | undefined> {
+  const row = await query.executeTakeFirst();
+  return row === undefined ? undefined : fromRow(row);
+}
+
+const encodeCursor = (value: string) => Buffer.from(value).toString('base64url');
+const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
+
+/** Keyset paging over one unique text column: fetch one more than asked to learn whether more remain. */
+export async function paged<Row, T>(
+  // biome-ignore lint/suspicious/noExplicitAny: the query's table is whatever the caller selected from
+  query: SelectQueryBuilder<Database, any, Row>,
+  order: { readonly column: string; readonly direction: 'asc' | 'desc'; readonly of: (row: Row) => string },
+  page: PageRequest,
+  map: (rows: Row[]) => Promise<T[]> | T[],
+): Promise<Page<T>> {
+  const { column, direction } = order;
+  let q = query;
+  if (page.cursor) q = q.where(sql.ref(column), direction === 'asc' ? '>' : '<', decodeCursor(page.cursor));
+  const rows = await q
+    .orderBy(sql.ref(column), direction)
+    .limit(page.limit + 1)
+    .execute();
+  const more = rows.length > page.limit;
+  const kept = more ? rows.slice(0, page.limit) : rows;
+  const items = await map(kept);
+  const last = kept.at(-1);
+  return more && last !== undefined ? { items, nextCursor: encodeCursor(order.of(last)) } : { items };
+}
+
+/** Tables whose rows carry `id` and `version`: updates compare and set on the version. */
+type VersionedTable = 'projects' | 'environments' | 'flags' | 'segments' | 'accounts';
+
+/** Replaces a row's columns when its version is still `expectedVersion`; false when it is not (or the row is gone). */
+export async function updateVersioned<T extends VersionedTable>(
+  db: SqlContext['db'],
+  table: T,
+  id: string,
+  columns: Partial<Database[T]>,
+  expectedVersion: number,
+): Promise<boolean> {
+  // One query for five tables: Kysely cannot relate a union of tables to their columns, hence `never`.
+  const result = await mapUnique(
+    db
+      .updateTable(table as 'projects')
+      .set(columns as never)
+      .where('id', '=', id)
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst(),
+  );
+  return touchedOne(result);
+}
+
+/** Deletes the row with this id; false when there was none, so of two racing deletes one wins. */
+export async function deleteById(
+  db: SqlContext['db'],
+  table: VersionedTable | 'invitations' | 'sessions',
+  id: string,
+): Promise<boolean> {
+  return touchedOne(
+    await db
+      .deleteFrom(table as 'projects')
+      .where('id', '=', id)
+      .executeTakeFirst(),
+  );
+}
+
+/** Every row of one project's table, in the order given (creation order is id order). */
+export function allOfProject<T extends 'environments' | 'flags' | 'segments'>(
+  db: SqlContext['db'],
+  table: T,
+  projectId: string,
+  order: 'id' | 'key',
+): Promise<Database[T][]> {
+  return db
+    .selectFrom(table as 'flags')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy(order)
+    .execute() as Promise<Database[T][]>;
+}

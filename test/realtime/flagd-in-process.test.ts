@@ -1,0 +1,212 @@
+import {
+  credentials,
+  type GrpcObject,
+  loadPackageDefinition,
+  Metadata,
+  type ServiceClientConstructor,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { FlagdProvider } from '@openfeature/flagd-provider';
+import {
+  type Client,
+  type EvaluationDetails,
+  type JsonValue,
+  OpenFeature,
+  ProviderEvents,
+} from '@openfeature/server-sdk';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
+import { startServer } from '../openfeature/support/server.ts';
+import {
+  createKey,
+  flagId,
+  seedVariedProject,
+  VARIED_CONTEXTS,
+} from '../openfeature/support/varied-project.ts';
+import { describeEachDatabase } from '../support/database.ts';
+import type { TestServer } from '../support/server.ts';
+
+const PROTO = new URL('../../src/openfeature/flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url)
+  .pathname;
+const QUIET = { info() {}, warn() {} };
+const COUNTRIES = ['NL', 'BE', 'DE', 'US', undefined];
+const PLANS = ['free', 'pro', undefined];
+const COMPANIES = ['acme', 'globex', 'initech', undefined];
+
+/** Users with a targetingKey each (flagd cannot be told it is missing), across the varied project's branches. */
+const CONTEXTS: Record<string, string>[] = [
+  ...VARIED_CONTEXTS.filter((c) => typeof c.targetingKey === 'string' && c.targetingKey !== ''),
+  ...Array.from(
+    { length: 30 },
+    (_, i) =>
+      Object.fromEntries(
+        Object.entries({
+          targetingKey: `user-${100 + i}`,
+          country: COUNTRIES[i % COUNTRIES.length],
+          plan: PLANS[i % PLANS.length],
+          company: COMPANIES[i % COMPANIES.length],
+          email: i % 4 === 0 ? `u${i}@faas.com` : `u${i}@example.com`,
+        }).filter(([, v]) => v !== undefined),
+      ) as Record<string, string>,
+  ),
+] as Record<string, string>[];
+
+/** A raw FlagSyncService client, to read exact status codes. */
+function rawClient(port: number) {
+  const sync = (loadPackageDefinition(loadSync(PROTO, { defaults: true })).flagd as GrpcObject)
+    .sync as GrpcObject;
+  const Client = (sync.v1 as GrpcObject).FlagSyncService as ServiceClientConstructor;
+  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as {
+    fetchAllFlags(
+      request: object,
+      metadata: Metadata,
+      callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
+    ): void;
+    close(): void;
+  };
+  const fetchAll = (selector: string) =>
+    new Promise<{ code: number; flags?: string }>((resolve) => {
+      const metadata = new Metadata();
+      metadata.set('flagd-selector', selector);
+      client.fetchAllFlags({}, metadata, (error, reply) =>
+        resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
+      );
+    });
+  return { fetchAll, close: () => client.close() };
+}
+
+async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describeEachDatabase('flagd sync: the official flagd provider in in-process mode', (database) => {
+  let api: TestServer;
+  let sync: FlagdSyncServer;
+  let key: string;
+  let keyId: string;
+  let client: Client;
+  const changed: string[][] = [];
+  const domain = `flagstaff-${database.name}`;
+
+  beforeAll(async () => {
+    api = await startServer(database);
+    await seedVariedProject(api);
+    const created = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'in-process', role: 'evaluator', environments: ['production'] },
+    });
+    key = created.body.secret;
+    keyId = created.body.id;
+    sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: QUIET });
+    // Configured only through its documented options.
+    const provider = new FlagdProvider({
+      resolverType: 'in-process',
+      host: '127.0.0.1',
+      port: sync.port,
+      selector: `default/production#${key}`,
+    });
+    await OpenFeature.setProviderAndWait(domain, provider);
+    client = OpenFeature.getClient(domain);
+    client.addHandler(ProviderEvents.ConfigurationChanged, (event) =>
+      changed.push(event?.flagsChanged ?? []),
+    );
+  });
+  afterAll(async () => {
+    await OpenFeature.clearProviders();
+    await sync?.close();
+    await api?.close();
+  });
+
+  it(`evaluates locally what REST serves (${CONTEXTS.length} contexts × every flag flagd can express exactly)`, async () => {
+    const exported = await api.call('GET', '/v1/projects/default/environments/production/flagd');
+    const warned = new Set(
+      JSON.parse(exported.headers.get('flagstaff-export-warnings') ?? '[]').map(
+        (w: { flag: string }) => w.flag,
+      ),
+    );
+    let pairs = 0;
+    for (const context of CONTEXTS) {
+      const rest = await api.call('POST', '/v1/evaluate', { key, body: { attributes: context } });
+      expect(rest.status).toBe(200);
+      for (const result of rest.body.flags as { key: string; value: JsonValue; variant: string | null }[]) {
+        if (warned.has(result.key)) continue;
+        const sentinel = 'code default';
+        let details: EvaluationDetails<JsonValue>;
+        if (typeof result.value === 'boolean')
+          details = await client.getBooleanDetails(result.key, false, context);
+        else if (typeof result.value === 'number')
+          details = await client.getNumberDetails(result.key, -1, context);
+        else if (typeof result.value === 'object' && result.value !== null)
+          details = await client.getObjectDetails(result.key, {}, context);
+        else details = await client.getStringDetails(result.key, sentinel, context);
+        const where = `${result.key} for ${JSON.stringify(context)}: ${JSON.stringify(details)}`;
+        if (result.variant === null) {
+          expect(details.variant, where).toBeUndefined();
+        } else {
+          expect({ value: details.value, variant: details.variant }, where).toEqual({
+            value: result.value,
+            variant: result.variant,
+          });
+        }
+        pairs++;
+      }
+    }
+    expect(pairs).toBeGreaterThanOrEqual(200);
+  });
+
+  it('receives a change made over the API, without asking', async () => {
+    const id = await flagId(api, 'banner-text');
+    const patched = await api.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: 'long' } });
+    expect(patched.status).toBe(200);
+    await waitFor(() => changed.flat().includes('banner-text'), 'the change to arrive');
+    expect(await client.getStringValue('banner-text', '', { targetingKey: 'someone' })).toBe('Hello there');
+  });
+
+  it('gives a wrong key no flags: UNAUTHENTICATED; a key for another environment: PERMISSION_DENIED', async () => {
+    const raw = rawClient(sync.port);
+    try {
+      expect(await raw.fetchAll(`default/production#fsk_wrong`)).toEqual({ code: 16 });
+      expect(await raw.fetchAll('default/production')).toEqual({ code: 16 });
+      expect(await raw.fetchAll(`default/development#${key}`)).toEqual({ code: 7 });
+      const good = await raw.fetchAll(`default/production#${key}`);
+      expect(good.code).toBe(0);
+      expect(Object.keys(JSON.parse(good.flags ?? '{}').flags)).toContain('banner-text');
+    } finally {
+      raw.close();
+    }
+    // And the provider itself, given a wrong key, serves nothing but code defaults.
+    const wrong = new FlagdProvider({
+      resolverType: 'in-process',
+      host: '127.0.0.1',
+      port: sync.port,
+      selector: 'default/production#fsk_wrong',
+      retryBackoffMaxMs: 60_000,
+    });
+    await expect(OpenFeature.setProviderAndWait(`${domain}-wrong`, wrong)).rejects.toBeDefined();
+    const details = await OpenFeature.getClient(`${domain}-wrong`).getStringDetails(
+      'banner-text',
+      'code default',
+      {
+        targetingKey: 'someone',
+      },
+    );
+    expect(details.value).toBe('code default');
+    expect(details.errorCode).toBeDefined();
+  });
+
+  it("ends a revoked key's stream", async () => {
+    expect(sync.openStreams()).toBe(1);
+    expect((await api.call('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204);
+    await waitFor(() => sync.openStreams() === 0, 'the stream to end');
+    // The provider reconnects, and is refused.
+    const raw = rawClient(sync.port);
+    try {
+      expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
+    } finally {
+      raw.close();
+    }
+  });
+});

@@ -1,0 +1,183 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { signStreamToken } from '../../src/realtime/stream-token.ts';
+import { hashSecret } from '../../src/services/secrets.ts';
+import { startServer, UNLIMITED } from '../openfeature/support/server.ts';
+import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
+import { describeEachDatabase } from '../support/database.ts';
+import type { TestServer } from '../support/server.ts';
+import { openSse, type SseConnection } from './sse-client.ts';
+
+const BULK = '/ofrep/v1/evaluate/flags';
+const context = { context: { targetingKey: 'user-1', country: 'NL' } };
+
+describeEachDatabase('OFREP event streams (SSE)', (database) => {
+  let api: TestServer;
+  let key: string;
+  const logLines: string[] = [];
+  const open: SseConnection[] = [];
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    api = await startServer(database, {
+      accessControl: UNLIMITED,
+      logger: { level: 'debug', stream, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    });
+    await seedVariedProject(api);
+    key = await createKey(api, { role: 'evaluator', environments: ['production'] });
+  });
+  afterAll(async () => {
+    for (const connection of open) connection.close();
+    await api?.close();
+  });
+
+  async function streamUrl(secret = key): Promise<string> {
+    const bulk = await api.call('POST', BULK, { key: secret, body: context });
+    expect(bulk.status).toBe(200);
+    const [stream] = bulk.body.eventStreams;
+    return stream.url;
+  }
+
+  async function connect(url: string, headers?: Record<string, string>): Promise<SseConnection> {
+    const connection = await openSse(url, headers);
+    open.push(connection);
+    return connection;
+  }
+
+  const patchBanner = async (variant: string) => {
+    const id = await flagId(api, 'banner-text');
+    const res = await api.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: variant } });
+    expect(res.status).toBe(200);
+  };
+
+  it('advertises an absolute SSE URL that carries a token, never the key', async () => {
+    const bulk = await api.call('POST', BULK, { key, body: context });
+    expect(bulk.body.eventStreams).toEqual([
+      {
+        type: 'sse',
+        url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/ofrep\/v1\/events\?token=/),
+        inactivityDelaySec: 120,
+      },
+    ]);
+    const url: string = bulk.body.eventStreams[0].url;
+    expect(url).not.toContain(key);
+    expect(url).not.toContain(key.slice(4, 20));
+    expect(url).not.toContain(hashSecret(key));
+    // The same URL all hour long, so the response stays cacheable: a second request is a 304.
+    const again = await api.call('POST', BULK, {
+      key,
+      body: context,
+      headers: { 'if-none-match': bulk.headers.get('etag') ?? '' },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('sends refetchEvaluation with the revision as etag when a flag changes', async () => {
+    const stream = await connect(await streamUrl());
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    await patchBanner('long');
+    const [event] = await stream.waitForEvents(1);
+    const data = JSON.parse(event?.data ?? '');
+    expect(data).toEqual({ type: 'refetchEvaluation', etag: event?.id, lastModified: expect.any(Number) });
+    // The refetch it prompts, with the event's metadata, sees the change.
+    const refetched = await api.call(
+      'POST',
+      `${BULK}?flagConfigEtag=${data.etag}&flagConfigLastModified=${data.lastModified}`,
+      {
+        key,
+        body: context,
+      },
+    );
+    expect(refetched.status).toBe(200);
+    expect(refetched.body.flags).toContainEqual(
+      expect.objectContaining({ key: 'banner-text', value: 'Hello there' }),
+    );
+    stream.close();
+  });
+
+  it('tells a client that reconnects with an older Last-Event-ID to refetch at once', async () => {
+    const url = await streamUrl();
+    const first = await connect(url);
+    const seen = Number(await first.waitForId());
+    first.close();
+    await patchBanner('short');
+    const again = await connect(url, { 'last-event-id': String(seen) });
+    const [event] = await again.waitForEvents(1);
+    expect(JSON.parse(event?.data ?? '').type).toBe('refetchEvaluation');
+    expect(Number(event?.id)).toBeGreaterThan(seen);
+    again.close();
+  });
+
+  it('refuses tampered, expired and unknown tokens with 401', async () => {
+    const url = new URL(await streamUrl());
+    const token = url.searchParams.get('token') ?? '';
+    const [payload, signature] = token.split('.') as [string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const otherEnvironment = Buffer.from(
+      JSON.stringify([claims[0], claims[1], 'development', claims[3]]),
+    ).toString('base64url');
+    const expired = signStreamToken(
+      {
+        keyId: claims[0],
+        projectId: claims[1],
+        environment: 'production',
+        expiresAt: Math.floor(Date.now() / 1000) - 1,
+      },
+      hashSecret(key),
+    );
+    const signedByOther = signStreamToken(
+      { keyId: claims[0], projectId: claims[1], environment: 'production', expiresAt: claims[3] },
+      hashSecret('fsk_not-the-key'),
+    );
+    for (const bad of [
+      `${otherEnvironment}.${signature}`,
+      `${payload}.${signature.slice(1)}x`,
+      expired,
+      signedByOther,
+      'nonsense',
+      '',
+    ]) {
+      url.searchParams.set('token', bad);
+      const res = await fetch(url);
+      expect(res.status, bad).toBe(401);
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    }
+  });
+
+  it('ends the stream when its key is revoked, and refuses the URL after', async () => {
+    const res = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'revoked soon', role: 'evaluator' },
+    });
+    const url = await streamUrl(res.body.secret);
+    const stream = await connect(url);
+    expect(stream.status).toBe(200);
+    expect((await api.call('DELETE', `/v1/api-keys/${res.body.id}`)).status).toBe(204);
+    await stream.ended;
+    expect((await fetch(url)).status).toBe(401);
+  });
+
+  it('answers CORS for the stream so pages on other origins can open it', async () => {
+    const stream = await connect(await streamUrl(), { origin: 'https://app.example' });
+    expect(stream.headers.get('access-control-allow-origin')).toBe('*');
+    stream.close();
+  });
+
+  it('logs neither the stream token nor the key', async () => {
+    const url = await streamUrl();
+    const stream = await connect(url);
+    stream.close();
+    const token = new URL(url).searchParams.get('token') ?? '';
+    const log = logLines.join('');
+    expect(log).toContain('/ofrep/v1/events?token=[redacted]');
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(token.split('.')[1]);
+    expect(log).not.toContain(key);
+    expect(log).not.toContain(hashSecret(key));
+  });
+});
