@@ -119,7 +119,7 @@ export class NodeSync {
       notice.kind === 'keys'
         ? this.#keys.sync()
         : notice.kind === 'project'
-          ? this.#snapshots.projectChanged(notice.projectId, notice.revision)
+          ? this.#snapshots.projectChanged(notice.projectId, notice.revision, notice)
           : this.resync();
     done.then(
       () => this.#up(),

@@ -143,13 +143,23 @@ export class SnapshotRegistry implements ProjectChanges {
    * A notification that `projectId` moved to `revision` (undefined: deleted): reloads just that
    * project when it is behind; a project this node has never seen takes a full `syncAll`.
    */
-  async projectChanged(projectId: string, revision: number | undefined): Promise<void> {
+  async projectChanged(
+    projectId: string,
+    revision: number | undefined,
+    flag: { readonly written?: string; readonly removed?: string } = {},
+  ): Promise<void> {
     if (revision === undefined) {
       this.forget(projectId);
       return;
     }
     const loaded = this.#projects.get(projectId);
     if (loaded === undefined) return this.syncAll();
+    // One flag changed and nothing else since: patch it (what the writing node did) rather than reload.
+    if (loaded.revision === revision - 1) {
+      if (flag.removed !== undefined) return this.changed(projectId, revision, { removed: flag.removed });
+      const written = flag.written === undefined ? undefined : await this.#source.readFlag(flag.written);
+      if (written !== undefined) return this.changed(projectId, revision, { written });
+    }
     if (revision > loaded.revision) {
       await this.#serialise(projectId, async () => {
         if (revision > (this.#projects.get(projectId)?.revision ?? -1)) await this.#load(projectId);

@@ -88,6 +88,8 @@ export interface EvaluationSource {
   readProject(projectId: string): Promise<ProjectContents>;
   /** Revisions of every project, for nodes to compare with their own. */
   listRevisions(): Promise<ReadonlyMap<string, number>>;
+  /** One flag with every environment's configuration, for a node patching its snapshot after a notification. */
+  readFlag(flagId: string): Promise<Flag | undefined>;
   /** The id and key of every project, so evaluation names projects without asking the database. */
   listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]>;
 }
@@ -123,8 +125,11 @@ export interface ProjectStore {
   insertProject(project: Project): Promise<void>;
   updateProject(project: Project, expectedVersion: number): Promise<boolean>;
   deleteProject(id: string): Promise<boolean>;
-  /** Bumps and returns the project's revision: every node rebuilds its snapshots when it moves. */
-  bumpRevision(projectId: string): Promise<number>;
+  /**
+   * Bumps and returns the project's revision, announcing it to every node when the transaction
+   * commits; `change` (`w:<flagId>` written, `r:<flagKey>` removed) lets them patch one flag.
+   */
+  bumpRevision(projectId: string, change?: string): Promise<number>;
 
   /** Environments of a project, in creation order. */
   listEnvironments(projectId: string): Promise<readonly Environment[]>;

@@ -35,6 +35,8 @@ function evaluationSource(context: SqlContext): EvaluationSource {
     },
 
     listProjectKeys: () => db.selectFrom('projects').select(['id', 'key']).execute(),
+
+    readFlag: (flagId) => flagQueries(context).findFlagById(flagId),
   };
 }
 
