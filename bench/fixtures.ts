@@ -198,6 +198,7 @@ export const FLAGD_REASONS: Record<Reason, string> = {
   default: 'DEFAULT',
   static: 'STATIC',
   disabled: 'DISABLED',
+  error: 'ERROR',
   // flagd has no prerequisites: an exported flag whose prerequisite always fails serves its off variant statically.
   prerequisite_failed: 'STATIC',
 };

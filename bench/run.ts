@@ -6,13 +6,13 @@ import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { SERVER_V8_FLAGS, soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,scale,http,propagation,soak] [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60]`
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak] [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 
-const PARTS = ['evaluator', 'scale', 'http', 'propagation', 'soak'] as const;
+const PARTS = ['evaluator', 'jsonlogic', 'scale', 'http', 'propagation', 'soak'] as const;
 type Part = (typeof PARTS)[number];
 
 const { values } = parseArgs({
@@ -63,6 +63,8 @@ for (const part of parts) {
   process.stdout.write(`running ${part}… `);
   if (part === 'evaluator')
     rows.push(...(await runPart<Row[]>('./evaluator.ts', { execArgv: ['--expose-gc'] })));
+  if (part === 'jsonlogic')
+    rows.push(...(await runPart<Row[]>('./jsonlogic.ts', { execArgv: ['--expose-gc'] })));
   if (part === 'scale') {
     rows.push(...(await runPart<Row[]>('./scale.ts', { execArgv: ['--expose-gc'] })));
     // V8 sizes its young generation from the machine's memory; capped as a small container would.

@@ -1,8 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { tryCompileWithEngine } from '../bench/spike/json-logic-engine-targeting.ts';
 import type { JsonValue } from '../src/domain/flag.ts';
-import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.ts';
+import { compileTargeting as ourCompiler } from '../src/evaluation/jsonlogic/compile-targeting.ts';
+
+// FLAGSTAFF_JSONLOGIC_SPIKE=1 runs this suite on json-logic-engine instead (decision 0103's spike).
+const compileTargeting = process.env.FLAGSTAFF_JSONLOGIC_SPIKE
+  ? (logic: JsonValue) => {
+      const compiled = tryCompileWithEngine(logic);
+      return compiled.ok ? compiled.evaluate : () => null;
+    }
+  : ourCompiler;
 
 // flagd-core reads the clock for $flagd.timestamp: it is pinned to NOW so that both sides see one time.
 const NOW = 1_750_000_000;

@@ -7,7 +7,7 @@ import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.ts';
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
-import { validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
 const NOW = 1_750_000_000;
@@ -125,15 +125,6 @@ describe('validateFlagdDocument', () => {
     expect(validateFlagdDocument({ flags: { a: { ...flag, defaultVariant: 'maybe' } } })).toEqual([
       { path: '/flags/a/defaultVariant', message: '"maybe" is not one of the flag\'s variants' },
     ]);
-    expect(validateFlagdDocument({ flags: { a: { ...flag, targeting: { $ref: 'nowhere' } } } })).toEqual([
-      { path: '/flags/a/targeting', message: '$ref names no evaluator: "nowhere"' },
-    ]);
-    expect(
-      validateFlagdDocument({
-        flags: { a: { ...flag, targeting: { $ref: 'x' } } },
-        $evaluators: { x: { $ref: 'y' }, y: { $ref: 'x' } },
-      }),
-    ).toEqual([{ path: '/flags/a/targeting', message: '$ref cycle: x → y → x' }]);
     expect(
       validateFlagdDocument({
         $schema: 'https://flagd.dev/schema/v0/flagd.json',
@@ -143,7 +134,24 @@ describe('validateFlagdDocument', () => {
         ],
       }),
     ).toEqual([{ path: '/flags/1/key', message: 'duplicate flag key "a"' }]);
-    expect(validateFlagdDocument({ flags: { a: { ...flag, targeting: { '/': [1, 0] } } } })).toEqual([
+  });
+
+  it('accepts targeting that cannot work, which flagd loads too, and reports it per flag', () => {
+    const flag = { state: 'ENABLED', variants: { on: true, off: false } };
+    const broken = (document: unknown) => {
+      expect(validateFlagdDocument(document)).toEqual([]);
+      return [...reviewFlagdDocument(document).targeting.values()].map((r) => r.parseError);
+    };
+    expect(broken({ flags: { a: { ...flag, targeting: { $ref: 'nowhere' } } } })).toEqual([
+      { path: '/flags/a/targeting', message: '$ref names no evaluator: "nowhere"' },
+    ]);
+    expect(
+      broken({
+        flags: { a: { ...flag, targeting: { $ref: 'x' } } },
+        $evaluators: { x: { '!': [{ $ref: 'y' }] }, y: { '!': [{ $ref: 'x' }] } },
+      }),
+    ).toEqual([{ path: '/flags/a/targeting/!/0/!/0', message: '$ref cycle: x → y → x' }]);
+    expect(broken({ flags: { a: { ...flag, targeting: { '/': [1, 0] } } } })).toEqual([
       { path: '/flags/a/targeting', message: 'this constant expression fails: NaN' },
     ]);
   });
@@ -558,14 +566,20 @@ function randomRollout(random: Random): Rollout {
 
 function randomNativeFlag(random: Random, index: number, segments: readonly Segment[]): Flag {
   const keys = segments.map((s) => s.key);
-  const rules: TargetingRule[] = Array.from({ length: Math.floor(random() * 4) }, (_, i) => ({
-    id: `rule-${i}`,
-    segments: chance(random, 0.4) ? [pick(random, keys)] : [],
-    conditions: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, [])),
-    serve: chance(random, 0.7)
-      ? { variant: pick(random, ['a', 'b', 'c']) }
-      : { rollout: randomRollout(random) },
-  }));
+  const rules: TargetingRule[] = Array.from({ length: Math.floor(random() * 4) }, (_, i) => {
+    const segments = chance(random, 0.4) ? [pick(random, keys)] : [];
+    const conditions = Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, []));
+    return {
+      id: `rule-${i}`,
+      // A rule for everyone says so, as the API requires (decision 0603); it exports as `true`.
+      ...(segments.length + conditions.length === 0 ? { matchAll: true } : {}),
+      segments,
+      conditions,
+      serve: chance(random, 0.7)
+        ? { variant: pick(random, ['a', 'b', 'c']) }
+        : { rollout: randomRollout(random) },
+    };
+  });
   const environment: FlagEnvironment = {
     enabled: chance(random, 0.9),
     offVariant: null,

@@ -1,3 +1,4 @@
+import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
@@ -53,7 +54,14 @@ const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench',
 
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
-process.on('message', (message: { type?: string }) => {
+// bench/profile-http.ts profiles the load window only, not the start-up: over the inspector.
+const profiler = new Session();
+profiler.connect();
+const post = (method: string) =>
+  new Promise<unknown>((resolve, reject) =>
+    profiler.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+  );
+process.on('message', async (message: { type?: string }) => {
   if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
   if (message?.type === 'memory') {
     const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
@@ -62,6 +70,15 @@ process.on('message', (message: { type?: string }) => {
       heapUsed: process.memoryUsage().heapUsed,
       newSpace: newSpace?.space_size ?? 0,
     });
+  }
+  if (message?.type === 'profile-start') {
+    await post('Profiler.enable');
+    await post('Profiler.start');
+    process.send?.({ type: 'profile-started' });
+  }
+  if (message?.type === 'profile-stop') {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    process.send?.({ type: 'profile', profile });
   }
 });
 process.send?.({

@@ -23,6 +23,12 @@ export interface FlagSummary {
   readonly updatedAt: string;
 }
 
+/** What uses a segment (GET /v1/segments/{id}/used-by). */
+export interface SegmentUsers {
+  readonly flags: readonly { id: string; key: string; name: string; environments: readonly string[] }[];
+  readonly segments: readonly { id: string; key: string; name: string }[];
+}
+
 export interface Me {
   readonly actor: {
     readonly type: 'api_key' | 'user';
@@ -42,6 +48,11 @@ export interface Explanation {
   readonly variant: string | null;
   readonly ruleId: string | null;
   readonly targetMatched: boolean;
+  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
+  readonly errorCode?: string;
+  readonly errorMessage?: string;
+  /** What OFREP answers instead for the same context, when it differs. */
+  readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
 }
 
 export interface FieldError {

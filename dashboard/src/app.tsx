@@ -1,9 +1,10 @@
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
+import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
-import { FlagPage } from './pages/flag.tsx';
+import { FlagPage } from './pages/flag/flag-page.tsx';
 import { FlagsPage } from './pages/flags.tsx';
 import { MembersPage } from './pages/members.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
@@ -12,7 +13,7 @@ import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, SignInPage } from './pages/sign-in.tsx';
 import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
-import { ConfirmHost, confirm, LoadError, Loading, Toasts } from './ui.tsx';
+import { LoadError, Loading, Toasts } from './ui.tsx';
 
 export interface ProjectValue {
   readonly project: Project;
@@ -101,7 +102,7 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/flags`, () => <FlagsPage />],
   [`${P}/flags/:flag`, (p) => <FlagPage key={p.flag} flagKey={p.flag ?? ''} />],
   [`${P}/segments`, () => <SegmentsPage />],
-  [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentId={p.segment ?? ''} />],
+  [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentKey={p.segment ?? ''} />],
   [`${P}/environments`, () => <EnvironmentsPage />],
   [`${P}/playground`, () => <PlaygroundPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
@@ -118,13 +119,23 @@ function SignedIn({ path }: { path: string }) {
   const { me } = useSession();
   if (match('/sign-in', path) || match('/', path)) {
     // Someone bound to one project starts there; everyone else at the project list.
-    const start = me.actor.projectId === null ? '/projects' : `/projects/${enc(me.actor.projectId)}/flags`;
-    return <Redirect to={start} />;
+    return me.actor.projectId === null ? (
+      <Redirect to="/projects" />
+    ) : (
+      <ProjectStart id={me.actor.projectId} />
+    );
   }
   const projectKey = /^\/projects\/([^/?]+)\//.exec(path)?.[1];
   if (projectKey !== undefined)
     return <ProjectPages projectKey={decodeURIComponent(projectKey)} path={path} />;
   return <Shell>{route(ORGANISATION_ROUTES, path) ?? notFound(path)}</Shell>;
+}
+
+/** A project's flags, under the project's key: every dashboard URL names things by key. */
+function ProjectStart({ id }: { id: string }) {
+  const project = useApi<Project>(`/projects/${enc(id)}`);
+  if (project.error) return <LoadError error={project.error} retry={project.reload} />;
+  return project.data ? <Redirect to={`/projects/${enc(project.data.key)}/flags`} /> : <Loading />;
 }
 
 function Redirect({ to }: { to: string }) {

@@ -8,8 +8,9 @@ import type { Actor } from '../services/actor.ts';
 import { createServices, type Services } from '../services/services.ts';
 import { openStore } from '../storage/open-store.ts';
 
-export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E FILE
-             load a flagd flags document (FILE, or - for standard input) into an environment
+export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E [--strict] FILE
+             load a flagd flags document (FILE, or - for standard input) into an environment;
+             flags whose targeting cannot work are imported with a warning, or with --strict refused
   export     flagstaff export --project P --environment E [FILE]
              write an environment as a flagd flags document (to FILE, or standard output)`;
 
@@ -50,6 +51,7 @@ interface Target {
   readonly project: string;
   readonly environment: string;
   readonly file: string | undefined;
+  readonly strict: boolean;
 }
 
 function targetOf(command: string, argv: readonly string[], output: CliOutput): Target | undefined {
@@ -57,7 +59,11 @@ function targetOf(command: string, argv: readonly string[], output: CliOutput): 
     args: [...argv],
     allowPositionals: true,
     strict: false,
-    options: { project: { type: 'string', short: 'p' }, environment: { type: 'string', short: 'e' } },
+    options: {
+      project: { type: 'string', short: 'p' },
+      environment: { type: 'string', short: 'e' },
+      strict: { type: 'boolean' },
+    },
   });
   const [file, extra] = positionals;
   const { project, environment } = values;
@@ -69,7 +75,7 @@ function targetOf(command: string, argv: readonly string[], output: CliOutput): 
     output.err('flagstaff import: name the flagd document to read (or - for standard input).\n');
     return undefined;
   }
-  return { project, environment, file };
+  return { project, environment, file, strict: values.strict === true };
 }
 
 async function readInput(file: string): Promise<string> {
@@ -105,7 +111,7 @@ export async function runFlagdCommand(
 ): Promise<number> {
   const target = targetOf(command, argv, output);
   if (target === undefined) return 2;
-  const { project, environment, file } = target;
+  const { project, environment, file, strict } = target;
   if (command === 'import') {
     let document: unknown;
     try {
@@ -116,7 +122,7 @@ export async function runFlagdCommand(
     }
     return withServices(config, async (services) => {
       try {
-        const result = await services.flagd.import(operator(), project, environment, document);
+        const result = await services.flagd.import(operator(), project, environment, document, { strict });
         const list = (keys: readonly string[]) => (keys.length > 0 ? keys.join(', ') : '—');
         output.out(
           `Imported into ${project}/${environment}:\n` +
@@ -124,6 +130,7 @@ export async function runFlagdCommand(
             `  updated:   ${list(result.updated)}\n` +
             `  unchanged: ${list(result.unchanged)}\n`,
         );
+        for (const w of result.warnings) output.err(`warning: ${w.flag}: ${w.path}: ${w.message}\n`);
         return 0;
       } catch (error) {
         return reportError(error, output);

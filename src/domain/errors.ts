@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'request_timeout'
+  | 'header_too_large'
   | 'internal_error'
   | 'database_unavailable';
 

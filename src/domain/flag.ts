@@ -33,6 +33,11 @@ export type Serve = { readonly variant: string } | { readonly rollout: Rollout }
 export interface TargetingRule {
   readonly id: string;
   readonly description?: string;
+  /**
+   * Set on purpose to serve everyone: a rule with no segments and no conditions is refused
+   * without it, so nobody ships "everyone" by leaving a rule empty (decision 0603).
+   */
+  readonly matchAll?: boolean;
   /** Segment keys; the user must be in every one. */
   readonly segments: readonly string[];
   readonly conditions: readonly Rule[];
@@ -92,10 +97,26 @@ export const BOOLEAN_VARIANTS: readonly Variant[] = [
   { key: 'off', value: false },
 ];
 
-/** The configuration a flag starts with in a new environment: disabled. */
+/** The variant named `preferred` when it has `value`, else the first variant that has `value`. */
+function variantWithValue(variants: readonly Variant[], preferred: string, value: boolean): string | null {
+  const named = variants.find((v) => v.key === preferred && v.value === value);
+  return (named ?? variants.find((v) => v.value === value))?.key ?? null;
+}
+
+/**
+ * The configuration a flag starts with in a new environment: disabled. A boolean flag serves its
+ * false variant while off and its true one by default: `off` and `on` unless the flag names them
+ * otherwise (flagd's files do: `{"zero": false, "non-zero": true}`).
+ */
 export function initialFlagEnvironment(type: FlagType, variants: readonly Variant[]): FlagEnvironment {
   if (type === 'boolean') {
-    return { enabled: false, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] };
+    return {
+      enabled: false,
+      offVariant: variantWithValue(variants, 'off', false),
+      defaultVariant: variantWithValue(variants, 'on', true),
+      targets: [],
+      rules: [],
+    };
   }
   const first = variants[0]?.key ?? null;
   return { enabled: false, offVariant: first, defaultVariant: first, targets: [], rules: [] };

@@ -14,6 +14,8 @@ export interface Environment {
   readonly key: string;
   readonly name: string;
   readonly description: string;
+  /** Changes here ask for confirmation in the dashboard (decision 0604). */
+  readonly protected: boolean;
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -21,6 +23,9 @@ export interface Environment {
 
 /** The environment a request means when it names none (SPEC §4, §6). */
 export const DEFAULT_ENVIRONMENT = 'production';
+
+/** Whether a new environment is protected when its creator does not say: production is (decision 0604). */
+export const protectedByDefault = (key: string): boolean => key === DEFAULT_ENVIRONMENT;
 
 /** Environments a project gets when its creator names none (SPEC §2). */
 export const DEFAULT_ENVIRONMENTS = [

@@ -15,13 +15,16 @@ import { compileEnvironment, withFlag, withoutFlag } from './compile-environment
 // flags with `targeting` are wired, whatever the JsonLogic engine does. `{ variantFrom: attr }`
 // yields the attribute's value; `{ echo: true }` yields "<flagKey>@<nowSeconds>".
 vi.mock('./jsonlogic/compile-targeting.ts', () => ({
-  compileTargeting(logic: JsonValue) {
+  tryCompileTargeting(logic: JsonValue) {
     const spec = logic as { variantFrom?: string; echo?: boolean; broken?: boolean };
-    if (spec.broken) throw new Error('does not compile');
-    return (context: EvaluationContext, flagKey: string, nowSeconds: number) => {
-      if (spec.echo) return `${flagKey}@${nowSeconds}`;
-      const value = context[spec.variantFrom ?? ''];
-      return typeof value === 'string' ? value : null;
+    if (spec.broken) return { ok: false, error: { path: '/broken', message: 'does not compile' } };
+    return {
+      ok: true,
+      evaluate: (context: EvaluationContext, flagKey: string, nowSeconds: number) => {
+        if (spec.echo) return `${flagKey}@${nowSeconds}`;
+        const value = context[spec.variantFrom ?? ''];
+        return typeof value === 'string' ? value : null;
+      },
     };
   },
 }));
@@ -131,11 +134,11 @@ describe('evaluation reasons', () => {
     });
   });
 
-  test('serves null with reason static when that flag has no default variant', () => {
+  test('serves null with reason default when that flag has no default variant, as flagd does', () => {
     expect(evaluate([flag('f', { defaultVariant: null })], {})).toMatchObject({
       value: null,
       variant: null,
-      reason: 'static',
+      reason: 'default',
     });
   });
 
@@ -483,10 +486,14 @@ describe('flags with JsonLogic targeting', () => {
     expect(evaluate([f], { targetingKey: 'u1' })).toMatchObject({ variant: 'green', reason: 'default' });
   });
 
-  test('serves the default variant with reason default when targeting does not compile', () => {
-    expect(evaluate([imported({ targeting: { broken: true } })], { pick: 'blue' })).toMatchObject({
-      variant: 'green',
-      reason: 'default',
+  test('answers reason error with PARSE_ERROR and no value when targeting does not compile', () => {
+    const result = evaluate([imported({ targeting: { broken: true } })], { pick: 'blue' });
+    expect(result).toMatchObject({
+      value: null,
+      variant: null,
+      reason: 'error',
+      errorCode: 'PARSE_ERROR',
+      errorMessage: 'targeting at /broken: does not compile',
     });
   });
 });
@@ -569,8 +576,9 @@ describe('compiled environments', () => {
   });
 });
 
-describe('compile time', () => {
-  test('compiles 10,000 flags and 1,000 segments in under a second, and patches one flag in milliseconds', () => {
+// How long building and patching take is measured by `npm run bench` (bench/scale.ts), not here.
+describe('a large environment', () => {
+  test('compiles 10,000 flags and 1,000 segments, and patches one flag of them', () => {
     const segments = Array.from({ length: 1000 }, (_, i) =>
       segment(`s${i}`, [
         { type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'team', `p${i}`] },
@@ -600,15 +608,10 @@ describe('compile time', () => {
         },
       }),
     );
-    let started = performance.now();
     const compiled = compileEnvironment({ environmentKey: ENV, flags, segments });
-    const compileMs = performance.now() - started;
-    started = performance.now();
     const patched = withFlag(compiled, stringFlag('flag-5000', { enabled: false }));
-    const patchMs = performance.now() - started;
     expect(compiled.flagKeys).toHaveLength(10_000);
     expect(patched.evaluate('flag-5000', {}, NOW)?.reason).toBe('disabled');
-    expect(compileMs).toBeLessThan(1000);
-    expect(patchMs).toBeLessThan(50);
+    expect(compiled.evaluate('flag-5000', {}, NOW)?.reason).not.toBe('disabled');
   });
 });

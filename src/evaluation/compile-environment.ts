@@ -1,11 +1,9 @@
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type EvaluationDetail } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag } from './compile-flag.ts';
 import { textOf } from './operators.ts';
-import { beginEvaluationPass, type CompiledSegments, compileSegments } from './segments.ts';
-
-export type { EvaluationDetail } from './compile-flag.ts';
+import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
 
 /** An immutable, compiled snapshot of one environment of one project. */
 export interface CompiledEnvironment {
@@ -68,8 +66,7 @@ class Snapshot implements CompiledEnvironment {
     const flag = this.flags.get(flagKey);
     if (flag === undefined) return undefined;
     if (flag.constant !== undefined) return flag.constant;
-    beginEvaluationPass();
-    return flag.evaluate(context, targetingKeyOf(context), nowSeconds);
+    return flag.evaluate(context, targetingKeyOf(context), nowSeconds, new EvaluationPass());
   }
 
   evaluateAll(
@@ -77,7 +74,7 @@ class Snapshot implements CompiledEnvironment {
     nowSeconds: number,
     flagKeys?: readonly string[],
   ): EvaluationDetail[] {
-    beginEvaluationPass();
+    const pass = new EvaluationPass();
     const targetingKey = targetingKeyOf(context);
     const chosen =
       flagKeys === undefined
@@ -88,7 +85,7 @@ class Snapshot implements CompiledEnvironment {
           });
     const results: EvaluationDetail[] = new Array(chosen.length);
     for (let i = 0; i < chosen.length; i++) {
-      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds);
+      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds, pass);
     }
     return results;
   }

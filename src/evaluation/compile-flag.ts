@@ -1,4 +1,4 @@
-import type { EvaluationContext, EvaluationResult, Reason } from '../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail, Reason } from '../domain/evaluation-result.ts';
 import {
   type Flag,
   type FlagEnvironment,
@@ -9,26 +9,23 @@ import {
   type Rollout,
   type TargetingRule,
 } from '../domain/flag.ts';
-import { compileTargeting } from './jsonlogic/compile-targeting.ts';
+import { tryCompileTargeting } from './jsonlogic/compile-targeting.ts';
 import { compileRollout } from './rollout.ts';
-import { allOf, compileRule, oncePerPass, type SegmentLookup, type UserPredicate } from './segments.ts';
-
-/** An evaluation result with what the playground shows about how it was reached. */
-export interface EvaluationDetail extends EvaluationResult {
-  /** The targeting rule that decided, when one did. */
-  readonly ruleId?: string;
-  /** True when the user was listed in the flag's individual targets. */
-  readonly targetMatched?: boolean;
-  /** The prerequisite flag that was not served a required variant, when one was not. */
-  readonly failedPrerequisite?: string;
-  readonly flagMetadata: FlagMetadata;
-}
+import {
+  allOf,
+  compileRule,
+  EvaluationPass,
+  oncePerPass,
+  type SegmentLookup,
+  type UserPredicate,
+} from './segments.ts';
 
 /** Evaluates one flag for a context whose targetingKey text is passed alongside. */
 export type FlagEvaluator = (
   context: EvaluationContext,
   targetingKey: string | undefined,
   nowSeconds: number,
+  pass: EvaluationPass,
 ) => EvaluationDetail;
 
 export interface CompiledFlag {
@@ -83,7 +80,7 @@ function resultFactory(flag: Flag) {
   // The key and type, not the flag: a closure over the flag would keep every environment's
   // configuration alive as long as the snapshot (a third of a large project's memory).
   const { key, type } = flag;
-  return (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
+  const results = (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
     // A variant the flag lacks (refused at write time) is served as no variant at all.
     const index = variant === null ? -1 : variantKeys.indexOf(variant);
     return Object.freeze({
@@ -96,7 +93,24 @@ function resultFactory(flag: Flag) {
       ...provenance,
     });
   };
+  /** The one result of a flag that cannot be evaluated: no value, reason `error` with OpenFeature's code. */
+  results.failure = (errorMessage: string): EvaluationDetail =>
+    Object.freeze({
+      key,
+      type,
+      value: null,
+      reason: 'error',
+      variant: null,
+      errorCode: 'PARSE_ERROR',
+      errorMessage,
+      flagMetadata,
+    });
+  return results;
 }
+
+/** When nothing is picked: the default variant, or (none set) no value with reason `default`, as flagd answers. */
+const unpicked = (config: FlagEnvironment, reason: 'default' | 'static'): Reason =>
+  config.defaultVariant === null ? 'default' : reason;
 
 type Results = ReturnType<typeof resultFactory>;
 type Serve = (context: EvaluationContext) => EvaluationDetail;
@@ -143,24 +157,31 @@ function compileTargetingRule(
 }
 
 /**
- * flagd semantics (SPEC §6): a variant from targeting → `targeting`; none → defaultVariant, `default`.
- * flagd-core answers ERROR/GENERAL (the caller's default) for a variant the flag lacks, and
- * PARSE_ERROR for targeting that does not compile; we have no error reason, so both serve
- * defaultVariant with `default`, as if targeting had matched nothing.
+ * flagd semantics (SPEC §6): a variant from targeting → `targeting`; none → defaultVariant, `default`;
+ * targeting that does not compile → reason `error`, PARSE_ERROR, on every evaluation. flagd-core
+ * answers ERROR/GENERAL (the caller's default) for a variant the flag lacks; Flagstaff serves
+ * defaultVariant with `default` instead, as if targeting had matched nothing (decision 0101).
  */
-function compileFlagdTargeting(flag: Flag, config: FlagEnvironment, results: Results): FlagEvaluator {
-  const fallback = results(config.defaultVariant, 'default');
-  const picks = new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
-  let targeting: ReturnType<typeof compileTargeting>;
-  try {
-    targeting = compileTargeting(config.targeting as JsonValue);
-  } catch {
-    return () => fallback;
+function compileFlagdTargeting(
+  flag: Flag,
+  config: FlagEnvironment,
+  results: Results,
+): { evaluate: FlagEvaluator; constant?: EvaluationDetail } {
+  const compiled = tryCompileTargeting(config.targeting as JsonValue);
+  if (!compiled.ok) {
+    const { path, message } = compiled.error;
+    const failure = results.failure(`targeting${path ? ` at ${path}` : ''}: ${message}`);
+    return { evaluate: () => failure, constant: failure };
   }
+  const fallback = results(config.defaultVariant, unpicked(config, 'default'));
+  const picks = new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
+  const targeting = compiled.evaluate;
   const flagKey = flag.key;
-  return (context, _targetingKey, nowSeconds) => {
-    const variant = targeting(context, flagKey, nowSeconds);
-    return (variant === null ? undefined : picks.get(variant)) ?? fallback;
+  return {
+    evaluate: (context, _targetingKey, nowSeconds) => {
+      const variant = targeting(context, flagKey, nowSeconds);
+      return (variant === null ? undefined : picks.get(variant)) ?? fallback;
+    },
   };
 }
 
@@ -182,7 +203,7 @@ function compileNative(
   for (const rule of config.rules ?? [])
     rules.push(compileTargetingRule(rule, flag, config, segments, results));
   if (targets.size === 0 && rules.length === 0 && config.defaultRollout === undefined) {
-    const fixed = results(config.defaultVariant, 'static');
+    const fixed = results(config.defaultVariant, unpicked(config, 'static'));
     return () => fixed;
   }
   const fallback = results(config.defaultVariant, 'default');
@@ -190,14 +211,14 @@ function compileNative(
     ? serveRollout(config.defaultRollout, flag.key, results, fallback, {})
     : () => fallback;
   const hasTargets = targets.size > 0;
-  return (context, targetingKey) => {
+  return (context, targetingKey, _nowSeconds, pass) => {
     if (hasTargets && targetingKey !== undefined) {
       const targeted = targets.get(targetingKey);
       if (targeted !== undefined) return targeted;
     }
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i] as CompiledRule;
-      if (rule.matches(context, targetingKey)) return rule.serve(context);
+      if (rule.matches(context, targetingKey, pass)) return rule.serve(context);
     }
     return serveDefault(context);
   };
@@ -254,13 +275,13 @@ function guardByPrerequisites(
   if (checks.length === 0) return inner;
   const evaluateInner = inner.evaluate;
   return {
-    evaluate: (context, targetingKey, nowSeconds) => {
+    evaluate: (context, targetingKey, nowSeconds, pass) => {
       for (let i = 0; i < checks.length; i++) {
         const check = checks[i] as PrerequisiteCheck;
-        if (!satisfies(check.evaluate(context, targetingKey, nowSeconds), check.variants))
+        if (!satisfies(check.evaluate(context, targetingKey, nowSeconds, pass), check.variants))
           return check.failed;
       }
-      return evaluateInner(context, targetingKey, nowSeconds);
+      return evaluateInner(context, targetingKey, nowSeconds, pass);
     },
   };
 }
@@ -284,12 +305,12 @@ export function compileFlag(
     const off = results(config.offVariant, 'disabled');
     compiled = { evaluate: () => off, constant: off };
   } else if (hasTargeting(config.targeting)) {
-    compiled = { evaluate: compileFlagdTargeting(flag, config, results) };
+    compiled = compileFlagdTargeting(flag, config, results);
   } else {
     const evaluate = compileNative(flag, config, segments, results);
     const fixed =
       config.targets.length === 0 && config.rules.length === 0 && config.defaultRollout === undefined;
-    compiled = { evaluate, constant: fixed ? evaluate({}, undefined, 0) : undefined };
+    compiled = { evaluate, constant: fixed ? evaluate({}, undefined, 0, new EvaluationPass()) : undefined };
   }
   if (config.enabled && (config.prerequisites?.length ?? 0) > 0) {
     compiled = guardByPrerequisites(

@@ -1,69 +1,70 @@
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
 
-// Streaming state: text is fed one UTF-8 byte at a time, so hashing allocates no byte array
-// and two strings hash as their concatenation without building it. Module-level state is safe
-// because hashing is synchronous and never re-entered.
-let h1 = 0;
-let k1 = 0;
-let pending = 0;
-let length = 0;
+/**
+ * The state of one hash: text is fed one UTF-8 byte at a time, so hashing allocates no byte
+ * array and two strings hash as their concatenation without building it. Each hash has its own.
+ */
+interface HashState {
+  h1: number;
+  k1: number;
+  pending: number;
+  length: number;
+}
 
-function pushByte(byte: number): void {
-  k1 |= byte << (pending << 3);
-  if (++pending === 4) {
-    k1 = Math.imul(k1, C1);
+const start = (seed: number): HashState => ({ h1: seed | 0, k1: 0, pending: 0, length: 0 });
+
+function pushByte(state: HashState, byte: number): void {
+  state.k1 |= byte << (state.pending << 3);
+  if (++state.pending === 4) {
+    let k1 = Math.imul(state.k1, C1);
     k1 = (k1 << 15) | (k1 >>> 17);
-    h1 ^= Math.imul(k1, C2);
+    let h1 = state.h1 ^ Math.imul(k1, C2);
     h1 = (h1 << 13) | (h1 >>> 19);
-    h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
-    k1 = 0;
-    pending = 0;
+    state.h1 = (Math.imul(h1, 5) + 0xe6546b64) | 0;
+    state.k1 = 0;
+    state.pending = 0;
   }
 }
 
-function feed(text: string): void {
+function feed(state: HashState, text: string): void {
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
-      pushByte(c);
-      length += 1;
+      pushByte(state, c);
+      state.length += 1;
       continue;
     }
     if (c < 0x800) {
-      pushByte(0xc0 | (c >> 6));
-      pushByte(0x80 | (c & 0x3f));
-      length += 2;
+      pushByte(state, 0xc0 | (c >> 6));
+      pushByte(state, 0x80 | (c & 0x3f));
+      state.length += 2;
       continue;
     }
     const next = c <= 0xdbff && i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
     if (c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
       const cp = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-      pushByte(0xf0 | (cp >> 18));
-      pushByte(0x80 | ((cp >> 12) & 0x3f));
-      pushByte(0x80 | ((cp >> 6) & 0x3f));
-      pushByte(0x80 | (cp & 0x3f));
-      length += 4;
+      pushByte(state, 0xf0 | (cp >> 18));
+      pushByte(state, 0x80 | ((cp >> 12) & 0x3f));
+      pushByte(state, 0x80 | ((cp >> 6) & 0x3f));
+      pushByte(state, 0x80 | (cp & 0x3f));
+      state.length += 4;
       i++;
       continue;
     }
     // A lone surrogate has no UTF-8 form; TextEncoder (and Buffer) write U+FFFD instead.
     if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
-    pushByte(0xe0 | (c >> 12));
-    pushByte(0x80 | ((c >> 6) & 0x3f));
-    pushByte(0x80 | (c & 0x3f));
-    length += 3;
+    pushByte(state, 0xe0 | (c >> 12));
+    pushByte(state, 0x80 | ((c >> 6) & 0x3f));
+    pushByte(state, 0x80 | (c & 0x3f));
+    state.length += 3;
   }
 }
 
-function finish(): number {
-  let h = h1;
-  if (pending > 0) {
-    k1 = Math.imul(k1, C1);
-    k1 = (k1 << 15) | (k1 >>> 17);
-    h ^= Math.imul(k1, C2);
-  }
-  h ^= length;
+function finish(state: HashState): number {
+  let h = state.h1;
+  if (state.pending > 0) h ^= mixK(state.k1);
+  h ^= state.length;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -72,18 +73,11 @@ function finish(): number {
   return h >>> 0;
 }
 
-function start(seed: number): void {
-  h1 = seed | 0;
-  k1 = 0;
-  pending = 0;
-  length = 0;
-}
-
 /** MurmurHash3 x86 32-bit of the UTF-8 bytes of `text` (lone surrogates encode as U+FFFD, as TextEncoder does); an unsigned 32-bit integer. */
 export function murmur3(text: string, seed = 0): number {
-  start(seed);
-  feed(text);
-  return finish();
+  const state = start(seed);
+  feed(state, text);
+  return finish(state);
 }
 
 /** Same as `murmur3(first + second, seed)` without building the concatenation. */
@@ -91,10 +85,10 @@ export function murmur3Concat(first: string, second: string, seed = 0): number {
   const last = first.charCodeAt(first.length - 1);
   // A surrogate pair split across the two parts only forms a character once joined.
   if (last >= 0xd800 && last <= 0xdbff) return murmur3(first + second, seed);
-  start(seed);
-  feed(first);
-  feed(second);
-  return finish();
+  const state = start(seed);
+  feed(state, first);
+  feed(state, second);
+  return finish(state);
 }
 
 /** The hash state after the UTF-8 bytes of a seed text, so that only the bucketed value is hashed per evaluation. */
@@ -108,11 +102,11 @@ export interface PreparedSeed {
 }
 
 export function prepareSeed(text: string): PreparedSeed {
-  start(0);
-  feed(text);
+  const state = start(0);
+  feed(state, text);
   let ascii = true;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) ascii = false;
-  return { text, h: h1, k: k1, pending, length, ascii };
+  return { text, h: state.h1, k: state.k1, pending: state.pending, length: state.length, ascii };
 }
 
 function mixK(k: number): number {

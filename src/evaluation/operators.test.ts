@@ -220,6 +220,14 @@ const cases: Record<string, readonly Case[]> = {
     ['ignores a v prefix, as flagd does', rule('v', 'semver_eq', '1.2.3'), { v: 'v1.2.3' }, true],
     ['reads a partial version as flagd does', rule('v', 'semver_eq', '1.2.0'), { v: '1.2' }, true],
     ['ignores build metadata', rule('v', 'semver_eq', '1.0.0'), { v: '1.0.0+build.7' }, true],
+    ['accepts a v prefix in the rule', rule('v', 'semver_eq', 'v1.0.0'), { v: '1.0.0' }, true],
+    [
+      'accepts a V prefix and a partial version in the rule',
+      rule('v', 'semver_eq', 'V1'),
+      { v: '1.0.0' },
+      true,
+    ],
+    ['accepts a number as the rule version', rule('v', 'semver_eq', 1.2), { v: '1.2.0' }, true],
     ['refuses a different version', rule('v', 'semver_eq', '1.2.3'), { v: '1.2.4' }, false],
     ['refuses a string that is not a version', rule('v', 'semver_eq', '1.2.3'), { v: 'latest' }, false],
     ['never matches a missing attribute', rule('v', 'semver_eq', '1.2.3'), {}, false],
@@ -499,5 +507,18 @@ describe('validating rules', () => {
     ['refuses a rule of unknown type', { type: 'cohort' } as unknown as Rule, 1],
   ])('%s', (_name, someRule, count) => {
     expect(validateRule(someRule)).toHaveLength(count);
+  });
+});
+
+describe('attribute paths read own properties only (no prototype reads)', () => {
+  const PATHS = ['constructor.name', '__proto__.x', 'a.constructor', 'toString', 'a.b.hasOwnProperty'];
+  const contexts: EvaluationContext[] = [{ targetingKey: 'u' }, { targetingKey: 'u', a: { b: {} } }];
+  test.each(PATHS)('%s never matches', (path) => {
+    for (const context of contexts) {
+      expect(compileAttributeRule(rule(path, 'exists'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'equals', 'Object'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'contains', 'function'))(context)).toBe(false);
+      expect(compileAttributeRule(rule(path, 'not_exists'))(context)).toBe(true);
+    }
   });
 });

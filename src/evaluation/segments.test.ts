@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
-import { beginEvaluationPass, compileRule, compileSegments, findSegmentCycle } from './segments.ts';
+import { compileRule, compileSegments, EvaluationPass, findSegmentCycle } from './segments.ts';
 
 function segment(key: string, fields: Partial<Segment> = {}): Segment {
   return {
@@ -31,11 +31,10 @@ const ref = (key: string, negate?: boolean): Rule => ({
 
 function member(segments: readonly Segment[], key: string, context: EvaluationContext): boolean {
   const compiled = compileSegments(segments);
-  beginEvaluationPass();
   const test = compiled.get(key);
   if (test === undefined) throw new Error(`no segment ${key}`);
   const targetingKey = typeof context.targetingKey === 'string' ? context.targetingKey : undefined;
-  return test(context, targetingKey);
+  return test(context, targetingKey, new EvaluationPass());
 }
 
 describe('segments', () => {
@@ -151,33 +150,37 @@ describe('segments', () => {
       const b = segment('b', { match: 'any', rules: [ref('a'), pro] });
       const self = segment('self', { rules: [ref('self')] });
       const compiled = compileSegments([a, b, self]);
-      beginEvaluationPass();
-      expect(compiled.get('a')?.({ country: 'NL' }, undefined)).toBe(true);
-      expect(compiled.get('a')?.({ plan: 'pro' }, undefined)).toBe(true);
-      expect(compiled.get('b')?.({ country: 'DE' }, undefined)).toBe(false);
-      expect(compiled.get('self')?.({}, undefined)).toBe(false);
+      expect(compiled.get('a')?.({ country: 'NL' }, undefined, new EvaluationPass())).toBe(true);
+      expect(compiled.get('a')?.({ plan: 'pro' }, undefined, new EvaluationPass())).toBe(true);
+      expect(compiled.get('b')?.({ country: 'DE' }, undefined, new EvaluationPass())).toBe(false);
+      expect(compiled.get('self')?.({}, undefined, new EvaluationPass())).toBe(false);
     });
   });
 
-  test('re-evaluates membership for each evaluation pass and each context', () => {
+  test('remembers membership within a pass and re-evaluates it in the next one', () => {
     const compiled = compileSegments([segment('nl', { rules: [dutch] })]);
     const isDutch = compiled.get('nl');
     const context: Record<string, unknown> = { country: 'NL' };
-    beginEvaluationPass();
-    expect(isDutch?.(context, undefined)).toBe(true);
-    expect(isDutch?.({ country: 'DE' }, undefined)).toBe(false);
+    const first = new EvaluationPass();
+    expect(isDutch?.(context, undefined, first)).toBe(true);
     context.country = 'DE';
-    beginEvaluationPass();
-    expect(isDutch?.(context, undefined)).toBe(false);
+    // Within one pass the answer stands (a pass is one context, read once).
+    expect(isDutch?.(context, undefined, first)).toBe(true);
+    expect(isDutch?.(context, undefined, new EvaluationPass())).toBe(false);
+    // Two passes in flight at once do not disturb each other.
+    const a = new EvaluationPass();
+    const b = new EvaluationPass();
+    expect(isDutch?.({ country: 'NL' }, undefined, a)).toBe(true);
+    expect(isDutch?.({ country: 'DE' }, undefined, b)).toBe(false);
   });
 
   test('compiles flag conditions that name segments, negated or not', () => {
     const compiled = compileSegments([segment('nl', { rules: [dutch] })]);
-    beginEvaluationPass();
-    expect(compileRule(ref('nl'), compiled)({ country: 'NL' }, undefined)).toBe(true);
-    beginEvaluationPass();
-    expect(compileRule(ref('nl', true), compiled)({ country: 'NL' }, undefined)).toBe(false);
-    expect(compileRule(pro, compiled)({ plan: 'pro' }, undefined)).toBe(true);
+    expect(compileRule(ref('nl'), compiled)({ country: 'NL' }, undefined, new EvaluationPass())).toBe(true);
+    expect(compileRule(ref('nl', true), compiled)({ country: 'NL' }, undefined, new EvaluationPass())).toBe(
+      false,
+    );
+    expect(compileRule(pro, compiled)({ plan: 'pro' }, undefined, new EvaluationPass())).toBe(true);
   });
 
   test('compiles 1,000 chained segments without overflowing the stack', () => {

@@ -2,8 +2,20 @@ import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
 import { compileAttributeRule } from './operators.ts';
 
-/** Whether a user (context and its targetingKey text) satisfies a rule or is in a segment. */
-export type UserPredicate = (context: EvaluationContext, targetingKey: string | undefined) => boolean;
+/**
+ * One context evaluated against one snapshot. Within a pass a segment's membership, or a
+ * prerequisite flag's result, is computed once, however many rules of however many flags need it;
+ * the pass object is what the memo recognises, so passes never share state and nothing lives at
+ * module level.
+ */
+export class EvaluationPass {}
+
+/** Whether a user (context and its targetingKey text) satisfies a rule or is in a segment, in one pass. */
+export type UserPredicate = (
+  context: EvaluationContext,
+  targetingKey: string | undefined,
+  pass: EvaluationPass,
+) => boolean;
 
 /** Compiled segments of one project by key. */
 export type CompiledSegments = ReadonlyMap<string, UserPredicate>;
@@ -15,34 +27,35 @@ export interface SegmentLookup {
 
 const NEVER: UserPredicate = () => false;
 
-// Within one evaluation pass a segment's membership, or a prerequisite flag's result, is computed
-// once, however many rules of however many flags need it. A pass is one context evaluated against
-// one snapshot.
-let currentPass = 0;
-
-/** Starts a new evaluation pass: segment memberships remembered from earlier passes are forgotten. */
-export function beginEvaluationPass(): void {
-  currentPass++;
-}
-
-/** `compute`, run at most once per evaluation pass and context; later calls answer the first result. */
+/** `compute`, run at most once per evaluation pass; later calls in that pass answer the first result. */
 export function oncePerPass<R>(
-  compute: (context: EvaluationContext, targetingKey: string | undefined, nowSeconds: number) => R,
-): (context: EvaluationContext, targetingKey: string | undefined, nowSeconds: number) => R {
-  let pass = -1;
-  let lastContext: EvaluationContext | undefined;
+  compute: (
+    context: EvaluationContext,
+    targetingKey: string | undefined,
+    nowSeconds: number,
+    pass: EvaluationPass,
+  ) => R,
+): (
+  context: EvaluationContext,
+  targetingKey: string | undefined,
+  nowSeconds: number,
+  pass: EvaluationPass,
+) => R {
+  let lastPass: EvaluationPass | undefined;
   let result: R;
-  return (context, targetingKey, nowSeconds) => {
-    if (pass === currentPass && lastContext === context) return result;
-    result = compute(context, targetingKey, nowSeconds);
-    pass = currentPass;
-    lastContext = context;
+  return (context, targetingKey, nowSeconds, pass) => {
+    if (pass === lastPass) return result;
+    result = compute(context, targetingKey, nowSeconds, pass);
+    lastPass = pass;
     return result;
   };
 }
 
-// Membership ignores the clock; the cast only drops the parameter it never reads.
-const memoized = (test: UserPredicate): UserPredicate => oncePerPass(test) as UserPredicate;
+/** A segment's membership, once per pass (membership ignores the clock). */
+function memoized(test: UserPredicate): UserPredicate {
+  const once = oncePerPass((context, targetingKey, _nowSeconds, pass) => test(context, targetingKey, pass));
+  return (context, targetingKey, pass) => once(context, targetingKey, 0, pass);
+}
 
 /** `every` over predicates, specialised so that short lists cost no loop. */
 export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
@@ -50,11 +63,11 @@ export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
   if (predicates.length === 1) return predicates[0] as UserPredicate;
   if (predicates.length === 2) {
     const [a, b] = predicates as [UserPredicate, UserPredicate];
-    return (context, key) => a(context, key) && b(context, key);
+    return (context, key, pass) => a(context, key, pass) && b(context, key, pass);
   }
-  return (context, key) => {
+  return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
-      if (!(predicates[i] as UserPredicate)(context, key)) return false;
+      if (!(predicates[i] as UserPredicate)(context, key, pass)) return false;
     }
     return true;
   };
@@ -63,9 +76,9 @@ export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
 function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
   if (predicates.length === 0) return NEVER;
   if (predicates.length === 1) return predicates[0] as UserPredicate;
-  return (context, key) => {
+  return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
-      if ((predicates[i] as UserPredicate)(context, key)) return true;
+      if ((predicates[i] as UserPredicate)(context, key, pass)) return true;
     }
     return false;
   };
@@ -75,7 +88,7 @@ function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
 export function compileRule(rule: Rule, segments: SegmentLookup): UserPredicate {
   if (rule.type === 'segment') {
     const member = segments.get(rule.segment) ?? NEVER;
-    return rule.negate === true ? (context, key) => !member(context, key) : member;
+    return rule.negate === true ? (context, key, pass) => !member(context, key, pass) : member;
   }
   // Attribute predicates ignore the second argument.
   return compileAttributeRule(rule);
@@ -85,12 +98,12 @@ function membership(segment: Segment, rules: UserPredicate): UserPredicate {
   const excluded = new Set(segment.excluded);
   const included = new Set(segment.included);
   if (excluded.size === 0 && included.size === 0) return rules;
-  return (context, key) => {
+  return (context, key, pass) => {
     if (key !== undefined) {
       if (excluded.has(key)) return false;
       if (included.has(key)) return true;
     }
-    return rules(context, key);
+    return rules(context, key, pass);
   };
 }
 

@@ -95,7 +95,7 @@ function ruleCondition(
     reasons.push(...translated.reasons);
     parts.push(translated.logic);
   }
-  // A rule with neither segments nor conditions matches everyone.
+  // A rule with neither segments nor conditions (`matchAll: true`) matches everyone.
   const condition = parts.length === 0 ? true : parts.length === 1 ? (parts[0] as JsonValue) : { and: parts };
   return { condition, reasons };
 }

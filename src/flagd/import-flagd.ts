@@ -1,8 +1,7 @@
 import type { FieldError } from '../domain/errors.ts';
 import type { FlagEnvironment, FlagMetadata, FlagType, JsonValue, Variant } from '../domain/flag.ts';
 import { KEY_PATTERN, KEY_REGEX } from '../domain/keys.ts';
-import { resolveEvaluators } from './resolve-evaluators.ts';
-import { flagEntries, validateFlagdDocument } from './validate-flagd-document.ts';
+import { flagEntries, reviewFlagdDocument, type TargetingReview } from './validate-flagd-document.ts';
 
 /** One flag of a flagd document, as Flagstaff stores it for the environment it is imported into. */
 export interface ImportedFlag {
@@ -13,10 +12,28 @@ export interface ImportedFlag {
   readonly environment: FlagEnvironment;
 }
 
+/**
+ * A flag the document carries that will not work as its author probably meant. `PARSE_ERROR`: its
+ * targeting cannot be built, so it evaluates with that error; otherwise flagd evaluates what is
+ * written (an operator yielding null, a weight clamped to 0) and so does Flagstaff.
+ */
+export interface FlagdImportWarning {
+  readonly flag: string;
+  readonly path: string;
+  readonly message: string;
+  readonly errorCode?: 'PARSE_ERROR';
+}
+
 /** The flags of a document, or (when `errors` is not empty) none: an import is all or nothing. */
 export interface FlagdImport {
   readonly flags: readonly ImportedFlag[];
   readonly errors: readonly FieldError[];
+  readonly warnings: readonly FlagdImportWarning[];
+}
+
+export interface FlagdImportOptions {
+  /** Refuse the document when any flag draws a warning, instead of storing it as written. */
+  readonly strict?: boolean;
 }
 
 type JsonObject = Readonly<Record<string, JsonValue>>;
@@ -46,25 +63,45 @@ function metadataOf(value: JsonValue | undefined): Record<string, string | numbe
 const hasTargeting = (targeting: JsonValue | undefined): targeting is JsonValue =>
   Boolean(targeting) && Object.keys(targeting as object).length > 0;
 
+/** The warnings of one flag's targeting review. */
+function warningsOf(key: string, review: TargetingReview | undefined): FlagdImportWarning[] {
+  if (review === undefined) return [];
+  if (review.parseError !== undefined) {
+    const { path, message } = review.parseError;
+    return [
+      {
+        flag: key,
+        path,
+        message: `${message} (the flag evaluates with PARSE_ERROR)`,
+        errorCode: 'PARSE_ERROR',
+      },
+    ];
+  }
+  return review.notes.map(({ path, message }) => ({ flag: key, path, message }));
+}
+
 /**
  * Turns a flagd document into Flagstaff flags for one environment (pure: no storage). Per flag:
  * `enabled` from `state`, `defaultVariant` (empty or null: none), no `offVariant` (flagd serves no
  * value for a disabled flag), `targeting` kept as JsonLogic with `$ref`s inlined, and metadata of the
- * flag set overridden by the flag's own, as flagd merges them.
+ * flag set overridden by the flag's own, as flagd merges them. A flag whose targeting cannot work is
+ * imported as written, with a warning (decision 0102); `strict` refuses the document instead.
  */
-export function importFlagd(document: unknown): FlagdImport {
-  const errors = validateFlagdDocument(document);
-  if (errors.length > 0) return { flags: [], errors };
+export function importFlagd(document: unknown, options: FlagdImportOptions = {}): FlagdImport {
+  const review = reviewFlagdDocument(document);
+  if (review.errors.length > 0) return { flags: [], errors: review.errors, warnings: [] };
   const root = document as JsonObject;
-  const evaluators = isObject(root.$evaluators) ? root.$evaluators : {};
   const setMetadata = metadataOf(root.metadata);
   const flags: ImportedFlag[] = [];
   const problems: FieldError[] = [];
+  const warnings: FlagdImportWarning[] = [];
   for (const { key, path, flag } of flagEntries(root)) {
     if (!KEY_REGEX.test(key)) {
       problems.push({ path, message: `flag key "${key}" is not a Flagstaff key (${KEY_PATTERN})` });
       continue;
     }
+    const targeting = review.targeting.get(path);
+    warnings.push(...warningsOf(key, targeting));
     const values = flag.variants as JsonObject;
     const variants: Variant[] = Object.entries(values).map(([variant, value]) => ({ key: variant, value }));
     const defaultVariant =
@@ -75,8 +112,8 @@ export function importFlagd(document: unknown): FlagdImport {
       defaultVariant,
       targets: [],
       rules: [],
-      ...(hasTargeting(flag.targeting)
-        ? { targeting: resolveEvaluators(flag.targeting, evaluators, `${path}/targeting`).value }
+      ...(targeting !== undefined && hasTargeting(targeting.targeting)
+        ? { targeting: targeting.targeting }
         : {}),
     };
     flags.push({
@@ -87,6 +124,11 @@ export function importFlagd(document: unknown): FlagdImport {
       environment,
     });
   }
-  if (problems.length > 0) return { flags: [], errors: problems };
-  return { flags, errors: [] };
+  if (options.strict === true) {
+    for (const warning of warnings) {
+      problems.push({ path: warning.path, message: `flag "${warning.flag}": ${warning.message}` });
+    }
+  }
+  if (problems.length > 0) return { flags: [], errors: problems, warnings: [] };
+  return { flags, errors: [], warnings };
 }

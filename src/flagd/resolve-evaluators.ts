@@ -1,5 +1,7 @@
 import type { FieldError } from '../domain/errors.ts';
 import type { JsonValue } from '../domain/flag.ts';
+import { MAX_JSON_DEPTH } from '../domain/json-depth.ts';
+import { escapePointer } from '../evaluation/jsonlogic/operators.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -13,18 +15,32 @@ function referenceOf(value: JsonValue): string | undefined {
   return keys.length === 1 && keys[0] === '$ref' && typeof value.$ref === 'string' ? value.$ref : undefined;
 }
 
+/** Targeting with its `$ref`s inlined, and what stopped some of them from resolving. */
+export interface ResolvedTargeting {
+  /** References that resolve are inlined; those that do not are left as written. */
+  readonly value: JsonValue;
+  /** Unknown names and cycles: the targeting cannot work (flagd answers PARSE_ERROR). */
+  readonly errors: readonly FieldError[];
+  /** Set when inlining would nest the targeting deeper than MAX_JSON_DEPTH: nothing was inlined. */
+  readonly tooDeep?: FieldError;
+}
+
+class TooDeep extends Error {}
+
 /**
  * Inlines `{"$ref": name}` references to `$evaluators`, recursively, so that targeting stands alone.
  * flagd substitutes references once, in a fixed order; we resolve references inside evaluators too,
- * which gives flagd's result whenever flagd resolves them at all. Unknown names and cycles are errors.
+ * which gives flagd's result whenever flagd resolves them at all. Unknown names and cycles are
+ * reported and left in place. The walk stops at MAX_JSON_DEPTH levels, references included, so
+ * that no document can make it overflow the stack.
  */
 export function resolveEvaluators(
   logic: JsonValue,
   evaluators: Readonly<Record<string, JsonValue>>,
   path: string,
-): { readonly value: JsonValue; readonly errors: FieldError[] } {
+): ResolvedTargeting {
   const errors: FieldError[] = [];
-  const resolve = (value: JsonValue, at: string, chain: readonly string[]): JsonValue => {
+  const resolve = (value: JsonValue, at: string, chain: readonly string[], depth: number): JsonValue => {
     const name = referenceOf(value);
     if (name !== undefined) {
       if (!Object.hasOwn(evaluators, name)) {
@@ -35,18 +51,22 @@ export function resolveEvaluators(
         errors.push({ path: at, message: `$ref cycle: ${[...chain, name].join(' → ')}` });
         return value;
       }
-      return resolve(evaluators[name] as JsonValue, at, [...chain, name]);
+      return resolve(evaluators[name] as JsonValue, at, [...chain, name], depth);
     }
-    if (Array.isArray(value)) return value.map((item, i) => resolve(item, `${at}/${i}`, chain));
-    if (isObject(value)) {
-      const result: JsonObject = {};
-      for (const [key, item] of Object.entries(value)) {
-        result[key] = resolve(item, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, chain);
-      }
-      return result;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth >= MAX_JSON_DEPTH) throw new TooDeep();
+    if (Array.isArray(value)) return value.map((item, i) => resolve(item, `${at}/${i}`, chain, depth + 1));
+    const result: JsonObject = {};
+    for (const [key, item] of Object.entries(value)) {
+      result[key] = resolve(item, `${at}/${escapePointer(key)}`, chain, depth + 1);
     }
-    return value;
+    return result;
   };
-  const value = resolve(logic, path, []);
-  return { value, errors };
+  try {
+    return { value: resolve(logic, path, [], 0), errors };
+  } catch (error) {
+    if (!(error instanceof TooDeep)) throw error;
+    const message = `nests deeper than ${MAX_JSON_DEPTH} levels once its $refs are inlined`;
+    return { value: logic, errors: [], tooDeep: { path, message } };
+  }
 }

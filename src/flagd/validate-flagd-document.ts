@@ -1,7 +1,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../domain/errors.ts';
 import type { JsonValue } from '../domain/flag.ts';
-import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.ts';
+import {
+  targetingLint,
+  targetingParseError,
+  validateTargeting,
+} from '../evaluation/jsonlogic/compile-targeting.ts';
 import { resolveEvaluators } from './resolve-evaluators.ts';
 import flagsSchema from './schemas/flags.json' with { type: 'json' };
 import targetingSchema from './schemas/targeting.json' with { type: 'json' };
@@ -15,6 +20,26 @@ export interface FlagdFlagEntry {
   readonly flag: Readonly<Record<string, JsonValue>>;
 }
 
+/**
+ * flagd's targeting schema where flagd's evaluation has moved past it (SPEC §6, decision 0102):
+ * `sem_ver` takes any arguments (v prefixes, partial versions, numbers; a wrong operator or count
+ * yields null), `starts_with`/`ends_with` any number of arguments (null unless two), and a
+ * `fractional` weight any integer (negatives count as 0). Everything else is flagd's own schema.
+ */
+function relaxedTargetingSchema(): typeof targetingSchema {
+  const schema = structuredClone(targetingSchema) as typeof targetingSchema & {
+    definitions: Record<string, Record<string, unknown>>;
+  };
+  const anyArguments = { type: 'array', items: { $ref: '#/definitions/args' } };
+  const definitions = schema.definitions;
+  (definitions.ruleSemVer as { properties: Record<string, unknown> }).properties.sem_ver = anyArguments;
+  (definitions as Record<string, unknown>).stringCompareArgs = anyArguments;
+  (definitions.fractionalWeightArg as { items: unknown[] }).items[1] = {
+    oneOf: [{ type: 'integer' }, { $ref: '#/definitions/anyRule' }],
+  };
+  return schema;
+}
+
 // Compiled once per process: ajv turns the schemas into functions.
 let validators: { provider: ValidateFunction; daemon: ValidateFunction } | undefined;
 
@@ -22,7 +47,7 @@ function compiledValidators() {
   if (!validators) {
     // strict: false because flagd's schemas use tuple `items` without `maxItems`, which ajv's strict mode refuses.
     const ajv = new Ajv({ allErrors: true, strict: false });
-    ajv.addSchema(targetingSchema);
+    ajv.addSchema(relaxedTargetingSchema());
     ajv.addSchema(flagsSchema);
     validators = {
       provider: ajv.getSchema(FLAGS_ID) as ValidateFunction,
@@ -152,34 +177,94 @@ function pointer(document: JsonValue, path: string): JsonValue | undefined {
   return value;
 }
 
-/**
- * The document with `$ref`s in targeting replaced by their evaluators, as flagd does before it
- * validates (so `"targeting": {"$ref": "x"}` is fine), and the references it could not resolve.
- */
-function withEvaluators(document: Record<string, JsonValue>): {
-  resolved: Record<string, JsonValue>;
-  errors: FieldError[];
-} {
-  const evaluators = isRecord(document.$evaluators) ? document.$evaluators : {};
-  const errors: FieldError[] = [];
-  const resolveFlag = (flag: JsonValue, path: string): JsonValue => {
-    if (!isRecord(flag) || flag.targeting === undefined) return flag;
-    const result = resolveEvaluators(flag.targeting, evaluators, `${path}/targeting`);
-    errors.push(...result.errors);
-    return { ...flag, targeting: result.value };
-  };
-  const flags = document.flags;
-  let resolvedFlags: JsonValue | undefined = flags;
-  if (Array.isArray(flags)) resolvedFlags = flags.map((flag, i) => resolveFlag(flag, `/flags/${i}`));
-  else if (isRecord(flags)) {
-    resolvedFlags = Object.fromEntries(
-      Object.entries(flags).map(([key, flag]) => [key, resolveFlag(flag, `/flags/${escapeToken(key)}`)]),
-    );
-  }
-  return { resolved: resolvedFlags === undefined ? document : { ...document, flags: resolvedFlags }, errors };
+/** One flag's targeting as Flagstaff stores it, and what is wrong with it. */
+export interface TargetingReview {
+  /** `$ref`s inlined where they resolve, left as written where they do not. */
+  readonly targeting: JsonValue;
+  /** Why flagd cannot build this targeting: the flag then evaluates with PARSE_ERROR. */
+  readonly parseError?: FieldError;
+  /** Some `$ref` names no evaluator or closes a cycle (the parse error says which). */
+  readonly unresolved?: true;
+  /** Operators flagd evaluates to null (or weights it clamps to 0) as written, which its schema refuses. */
+  readonly notes: readonly FieldError[];
 }
 
-/** What flagd refuses beyond its schema: default variants it lacks, duplicate keys, targeting it cannot build. */
+/** A document checked as an import needs it: what refuses it, and each flag's targeting. */
+export interface FlagdDocumentReview {
+  /** Problems that refuse the whole document (schema, keys, default variants, depth). */
+  readonly errors: readonly FieldError[];
+  /** By flag path (`/flags/<key>` or `/flags/<index>`), for flags with targeting. */
+  readonly targeting: ReadonlyMap<string, TargetingReview>;
+}
+
+const prefixed = (root: string, error: FieldError): FieldError => ({
+  path: `${root}${error.path}`,
+  message: error.message,
+});
+
+/** Each flag's targeting with its `$ref`s resolved and checked, as flagd resolves them before it validates. */
+function reviewTargeting(
+  document: Record<string, JsonValue>,
+  errors: FieldError[],
+): Map<string, TargetingReview> {
+  const evaluators = isRecord(document.$evaluators) ? document.$evaluators : {};
+  const reviews = new Map<string, TargetingReview>();
+  for (const { path, flag } of flagEntries(document)) {
+    if (flag.targeting === undefined) continue;
+    const root = `${path}/targeting`;
+    const resolved = resolveEvaluators(flag.targeting, evaluators, root);
+    if (resolved.tooDeep) {
+      errors.push(resolved.tooDeep);
+      continue;
+    }
+    const [unresolved] = resolved.errors;
+    const parseError = unresolved ?? targetingParseError(resolved.value);
+    reviews.set(path, {
+      targeting: resolved.value,
+      ...(parseError === undefined
+        ? { notes: targetingLint(resolved.value).map((e) => prefixed(root, e)) }
+        : {
+            parseError: unresolved ?? prefixed(root, parseError),
+            notes: [],
+            ...(unresolved === undefined ? {} : { unresolved: true as const }),
+          }),
+    });
+  }
+  return reviews;
+}
+
+/**
+ * The document as the schema sees it: targeting with `$ref`s inlined (flagd validates after
+ * substituting them), and without the targeting of flags whose `$ref`s do not resolve: what a
+ * reference would have brought is unknown, and such a flag evaluates with PARSE_ERROR anyway.
+ */
+function forSchema(
+  document: Record<string, JsonValue>,
+  reviews: ReadonlyMap<string, TargetingReview>,
+): Record<string, JsonValue> {
+  const resolveFlag = (flag: JsonValue, path: string): JsonValue => {
+    const review = reviews.get(path);
+    if (!isRecord(flag) || review === undefined) return flag;
+    if (review.unresolved === undefined) return { ...flag, targeting: review.targeting };
+    const { targeting: _broken, ...rest } = flag;
+    return rest;
+  };
+  const flags = document.flags;
+  if (Array.isArray(flags)) {
+    return { ...document, flags: flags.map((flag, i) => resolveFlag(flag, `/flags/${i}`)) };
+  }
+  if (isRecord(flags)) {
+    return {
+      ...document,
+      flags: Object.fromEntries(
+        Object.entries(flags).map(([key, flag]) => [key, resolveFlag(flag, `/flags/${escapeToken(key)}`)]),
+      ),
+    };
+  }
+  return document;
+}
+
+/** What flagd refuses beyond its schema: default variants it lacks, duplicate keys. */
 function semanticErrors(document: Record<string, JsonValue>): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
@@ -199,26 +284,40 @@ function semanticErrors(document: Record<string, JsonValue>): FieldError[] {
         message: `"${defaultVariant}" is not one of the flag's variants`,
       });
     }
-    if (flag.targeting === undefined) continue;
-    for (const error of validateTargeting(flag.targeting)) {
-      errors.push({ path: `${path}/targeting${error.path}`, message: error.message });
-    }
   }
   return errors;
 }
 
+/** Room for the document's own levels (flags, a flag, its targeting) above targeting's MAX_JSON_DEPTH. */
+const DOCUMENT_DEPTH = MAX_JSON_DEPTH + 8;
+
 /**
- * Problems with a flagd flag-definition document (JSON pointer + message), empty when it is valid:
- * flagd's JSON schemas first, then what flagd itself would refuse. See declaresProviderSchema for
- * which of flagd's two schemas applies.
+ * Checks a flagd flag-definition document as flagd loads it: flagd's JSON schemas (relaxed where
+ * flagd's evaluation has moved past them, see relaxedTargetingSchema), then what flagd itself
+ * refuses. Targeting that cannot work does not refuse the document: it is reported per flag
+ * (flagd loads such a document, and the flag answers PARSE_ERROR). See declaresProviderSchema for
+ * which of flagd's two schemas applies. Nothing here recurses deeper than DOCUMENT_DEPTH.
  */
-export function validateFlagdDocument(document: unknown): FieldError[] {
-  if (!isRecord(document)) return [{ path: '/', message: 'a flagd document is a JSON object with "flags"' }];
-  const { resolved, errors } = withEvaluators(document);
-  if (errors.length > 0) return errors;
+export function reviewFlagdDocument(document: unknown): FlagdDocumentReview {
+  const refused = (errors: FieldError[]): FlagdDocumentReview => ({ errors, targeting: new Map() });
+  if (!isRecord(document))
+    return refused([{ path: '/', message: 'a flagd document is a JSON object with "flags"' }]);
+  if (nestsDeeperThan(document, DOCUMENT_DEPTH)) {
+    return refused([{ path: '/', message: `the document nests deeper than ${DOCUMENT_DEPTH} levels` }]);
+  }
+  const depthErrors: FieldError[] = [];
+  const reviews = reviewTargeting(document, depthErrors);
+  if (depthErrors.length > 0) return refused(depthErrors);
+  const resolved = forSchema(document, reviews);
   const { provider, daemon } = compiledValidators();
   const validatesDaemon = !declaresProviderSchema(document);
   const validate = validatesDaemon ? daemon : provider;
-  if (!validate(resolved)) return readableErrors(validate.errors ?? [], resolved, validatesDaemon);
-  return semanticErrors(resolved);
+  if (!validate(resolved)) return refused(readableErrors(validate.errors ?? [], resolved, validatesDaemon));
+  const errors = semanticErrors(resolved);
+  return errors.length > 0 ? refused(errors) : { errors: [], targeting: reviews };
+}
+
+/** The problems that refuse a document (JSON pointer + message), empty when flagd would load it. */
+export function validateFlagdDocument(document: unknown): FieldError[] {
+  return [...reviewFlagdDocument(document).errors];
 }

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
 import type { Services } from '../services/services.ts';
+import { registerApiDocs } from './api-docs.ts';
+import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import {
   type AccessControlOptions,
@@ -15,7 +15,7 @@ import {
 } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
-import { registerErrorHandling } from './plugins/errors.ts';
+import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { RedisLeases } from './plugins/redis-leases.ts';
 import { accountRoutes } from './routes/accounts.ts';
@@ -66,6 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: withRedactedUrls(options.logger),
     logController: new RequestLogController(),
     childLoggerFactory: lazyChildLogger,
+    // Errors before routing (a malformed URL, headers over 16 KiB) answer problem+json too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
@@ -78,15 +81,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerCors(app, options.corsOrigins ?? ['*']);
   registerMetrics(app, services);
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  // application/merge-patch+json is JSON too (RFC 7396); anything else is a 415.
-  app.addContentTypeParser(
-    'application/merge-patch+json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
   const sharedLimits =
     options.redisUrl === undefined ? undefined : new RedisLeases(options.redisUrl, app.log);
@@ -101,22 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ],
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Flagstaff API',
-        version: '1',
-        description: 'Feature flags and segments per project, switched per environment, evaluated for users.',
-      },
-      servers: [{ url: '/' }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key: fsk_…' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerApiDocs(app);
 
   await app.register(healthRoutes, { services });
   await app.register(
@@ -144,7 +129,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
   await app.register(eventStreamRoutes, { services });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

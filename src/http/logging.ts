@@ -13,7 +13,7 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
  */
 const SECRET_NAME = /key|token|secret|passw|auth|session|cookie|signature|credential/i;
 /** Values that look like one of ours wherever they appear: API keys, sessions, invitations. */
-const SECRET_VALUE = /\bfs[a-z]_[A-Za-z0-9_-]+/g;
+const SECRET_VALUE = /fs[a-z]_[A-Za-z0-9_-]+/g;
 const REDACTED = '[redacted]';
 
 /** The URL as logs may show it: secret-looking query values replaced, the path kept. */
@@ -114,8 +114,7 @@ export class RequestLogController extends LogController {
   override routeNotFound(): void {}
 }
 
-const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
-type Level = (typeof LEVELS)[number];
+type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 type Logger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 
 /**
@@ -125,31 +124,42 @@ type Logger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
  */
 class LazyChildLogger {
   #child: FastifyBaseLogger | undefined;
-  readonly fatal = this.#method('fatal');
-  readonly error = this.#method('error');
-  readonly warn = this.#method('warn');
-  readonly info = this.#method('info');
-  readonly debug = this.#method('debug');
-  readonly trace = this.#method('trace');
-
-  private readonly parent: Logger;
-  private readonly bindings: Bindings;
-  private readonly options: ChildLoggerOptions;
+  readonly #parent: Logger;
+  readonly #bindings: Bindings;
+  readonly #options: ChildLoggerOptions;
 
   constructor(parent: Logger, bindings: Bindings, options: ChildLoggerOptions) {
-    this.parent = parent;
-    this.bindings = bindings;
-    this.options = options;
+    this.#parent = parent;
+    this.#bindings = bindings;
+    this.#options = options;
   }
 
   get level(): string {
-    return this.parent.level;
+    return this.#parent.level;
   }
 
   isLevelEnabled(level: string): boolean {
-    return this.parent.isLevelEnabled(level);
+    return this.#parent.isLevelEnabled(level);
   }
 
+  fatal(...args: unknown[]): void {
+    this.#write('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.#write('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.#write('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.#write('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.#write('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.#write('trace', args);
+  }
   silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
@@ -157,15 +167,13 @@ class LazyChildLogger {
   }
 
   #real(): FastifyBaseLogger {
-    this.#child ??= this.parent.child(this.bindings, this.options);
+    this.#child ??= this.#parent.child(this.#bindings, this.#options);
     return this.#child;
   }
 
-  #method(level: Level) {
-    return (...args: unknown[]): void => {
-      if (!this.parent.isLevelEnabled(level)) return;
-      (this.#real()[level] as (...a: unknown[]) => void)(...args);
-    };
+  #write(level: Level, args: unknown[]): void {
+    if (!this.#parent.isLevelEnabled(level)) return;
+    (this.#real()[level] as (...a: unknown[]) => void)(...args);
   }
 }
 

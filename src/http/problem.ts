@@ -12,7 +12,9 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; title
   precondition_failed: { status: 412, title: 'Precondition failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  header_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   database_unavailable: { status: 503, title: 'Database unavailable' },
 };

@@ -139,12 +139,19 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
   'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
   'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
+  'PATCH /v1/projects/:projectId/flags/:flagKey': {
+    role: 'editor',
+    target: PROJECT,
+    body: flagPatchEnvironments,
+  },
+  'DELETE /v1/projects/:projectId/flags/:flagKey': { role: 'editor', target: PROJECT, environments: ALL },
   'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
 
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.
   'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
   'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
+  'GET /v1/segments/:segmentId/used-by': { role: 'viewer', target: SEGMENT },
   'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
   'POST /v1/segments/:segmentId/restore': { role: 'editor', target: SEGMENT, environments: ALL },
   'DELETE /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },

@@ -28,7 +28,15 @@ export class EvaluationCounts {
     }
     let tally = byEnvironment.get(environment);
     if (tally === undefined) {
-      tally = { targeting: 0, split: 0, default: 0, disabled: 0, static: 0, prerequisite_failed: 0 };
+      tally = {
+        targeting: 0,
+        split: 0,
+        default: 0,
+        disabled: 0,
+        static: 0,
+        prerequisite_failed: 0,
+        error: 0,
+      };
       byEnvironment.set(environment, tally);
     }
     return tally;

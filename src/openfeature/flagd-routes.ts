@@ -39,8 +39,16 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         tags,
         summary: 'Import a flagd flags document into an environment',
         description:
-          'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone.',
+          'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone. A flag whose targeting cannot work is imported as written and listed in `warnings` (it evaluates with PARSE_ERROR); `?strict=true` refuses the document instead.',
         params: Params,
+        querystring: Closed({
+          strict: Type.Optional(
+            Type.Boolean({
+              description:
+                'Refuse the document (400, naming each flag) when a flag’s targeting cannot work, instead of importing it with a warning.',
+            }),
+          ),
+        }),
         body: Type.Unknown({ description: 'A flagd document (flags.json or flagd.json schema).' }),
         response: {
           200: Type.Object({
@@ -48,13 +56,29 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
             created: Type.Array(Type.String()),
             updated: Type.Array(Type.String()),
             unchanged: Type.Array(Type.String()),
+            warnings: Type.Array(
+              Type.Object({
+                flag: Type.String(),
+                path: Type.String({ description: 'JSON pointer into the document.' }),
+                message: Type.String(),
+                errorCode: Type.Optional(
+                  Type.String({ description: 'PARSE_ERROR: the flag evaluates with this error.' }),
+                ),
+              }),
+              {
+                description:
+                  'Flags imported as written that will not work as meant: targeting that cannot be compiled (the flag evaluates with PARSE_ERROR), operators that yield null as written.',
+              },
+            ),
           }),
           ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
         },
       },
     },
     async (request) =>
-      services.flagd.import(actorOf(request), request.params.projectId, request.params.envKey, request.body),
+      services.flagd.import(actorOf(request), request.params.projectId, request.params.envKey, request.body, {
+        strict: request.query.strict === true,
+      }),
   );
 
   app.get(

@@ -1,6 +1,6 @@
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
-import type { Environment } from '../domain/project.ts';
+import { type Environment, protectedByDefault } from '../domain/project.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -13,6 +13,8 @@ export interface CreateEnvironmentInput {
   readonly key: string;
   readonly name?: string;
   readonly description?: string;
+  /** Default: protectedByDefault(key). */
+  readonly protected?: boolean;
   /** Key of an environment whose flag configuration the new one starts with. */
   readonly copyFrom?: string;
 }
@@ -20,6 +22,7 @@ export interface CreateEnvironmentInput {
 export interface EnvironmentPatch {
   readonly name?: string;
   readonly description?: string | null;
+  readonly protected?: boolean;
 }
 
 export class EnvironmentService {
@@ -51,6 +54,7 @@ export class EnvironmentService {
       key: input.key,
       name: input.name ?? input.key,
       description: input.description ?? '',
+      protected: input.protected ?? protectedByDefault(input.key),
       version: 1,
       createdAt: at,
       updatedAt: at,
@@ -100,6 +104,7 @@ export class EnvironmentService {
         ...stored,
         name: patch.name ?? stored.name,
         description: patch.description === null ? '' : (patch.description ?? stored.description),
+        protected: patch.protected ?? stored.protected,
         version: stored.version + 1,
         updatedAt: now(),
       };

@@ -1,6 +1,6 @@
 import { DomainError, validationFailed } from '../domain/errors.ts';
-import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import type { CompiledEnvironment, EvaluationDetail } from '../evaluation/compile-environment.ts';
+import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
+import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { ProjectStore } from '../storage/store.ts';

@@ -67,10 +67,18 @@ export class FlagService {
     return this.#store.listFlags(project.id, filter, page);
   }
 
-  async get(actor: Actor, projectIdOrKey: string, flagKey: string): Promise<Flag> {
+  /**
+   * A flag of the project by its key or, as the API's other paths name it, by its `flg_…` id.
+   * The key wins: a key may itself look like an id (keys allow "_").
+   */
+  async get(actor: Actor, projectIdOrKey: string, flagKeyOrId: string): Promise<Flag> {
     const project = await accessProject(this.#store, actor.principal, projectIdOrKey, 'viewer');
-    const flag = await this.#store.findFlagByKey(project.id, flagKey);
-    if (flag === undefined) throw flagNotFound(`No flag "${flagKey}" in project "${project.key}".`);
+    const byKey = await this.#store.findFlagByKey(project.id, flagKeyOrId);
+    const flag =
+      byKey ?? (flagKeyOrId.startsWith('flg_') ? await this.#store.findFlagById(flagKeyOrId) : undefined);
+    if (flag === undefined || flag.projectId !== project.id) {
+      throw flagNotFound(`No flag "${flagKeyOrId}" in project "${project.key}".`);
+    }
     return flag;
   }
 
@@ -329,7 +337,7 @@ async function validateReferences(
   previous?: Flag,
 ): Promise<void> {
   const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
-  const errors = validateFlag(flag, environmentKeys, segmentKeys);
+  const errors = validateFlag(flag, environmentKeys, segmentKeys, previous);
   // The other flags are read only when prerequisites are involved: this flag names some, or it
   // changes variants that other flags may require.
   if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {

@@ -3,7 +3,7 @@ import { type FieldError, notFound, validationFailed } from '../domain/errors.ts
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
-import { type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
+import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -22,6 +22,8 @@ export interface FlagdImportResult {
   readonly updated: readonly string[];
   /** In the document, and already exactly so in Flagstaff: nothing written, nothing audited. */
   readonly unchanged: readonly string[];
+  /** Flags imported as written that will not work as meant (PARSE_ERROR, operators yielding null). */
+  readonly warnings: readonly FlagdImportWarning[];
 }
 
 /** `/flags/<key>` as a JSON pointer token. */
@@ -69,16 +71,18 @@ export class FlagdService {
   /**
    * Creates or updates the document's flags in one environment, all or nothing: their variants,
    * metadata and this environment's configuration come from the document; other environments
-   * and the project's other flags are left as they are.
+   * and the project's other flags are left as they are. Flags whose targeting cannot work are
+   * stored as written and listed in `warnings`; `strict` refuses the document instead.
    */
   async import(
     actor: Actor,
     projectIdOrKey: string,
     environment: string,
     document: unknown,
+    options: { readonly strict?: boolean } = {},
   ): Promise<FlagdImportResult> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'editor');
-    const { flags, errors } = importFlagd(document);
+    const { flags, errors, warnings } = importFlagd(document, options);
     if (errors.length > 0) {
       const first = errors[0] as FieldError;
       const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
@@ -116,7 +120,8 @@ export class FlagdService {
           unchanged.push(imported.key);
           continue;
         }
-        for (const error of validateFlag(next, environmentKeys, segmentKeys)) {
+        // The document's targeting was checked above: what cannot work is stored as written, with a warning.
+        for (const error of validateFlag(next, environmentKeys, segmentKeys, next)) {
           problems.push({ path: `${flagPath(imported.key)}${error.path}`, message: error.message });
         }
         writes.push({ before: stored, after: next });
@@ -147,6 +152,7 @@ export class FlagdService {
         created: writes.filter((w) => w.before === undefined).map((w) => w.after.key),
         updated: writes.filter((w) => w.before !== undefined).map((w) => w.after.key),
         unchanged,
+        warnings,
       };
     });
   }

@@ -1,5 +1,10 @@
 import { validationFailed } from '../domain/errors.ts';
-import { DEFAULT_ENVIRONMENTS, type Environment, type Project } from '../domain/project.ts';
+import {
+  DEFAULT_ENVIRONMENTS,
+  type Environment,
+  type Project,
+  protectedByDefault,
+} from '../domain/project.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -137,6 +142,7 @@ export async function createProject(
         key: e.key,
         name: e.name ?? e.key,
         description: '',
+        protected: protectedByDefault(e.key),
         version: 1,
         createdAt: at,
         updatedAt: at,

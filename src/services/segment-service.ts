@@ -156,6 +156,16 @@ export class SegmentService {
     });
   }
 
+  /** The flags and segments whose rules use the segment: what stands in the way of deleting it. */
+  async usedBy(actor: Actor, segmentId: string): Promise<SegmentUsers> {
+    const segment = await this.get(actor, segmentId);
+    const [flags, segments] = await Promise.all([
+      this.#deps.store.allFlags(segment.projectId),
+      this.#deps.store.allSegments(segment.projectId),
+    ]);
+    return segmentUsers(segment.key, flags, segments);
+  }
+
   async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
     const current = await this.get(actor, segmentId);
     await accessProject(this.#deps.store, actor.principal, current.projectId, 'editor');
@@ -171,10 +181,14 @@ export class SegmentService {
         await tx.allFlags(stored.projectId),
         await tx.allSegments(stored.projectId),
       );
-      if (users.length > 0) {
+      const names = [
+        ...users.flags.map((f) => `flag "${f.key}"`),
+        ...users.segments.map((s) => `segment "${s.key}"`),
+      ];
+      if (names.length > 0) {
         throw new DomainError(
           'conflict',
-          `The segment "${stored.key}" is used by ${users.join(', ')}; remove those uses first.`,
+          `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
         );
       }
       if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
@@ -205,17 +219,29 @@ export class SegmentService {
   }
 }
 
-/** Names of the flags and segments whose rules refer to the segment `key`. */
-function segmentUsers(key: string, flags: readonly Flag[], segments: readonly Segment[]): string[] {
+export interface SegmentUser {
+  readonly id: string;
+  readonly key: string;
+  readonly name: string;
+}
+
+export interface SegmentUsers {
+  /** Flags with a rule that uses the segment, and the environments those rules are in. */
+  readonly flags: readonly (SegmentUser & { readonly environments: readonly string[] })[];
+  readonly segments: readonly SegmentUser[];
+}
+
+/** The flags and segments whose rules refer to the segment `key`. */
+function segmentUsers(key: string, flags: readonly Flag[], segments: readonly Segment[]): SegmentUsers {
   const refers = (rules: readonly Rule[]) => rules.some((r) => r.type === 'segment' && r.segment === key);
-  const users: string[] = [];
-  for (const flag of flags) {
-    const used = Object.values(flag.environments).some((env) =>
-      env.rules.some((rule) => rule.segments.includes(key) || refers(rule.conditions)),
-    );
-    if (used) users.push(`flag "${flag.key}"`);
-  }
-  for (const segment of segments)
-    if (segment.key !== key && refers(segment.rules)) users.push(`segment "${segment.key}"`);
-  return users;
+  const user = ({ id, key, name }: SegmentUser) => ({ id, key, name });
+  return {
+    flags: flags.flatMap((flag) => {
+      const environments = Object.entries(flag.environments)
+        .filter(([, env]) => env.rules.some((rule) => rule.segments.includes(key) || refers(rule.conditions)))
+        .map(([environment]) => environment);
+      return environments.length > 0 ? [{ ...user(flag), environments }] : [];
+    }),
+    segments: segments.filter((s) => s.key !== key && refers(s.rules)).map(user),
+  };
 }

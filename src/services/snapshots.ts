@@ -21,6 +21,8 @@ interface ProjectSnapshot {
  */
 export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
+/** What the snapshots read: each project's contents, and the projects' keys for the references by key. */
+
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
  * Evaluation reads only these; writes refresh them before they answer, and `syncAll` (driven by

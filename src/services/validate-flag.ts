@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { FieldError } from '../domain/errors.ts';
 import type { Flag, FlagEnvironment, FlagType, JsonValue, Rollout } from '../domain/flag.ts';
 import { MAX_TOTAL_WEIGHT } from '../evaluation/bucketing.ts';
 import { validateTargeting } from '../evaluation/jsonlogic/compile-targeting.ts';
 import { isPlainObject } from './merge-patch.ts';
-import { validateRules } from './validate-rules.ts';
+import { validateRuleAudience, validateRules } from './validate-rules.ts';
 
 const VALUE_CHECKS: Readonly<Record<FlagType, (value: unknown) => boolean>> = {
   boolean: (v) => typeof v === 'boolean',
@@ -12,11 +13,17 @@ const VALUE_CHECKS: Readonly<Record<FlagType, (value: unknown) => boolean>> = {
   object: (v) => isPlainObject(v),
 };
 
-/** Everything about a whole flag that a JSON schema cannot say: types of values and references. */
+/**
+ * Everything about a whole flag that a JSON schema cannot say: types of values and references.
+ * JsonLogic targeting is checked where it differs from `before`'s: targeting stored as a flagd
+ * document wrote it may not compile (it then evaluates with PARSE_ERROR, decision 0102), and that
+ * must not block other changes to the flag.
+ */
 export function validateFlag(
   flag: Flag,
   environmentKeys: ReadonlySet<string>,
   segmentKeys: ReadonlySet<string>,
+  before?: Flag,
 ): FieldError[] {
   const errors: FieldError[] = [];
   const variantKeys = new Set<string>();
@@ -37,7 +44,16 @@ export function validateFlag(
       errors.push({ path: `/environments/${envKey}`, message: `no environment "${envKey}" in this project` });
       continue;
     }
-    errors.push(...validateFlagEnvironment(config, variantKeys, segmentKeys, `/environments/${envKey}`));
+    const unchangedTargeting = isDeepStrictEqual(before?.environments[envKey]?.targeting, config.targeting);
+    errors.push(
+      ...validateFlagEnvironment(
+        config,
+        variantKeys,
+        segmentKeys,
+        `/environments/${envKey}`,
+        unchangedTargeting,
+      ),
+    );
   }
   return errors;
 }
@@ -47,6 +63,7 @@ function validateFlagEnvironment(
   variants: ReadonlySet<string>,
   segmentKeys: ReadonlySet<string>,
   path: string,
+  unchangedTargeting: boolean,
 ): FieldError[] {
   const errors: FieldError[] = [];
   const knownVariant = (variant: string | null | undefined, at: string) => {
@@ -71,6 +88,7 @@ function validateFlagEnvironment(
       if (!segmentKeys.has(segment))
         errors.push({ path: `${at}/segments/${i}`, message: `no segment "${segment}" in this project` });
     });
+    errors.push(...validateRuleAudience(rule, at));
     errors.push(...validateRules(rule.conditions, segmentKeys, `${at}/conditions`));
     const serve = rule.serve as { variant?: string; rollout?: Rollout };
     if ((serve.variant === undefined) === (serve.rollout === undefined)) {
@@ -88,6 +106,7 @@ function validateFlagEnvironment(
         message: 'use either "targeting" (JsonLogic) or "rules" and "targets", not both',
       });
     }
+    if (unchangedTargeting) return errors;
     errors.push(
       ...validateTargeting(config.targeting as JsonValue).map((e) => ({
         path: `${path}/targeting${e.path}`,

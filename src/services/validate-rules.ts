@@ -1,4 +1,5 @@
 import type { FieldError } from '../domain/errors.ts';
+import type { TargetingRule } from '../domain/flag.ts';
 import type { Rule } from '../domain/segment.ts';
 import { validateRule } from '../evaluation/operators.ts';
 
@@ -30,4 +31,25 @@ export function validateRules(
     }
     return errors;
   });
+}
+
+/**
+ * Who a targeting rule is for: its segments and conditions, or everyone on purpose with
+ * `matchAll: true`. A rule with neither is refused, so an empty rule never serves everyone by
+ * accident (decision 0603); `matchAll` with segments or conditions would be contradictory.
+ */
+export function validateRuleAudience(rule: TargetingRule, path: string): FieldError[] {
+  const named = rule.segments.length > 0 || rule.conditions.length > 0;
+  if (rule.matchAll === true && named)
+    return [
+      { path: `${path}/matchAll`, message: 'serves everyone, so the rule takes no segments or conditions' },
+    ];
+  if (rule.matchAll !== true && !named)
+    return [
+      {
+        path: `${path}/segments`,
+        message: 'name a segment or a condition, or send "matchAll": true to serve everyone',
+      },
+    ];
+  return [];
 }

@@ -190,6 +190,31 @@ const CASES: readonly RouteCase[] = [
     },
   },
   {
+    route: 'PATCH /v1/projects/:projectId/flags/:flagKey',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flags/checkout?environment=production',
+      body: { enabled: c.next() % 2 === 0 },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/flags/:flagKey',
+    minRole: 'editor',
+    scope: 'project',
+    touches: 'all',
+    success: 204,
+    request: async (c) => {
+      const flag = await c.node.services.flags.create(setupActor, 'alpha', {
+        key: `gone-by-key-${c.next()}`,
+      });
+      return { url: `/v1/projects/alpha/flags/${flag.key}` };
+    },
+  },
+  {
     route: 'POST /v1/flags/:flagId/restore',
     minRole: 'editor',
     scope: 'project',
@@ -223,6 +248,14 @@ const CASES: readonly RouteCase[] = [
     touches: 'none',
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}` }),
+  },
+  {
+    route: 'GET /v1/segments/:segmentId/used-by',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/segments/${c.segmentId}/used-by` }),
   },
   {
     route: 'PATCH /v1/segments/:segmentId',

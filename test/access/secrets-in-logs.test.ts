@@ -50,11 +50,31 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
     await node.call('GET', '/v1/flags/f?project=default', { key: app }); // 401: revoked
     await node.call('GET', '/v1/audit-log', { key: org });
 
+    // Secrets where they do not belong, in every shape a client might send them (issue 16).
+    await node.call('GET', `/v1/projects?api_key=${org}`, { key: null }); // 401: only the header counts
+    await node.call('GET', `/v1/projects?apiKey=${encodeURIComponent(org)}&access_token=${org}`, {
+      key: null,
+    });
+    await node.call('GET', `/v1/flags/f?project=logged&attributes=${encodeURIComponent(`{"k":"${org}"}`)}`, {
+      key: org,
+    });
+    await node.call('GET', `/v1/flags/f?project=logged&note=${org}`, { key: org }); // any name: the value looks like a key
+    await node.call('GET', `/v1/flags/${org}?project=logged`, { key: org }); // in the path
+    await node.call('GET', `/v1/flags/a%zz?api_key=${org}`, { key: org }); // malformed URL, before routing
+    await node.call('GET', `/ofrep/v1/nothing?api_key=${org}`, { key: null }); // no such route
+    await node.call('POST', `/v1/projects/logged/flags?token=${org}`, { key: org, body: `{"key":"${org}"` });
+    await node.call('GET', '/v1/projects', {
+      key: null,
+      headers: { 'x-api-key': org, cookie: `session=${org}` },
+    });
+    await node.call('GET', '/v1/projects', { key: null, headers: { 'x-padding': org.repeat(600) } }); // 431
+
     const metrics = await node.call('GET', '/metrics', { key: null });
     expect(metrics.status).toBe(200);
     const log = lines.join('') + metrics.text;
     expect(lines.length).toBeGreaterThan(20); // a line per request, and the failures
     expect(log).toMatch(/"level":20/);
+    expect(log).toContain('api_key=[redacted]');
     for (const secret of secrets) {
       expect(log).not.toContain(secret);
       expect(log).not.toContain(secret.slice(12));

@@ -208,7 +208,7 @@ describeInChromium(
     const PAGES: readonly (readonly [name: string, path: string, ready: string])[] = [
       ['projects', '/projects', 'Web shop'],
       ['flags', '/projects/shop/flags', 'Checkout button colour'],
-      ['flag', '/projects/shop/flags/new-checkout', 'Rule 2'],
+      ['flag', '/projects/shop/flags/new-checkout', 'Targeting'],
       ['flag-rollout', '/projects/shop/flags/checkout-button-colour', 'Percentage rollout'],
       ['segments', '/projects/shop/segments', 'Pro and enterprise plans'],
       ['segment', '/projects/shop/segments', 'Who is in it'],
@@ -224,9 +224,17 @@ describeInChromium(
       await page.goto(`${ui.server.url}${path}`);
       if (name === 'segment') {
         await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
+        // Segment pages are addressed by key, like flags, and say which flags use them.
+        await page.waitForURL(/\/segments\/pro-plans$/);
+        await page
+          .getByRole('region', { name: 'Used by' })
+          .getByRole('link', { name: 'New checkout' })
+          .waitFor();
       }
       await page.locator('main').getByText(ready, { exact: false }).first().waitFor();
-      if (name === 'flag-rollout') {
+      if (name === 'flag' || name === 'flag-rollout') {
+        // The page opens on the first unprotected environment; the seeded targeting is in production.
+        await page.getByRole('tab', { name: /Production/ }).click();
         await page.getByText('Percentage rollout').first().waitFor();
       }
       if (name === 'playground') {
@@ -279,7 +287,8 @@ describeInChromium(
     }
 
     it('the confirmation dialog and an unsaved flag', async () => {
-      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Rule 2');
+      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Targeting');
+      await desktop.getByText('Rule 2').first().waitFor();
       await desktop.getByRole('switch', { name: 'Serve New checkout in Production' }).click();
       await desktop.getByRole('button', { name: 'Delete' }).first().isDisabled();
       expect(await seriousViolations(desktop)).toEqual([]);
@@ -289,6 +298,34 @@ describeInChromium(
       expect(await seriousViolations(desktop)).toEqual([]);
       await shot(desktop, 'confirm-delete');
       await desktop.keyboard.press('Escape');
+    });
+
+    it('a create dialog, the audit log’s differences and the playground’s OFREP note', async () => {
+      await open(desktop, 'flags', '/projects/shop/flags', 'Checkout button colour');
+      await desktop.getByRole('button', { name: 'New flag' }).click();
+      const dialog = desktop.getByRole('dialog', { name: 'New flag' });
+      await dialog.getByLabel('Type').selectOption('string');
+      expect(await seriousViolations(desktop)).toEqual([]);
+      await shot(desktop, 'create-flag');
+      await desktop.keyboard.press('Escape');
+      await expect.poll(() => dialog.isVisible()).toBe(false);
+
+      await open(desktop, 'audit-log', '/projects/shop/audit-log', 'flag.updated');
+      const updated = desktop.locator('.audit-event', { hasText: 'flag.updated' }).first();
+      await updated.getByText('Show the change').click();
+      await updated.getByRole('columnheader', { name: 'Before' }).waitFor();
+      expect(await seriousViolations(desktop)).toEqual([]);
+
+      await open(desktop, 'playground', '/projects/shop/playground', 'Evaluate');
+      await desktop.getByLabel('Flag').selectOption('checkout-button-colour');
+      await desktop.getByLabel('Attributes (JSON)').fill('{"country": "NL"}');
+      await desktop.getByRole('button', { name: 'Evaluate' }).click();
+      await desktop.getByText('OFREP answers differently').waitFor();
+      expect(await seriousViolations(desktop)).toEqual([]);
+      // A JSON error leaves no answer on screen that belongs to other attributes.
+      await desktop.getByLabel('Attributes (JSON)').fill('{"country": ');
+      await desktop.getByRole('button', { name: 'Evaluate' }).click();
+      await desktop.getByText('Evaluate to see the value and why.').waitFor();
     });
 
     it('loads no script or style the Content-Security-Policy refuses', () => {

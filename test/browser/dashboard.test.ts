@@ -59,12 +59,13 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.getByRole('heading', { name: 'Dutch pro customers', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Add rule' }).click();
-    const first = page.getByRole('group', { name: 'Condition 1' });
+    // The segment's conditions are called rules, as the page calls them.
+    const first = page.getByRole('group', { name: 'Rule 1' });
     await first.getByLabel('Attribute').fill('country');
     await first.getByLabel('Operator').selectOption('equals');
     await first.getByLabel('Value').fill('NL');
     await page.getByRole('button', { name: 'Add rule' }).click();
-    const second = page.getByRole('group', { name: 'Condition 2' });
+    const second = page.getByRole('group', { name: 'Rule 2' });
     await second.getByLabel('Attribute').fill('plan');
     await second.getByLabel('Operator').selectOption('in');
     await second.getByLabel('Values').fill('pro\nenterprise');
@@ -79,9 +80,11 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await page.getByLabel('Tags').fill('checkout, web');
     await page.getByRole('button', { name: 'Create flag' }).click();
     await page.getByRole('heading', { name: 'New checkout', level: 1 }).waitFor();
+    // It opens on development, not on the protected production.
     await expect
-      .poll(() => page.getByRole('tab', { name: /Production/ }).getAttribute('aria-selected'))
+      .poll(() => page.getByRole('tab', { name: /Development/ }).getAttribute('aria-selected'))
       .toBe('true');
+    await page.getByRole('tab', { name: /Production/ }).click();
     await page.getByRole('switch', { name: 'Serve New checkout in Production' }).click();
     await page.getByRole('button', { name: 'Add rule' }).click();
     const rule = page.getByRole('listitem', { name: 'Rule 1' });
@@ -94,6 +97,11 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
       .getByLabel('Variant', { exact: true })
       .selectOption('off');
     await page.getByRole('button', { name: 'Save changes' }).click();
+    // Production is protected: saving there asks first.
+    await page
+      .getByRole('dialog', { name: 'Change Production?' })
+      .getByRole('button', { name: /^Yes/ })
+      .click();
     await toast(page, 'Saved New checkout.');
     await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
 
@@ -195,7 +203,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     const { page } = await ui.newPage();
     await ui.signIn(page);
     await page.goto(`${ui.server.url}/projects/demo/flags/banner`);
-    await page.getByRole('switch', { name: 'Serve Banner in Production' }).click();
+    await page.getByRole('switch', { name: 'Serve Banner in Development' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Segments' }).click();
     const dialog = page.getByRole('dialog', { name: 'Leave this page?' });
     await dialog.waitFor();

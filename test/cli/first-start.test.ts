@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, serve, stop } from './support.ts';
 
-describe('flagstaff serve', () => {
+describe('flagstaff serve', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'flagstaff-'));
   const env = { FLAGSTAFF_DATABASE_URL: `sqlite:${join(dir, 'data', 'flagstaff.db')}` };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -25,7 +25,7 @@ export function serve(env: Record<string, string>, node = process.execPath): Pro
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`did not start:\n${out}`)), 45_000);
     child.stdout.on('data', () => {
       const match = LISTENING.exec(out);
       if (match) {

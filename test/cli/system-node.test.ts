@@ -10,6 +10,7 @@ const oldNode = olderSystemNode();
 
 describe.skipIf(oldNode === undefined)(
   `the bin under the machine's own Node (${oldNode ?? 'none older than 24 found'})`,
+  { timeout: 60_000 },
   () => {
     const node = oldNode as string;
     const dir = mkdtempSync(join(tmpdir(), 'flagstaff-'));

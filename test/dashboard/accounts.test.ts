@@ -232,7 +232,27 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
         variant: 'on',
         ruleId,
         targetMatched: false,
+        failedPrerequisite: null,
+        ofrepErrorCode: null,
       });
+      // Without a targetingKey a rollout cannot split: OFREP answers TARGETING_KEY_MISSING, and the
+      // explanation says so beside the default it serves.
+      await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=production`, {
+        cookie: admin,
+        body: {
+          defaultRollout: {
+            weights: [
+              { variant: 'on', weight: 1 },
+              { variant: 'off', weight: 1 },
+            ],
+          },
+        },
+      });
+      const keyless = await server.call('POST', '/v1/projects/default/flags/explained/explain', {
+        cookie: admin,
+        body: { environment: 'production', attributes: { country: 'DE' } },
+      });
+      expect(keyless.body).toMatchObject({ reason: 'default', ofrepErrorCode: 'TARGETING_KEY_MISSING' });
       const plain = await server.call('POST', '/v1/flags/explained/evaluate?project=default', {
         key: ADMIN_KEY,
         body: { environment: 'production', attributes: { targetingKey: 'u1', country: 'NL' } },

@@ -44,6 +44,24 @@ describeEachDatabase('error statuses (SPEC §5) as problem+json', (database) => 
     );
   });
 
+  it('400 problem+json for a malformed percent-encoding, raised before routing, without echoing the URL', async () => {
+    for (const path of [
+      '/v1/flags/a%zz?project=default',
+      '/v1/flags/%E0%A4%A',
+      '/ofrep/v1/evaluate/flags/%',
+    ]) {
+      const res = await server.call('GET', `${path}${path.includes('?') ? '&' : '?'}api_key=fsk_in-the-url`);
+      expectProblem(res, 400, 'validation_failed');
+      expect(JSON.stringify(res.body)).not.toContain('fsk_in-the-url');
+      expect(res.body.code).not.toBe('FST_ERR_BAD_URL');
+    }
+  });
+
+  it('431 problem+json for headers over 16 KiB, answered by the HTTP parser before Fastify', async () => {
+    const res = await server.call('GET', '/v1/projects', { headers: { 'x-padding': 'a'.repeat(20_000) } });
+    expectProblem(res, 431, 'header_too_large');
+  });
+
   it('400 with the field path for an unknown field', async () => {
     const res = await server.call('POST', '/v1/projects/default/flags', {
       body: { key: 'a', colour: 'red' },

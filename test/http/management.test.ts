@@ -59,6 +59,25 @@ describeEachDatabase('management API', (database) => {
       expect(banner.body.environments.staging).toMatchObject({ enabled: true, defaultVariant: 'off' });
     });
 
+    it('marks production protected unless told otherwise, and changes that mark', async () => {
+      const envs = await server.call('GET', '/v1/projects/shop/environments');
+      expect(envs.body.map((e: { key: string; protected: boolean }) => [e.key, e.protected])).toEqual([
+        ['development', false],
+        ['production', true],
+        ['qa', false],
+        ['staging', false],
+      ]);
+      const guarded = await server.call('POST', '/v1/projects/shop/environments', {
+        body: { key: 'eu-live', protected: true },
+      });
+      expect(guarded.body.protected).toBe(true);
+      const unguarded = await server.call('PATCH', '/v1/projects/shop/environments/eu-live', {
+        body: { protected: false },
+      });
+      expect(unguarded.body).toMatchObject({ protected: false, version: 2 });
+      expect((await server.call('DELETE', '/v1/projects/shop/environments/eu-live')).status).toBe(204);
+    });
+
     it('refuses copyFrom naming an unknown environment', async () => {
       const res = await server.call('POST', '/v1/projects/shop/environments', {
         body: { key: 'x', copyFrom: 'nope' },
@@ -186,7 +205,7 @@ describeEachDatabase('management API', (database) => {
     it('keeps a rule id across updates that send it back', async () => {
       const flag = await server.call('GET', '/v1/projects/shop/flags/theme');
       const first = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
-        body: { rules: [{ conditions: [], serve: { variant: 'dark' } }] },
+        body: { rules: [{ matchAll: true, serve: { variant: 'dark' } }] },
       });
       const rule = first.body.environments.production.rules[0];
       const second = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
@@ -214,6 +233,33 @@ describeEachDatabase('management API', (database) => {
           { path: '/environments/production/rules/1/serve', message: expect.any(String) },
         ]),
       );
+    });
+
+    it('refuses a rule with no segments and no conditions unless it says "matchAll": true', async () => {
+      const flag = await server.call('GET', '/v1/projects/shop/flags/theme');
+      const empty = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
+        body: { rules: [{ segments: [], conditions: [], serve: { variant: 'dark' } }] },
+      });
+      expect(empty.status).toBe(400);
+      expect(empty.body.errors).toEqual([
+        {
+          path: '/environments/production/rules/0/segments',
+          message: expect.stringContaining('"matchAll": true'),
+        },
+      ]);
+      const contradictory = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
+        body: { rules: [{ matchAll: true, segments: ['nobody'], serve: { variant: 'dark' } }] },
+      });
+      expect(contradictory.status).toBe(400);
+      expect(contradictory.body.errors).toContainEqual({
+        path: '/environments/production/rules/0/matchAll',
+        message: expect.stringContaining('no segments or conditions'),
+      });
+      const everyone = await server.call('PATCH', `/v1/flags/${flag.body.id}`, {
+        body: { enabled: true, rules: [{ matchAll: true, serve: { variant: 'dark' } }] },
+      });
+      expect(everyone.status).toBe(200);
+      expect(everyone.body.environments.production.rules[0]).toMatchObject({ matchAll: true, segments: [] });
     });
 
     it('answers 404 for a PATCH to an unknown environment', async () => {
@@ -280,6 +326,23 @@ describeEachDatabase('management API', (database) => {
       expect(unknownOperator.body.errors[0].path).toBe('/rules/0/operator');
     });
 
+    it('says which flags use a segment, and in which environments', async () => {
+      const segment = await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'testers' } });
+      const flag = await server.call('POST', '/v1/projects/shop/flags', { body: { key: 'tested' } });
+      await server.call('PATCH', `/v1/flags/${flag.body.id}?environment=development`, {
+        body: { rules: [{ segments: ['testers'], serve: { variant: 'on' } }] },
+      });
+      const usedBy = await server.call('GET', `/v1/segments/${segment.body.id}/used-by`);
+      expect(usedBy.status).toBe(200);
+      expect(usedBy.body).toEqual({
+        flags: [{ id: flag.body.id, key: 'tested', name: 'tested', environments: ['development'] }],
+        segments: [],
+      });
+      expect((await server.call('GET', '/v1/segments/seg_nope/used-by')).status).toBe(404);
+      await server.call('DELETE', `/v1/flags/${flag.body.id}`);
+      await server.call('DELETE', `/v1/segments/${segment.body.id}`);
+    });
+
     it('refuses segment rules that form a cycle', async () => {
       const a = await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'a' } });
       await server.call('POST', '/v1/projects/shop/segments', {
@@ -299,9 +362,41 @@ describeEachDatabase('management API', (database) => {
       const inUse = await server.call('DELETE', `/v1/segments/${segA.id}`);
       expect(inUse.status).toBe(409);
       expect(inUse.body.detail).toContain('segment "b"');
+      const usedBy = await server.call('GET', `/v1/segments/${segA.id}/used-by`);
+      expect(usedBy.body).toEqual({ flags: [], segments: [{ id: segB.id, key: 'b', name: 'b' }] });
       expect((await server.call('DELETE', `/v1/segments/${segB.id}`)).status).toBe(204);
       expect((await server.call('DELETE', `/v1/segments/${segA.id}`)).status).toBe(204);
     });
+  });
+
+  it('reads, changes and deletes a flag named by its project and key, or by its id there', async () => {
+    const created = await server.call('POST', '/v1/projects/default/flags', { body: { key: 'by-key' } });
+    const byKey = await server.call('PATCH', '/v1/projects/default/flags/by-key?environment=production', {
+      body: { enabled: true },
+    });
+    expect(byKey.status).toBe(200);
+    expect(byKey.body).toMatchObject({ id: created.body.id, version: 2 });
+    expect(byKey.body.environments.production.enabled).toBe(true);
+
+    const byId = await server.call('PATCH', `/v1/projects/default/flags/${created.body.id}`, {
+      body: { description: 'named by id' },
+      headers: { 'if-match': '"2"' },
+    });
+    expect(byId.status).toBe(200);
+    expect((await server.call('GET', `/v1/projects/default/flags/${created.body.id}`)).body.description).toBe(
+      'named by id',
+    );
+
+    // Another project's flag is not found through this project, by key or by id.
+    await server.call('POST', '/v1/projects', { body: { key: 'other' } });
+    const other = await server.call('POST', '/v1/projects/other/flags', { body: { key: 'elsewhere' } });
+    expect((await server.call('PATCH', '/v1/projects/default/flags/elsewhere', { body: {} })).status).toBe(
+      404,
+    );
+    expect((await server.call('DELETE', `/v1/projects/default/flags/${other.body.id}`)).status).toBe(404);
+
+    expect((await server.call('DELETE', '/v1/projects/default/flags/by-key')).status).toBe(204);
+    expect((await server.call('GET', '/v1/projects/default/flags/by-key')).status).toBe(404);
   });
 
   it('serves the OpenAPI document and the API reference page', async () => {
@@ -313,7 +408,22 @@ describeEachDatabase('management API', (database) => {
     );
     const page = await fetch(`${server.url}/docs/`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<html');
+    const html = await page.text();
+    expect(html).toContain('<title>Flagstaff API reference</title>');
+    expect(html).toContain('theme/favicon.svg');
+    const initializer = await (await fetch(`${server.url}/docs/static/swagger-initializer.js`)).text();
+    expect(initializer).toContain('data:image/svg+xml;base64,'); // the project's logo, not Swagger's
+  });
+
+  it("serves one OpenAPI document: the reference page's copies redirect to it", async () => {
+    for (const copy of ['/docs/json', '/docs/yaml']) {
+      const res = await fetch(`${server.url}${copy}`, { redirect: 'manual' });
+      expect(res.status, copy).toBe(308);
+      expect(res.headers.get('location'), copy).toBe('/v1/openapi.json');
+    }
+    const followed = await fetch(`${server.url}/docs/json`);
+    expect(followed.url).toBe(`${server.url}/v1/openapi.json`);
+    expect((await followed.json()).info.title).toBe('Flagstaff API');
   });
 
   it('answers /healthz and /readyz', async () => {

@@ -108,7 +108,7 @@ describe('flagstaff import and export (the CLI)', () => {
     expect(unknown.stderr).toMatch(/No environment "staging"/);
     const usage = run('import', join(dir, 'flags.json'));
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/flagstaff import --project P --environment E FILE/);
+    expect(usage.stderr).toMatch(/flagstaff import --project P --environment E \[--strict\] FILE/);
   });
 
   it('records the operator in the audit log', async () => {
@@ -130,5 +130,29 @@ describe('flagstaff import and export (the CLI)', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('imports a flag whose targeting cannot work with a warning, and --strict refuses it', () => {
+    const broken = {
+      flags: {
+        'broken-flag': {
+          state: 'ENABLED',
+          variants: { a: 'a', b: 'b' },
+          defaultVariant: 'a',
+          targeting: { if: [{ $ref: 'nowhere' }, 'b', null] },
+        },
+      },
+    };
+    writeFileSync(join(dir, 'broken.json'), JSON.stringify(broken));
+    const args = ['import', '--project', 'default', '--environment', 'development'];
+    const strict = run(...args, '--strict', join(dir, 'broken.json'));
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toContain('flag "broken-flag": $ref names no evaluator: "nowhere"');
+    const lenient = run(...args, join(dir, 'broken.json'));
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toMatch(/created:\s+broken-flag/);
+    expect(lenient.stderr).toContain(
+      'warning: broken-flag: /flags/broken-flag/targeting/if/0: $ref names no evaluator: "nowhere" (the flag evaluates with PARSE_ERROR)',
+    );
   });
 });

@@ -92,6 +92,7 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
         created: ['show-banner', 'header-color'],
         updated: [],
         unchanged: [],
+        warnings: [],
       });
 
       const flag = await server.call('GET', '/v1/projects/shop/flags/show-banner');
@@ -144,6 +145,7 @@ describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) 
         created: [],
         updated: [],
         unchanged: ['show-banner', 'header-color'],
+        warnings: [],
       });
       expect((await server.call('GET', '/v1/projects/shop/audit-log')).body.length).toBe(before.body.length);
     });

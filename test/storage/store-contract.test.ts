@@ -42,6 +42,7 @@ function anEnvironment(projectId: string, key: string, overrides: Partial<Enviro
     key,
     name: key,
     description: '',
+    protected: false,
     version: 1,
     createdAt: CREATED,
     updatedAt: CREATED,
@@ -473,6 +474,7 @@ describeEachDatabase('Store contract', (database) => {
       ...production,
       name: 'Live',
       description: 'Customers see this',
+      protected: true,
       version: 2,
       updatedAt: UPDATED,
     };

@@ -1,22 +1,11 @@
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
 import { useOptionalProject } from '../app.tsx';
-import {
-  CopyButton,
-  confirm,
-  Empty,
-  ErrorSummary,
-  Field,
-  InlineError,
-  LoadError,
-  Loading,
-  PageTitle,
-  ROLE_HELP,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
+import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field, InlineError } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
+import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 type Created = ApiKey & { secret: string };
 
@@ -90,70 +79,57 @@ export function ApiKeysPage() {
         />
       )}
       <ErrorSummary problem={problem} />
-      {keys.error && <LoadError error={keys.error} retry={keys.reload} />}
-      {keys.loading && <Loading what="API keys" />}
-      {keys.data?.length === 0 && (
-        <Empty title="No API keys yet">
-          <p>Create one for each application or service that evaluates flags.</p>
-        </Empty>
-      )}
-      {sorted.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Role</th>
-                <th scope="col">Environments</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sorted.map((k) => {
-                const status = statusOf(k);
-                return (
-                  <tr key={k.id} className={status === 'active' ? '' : 'inactive'}>
-                    <td className="strong">{k.name}</td>
-                    <td>
-                      <code>{k.prefix}…</code>
-                    </td>
-                    <td>{k.role}</td>
-                    <td>{k.environments === null ? 'All' : k.environments.join(', ')}</td>
-                    <td>
-                      <Time at={k.createdAt} />
-                    </td>
-                    <td>
-                      <Time at={k.lastUsedAt} />
-                    </td>
-                    <td>
-                      <span className={`badge ${status}`}>{status}</span>
-                      {k.expiresAt && status === 'active' && (
-                        <div className="muted small">
-                          expires <Time at={k.expiresAt} />
-                        </div>
-                      )}
-                    </td>
-                    <td className="row-actions">
-                      {status === 'active' && (
-                        <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
-                          Revoke<span className="visually-hidden"> {k.name}</span>
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceTable
+        caption="API keys"
+        what="API keys"
+        rows={keys.data && sorted}
+        rowKey={(k) => k.id}
+        error={keys.error}
+        retry={keys.reload}
+        rowClassName={(k) => (statusOf(k) === 'active' ? undefined : 'inactive')}
+        empty={
+          <Empty title="No API keys yet">
+            <p>Create one for each application or service that evaluates flags.</p>
+          </Empty>
+        }
+        columns={[
+          { header: 'Name', className: 'strong', cell: (k) => k.name },
+          { header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+          { header: 'Role', cell: (k) => k.role },
+          {
+            header: 'Environments',
+            cell: (k) => (k.environments === null ? 'All' : k.environments.join(', ')),
+          },
+          { header: 'Created', cell: (k) => <Time at={k.createdAt} /> },
+          { header: 'Last used', cell: (k) => <Time at={k.lastUsedAt} /> },
+          {
+            header: 'Status',
+            cell: (k) => {
+              const status = statusOf(k);
+              return (
+                <>
+                  <span className={`badge ${status}`}>{status}</span>
+                  {k.expiresAt && status === 'active' && (
+                    <div className="muted small">
+                      expires <Time at={k.expiresAt} />
+                    </div>
+                  )}
+                </>
+              );
+            },
+          },
+          {
+            header: <span className="visually-hidden">Actions</span>,
+            className: 'row-actions',
+            cell: (k) =>
+              statusOf(k) === 'active' && (
+                <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
+                  Revoke<span className="visually-hidden"> {k.name}</span>
+                </button>
+              ),
+          },
+        ]}
+      />
     </>
   );
 }
@@ -201,37 +177,36 @@ function CreateKey({
   onCreated: (key: Created) => void;
   onCancel: () => void;
 }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const scope = useOptionalProject();
   const [name, setName] = useState('');
   const [role, setRole] = useState<Role>('evaluator');
   const [limited, setLimited] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
   const [expires, setExpires] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { problem, busy, run } = useSubmission();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const key = await api<Created>('POST', base, {
-        name,
-        role,
-        ...(limited ? { environments: chosen } : {}),
-        ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
-      });
-      onCreated(key);
-    } catch (e) {
-      setProblem(e as ApiError);
-      setBusy(false);
-    }
-  };
+  const submit = () =>
+    run(async () =>
+      onCreated(
+        await api<Created>('POST', base, {
+          name,
+          role,
+          ...(limited ? { environments: chosen } : {}),
+          ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
+        }),
+      ),
+    );
 
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-key">
-      <h2 id="new-key">New API key</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New API key"
+      submitLabel="Create key"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+      wide
+    >
       <div className="row">
         <Field label="Name" path="/name" problem={problem} hint="What uses it, e.g. “checkout service”.">
           {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
@@ -281,14 +256,6 @@ function CreateKey({
           <InlineError problem={problem} path="/environments" />
         </fieldset>
       )}
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Create key
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </CreateDialog>
   );
 }

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'react';
 import { type ApiError, type AuditEvent, apiPage, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { differences } from '../change-words.ts';
+import { describePath } from '../kit/field.tsx';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
 
 const RESOURCE_TYPES = ['flag', 'segment', 'environment', 'project', 'api_key', 'invitation', 'account'];
@@ -112,16 +114,7 @@ export function AuditLogPage() {
               </div>
               <details>
                 <summary>Show the change</summary>
-                <div className="diff">
-                  <div>
-                    <h3 className="diff-title">Before</h3>
-                    <pre>{e.before === null ? '—' : JSON.stringify(e.before, null, 2)}</pre>
-                  </div>
-                  <div>
-                    <h3 className="diff-title">After</h3>
-                    <pre>{e.after === null ? '—' : JSON.stringify(e.after, null, 2)}</pre>
-                  </div>
-                </div>
+                <Change before={e.before} after={e.after} />
               </details>
             </li>
           ))}
@@ -133,5 +126,42 @@ export function AuditLogPage() {
         </button>
       )}
     </>
+  );
+}
+
+const shown = (value: unknown) =>
+  value === undefined ? <span className="muted">—</span> : <pre>{JSON.stringify(value, null, 2)}</pre>;
+
+/** What an event changed: only the fields that differ, each with its value before and after. */
+function Change({ before, after }: { before: unknown; after: unknown }) {
+  // A creation or deletion has one side only: that document is the change.
+  if (before === null || after === null)
+    return (
+      <div className="diff">
+        <h3 className="diff-title">{before === null ? 'Created as' : 'Deleted; it was'}</h3>
+        {shown(before ?? after)}
+      </div>
+    );
+  const changed = differences(before, after);
+  if (changed.length === 0) return <p className="muted">Nothing but the version changed.</p>;
+  return (
+    <table className="changes">
+      <thead>
+        <tr>
+          <th scope="col">Field</th>
+          <th scope="col">Before</th>
+          <th scope="col">After</th>
+        </tr>
+      </thead>
+      <tbody>
+        {changed.map((d) => (
+          <tr key={d.path}>
+            <th scope="row">{describePath(d.path.replace(/~1/g, '/').replace(/~0/g, '~'))}</th>
+            <td>{shown(d.before)}</td>
+            <td>{shown(d.after)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,8 +1,11 @@
 import { type FormEvent, useState } from 'react';
 import { type ApiError, api, type Environment, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field, useFocusFirstField } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
 import { can, useSession } from '../session.ts';
-import { confirm, ErrorSummary, Field, PageTitle, Time, toast, useFocusFirstField } from '../ui.tsx';
+import { PageTitle, Time, toast } from '../ui.tsx';
 
 export function EnvironmentsPage() {
   const { project, environments, reloadEnvironments } = useProject();
@@ -64,100 +67,102 @@ export function EnvironmentsPage() {
         />
       )}
       <ErrorSummary problem={problem} />
-      <div className="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Environment</th>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              {mayEdit && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {environments.map((e) =>
-              editing === e.key ? (
-                <tr key={e.id}>
-                  <td colSpan={mayEdit ? 4 : 3}>
-                    <RenameEnvironment
-                      environment={e}
-                      onDone={() => {
-                        setEditing(undefined);
-                        reloadEnvironments();
-                      }}
-                      onCancel={() => setEditing(undefined)}
-                    />
-                  </td>
-                </tr>
+      <ResourceTable
+        caption="Environments"
+        what="environments"
+        rows={environments}
+        rowKey={(e) => e.id}
+        empty={null}
+        replaceRow={(e) =>
+          editing === e.key ? (
+            <EditEnvironment
+              environment={e}
+              onDone={() => {
+                setEditing(undefined);
+                reloadEnvironments();
+              }}
+              onCancel={() => setEditing(undefined)}
+            />
+          ) : undefined
+        }
+        columns={[
+          {
+            header: 'Environment',
+            className: 'strong',
+            cell: (e) => (
+              <>
+                {e.name}
+                {e.description && <div className="muted small">{e.description}</div>}
+              </>
+            ),
+          },
+          { header: 'Key', cell: (e) => <code>{e.key}</code> },
+          {
+            header: 'Protected',
+            cell: (e) =>
+              e.protected ? (
+                <span className="badge protected">protected</span>
               ) : (
-                <tr key={e.id}>
-                  <td className="strong">
-                    {e.name}
-                    {e.description && <div className="muted small">{e.description}</div>}
-                  </td>
-                  <td>
-                    <code>{e.key}</code>
-                  </td>
-                  <td>
-                    <Time at={e.createdAt} />
-                  </td>
-                  {mayEdit && (
-                    <td className="row-actions">
-                      <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
-                        Rename<span className="visually-hidden"> {e.name}</span>
-                      </button>
-                      <button
-                        type="button"
-                        className="btn subtle danger-text"
-                        onClick={() => remove(e)}
-                        disabled={environments.length <= 1}
-                        title={
-                          environments.length <= 1 ? 'A project keeps at least one environment' : undefined
-                        }
-                      >
-                        Delete<span className="visually-hidden"> {e.name}</span>
-                      </button>
-                    </td>
-                  )}
-                </tr>
+                <span className="muted">no</span>
               ),
-            )}
-          </tbody>
-        </table>
-      </div>
+          },
+          { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
+          mayEdit && {
+            header: <span className="visually-hidden">Actions</span>,
+            className: 'row-actions',
+            cell: (e) => (
+              <>
+                <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
+                  Edit<span className="visually-hidden"> {e.name}</span>
+                </button>
+                <button
+                  type="button"
+                  className="btn subtle danger-text"
+                  onClick={() => remove(e)}
+                  disabled={environments.length <= 1}
+                  title={environments.length <= 1 ? 'A project keeps at least one environment' : undefined}
+                >
+                  Delete<span className="visually-hidden"> {e.name}</span>
+                </button>
+              </>
+            ),
+          },
+        ]}
+      />
+      <p className="muted small">
+        Switching a flag or saving its targeting in a protected environment asks for confirmation first.
+      </p>
     </>
   );
 }
 
 function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { project, environments } = useProject();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [copyFrom, setCopyFrom] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    try {
+  const [guarded, setGuarded] = useState<boolean>();
+  const { problem, busy, run } = useSubmission();
+  const submit = () =>
+    run(async () => {
       const created = await api<Environment>('POST', `/projects/${enc(project.id)}/environments`, {
         key,
         ...(name ? { name } : {}),
         ...(copyFrom ? { copyFrom } : {}),
+        ...(guarded === undefined ? {} : { protected: guarded }),
       });
       toast(`Environment ${created.name} created.`);
       onDone();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
-  };
+    });
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-env">
-      <h2 id="new-env">New environment</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New environment"
+      submitLabel="Create environment"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+    >
       <div className="row">
         <Field label="Key" path="/key" problem={problem} hint="e.g. staging">
           {(props) => (
@@ -167,32 +172,34 @@ function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel:
         <Field label="Name" path="/name" problem={problem}>
           {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
-        <Field label="Start from" path="/copyFrom" problem={problem}>
-          {(props) => (
-            <select {...props} value={copyFrom} onChange={(e) => setCopyFrom(e.target.value)}>
-              <option value="">Every flag off</option>
-              {environments.map((e) => (
-                <option key={e.key} value={e.key}>
-                  A copy of {e.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
       </div>
-      <div className="form-actions">
-        <button type="submit" className="btn primary">
-          Create environment
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+      <Field label="Start from" path="/copyFrom" problem={problem}>
+        {(props) => (
+          <select {...props} value={copyFrom} onChange={(e) => setCopyFrom(e.target.value)}>
+            <option value="">Every flag off</option>
+            {environments.map((e) => (
+              <option key={e.key} value={e.key}>
+                A copy of {e.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ProtectedBox checked={guarded ?? key === 'production'} onChange={setGuarded} />
+    </CreateDialog>
   );
 }
 
-function RenameEnvironment({
+function ProtectedBox({ checked, onChange }: { checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label className="checkbox" id="f-protected">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} /> Protected: ask
+      before switching flags or saving targeting here
+    </label>
+  );
+}
+
+function EditEnvironment({
   environment,
   onDone,
   onCancel,
@@ -205,24 +212,23 @@ function RenameEnvironment({
   const { project } = useProject();
   const [name, setName] = useState(environment.name);
   const [description, setDescription] = useState(environment.description);
-  const [problem, setProblem] = useState<ApiError>();
-  const submit = async (event: FormEvent) => {
+  const [guarded, setGuarded] = useState(environment.protected);
+  const { problem, run } = useSubmission();
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    try {
+    void run(async () => {
       await api(
         'PATCH',
         `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
-        { name, description },
+        { name, description, protected: guarded },
         environment.version,
       );
       toast('Environment saved.');
       onDone();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    });
   };
   return (
-    <form ref={focusRef} onSubmit={submit} noValidate aria-label={`Rename ${environment.name}`}>
+    <form ref={focusRef} onSubmit={submit} noValidate aria-label={`Edit ${environment.name}`}>
       <ErrorSummary problem={problem} />
       <div className="row">
         <Field label="Name" path="/name" problem={problem}>
@@ -234,6 +240,7 @@ function RenameEnvironment({
           )}
         </Field>
       </div>
+      <ProtectedBox checked={guarded} onChange={setGuarded} />
       <div className="form-actions">
         <button type="submit" className="btn primary">
           Save

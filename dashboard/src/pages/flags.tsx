@@ -1,22 +1,16 @@
-import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { FlagType, Variant } from '../../../src/domain/flag.ts';
-import { type ApiError, api, enc, type Flag, type FlagSummary } from '../api.ts';
+import { type ApiError, api, type Environment, enc, type Flag, type FlagSummary } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
+import { Field } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
+import { confirmProtected } from '../protected.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
-import {
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  PageTitle,
-  Switch,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
-import { type VariantDraft, VariantsEditor, variantsFromDrafts } from './variants.tsx';
+import { Empty, PageTitle, Switch, Time, toast } from '../ui.tsx';
+import { newVariantDraft, tagsOf, type VariantDraft, variantsOf } from './flag/draft.ts';
+import { VariantsEditor } from './flag/variants-editor.tsx';
 
 interface Row {
   readonly flag: FlagSummary;
@@ -77,15 +71,17 @@ export function FlagsPage() {
     };
   }, [project.id, environments, query, tag, archived, generation]);
 
-  const toggle = async (row: Row, environment: string, enabled: boolean) => {
+  const toggle = async (row: Row, environment: Environment, enabled: boolean) => {
+    const action = `switch ${row.flag.name} ${enabled ? 'on' : 'off'}`;
+    if (!(await confirmProtected([environment], action))) return;
     setRows((rs) =>
       rs?.map((r) =>
-        r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment]: enabled } } : r,
+        r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment.key]: enabled } } : r,
       ),
     );
     try {
-      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment)}`, { enabled });
-      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment}.`);
+      await api<Flag>('PATCH', `/flags/${enc(row.flag.id)}?environment=${enc(environment.key)}`, { enabled });
+      toast(`${row.flag.name} is ${enabled ? 'on' : 'off'} in ${environment.key}.`);
     } catch (e) {
       toast(`Could not switch ${row.flag.name}: ${(e as ApiError).message}`);
       setGeneration((g) => g + 1);
@@ -127,73 +123,67 @@ export function FlagsPage() {
           Archived flags
         </label>
       </search>
-      {error && <LoadError error={error} retry={() => setGeneration((g) => g + 1)} />}
-      {!rows && !error && <Loading what="flags" />}
-      {rows?.length === 0 &&
-        (filtered ? (
-          <Empty title="No flag matches">
-            <p>Try another search or tag.</p>
-          </Empty>
-        ) : (
-          <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
-            {!archived && <p>Create a flag, then switch it on per environment and target it at users.</p>}
-          </Empty>
-        ))}
-      {rows && rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Flag</th>
-                <th scope="col" className="hide-narrow">
-                  Type
-                </th>
-                {environments.map((e) => (
-                  <th scope="col" key={e.key}>
-                    {e.name}
-                  </th>
-                ))}
-                <th scope="col" className="hide-narrow">
-                  Updated
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr key={row.flag.id}>
-                  <td>
-                    <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
-                      {row.flag.name}
-                    </Link>
-                    <div className="muted small">
-                      <code>{row.flag.key}</code>
-                      {row.flag.tags.map((t) => (
-                        <span key={t} className="tag">
-                          {t}
-                        </span>
-                      ))}
-                    </div>
-                  </td>
-                  <td className="hide-narrow">{row.flag.type}</td>
-                  {environments.map((e) => (
-                    <td key={e.key}>
-                      <Switch
-                        checked={row.enabled[e.key] ?? false}
-                        label={`${row.flag.name} in ${e.name}`}
-                        disabled={!mayEdit || row.flag.archived}
-                        onChange={(on) => toggle(row, e.key, on)}
-                      />
-                    </td>
+      <ResourceTable
+        caption="Flags"
+        what="flags"
+        rows={rows}
+        rowKey={(row) => row.flag.id}
+        error={error}
+        retry={() => setGeneration((g) => g + 1)}
+        empty={
+          filtered ? (
+            <Empty title="No flag matches">
+              <p>Try another search or tag.</p>
+            </Empty>
+          ) : (
+            <Empty title={archived ? 'No archived flags' : 'No flags yet'}>
+              {!archived && <p>Create a flag, then switch it on per environment and target it at users.</p>}
+            </Empty>
+          )
+        }
+        columns={[
+          {
+            header: 'Flag',
+            cell: (row) => (
+              <>
+                <Link to={`/projects/${enc(project.key)}/flags/${enc(row.flag.key)}`} className="strong">
+                  {row.flag.name}
+                </Link>
+                <div className="muted small">
+                  <code>{row.flag.key}</code>
+                  {row.flag.tags.map((t) => (
+                    <span key={t} className="tag">
+                      {t}
+                    </span>
                   ))}
-                  <td className="hide-narrow">
-                    <Time at={row.flag.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                </div>
+              </>
+            ),
+          },
+          { header: 'Type', className: 'hide-narrow', cell: (row) => row.flag.type },
+          ...environments.map((e) => ({
+            header: (
+              <>
+                {e.name}
+                {e.protected && (
+                  <span className="badge protected" title="Protected: switches ask first">
+                    protected
+                  </span>
+                )}
+              </>
+            ),
+            cell: (row: Row) => (
+              <Switch
+                checked={row.enabled[e.key] ?? false}
+                label={`${row.flag.name} in ${e.name}`}
+                disabled={!mayEdit || row.flag.archived}
+                onChange={(on) => toggle(row, e, on)}
+              />
+            ),
+          })),
+          { header: 'Updated', className: 'hide-narrow', cell: (row) => <Time at={row.flag.updatedAt} /> },
+        ]}
+      />
     </>
   );
 }
@@ -201,7 +191,6 @@ export function FlagsPage() {
 const TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
 
 function CreateFlag({ onCancel }: { onCancel: () => void }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { project } = useProject();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
@@ -209,53 +198,46 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
   const [description, setDescription] = useState('');
   const [tags, setTags] = useState('');
   const [variants, setVariants] = useState<VariantDraft[]>([]);
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const { problem, busy, run } = useSubmission();
   const starter = useMemo(
     () =>
       ({
-        boolean: [],
-        string: [
-          { key: 'control', value: 'control' },
-          { key: 'treatment', value: 'treatment' },
+        boolean: () => [],
+        string: () => [
+          newVariantDraft('string', 'control', 'control'),
+          newVariantDraft('string', 'treatment', 'treatment'),
         ],
-        number: [
-          { key: 'low', value: '1' },
-          { key: 'high', value: '10' },
-        ],
-        object: [{ key: 'default', value: '{}' }],
-      }) satisfies Record<FlagType, VariantDraft[]>,
+        number: () => [newVariantDraft('number', 'low', '1'), newVariantDraft('number', 'high', '10')],
+        object: () => [newVariantDraft('object', 'default', '{}')],
+      }) satisfies Record<FlagType, () => VariantDraft[]>,
     [],
   );
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
-      const tagList = tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean);
+  const submit = () =>
+    run(async () => {
+      const tagList = tagsOf(tags);
       const flag = await api<Flag>('POST', `/projects/${enc(project.id)}/flags`, {
         key,
         type,
         ...(name ? { name } : {}),
         ...(description ? { description } : {}),
         ...(tagList.length ? { tags: tagList } : {}),
-        ...(type === 'boolean' ? {} : { variants: variantsFromDrafts(type, variants) as Variant[] }),
+        ...(type === 'boolean' ? {} : { variants: variantsOf(type, variants) as Variant[] }),
       });
       toast(`Flag ${flag.name} created. It is off in every environment.`);
       void navigate(`/projects/${enc(project.key)}/flags/${enc(flag.key)}`);
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
+    });
 
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-flag">
-      <h2 id="new-flag">New flag</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New flag"
+      submitLabel="Create flag"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+      wide
+    >
       <div className="row">
         <Field label="Key" path="/key" problem={problem} hint="What your code asks for, e.g. new-checkout.">
           {(props) => (
@@ -273,7 +255,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
               onChange={(e) => {
                 const next = e.target.value as FlagType;
                 setType(next);
-                setVariants(starter[next]);
+                setVariants(starter[next]());
               }}
             >
               {TYPES.map((t) => (
@@ -294,14 +276,6 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
       ) : (
         <VariantsEditor type={type} variants={variants} onChange={setVariants} problem={problem} />
       )}
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Create flag
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </CreateDialog>
   );
 }

@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import {
   type Account,
@@ -10,21 +10,11 @@ import {
   type Role,
   useApi,
 } from '../api.ts';
+import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
-import {
-  CopyButton,
-  confirm,
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  PageTitle,
-  ROLE_HELP,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
+import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 /** The people who may sign in, and the invitations not yet accepted. */
 export function MembersPage() {
@@ -126,87 +116,67 @@ export function MembersPage() {
       <ErrorSummary problem={problem} />
       <section aria-labelledby="accounts-title">
         <h2 id="accounts-title">Accounts</h2>
-        {accounts.error && <LoadError error={accounts.error} retry={accounts.reload} />}
-        {accounts.loading && <Loading what="accounts" />}
-        {accounts.data && (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Projects</th>
-                  <th scope="col">Last sign-in</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {accounts.data.map((a) => (
-                  <tr key={a.id}>
-                    <td className="strong">
-                      {a.name} {a.id === me.account?.id && <span className="badge">you</span>}
-                    </td>
-                    <td>{a.email}</td>
-                    <td>{a.role}</td>
-                    <td>{scopeName(a.projectId)}</td>
-                    <td>
-                      <Time at={a.lastLoginAt} />
-                    </td>
-                    <td className="row-actions">
-                      <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
-                        Remove<span className="visually-hidden"> {a.name}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ResourceTable
+          caption="Accounts"
+          what="accounts"
+          rows={accounts.data}
+          rowKey={(a) => a.id}
+          error={accounts.error}
+          retry={accounts.reload}
+          empty={<Empty title="No accounts" />}
+          columns={[
+            {
+              header: 'Name',
+              className: 'strong',
+              cell: (a) => (
+                <>
+                  {a.name} {a.id === me.account?.id && <span className="badge">you</span>}
+                </>
+              ),
+            },
+            { header: 'Email', cell: (a) => a.email },
+            { header: 'Role', cell: (a) => a.role },
+            { header: 'Projects', cell: (a) => scopeName(a.projectId) },
+            { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },
+            {
+              header: <span className="visually-hidden">Actions</span>,
+              className: 'row-actions',
+              cell: (a) => (
+                <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
+                  Remove<span className="visually-hidden"> {a.name}</span>
+                </button>
+              ),
+            },
+          ]}
+        />
       </section>
       <section aria-labelledby="invitations-title">
         <h2 id="invitations-title">Pending invitations</h2>
-        {invitations.error && <LoadError error={invitations.error} retry={invitations.reload} />}
-        {invitations.data?.length === 0 && <Empty title="No pending invitations" />}
-        {invitations.data && invitations.data.length > 0 && (
-          <div className="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Projects</th>
-                  <th scope="col">Invited by</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {invitations.data.map((i) => (
-                  <tr key={i.id}>
-                    <td>{i.email ?? <span className="muted">chosen on setup</span>}</td>
-                    <td>{i.role}</td>
-                    <td>{scopeName(i.projectId)}</td>
-                    <td>{i.invitedBy.name}</td>
-                    <td>
-                      <Time at={i.expiresAt} />
-                    </td>
-                    <td className="row-actions">
-                      <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
-                        Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ResourceTable
+          caption="Pending invitations"
+          what="invitations"
+          rows={invitations.data}
+          rowKey={(i) => i.id}
+          error={invitations.error}
+          retry={invitations.reload}
+          empty={<Empty title="No pending invitations" />}
+          columns={[
+            { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
+            { header: 'Role', cell: (i) => i.role },
+            { header: 'Projects', cell: (i) => scopeName(i.projectId) },
+            { header: 'Invited by', cell: (i) => i.invitedBy.name },
+            { header: 'Expires', cell: (i) => <Time at={i.expiresAt} /> },
+            {
+              header: <span className="visually-hidden">Actions</span>,
+              className: 'row-actions',
+              cell: (i) => (
+                <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
+                  Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
+                </button>
+              ),
+            },
+          ]}
+        />
       </section>
     </>
   );
@@ -221,31 +191,32 @@ function InviteForm({
   onInvited: (invitation: Invitation & { path: string }) => void;
   onCancel: () => void;
 }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { me } = useSession();
   const organisation = me.actor.projectId === null;
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('editor');
   const [project, setProject] = useState(organisation ? '' : (me.actor.projectId ?? ''));
-  const [problem, setProblem] = useState<ApiError>();
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    try {
+  const { problem, busy, run } = useSubmission();
+  const submit = () =>
+    run(async () =>
       onInvited(
         await api<Invitation & { path: string }>('POST', '/invitations', {
           email,
           role,
           project: project || null,
         }),
-      );
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
-  };
+      ),
+    );
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="invite-title">
-      <h2 id="invite-title">Invite someone</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="Invite someone"
+      submitLabel="Create invitation link"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+      wide
+    >
       <div className="row">
         <Field label="Email" path="/email" problem={problem}>
           {(props) => (
@@ -279,14 +250,6 @@ function InviteForm({
           )}
         </Field>
       </div>
-      <div className="form-actions">
-        <button type="submit" className="btn primary">
-          Create invitation link
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </CreateDialog>
   );
 }

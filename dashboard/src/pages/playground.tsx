@@ -2,8 +2,9 @@ import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { ErrorSummary, Field } from '../kit/field.tsx';
 import { Link } from '../router.tsx';
-import { ErrorSummary, Field, LoadError, Loading, PageTitle } from '../ui.tsx';
+import { LoadError, Loading, PageTitle } from '../ui.tsx';
 
 const REASONS: Readonly<Record<string, string>> = {
   targeting: 'a target or rule matched',
@@ -11,6 +12,7 @@ const REASONS: Readonly<Record<string, string>> = {
   default: 'no rule matched: the default',
   disabled: 'the flag is off in this environment',
   static: 'the flag is on with no rules',
+  error: 'its targeting cannot be evaluated (an imported flagd targeting that does not compile)',
 };
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
@@ -36,6 +38,8 @@ export function PlaygroundPage() {
       parsed = undefined;
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      // The last result was for other attributes: it must not look like the answer to these.
+      setResult(undefined);
       setProblem(
         new ApiError(400, {
           detail: 'The attributes are not a JSON object.',
@@ -150,36 +154,53 @@ function Outcome({
   );
   const rule = ruleIndex >= 0 ? config?.rules[ruleIndex] : undefined;
   return (
-    <dl className="outcome">
-      <dt>Value</dt>
-      <dd>
-        <code className="value">{JSON.stringify(explanation.value)}</code>
-      </dd>
-      <dt>Variant</dt>
-      <dd>{explanation.variant ?? <span className="muted">none</span>}</dd>
-      <dt>Reason</dt>
-      <dd>
-        <code>{explanation.reason}</code> — {REASONS[explanation.reason] ?? ''}
-      </dd>
-      <dt>Decided by</dt>
-      <dd>
-        {explanation.targetMatched ? (
-          'the individual targets: this targetingKey is listed'
-        ) : rule ? (
-          <>
-            rule {ruleIndex + 1}
-            {rule.description ? ` (“${rule.description}”)` : ''}
-            {rule.segments.length > 0 && <> — segments {rule.segments.join(', ')}</>}
-            {rule.conditions.length > 0 && <> — {rule.conditions.length} condition(s)</>}
-          </>
-        ) : explanation.reason === 'disabled' ? (
-          'the switch: off'
-        ) : (
-          'the default'
-        )}
-        {' · '}
-        <Link to={`/projects/${enc(project.key)}/flags/${enc(flag.key)}`}>open the flag</Link>
-      </dd>
-    </dl>
+    <>
+      {explanation.ofrepErrorCode === 'TARGETING_KEY_MISSING' && (
+        <div className="notice" role="note">
+          <p>
+            <strong>OFREP answers differently:</strong> it returns the error{' '}
+            <code>TARGETING_KEY_MISSING</code> for these attributes, and the application gets its own default
+            value. The flag splits users by targetingKey and the attributes have none; add a{' '}
+            <code>targetingKey</code> to see the variant a user would get.
+          </p>
+        </div>
+      )}
+      <dl className="outcome">
+        <dt>Value</dt>
+        <dd>
+          <code className="value">{JSON.stringify(explanation.value)}</code>
+        </dd>
+        <dt>Variant</dt>
+        <dd>{explanation.variant ?? <span className="muted">none</span>}</dd>
+        <dt>Reason</dt>
+        <dd>
+          <code>{explanation.reason}</code> — {REASONS[explanation.reason] ?? ''}
+        </dd>
+        <dt>Decided by</dt>
+        <dd>
+          {explanation.targetMatched ? (
+            'the individual targets: this targetingKey is listed'
+          ) : rule ? (
+            <>
+              rule {ruleIndex + 1}
+              {rule.description ? ` (“${rule.description}”)` : ''}
+              {rule.matchAll && <> — everyone</>}
+              {rule.segments.length > 0 && <> — segments {rule.segments.join(', ')}</>}
+              {rule.conditions.length > 0 && <> — {rule.conditions.length} condition(s)</>}
+            </>
+          ) : explanation.reason === 'disabled' ? (
+            'the switch: off'
+          ) : explanation.reason === 'error' ? (
+            <>
+              {explanation.errorCode}: {explanation.errorMessage}
+            </>
+          ) : (
+            'the default'
+          )}
+          {' · '}
+          <Link to={`/projects/${enc(project.key)}/flags/${enc(flag.key)}`}>open the flag</Link>
+        </dd>
+      </dl>
+    </>
   );
 }

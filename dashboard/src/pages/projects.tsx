@@ -1,18 +1,10 @@
-import { type FormEvent, useState } from 'react';
-import { type ApiError, api, enc, type Project, useApi } from '../api.ts';
+import { useState } from 'react';
+import { api, enc, type Project, useApi } from '../api.ts';
+import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
+import { Field } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
-import {
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  PageTitle,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
+import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 
 export function ProjectsPage() {
   const { me } = useSession();
@@ -64,16 +56,12 @@ export function ProjectsPage() {
 }
 
 function CreateProject({ onCancel }: { onCancel: () => void }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
+  const { problem, busy, run } = useSubmission();
+  const submit = () =>
+    run(async () => {
       const project = await api<Project>('POST', '/projects', {
         key,
         ...(name ? { name } : {}),
@@ -81,15 +69,16 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
       });
       toast(`Project ${project.name} created with development and production.`);
       void navigate(`/projects/${enc(project.key)}/flags`);
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
+    });
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-project">
-      <h2 id="new-project">New project</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New project"
+      submitLabel="Create project"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+    >
       <div className="row">
         <Field label="Key" path="/key" problem={problem} hint="Letters, digits, . _ - ; used in the API.">
           {(props) => (
@@ -103,15 +92,9 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
       <Field label="Description" path="/description" problem={problem}>
         {(props) => <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />}
       </Field>
-      <p className="muted small">It starts with the environments development and production.</p>
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Create project
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+      <p className="muted small">
+        It starts with the environments development and production; production is protected.
+      </p>
+    </CreateDialog>
   );
 }

@@ -1,23 +1,16 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
-import { type ApiError, api, enc, type Segment, useApi } from '../api.ts';
+import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
+import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { describePath, ErrorSummary, Field } from '../kit/field.tsx';
+import { ResourceTable } from '../kit/resource-table.tsx';
+import { SaveBar } from '../kit/save-bar.tsx';
 import { Link, navigate, useLeaveGuard } from '../router.tsx';
 import { can, useSession } from '../session.ts';
-import {
-  confirm,
-  describePath,
-  Empty,
-  ErrorSummary,
-  Field,
-  LoadError,
-  Loading,
-  PageTitle,
-  Time,
-  toast,
-  useFocusFirstField,
-} from '../ui.tsx';
-import { type ConditionDraft, ConditionsEditor, conditionFromDraft, conditionToDraft } from './rules.tsx';
+import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
+import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
+import { ConditionsEditor } from './rule-editors.tsx';
 
 export function SegmentsPage() {
   const { project } = useProject();
@@ -41,83 +34,74 @@ export function SegmentsPage() {
       </PageTitle>
       <p className="muted">Groups of users, by attributes or by targetingKey, that flag rules can target.</p>
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
-      {segments.error && <LoadError error={segments.error} retry={segments.reload} />}
-      {segments.loading && <Loading what="segments" />}
-      {segments.data?.length === 0 && (
-        <Empty title="No segments yet">
-          <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
-        </Empty>
-      )}
-      {segments.data && segments.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Segment</th>
-                <th scope="col">Rules</th>
-                <th scope="col">Included / excluded</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {segments.data.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to={`/projects/${enc(project.key)}/segments/${enc(s.id)}`} className="strong">
-                      {s.name}
-                    </Link>
-                    <div className="muted small">
-                      <code>{s.key}</code>
-                    </div>
-                  </td>
-                  <td>
-                    {s.rules.length} {s.rules.length === 1 ? 'rule' : 'rules'}
-                    {s.rules.length > 1 && (
-                      <span className="muted"> ({s.match === 'all' ? 'all must hold' : 'any'})</span>
-                    )}
-                  </td>
-                  <td>
-                    {s.included.length} / {s.excluded.length}
-                  </td>
-                  <td>
-                    <Time at={s.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ResourceTable
+        caption="Segments"
+        what="segments"
+        rows={segments.data}
+        rowKey={(s) => s.id}
+        error={segments.error}
+        retry={segments.reload}
+        empty={
+          <Empty title="No segments yet">
+            <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
+          </Empty>
+        }
+        columns={[
+          {
+            header: 'Segment',
+            cell: (s) => (
+              <>
+                <Link to={`/projects/${enc(project.key)}/segments/${enc(s.key)}`} className="strong">
+                  {s.name}
+                </Link>
+                <div className="muted small">
+                  <code>{s.key}</code>
+                </div>
+              </>
+            ),
+          },
+          {
+            header: 'Rules',
+            cell: (s) => (
+              <>
+                {s.rules.length} {s.rules.length === 1 ? 'rule' : 'rules'}
+                {s.rules.length > 1 && (
+                  <span className="muted"> ({s.match === 'all' ? 'all must hold' : 'any'})</span>
+                )}
+              </>
+            ),
+          },
+          { header: 'Included / excluded', cell: (s) => `${s.included.length} / ${s.excluded.length}` },
+          { header: 'Updated', cell: (s) => <Time at={s.updatedAt} /> },
+        ]}
+      />
     </>
   );
 }
 
 function CreateSegment({ onCancel }: { onCancel: () => void }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { project } = useProject();
   const [key, setKey] = useState('');
   const [name, setName] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
+  const { problem, busy, run } = useSubmission();
+  const submit = () =>
+    run(async () => {
       const segment = await api<Segment>('POST', `/projects/${enc(project.id)}/segments`, {
         key,
         ...(name ? { name } : {}),
       });
       toast(`Segment ${segment.name} created. Add its rules.`);
-      void navigate(`/projects/${enc(project.key)}/segments/${enc(segment.id)}`);
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
+      void navigate(`/projects/${enc(project.key)}/segments/${enc(segment.key)}`);
+    });
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-segment">
-      <h2 id="new-segment">New segment</h2>
-      <ErrorSummary problem={problem} />
+    <CreateDialog
+      title="New segment"
+      submitLabel="Create segment"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+    >
       <div className="row">
         <Field label="Key" path="/key" problem={problem} hint="Used by rules, e.g. beta-testers.">
           {(props) => (
@@ -128,18 +112,9 @@ function CreateSegment({ onCancel }: { onCancel: () => void }) {
           {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
       </div>
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Create segment
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </CreateDialog>
   );
 }
-
 interface SegmentDraft {
   readonly name: string;
   readonly description: string;
@@ -158,26 +133,27 @@ const draftOf = (s: Segment): SegmentDraft => ({
   excluded: s.excluded.join('\n'),
 });
 
-const keysOf = (text: string) => [
-  ...new Set(
-    text
-      .split(/[\n,]/)
-      .map((v) => v.trim())
-      .filter(Boolean),
-  ),
-];
+const keysOf = (text: string) => [...new Set(listOf(text))];
 
-export function SegmentPage({ segmentId }: { segmentId: string }) {
+/** A segment by its key, as every dashboard URL names things (the API's segment paths take ids). */
+export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { project } = useProject();
-  const segment = useApi<Segment>(`/segments/${enc(segmentId)}`);
   const all = useApi<Segment[]>(`/projects/${enc(project.id)}/segments?limit=1000`);
-  if (segment.error) return <LoadError error={segment.error} retry={segment.reload} />;
-  if (!segment.data || !all.data) return <Loading what="segment" />;
+  const [saved, setSaved] = useState<Segment>();
+  if (all.error) return <LoadError error={all.error} retry={all.reload} />;
+  if (!all.data) return <Loading what="segment" />;
+  const segment = saved ?? all.data.find((s) => s.key === segmentKey);
+  if (!segment)
+    return (
+      <LoadError
+        error={new ApiError(404, { detail: `There is no segment “${segmentKey}” in ${project.name}.` })}
+      />
+    );
   return (
     <SegmentEditor
-      segment={segment.data}
-      others={all.data.filter((s) => s.id !== segmentId).map((s) => s.key)}
-      onSaved={segment.setData}
+      segment={segment}
+      others={all.data.filter((s) => s.id !== segment.id).map((s) => s.key)}
+      onSaved={setSaved}
     />
   );
 }
@@ -232,7 +208,7 @@ function SegmentEditor({
   const remove = async () => {
     const ok = await confirm({
       title: `Delete ${segment.name}?`,
-      body: 'Flags and segments that use it must stop using it first. This cannot be undone.',
+      body: 'Flags and segments that use it (listed under “Used by”) must stop using it first. This cannot be undone.',
       confirmLabel: 'Delete segment',
       danger: true,
     });
@@ -286,7 +262,7 @@ function SegmentEditor({
           segments={others}
           problem={problem}
           allowSegments
-          addLabel="Add rule"
+          noun="rule"
         />
         <div className="row">
           <Field
@@ -345,24 +321,50 @@ function SegmentEditor({
           )}
         </Field>
       </section>
+      <UsedBy segment={segment} />
       {dirty && (
-        <section className="save-bar" aria-label="Unsaved changes">
-          <span className="save-text">You have unsaved changes.</span>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => {
-              setDraft(initial);
-              setProblem(undefined);
-            }}
-          >
-            Discard
-          </button>
-          <button type="submit" className="btn primary" disabled={saving || !mayEdit}>
-            {saving ? 'Saving…' : 'Save changes'}
-          </button>
-        </section>
+        <SaveBar
+          saving={saving}
+          mayEdit={mayEdit}
+          onDiscard={() => {
+            setDraft(initial);
+            setProblem(undefined);
+          }}
+        />
       )}
     </form>
+  );
+}
+
+/** The flags and segments that use this one, each a link: what to change before it can be deleted. */
+function UsedBy({ segment }: { segment: Segment }) {
+  const { project, environments } = useProject();
+  const users = useApi<SegmentUsers>(`/segments/${enc(segment.id)}/used-by`);
+  const p = `/projects/${enc(project.key)}`;
+  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  return (
+    <section className="panel" aria-labelledby="used-by-title">
+      <h2 id="used-by-title">Used by</h2>
+      {users.error && <LoadError error={users.error} retry={users.reload} />}
+      {users.loading && <Loading what="what uses the segment" />}
+      {users.data &&
+        (users.data.flags.length + users.data.segments.length === 0 ? (
+          <p className="muted">No flag or segment uses it: it can be deleted.</p>
+        ) : (
+          <ul className="used-by">
+            {users.data.flags.map((f) => (
+              <li key={f.id}>
+                Flag <Link to={`${p}/flags/${enc(f.key)}`}>{f.name}</Link>{' '}
+                <span className="muted">(rules in {f.environments.map(nameOf).join(', ')})</span>
+              </li>
+            ))}
+            {users.data.segments.map((s) => (
+              <li key={s.id}>
+                Segment <Link to={`${p}/segments/${enc(s.key)}`}>{s.name}</Link>
+              </li>
+            ))}
+          </ul>
+        ))}
+    </section>
   );
 }

@@ -1,7 +1,8 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
+import { ErrorSummary, Field } from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
-import { ErrorSummary, Field, Loading } from '../ui.tsx';
+import { Loading } from '../ui.tsx';
 
 function AuthFrame({ title, children }: { title: string; children: React.ReactNode }) {
   return (

@@ -21,6 +21,17 @@ export function get(value: unknown, key: string | number): unknown {
   return value === null || value === undefined ? undefined : (value as Record<string | number, unknown>)[key];
 }
 
+/**
+ * One step of a variable path (`var`, `missing`): an own property only, so that no path reaches
+ * into prototypes (`constructor.name`, `__proto__.x`, `toString`). Strings and lists still give
+ * their `length` and elements, which are their own. flagd's engine reads inherited properties
+ * too; decision 0101 records the difference.
+ */
+export function own(value: unknown, key: string | number): unknown {
+  if (value === null || value === undefined) return undefined;
+  return Object.hasOwn(value as object, key) ? (value as Record<string | number, unknown>)[key] : undefined;
+}
+
 /** JsonLogic truthiness: empty arrays and empty plain objects are false. */
 export function isTruthy(value: unknown): boolean {
   if (!value) return false;

@@ -1,7 +1,7 @@
 import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JsonValue } from '../../domain/flag.ts';
-import { compileTargeting, validateTargeting } from './compile-targeting.ts';
+import { compileTargeting, tryCompileTargeting, validateTargeting } from './compile-targeting.ts';
 
 const NOW = 1_750_000_000;
 const FLAG = 'my-flag';
@@ -212,8 +212,46 @@ const TABLES: Record<string, readonly Row[]> = {
       { v: '2.0.0' },
       'no',
     ],
+    [
+      'a v prefix written in the targeting',
+      { sem_ver: [{ var: 'v' }, '=', 'v1.0.0'] },
+      { v: '1.0.0' },
+      'true',
+    ],
+    ['a V prefix in the context', { sem_ver: [{ var: 'v' }, '=', '1.0.0'] }, { v: 'V1.0.0' }, 'true'],
+    ['a major-only version written', { sem_ver: [{ var: 'v' }, '^', '1'] }, { v: '1.5.0' }, 'true'],
+    ['a number written as the version', { sem_ver: [{ var: 'v' }, '>=', 1.2] }, { v: '1.2.0' }, 'true'],
+    ['a number in the context', { sem_ver: [{ var: 'v' }, '<', '1.3.0'] }, { v: 1.2 }, 'true'],
+    [
+      'an unknown operator yields null: the default',
+      { sem_ver: [{ var: 'v' }, '===', '1.0.0'] },
+      { v: '1.0.0' },
+      null,
+    ],
+    ['two arguments yield null: the default', { sem_ver: [{ var: 'v' }, '='] }, { v: '1.0.0' }, null],
+    [
+      'four arguments yield null: the default',
+      { sem_ver: [{ var: 'v' }, '=', '1.0.0', 'x'] },
+      { v: '1.0.0' },
+      null,
+    ],
+  ],
+  starts_with_ends_with: [
+    ['starts_with', { starts_with: [{ var: 'id' }, 'abc'] }, { id: 'abcdef' }, 'true'],
+    ['ends_with', { ends_with: [{ var: 'id' }, 'xyz'] }, { id: 'abcdef' }, 'false'],
+    ['starts_with with one argument yields null', { starts_with: ['abc'] }, {}, null],
+    ['ends_with with three arguments yields null', { ends_with: ['abc', 'c', 'x'] }, {}, null],
+    ['starts_with on a number yields null', { starts_with: [{ var: 'n' }, '1'] }, { n: 123 }, null],
   ],
   fractional: [
+    [
+      'counts a negative weight as 0',
+      {
+        fractional: [{ var: 'k' }, ['one', -50], ['two', 100]],
+      },
+      { k: 'anyone' },
+      'two',
+    ],
     [
       'buckets flagKey + targetingKey by default',
       {
@@ -361,6 +399,63 @@ describe('compileTargeting', () => {
   });
 });
 
+describe('variable paths read own properties only (no prototype reads)', () => {
+  // flagd's engine reads inherited properties here ("constructor.name" is "Object"); Flagstaff does not.
+  const PATHS = [
+    'constructor.name',
+    '__proto__.x',
+    'a.constructor',
+    'toString',
+    'constructor',
+    'a.__proto__',
+  ];
+  const CONTEXTS = [{ targetingKey: 'u' }, { targetingKey: 'u', a: { b: 1 }, list: [{}] }];
+  it.each(PATHS)('%s never matches', (path) => {
+    const tests: JsonValue[] = [
+      { if: [{ '!!': [{ var: path }] }, 'on', null] },
+      { if: [{ '!!': { var: path } }, 'on', null] },
+      { if: [{ '!!': [{ var: [path, null] }] }, 'on', null] },
+      { if: [{ missing: [path] }, null, 'on'] },
+      { if: [{ missing_some: [1, [path]] }, null, 'on'] },
+      { if: [{ some: [{ var: 'list' }, { var: path }] }, 'on', null] },
+      { if: [{ '!!': { var: { cat: [path] } } }, 'on', null] },
+    ];
+    for (const logic of tests) {
+      for (const context of CONTEXTS) {
+        expect(compileTargeting(logic)(context, FLAG, NOW), JSON.stringify(logic)).toBeNull();
+      }
+    }
+  });
+
+  it('still reads the length and elements of strings and lists, which are their own', () => {
+    expect(compileTargeting({ var: 'name.length' })({ name: 'abc' }, FLAG, NOW)).toBe('3');
+    expect(compileTargeting({ var: 'tags.1' })({ tags: ['a', 'b'] }, FLAG, NOW)).toBe('b');
+  });
+});
+
+describe('tryCompileTargeting', () => {
+  it('says why targeting cannot be compiled: flagd answers PARSE_ERROR for it', () => {
+    expect(tryCompileTargeting({ if: [{ $ref: 'missing' }, 'a', 'b'] })).toEqual({
+      ok: false,
+      error: {
+        path: '/if/0',
+        message: 'unknown operator "$ref" (a $ref to an evaluator that does not exist: "missing")',
+      },
+    });
+    expect(tryCompileTargeting({ '/': [1, 0] })).toMatchObject({ ok: false });
+  });
+
+  it('refuses targeting nested deeper than 64 levels without overflowing the stack', () => {
+    let deep: JsonValue = { var: 'x' };
+    for (let i = 0; i < 10_000; i++) deep = { '!': [deep] };
+    expect(tryCompileTargeting(deep)).toEqual({
+      ok: false,
+      error: { path: '', message: 'targeting nests deeper than 64 levels' },
+    });
+    expect(validateTargeting(deep)).toEqual([{ path: '', message: 'targeting nests deeper than 64 levels' }]);
+  });
+});
+
 describe('validateTargeting', () => {
   it.each([
     ['accepts valid targeting', { if: [{ sem_ver: [{ var: 'v' }, '>=', '1.0.0'] }, 'on', null] }, []],
@@ -373,7 +468,12 @@ describe('validateTargeting', () => {
     [
       'refuses an unresolved $ref',
       { if: [{ $ref: 'rule' }, 'on', null] },
-      [{ path: '/if/0', message: 'unknown operator "$ref" (unresolved $ref to an evaluator)' }],
+      [
+        {
+          path: '/if/0',
+          message: 'unknown operator "$ref" (a $ref to an evaluator that does not exist: "rule")',
+        },
+      ],
     ],
     [
       'refuses an object with two operators',

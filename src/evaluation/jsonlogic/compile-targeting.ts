@@ -1,9 +1,10 @@
 import type { FieldError } from '../../domain/errors.ts';
 import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import type { JsonValue } from '../../domain/flag.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { type CompileState, compileCompiled, ROOT_STATE } from './compiled.ts';
 import { FLAGD_CONTEXT, SEM_VER_OPERATORS, toBuckets } from './flagd-operators.ts';
-import { newFrame, TargetingCompileError } from './node.ts';
+import { type Node, newFrame, TargetingCompileError } from './node.ts';
 import { escapePointer } from './operators.ts';
 
 /** A compiled targeting: the variant key it picks, or null when it picks none. */
@@ -28,17 +29,49 @@ function toVariantKey(result: unknown): string | null {
 /** flagd ignores targeting that is falsy or has no keys (`{}`, `[]`, numbers, booleans). */
 const isAbsent = (logic: JsonValue): boolean => !logic || Object.keys(logic).length === 0;
 
-/** Compiles flagd targeting once; the returned function never throws. Result: a variant key, or null when targeting yields no variant. */
-export function compileTargeting(logic: JsonValue): CompiledTargeting {
-  // The caller serves the default variant with reason "static" for absent targeting, as flagd does.
-  if (isAbsent(logic)) return NO_VARIANT;
-  let root: ReturnType<typeof compileCompiled>;
+/** Compiled targeting, or why flagd could not build it (it then answers PARSE_ERROR on every evaluation). */
+export type TargetingCompilation =
+  | { readonly ok: true; readonly evaluate: CompiledTargeting }
+  | { readonly ok: false; readonly error: FieldError };
+
+const TOO_DEEP: FieldError = {
+  path: '',
+  message: `targeting nests deeper than ${MAX_JSON_DEPTH} levels`,
+};
+
+/** The tree flagd's engine would build, or the error that makes it refuse the targeting. */
+function build(logic: JsonValue): Node | FieldError {
+  // Compilation recurses over the expression: bound it before it starts.
+  if (nestsDeeperThan(logic)) return TOO_DEEP;
   try {
-    root = compileCompiled(logic, ROOT_STATE);
-  } catch {
-    // flagd reports PARSE_ERROR on every evaluation; validateTargeting refuses such targeting at write time.
-    return NO_VARIANT;
+    return compileCompiled(logic, ROOT_STATE);
+  } catch (error) {
+    if (error instanceof TargetingCompileError) return { path: error.path, message: error.message };
+    return {
+      path: '',
+      message: `targeting cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
+}
+
+const isNode = (built: Node | FieldError): built is Node => 'constant' in built;
+
+/** Compiles flagd targeting once; the evaluator never throws. Result: a variant key, or null when targeting yields no variant. */
+export function tryCompileTargeting(logic: JsonValue): TargetingCompilation {
+  // The caller serves the default variant with reason "static" for absent targeting, as flagd does.
+  if (isAbsent(logic)) return { ok: true, evaluate: NO_VARIANT };
+  const root = build(logic);
+  if (!isNode(root)) return { ok: false, error: root };
+  return { ok: true, evaluate: evaluatorOf(root) };
+}
+
+/** compileTargeting for callers that need no reason: targeting that does not compile yields no variant. */
+export function compileTargeting(logic: JsonValue): CompiledTargeting {
+  const compiled = tryCompileTargeting(logic);
+  return compiled.ok ? compiled.evaluate : NO_VARIANT;
+}
+
+function evaluatorOf(root: Node): CompiledTargeting {
   if (root.constant) {
     let key: string | null = null;
     try {
@@ -65,23 +98,28 @@ export function compileTargeting(logic: JsonValue): CompiledTargeting {
   };
 }
 
+/** Why flagd cannot build this targeting (it answers PARSE_ERROR), or undefined when it can. */
+export function targetingParseError(logic: JsonValue): FieldError | undefined {
+  if (isAbsent(logic)) return undefined;
+  const root = build(logic);
+  return isNode(root) ? undefined : root;
+}
+
+/**
+ * Uses of flagd's own operators that are written literally and can never do anything useful: flagd
+ * evaluates them (to null, or with a weight clamped to 0) but its schema refuses them. Paths are
+ * JSON pointers within the targeting. Call only on targeting that compiles (depth is bounded).
+ */
+export function targetingLint(logic: JsonValue): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!isAbsent(logic)) lintCustomOperators(logic, { ...ROOT_STATE }, errors);
+  return errors;
+}
+
 /** Problems that make targeting unusable (flagd would refuse it or could never match); empty when valid. Paths are JSON pointers within the targeting. */
 export function validateTargeting(logic: JsonValue): FieldError[] {
-  if (isAbsent(logic)) return [];
-  try {
-    compileCompiled(logic, ROOT_STATE);
-  } catch (error) {
-    if (error instanceof TargetingCompileError) return [{ path: error.path, message: error.message }];
-    return [
-      {
-        path: '',
-        message: `targeting cannot be compiled: ${error instanceof Error ? error.message : String(error)}`,
-      },
-    ];
-  }
-  const errors: FieldError[] = [];
-  lintCustomOperators(logic, { ...ROOT_STATE }, errors);
-  return errors;
+  const error = targetingParseError(logic);
+  return error === undefined ? targetingLint(logic) : [error];
 }
 
 /** Arguments of flagd's own operators that are written literally and can never work (flagd's schema refuses them too). */

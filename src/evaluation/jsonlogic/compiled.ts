@@ -11,6 +11,7 @@ import {
   get,
   isStrict,
   isTruthy,
+  own,
   precoerceNumber,
   toNumber,
 } from './coercion.ts';
@@ -179,7 +180,7 @@ function varNode(args: unknown, state: CompileState): Node {
       const fallback = compileCompiled(args[1] === undefined ? null : args[1], at(state, 1));
       const read: Run = (data) => {
         let value: unknown = data;
-        for (const part of parts) value = get(value, part);
+        for (const part of parts) value = own(value, part);
         return value;
       };
       // `(context?.[…] ?? DEFAULT)`: a default with unparenthesised text re-associates with `??`.
@@ -207,7 +208,7 @@ const isSimpleKey = (key: unknown): key is string => typeof key === 'string' && 
 /** Tokens of the compiler's inline `missing` for one or two plain keys: `(context || 0)[k] === undefined ? [k] : []`. */
 function inlineMissing(keys: readonly unknown[]): Token[] | undefined {
   const absent = (key: string): Token[] => [
-    atom((data) => get(data || 0, key)),
+    atom((data) => own(data || 0, key)),
     op('==='),
     literal(undefined),
   ];
@@ -313,7 +314,18 @@ function logicNode(args: unknown, isOr: boolean, state: CompileState): Node {
     );
   }
   tokens.push(PREV);
-  return pastable(tokens, state);
+  // Parents that paste this text parse the tokens; on its own the chain is this loop, without the
+  // closure per `?:` that parsing the tokens builds (a hot path of targeting).
+  pasted(tokens, state);
+  const run: Run = (data, above, frame) => {
+    for (let i = 0; i < nodes.length; i++) {
+      const value = evaluate(nodes[i] as Node, data, above, frame);
+      frame.prev = value;
+      if (isTruthy(value) === isOr) return value;
+    }
+    return frame.prev;
+  };
+  return { constant: false, run, tokens };
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   isStrict,
   isTruthy,
   NotANumber,
+  own,
   toNumber,
 } from './coercion.ts';
 import { fractionalNode, operatorImplementation } from './implementations.ts';
@@ -175,7 +176,7 @@ function constantKeyVar(key: unknown): Node {
     const property = key as string;
     return dynamic((data) => {
       if (!data) return null;
-      const value = get(data, property);
+      const value = own(data, property);
       return value === undefined || typeof value === 'function' ? null : value;
     });
   }
@@ -188,7 +189,7 @@ function constantKeyVar(key: unknown): Node {
         let value: unknown = data;
         for (const part of parts) {
           if (!value) break;
-          value = get(value, part);
+          value = own(value, part);
         }
         return value === undefined || typeof value === 'function' ? null : value;
       });

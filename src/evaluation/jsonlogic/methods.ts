@@ -1,5 +1,5 @@
 // The engine's operator implementations as its interpreter calls them: with evaluated arguments.
-import { get, InvalidArguments, isTruthy, NotANumber, precoerceNumber } from './coercion.ts';
+import { InvalidArguments, isTruthy, NotANumber, own, precoerceNumber } from './coercion.ts';
 import { splitPath } from './split-path.ts';
 
 /** `var` with a computed key: `[key, default]`, `../` climbs to enclosing iterator scopes. */
@@ -26,7 +26,7 @@ export function varMethod(keyArgument: unknown, data: unknown, above: unknown): 
   if (key === undefined || key === '' || key === null) return typeof context === 'function' ? null : context;
   for (const part of splitPath(String(key))) {
     if (context === null || context === undefined) return notFound;
-    context = get(context, part);
+    context = own(context, part);
     if (context === undefined) return notFound;
   }
   return typeof context === 'function' ? null : context;
@@ -45,7 +45,7 @@ export function missingMethod(checked: unknown, data: unknown): unknown[] {
         found = false;
         break;
       }
-      value = get(value, part);
+      value = own(value, part);
       if (value === undefined) {
         found = false;
         break;

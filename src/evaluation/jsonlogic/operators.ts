@@ -93,7 +93,9 @@ export function operatorOf(logic: object, path: string): string | undefined {
     );
   }
   if (!OPERATORS.has(name)) {
-    const hint = name === '$ref' ? ' (unresolved $ref to an evaluator)' : '';
+    const reference = (logic as { $ref?: unknown }).$ref;
+    const hint =
+      name === '$ref' ? ` (a $ref to an evaluator that does not exist: ${JSON.stringify(reference)})` : '';
     throw new TargetingCompileError(path, `unknown operator "${name}"${hint}`);
   }
   return name;

@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
 import { isDatabaseUnavailable } from '../../storage/database-unavailable.ts';
 import { problem, sendProblem } from '../problem.ts';
@@ -48,6 +50,43 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(reply, problem('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
   );
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors raised while routing, before any route runs. A malformed
+ * percent-encoding (`/v1/flags/a%zz`) or an over-long path segment is the client's to fix: a
+ * 400 problem that never echoes the URL (it may carry a secret in its query).
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A part of the URL path is longer than 100 characters.'
+      : 'The URL is not valid: it has a malformed percent-encoding.';
+  void sendProblem(reply, problem('validation_failed', detail));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request
+ * (headers over Node's 16 KiB, a timeout, bytes that are not HTTP), answered as problem+json
+ * on the raw socket, then the socket closed as Node itself does.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? problem('header_too_large', 'The request headers (or its URL) are larger than 16 KiB.')
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? problem('request_timeout', 'The request took too long to arrive.')
+        : problem('validation_failed', 'The request is not valid HTTP.');
+  const body = JSON.stringify(answer);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n` +
+        `Content-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 function clientMessage(error: FastifyError): string {

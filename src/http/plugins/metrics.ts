@@ -67,7 +67,8 @@ export function registerMetrics(
   });
   // Bound children, one per (method, route, status class): routes and methods are finite.
   const children = new Map<string, HistogramChild>();
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
     const statusClass = `${Math.floor(reply.statusCode / 100)}xx`;
     const id = `${request.method} ${statusClass} ${route}`;
@@ -77,6 +78,7 @@ export function registerMetrics(
       children.set(id, child);
     }
     child.observe(reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { validationFailed } from '../../domain/errors.ts';
-import type { EvaluationContext } from '../../domain/evaluation-result.ts';
-import type { EvaluationDetail } from '../../evaluation/compile-environment.ts';
+import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
@@ -16,8 +16,14 @@ export const EvaluationResultSchema = Type.Object({
   key: Type.String(),
   type: FlagTypeSchema,
   value: Type.Unknown({ description: 'Of the flag type; null when the served variant is null.' }),
-  reason: OneOf(['targeting', 'split', 'default', 'disabled', 'static', 'prerequisite_failed']),
+  reason: OneOf(REASONS),
   variant: Type.Union([Type.String(), Type.Null()]),
+  errorCode: Type.Optional(
+    OneOf(['PARSE_ERROR'], { description: 'With reason `error`: why the flag cannot be evaluated.' }),
+  ),
+  errorMessage: Type.Optional(
+    Type.String({ description: 'With reason `error`: what is wrong, for people.' }),
+  ),
 });
 
 const Scope = {
@@ -29,12 +35,13 @@ const Scope = {
 const Attributes = Type.Record(Type.String(), Type.Unknown());
 
 /** The seed's result shape plus `variant`; the playground's extra detail stays out of it. */
-const wire = (d: EvaluationDetail) => ({
+export const wire = (d: EvaluationDetail) => ({
   key: d.key,
   type: d.type,
   value: d.value,
   reason: d.reason,
   variant: d.variant,
+  ...(d.errorCode === undefined ? {} : { errorCode: d.errorCode, errorMessage: d.errorMessage ?? '' }),
 });
 
 /** `attributes` arrives as JSON text in the query string: it must parse to an object of at most 8 KiB. */
@@ -43,6 +50,7 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   const fail = (message: string) =>
     validationFailed(`attributes ${message}.`, [{ path: 'querystring:/attributes', message }]);
   if (Buffer.byteLength(text) > ATTRIBUTES_MAX) throw fail('must be at most 8 KiB');
+  if (jsonTextNestsDeeperThan(text)) throw fail(`must nest at most ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -53,8 +61,13 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   return parsed;
 }
 
+/** Attributes from a JSON body: bounded in depth first, so that measuring their size cannot overflow the stack. */
 function checkAttributesSize(attributes: EvaluationContext | undefined): EvaluationContext {
   if (attributes === undefined) return {};
+  if (nestsDeeperThan(attributes)) {
+    const message = `must nest at most ${MAX_JSON_DEPTH} levels deep`;
+    throw validationFailed(`attributes ${message}.`, [{ path: '/attributes', message }]);
+  }
   if (Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX) {
     throw validationFailed('attributes must be at most 8 KiB.', [
       { path: '/attributes', message: 'must be at most 8 KiB' },

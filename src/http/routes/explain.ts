@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema } from './evaluation.ts';
+import { EvaluationResultSchema, wire } from './evaluation.ts';
 
 /**
  * The playground's evaluation: the result applications get, plus what decided it. A separate
@@ -33,28 +34,31 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
             failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
               description: 'The prerequisite flag that did not serve a required variant, if one did not.',
             }),
+            ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
+              description:
+                'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
+            }),
           }),
           ...problems(400, 401, 403, 404, 429),
         },
       },
     },
     async (request) => {
-      const detail = await services.evaluation.explain(
-        actorOf(request),
-        request.params.projectId,
-        request.params.flagKey,
-        request.body.attributes ?? {},
-        request.body.environment ?? DEFAULT_ENVIRONMENT,
-      );
+      const actor = actorOf(request);
+      const attributes = request.body.attributes ?? {};
+      const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
+      const { projectId, flagKey } = request.params;
+      const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
+      // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
+      const compiled = await services.evaluation.environmentFor(actor, { project: projectId, environment });
+      const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
       return {
-        key: detail.key,
-        type: detail.type,
-        value: detail.value,
-        reason: detail.reason,
-        variant: detail.variant,
+        ...wire(detail),
         ruleId: detail.ruleId ?? null,
         targetMatched: detail.targetMatched ?? false,
         failedPrerequisite: detail.failedPrerequisite ?? null,
+        ofrepErrorCode:
+          isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
       };
     },
   );

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import type { FlagUsage } from '../../services/insights-service.ts';
@@ -19,6 +20,9 @@ import type { RoutesPlugin } from '../type-provider.ts';
 const tags = ['Flags'];
 const EnvironmentQuery = Type.Optional(Key);
 const FlagIdParams = Closed({ flagId: Type.String() });
+const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
+const PATCH_DESCRIPTION =
+  'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
 
 /** Every flag of a project, when the list is filtered in memory (`?stale=`). */
 const WHOLE_PROJECT = 100_000;
@@ -125,7 +129,8 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       schema: {
         tags,
         summary: 'Get a flag with its configuration in every environment',
-        params: Closed({ projectId: Type.String(), flagKey: Key }),
+        description: 'The flag is named by its key or by its `flg_…` id.',
+        params: ProjectFlagParams,
         response: { 200: FlagSchema, ...problems(401, 403, 404) },
       },
     },
@@ -145,8 +150,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       schema: {
         tags,
         summary: 'Change a flag (JSON merge patch)',
-        description:
-          'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.',
+        description: PATCH_DESCRIPTION,
         params: FlagIdParams,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
@@ -174,6 +178,47 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     },
     async (request, reply) => {
       await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
+      return sendNoContent(reply);
+    },
+  );
+  // The same changes with the flag named as reading it names it: by project and key (or id).
+  const idOf = async (request: FastifyRequest<{ Params: { projectId: string; flagKey: string } }>) =>
+    (await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey)).id;
+
+  app.patch(
+    '/projects/:projectId/flags/:flagKey',
+    {
+      schema: {
+        tags,
+        summary: 'Change a flag named by its key (JSON merge patch)',
+        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
+        params: ProjectFlagParams,
+        querystring: Closed({ environment: EnvironmentQuery }),
+        body: PatchFlagSchema,
+        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const flag = await services.flags.patch(actorOf(request), await idOf(request), request.body, {
+        environment: request.query.environment,
+        ifMatch: ifMatchOf(request),
+      });
+      return sendResource(reply, flag);
+    },
+  );
+
+  app.delete(
+    '/projects/:projectId/flags/:flagKey',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a flag named by its key',
+        params: ProjectFlagParams,
+        response: { ...problems(401, 403, 404, 412) },
+      },
+    },
+    async (request, reply) => {
+      await services.flags.delete(actorOf(request), await idOf(request), { ifMatch: ifMatchOf(request) });
       return sendNoContent(reply);
     },
   );

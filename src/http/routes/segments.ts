@@ -10,7 +10,12 @@ import {
   sendResource,
 } from '../request-helpers.ts';
 import { Closed, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
-import { CreateSegmentSchema, PatchSegmentSchema, SegmentSchema } from '../schemas/resources.ts';
+import {
+  CreateSegmentSchema,
+  PatchSegmentSchema,
+  SegmentSchema,
+  SegmentUsersSchema,
+} from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Segments'];
@@ -71,6 +76,19 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
     async (request, reply) =>
       sendResource(reply, await services.segments.get(actorOf(request), request.params.segmentId)),
+  );
+
+  app.get(
+    '/segments/:segmentId/used-by',
+    {
+      schema: {
+        tags,
+        summary: 'The flags and segments that use a segment (what stops its deletion)',
+        params: SegmentParams,
+        response: { 200: SegmentUsersSchema, ...problems(401, 403, 404) },
+      },
+    },
+    async (request) => services.segments.usedBy(actorOf(request), request.params.segmentId),
   );
 
   app.patch(

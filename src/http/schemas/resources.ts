@@ -33,6 +33,9 @@ export const EnvironmentSchema = Type.Object({
   key: Key,
   name: Type.String(),
   description: Type.String(),
+  protected: Type.Boolean({
+    description: 'Changes here ask for confirmation in the dashboard. Default: true for `production`.',
+  }),
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -42,10 +45,14 @@ export const CreateEnvironmentSchema = Closed({
   key: Key,
   name: Type.Optional(Name),
   description: Type.Optional(Description),
+  protected: Type.Optional(Type.Boolean()),
   copyFrom: Type.Optional(Key),
 });
 
-export const PatchEnvironmentSchema = PatchProjectSchema;
+export const PatchEnvironmentSchema = Closed({
+  ...PatchProjectSchema.properties,
+  protected: Type.Optional(Type.Boolean()),
+});
 
 const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
   maxItems: 10_000,
@@ -130,4 +137,16 @@ export const AuditEventSchema = Type.Object({
   before: Type.Unknown(),
   after: Type.Unknown(),
   requestId: Type.String(),
+});
+
+const SegmentUser = { id: Id, key: Key, name: Type.String() };
+
+export const SegmentUsersSchema = Type.Object({
+  flags: Type.Array(
+    Type.Object({
+      ...SegmentUser,
+      environments: Type.Array(Key, { description: 'Where a rule of the flag uses the segment.' }),
+    }),
+  ),
+  segments: Type.Array(Type.Object(SegmentUser)),
 });

@@ -35,6 +35,12 @@ export const ServeSchema = Closed(
 export const TargetingRuleSchema = Closed({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   description: Type.Optional(Description),
+  matchAll: Type.Optional(
+    Type.Boolean({
+      description:
+        'true: the rule serves everyone who reaches it. Required for a rule with no segments and no conditions, refused with them.',
+    }),
+  ),
   segments: Type.Optional(Type.Array(Key, { maxItems: 50 })),
   conditions: Type.Optional(Type.Array(RuleSchema, { maxItems: 50 })),
   serve: ServeSchema,

@@ -1,6 +1,12 @@
-import type { EvaluationContext } from '../../domain/evaluation-result.ts';
-import type { CompiledEnvironment, EvaluationDetail } from '../../evaluation/compile-environment.ts';
-import { type OfrepFailure, type OfrepSuccess, targetingKeyMissing, toOfrepSuccess } from './ofrep-wire.ts';
+import type { EvaluationContext, EvaluationDetail } from '../../domain/evaluation-result.ts';
+import type { CompiledEnvironment } from '../../evaluation/compile-environment.ts';
+import {
+  evaluationFailed,
+  type OfrepFailure,
+  type OfrepSuccess,
+  targetingKeyMissing,
+  toOfrepSuccess,
+} from './ofrep-wire.ts';
 
 /** Any text will do: it only asks whether a targetingKey would have let the user be bucketed. */
 const PROBE_TARGETING_KEY = 'ofrep-probe';
@@ -25,6 +31,7 @@ export function toOfrepResult(
   context: EvaluationContext,
   reevaluate: Reevaluate,
 ): OfrepSuccess | OfrepFailure {
+  if (detail.reason === 'error') return evaluationFailed(detail);
   if (detail.reason === 'default' && context.targetingKey === undefined) {
     const probe = reevaluate(detail.key, { ...context, targetingKey: PROBE_TARGETING_KEY });
     if (probe?.reason === 'split') return targetingKeyMissing(detail);

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
 import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
+import { JSON_TOO_DEEP } from '../../http/json-body.ts';
 import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
 import { actorOf } from '../../http/request-helpers.ts';
@@ -141,7 +142,8 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return sendFailure(request, reply, status, errorCode, error.message);
   }
   if (error.statusCode === 400) {
-    return sendFailure(request, reply, 400, 'PARSE_ERROR', 'The request body is not valid JSON.');
+    const details = error.code === JSON_TOO_DEEP ? error.message : 'The request body is not valid JSON.';
+    return sendFailure(request, reply, 400, 'PARSE_ERROR', details);
   }
   if (error.statusCode === 413) {
     return sendFailure(request, reply, 413, 'GENERAL', 'The request body is larger than 1 MiB.');

@@ -1,6 +1,6 @@
-import type { EvaluationContext, Reason } from '../../domain/evaluation-result.ts';
+import type { EvaluationContext, EvaluationDetail, Reason } from '../../domain/evaluation-result.ts';
 import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
-import type { EvaluationDetail } from '../../evaluation/compile-environment.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { isPlainObject } from '../../services/merge-patch.ts';
 
 /** OFREP's reasons for SPEC §3's (SPEC §6). */
@@ -11,6 +11,7 @@ export const OFREP_REASONS: Readonly<Record<Reason, string>> = {
   disabled: 'DISABLED',
   static: 'STATIC',
   prerequisite_failed: 'PREREQUISITE_FAILED',
+  error: 'ERROR',
 };
 
 export type OfrepErrorCode =
@@ -69,6 +70,14 @@ export function contextOf(body: unknown): EvaluationContext {
   if (Object.hasOwn(context, 'targetingKey') && typeof context.targetingKey !== 'string') {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"context.targetingKey" must be a string.');
   }
+  // Depth first: measuring the size of a context nested 10,000 deep would overflow the stack.
+  if (nestsDeeperThan(context)) {
+    throw new OfrepError(
+      400,
+      'INVALID_CONTEXT',
+      `"context" must nest at most ${MAX_JSON_DEPTH} levels deep.`,
+    );
+  }
   if (Buffer.byteLength(JSON.stringify(context)) > CONTEXT_MAX_BYTES) {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be at most 8 KiB of JSON.');
   }
@@ -92,6 +101,14 @@ export const flagNotFound = (key: string): OfrepFailure => ({
   key,
   errorCode: 'FLAG_NOT_FOUND',
   errorDetails: `Flag '${key}' was not found`,
+});
+
+/** A flag that cannot be evaluated (imported targeting that does not compile): OFREP's error with its code. */
+export const evaluationFailed = (detail: EvaluationDetail): OfrepFailure => ({
+  key: detail.key,
+  errorCode: detail.errorCode ?? 'GENERAL',
+  errorDetails: `Flag '${detail.key}' cannot be evaluated: ${detail.errorMessage ?? 'unknown error'}`,
+  metadata: detail.flagMetadata,
 });
 
 export const targetingKeyMissing = (detail: EvaluationDetail): OfrepFailure => ({

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initial } from './0001-initial.ts';
 import { accounts } from './0002-accounts.ts';
+import { protectedEnvironmentsAndMatchAll } from './0003-protected-environments-and-match-all.ts';
 import { accountVersion } from './0004-account-version.ts';
 import { changeFeed } from './0005-change-feed.ts';
 import { flagEvaluations } from './0008-flag-evaluations.ts';
@@ -9,6 +10,7 @@ import { flagEvaluations } from './0008-flag-evaluations.ts';
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initial,
   '0002-accounts': accounts,
+  '0003-protected-environments-and-match-all': protectedEnvironmentsAndMatchAll,
   '0004-account-version': accountVersion,
   '0005-change-feed': changeFeed,
   '0008-flag-evaluations': flagEvaluations,

@@ -18,6 +18,8 @@ export interface EnvironmentsTable {
   key: string;
   name: string;
   description: string;
+  /** 0 or 1. */
+  protected: number;
   version: number;
   created_at: string;
   updated_at: string;

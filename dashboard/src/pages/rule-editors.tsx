@@ -1,22 +1,7 @@
-import { useState } from 'react';
-import type { Rollout } from '../../../src/domain/flag.ts';
-import {
-  LIST_OPERATORS,
-  OPERATORS,
-  type Operator,
-  type Rule,
-  UNARY_OPERATORS,
-} from '../../../src/domain/segment.ts';
+import { LIST_OPERATORS, OPERATORS, type Operator, UNARY_OPERATORS } from '../../../src/domain/segment.ts';
 import type { ApiError } from '../api.ts';
-import { Field, fieldId, InlineError } from '../ui.tsx';
-
-/** A condition as edited: operands as the text of their inputs. */
-export type ConditionDraft =
-  | { type: 'attribute'; attribute: string; operator: Operator; text: string; negate: boolean }
-  | { type: 'segment'; segment: string; negate: boolean };
-
-const NUMERIC = new Set<Operator>(['gt', 'gte', 'lt', 'lte']);
-const DATES = new Set<Operator>(['before', 'after']);
+import { Field, fieldId, InlineError } from '../kit/field.tsx';
+import { type ConditionDraft, DATE_OPERATORS, NUMERIC_OPERATORS, newCondition } from './condition-draft.ts';
 
 export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
   equals: 'is',
@@ -43,59 +28,6 @@ export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
   after: 'is after',
 };
 
-/** An RFC 3339 time (or epoch seconds) as a datetime-local input's value, in the browser's zone. */
-function toLocalInput(value: unknown): string {
-  const date = typeof value === 'number' ? new Date(value * 1000) : new Date(String(value));
-  if (Number.isNaN(date.getTime())) return String(value ?? '');
-  const local = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
-  return local.toISOString().slice(0, 19);
-}
-
-export function conditionToDraft(rule: Rule): ConditionDraft {
-  if (rule.type === 'segment')
-    return { type: 'segment', segment: rule.segment, negate: rule.negate ?? false };
-  const { operator } = rule;
-  const text = LIST_OPERATORS.has(operator)
-    ? (rule.values ?? []).join('\n')
-    : DATES.has(operator)
-      ? toLocalInput(rule.value)
-      : String(rule.value ?? '');
-  return { type: 'attribute', attribute: rule.attribute, operator, text, negate: rule.negate ?? false };
-}
-
-/** The draft as the API's rule; operands that do not parse go as typed, so the API says which field is wrong. */
-export function conditionFromDraft(draft: ConditionDraft): Rule {
-  const negate = draft.negate ? { negate: true } : {};
-  if (draft.type === 'segment') return { type: 'segment', segment: draft.segment, ...negate };
-  const { attribute, operator, text } = draft;
-  const base = { type: 'attribute' as const, attribute: attribute.trim(), operator, ...negate };
-  if (UNARY_OPERATORS.has(operator)) return base;
-  if (LIST_OPERATORS.has(operator)) {
-    const values = text
-      .split(/[\n,]/)
-      .map((v) => v.trim())
-      .filter(Boolean);
-    return { ...base, values };
-  }
-  if (NUMERIC.has(operator)) {
-    const number = Number(text);
-    return { ...base, value: text.trim() !== '' && Number.isFinite(number) ? number : text };
-  }
-  if (DATES.has(operator)) {
-    const date = new Date(text);
-    return { ...base, value: Number.isNaN(date.getTime()) ? text : date.toISOString() };
-  }
-  return { ...base, value: text };
-}
-
-export const newCondition = (): ConditionDraft => ({
-  type: 'attribute',
-  attribute: '',
-  operator: 'equals',
-  text: '',
-  negate: false,
-});
-
 /** One condition: attribute, operator and an input that suits the operator. */
 function ConditionRow({
   condition,
@@ -105,7 +37,9 @@ function ConditionRow({
   onChange,
   onRemove,
   position,
+  noun,
 }: {
+  noun: string;
   condition: ConditionDraft;
   path: string;
   segments: readonly string[];
@@ -114,11 +48,12 @@ function ConditionRow({
   onRemove: () => void;
   position: number;
 }) {
-  const label = `condition ${position}`;
+  const label = `${noun} ${position}`;
+  const legend = `${noun[0]?.toUpperCase()}${noun.slice(1)} ${position}`;
   if (condition.type === 'segment') {
     return (
       <fieldset className="condition">
-        <legend className="visually-hidden">Condition {position}</legend>
+        <legend className="visually-hidden">{legend}</legend>
         <Field label="User is in segment" path={`${path}/segment`} problem={problem}>
           {(props) => (
             <select
@@ -143,7 +78,7 @@ function ConditionRow({
   const { operator } = condition;
   return (
     <fieldset className="condition">
-      <legend className="visually-hidden">Condition {position}</legend>
+      <legend className="visually-hidden">{legend}</legend>
       <Field label="Attribute" path={`${path}/attribute`} problem={problem}>
         {(props) => (
           <input
@@ -192,7 +127,7 @@ function ConditionRow({
               return (
                 <textarea {...props} rows={2} value={condition.text} onChange={(e) => set(e.target.value)} />
               );
-            if (NUMERIC.has(operator))
+            if (NUMERIC_OPERATORS.has(operator))
               return (
                 <input
                   {...props}
@@ -202,7 +137,7 @@ function ConditionRow({
                   onChange={(e) => set(e.target.value)}
                 />
               );
-            if (DATES.has(operator))
+            if (DATE_OPERATORS.has(operator))
               return (
                 <input
                   {...props}
@@ -261,15 +196,16 @@ export function ConditionsEditor({
   segments,
   problem,
   allowSegments,
-  addLabel = 'Add condition',
+  noun = 'condition',
 }: {
+  /** What one entry is called: the segment page calls its conditions rules. */
+  noun?: 'condition' | 'rule';
   conditions: readonly ConditionDraft[];
   onChange: (conditions: ConditionDraft[]) => void;
   path: string;
   segments: readonly string[];
   problem?: ApiError | undefined;
   allowSegments: boolean;
-  addLabel?: string;
 }) {
   return (
     <div className="conditions">
@@ -279,6 +215,7 @@ export function ConditionsEditor({
           // biome-ignore lint/suspicious/noArrayIndexKey: conditions have no identity of their own
           key={i}
           position={i + 1}
+          noun={noun}
           condition={c}
           path={`${path}/${i}`}
           segments={segments}
@@ -289,7 +226,7 @@ export function ConditionsEditor({
       ))}
       <div className="inline-actions">
         <button type="button" className="btn" onClick={() => onChange([...conditions, newCondition()])}>
-          {addLabel}
+          Add {noun}
         </button>
         {allowSegments && (
           <button
@@ -297,7 +234,7 @@ export function ConditionsEditor({
             className="btn"
             onClick={() => onChange([...conditions, { type: 'segment', segment: '', negate: false }])}
           >
-            Add segment condition
+            Add segment {noun}
           </button>
         )}
       </div>
@@ -308,27 +245,32 @@ export function ConditionsEditor({
 /** Choose segments: the chosen ones as removable chips, the others in a list to add from. */
 export function SegmentPicker({
   chosen,
+  pick,
   available,
-  onChange,
+  onPick,
+  onAdd,
+  onRemove,
   path,
   problem,
   label,
 }: {
   chosen: readonly string[];
+  /** Chosen in the list but not yet added; the draft keeps it, and saving adds it. */
+  pick: string;
   available: readonly string[];
-  onChange: (segments: string[]) => void;
+  onPick: (segment: string) => void;
+  /** Adds the picked segment (and clears the pick, in the same change). */
+  onAdd: (segment: string) => void;
+  onRemove: (segment: string) => void;
   path: string;
   problem?: ApiError | undefined;
   label: string;
 }) {
   const rest = available.filter((s) => !chosen.includes(s));
   // Chosen, then added with a button: a select that acted on change would add a segment for
-  // every arrow key pressed on it.
-  const [pick, setPick] = useState('');
+  // every arrow key pressed on it. A choice left unadded is added on save (issue 15).
   const add = () => {
-    if (pick === '') return;
-    onChange([...chosen, pick]);
-    setPick('');
+    if (pick !== '') onAdd(pick);
   };
   return (
     <div className="segment-picker">
@@ -338,7 +280,7 @@ export function SegmentPicker({
             <select
               {...props}
               value={pick}
-              onChange={(e) => setPick(e.target.value)}
+              onChange={(e) => onPick(e.target.value)}
               disabled={rest.length === 0}
             >
               <option value="">
@@ -358,6 +300,11 @@ export function SegmentPicker({
           Add segment
         </button>
       </div>
+      {pick !== '' && (
+        <p className="hint">
+          Saving adds <strong>{pick}</strong> too, or press “Add segment” now.
+        </p>
+      )}
       {chosen.length > 0 && (
         <ul className="chips" aria-label="Chosen segments">
           {chosen.map((s, i) => (
@@ -367,7 +314,7 @@ export function SegmentPicker({
                 type="button"
                 className="chip-remove"
                 aria-label={`Remove segment ${s}`}
-                onClick={() => onChange(chosen.filter((x) => x !== s))}
+                onClick={() => onRemove(s)}
               >
                 ×
               </button>
@@ -376,120 +323,6 @@ export function SegmentPicker({
           ))}
         </ul>
       )}
-    </div>
-  );
-}
-
-/** A rollout as edited: weights as text. */
-export interface RolloutDraft {
-  readonly bucketBy: string;
-  readonly weights: readonly { readonly variant: string; readonly weight: string }[];
-}
-
-export const rolloutToDraft = (rollout: Rollout | undefined, variants: readonly string[]): RolloutDraft => ({
-  bucketBy: rollout?.bucketBy ?? '',
-  weights:
-    rollout?.weights.map((w) => ({ variant: w.variant, weight: String(w.weight) })) ??
-    variants.map((variant, i) => ({ variant, weight: i === 0 ? '50' : i === 1 ? '50' : '0' })),
-});
-
-export function rolloutFromDraft(draft: RolloutDraft, seed?: string): Rollout {
-  return {
-    ...(draft.bucketBy.trim() ? { bucketBy: draft.bucketBy.trim() } : {}),
-    ...(seed ? { seed } : {}),
-    weights: draft.weights.map((w) => ({
-      variant: w.variant,
-      weight:
-        Number.isInteger(Number(w.weight)) && w.weight.trim() !== ''
-          ? Number(w.weight)
-          : (w.weight as unknown as number),
-    })),
-  };
-}
-
-const BAR_COLOURS = ['#1f4fd6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e7490', '#a16207'];
-
-/** Rollout weights with a bar that shows each variant's share as it is typed. */
-export function RolloutEditor({
-  draft,
-  onChange,
-  path,
-  problem,
-}: {
-  draft: RolloutDraft;
-  onChange: (draft: RolloutDraft) => void;
-  path: string;
-  problem?: ApiError | undefined;
-}) {
-  const numbers = draft.weights.map((w) => Math.max(0, Number(w.weight) || 0));
-  const total = numbers.reduce((a, b) => a + b, 0);
-  const share = (n: number) => (total === 0 ? 0 : (n / total) * 100);
-  return (
-    <div className="rollout">
-      <div className="rollout-bar" aria-hidden="true">
-        {draft.weights.map((w, i) =>
-          (numbers[i] ?? 0) > 0 ? (
-            <span
-              key={w.variant}
-              className="share"
-              style={{ width: `${share(numbers[i] ?? 0)}%`, background: BAR_COLOURS[i % BAR_COLOURS.length] }}
-              title={`${w.variant} ${share(numbers[i] ?? 0).toFixed(1)}%`}
-            />
-          ) : null,
-        )}
-      </div>
-      <InlineError problem={problem} path={`${path}/weights`} />
-      <div className="weights">
-        {draft.weights.map((w, i) => (
-          <Field
-            key={w.variant}
-            label={
-              <>
-                <span
-                  className="swatch"
-                  style={{ background: BAR_COLOURS[i % BAR_COLOURS.length] }}
-                  aria-hidden="true"
-                />
-                {w.variant} <output className="muted">{share(numbers[i] ?? 0).toFixed(1)}%</output>
-              </>
-            }
-            path={`${path}/weights/${i}/weight`}
-            problem={problem}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                min="0"
-                step="1"
-                value={w.weight}
-                onChange={(e) =>
-                  onChange({
-                    ...draft,
-                    weights: draft.weights.map((x, j) => (j === i ? { ...x, weight: e.target.value } : x)),
-                  })
-                }
-              />
-            )}
-          </Field>
-        ))}
-      </div>
-      <Field
-        label="Bucket by attribute"
-        path={`${path}/bucketBy`}
-        problem={problem}
-        hint="Users with the same value get the same variant. Default: targetingKey."
-      >
-        {(props) => (
-          <input
-            {...props}
-            value={draft.bucketBy}
-            placeholder="targetingKey"
-            spellCheck={false}
-            onChange={(e) => onChange({ ...draft, bucketBy: e.target.value })}
-          />
-        )}
-      </Field>
     </div>
   );
 }

@@ -1,39 +1,12 @@
-import type { FlagType, JsonValue, Variant } from '../../../src/domain/flag.ts';
-import type { ApiError } from '../api.ts';
-import { Field, InlineError } from '../ui.tsx';
+import type { FlagType } from '../../../../src/domain/flag.ts';
+import type { ApiError } from '../../api.ts';
+import { Field, InlineError } from '../../kit/field.tsx';
+import { newVariantDraft, type VariantDraft } from './draft.ts';
 
-/** A variant as edited: its value as the text in the input. */
-export interface VariantDraft {
-  readonly key: string;
-  readonly value: string;
-  readonly name?: string;
-}
-
-export const draftsFromVariants = (variants: readonly Variant[]): VariantDraft[] =>
-  variants.map((v) => ({
-    key: v.key,
-    value:
-      typeof v.value === 'string'
-        ? v.value
-        : JSON.stringify(v.value, null, v.value && typeof v.value === 'object' ? 2 : undefined),
-    ...(v.name ? { name: v.name } : {}),
-  }));
-
-/** Text → a value of the flag's type; text that is not one goes as it is, so the API names the field. */
-export function parseValue(type: FlagType, text: string): JsonValue {
-  if (type === 'string') return text;
-  try {
-    const value = JSON.parse(text) as JsonValue;
-    return type === 'number' && typeof value !== 'number' ? text : value;
-  } catch {
-    return text;
-  }
-}
-
-export const variantsFromDrafts = (type: FlagType, drafts: readonly VariantDraft[]): Variant[] =>
-  drafts.map((d) => ({ key: d.key, value: parseValue(type, d.value), ...(d.name ? { name: d.name } : {}) }));
-
-/** The variants of a flag: a key and a value of the flag's type each. */
+/**
+ * The variants of a flag: a key and a value of the flag's type each. Renaming a key renames it
+ * wherever the draft refers to it, since references hold the variant's draft id.
+ */
 export function VariantsEditor({
   type,
   variants,
@@ -55,8 +28,7 @@ export function VariantsEditor({
       <legend>Variants</legend>
       <InlineError problem={problem} path="/variants" />
       {variants.map((variant, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: variants are edited in place; keys are what is edited
-        <div className="row variant" key={index}>
+        <div className="row variant" key={variant.id}>
           <Field label="Key" path={`/variants/${index}/key`} problem={problem}>
             {(props) => (
               <input
@@ -119,11 +91,7 @@ export function VariantsEditor({
         </div>
       ))}
       {!fixed && (
-        <button
-          type="button"
-          className="btn"
-          onClick={() => onChange([...variants, { key: '', value: type === 'object' ? '{}' : '' }])}
-        >
+        <button type="button" className="btn" onClick={() => onChange([...variants, newVariantDraft(type)])}>
           Add variant
         </button>
       )}

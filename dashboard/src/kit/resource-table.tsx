@@ -1,0 +1,83 @@
+import type { ReactNode } from 'react';
+import type { ApiError } from '../api.ts';
+import { LoadError, Loading } from '../ui.tsx';
+
+export interface Column<T> {
+  /** The column's heading; give a visually hidden one to a column of buttons. */
+  readonly header: ReactNode;
+  readonly cell: (row: T) => ReactNode;
+  readonly className?: string;
+}
+
+/**
+ * A list of resources as a table, with its other states: loading, failed (with a retry) and
+ * empty (what to show instead of a table with no rows). Wide tables scroll in their own box.
+ */
+export function ResourceTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  what,
+  error,
+  retry,
+  empty,
+  rowClassName,
+  replaceRow,
+}: {
+  /** Read by screen readers only. */
+  caption: string;
+  columns: readonly (Column<T> | false)[];
+  /** undefined while loading. */
+  rows: readonly T[] | undefined;
+  rowKey: (row: T) => string;
+  /** For "Loading …". */
+  what: string;
+  error?: ApiError | undefined;
+  retry?: () => void;
+  empty: ReactNode;
+  rowClassName?: (row: T) => string | undefined;
+  /** A row shown as one wide cell instead (e.g. the row's inline edit form), when this returns one. */
+  replaceRow?: (row: T) => ReactNode | undefined;
+}) {
+  if (error) return <LoadError error={error} retry={retry} />;
+  if (rows === undefined) return <Loading what={what} />;
+  if (rows.length === 0) return <>{empty}</>;
+  const shown = columns.filter((c): c is Column<T> => c !== false);
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {shown.map((c, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed for the table's life
+              <th scope="col" key={i} className={c.className}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const replaced = replaceRow?.(row);
+            return (
+              <tr key={rowKey(row)} className={rowClassName?.(row)}>
+                {replaced !== undefined ? (
+                  <td colSpan={shown.length}>{replaced}</td>
+                ) : (
+                  shown.map((c, i) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed for the table's life
+                    <td key={i} className={c.className}>
+                      {c.cell(row)}
+                    </td>
+                  ))
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

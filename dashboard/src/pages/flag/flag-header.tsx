@@ -1,0 +1,100 @@
+import { api, enc, type Flag } from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { confirm } from '../../kit/dialogs.tsx';
+import { describePath, ErrorSummary } from '../../kit/field.tsx';
+import { navigate } from '../../router.tsx';
+import { PageTitle, Time, toast } from '../../ui.tsx';
+import type { FlagEditor } from './use-flag-editor.ts';
+
+/** The flag's title, archive and delete, and what went wrong with the last save. */
+export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () => void }) {
+  const { project } = useProject();
+  const { flag, dirty, mayEdit, problem, setProblem } = editor;
+
+  const act = async (action: () => Promise<void>) => {
+    try {
+      await action();
+    } catch (e) {
+      setProblem(e as never);
+    }
+  };
+
+  const setArchived = async (archived: boolean) => {
+    if (
+      archived &&
+      !(await confirm({
+        title: `Archive ${flag.name}?`,
+        body: 'Archived flags still evaluate, but leave the flag list and bulk evaluation. You can restore it later.',
+        confirmLabel: 'Archive flag',
+      }))
+    )
+      return;
+    await act(async () => {
+      editor.saved(await api<Flag>('PATCH', `/flags/${enc(flag.id)}`, { archived }, flag.version));
+      toast(archived ? `${flag.name} archived.` : `${flag.name} restored.`);
+    });
+  };
+
+  const remove = async () => {
+    const ok = await confirm({
+      title: `Delete ${flag.name}?`,
+      body: (
+        <p>
+          Applications asking for <code>{flag.key}</code> will get “flag not found” in every environment. This
+          cannot be undone.
+        </p>
+      ),
+      confirmLabel: 'Delete flag',
+      danger: true,
+    });
+    if (!ok) return;
+    await act(async () => {
+      await api('DELETE', `/flags/${enc(flag.id)}`, undefined, flag.version);
+      toast(`${flag.name} deleted.`);
+      void navigate(`/projects/${enc(project.key)}/flags`, { replace: true });
+    });
+  };
+
+  return (
+    <>
+      <PageTitle
+        actions={
+          mayEdit && (
+            <>
+              <button
+                type="button"
+                className="btn"
+                onClick={() => setArchived(!flag.archived)}
+                disabled={dirty}
+              >
+                {flag.archived ? 'Restore' : 'Archive'}
+              </button>
+              <button type="button" className="btn danger" onClick={remove} disabled={dirty}>
+                Delete
+              </button>
+            </>
+          )
+        }
+      >
+        {flag.name} {flag.archived && <span className="badge">archived</span>}
+      </PageTitle>
+      <p className="muted">
+        <code>{flag.key}</code> · {flag.type} flag · version {flag.version} · updated{' '}
+        <Time at={flag.updatedAt} />
+      </p>
+      {problem?.status === 412 ? (
+        <div className="error-summary" role="alert">
+          <p>
+            <strong>Someone else changed this flag since you opened it.</strong> Reload to see their version;
+            your edits here will be discarded.
+          </p>
+          <button type="button" className="btn" onClick={reload}>
+            Reload the flag
+          </button>
+        </div>
+      ) : (
+        <ErrorSummary problem={problem} describe={describePath} />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,60 @@
+import { enc, type Flag, type Segment, useApi } from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { SaveBar } from '../../kit/save-bar.tsx';
+import { LoadError, Loading } from '../../ui.tsx';
+import { FlagHeader } from './flag-header.tsx';
+import { HistorySection } from './history-section.tsx';
+import { SettingsSection } from './settings-section.tsx';
+import { TargetingSection } from './targeting-section.tsx';
+import { useFlagEditor } from './use-flag-editor.ts';
+
+/** A flag: its variants and, per environment, its switch, targets, rules and default; and its history. */
+export function FlagPage({ flagKey }: { flagKey: string }) {
+  const { project } = useProject();
+  const flag = useApi<Flag>(`/projects/${enc(project.id)}/flags/${enc(flagKey)}`);
+  const segments = useApi<Segment[]>(`/projects/${enc(project.id)}/segments?limit=1000`);
+  if (flag.error) return <LoadError error={flag.error} retry={flag.reload} />;
+  if (!flag.data || !segments.data) return <Loading what="flag" />;
+  return (
+    <FlagSections
+      flag={flag.data}
+      segments={segments.data.map((s) => s.key)}
+      onSaved={flag.setData}
+      reload={flag.reload}
+    />
+  );
+}
+
+/**
+ * The page's sections, each a component of its own that takes the editor (see
+ * use-flag-editor.ts): a new section (insights, prerequisites…) is one more line here.
+ */
+function FlagSections({
+  flag,
+  segments,
+  onSaved,
+  reload,
+}: {
+  flag: Flag;
+  segments: readonly string[];
+  onSaved: (flag: Flag) => void;
+  reload: () => void;
+}) {
+  const editor = useFlagEditor(flag, onSaved);
+  return (
+    <>
+      <FlagHeader editor={editor} reload={reload} />
+      <TargetingSection editor={editor} segments={segments} />
+      <SettingsSection editor={editor} />
+      <HistorySection flag={flag} generation={editor.generation} />
+      {editor.dirty && (
+        <SaveBar
+          saving={editor.saving}
+          mayEdit={editor.mayEdit}
+          onDiscard={editor.discard}
+          onSave={editor.save}
+        />
+      )}
+    </>
+  );
+}

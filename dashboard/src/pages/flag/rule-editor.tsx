@@ -1,0 +1,135 @@
+import type { ApiError } from '../../api.ts';
+import { Field, fieldId } from '../../kit/field.tsx';
+import { ConditionsEditor, SegmentPicker } from '../rule-editors.tsx';
+import type { RuleDraft, VariantDraft } from './draft.ts';
+import { ServeEditor } from './serve-editor.tsx';
+
+/**
+ * One targeting rule: who it is for, then what it serves. "Everyone" is a choice of its own, so
+ * a rule left empty is refused rather than serving everyone by accident (decision 0603).
+ */
+export function RuleEditor({
+  rule,
+  index,
+  count,
+  path,
+  variants,
+  segments,
+  problem,
+  onChange,
+  onMove,
+  onRemove,
+}: {
+  rule: RuleDraft;
+  index: number;
+  count: number;
+  path: string;
+  variants: readonly VariantDraft[];
+  segments: readonly string[];
+  problem?: ApiError | undefined;
+  onChange: (rule: RuleDraft) => void;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+}) {
+  const title = `Rule ${index + 1}`;
+  const audience = `${fieldId(path)}-audience`;
+  return (
+    <li className="rule" aria-label={title}>
+      <div className="rule-head">
+        <h4>{title}</h4>
+        <div className="inline-actions">
+          <button
+            type="button"
+            className="btn subtle"
+            disabled={index === 0}
+            onClick={() => onMove(index - 1)}
+          >
+            Move up<span className="visually-hidden"> {title}</span>
+          </button>
+          <button
+            type="button"
+            className="btn subtle"
+            disabled={index === count - 1}
+            onClick={() => onMove(index + 1)}
+          >
+            Move down<span className="visually-hidden"> {title}</span>
+          </button>
+          <button type="button" className="btn subtle danger-text" onClick={onRemove}>
+            Remove<span className="visually-hidden"> {title}</span>
+          </button>
+        </div>
+      </div>
+      <Field label="Description" path={`${path}/description`} problem={problem}>
+        {(props) => (
+          <input
+            {...props}
+            value={rule.description}
+            onChange={(e) => onChange({ ...rule, description: e.target.value })}
+          />
+        )}
+      </Field>
+      <fieldset className="radio-row audience">
+        <legend>{title} is for</legend>
+        <label className="checkbox">
+          <input
+            type="radio"
+            name={audience}
+            checked={!rule.everyone}
+            onChange={() => onChange({ ...rule, everyone: false })}
+          />{' '}
+          Users in segments or with conditions
+        </label>
+        <label className="checkbox">
+          <input
+            type="radio"
+            name={audience}
+            checked={rule.everyone}
+            onChange={() => onChange({ ...rule, everyone: true })}
+          />{' '}
+          Everyone
+        </label>
+      </fieldset>
+      {rule.everyone ? (
+        <p className="notice small">
+          Every user who reaches this rule gets what it serves
+          {index < count - 1 ? '; the rules below it are never reached.' : '.'}
+        </p>
+      ) : (
+        <>
+          <SegmentPicker
+            label="If the user is in every one of these segments"
+            chosen={rule.segments}
+            pick={rule.pick}
+            available={segments}
+            path={`${path}/segments`}
+            problem={problem}
+            onPick={(pick) => onChange({ ...rule, pick })}
+            onAdd={(segment) => onChange({ ...rule, segments: [...rule.segments, segment], pick: '' })}
+            onRemove={(segment) =>
+              onChange({ ...rule, segments: rule.segments.filter((s) => s !== segment) })
+            }
+          />
+          <p className="muted small">…and every condition holds:</p>
+          <ConditionsEditor
+            conditions={rule.conditions}
+            path={`${path}/conditions`}
+            segments={segments}
+            problem={problem}
+            allowSegments={false}
+            onChange={(conditions) => onChange({ ...rule, conditions })}
+          />
+        </>
+      )}
+      <ServeEditor
+        serve={rule.serve}
+        variants={variants}
+        path={`${path}/serve`}
+        variantPath={`${path}/serve/variant`}
+        rolloutPath={`${path}/serve/rollout`}
+        problem={problem}
+        legend={title}
+        onChange={(serve) => onChange({ ...rule, serve })}
+      />
+    </li>
+  );
+}

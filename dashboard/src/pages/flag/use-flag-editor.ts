@@ -1,0 +1,124 @@
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { type ApiError, api, enc, type Flag } from '../../api.ts';
+import { useProject } from '../../app.tsx';
+import { confirmProtected, isProtected } from '../../protected.tsx';
+import { useLeaveGuard } from '../../router.tsx';
+import { can, useSession } from '../../session.ts';
+import { toast } from '../../ui.tsx';
+import { draftOf, type EnvironmentDraft, type FlagDraft, flagPatch, same } from './draft.ts';
+
+/** Everything the flag page's sections share: the flag, its draft, the open environment, and saving. */
+export interface FlagEditor {
+  readonly flag: Flag;
+  readonly draft: FlagDraft;
+  readonly initial: FlagDraft;
+  readonly problem: ApiError | undefined;
+  readonly saving: boolean;
+  readonly dirty: boolean;
+  readonly mayEdit: boolean;
+  /** The environment whose tab is open, and the keys of all tabs. */
+  readonly environment: string;
+  readonly environmentKeys: readonly string[];
+  readonly openEnvironment: (key: string) => void;
+  /** Grows with every save, so sections that show derived data (history) can reload. */
+  readonly generation: number;
+  readonly change: (change: (draft: FlagDraft) => FlagDraft) => void;
+  /** Changes the open environment's draft. */
+  readonly changeEnvironment: (change: Partial<EnvironmentDraft>) => void;
+  readonly save: () => Promise<void>;
+  readonly discard: () => void;
+  /** For actions outside the draft (archive, delete): shows their problem with the others. */
+  readonly setProblem: (problem: ApiError | undefined) => void;
+  readonly saved: (flag: Flag) => void;
+}
+
+/**
+ * The flag page's state and save logic. The page opens on the first environment that is not
+ * protected, so a first click does not land in production.
+ */
+export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEditor {
+  const { project, environments } = useProject();
+  const { me } = useSession();
+  const initial = useMemo(() => draftOf(flag), [flag]);
+  const [draft, setDraft] = useState(initial);
+  const [problem, setProblem] = useState<ApiError>();
+  const [saving, setSaving] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  const environmentKeys = environments.map((e) => e.key).filter((k) => flag.environments[k]);
+  const [environment, openEnvironment] = useState(
+    () =>
+      environments.find((e) => flag.environments[e.key] && !isProtected(e))?.key ?? environmentKeys[0] ?? '',
+  );
+  const dirty = !same(draft, initial);
+  useLeaveGuard(dirty);
+  useEffect(() => setDraft(initial), [initial]);
+
+  const changeEnvironment = useCallback(
+    (change: Partial<EnvironmentDraft>) =>
+      setDraft((d) => {
+        const current = d.environments[environment];
+        return current
+          ? { ...d, environments: { ...d.environments, [environment]: { ...current, ...change } } }
+          : d;
+      }),
+    [environment],
+  );
+
+  const saved = useCallback(
+    (next: Flag) => {
+      onSaved(next);
+      setGeneration((g) => g + 1);
+    },
+    [onSaved],
+  );
+
+  const save = async () => {
+    const patch = flagPatch(flag.type, draft, initial);
+    const touched = Object.keys((patch.environments as object | undefined) ?? {});
+    if (
+      !(await confirmProtected(
+        environments.filter((e) => touched.includes(e.key)),
+        `save ${flag.name}`,
+      ))
+    )
+      return;
+    setSaving(true);
+    setProblem(undefined);
+    try {
+      const next = await api<Flag>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
+      saved(next);
+      toast(`Saved ${next.name}.`);
+    } catch (error) {
+      const e = error as ApiError;
+      setProblem(e);
+      // Show the environment the first error is in, so its field is on screen.
+      const envOfError = e.errors.map((x) => /^\/environments\/([^/]+)/.exec(x.path)?.[1]).find(Boolean);
+      if (envOfError && envOfError !== environment) openEnvironment(envOfError);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return {
+    flag,
+    draft,
+    initial,
+    problem,
+    saving,
+    dirty,
+    mayEdit: can(me, 'editor', project),
+    environment,
+    environmentKeys,
+    openEnvironment,
+    generation,
+    change: setDraft,
+    changeEnvironment,
+    save,
+    discard: () => {
+      setDraft(initial);
+      setProblem(undefined);
+    },
+    setProblem,
+    saved,
+  };
+}

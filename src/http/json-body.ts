@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../domain/json-depth.ts';
+
+/** The `code` of the error a too-deep body raises; OFREP answers it as PARSE_ERROR. */
+export const JSON_TOO_DEEP = 'FLAGSTAFF_JSON_TOO_DEEP';
+
+const tooDeep = () =>
+  Object.assign(new Error(`The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`), {
+    statusCode: 400,
+    code: JSON_TOO_DEEP,
+  });
+
+/**
+ * JSON bodies (application/json, and application/merge-patch+json for PATCH, RFC 7396) are
+ * refused with a 400 when they nest deeper than MAX_JSON_DEPTH, before they are parsed: every
+ * route, schema and service after this sees bounded input. Anything else is a 415.
+ */
+export function registerJsonBodies(app: FastifyInstance, bodyLimit: number): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  for (const type of ['application/json', 'application/merge-patch+json']) {
+    app.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (request, body, done) => {
+      if (jsonTextNestsDeeperThan(body as string)) return done(tooDeep(), undefined);
+      return parse(request, body as string, done);
+    });
+  }
+}
