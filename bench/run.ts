@@ -4,10 +4,12 @@ import { parseArgs } from 'node:util';
 import { runPart } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
+import { SERVER_V8_FLAGS, soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,writes,insights,realtime,scheduler]
-//   [--log-level=info] [--seconds=4] [--rounds=5] [--insights-flags=100]`
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,insights,realtime,scheduler]
+//   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
+// propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
@@ -17,6 +19,8 @@ const PARTS = [
   'jsonlogic',
   'scale',
   'http',
+  'propagation',
+  'soak',
   'writes',
   'insights',
   'realtime',
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: String(HTTP_DEFAULTS.seconds) },
     rounds: { type: 'string', default: String(HTTP_DEFAULTS.rounds) },
     'insights-flags': { type: 'string', default: '100' },
+    'soak-seconds': { type: 'string', default: '60' },
   },
 });
 const parts = (values.only?.split(',') ?? PARTS).filter((p): p is Part =>
@@ -111,6 +116,25 @@ for (const part of parts) {
     );
   }
   if (part === 'realtime') rows.push(...(await runPart<Row[]>('./realtime.ts')));
+  if (part === 'propagation') {
+    const measured = await runPart<Row[]>('./propagation.ts');
+    if (measured.length === 0)
+      console.log('skipped (set FLAGSTAFF_BENCH_DATABASE_URL to a PostgreSQL database) ');
+    rows.push(...measured);
+  }
+  if (part === 'soak') {
+    // As shipped (npm start caps V8's young generation), and with V8's default sizing for comparison.
+    for (const execArgv of [SERVER_V8_FLAGS, []]) {
+      rows.push(
+        ...(await soakBenchmark({
+          seconds: Number(values['soak-seconds']),
+          connections: HTTP_DEFAULTS.connections,
+          logLevel: values['log-level'] === 'warn' ? 'info' : (values['log-level'] ?? 'info'),
+          execArgv,
+        })),
+      );
+    }
+  }
   console.log(`${((performance.now() - began) / 1000).toFixed(0)} s`);
 }
 

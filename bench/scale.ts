@@ -4,6 +4,7 @@ import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import {
   type CompiledEnvironment,
   compileEnvironment,
+  compileProject,
   withFlag,
 } from '../src/evaluation/compile-environment.ts';
 import { isMain, sendResult } from './child.ts';
@@ -172,8 +173,9 @@ export function generateProject(seed = 3): { flags: Flag[]; segments: Segment[] 
   return { flags, segments };
 }
 
+/** As SnapshotRegistry builds a project: every environment, the segments compiled once for all. */
 function compileAll(flags: readonly Flag[], segments: readonly Segment[]): CompiledEnvironment[] {
-  return ENVIRONMENTS.map((environmentKey) => compileEnvironment({ environmentKey, flags, segments }));
+  return [...compileProject(ENVIRONMENTS, flags, segments).values()];
 }
 
 function settle(): void {

@@ -14,10 +14,11 @@ describe('loadConfig', () => {
       rateLimitEvaluation: 1000,
       rateLimitManagement: 50,
       corsOrigins: ['*'],
+      trustProxy: false,
+      redisUrl: undefined,
       flagdSyncPort: undefined,
       insights: true,
       webhooksAllowPrivate: false,
-      trustProxy: false,
       otlpEndpoint: undefined,
       otelServiceName: 'flagstaff',
     });

@@ -12,14 +12,16 @@ export interface Config {
   readonly rateLimitEvaluation: number;
   readonly rateLimitManagement: number;
   readonly corsOrigins: readonly string[];
+  /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
+  readonly trustProxy: TrustProxy;
+  /** FLAGSTAFF_REDIS_URL: rate limits shared by every node; unset, per node. */
+  readonly redisUrl: string | undefined;
   /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (SPEC §9); unset: off. */
   readonly flagdSyncPort: number | undefined;
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. */
   readonly webhooksAllowPrivate: boolean;
-  /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
-  readonly trustProxy: TrustProxy;
   /** OTEL_EXPORTER_OTLP_ENDPOINT: where traces go over OTLP/HTTP; unset, OpenTelemetry is not even loaded. */
   readonly otlpEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME, default flagstaff. */
@@ -76,6 +78,14 @@ function trustProxy(env: Env): TrustProxy {
   return Object.freeze(entries);
 }
 
+function redisUrl(env: Env): string | undefined {
+  const url = env.FLAGSTAFF_REDIS_URL || undefined;
+  if (url === undefined || /^rediss?:\/\/.+/.test(url)) return url;
+  throw new ConfigError(
+    `FLAGSTAFF_REDIS_URL must be redis://… or rediss://…, got "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+  );
+}
+
 function databaseUrl(env: Env): string {
   const url = env.FLAGSTAFF_DATABASE_URL || 'sqlite:./data/flagstaff.db';
   if (/^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url)) return url;
@@ -118,10 +128,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    trustProxy: trustProxy(env),
+    redisUrl: redisUrl(env),
     flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
       ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
       : undefined,
-    trustProxy: trustProxy(env),
     corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
     insights: insights === 'on',
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),

@@ -40,6 +40,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       config.otlpEndpoint === undefined
         ? undefined
         : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
+    redisUrl: config.redisUrl,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
@@ -64,6 +65,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
+  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await services.sync.start(openChangeFeed(db), app.log);
   // After migrations: the first pass applies changes that fell due while no node ran.
   const scheduler = new ChangeScheduler(store, services.flags, { log: app.log });

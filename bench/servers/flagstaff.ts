@@ -1,4 +1,5 @@
 import { Session } from 'node:inspector';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
 import { HTTP_CONTEXT, SEGMENTS, TARGETED_FLAG } from '../fixtures.ts';
@@ -62,6 +63,14 @@ const post = (method: string) =>
   );
 process.on('message', async (message: { type?: string }) => {
   if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
+  if (message?.type === 'memory') {
+    const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+    process.send?.({
+      type: 'memory',
+      heapUsed: process.memoryUsage().heapUsed,
+      newSpace: newSpace?.space_size ?? 0,
+    });
+  }
   if (message?.type === 'profile-start') {
     await post('Profiler.enable');
     await post('Profiler.start');

@@ -24,6 +24,8 @@ export interface EnvironmentInput {
   readonly environmentKey: string;
   readonly flags: readonly Flag[];
   readonly segments: readonly Segment[];
+  /** `segments` compiled already: segments do not depend on the environment, so a project's environments share them. */
+  readonly compiledSegments?: CompiledSegments;
 }
 
 // Key order is UTF-16 code unit order, the same on every node whatever its locale.
@@ -170,13 +172,28 @@ function reusable(base: Snapshot, stale: ReadonlySet<string>): Map<string, Compi
 
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
-  const segments = compileSegments(input.segments);
+  const segments = input.compiledSegments ?? compileSegments(input.segments);
   const sources = new Map<string, Flag>();
   for (const flag of input.flags) sources.set(flag.key, flag);
   const flags = new Map<string, CompiledFlag>();
   compileInOrder(new Set(sources.keys()), sources, input.environmentKey, segments, flags);
   const keys = [...flags.keys()].sort(byCodeUnits);
   return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
+}
+
+/** Every environment of a project, compiling its segments once for all of them. */
+export function compileProject(
+  environmentKeys: readonly string[],
+  flags: readonly Flag[],
+  segments: readonly Segment[],
+): ReadonlyMap<string, CompiledEnvironment> {
+  const compiledSegments = compileSegments(segments);
+  return new Map(
+    environmentKeys.map((environmentKey) => [
+      environmentKey,
+      compileEnvironment({ environmentKey, flags, segments, compiledSegments }),
+    ]),
+  );
 }
 
 /**

@@ -69,21 +69,26 @@ function hasTargeting(targeting: JsonValue | undefined): targeting is JsonValue 
  * Results are frozen so that no caller can change what the next caller receives.
  */
 function resultFactory(flag: Flag) {
-  const values = new Map<string, JsonValue>();
-  for (const { key, value } of flag.variants) {
-    // A copy, so that freezing it leaves the caller's flag alone.
-    values.set(key, typeof value === 'object' && value !== null ? deepFreeze(structuredClone(value)) : value);
-  }
+  // Two small arrays rather than a Map: a flag has a handful of variants, and a Map per flag and
+  // environment costs more memory than the rest of a simple flag's compiled form.
+  const variantKeys = flag.variants.map((variant) => variant.key);
+  // A copy, so that freezing it leaves the caller's flag alone.
+  const variantValues = flag.variants.map(({ value }) =>
+    typeof value === 'object' && value !== null ? deepFreeze(structuredClone(value)) : value,
+  );
   const flagMetadata: FlagMetadata = Object.freeze({ ...flag.metadata });
+  // The key and type, not the flag: a closure over the flag would keep every environment's
+  // configuration alive as long as the snapshot (a third of a large project's memory).
+  const { key, type } = flag;
   const results = (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
     // A variant the flag lacks (refused at write time) is served as no variant at all.
-    const known = variant !== null && values.has(variant);
+    const index = variant === null ? -1 : variantKeys.indexOf(variant);
     return Object.freeze({
-      key: flag.key,
-      type: flag.type,
-      value: known ? (values.get(variant) as JsonValue) : null,
+      key,
+      type,
+      value: index === -1 ? null : (variantValues[index] as JsonValue),
       reason,
-      variant: known ? variant : null,
+      variant: index === -1 ? null : variant,
       flagMetadata,
       ...provenance,
     });
@@ -91,8 +96,8 @@ function resultFactory(flag: Flag) {
   /** The one result of a flag that cannot be evaluated: no value, reason `error` with OpenFeature's code. */
   results.failure = (errorMessage: string): EvaluationDetail =>
     Object.freeze({
-      key: flag.key,
-      type: flag.type,
+      key,
+      type,
       value: null,
       reason: 'error',
       variant: null,
@@ -123,6 +128,9 @@ function serveRollout(
   return (context) => pick(context) ?? fallback;
 }
 
+/** A rule naming a segment that does not exist matches nobody. */
+const never: UserPredicate = () => false;
+
 interface CompiledRule {
   readonly matches: UserPredicate;
   readonly serve: Serve;
@@ -135,7 +143,6 @@ function compileTargetingRule(
   segments: SegmentLookup,
   results: Results,
 ): CompiledRule {
-  const never: UserPredicate = () => false;
   const matches = allOf([
     ...(rule.segments ?? []).map((key) => segments.get(key) ?? never),
     ...(rule.conditions ?? []).map((condition) => compileRule(condition, segments)),
@@ -190,9 +197,11 @@ function compileNative(
     // A key listed under two variants gets the first, as the list reads.
     for (const key of target.values) if (!targets.has(key)) targets.set(key, served);
   }
-  const rules = (config.rules ?? []).map((rule) =>
-    compileTargetingRule(rule, flag, config, segments, results),
-  );
+  // A loop, not a closure: a callback naming `flag` would put it in the context the evaluator
+  // below shares, keeping the whole flag (every environment) alive as long as the snapshot.
+  const rules: CompiledRule[] = [];
+  for (const rule of config.rules ?? [])
+    rules.push(compileTargetingRule(rule, flag, config, segments, results));
   if (targets.size === 0 && rules.length === 0 && config.defaultRollout === undefined) {
     const fixed = results(config.defaultVariant, unpicked(config, 'static'));
     return () => fixed;

@@ -18,6 +18,7 @@ import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
 import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
+import { RedisLeases } from './plugins/redis-leases.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
@@ -44,6 +45,8 @@ export interface AppOptions {
   readonly corsOrigins?: readonly string[];
   /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
   readonly accessControl?: AccessControlOptions;
+  /** FLAGSTAFF_REDIS_URL: rate-limit budgets shared by every node through Redis (decision 0206). */
+  readonly redisUrl?: string | undefined;
   /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
   readonly trustProxy?: TrustProxy;
   /** OTEL_EXPORTER_OTLP_ENDPOINT and service name: trace requests and evaluations; unset, OpenTelemetry is not loaded. */
@@ -95,8 +98,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerJsonBodies(app, BODY_LIMIT);
   app.decorateRequest('principal', undefined);
+  const sharedLimits =
+    options.redisUrl === undefined ? undefined : new RedisLeases(options.redisUrl, app.log);
+  if (sharedLimits !== undefined) app.addHook('onClose', () => sharedLimits.close());
   registerAccessControl(app, services.apiKeys, services.access, {
     ...options.accessControl,
+    ...(sharedLimits === undefined ? {} : { sharedLimits }),
     // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.
     authenticators: [
       sessionAuthenticator(services.sessions),

@@ -21,10 +21,17 @@ export async function commitProjectChange<T>(
   change: Change | ((result: T) => Change),
   work: (tx: StoreRoles) => Promise<T>,
 ): Promise<T> {
-  const { result, revision } = await deps.store.transaction(async (tx) => {
+  const { result, revision, written } = await deps.store.transaction(async (tx) => {
     const result = await work(tx);
-    return { result, revision: await tx.bumpRevision(projectId) };
+    const written = typeof change === 'function' ? change(result) : change;
+    return { result, written, revision: await tx.bumpRevision(projectId, announced(written)) };
   });
-  await deps.snapshots.changed(projectId, revision, typeof change === 'function' ? change(result) : change);
+  await deps.snapshots.changed(projectId, revision, written);
   return result;
+}
+
+/** What other nodes are told changed (`bumpRevision`'s `change`): a flag to read again, or one to drop. */
+function announced(change: Change): string | undefined {
+  if (change === 'project') return undefined;
+  return 'written' in change ? `w:${change.written.id}` : `r:${change.removed}`;
 }

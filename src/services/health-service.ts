@@ -1,15 +1,34 @@
 import type { Store } from '../storage/store.ts';
+import type { DatabaseState, NodeSync } from './node-sync.ts';
 
-/** Readiness: whether this node can serve writes and cold loads. */
+export interface Readiness {
+  /** The node can evaluate: everything is loaded, or (not started) it loads lazily and the database answers. */
+  readonly ready: boolean;
+  readonly database: DatabaseState;
+}
+
+/** Readiness (SPEC §1, §8): whether this node can evaluate, and whether the database answers. */
 export class HealthService {
   readonly #store: Pick<Store, 'ping'>;
+  readonly #sync: NodeSync | undefined;
 
-  constructor(store: Pick<Store, 'ping'>) {
+  constructor(store: Pick<Store, 'ping'>, sync?: NodeSync) {
     this.#store = store;
+    this.#sync = sync;
   }
 
-  /** Resolves when the database answers; rejects with its error when it does not. */
-  databaseReady(): Promise<void> {
-    return this.#store.ping();
+  /**
+   * A node that follows the change feed is ready once loaded, whatever the database does; one
+   * that loads lazily (tests, embedded use) can evaluate only while the database answers.
+   */
+  async readiness(): Promise<Readiness> {
+    const sync = this.#sync;
+    if (sync?.started) return { ready: sync.loaded, database: sync.database };
+    try {
+      await this.#store.ping();
+      return { ready: true, database: 'up' };
+    } catch {
+      return { ready: false, database: 'down' };
+    }
   }
 }

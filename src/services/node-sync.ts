@@ -115,8 +115,16 @@ export class NodeSync {
   }
 
   #changed(notice: ChangeNotice): void {
-    const done = notice.kind === 'keys' ? this.#keys.sync().then(() => this.#up()) : this.resync();
-    done.catch((error) => this.#down(error));
+    const done =
+      notice.kind === 'keys'
+        ? this.#keys.sync()
+        : notice.kind === 'project'
+          ? this.#snapshots.projectChanged(notice.projectId, notice.revision, notice)
+          : this.resync();
+    done.then(
+      () => this.#up(),
+      (error) => this.#down(error),
+    );
   }
 
   #up(): void {

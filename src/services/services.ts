@@ -33,8 +33,6 @@ export interface Services {
   readonly streamAccess: StreamAccess;
   /** This node's open OFREP event streams. */
   readonly eventStreams: SseStreams;
-  /** Follows the change feed once started (main.ts); /readyz reports its state. */
-  readonly sync: NodeSync;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -51,6 +49,8 @@ export interface Services {
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
+  /** Keeps the snapshots and keys in step with the database once started (main.ts; decision 0204). */
+  readonly sync: NodeSync;
 }
 
 export interface ServiceOptions {
@@ -71,6 +71,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const revocations = new KeyRevocations();
   const apiKeys = new ApiKeyService(store, { clock: options.clock, revocations });
   const deps = { store, snapshots, keys: apiKeys.registry };
+  const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   const flags = new FlagService(deps);
   return {
@@ -78,7 +79,6 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     revocations,
     streamAccess: new StreamAccess(apiKeys.registry, options.clock),
     eventStreams: new SseStreams(snapshots, revocations),
-    sync: new NodeSync(snapshots, apiKeys.registry),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
@@ -91,7 +91,8 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     accounts: new AccountService(store),
     sessions: new SessionService(store, { clock: options.clock, ...options.sessions }),
     insights,
-    health: new HealthService(store),
+    health: new HealthService(store, sync),
+    sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate }),
     scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
     changeRequests: new ChangeRequestService(store, flags, options.clock),

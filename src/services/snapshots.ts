@@ -1,13 +1,13 @@
 import type { Flag } from '../domain/flag.ts';
 import {
   type CompiledEnvironment,
-  compileEnvironment,
+  compileProject,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
 import { ListenerHub } from '../realtime/listener-hub.ts';
 import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
-import type { EvaluationSource, ProjectStore } from '../storage/store.ts';
+import type { EvaluationSource } from '../storage/store.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -22,7 +22,6 @@ interface ProjectSnapshot {
 export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
 
 /** What the snapshots read: each project's contents, and the projects' keys for the references by key. */
-type SnapshotSource = EvaluationSource & Pick<ProjectStore, 'listProjects'>;
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
@@ -30,7 +29,7 @@ type SnapshotSource = EvaluationSource & Pick<ProjectStore, 'listProjects'>;
  * the change feed) picks up writes made by other nodes (they bump the project's revision).
  */
 export class SnapshotRegistry implements ProjectChanges {
-  readonly #source: SnapshotSource;
+  readonly #source: EvaluationSource;
   /** Told of every snapshot that moved to a newer revision, for the real-time streams. */
   readonly #changes = new ListenerHub<ProjectChange>();
   readonly #changedAt = new Map<string, number>();
@@ -42,7 +41,7 @@ export class SnapshotRegistry implements ProjectChanges {
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new Map<string, Promise<unknown>>();
 
-  constructor(source: SnapshotSource) {
+  constructor(source: EvaluationSource) {
     this.#source = source;
   }
 
@@ -125,18 +124,12 @@ export class SnapshotRegistry implements ProjectChanges {
    */
   async syncAll(): Promise<void> {
     const revisions = await this.#source.listRevisions();
-    const moved =
-      revisions.size !== this.#seen.size || [...revisions].some(([id, r]) => this.#seen.get(id) !== r);
-    if (!moved) return;
+    const sameProjects =
+      revisions.size === this.#seen.size && [...revisions.keys()].every((id) => this.#seen.has(id));
+    if (sameProjects && [...revisions].every(([id, r]) => (this.#projects.get(id)?.revision ?? -1) >= r))
+      return;
     for (const projectId of [...this.#projects.keys()]) if (!revisions.has(projectId)) this.forget(projectId);
-    const references = new Map<string, string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.#source.listProjects({ limit: 1000, cursor });
-      for (const project of page.items) references.set(project.key, project.id).set(project.id, project.id);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    this.#projectIds = references;
+    if (!sameProjects) await this.#loadReferences();
     await Promise.all(
       [...revisions].map(([projectId, revision]) => {
         const loaded = this.#projects.get(projectId);
@@ -148,12 +141,51 @@ export class SnapshotRegistry implements ProjectChanges {
     this.#seen = revisions;
   }
 
+  /**
+   * A notification that `projectId` moved to `revision` (undefined: deleted): reloads just that
+   * project when it is behind; a project this node has never seen takes a full `syncAll`.
+   */
+  async projectChanged(
+    projectId: string,
+    revision: number | undefined,
+    flag: { readonly written?: string; readonly removed?: string } = {},
+  ): Promise<void> {
+    if (revision === undefined) {
+      this.forget(projectId);
+      return;
+    }
+    const loaded = this.#projects.get(projectId);
+    if (loaded === undefined) return this.syncAll();
+    // One flag changed and nothing else since: patch it (what the writing node did) rather than reload.
+    if (loaded.revision === revision - 1) {
+      if (flag.removed !== undefined) return this.changed(projectId, revision, { removed: flag.removed });
+      const written = flag.written === undefined ? undefined : await this.#source.readFlag(flag.written);
+      if (written !== undefined) return this.changed(projectId, revision, { written });
+    }
+    if (revision > loaded.revision) {
+      await this.#serialise(projectId, async () => {
+        if (revision > (this.#projects.get(projectId)?.revision ?? -1)) await this.#load(projectId);
+      });
+    }
+  }
+
+  /** Project key and id → id for every project, so evaluation names projects without the database. */
+  async #loadReferences(): Promise<void> {
+    const references = new Map<string, string>();
+    for (const project of await this.#source.listProjectKeys()) {
+      references.set(project.key, project.id).set(project.id, project.id);
+    }
+    this.#projectIds = references;
+  }
+
   async #load(projectId: string): Promise<ProjectSnapshot> {
     const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
     const snapshot: ProjectSnapshot = {
       revision,
-      environments: new Map(
-        environments.map((e) => [e.key, compileEnvironment({ environmentKey: e.key, flags, segments })]),
+      environments: compileProject(
+        environments.map((e) => e.key),
+        flags,
+        segments,
       ),
     };
     this.#install(projectId, snapshot);

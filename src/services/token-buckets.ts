@@ -16,6 +16,17 @@ export interface TokenBucketOptions {
   readonly clock: Clock;
 }
 
+/** A budget of tokens per key: local to the node (`TokenBuckets`) or shared through Redis. */
+export interface RateLimiter {
+  /** The most tokens a key holds (RateLimit-Limit). */
+  readonly capacity: number;
+  readonly perSecond: number;
+  /** Takes a token for `key` if there is one; `allowed` says whether it did. Synchronous: no I/O. */
+  take(key: string): Bucket;
+  resetSeconds(bucket: Bucket): number;
+  retryAfterSeconds(bucket: Bucket): number;
+}
+
 /** Above this many buckets, full ones (idle long enough to have refilled) are dropped, at most once a second. */
 const SWEEP_ABOVE = 10_000;
 
@@ -23,7 +34,7 @@ const SWEEP_ABOVE = 10_000;
  * Token buckets keyed by a string (an API key id, a client address). Taking a token is one Map
  * lookup and a little arithmetic: no timer, no allocation once the key has a bucket.
  */
-export class TokenBuckets {
+export class TokenBuckets implements RateLimiter {
   readonly capacity: number;
   readonly perSecond: number;
   readonly #perMs: number;

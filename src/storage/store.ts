@@ -89,20 +89,24 @@ export interface Transactional<R> {
 export interface EvaluationSource {
   /** Every environment, flag (key order) and segment (key order) of a project, with its revision; one consistent read. */
   readProject(projectId: string): Promise<ProjectContents>;
-  /** Revisions of every project, for nodes to poll. */
+  /** Revisions of every project, for nodes to compare with their own. */
   listRevisions(): Promise<ReadonlyMap<string, number>>;
+  /** One flag with every environment's configuration, for a node patching its snapshot after a notification. */
+  readFlag(flagId: string): Promise<Flag | undefined>;
+  /** The id and key of every project, so evaluation names projects without asking the database. */
+  listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]>;
 }
 
 /** Authentication's question: which keys have these secret hashes. */
 export interface KeyLookup {
+  /** Every key not revoked, with its hash: what a node authenticates requests with (decision 0201). */
+  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
+  /** Moves with every change to any key (a trigger bumps it, migration 0005), so a node knows when to reload them. */
+  apiKeysRevision(): Promise<number>;
   /** The keys whose secret hashes are among `secretHashes` (one query, for many requests at once). */
   findApiKeysByHash(secretHashes: readonly string[]): Promise<readonly StoredApiKey[]>;
   /** Records last use for many keys at once (batched off the request path); never moves a key's last use back. */
   touchApiKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
-  /** Every key not revoked, with its hash: what a node authenticates evaluation requests with (decision 0201). */
-  listActiveApiKeys(): Promise<readonly StoredApiKey[]>;
-  /** Moves with every change to any key (a trigger bumps it), so a node knows when to reload them. */
-  apiKeysRevision(): Promise<number>;
 }
 
 /** API keys as resources: listed, created and revoked by admins. */
@@ -122,8 +126,11 @@ export interface ProjectStore {
   insertProject(project: Project): Promise<void>;
   updateProject(project: Project, expectedVersion: number): Promise<boolean>;
   deleteProject(id: string): Promise<boolean>;
-  /** Bumps and returns the project's revision: every node rebuilds its snapshots when it moves. */
-  bumpRevision(projectId: string): Promise<number>;
+  /**
+   * Bumps and returns the project's revision, announcing it to every node when the transaction
+   * commits; `change` (`w:<flagId>` written, `r:<flagKey>` removed) lets them patch one flag.
+   */
+  bumpRevision(projectId: string, change?: string): Promise<number>;
 
   /** Environments of a project, in creation order. */
   listEnvironments(projectId: string): Promise<readonly Environment[]>;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { TrustProxy } from '../../src/config.ts';
 import type { Role } from '../../src/domain/api-key.ts';
 import { buildApp } from '../../src/http/build-app.ts';
 import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
@@ -63,6 +64,8 @@ export interface NodeOptions {
   readonly clock?: FakeClock;
   readonly logger?: FastifyServerOptions['logger'];
   readonly accessControl?: Omit<AccessControlOptions, 'rateLimits' | 'clock'>;
+  /** FLAGSTAFF_TRUST_PROXY. */
+  readonly trustProxy?: TrustProxy;
   /** Follow this database's change feed, as a deployed node does (hears other nodes' writes). */
   readonly feedFrom?: Kysely<Database>;
 }
@@ -75,6 +78,7 @@ export async function startNode(store: Store, options: NodeOptions = {}): Promis
   const app = await buildApp({
     services,
     logger: options.logger ?? false,
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     accessControl: {
       ...options.accessControl,
       rateLimits: options.rateLimits ?? NO_RATE_LIMITS,

@@ -82,6 +82,11 @@ describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', 
     while (Date.now() < outageEnds) {
       for (const node of [a, b]) {
         count('rest', (await evaluate(node, evaluator.secret)).status);
+        // Naming the project by key, as an organisation-wide key must: resolved from memory too.
+        count(
+          'rest',
+          (await node.call('GET', '/v1/flags/outage?project=default', { key: evaluator.secret })).status,
+        );
         count(
           'bulk',
           (

@@ -16,11 +16,14 @@ import { ROUTE_ACCESS, type RouteAccess } from '../route-access.ts';
 import {
   type Clock,
   type RateLimitBudget,
+  type RateLimiter,
   rateLimitHook,
   sendRateLimited,
   setRateLimitHeaders,
   TokenBuckets,
 } from './rate-limit.ts';
+import type { RedisLeases } from './redis-leases.ts';
+import { SharedTokenBuckets } from './shared-token-buckets.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -91,6 +94,8 @@ export interface AccessControlOptions {
   readonly rateLimits?: RateLimitOptions;
   /** For the rate-limit buckets; tests pass a fake one. */
   readonly clock?: Clock;
+  /** FLAGSTAFF_REDIS_URL: budgets shared by every node (decision 0206); absent, per node. */
+  readonly sharedLimits?: RedisLeases;
 }
 
 /** A route the access hooks guard, with what it demands: the authorisation matrix test walks these. */
@@ -106,7 +111,7 @@ export interface AccessControl {
   readonly authenticators: readonly Authenticator[];
   /** Authorisation before validation; absent, routes are left to their use cases. */
   readonly checks: AccessChecks | undefined;
-  readonly budgets: Readonly<Partial<Record<RateLimitBudget, TokenBuckets>>>;
+  readonly budgets: Readonly<Partial<Record<RateLimitBudget, RateLimiter>>>;
   /** Per client address, for requests that fail authentication. */
   readonly failures: TokenBuckets;
   /** Credential → until when (ms) it passes an address that is over its failure budget. */
@@ -131,10 +136,15 @@ export function createAccessControl(
 ): AccessControl {
   const clock = options.clock ?? Date.now;
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  const budget = (perSecond: number) =>
-    perSecond > 0 ? new TokenBuckets({ capacity: perSecond, perSecond, clock }) : undefined;
-  const evaluation = budget(limits.evaluation);
-  const management = budget(limits.management);
+  const leases = options.sharedLimits;
+  const budget = (name: RateLimitBudget, perSecond: number): RateLimiter | undefined => {
+    if (perSecond <= 0) return undefined;
+    return leases === undefined
+      ? new TokenBuckets({ capacity: perSecond, perSecond, clock })
+      : new SharedTokenBuckets({ name, perSecond, clock, leases });
+  };
+  const evaluation = budget('evaluation', limits.evaluation);
+  const management = budget('management', limits.management);
   return {
     authenticators: [apiKeyAuthenticator(apiKeys), ...(options.authenticators ?? [])],
     checks,

@@ -4,8 +4,17 @@
  * nothing but a later (or an extra) comparison.
  */
 export type ChangeNotice =
-  /** A project's revision moved (`revision`), or the project was deleted (`undefined`). */
-  | { readonly kind: 'project'; readonly projectId: string; readonly revision: number | undefined }
+  /**
+   * A project's revision moved (`revision`), or the project was deleted (`undefined`); `written`
+   * (a flag id) or `removed` (a flag key) when the write changed that one flag.
+   */
+  | {
+      readonly kind: 'project';
+      readonly projectId: string;
+      readonly revision: number | undefined;
+      readonly written?: string;
+      readonly removed?: string;
+    }
   /** Some API key was created, revoked, changed or deleted. */
   | { readonly kind: 'keys' }
   /** Anything may have changed: compare everything (a (re)connect, the safety net, SQLite's data_version). */

@@ -90,14 +90,19 @@ export class PostgresChangeFeed implements ChangeFeed {
   }
 }
 
-/** `p:<projectId>:<revision>` (no revision: deleted) or `k` (see migration 0005); anything else: compare everything. */
+/**
+ * `p:<projectId>:<revision>[:w:<flagId>|:r:<flagKey>]` (no revision: deleted) or `k` (migration
+ * 0005, `bumpRevision`); anything else asks for a full comparison. Ids and keys hold no colon.
+ */
 export function parseNotice(payload: string | undefined): ChangeNotice {
   if (payload === 'k') return { kind: 'keys' };
-  const match = /^p:(.+):(\d*)$/.exec(payload ?? '');
+  const match = /^p:([^:]+):(\d*)(?::([wr]):([^:]+))?$/.exec(payload ?? '');
   if (match === null) return RESYNC;
+  const [, projectId, revision, kind, ref] = match as unknown as [string, string, string, string?, string?];
   return {
     kind: 'project',
-    projectId: match[1] as string,
-    revision: match[2] ? Number(match[2]) : undefined,
+    projectId,
+    revision: revision ? Number(revision) : undefined,
+    ...(kind === 'w' ? { written: ref } : kind === 'r' ? { removed: ref } : {}),
   };
 }

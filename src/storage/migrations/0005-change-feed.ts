@@ -2,7 +2,8 @@ import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 
 /**
  * The change feed's database side (docs/decisions/0204): a counter that moves with every change
- * to an API key, and on PostgreSQL a notification for every project revision and key change.
+ * to an API key, and on PostgreSQL a notification for every key change and every project
+ * created or deleted (revision bumps notify from `bumpRevision`, saying what changed).
  * Triggers rather than application code, so no writer can forget it: the API, the CLI, a
  * project deleted with its keys by cascade.
  */
@@ -38,7 +39,9 @@ export const changeFeed: Migration = {
         end $$`.execute(db);
       await sql`create trigger api_keys_changed after insert or delete or update of ${columns} on api_keys
         for each statement execute function flagstaff_api_keys_changed()`.execute(db);
-      await sql`create trigger project_revision_changed after insert or update or delete on project_revisions
+      // Revisions that move are announced by bumpRevision itself, with what changed; projects
+      // created or deleted (and their rows cascading away) by this trigger.
+      await sql`create trigger project_revision_changed after insert or delete on project_revisions
         for each row execute function flagstaff_project_revision_changed()`.execute(db);
       return;
     }

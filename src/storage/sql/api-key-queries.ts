@@ -5,6 +5,20 @@ import { findOne, mapUnique, paged, type SqlContext } from './sql-context.ts';
 /** API keys: looked up by secret hash on requests, managed by admins. */
 export function apiKeyQueries({ db, atomically }: SqlContext): ApiKeyStore {
   return {
+    async listActiveApiKeys() {
+      const rows = await db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null).execute();
+      return rows.map(apiKeyFromRow);
+    },
+
+    async apiKeysRevision() {
+      const row = await db
+        .selectFrom('change_counters')
+        .select('revision')
+        .where('name', '=', 'api_keys')
+        .executeTakeFirstOrThrow();
+      return Number(row.revision);
+    },
+
     async findApiKeysByHash(secretHashes) {
       if (secretHashes.length === 0) return [];
       const rows = await db
@@ -27,20 +41,6 @@ export function apiKeyQueries({ db, atomically }: SqlContext): ApiKeyStore {
             .execute();
         }
       });
-    },
-
-    async listActiveApiKeys() {
-      const rows = await db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null).execute();
-      return rows.map(apiKeyFromRow);
-    },
-
-    async apiKeysRevision() {
-      const row = await db
-        .selectFrom('change_counters')
-        .select('revision')
-        .where('name', '=', 'api_keys')
-        .executeTakeFirstOrThrow();
-      return Number(row.revision);
     },
 
     listApiKeys: (projectId, page) =>

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
 import {
@@ -11,7 +12,7 @@ import {
 } from './sql-context.ts';
 
 /** Projects, their environments and revisions. */
-export function projectQueries({ db, atomically }: SqlContext): ProjectStore {
+export function projectQueries({ db, atomically, postgres }: SqlContext): ProjectStore {
   return {
     listProjects: (page) =>
       paged(
@@ -41,14 +42,21 @@ export function projectQueries({ db, atomically }: SqlContext): ProjectStore {
 
     deleteProject: (id) => deleteById(db, 'projects', id),
 
-    async bumpRevision(projectId) {
+    async bumpRevision(projectId, change) {
       const row = await db
         .updateTable('project_revisions')
         .set((eb) => ({ revision: eb('revision', '+', 1) }))
         .where('project_id', '=', projectId)
         .returning('revision')
         .executeTakeFirstOrThrow();
-      return Number(row.revision);
+      const revision = Number(row.revision);
+      // The change feed (decision 0204): delivered to every node when this transaction commits,
+      // saying what changed so they patch one flag instead of reloading the project.
+      if (postgres) {
+        const payload = `p:${projectId}:${revision}${change === undefined ? '' : `:${change}`}`;
+        await sql`select pg_notify('flagstaff_' || current_schema(), ${payload})`.execute(db);
+      }
+      return revision;
     },
 
     async listEnvironments(projectId) {

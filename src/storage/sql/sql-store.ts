@@ -36,6 +36,10 @@ function evaluationSource(context: SqlContext): EvaluationSource {
       const rows = await db.selectFrom('project_revisions').selectAll().execute();
       return new Map(rows.map((r) => [r.project_id, Number(r.revision)]));
     },
+
+    listProjectKeys: () => db.selectFrom('projects').select(['id', 'key']).execute(),
+
+    readFlag: (flagId) => flagQueries(context).findFlagById(flagId),
   };
 }
 

@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import type { Flag } from '../src/domain/flag.ts';
+import { bootstrap } from '../src/services/bootstrap.ts';
+import { createServices, type Services } from '../src/services/services.ts';
+import { SnapshotRegistry } from '../src/services/snapshots.ts';
+import { openChangeFeed } from '../src/storage/change-feed/open-change-feed.ts';
+import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
+import type { Database } from '../src/storage/sql/database.ts';
+import { createSqlStore } from '../src/storage/sql/sql-store.ts';
+import { isMain, sendResult } from './child.ts';
+import { median, ms, type Row } from './stats.ts';
+
+// Cross-node propagation (SPEC §8, issue 10): two nodes on one PostgreSQL database, each with
+// its own pool and change feed, as two processes would have. Node A changes a flag (the same use
+// case PATCH runs) and the clock runs until node B serves the change from its snapshot. The
+// baseline is the same change seen by node A itself (its own write path).
+
+const CHANGES = 30;
+const quiet = { info: () => {}, warn: () => {} };
+const actor = {
+  principal: { type: 'user', id: 'bench', name: 'bench', role: 'admin', projectId: null, environments: null },
+  requestId: 'bench',
+} as const;
+
+interface BenchNode {
+  readonly services: Services;
+  readonly snapshots: SnapshotRegistry;
+  readonly db: Kysely<Database>;
+}
+
+async function node(url: string, schema: string): Promise<BenchNode> {
+  const { db } = openDatabase(url, { schema });
+  const store = createSqlStore(db);
+  const snapshots = new SnapshotRegistry(store);
+  const services = createServices(store, { snapshots });
+  await services.sync.start(openChangeFeed(db), quiet);
+  return { services, snapshots, db };
+}
+
+const served = (node: BenchNode, projectId: string) =>
+  node.snapshots.peek(projectId, 'production')?.evaluate('propagation', { targetingKey: 'u' }, 0)?.value;
+
+export async function propagationBenchmark(url: string): Promise<Row[]> {
+  const schema = `bench_propagation_${process.pid}`;
+  const admin = openDatabase(url).db;
+  const { sql } = await import('kysely');
+  await sql`create schema if not exists ${sql.id(schema)}`.execute(admin);
+  try {
+    const { db: setup } = openDatabase(url, { schema });
+    await migrateToLatest(setup);
+    await bootstrap(createSqlStore(setup), undefined);
+    await setup.destroy();
+    const a = await node(url, schema);
+    const b = await node(url, schema);
+    const project = await a.services.projects.get(actor as never, 'default');
+    const created: Flag = await a.services.flags.create(actor as never, project.id, { key: 'propagation' });
+    const toB: number[] = [];
+    const onA: number[] = [];
+    for (let i = 0; i < CHANGES; i++) {
+      const enabled = i % 2 === 0;
+      const began = performance.now();
+      await a.services.flags.patch(actor as never, created.id, { enabled } as never, {
+        environment: 'production',
+      });
+      onA.push(performance.now() - began);
+      const expected = enabled;
+      while (served(b, project.id) !== expected) await new Promise((resolve) => setImmediate(resolve));
+      toB.push(performance.now() - began);
+    }
+    for (const n of [a, b]) {
+      await n.services.sync.close();
+      await n.db.destroy();
+    }
+    const p50 = median(toB);
+    const max = Math.max(...toB);
+    return [
+      {
+        section: 'propagation',
+        figure: `change on node A served by node B, PostgreSQL, p50 of ${CHANGES}`,
+        value: ms(p50),
+        baseline: `${ms(median(onA))} write on A`,
+        ratio: p50 / median(onA),
+        target: '< 100 ms',
+        met: p50 < 100,
+        note: 'from A acknowledging the write to B serving it; baseline: the write itself on A (PATCH, until acknowledged); ratio: propagation / write',
+      },
+      {
+        section: 'propagation',
+        figure: `same, max of ${CHANGES}`,
+        value: ms(max),
+        baseline: '',
+        ratio: Number.NaN,
+        target: '< 1 s',
+        met: max < 1000,
+      },
+    ];
+  } finally {
+    await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(admin);
+    await admin.destroy();
+  }
+}
+
+if (isMain(import.meta.url)) {
+  const url = process.env.FLAGSTAFF_BENCH_DATABASE_URL ?? process.env.FLAGSTAFF_TEST_DATABASE_URL;
+  sendResult(url === undefined ? [] : await propagationBenchmark(url));
+}
