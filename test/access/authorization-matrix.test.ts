@@ -40,6 +40,8 @@ interface RouteCase {
   readonly invalid?: (request: Request) => Request;
   /** Names its resource by id alone: another project's is answered as an unknown one (404; decision 0020). */
   readonly byId?: true;
+  /** Its environment is the stored resource's, known once found: another project's answers 404 first. */
+  readonly environmentOfResource?: true;
 }
 
 /** A fresh webhook of project alpha, at a public address (nothing is delivered in this test). */
@@ -287,6 +289,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/flags/:flagId/dependants',
+    byId: true,
     minRole: 'viewer',
     scope: 'project',
     touches: 'none',
@@ -295,6 +298,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/flags/:flagId/scheduled-changes',
+    byId: true,
     minRole: 'editor',
     scope: 'project',
     touches: 'production',
@@ -307,6 +311,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/flags/:flagId/scheduled-changes',
+    byId: true,
     minRole: 'viewer',
     scope: 'project',
     touches: 'none',
@@ -316,6 +321,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/flags/:flagId/scheduled-changes/:changeId',
+    byId: true,
     minRole: 'viewer',
     scope: 'project',
     touches: 'none',
@@ -324,6 +330,8 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/flags/:flagId/scheduled-changes/:changeId',
+    byId: true,
+    environmentOfResource: true,
     minRole: 'editor',
     scope: 'project',
     touches: 'production',
@@ -775,6 +783,8 @@ function expected(route: RouteCase, cell: Cell): number {
   if (route.scope === 'organisation' && cell.scope !== 'organisation') return 403;
   const otherProject = route.scope === 'project' && cell.scope === 'other';
   if (otherProject && route.byId === undefined) return 403;
+  if (otherProject && route.environmentOfResource && roleRank(cell.role) >= roleRank(route.minRole))
+    return 404;
   if (roleRank(cell.role) < roleRank(route.minRole)) return 403;
   if (route.touches === 'all' && cell.environments !== null) return 403;
   if (
