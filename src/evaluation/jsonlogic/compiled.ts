@@ -8,7 +8,6 @@ import {
   type ComparisonOperator,
   coerceArray,
   compareCheck,
-  get,
   isStrict,
   isTruthy,
   own,
