@@ -105,11 +105,11 @@ export async function registerTelemetry(
   app.addHook('onResponse', async (request, reply) => end(request, reply.statusCode));
   app.addHook('onRequestAbort', async (request) => end(request, undefined));
 
-  evaluation.observe((actor, scope, results) => {
-    const span = spans.get(actor.requestId);
+  evaluation.observe((target, results) => {
+    const span = spans.get(target.actor.requestId);
     if (span === undefined) return;
     for (const result of results) {
-      const attributes = evaluationAttributes(scope.projectId, scope.environment, result);
+      const attributes = evaluationAttributes(target.projectId, target.environment, result);
       span.addEvent('feature_flag.evaluation', attributes);
       // A single evaluation also marks the request span itself, to find it by flag.
       if (results.length === 1) span.setAttributes(attributes);

@@ -115,7 +115,7 @@ export async function startFlagdSyncServer(
       );
     }
     // The same checks as an evaluation request's: the key's project and environments, and an environment that exists.
-    const { projectId } = await services.evaluation.resolve(
+    const { projectId } = await services.evaluation.target(
       { principal, requestId: 'flagd-sync' },
       { project: parsed.project, environment: parsed.environment },
     );

@@ -12,11 +12,7 @@ import { accessProject } from './project-access.ts';
 import type { SnapshotRegistry } from './snapshots.ts';
 
 /** Told of every evaluation served (OpenTelemetry); never of the context it was made for. */
-export type EvaluationObserver = (
-  actor: Actor,
-  scope: { readonly projectId: string; readonly environment: string },
-  results: readonly EvaluationDetail[],
-) => void;
+export type EvaluationObserver = (target: EvaluationTarget, results: readonly EvaluationDetail[]) => void;
 
 /** A project's environment, resolved and authorised for one request. */
 export interface EvaluationTarget {
@@ -79,11 +75,6 @@ export class EvaluationService {
     return { actor, projectId, environment, compiled };
   }
 
-  /** `target` under the name the flagd sync adapter knows it by. */
-  resolve(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
-    return this.target(actor, scope);
-  }
-
   /** Whether the project (by id) has the environment, as this node's snapshots know it. */
   async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
     return (await this.#snapshots.environment(projectId, environment)) !== null;
@@ -115,7 +106,7 @@ export class EvaluationService {
       throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
     this.counts.count(target.projectId, target.environment, result.reason);
     this.#counter?.count(target.projectId, target.environment, result, now);
-    this.#observer?.(target.actor, target, [result]);
+    this.#observer?.(target, [result]);
     return result;
   }
 
@@ -129,7 +120,7 @@ export class EvaluationService {
     const results = target.compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
     this.counts.countAll(target.projectId, target.environment, results);
     this.#counter?.countAll(target.projectId, target.environment, results, now);
-    this.#observer?.(target.actor, target, results);
+    this.#observer?.(target, results);
     return results;
   }
 
