@@ -6,12 +6,13 @@ import {
 } from '../domain/change-request.ts';
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsTouchedBy, type FlagPatch, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy, type FlagPatch, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 
@@ -39,9 +40,9 @@ export class ChangeRequestService {
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<{ readonly flag: Flag } | { readonly request: ChangeRequest }> {
-    const environment = options.environment ?? 'production';
+    const environment = options.environment ?? DEFAULT_ENVIRONMENT;
     const current = await this.#flags.getById(actor, flagId);
-    const touched = environmentsTouchedBy(patch, environment);
+    const touched = environmentsGatedBy(patch, environment, current);
     const required = await approvalsNeeded(this.#store, actor.principal, current.projectId, touched);
     if (required === 0) return { flag: await this.#flags.patch(actor, flagId, patch, options) };
     const flag = await this.#flags.checkPatch(actor, flagId, patch, environment);

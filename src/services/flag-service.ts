@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
@@ -47,6 +48,31 @@ export function environmentsTouchedBy(patch: FlagPatch, environment: string): st
   if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
   if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
   return [...touched];
+}
+
+/**
+ * Whether `next` (a patch's or a written flag's variants) changes what an existing variant
+ * serves: a value replaced, or the variant removed. Variants are flag-wide, so that changes every
+ * environment serving them.
+ */
+export function changesVariantValues(current: readonly Variant[], next: unknown): boolean {
+  if (!Array.isArray(next)) return false;
+  const values = new Map(next.filter(isPlainObject).map((variant) => [variant.key, variant.value] as const));
+  return current.some(
+    (variant) => !values.has(variant.key) || !isDeepStrictEqual(values.get(variant.key), variant.value),
+  );
+}
+
+/**
+ * The environments whose approvals a patch needs (SPEC §10): those it configures, and all of the
+ * flag's when it changes a variant's value — else an approval-guarded environment would serve a
+ * value nobody approved.
+ */
+export function environmentsGatedBy(patch: FlagPatch, environment: string, current: Flag): string[] {
+  const touched = environmentsTouchedBy(patch, environment);
+  return changesVariantValues(current.variants, patch.variants)
+    ? [...new Set([...touched, ...Object.keys(current.environments)])]
+    : touched;
 }
 
 /** How a flag write is audited: its action, the one environment it touched, anything else to say. */

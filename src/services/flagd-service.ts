@@ -9,8 +9,10 @@ import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
+import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { changesVariantValues } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
@@ -43,6 +45,21 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
   });
   const known = new Set(stored.map((v) => v.key));
   return [...merged, ...imported.filter((v) => !known.has(v.key))];
+}
+
+/**
+ * The environments whose approvals an import needs: the one it configures, and every one of a
+ * flag whose variant values it changes (those serve the new values too).
+ */
+function gatedBy(writes: readonly { before: Flag | undefined; after: Flag }[], environment: string): string[] {
+  if (writes.length === 0) return [];
+  const gated = new Set([environment]);
+  for (const { before, after } of writes) {
+    if (before !== undefined && changesVariantValues(before.variants, after.variants)) {
+      for (const key of Object.keys(before.environments)) gated.add(key);
+    }
+  }
+  return [...gated];
 }
 
 /**
@@ -130,6 +147,7 @@ export class FlagdService {
       if (problems.length > 0) {
         throw validationFailed('The flagd document cannot be imported into this project.', problems);
       }
+      await refuseToSkipApprovals(tx, actor.principal, project.id, gatedBy(writes, environment), 'A flagd import');
       for (const { before, after } of writes) {
         if (before === undefined) {
           await tx

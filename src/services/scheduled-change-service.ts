@@ -4,7 +4,7 @@ import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsTouchedBy, type FlagPatch, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy, type FlagPatch, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 
 export interface ScheduleInput {
@@ -29,7 +29,7 @@ export class ScheduledChangeService {
   /** Refuses a patch the actor could not make now, or that would not validate now; applies it later as them. */
   async schedule(actor: Actor, flagId: string, input: ScheduleInput): Promise<ScheduledChange> {
     const flag = await this.#flags.checkPatch(actor, flagId, input.patch, input.environment);
-    const touched = environmentsTouchedBy(input.patch, input.environment);
+    const touched = environmentsGatedBy(input.patch, input.environment, flag);
     await refuseToSkipApprovals(this.#store, actor.principal, flag.projectId, touched, 'A scheduled change');
     const at = Date.parse(input.at);
     if (at <= this.#clock()) {

@@ -176,6 +176,50 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
     });
   });
 
+  describe('variants are flag-wide', () => {
+    const flagdDocument = (value: string) => ({
+      flags: { banner: { state: 'ENABLED', variants: { a: value, b: 'B' }, defaultVariant: 'a' } },
+    });
+    const importInto = (key: string, environment: string, value: string) =>
+      node.call('POST', `/v1/projects/default/environments/${environment}/flagd`, {
+        key,
+        body: flagdDocument(value),
+      });
+
+    it('sends a change of a served value to approval even when made in another environment', async () => {
+      const banner = await node.call('POST', '/v1/projects/default/flags', {
+        body: { key: 'banner', type: 'string', variants: [{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }] },
+      });
+      const bannerPath = `/v1/flags/${banner.body.id}?environment=development`;
+      const changed = await node.call('PATCH', bannerPath, {
+        key: editors.ann,
+        body: { variants: [{ key: 'a', value: 'A2' }, { key: 'b', value: 'B' }] },
+      });
+      // Production serves variant "a" too: its new value needs production's approvals.
+      expect(changed.status, JSON.stringify(changed.body)).toBe(202);
+      expect(changed.body).toMatchObject({ environment: 'development', requiredApprovals: 2 });
+      await decide(editors.ann, changed.body.id, 'withdraw');
+      // A new variant changes nothing anyone is served: written at once.
+      const added = await node.call('PATCH', bannerPath, {
+        key: editors.ann,
+        body: { variants: [{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }, { key: 'c', value: 'C' }] },
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+    });
+
+    it('refuses a flagd import that would skip approvals, and lets admins and other imports through', async () => {
+      const intoProduction = await importInto(editors.ann, 'production', 'A');
+      expect(intoProduction.status).toBe(403);
+      expect(intoProduction.body.detail).toMatch(/^A flagd import would change an environment that requires approvals/);
+      const newValue = await importInto(editors.ann, 'development', 'A-changed');
+      expect(newValue.status).toBe(403);
+      const banner = (await node.call('GET', '/v1/projects/default/flags/banner')).body;
+      expect(banner.variants.find((v: { key: string }) => v.key === 'a').value).toBe('A');
+      expect((await importInto(editors.ann, 'development', 'A')).status).toBe(200);
+      expect((await importInto(ADMIN, 'production', 'A-changed')).status).toBe(200);
+    });
+  });
+
   describe('bad input', () => {
     it.each([
       ['GET', '/v1/projects/default/change-requests?status=done', undefined, 400],
