@@ -51,7 +51,10 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
  * The environments whose approvals an import needs: the one it configures, and every one of a
  * flag whose variant values it changes (those serve the new values too).
  */
-function gatedBy(writes: readonly { before: Flag | undefined; after: Flag }[], environment: string): string[] {
+function gatedBy(
+  writes: readonly { before: Flag | undefined; after: Flag }[],
+  environment: string,
+): string[] {
   if (writes.length === 0) return [];
   const gated = new Set([environment]);
   for (const { before, after } of writes) {
@@ -147,7 +150,13 @@ export class FlagdService {
       if (problems.length > 0) {
         throw validationFailed('The flagd document cannot be imported into this project.', problems);
       }
-      await refuseToSkipApprovals(tx, actor.principal, project.id, gatedBy(writes, environment), 'A flagd import');
+      await refuseToSkipApprovals(
+        tx,
+        actor.principal,
+        project.id,
+        gatedBy(writes, environment),
+        'A flagd import',
+      );
       for (const { before, after } of writes) {
         if (before === undefined) {
           await tx

@@ -188,12 +188,24 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
 
     it('sends a change of a served value to approval even when made in another environment', async () => {
       const banner = await node.call('POST', '/v1/projects/default/flags', {
-        body: { key: 'banner', type: 'string', variants: [{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }] },
+        body: {
+          key: 'banner',
+          type: 'string',
+          variants: [
+            { key: 'a', value: 'A' },
+            { key: 'b', value: 'B' },
+          ],
+        },
       });
       const bannerPath = `/v1/flags/${banner.body.id}?environment=development`;
       const changed = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: { variants: [{ key: 'a', value: 'A2' }, { key: 'b', value: 'B' }] },
+        body: {
+          variants: [
+            { key: 'a', value: 'A2' },
+            { key: 'b', value: 'B' },
+          ],
+        },
       });
       // Production serves variant "a" too: its new value needs production's approvals.
       expect(changed.status, JSON.stringify(changed.body)).toBe(202);
@@ -202,7 +214,13 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       // A new variant changes nothing anyone is served: written at once.
       const added = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: { variants: [{ key: 'a', value: 'A' }, { key: 'b', value: 'B' }, { key: 'c', value: 'C' }] },
+        body: {
+          variants: [
+            { key: 'a', value: 'A' },
+            { key: 'b', value: 'B' },
+            { key: 'c', value: 'C' },
+          ],
+        },
       });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
     });
@@ -210,7 +228,9 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
     it('refuses a flagd import that would skip approvals, and lets admins and other imports through', async () => {
       const intoProduction = await importInto(editors.ann, 'production', 'A');
       expect(intoProduction.status).toBe(403);
-      expect(intoProduction.body.detail).toMatch(/^A flagd import would change an environment that requires approvals/);
+      expect(intoProduction.body.detail).toMatch(
+        /^A flagd import would change an environment that requires approvals/,
+      );
       const newValue = await importInto(editors.ann, 'development', 'A-changed');
       expect(newValue.status).toBe(403);
       const banner = (await node.call('GET', '/v1/projects/default/flags/banner')).body;
