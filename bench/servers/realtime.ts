@@ -1,3 +1,4 @@
+import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
@@ -31,9 +32,22 @@ async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
 const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
 const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
 
-process.on('message', (message: { type?: string }) => {
+process.on('message', (message: { type?: string; path?: string }) => {
+  if (message?.type === 'snapshot' && message.path !== undefined) {
+    globalThis.gc?.();
+    process.send?.({ type: 'snapshot', path: writeHeapSnapshot(message.path) });
+    return;
+  }
   if (message?.type !== 'memory') return;
   globalThis.gc?.();
-  process.send?.({ type: 'memory', rss: process.memoryUsage().rss, streams: services.eventStreams.size });
+  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  process.send?.({
+    type: 'memory',
+    rss,
+    heapUsed,
+    external,
+    arrayBuffers,
+    streams: services.eventStreams.size,
+  });
 });
 process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });
