@@ -1,20 +1,32 @@
+import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
+import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 
-// The server of the real-time benchmark, in a process of its own so that its RSS is its own:
-// one node over in-memory SQLite with one flag and an evaluator key. It tells the parent its
-// URL and secrets, and answers `memory` with its RSS (after a GC when --expose-gc is given).
+// The server of the real-time benchmark, in a process of its own so that its RSS is its own.
+// By default one node over in-memory SQLite with one flag and an evaluator key. With
+// --database and --schema it is a node on a shared PostgreSQL schema, following the others'
+// changes through the change feed; with --joining it only joins (another node set the schema
+// up). It tells the parent its URL (and secrets, once set up), answers `memory` with its
+// memory use (after a GC when --expose-gc is given), and `snapshot` with a heap snapshot.
 
+const { values } = parseArgs({
+  options: { database: { type: 'string' }, schema: { type: 'string' }, joining: { type: 'boolean' } },
+});
 const ADMIN_KEY = 'fsk_bench-admin-key-0123456789abcdefghijklmnop';
-const { db } = openDatabase('sqlite::memory:');
-await migrateToLatest(db);
+const { db } = openDatabase(
+  values.database ?? 'sqlite::memory:',
+  values.schema === undefined ? {} : { schema: values.schema },
+);
+if (!values.joining) await migrateToLatest(db);
 const store = createSqlStore(db);
-await bootstrap(store, ADMIN_KEY);
+if (!values.joining) await bootstrap(store, ADMIN_KEY);
 const services = createServices(store);
+if (values.database !== undefined) await services.sync.start(openChangeFeed(db), { info() {}, warn() {} });
 const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
@@ -29,8 +41,6 @@ async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
     throw new Error(`${method} ${path}: ${response.statusCode} ${response.body}`);
   return response.json();
 }
-const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
-const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
 
 process.on('message', (message: { type?: string; path?: string }) => {
   if (message?.type === 'snapshot' && message.path !== undefined) {
@@ -40,14 +50,13 @@ process.on('message', (message: { type?: string; path?: string }) => {
   }
   if (message?.type !== 'memory') return;
   globalThis.gc?.();
-  const { rss, heapUsed, external, arrayBuffers } = process.memoryUsage();
-  process.send?.({
-    type: 'memory',
-    rss,
-    heapUsed,
-    external,
-    arrayBuffers,
-    streams: services.eventStreams.size,
-  });
+  const { rss, heapUsed } = process.memoryUsage();
+  process.send?.({ type: 'memory', rss, heapUsed, streams: services.eventStreams.size });
 });
-process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });
+if (values.joining) {
+  process.send?.({ type: 'ready', url });
+} else {
+  const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
+  const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
+  process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });
+}
