@@ -3,6 +3,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
+import { SnapshotRegistry } from '../../src/services/snapshots.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
@@ -13,6 +14,8 @@ import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 // changes through the change feed; with --joining it only joins (another node set the schema
 // up). It tells the parent its URL (and secrets, once set up), answers `memory` with its
 // memory use (after a GC when --expose-gc is given), and `snapshot` with a heap snapshot.
+// `time-fan-out` times the next change's delivery on this node: from the first listener of the
+// project's changes (subscribed before any stream) to the last (subscribed now, after them all).
 
 const { values } = parseArgs({
   options: { database: { type: 'string' }, schema: { type: 'string' }, joining: { type: 'boolean' } },
@@ -25,7 +28,8 @@ const { db } = openDatabase(
 if (!values.joining) await migrateToLatest(db);
 const store = createSqlStore(db);
 if (!values.joining) await bootstrap(store, ADMIN_KEY);
-const services = createServices(store);
+const snapshots = new SnapshotRegistry(store);
+const services = createServices(store, { snapshots });
 if (values.database !== undefined) await services.sync.start(openChangeFeed(db), { info() {}, warn() {} });
 const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -42,7 +46,24 @@ async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
   return response.json();
 }
 
-process.on('message', (message: { type?: string; path?: string }) => {
+let changeAnnounced = { at: 0, cpu: process.cpuUsage() };
+function timeNextFanOut(projectId: string) {
+  const stop = snapshots.subscribe(projectId, () => {
+    stop();
+    const cpu = process.cpuUsage(changeAnnounced.cpu);
+    process.send?.({
+      type: 'fan-out',
+      ms: performance.now() - changeAnnounced.at,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    });
+  });
+}
+
+process.on('message', (message: { type?: string; path?: string; projectId?: string }) => {
+  if (message?.type === 'time-fan-out' && message.projectId !== undefined) {
+    timeNextFanOut(message.projectId);
+    return;
+  }
   if (message?.type === 'snapshot' && message.path !== undefined) {
     globalThis.gc?.();
     process.send?.({ type: 'snapshot', path: writeHeapSnapshot(message.path) });
@@ -57,6 +78,16 @@ if (values.joining) {
   process.send?.({ type: 'ready', url });
 } else {
   const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
+  snapshots.subscribe(flag.projectId, () => {
+    changeAnnounced = { at: performance.now(), cpu: process.cpuUsage() };
+  });
   const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
-  process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });
+  process.send?.({
+    type: 'ready',
+    url,
+    adminKey: ADMIN_KEY,
+    secret: key.secret,
+    flagId: flag.id,
+    projectId: flag.projectId,
+  });
 }
