@@ -171,9 +171,11 @@ export class SseStreams {
 
   #end(stream: OpenStream): void {
     this.#forget(stream);
-    // A congested connection would never flush its last bytes: drop it at once.
-    if (stream.congested) stream.sink.destroy();
-    else stream.sink.end();
+    const sink = stream.sink;
+    // A congested connection would never flush its last bytes: drop it at once. Otherwise the
+    // connection closes once they are sent, whether or not the client closes its side.
+    if (stream.congested) sink.destroy();
+    else sink.end(() => sink.destroy());
   }
 
   #forget(stream: OpenStream): void {
