@@ -21,8 +21,9 @@ const HEARTBEAT = Buffer.from(': heartbeat\n\n');
  */
 interface OpenStream {
   readonly sink: Writable;
-  readonly keyId: string;
-  readonly projectId: string;
+  /** The key and project, as the groups hold them (set once the stream joins them). */
+  keyId: string;
+  projectId: string;
   /** Unix seconds: when the token or key expires. */
   readonly endsAt: number;
   /** The newest revision the client was told of (or knew when it connected). */
@@ -114,10 +115,11 @@ export class SseStreams {
     // `id` alone sets the client's Last-Event-ID without dispatching an event, so a reconnect says what it knew.
     sink.write(`retry: ${RETRY_MS}\nid: ${current}\n\n`);
     this.#streams.set(sink, stream);
-    this.#byProject.add(stream.projectId, stream);
-    this.#byKey.add(stream.keyId, stream);
+    stream.projectId = this.#byProject.add(stream.projectId, stream);
+    stream.keyId = this.#byKey.add(stream.keyId, stream);
     sink.on('drain', this.#onDrain);
-    sink.once('close', this.#onClose);
+    // `on`, not `once`: `once` wraps the listener in a closure per stream; #forget removes it.
+    sink.on('close', this.#onClose);
     const lastChange = this.#changes.changedAt(grant.projectId) ?? 0;
     const missed = known === undefined ? Date.now() - lastChange < RECENT_CHANGE_MS : known < current;
     if (missed && current > 0) this.#send(stream, { revision: current, at: lastChange || Date.now() });

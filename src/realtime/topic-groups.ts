@@ -2,6 +2,8 @@
 export type Subscribe<E> = (topic: string, listener: (event: E) => void) => () => void;
 
 interface Group<M> {
+  /** The topic as first added: streams keep this one string rather than a copy each. */
+  readonly topic: string;
   readonly members: Set<M>;
   readonly unsubscribe: () => void;
 }
@@ -21,14 +23,17 @@ export class TopicGroups<M, E> {
     this.#deliver = deliver;
   }
 
-  add(topic: string, member: M): void {
+  /** Adds `member` to the topic's group; returns the group's own copy of `topic`, for the member to keep. */
+  add(topic: string, member: M): string {
     let group = this.#groups.get(topic);
     if (group === undefined) {
       const members = new Set<M>();
-      group = { members, unsubscribe: this.#subscribe(topic, (event) => this.#deliver(members, event)) };
+      const unsubscribe = this.#subscribe(topic, (event) => this.#deliver(members, event));
+      group = { topic, members, unsubscribe };
       this.#groups.set(topic, group);
     }
     group.members.add(member);
+    return group.topic;
   }
 
   delete(topic: string, member: M): void {
