@@ -1,19 +1,36 @@
+import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
+import { SnapshotRegistry } from '../../src/services/snapshots.ts';
+import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 
-// The server of the real-time benchmark, in a process of its own so that its RSS is its own:
-// one node over in-memory SQLite with one flag and an evaluator key. It tells the parent its
-// URL and secrets, and answers `memory` with its RSS (after a GC when --expose-gc is given).
+// The server of the real-time benchmark, in a process of its own so that its RSS is its own.
+// By default one node over in-memory SQLite with one flag and an evaluator key. With
+// --database and --schema it is a node on a shared PostgreSQL schema, following the others'
+// changes through the change feed; with --joining it only joins (another node set the schema
+// up). It tells the parent its URL (and secrets, once set up), answers `memory` with its
+// memory use (after a GC when --expose-gc is given), and `snapshot` with a heap snapshot.
+// `time-fan-out` times the next change's delivery on this node: from the first listener of the
+// project's changes (subscribed before any stream) to the last (subscribed now, after them all).
 
+const { values } = parseArgs({
+  options: { database: { type: 'string' }, schema: { type: 'string' }, joining: { type: 'boolean' } },
+});
 const ADMIN_KEY = 'fsk_bench-admin-key-0123456789abcdefghijklmnop';
-const { db } = openDatabase('sqlite::memory:');
-await migrateToLatest(db);
+const { db } = openDatabase(
+  values.database ?? 'sqlite::memory:',
+  values.schema === undefined ? {} : { schema: values.schema },
+);
+if (!values.joining) await migrateToLatest(db);
 const store = createSqlStore(db);
-await bootstrap(store, ADMIN_KEY);
-const services = createServices(store);
+if (!values.joining) await bootstrap(store, ADMIN_KEY);
+const snapshots = new SnapshotRegistry(store);
+const services = createServices(store, { snapshots });
+if (values.database !== undefined) await services.sync.start(openChangeFeed(db), { info() {}, warn() {} });
 const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
@@ -28,12 +45,49 @@ async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
     throw new Error(`${method} ${path}: ${response.statusCode} ${response.body}`);
   return response.json();
 }
-const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
-const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
 
-process.on('message', (message: { type?: string }) => {
+let changeAnnounced = { at: 0, cpu: process.cpuUsage() };
+function timeNextFanOut(projectId: string) {
+  const stop = snapshots.subscribe(projectId, () => {
+    stop();
+    const cpu = process.cpuUsage(changeAnnounced.cpu);
+    process.send?.({
+      type: 'fan-out',
+      ms: performance.now() - changeAnnounced.at,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+    });
+  });
+}
+
+process.on('message', (message: { type?: string; path?: string; projectId?: string }) => {
+  if (message?.type === 'time-fan-out' && message.projectId !== undefined) {
+    timeNextFanOut(message.projectId);
+    return;
+  }
+  if (message?.type === 'snapshot' && message.path !== undefined) {
+    globalThis.gc?.();
+    process.send?.({ type: 'snapshot', path: writeHeapSnapshot(message.path) });
+    return;
+  }
   if (message?.type !== 'memory') return;
   globalThis.gc?.();
-  process.send?.({ type: 'memory', rss: process.memoryUsage().rss, streams: services.eventStreams.size });
+  const { rss, heapUsed } = process.memoryUsage();
+  process.send?.({ type: 'memory', rss, heapUsed, streams: services.eventStreams.size });
 });
-process.send?.({ type: 'ready', url, adminKey: ADMIN_KEY, secret: key.secret, flagId: flag.id });
+if (values.joining) {
+  process.send?.({ type: 'ready', url });
+} else {
+  const flag = await call('POST', '/v1/projects/default/flags', { key: 'live' });
+  snapshots.subscribe(flag.projectId, () => {
+    changeAnnounced = { at: performance.now(), cpu: process.cpuUsage() };
+  });
+  const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
+  process.send?.({
+    type: 'ready',
+    url,
+    adminKey: ADMIN_KEY,
+    secret: key.secret,
+    flagId: flag.id,
+    projectId: flag.projectId,
+  });
+}

@@ -6,7 +6,7 @@ import { startServer, UNLIMITED } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
-import { openSse, type SseConnection } from './sse-client.ts';
+import { openSse, type SseConnection, waitFor } from './sse-client.ts';
 
 const BULK = '/ofrep/v1/evaluate/flags';
 const context = { context: { targetingKey: 'user-1', country: 'NL' } };
@@ -160,6 +160,27 @@ describeEachDatabase('OFREP event streams (SSE)', (database) => {
     expect((await api.call('DELETE', `/v1/api-keys/${res.body.id}`)).status).toBe(204);
     await stream.ended;
     expect((await fetch(url)).status).toBe(401);
+  });
+
+  it('logs the handshake as a completed 200 request, and forgets a stream its client closes', async () => {
+    const before = api.services.eventStreams.size;
+    const stream = await connect(await streamUrl());
+    await stream.waitForId();
+    expect(api.services.eventStreams.size).toBe(before + 1);
+    const handshake = logLines
+      .map((line) => JSON.parse(line))
+      .find((line) => line.msg === 'request' && String(line.url).startsWith('/ofrep/v1/events'));
+    expect(handshake).toMatchObject({ method: 'GET', statusCode: 200 });
+    stream.close();
+    await waitFor(() => api.services.eventStreams.size === before, 'the closed stream to be forgotten');
+  });
+
+  it('opens no stream for HEAD', async () => {
+    const url = await streamUrl();
+    const before = api.services.eventStreams.size;
+    const res = await fetch(url, { method: 'HEAD' });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(api.services.eventStreams.size).toBe(before);
   });
 
   it('answers CORS for the stream so pages on other origins can open it', async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import type { TestServer } from '../support/server.ts';
+import { waitFor } from './sse-client.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web-in-node.ts', import.meta.url));
 
@@ -54,11 +55,3 @@ describe('@openfeature/web-sdk with @openfeature/ofrep-web-provider in Node (--e
     expect(changed.flags).toEqual(['banner-text']);
   });
 });
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -98,3 +98,12 @@ export async function openSse(url: string, headers: Record<string, string> = {})
     }
   }
 }
+
+/** Polls `condition` until it holds; throws after 15 s (a shared machine can be slow, never this slow). */
+export async function waitFor(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

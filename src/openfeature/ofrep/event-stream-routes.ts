@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.ts';
 import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Services } from '../../services/services.ts';
 
 export const EVENT_STREAM_PATH = '/ofrep/v1/events';
@@ -17,6 +18,8 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (ap
   app.get(
     EVENT_STREAM_PATH,
     {
+      // A HEAD would open a stream with no body to send it in.
+      exposeHeadRoute: false,
       config: { access: 'public' },
       schema: {
         tags: ['OFREP'],
@@ -45,7 +48,8 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (ap
       );
       headers['x-request-id'] = request.id;
       reply.hijack();
-      streams.open(reply.raw, grant, headers, typeof lastEventId === 'string' ? lastEventId : undefined);
+      const connection = openEventStreamConnection(request.raw, reply.raw, headers);
+      streams.open(connection, grant, typeof lastEventId === 'string' ? lastEventId : undefined);
     },
   );
 };
