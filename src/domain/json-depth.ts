@@ -7,6 +7,9 @@ export const MAX_JSON_DEPTH = 64;
 
 /** Whether JSON text nests deeper than `max`: one pass over the characters, no parsing, no recursion. */
 export function jsonTextNestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  // Nesting deeper than `max` takes more than `max` brackets that open: most texts (an evaluation
+  // context in a query string, on every request) have a handful, counted with native searches.
+  if (!hasMoreThan(text, '{', '[', max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -20,6 +23,14 @@ export function jsonTextNestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boo
       if (++depth > max) return true;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
+  return false;
+}
+
+/** Whether `text` holds more than `limit` occurrences of `a` and `b` together. */
+function hasMoreThan(text: string, a: string, b: string, limit: number): boolean {
+  let count = 0;
+  for (let i = text.indexOf(a); i !== -1; i = text.indexOf(a, i + 1)) if (++count > limit) return true;
+  for (let i = text.indexOf(b); i !== -1; i = text.indexOf(b, i + 1)) if (++count > limit) return true;
   return false;
 }
 

@@ -64,9 +64,12 @@ export class EvaluationService {
    * per request and evaluate there with `evaluateIn`/`evaluateAllIn`.
    */
   async target(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
+    const known = this.targetInMemory(actor, scope);
+    if (known !== undefined) return known;
     const environment = scope.environment ?? DEFAULT_ENVIRONMENT;
-    const projectId = await this.#projectId(actor, scope.project);
-    if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
+    const projectId =
+      this.#knownProjectId(actor, scope.project) ?? (await this.#lookUpProjectId(actor, scope));
+    this.#authorize(actor, projectId, environment);
     const compiled =
       this.#snapshots.peek(projectId, environment) ??
       (await this.#snapshots.environment(projectId, environment));
@@ -75,12 +78,32 @@ export class EvaluationService {
     return { actor, projectId, environment, compiled };
   }
 
+  /**
+   * `target` without waiting, when the project reference and the snapshot are already in memory
+   * (every request once a node is loaded); undefined when only `target` can tell. Throws what
+   * `target` throws. The evaluation route calls it first: no promise on its hot path (issue 10).
+   */
+  targetInMemory(actor: Actor, scope: EvaluationScope): EvaluationTarget | undefined {
+    const projectId = this.#knownProjectId(actor, scope.project);
+    if (projectId === undefined) return undefined;
+    const environment = scope.environment ?? DEFAULT_ENVIRONMENT;
+    this.#authorize(actor, projectId, environment);
+    const compiled = this.#snapshots.peek(projectId, environment);
+    return compiled === undefined ? undefined : { actor, projectId, environment, compiled };
+  }
+
+  /** The checks of SPEC §5, unless the route's access check made them already (its grant). */
+  #authorize(actor: Actor, projectId: string, environment: string): void {
+    if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
+  }
+
   /** Whether the project (by id) has the environment, as this node's snapshots know it. */
   async hasEnvironment(projectId: string, environment: string): Promise<boolean> {
     return (await this.#snapshots.environment(projectId, environment)) !== null;
   }
 
-  async #projectId(actor: Actor, project: string | undefined): Promise<string> {
+  /** The project the request names, when known without the database; undefined when it must be looked up. */
+  #knownProjectId(actor: Actor, project: string | undefined): string | undefined {
     const { principal, grant } = actor;
     if (grant?.projectId !== undefined) return grant.projectId;
     if (project === undefined) {
@@ -91,8 +114,11 @@ export class EvaluationService {
     }
     // The route's check found no such project (a project key would have got 403 there).
     if (grant !== undefined) throw new DomainError('not_found', `No project "${project}".`);
-    const cached = this.#snapshots.projectIdFor(project);
-    if (cached !== undefined) return cached;
+    return this.#snapshots.projectIdFor(project);
+  }
+
+  async #lookUpProjectId(actor: Actor, scope: EvaluationScope): Promise<string> {
+    const project = scope.project as string;
     const { id } = await accessProject(this.#store, actor, project, 'evaluator');
     this.#snapshots.rememberProjectId(project, id);
     return id;

@@ -1,5 +1,6 @@
 import { backoffMs, type ChangeFeed, type ChangeNotice } from '../storage/change-feed/change-feed.ts';
 import type { KeyRegistry } from './key-registry.ts';
+import { KeyedQueue } from './keyed-queue.ts';
 import type { SnapshotRegistry } from './snapshots.ts';
 
 /** Where the node reports what happens to its database connection (pino's shape). */
@@ -27,6 +28,13 @@ export class NodeSync {
   #closed = false;
   #running: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
+  /**
+   * A project's notices are applied in order, each after the one before: a burst of writes then
+   * finds the node exactly one revision behind at every notice, so each patches its one flag.
+   * Applied side by side, the second notice would find the first still reading its flag and
+   * reload the whole project (seconds at 10,000 flags), and the first would then reload it again.
+   */
+  readonly #notices = new KeyedQueue();
 
   constructor(snapshots: SnapshotRegistry, keys: KeyRegistry) {
     this.#snapshots = snapshots;
@@ -119,7 +127,9 @@ export class NodeSync {
       notice.kind === 'keys'
         ? this.#keys.sync()
         : notice.kind === 'project'
-          ? this.#snapshots.projectChanged(notice.projectId, notice.revision, notice)
+          ? this.#notices.run(notice.projectId, () =>
+              this.#snapshots.projectChanged(notice.projectId, notice.revision, notice),
+            )
           : this.resync();
     done.then(
       () => this.#up(),

@@ -8,6 +8,7 @@ import {
 import { ListenerHub } from '../realtime/listener-hub.ts';
 import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
 import type { EvaluationSource } from '../storage/store.ts';
+import { KeyedQueue } from './keyed-queue.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
@@ -39,7 +40,7 @@ export class SnapshotRegistry implements ProjectChanges {
   /** The revisions the last `syncAll` brought the node to. */
   #seen: ReadonlyMap<string, number> = new Map();
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #queues = new KeyedQueue();
 
   constructor(source: EvaluationSource) {
     this.#source = source;
@@ -193,13 +194,6 @@ export class SnapshotRegistry implements ProjectChanges {
   }
 
   #serialise<T>(projectId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(projectId) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const tail = next.catch(() => undefined);
-    this.#queues.set(projectId, tail);
-    void tail.then(() => {
-      if (this.#queues.get(projectId) === tail) this.#queues.delete(projectId);
-    });
-    return next;
+    return this.#queues.run(projectId, work);
   }
 }

@@ -102,6 +102,35 @@ describe('CORS (SPEC §6), default origins', () => {
     expect(res.statusCode).toBe(404);
   });
 
+  it('refuses a preflight that names no Origin', async () => {
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: '/v1/flags/new-checkout',
+      headers: { 'access-control-request-method': 'GET' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toBe('Invalid Preflight Request');
+  });
+
+  it('gives every response a request id and Vary: Origin, refusals and unknown routes included', async () => {
+    const answers = await Promise.all([
+      app.inject({
+        method: 'GET',
+        url: '/v1/flags/new-checkout',
+        headers: { origin: 'https://shop.example' },
+      }),
+      app.inject({ method: 'GET', url: '/v1/nothing-here' }),
+      app.inject({ method: 'GET', url: '/v1/flags/a%zz' }),
+      app.inject({ method: 'GET', url: '/v1/projects', headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
+      preflight(app, '/v1/projects', 'GET'),
+    ]);
+    expect(answers.map((res) => res.statusCode)).toEqual([401, 404, 400, 200, 404]);
+    for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);
+    for (const res of answers.filter((res) => res.statusCode !== 400))
+      expect(res.headers.vary).toBe('Origin');
+    expect(answers[0]?.headers['access-control-allow-origin']).toBe('*');
+  });
+
   it('sends no CORS headers on management responses', async () => {
     const res = await app.inject({
       method: 'GET',

@@ -57,7 +57,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
  * percent-encoding (`/v1/flags/a%zz`) or an over-long path segment is the client's to fix: a
  * 400 problem that never echoes the URL (it may carry a secret in its query).
  */
-export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No route, so no onRequest hook ran: the request id every response carries is set here.
+  reply.header('x-request-id', request.id);
   const detail =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? 'A part of the URL path is longer than 100 characters.'

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Bucket, RateLimiter } from '../../services/token-buckets.ts';
 import { problem, sendProblem } from '../problem.ts';
 
@@ -27,30 +27,24 @@ export function sendRateLimited(
   return sendProblem(reply, problem('rate_limited', `${detail} Retry in ${seconds} s.`));
 }
 
+/** Takes one token for the request's principal: true to go on, false when it answered 429. */
+export type RateLimitStep = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
 /**
- * A route-level onRequest hook that runs after authentication: one token from the principal's
- * bucket of this budget, or 429. Callback style and synchronous, to cost the hot path nothing
- * but the bucket arithmetic.
+ * The principal's rate limit of one budget, run by the route's guard after authentication: one
+ * token from its bucket, or 429. Synchronous, to cost the hot path nothing but the bucket
+ * arithmetic.
  */
-export function rateLimitHook(buckets: RateLimiter, budget: RateLimitBudget) {
+export function rateLimitStep(buckets: RateLimiter, budget: RateLimitBudget): RateLimitStep {
   const detail = `This API key exceeded its ${budget} rate limit of ${buckets.perSecond} requests per second.`;
-  return function rateLimit(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ): void {
+  return function rateLimit(request, reply) {
     const principal = request.principal;
-    if (principal === undefined) {
-      done();
-      return;
-    }
+    if (principal === undefined) return true;
     const bucket = buckets.take(principal.id);
     setRateLimitHeaders(reply, buckets, bucket);
-    if (bucket.allowed) {
-      done();
-      return;
-    }
+    if (bucket.allowed) return true;
     request.log.debug({ principal: principal.id, budget }, 'rate limited');
     sendRateLimited(reply, buckets, bucket, detail);
+    return false;
   };
 }

@@ -49,7 +49,9 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   if (text === undefined) return {};
   const fail = (message: string) =>
     validationFailed(`attributes ${message}.`, [{ path: 'querystring:/attributes', message }]);
-  if (Buffer.byteLength(text) > ATTRIBUTES_MAX) throw fail('must be at most 8 KiB');
+  // A UTF-16 code unit takes at most 3 bytes in UTF-8: short texts need no count.
+  if (text.length > ATTRIBUTES_MAX / 3 && Buffer.byteLength(text) > ATTRIBUTES_MAX)
+    throw fail('must be at most 8 KiB');
   if (jsonTextNestsDeeperThan(text)) throw fail(`must nest at most ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
   try {
@@ -91,12 +93,18 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         response: { 200: EvaluationResultSchema, ...problems(400, 401, 403, 404, 429) },
       },
     },
-    async (request) => {
+    // Not async: once the node is loaded, the answer is computed without a promise (issue 10).
+    (request) => {
       const { attributes, ...scope } = request.query;
       const context = parseAttributes(attributes);
-      return wire(
-        await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope),
-      );
+      const { evaluation } = services;
+      const actor = actorOf(request);
+      const flagKey = request.params.flagKey;
+      const target = evaluation.targetInMemory(actor, scope);
+      if (target !== undefined) return wire(evaluation.evaluateIn(target, flagKey, context));
+      return evaluation
+        .target(actor, scope)
+        .then((found) => wire(evaluation.evaluateIn(found, flagKey, context)));
     },
   );
 

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from '../sql/database.ts';
 import { type ChangeFeed, type ChangeFeedListener, RESYNC } from './change-feed.ts';
 
@@ -12,12 +12,15 @@ const WATCH_EVERY_MS = 50;
  */
 export class SqliteChangeFeed implements ChangeFeed {
   readonly #db: Kysely<Database>;
+  /** Built once: 20 readings a second need not build the same query 20 times. */
+  readonly #dataVersion: CompiledQuery<{ data_version: number }>;
   #timer: NodeJS.Timeout | undefined;
   #version: number | undefined;
   #busy = false;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#dataVersion = sql<{ data_version: number }>`pragma data_version`.compile(db);
   }
 
   start(listener: ChangeFeedListener): void {
@@ -33,7 +36,7 @@ export class SqliteChangeFeed implements ChangeFeed {
     if (this.#busy) return;
     this.#busy = true;
     try {
-      const { rows } = await sql<{ data_version: number }>`pragma data_version`.execute(this.#db);
+      const { rows } = await this.#db.executeQuery(this.#dataVersion);
       const version = Number(rows[0]?.data_version);
       // The first reading counts as a change: writes made since the listener last looked are not missed.
       if (version !== this.#version) listener.changed(RESYNC);
