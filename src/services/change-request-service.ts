@@ -6,12 +6,13 @@ import {
 } from '../domain/change-request.ts';
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsTouchedBy, type FlagPatch, type FlagService } from './flag-service.ts';
+import { environmentsTouchedBy, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 
