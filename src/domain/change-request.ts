@@ -1,3 +1,4 @@
+import type { FlagPatch } from './schemas/flag-input.ts';
 /** Who did something, as the audit log names them. */
 export interface Person {
   readonly type: 'api_key' | 'user';
@@ -30,7 +31,7 @@ export interface ChangeRequest {
   /** The environment the patch's environment fields apply to. */
   readonly environment: string;
   /** What `PATCH /v1/flags/{flagId}` accepts. */
-  readonly patch: Readonly<Record<string, unknown>>;
+  readonly patch: FlagPatch;
   readonly comment: string;
   /** The flag's version the patch was made against: applying it to any other is refused. */
   readonly baseVersion: number;

@@ -1,4 +1,5 @@
 import type { Principal } from './api-key.ts';
+import type { FlagPatch } from './schemas/flag-input.ts';
 
 export type ScheduledChangeStatus = 'pending' | 'applied' | 'failed' | 'cancelled';
 
@@ -10,7 +11,7 @@ export interface ScheduledChange {
   /** The environment that the patch's environment fields apply to. */
   readonly environment: string;
   /** What `PATCH /v1/flags/{flagId}` accepts. */
-  readonly patch: Readonly<Record<string, unknown>>;
+  readonly patch: FlagPatch;
   readonly comment: string;
   /** When to apply it (RFC 3339). */
   readonly at: string;

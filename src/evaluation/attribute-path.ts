@@ -1,13 +1,10 @@
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import { isPlainObject } from '../domain/json.ts';
 
 /** Reads one attribute from a context; `undefined` means missing. */
 export type AttributeReader = (context: EvaluationContext) => unknown;
 
 const hasOwn = Object.hasOwn;
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Compiles an attribute name into a reader: the attribute of that exact name when the context has
@@ -29,7 +26,7 @@ export function compileAttributePath(name: string): AttributeReader {
     }
     let current: unknown = context;
     for (let i = 0; i < segments.length; i++) {
-      if (!isRecord(current)) return undefined;
+      if (!isPlainObject(current)) return undefined;
       const segment = segments[i] as string;
       if (!hasOwn(current, segment)) return undefined;
       current = current[segment];

@@ -1,5 +1,6 @@
 import type { FieldError } from '../domain/errors.ts';
 import type { FlagEnvironment, FlagMetadata, FlagType, JsonValue, Variant } from '../domain/flag.ts';
+import { isJsonObject } from '../domain/json.ts';
 import { KEY_PATTERN, KEY_REGEX } from '../domain/keys.ts';
 import { flagEntries, reviewFlagdDocument, type TargetingReview } from './validate-flagd-document.ts';
 
@@ -38,9 +39,6 @@ export interface FlagdImportOptions {
 
 type JsonObject = Readonly<Record<string, JsonValue>>;
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 function typeOf(variants: JsonObject): FlagType {
   // The schema has made every variant value of one type.
   const first = Object.values(variants)[0];
@@ -51,7 +49,7 @@ function typeOf(variants: JsonObject): FlagType {
 }
 
 function metadataOf(value: JsonValue | undefined): Record<string, string | number | boolean> {
-  if (!isObject(value)) return {};
+  if (!isJsonObject(value)) return {};
   const result: Record<string, string | number | boolean> = {};
   for (const [key, item] of Object.entries(value)) {
     if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') result[key] = item;

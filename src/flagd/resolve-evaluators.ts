@@ -1,16 +1,13 @@
 import type { FieldError } from '../domain/errors.ts';
 import type { JsonValue } from '../domain/flag.ts';
+import { isJsonObject, pointerToken } from '../domain/json.ts';
 import { MAX_JSON_DEPTH } from '../domain/json-depth.ts';
-import { escapePointer } from '../evaluation/jsonlogic/operators.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** The evaluator name of a `{"$ref": "name"}` object, as flagd matches it (that object exactly). */
 function referenceOf(value: JsonValue): string | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const keys = Object.keys(value);
   return keys.length === 1 && keys[0] === '$ref' && typeof value.$ref === 'string' ? value.$ref : undefined;
 }
@@ -58,7 +55,7 @@ export function resolveEvaluators(
     if (Array.isArray(value)) return value.map((item, i) => resolve(item, `${at}/${i}`, chain, depth + 1));
     const result: JsonObject = {};
     for (const [key, item] of Object.entries(value)) {
-      result[key] = resolve(item, `${at}/${escapePointer(key)}`, chain, depth + 1);
+      result[key] = resolve(item, `${at}/${pointerToken(key)}`, chain, depth + 1);
     }
     return result;
   };

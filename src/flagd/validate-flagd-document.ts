@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../domain/errors.ts';
 import type { JsonValue } from '../domain/flag.ts';
+import { isJsonObject, keyOfPointerToken, pointerToken } from '../domain/json.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.ts';
 import {
   targetingLint,
@@ -57,9 +58,6 @@ function compiledValidators() {
   return validators;
 }
 
-const isRecord = (value: unknown): value is Record<string, JsonValue> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * flagd has two document schemas: flags.json (flags as a map, what providers read) and flagd.json
  * (the daemon's, which also allows a list of flags with `key`s). A document names its schema in
@@ -75,16 +73,16 @@ export function flagEntries(document: Readonly<Record<string, JsonValue>>): Flag
   const flags = document.flags;
   if (Array.isArray(flags)) {
     return flags.flatMap((flag, i) =>
-      isRecord(flag) && typeof flag.key === 'string' ? [{ key: flag.key, path: `/flags/${i}`, flag }] : [],
+      isJsonObject(flag) && typeof flag.key === 'string'
+        ? [{ key: flag.key, path: `/flags/${i}`, flag }]
+        : [],
     );
   }
-  if (!isRecord(flags)) return [];
+  if (!isJsonObject(flags)) return [];
   return Object.entries(flags).flatMap(([key, flag]) =>
-    isRecord(flag) ? [{ key, path: `/flags/${escapeToken(key)}`, flag }] : [],
+    isJsonObject(flag) ? [{ key, path: `/flags/${pointerToken(key)}`, flag }] : [],
   );
 }
-
-const escapeToken = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const VARIANT_TYPE = /^(\/flags\/[^/]+)\/variants\/[^/]+$/;
 const TARGETING = /^(\/flags\/[^/]+\/targeting|\/\$evaluators\/[^/]+)(\/.*)?$/;
@@ -128,7 +126,7 @@ function readableErrors(
     if (variant && error.keyword === 'type') {
       // Each typed branch of flagd's anyOf reports the values it dislikes; only mixed types are the problem.
       const variants = pointer(document, `${variant[1]}/variants`);
-      if (isRecord(variants) && new Set(Object.values(variants).map(variantType)).size > 1) {
+      if (isJsonObject(variants) && new Set(Object.values(variants).map(variantType)).size > 1) {
         add(
           `${variant[1]}/variants`,
           'variants must all be booleans, all strings, all numbers or all objects',
@@ -169,9 +167,9 @@ function readableErrors(
 function pointer(document: JsonValue, path: string): JsonValue | undefined {
   let value: JsonValue | undefined = document;
   for (const raw of path.split('/').slice(1)) {
-    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    const token = keyOfPointerToken(raw);
     if (Array.isArray(value)) value = value[Number(token)];
-    else if (isRecord(value)) value = value[token];
+    else if (isJsonObject(value)) value = value[token];
     else return undefined;
   }
   return value;
@@ -207,7 +205,7 @@ function reviewTargeting(
   document: Record<string, JsonValue>,
   errors: FieldError[],
 ): Map<string, TargetingReview> {
-  const evaluators = isRecord(document.$evaluators) ? document.$evaluators : {};
+  const evaluators = isJsonObject(document.$evaluators) ? document.$evaluators : {};
   const reviews = new Map<string, TargetingReview>();
   for (const { path, flag } of flagEntries(document)) {
     if (flag.targeting === undefined) continue;
@@ -244,7 +242,7 @@ function forSchema(
 ): Record<string, JsonValue> {
   const resolveFlag = (flag: JsonValue, path: string): JsonValue => {
     const review = reviews.get(path);
-    if (!isRecord(flag) || review === undefined) return flag;
+    if (!isJsonObject(flag) || review === undefined) return flag;
     if (review.unresolved === undefined) return { ...flag, targeting: review.targeting };
     const { targeting: _broken, ...rest } = flag;
     return rest;
@@ -253,11 +251,11 @@ function forSchema(
   if (Array.isArray(flags)) {
     return { ...document, flags: flags.map((flag, i) => resolveFlag(flag, `/flags/${i}`)) };
   }
-  if (isRecord(flags)) {
+  if (isJsonObject(flags)) {
     return {
       ...document,
       flags: Object.fromEntries(
-        Object.entries(flags).map(([key, flag]) => [key, resolveFlag(flag, `/flags/${escapeToken(key)}`)]),
+        Object.entries(flags).map(([key, flag]) => [key, resolveFlag(flag, `/flags/${pointerToken(key)}`)]),
       ),
     };
   }
@@ -271,7 +269,7 @@ function semanticErrors(document: Record<string, JsonValue>): FieldError[] {
   for (const { key, path, flag } of flagEntries(document)) {
     if (seen.has(key)) errors.push({ path: `${path}/key`, message: `duplicate flag key "${key}"` });
     seen.add(key);
-    const variants = isRecord(flag.variants) ? flag.variants : {};
+    const variants = isJsonObject(flag.variants) ? flag.variants : {};
     const defaultVariant = flag.defaultVariant;
     // flagd reads an empty defaultVariant as none.
     if (
@@ -300,7 +298,7 @@ const DOCUMENT_DEPTH = MAX_JSON_DEPTH + 8;
  */
 export function reviewFlagdDocument(document: unknown): FlagdDocumentReview {
   const refused = (errors: FieldError[]): FlagdDocumentReview => ({ errors, targeting: new Map() });
-  if (!isRecord(document))
+  if (!isJsonObject(document))
     return refused([{ path: '/', message: 'a flagd document is a JSON object with "flags"' }]);
   if (nestsDeeperThan(document, DOCUMENT_DEPTH)) {
     return refused([{ path: '/', message: `the document nests deeper than ${DOCUMENT_DEPTH} levels` }]);

@@ -7,12 +7,13 @@ import {
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
+import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsGatedBy, type FlagPatch, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 

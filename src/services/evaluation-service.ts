@@ -127,9 +127,7 @@ export class EvaluationService {
   /** Evaluates one flag; counted in /metrics. */
   evaluateIn(target: EvaluationTarget, flagKey: string, context: EvaluationContext): EvaluationDetail {
     const now = this.#clock();
-    const result = target.compiled.evaluate(flagKey, context, Math.floor(now / 1000));
-    if (result === undefined)
-      throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+    const result = evaluateOne(target, flagKey, context, now);
     this.counts.count(target.projectId, target.environment, result.reason);
     this.#counter?.count(target.projectId, target.environment, result, now);
     this.#observer?.(target, [result]);
@@ -159,7 +157,10 @@ export class EvaluationService {
     return this.evaluateIn(await this.target(actor, scope), flagKey, context);
   }
 
-  /** The playground's evaluation (viewer role): the result with the rule or target that decided it. */
+  /**
+   * The playground's evaluation (viewer role): the result with the rule or target that decided it.
+   * Not an evaluation an application was served, so it is not counted anywhere (decision 1054).
+   */
   async explain(
     actor: Actor,
     projectIdOrKey: string,
@@ -170,7 +171,8 @@ export class EvaluationService {
     const projectId =
       actor.grant?.projectId ??
       (await accessProject(this.#store, actor, projectIdOrKey, 'viewer', environment)).id;
-    return this.evaluate({ ...actor, grant: { projectId } }, flagKey, context, { environment });
+    const target = await this.target({ ...actor, grant: { projectId } }, { environment });
+    return evaluateOne(target, flagKey, context, this.#clock());
   }
 
   async evaluateAll(
@@ -181,4 +183,16 @@ export class EvaluationService {
   ): Promise<EvaluationDetail[]> {
     return this.evaluateAllIn(await this.target(actor, scope), context, flagKeys);
   }
+}
+
+/** One flag's result at `nowMs`, with nothing counted. */
+function evaluateOne(
+  target: EvaluationTarget,
+  flagKey: string,
+  context: EvaluationContext,
+  nowMs: number,
+): EvaluationDetail {
+  const result = target.compiled.evaluate(flagKey, context, Math.floor(nowMs / 1000));
+  if (result === undefined) throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+  return result;
 }

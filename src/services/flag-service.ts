@@ -7,7 +7,6 @@ import {
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
-  type FlagType,
   initialFlagEnvironment,
   segmentsNamedByFlag,
   type TargetingRule,
@@ -15,6 +14,8 @@ import {
 } from '../domain/flag.ts';
 import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
+import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../domain/schemas/flag-input.ts';
+import type { TargetingRuleInput } from '../domain/schemas/rules.ts';
 import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
@@ -22,31 +23,18 @@ import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { mergePatch } from './merge-patch.ts';
+import { mergeField, mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
 import { versionFromAudit } from './version-history.ts';
 
-export interface CreateFlagInput {
-  readonly key: string;
-  readonly name?: string;
-  readonly type?: FlagType;
-  readonly description?: string;
-  readonly variants?: readonly Variant[];
-  readonly tags?: readonly string[];
-  readonly metadata?: FlagMetadata;
-}
-
-/** A merge patch of a flag (SPEC §4): flag fields, environment fields for `environment`, or `environments`. */
-export type FlagPatch = Readonly<Record<string, unknown>>;
-
 /** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
 export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
   const touched = new Set<string>();
-  if (ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined)) touched.add(environment);
-  if (isPlainObject(patch.environments)) for (const key of Object.keys(patch.environments)) touched.add(key);
+  if (setsEnvironmentFields(patch)) touched.add(environment);
+  for (const key of Object.keys(patch.environments ?? {})) touched.add(key);
   return [...touched];
 }
 
@@ -74,6 +62,9 @@ export function environmentsGatedBy(patch: FlagPatch, environment: string, curre
     ? [...new Set([...touched, ...Object.keys(current.environments)])]
     : touched;
 }
+
+/** Whether a patch sets environment fields at its top level (for `?environment=`). */
+const setsEnvironmentFields = (patch: FlagPatch) => ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined);
 
 /** How a flag write is audited: its action, the one environment it touched, anything else to say. */
 interface AuditOf {
@@ -211,7 +202,7 @@ export class FlagService {
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
     const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
     return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored) => {
-      const { next, touched } = this.#patched(stored, patch, environment);
+      const { next, touched } = this.#mergeField(stored, patch, environment);
       return { next, audit: { action: 'flag.updated', environment: onlyOne(touched) } };
     });
   }
@@ -222,7 +213,7 @@ export class FlagService {
     const flag = await this.#store.findFlagById(flagId);
     if (flag === undefined || flag.projectId !== projectId)
       throw flagNotFound(`No flag with id "${flagId}".`);
-    const { next } = this.#patched(flag, patch, environment);
+    const { next } = this.#mergeField(flag, patch, environment);
     await validateReferences(this.#store, next, new Set(Object.keys(flag.environments)), flag);
     return flag;
   }
@@ -244,7 +235,7 @@ export class FlagService {
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     return this.#replace(actor, current.projectId, flagId, undefined, async (stored, tx) => {
       const details = await claim(stored, tx);
-      const { next, touched } = this.#patched(stored, patch, environment);
+      const { next, touched } = this.#mergeField(stored, patch, environment);
       return { next, audit: { action: 'flag.updated', environment: onlyOne(touched), details } };
     });
   }
@@ -285,7 +276,7 @@ export class FlagService {
   }
 
   /** `stored` with `patch` applied (not yet validated), and the environments it touches. */
-  #patched(stored: Flag, patch: FlagPatch, environment: string): { next: Flag; touched: string[] } {
+  #mergeField(stored: Flag, patch: FlagPatch, environment: string): { next: Flag; touched: string[] } {
     if (patch.type !== undefined && patch.type !== stored.type) {
       throw validationFailed('The type of a flag cannot change; create a new flag instead.', [
         { path: '/type', message: `is ${stored.type} and cannot change` },
@@ -411,36 +402,27 @@ export class FlagService {
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {
     const environments: Record<string, FlagEnvironment> = { ...flag.environments };
-    const environmentPatches: [string, Record<string, unknown>][] = [];
-    const topLevel = Object.fromEntries(
-      ENVIRONMENT_FIELDS.filter((f) => f in patch).map((f) => [f, patch[f]]),
-    );
-    if (Object.keys(topLevel).length > 0) environmentPatches.push([environment, topLevel]);
-    if (isPlainObject(patch.environments)) {
-      for (const [key, value] of Object.entries(patch.environments))
-        environmentPatches.push([key, value as Record<string, unknown>]);
-    }
-    for (const [key, envPatch] of environmentPatches) {
+    // A flag patch carries its top-level environment fields itself: patchEnvironment reads only those.
+    const environmentPatches: [string, FlagEnvironmentPatch][] = [
+      ...(setsEnvironmentFields(patch) ? [[environment, patch] as [string, FlagEnvironmentPatch]] : []),
+      ...Object.entries(patch.environments ?? {}),
+    ];
+    for (const [key, environmentPatch] of environmentPatches) {
       const current = environments[key];
-      if (current === undefined) continue;
-      // JsonLogic is replaced whole: merging two expressions key by key would make a third.
-      const { targeting, ...rest } = envPatch;
-      const merged = mergePatch(current, rest) as Record<string, unknown>;
-      if (targeting !== undefined) merged.targeting = targeting ?? undefined;
-      environments[key] = normaliseEnvironment(merged, current);
+      if (current !== undefined) environments[key] = patchEnvironment(current, environmentPatch);
     }
     return {
       ...flag,
-      name: (patch.name as string | undefined) ?? flag.name,
-      description:
-        patch.description === null ? '' : ((patch.description as string | undefined) ?? flag.description),
-      variants: (patch.variants as Variant[] | undefined) ?? flag.variants,
-      tags: patch.tags === null ? [] : ((patch.tags as string[] | undefined) ?? flag.tags),
+      name: patch.name ?? flag.name,
+      description: patch.description === null ? '' : (patch.description ?? flag.description),
+      variants: patch.variants ?? flag.variants,
+      tags: patch.tags === null ? [] : (patch.tags ?? flag.tags),
       metadata:
         patch.metadata === undefined
           ? flag.metadata
-          : ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
-      archived: (patch.archived as boolean | undefined) ?? flag.archived,
+          : // The patch schema lets metadata values be any JSON (only creation restricts them).
+            ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
+      archived: patch.archived ?? flag.archived,
       version: flag.version + 1,
       updatedAt: now(),
       environments,
@@ -493,27 +475,38 @@ async function refuseIfRequired(
 }
 
 /**
- * Fills what a merge patch may have removed and gives new rules an id: rules sent back with
- * their id keep it, so links to a rule survive edits.
+ * A flag's configuration in one environment after a merge patch (RFC 7396: null removes, and
+ * removed fields take their defaults). JsonLogic `targeting` is replaced whole: merging two
+ * expressions key by key would make a third. Rules sent back with their id keep it, so links to a
+ * rule survive edits; new rules get one. The result is validated before it is written (validateFlag).
  */
-function normaliseEnvironment(merged: Record<string, unknown>, previous: FlagEnvironment): FlagEnvironment {
-  const rules = ((merged.rules as Partial<TargetingRule>[] | undefined) ?? []).map((rule) => ({
-    ...rule,
-    id: rule.id ?? newId('rul'),
-    segments: rule.segments ?? [],
-    conditions: rule.conditions ?? [],
-  })) as TargetingRule[];
-  const { defaultRollout, targeting, ...rest } = merged;
+function patchEnvironment(current: FlagEnvironment, patch: FlagEnvironmentPatch): FlagEnvironment {
+  const { defaultRollout, targeting, prerequisites, ...rest } = current;
+  const rollout =
+    patch.defaultRollout === undefined || patch.defaultRollout === null
+      ? mergeField(defaultRollout, patch.defaultRollout)
+      : { ...defaultRollout, ...patch.defaultRollout };
+  const rules = mergeField<readonly (TargetingRule | TargetingRuleInput)[]>(current.rules, patch.rules) ?? [];
+  const required = mergeField(prerequisites, patch.prerequisites);
+  const jsonLogic = mergeField(targeting, patch.targeting);
   return {
-    ...(rest as unknown as FlagEnvironment),
-    enabled: (merged.enabled as boolean | undefined) ?? previous.enabled,
-    offVariant: (merged.offVariant as string | undefined) ?? null,
-    defaultVariant: (merged.defaultVariant as string | undefined) ?? null,
-    targets: (merged.targets as FlagEnvironment['targets'] | undefined) ?? [],
-    rules,
-    ...(defaultRollout === undefined
-      ? {}
-      : { defaultRollout: defaultRollout as FlagEnvironment['defaultRollout'] }),
-    ...(targeting === undefined ? {} : { targeting: targeting as FlagEnvironment['targeting'] }),
+    ...rest,
+    enabled: patch.enabled ?? current.enabled,
+    offVariant: mergeField(current.offVariant, patch.offVariant) ?? null,
+    defaultVariant: mergeField(current.defaultVariant, patch.defaultVariant) ?? null,
+    targets: mergeField(current.targets, patch.targets) ?? [],
+    // A rule as sent becomes a TargetingRule here; validateFlag refuses it before it is written if it is not one.
+    rules: rules.map(
+      (rule) =>
+        ({
+          ...rule,
+          id: rule.id ?? newId('rul'),
+          segments: rule.segments ?? [],
+          conditions: rule.conditions ?? [],
+        }) as TargetingRule,
+    ),
+    ...(required === undefined ? {} : { prerequisites: required }),
+    ...(rollout === undefined ? {} : { defaultRollout: rollout }),
+    ...(jsonLogic === undefined ? {} : { targeting: jsonLogic }),
   };
 }

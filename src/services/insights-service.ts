@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT, type Environment } from '../domain/project.ts';
@@ -74,14 +75,14 @@ function parseTime(field: string, text: string | undefined, fallback: number): n
 /** Evaluation counts per flag (SPEC §10): counted in memory, flushed in batches, read back as series and staleness. */
 export class InsightsService {
   readonly #store: Store;
-  readonly #clock: () => number;
+  readonly #clock: Clock;
   /** null when insights are off (FLAGSTAFF_INSIGHTS=off): nothing is counted. */
   readonly counter: EvaluationCounter | null;
   #lastPrune = 0;
 
-  constructor(store: Store, options: { clock?: () => number; enabled?: boolean } = {}) {
+  constructor(store: Store, options: { clock?: Clock | undefined; enabled?: boolean | undefined } = {}) {
     this.#store = store;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.counter = options.enabled === false ? null : new EvaluationCounter();
   }
 

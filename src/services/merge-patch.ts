@@ -10,3 +10,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   }
   return result;
 }
+
+/** One field of a typed merge patch: absent keeps `current`, null removes it (undefined), a value replaces it. */
+export const mergeField = <T>(current: T, value: T | null | undefined): T | undefined =>
+  value === undefined ? current : (value ?? undefined);

@@ -1,10 +1,11 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
+import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsGatedBy, type FlagPatch, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy, type FlagService } from './flag-service.ts';
 import { newId } from './ids.ts';
 
 export interface ScheduleInput {

@@ -1,6 +1,8 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
-import { type Rule, type Segment, type SegmentMatch, segmentsNamedBy } from '../domain/segment.ts';
+import type { RuleInput } from '../domain/schemas/rules.ts';
+import type { CreateSegmentInput, SegmentPatch } from '../domain/schemas/segment-input.ts';
+import { type Rule, type Segment, segmentsNamedBy } from '../domain/segment.ts';
 import { findSegmentCycle } from '../evaluation/segments.ts';
 import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -8,23 +10,11 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { mergePatch } from './merge-patch.ts';
+import { mergeField } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
-
-export interface CreateSegmentInput {
-  readonly key: string;
-  readonly name?: string;
-  readonly description?: string;
-  readonly match?: SegmentMatch;
-  readonly rules?: readonly Rule[];
-  readonly included?: readonly string[];
-  readonly excluded?: readonly string[];
-}
-
-export type SegmentPatch = Readonly<Record<string, unknown>>;
 
 export class SegmentService {
   readonly #deps: WriteDeps;
@@ -85,7 +75,8 @@ export class SegmentService {
       name: input.name ?? input.key,
       description: input.description ?? '',
       match: input.match ?? 'all',
-      rules: input.rules ?? [],
+      // Rules as sent; #validate refuses them before the write if they are not rules.
+      rules: (input.rules ?? []) as readonly Rule[],
       included: input.included ?? [],
       excluded: input.excluded ?? [],
       version: 1,
@@ -115,14 +106,17 @@ export class SegmentService {
   ): Promise<Segment> {
     const projectId = await this.#writableProject(actor, segmentId);
     return this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (stored) => {
-      const merged = mergePatch(stored, patch) as Segment;
+      // A merge patch (RFC 7396): a field set to null takes its default.
       return {
-        ...merged,
-        description: merged.description ?? '',
-        match: merged.match ?? 'all',
-        rules: merged.rules ?? [],
-        included: merged.included ?? [],
-        excluded: merged.excluded ?? [],
+        ...stored,
+        name: patch.name ?? stored.name,
+        description: mergeField(stored.description, patch.description) ?? '',
+        match: mergeField(stored.match, patch.match) ?? 'all',
+        // Rules as sent; #validate refuses them before the write if they are not rules.
+        rules: (mergeField<readonly (Rule | RuleInput)[]>(stored.rules, patch.rules) ??
+          []) as readonly Rule[],
+        included: mergeField(stored.included, patch.included) ?? [],
+        excluded: mergeField(stored.excluded, patch.excluded) ?? [],
         version: stored.version + 1,
         updatedAt: now(),
       };

@@ -63,6 +63,11 @@ describeEachDatabase('evaluation counts for insights', (database) => {
       expect(ofrep.status).toBe(200);
     }
     for (let i = 0; i < 2; i++) expect((await evaluate(a, 'checkout', 'dave')).status).toBe(200);
+    // The playground's explain is a person trying the flag, not an application served: not counted.
+    const explained = await a.call('POST', '/v1/projects/default/flags/checkout/explain', {
+      body: { environment: 'production', attributes: { targetingKey: 'erin' } },
+    });
+    expect(explained.body).toMatchObject({ variant: 'off' });
     await a.services.insights.flush();
     await b.services.insights.flush();
     await a.services.insights.flush(); // nothing left: adds nothing

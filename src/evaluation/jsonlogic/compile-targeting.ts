@@ -1,11 +1,11 @@
 import type { FieldError } from '../../domain/errors.ts';
 import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import type { JsonValue } from '../../domain/flag.ts';
+import { pointerToken } from '../../domain/json.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import { type CompileState, compileCompiled, ROOT_STATE } from './compiled.ts';
 import { FLAGD_CONTEXT, SEM_VER_OPERATORS, toBuckets } from './flagd-operators.ts';
 import { type Node, newFrame, TargetingCompileError } from './node.ts';
-import { escapePointer } from './operators.ts';
 
 /** A compiled targeting: the variant key it picks, or null when it picks none. */
 export type CompiledTargeting = (
@@ -132,7 +132,7 @@ function lintCustomOperators(logic: JsonValue, state: CompileState, errors: Fiel
   }
   if (!logic || typeof logic !== 'object') return;
   for (const [name, args] of Object.entries(logic)) {
-    const path = `${state.path}/${escapePointer(name)}`;
+    const path = `${state.path}/${pointerToken(name)}`;
     if (Array.isArray(args)) {
       if (name === 'sem_ver') lintSemVer(args, path, errors);
       if (name === 'fractional') lintFractional(args, path, errors);

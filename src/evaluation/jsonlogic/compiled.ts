@@ -1,6 +1,7 @@
 // flagd-core compiles targeting with json-logic-engine's compiler (JavaScript source built from the
 // JsonLogic). This reproduces that compiler's semantics with closures: constant folding at load time,
 // the shared `prev` variable, and the fallbacks to interpreter semantics.
+import { pointerToken } from '../../domain/json.ts';
 import {
   assertAllowedDepth,
   assertSize,
@@ -28,7 +29,7 @@ import {
   type Run,
   TargetingCompileError,
 } from './node.ts';
-import { escapePointer, isDeterministic, LAZY_OPERATORS, operatorOf } from './operators.ts';
+import { isDeterministic, LAZY_OPERATORS, operatorOf } from './operators.ts';
 import { atom, literal, op, PastedSyntaxError, parseTokens, type Token } from './precedence.ts';
 import { splitPath } from './split-path.ts';
 
@@ -47,7 +48,7 @@ const FOLD_ABOVE: readonly unknown[] = [];
 
 const at = (state: CompileState, token: string | number): CompileState => ({
   ...state,
-  path: `${state.path}/${typeof token === 'number' ? token : escapePointer(token)}`,
+  path: `${state.path}/${typeof token === 'number' ? token : pointerToken(token)}`,
 });
 
 const refuse = (state: CompileState, message: string): never => {

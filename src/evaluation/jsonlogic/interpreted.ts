@@ -1,6 +1,7 @@
 // flagd's engine evaluates some parts of targeting with its interpreter rather than its compiler:
 // expressions it folds to constants at load time, and the arguments of lazy operators it could not
 // compile (e.g. an `if` with two arguments). The interpreter has its own coercions, reproduced here.
+import { pointerToken } from '../../domain/json.ts';
 import {
   assertAllowedDepth,
   COMPARISONS,
@@ -18,7 +19,7 @@ import {
 import { fractionalNode, operatorImplementation } from './implementations.ts';
 import { varMethod } from './methods.ts';
 import { arrayNode, constant, dynamic, evaluate, failing, type Node, newFrame } from './node.ts';
-import { escapePointer, isDeterministic, operatorOf, UNARY_OPERATORS } from './operators.ts';
+import { isDeterministic, operatorOf, UNARY_OPERATORS } from './operators.ts';
 import { splitPath } from './split-path.ts';
 
 const INTERPRETED_ABOVE: readonly unknown[] = [];
@@ -31,7 +32,7 @@ export function compileInterpreted(logic: unknown, path: string): Node {
   const name = operatorOf(logic, path);
   if (name === undefined) return constant(logic);
   const args = (logic as Record<string, unknown>)[name];
-  const argsPath = `${path}/${escapePointer(name)}`;
+  const argsPath = `${path}/${pointerToken(name)}`;
   const idiom = idiomNode(name, args, argsPath);
   if (idiom) return idiom;
   const deterministic = isDeterministic(logic, false, path);

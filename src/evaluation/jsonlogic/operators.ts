@@ -1,4 +1,5 @@
 // The operator table: which operators exist, and how flagd's engine treats their arguments.
+import { pointerToken } from '../../domain/json.ts';
 import { TargetingCompileError } from './node.ts';
 
 /** Operators of JsonLogic that flagd documents, plus flagd's own. */
@@ -112,7 +113,7 @@ export function isDeterministic(logic: unknown, insideIterator: boolean, path: s
   const name = operatorOf(logic, path);
   if (name === undefined) return true;
   const args = (logic as Record<string, unknown>)[name];
-  const argsPath = `${path}/${escapePointer(name)}`;
+  const argsPath = `${path}/${pointerToken(name)}`;
   if (ITERATORS.has(name)) {
     if (args === null || args === undefined) {
       throw new TargetingCompileError(argsPath, `"${name}" needs an array of arguments`);
@@ -130,4 +131,3 @@ export function isDeterministic(logic: unknown, insideIterator: boolean, path: s
 }
 
 /** JSON pointer escaping of one reference token. */
-export const escapePointer = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');

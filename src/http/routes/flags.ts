@@ -116,11 +116,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
     async (request, reply) => {
-      const flag = await services.flags.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body as never,
-      );
+      const flag = await services.flags.create(actorOf(request), request.params.projectId, request.body);
       return sendCreated(reply, `/v1/projects/${flag.projectId}/flags/${flag.key}`, flag);
     },
   );

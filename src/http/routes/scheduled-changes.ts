@@ -64,7 +64,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
     async (request, reply) => {
       const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
         ...request.body,
-        patch: request.body.patch as Record<string, unknown>,
+        patch: request.body.patch,
       });
       reply.code(201).header('location', `/v1/flags/${change.flagId}/scheduled-changes/${change.id}`);
       return wire(change);

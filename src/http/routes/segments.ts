@@ -58,7 +58,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const segment = await services.segments.create(
         actorOf(request),
         request.params.projectId,
-        request.body as never,
+        request.body,
       );
       return sendCreated(reply, `/v1/segments/${segment.id}`, segment);
     },

@@ -1,17 +1,10 @@
-import { type TProperties, type TSchema, type TUnsafe, Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { EMAIL_PATTERN } from '../../domain/account.ts';
-import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../../domain/keys.ts';
+import { Closed } from '../../domain/schemas/kit.ts';
 
-/** A closed object: unknown fields are refused (SPEC §4). */
-export const Closed = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
-  Type.Object(properties, { additionalProperties: false, ...options });
+// The building blocks the request bodies share with the services live in the domain.
+export { Closed, Description, Key, Name, OneOf } from '../../domain/schemas/kit.ts';
 
-export const Key = Type.String({
-  pattern: KEY_PATTERN,
-  description: 'Letters, digits, ".", "_" and "-"; 1–128 characters; starts with a letter or digit.',
-});
-export const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
-export const Description = Type.String({ maxLength: DESCRIPTION_MAX });
 export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
 export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_PATTERN });
 export const Timestamp = Type.String({ format: 'date-time' });
@@ -40,12 +33,6 @@ export const ProblemSchema = Type.Object(
 export function problems(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ProblemSchema]));
 }
-
-/** A string from a fixed list, as a plain JSON-schema `enum` (clear errors, exact static type). */
-export const OneOf = <const T extends readonly string[]>(
-  values: T,
-  options: Record<string, unknown> = {},
-): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 /** `POST …/restore`: the earlier version to write again (SPEC §10 History). */
 export const RestoreSchema = Closed({ version: Version });

@@ -1,7 +1,11 @@
 import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
+import { RuleSchema } from '../../domain/schemas/rules.ts';
+import { Match } from '../../domain/schemas/segment-input.ts';
 import { Closed, Description, Id, Key, Name, OneOf, Timestamp, Version } from './common.ts';
-import { RuleSchema } from './rules.ts';
+
+// The segment request bodies are the domain's, so the service takes their static types (decision 1053).
+export { CreateSegmentSchema, PatchSegmentSchema } from '../../domain/schemas/segment-input.ts';
 
 export const ProjectSchema = Type.Object({
   id: Id,
@@ -69,12 +73,6 @@ export const PatchEnvironmentSchema = Closed({
   protected: Type.Optional(Type.Boolean()),
 });
 
-const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
-  maxItems: 10_000,
-  uniqueItems: true,
-});
-const Match = OneOf(['all', 'any']);
-
 export const SegmentSchema = Type.Object({
   id: Id,
   projectId: Id,
@@ -88,25 +86,6 @@ export const SegmentSchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-});
-
-export const CreateSegmentSchema = Closed({
-  key: Key,
-  name: Type.Optional(Name),
-  description: Type.Optional(Description),
-  match: Type.Optional(Match),
-  rules: Type.Optional(Type.Array(RuleSchema, { maxItems: 100 })),
-  included: Type.Optional(TargetingKeys),
-  excluded: Type.Optional(TargetingKeys),
-});
-
-export const PatchSegmentSchema = Closed({
-  name: Type.Optional(Name),
-  description: Type.Optional(Type.Union([Description, Type.Null()])),
-  match: Type.Optional(Type.Union([Match, Type.Null()])),
-  rules: Type.Optional(Type.Union([Type.Array(RuleSchema, { maxItems: 100 }), Type.Null()])),
-  included: Type.Optional(Type.Union([TargetingKeys, Type.Null()])),
-  excluded: Type.Optional(Type.Union([TargetingKeys, Type.Null()])),
 });
 
 const Role = OneOf(ROLES);

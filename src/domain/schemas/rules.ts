@@ -1,6 +1,6 @@
-import { Type } from 'typebox';
-import { OPERATORS } from '../../domain/segment.ts';
-import { Closed, Description, Key, OneOf } from './common.ts';
+import { type Static, Type } from 'typebox';
+import { OPERATORS } from '../segment.ts';
+import { Closed, Description, Key, OneOf } from './kit.ts';
 
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 
@@ -17,6 +17,9 @@ export const RuleSchema = Closed({
   segment: Type.Optional(Key),
   negate: Type.Optional(Type.Boolean()),
 });
+
+/** A condition as sent: the fields its type needs are not checked yet (validate-rules.ts does). */
+export type RuleInput = Static<typeof RuleSchema>;
 
 export const RolloutSchema = Closed({
   bucketBy: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
@@ -45,3 +48,6 @@ export const TargetingRuleSchema = Closed({
   conditions: Type.Optional(Type.Array(RuleSchema, { maxItems: 50 })),
   serve: ServeSchema,
 });
+
+/** A targeting rule as sent: its conditions and what it serves are not checked yet (validateFlag does). */
+export type TargetingRuleInput = Static<typeof TargetingRuleSchema>;
