@@ -18,6 +18,20 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
+/** A one-time link that cannot be used (unknown, used, expired), with the way to sign in. */
+function LinkProblem({ title, error }: { title: string; error: ApiError }) {
+  return (
+    <AuthFrame title={title}>
+      <div className="error-summary" role="alert">
+        <p>{error.message}</p>
+      </div>
+      <p>
+        <a href="/sign-in">Go to sign-in</a>
+      </p>
+    </AuthFrame>
+  );
+}
+
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -120,17 +134,7 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
   };
 
   const title = setup ? 'Set up Flagstaff' : 'Join Flagstaff';
-  if (linkError)
-    return (
-      <AuthFrame title={title}>
-        <div className="error-summary" role="alert">
-          <p>{linkError.message}</p>
-        </div>
-        <p>
-          <a href="/sign-in">Go to sign-in</a>
-        </p>
-      </AuthFrame>
-    );
+  if (linkError) return <LinkProblem title={title} error={linkError} />;
   if (!preview)
     return (
       <AuthFrame title={title}>
@@ -188,6 +192,76 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
         </Field>
         <button type="submit" className="btn primary wide" disabled={busy}>
           {busy ? 'Creating your account…' : 'Create account'}
+        </button>
+      </form>
+    </AuthFrame>
+  );
+}
+
+interface ResetPreview {
+  email: string;
+  name: string;
+}
+
+/** Using a one-time password reset link an admin created: the token is in the address's fragment. */
+export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
+  const token = location.hash.slice(1);
+  const [preview, setPreview] = useState<ResetPreview>();
+  const [linkError, setLinkError] = useState<ApiError>();
+  const [password, setPassword] = useState('');
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!token) {
+      setLinkError(new ApiError(404, { detail: 'This link has no reset token in it. Open the whole link.' }));
+      return;
+    }
+    api<ResetPreview>('POST', '/auth/password-reset', { token }).then(setPreview, setLinkError);
+  }, [token]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await api('POST', '/auth/reset-password', { token, password });
+      onReset(await api<Me>('GET', '/me'));
+      void navigate('/', { replace: true });
+    } catch (error) {
+      setProblem(error as ApiError);
+      setBusy(false);
+    }
+  };
+
+  const title = 'Choose a new password';
+  if (linkError) return <LinkProblem title={title} error={linkError} />;
+  if (!preview)
+    return (
+      <AuthFrame title={title}>
+        <Loading what="reset link" />
+      </AuthFrame>
+    );
+  return (
+    <AuthFrame title={title}>
+      <p>
+        For <strong>{preview.email}</strong>. Every browser signed in to this account is signed out.
+      </p>
+      <form onSubmit={submit} noValidate>
+        <ErrorSummary problem={problem} />
+        <Field label="New password" path="/password" problem={problem} hint="At least 12 characters.">
+          {(props) => (
+            <input
+              {...props}
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" className="btn primary wide" disabled={busy}>
+          {busy ? 'Setting your password…' : 'Set password and sign in'}
         </button>
       </form>
     </AuthFrame>
