@@ -216,16 +216,15 @@ function InviteForm({
 }) {
   const { me } = useSession();
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('editor');
-  const [project, setProject] = useState(me.actor.projectId ?? '');
+  const [scope, setScope] = useState<RoleAndScope>({ role: 'editor', project: me.actor.projectId ?? '' });
   const { problem, busy, run } = useSubmission();
   const submit = () =>
     run(async () =>
       onInvited(
         await api<Invitation & { path: string }>('POST', '/invitations', {
           email,
-          role,
-          project: project || null,
+          role: scope.role,
+          project: scope.project || null,
         }),
       ),
     );
@@ -245,14 +244,7 @@ function InviteForm({
             <input {...props} type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
           )}
         </Field>
-        <RoleAndScopeFields
-          role={role}
-          onRole={setRole}
-          project={project}
-          onProject={setProject}
-          projects={projects}
-          problem={problem}
-        />
+        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
       </div>
     </CreateDialog>
   );
@@ -294,30 +286,36 @@ function OneTimeLink({ title, label, validity, url, onDone }: OneTimeLinkProps &
   );
 }
 
+interface RoleAndScope {
+  readonly role: Role;
+  /** A project id, or '' for every project. */
+  readonly project: string;
+}
+
 /** Role and project of an account or invitation: a project admin's choices stay in their project. */
 function RoleAndScopeFields({
-  role,
-  onRole,
-  project,
-  onProject,
+  value,
+  onChange,
   projects,
   problem,
 }: {
-  role: Role;
-  onRole: (role: Role) => void;
-  /** A project id, or '' for every project. */
-  project: string;
-  onProject: (project: string) => void;
+  value: RoleAndScope;
+  onChange: (value: RoleAndScope) => void;
   projects: readonly Project[];
   problem: ApiError | undefined;
 }) {
+  const { role, project } = value;
   const { me } = useSession();
   const organisation = me.actor.projectId === null;
   return (
     <>
       <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
         {(props) => (
-          <select {...props} value={role} onChange={(e) => onRole(e.target.value as Role)}>
+          <select
+            {...props}
+            value={role}
+            onChange={(e) => onChange({ ...value, role: e.target.value as Role })}
+          >
             {ROLES.filter((r) => r !== 'evaluator').map((r) => (
               <option key={r}>{r}</option>
             ))}
@@ -329,7 +327,7 @@ function RoleAndScopeFields({
           <select
             {...props}
             value={project}
-            onChange={(e) => onProject(e.target.value)}
+            onChange={(e) => onChange({ ...value, project: e.target.value })}
             disabled={!organisation}
           >
             {organisation && <option value="">All projects</option>}
@@ -357,8 +355,7 @@ function EditAccountForm({
   onSaved: (account: Account) => void;
   onCancel: () => void;
 }) {
-  const [role, setRole] = useState<Role>(account.role);
-  const [project, setProject] = useState(account.projectId ?? '');
+  const [scope, setScope] = useState<RoleAndScope>({ role: account.role, project: account.projectId ?? '' });
   const { problem, busy, run } = useSubmission();
   const submit = () =>
     run(async () =>
@@ -366,7 +363,7 @@ function EditAccountForm({
         await api<Account>(
           'PATCH',
           `/accounts/${enc(account.id)}`,
-          { role, project: project || null },
+          { role: scope.role, project: scope.project || null },
           account.version,
         ),
       ),
@@ -385,14 +382,7 @@ function EditAccountForm({
         {account.email} acts with the new role from the next thing they do; nobody needs to sign in again.
       </p>
       <div className="row">
-        <RoleAndScopeFields
-          role={role}
-          onRole={setRole}
-          project={project}
-          onProject={setProject}
-          projects={projects}
-          problem={problem}
-        />
+        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
       </div>
     </CreateDialog>
   );

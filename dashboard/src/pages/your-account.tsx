@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../api.ts';
 import { useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { ErrorSummary, PasswordField } from '../kit/field.tsx';
 import { useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
@@ -58,33 +58,23 @@ function ChangePasswordForm() {
         }}
       >
         <ErrorSummary problem={problem} />
-        <Field label="Current password" path="/currentPassword" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="current-password"
-              value={currentPassword}
-              onChange={(e) => setCurrentPassword(e.target.value)}
-            />
-          )}
-        </Field>
-        <Field
+        <PasswordField
+          label="Current password"
+          path="/currentPassword"
+          problem={problem}
+          value={currentPassword}
+          onChange={setCurrentPassword}
+          autoComplete="current-password"
+        />
+        <PasswordField
           label="New password"
           path="/newPassword"
           problem={problem}
           hint="At least 12 characters. Your other signed-in browsers are signed out."
-        >
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="new-password"
-              value={newPassword}
-              onChange={(e) => setNewPassword(e.target.value)}
-            />
-          )}
-        </Field>
+          value={newPassword}
+          onChange={setNewPassword}
+          autoComplete="new-password"
+        />
         <button type="submit" className="btn primary" disabled={busy}>
           {busy ? 'Changing…' : 'Change password'}
         </button>
