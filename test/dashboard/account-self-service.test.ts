@@ -363,6 +363,11 @@ describeEachDatabase('account self-service', (database) => {
       expect(mine.body.map((e: { resource: { key: string } }) => e.resource.key)).toContain('by-person');
       expect(mine.body.map((e: { resource: { key: string } }) => e.resource.key)).not.toContain('by-key');
 
+      // A deleted project's events stay, found by its id.
+      expect((await server.call('DELETE', '/v1/projects/audited', { cookie: admin })).status).toBe(204);
+      const deleted = await server.call('GET', `/v1/audit-log?project=${other.body.id}`, { cookie: admin });
+      expect(deleted.body.map((e: { resource: { key: string } }) => e.resource.key)).toContain('by-key');
+
       const paged = await server.call('GET', '/v1/audit-log?limit=2', { cookie: admin });
       expect(paged.body).toHaveLength(2);
       expect(paged.headers.get('link')).toMatch(/rel="next"/);

@@ -8,11 +8,7 @@ export const accountSelfService: Migration = {
   async up(db: Kysely<unknown>) {
     // The actor stays whole in the `actor` JSON; its id is copied out so a filter can use an index.
     await db.schema.alterTable('audit_events').addColumn('actor_id', 'text').execute();
-    if (db.getExecutor().adapter instanceof PostgresAdapter) {
-      await sql`update audit_events set actor_id = (actor::json)->>'id'`.execute(db);
-    } else {
-      await sql`update audit_events set actor_id = json_extract(actor, '$.id')`.execute(db);
-    }
+    await copyActorIds(db);
     await db.schema
       .createIndex('audit_events_actor')
       .on('audit_events')
@@ -26,3 +22,14 @@ export const accountSelfService: Migration = {
       .execute();
   },
 };
+
+/** Fills `actor_id` from the `actor` JSON of the events recorded before the column existed. */
+export async function copyActorIds(db: Kysely<unknown>): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`update audit_events set actor_id = (actor::json)->>'id' where actor_id is null`.execute(db);
+  } else {
+    await sql`update audit_events set actor_id = json_extract(actor, '$.id') where actor_id is null`.execute(
+      db,
+    );
+  }
+}
