@@ -209,6 +209,12 @@ function AuditLog({
               <details>
                 <summary>Show the change</summary>
                 <Change before={e.before} after={e.after} />
+                {e.details && (
+                  <div className="diff">
+                    <h3 className="diff-title">Details</h3>
+                    {shown(e.details)}
+                  </div>
+                )}
               </details>
             </li>
           ))}
