@@ -2,7 +2,7 @@ import { createContext, type ReactNode, useContext, useEffect, useState } from '
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
-import { AuditLogPage } from './pages/audit-log.tsx';
+import { AuditLogPage, OrganisationAuditLogPage } from './pages/audit-log.tsx';
 import { ChangeRequestsPage } from './pages/change-requests.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
 import { FlagPage } from './pages/flag/flag-page.tsx';
@@ -11,8 +11,9 @@ import { MembersPage } from './pages/members.tsx';
 import { PlaygroundPage } from './pages/playground.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
-import { JoinPage, SignInPage } from './pages/sign-in.tsx';
+import { JoinPage, ResetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+import { YourAccountPage } from './pages/your-account.tsx';
 import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
 import { LoadError, Loading, Toasts } from './ui.tsx';
@@ -65,6 +66,7 @@ export function App() {
   let page: ReactNode;
   const joining = match('/join', path) ?? match('/setup', path);
   if (joining) page = <JoinPage setup={path.startsWith('/setup')} onJoined={setMe} />;
+  else if (match('/reset-password', path)) page = <ResetPasswordPage onReset={setMe} />;
   else if (loadError) page = <LoadError error={loadError} retry={() => location.reload()} />;
   else if (me === undefined) page = <Loading />;
   else if (me === null) page = <SignInPage onSignedIn={setMe} />;
@@ -117,6 +119,8 @@ const ORGANISATION_ROUTES: Routes = [
   ['/projects', () => <ProjectsPage />],
   ['/settings/api-keys', () => <ApiKeysPage />],
   ['/settings/members', () => <MembersPage />],
+  ['/settings/account', () => <YourAccountPage />],
+  ['/audit-log', () => <OrganisationAuditLogPage />],
 ];
 
 function SignedIn({ path }: { path: string }) {
@@ -272,6 +276,8 @@ function Shell({
             {item('/projects', 'Projects')}
             {item('/settings/api-keys', 'Organisation API keys', can(me, 'admin'))}
             {item('/settings/members', 'Members', me.actor.role === 'admin')}
+            {item('/audit-log', 'Audit log (all projects)', can(me, 'admin'))}
+            {item('/settings/account', 'Your account', me.account !== null)}
           </ul>
         </nav>
         <main id="main" className="content">

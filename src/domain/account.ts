@@ -35,6 +35,19 @@ export interface Invitation {
   readonly acceptedAt: string | null;
 }
 
+/**
+ * A one-time link an admin creates so someone can choose a new password (no email is sent:
+ * the admin passes the link on). Only a hash of its token is stored.
+ */
+export interface PasswordReset {
+  readonly id: string;
+  readonly accountId: string;
+  readonly createdBy: Invitation['invitedBy'];
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly usedAt: string | null;
+}
+
 /** A signed-in browser. Only a hash of its cookie's token is stored. */
 export interface Session {
   readonly id: string;

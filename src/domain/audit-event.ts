@@ -1,5 +1,7 @@
 export interface AuditEvent {
   readonly id: string;
+  /** The project whose log holds the event, null for the organisation's; known once stored. */
+  readonly projectId?: string | null;
   readonly at: string;
   readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string; readonly name: string };
   /** `<resource>.<verb>`, e.g. `flag.updated`. */

@@ -38,6 +38,7 @@ const query = (request: FastifyRequest, name: string) =>
 
 const ANY = (): AccessTarget => ({ kind: 'any' });
 const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
+const OWN_ACCOUNT = (): AccessTarget => ({ kind: 'own-account' });
 const PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: param(request, 'projectId') ?? '',
@@ -237,9 +238,14 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
 
   // Who is asking: anyone authenticated.
   'GET /v1/me': { role: 'evaluator', target: ANY },
+  // One's own password: signed-in people only, whatever their role.
+  'POST /v1/me/password': { role: 'evaluator', target: OWN_ACCOUNT },
   // Accounts and invitations: admins; the use case narrows a project admin to its project's.
   'GET /v1/accounts': { role: 'admin', target: ANY },
   'DELETE /v1/accounts/:accountId': { role: 'admin', target: ANY },
+  // Changing an account's rights or handing out a way into it reaches every environment it sees.
+  'PATCH /v1/accounts/:accountId': { role: 'admin', target: ANY, environments: ALL },
+  'POST /v1/accounts/:accountId/password-reset': { role: 'admin', target: ANY, environments: ALL },
   'GET /v1/invitations': { role: 'admin', target: ANY },
   'POST /v1/invitations': { role: 'admin', target: ANY },
   'DELETE /v1/invitations/:invitationId': { role: 'admin', target: ANY },

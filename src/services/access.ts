@@ -85,7 +85,9 @@ export type AccessTarget =
   | { readonly kind: 'flag'; readonly id: string }
   | { readonly kind: 'segment'; readonly id: string }
   | { readonly kind: 'api-key'; readonly id: string }
-  | { readonly kind: 'change-request'; readonly id: string };
+  | { readonly kind: 'change-request'; readonly id: string }
+  /** The signed-in person's own account (their password): API keys have none. */
+  | { readonly kind: 'own-account' };
 
 /** The environments a request touches: some by name, `'all'`, or none in particular (undefined). */
 export type EnvironmentScope = readonly string[] | 'all' | undefined;
@@ -146,6 +148,10 @@ export class AccessChecks {
         if (principal.projectId !== null) throw forbidden('This action needs an organisation-wide key.');
         return NOTHING_IN_PARTICULAR;
       case 'any':
+        return NOTHING_IN_PARTICULAR;
+      case 'own-account':
+        if (principal.type !== 'user')
+          throw forbidden('Only a signed-in person has a password; an API key has none.');
         return NOTHING_IN_PARTICULAR;
       case 'api-key':
         return this.#checkApiKey(principal, target.id);

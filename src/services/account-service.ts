@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { type Account, type Invitation, PASSWORD_MIN } from '../domain/account.ts';
+import type { Account, Invitation } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../storage/store.ts';
-import { authorizeOrganisation, requireAllEnvironments } from './access.ts';
+import { requireAllEnvironments } from './access.ts';
+import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
-import { accessProject, now } from './project-access.ts';
+import { changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { hashSecret } from './secrets.ts';
 import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';
 
@@ -20,6 +21,13 @@ export interface InviteInput {
   readonly role: Role;
   /** Project key or id; null: organisation-wide. */
   readonly project: string | null;
+}
+
+/** What an admin may change of an account; absent fields stay. */
+export interface AccountUpdate {
+  readonly role?: Role | undefined;
+  /** Project key or id; null: organisation-wide. */
+  readonly project?: string | null | undefined;
 }
 
 export interface CreatedInvitation extends Invitation {
@@ -46,14 +54,6 @@ export interface InvitationPreview {
 const publicInvitation = ({ tokenHash: _, ...invitation }: StoredInvitation): Invitation => invitation;
 
 const newInvitationToken = () => INVITATION_PREFIX + randomBytes(32).toString('base64url');
-
-function checkPassword(password: string, path = '/password'): void {
-  if ([...password].length < PASSWORD_MIN) {
-    throw validationFailed('The password is too short.', [
-      { path, message: `must be at least ${PASSWORD_MIN} characters` },
-    ]);
-  }
-}
 
 /** Dashboard accounts: invitations, joining, listing and removal, with the roles of API keys. */
 export class AccountService {
@@ -199,12 +199,7 @@ export class AccountService {
     if (account === undefined) throw notFound(`No account with id "${accountId}".`);
     await this.#scope(actor, account.projectId);
     await this.#store.transaction(async (tx) => {
-      if (account.projectId === null && account.role === 'admin') {
-        const admins = await tx.listAccounts({ projectId: null }, { limit: 1000 });
-        if (admins.items.filter((a) => a.role === 'admin').length <= 1) {
-          throw conflict('This is the last organisation-wide admin account; invite another admin first.');
-        }
-      }
+      await refuseLosingLastAdmin(tx, account, null);
       await tx.deleteAccount(account.id);
       await recordAudit(tx, actor, account.projectId, {
         action: 'account.deleted',
@@ -212,6 +207,40 @@ export class AccountService {
         before: publicAccount(account),
         after: null,
       });
+    });
+  }
+
+  /**
+   * Changes an account's role and scope. The admin needs rights over both the account's scope
+   * and the new one, and all environments (the account will see them all). Its sessions act
+   * with the new rights from their next request: a session's principal is read per request.
+   */
+  async update(actor: Actor, accountId: string, input: AccountUpdate, ifMatch?: number): Promise<Account> {
+    const found = await this.#store.findAccountById(accountId);
+    if (found === undefined) throw notFound(`No account with id "${accountId}".`);
+    await this.#scope(actor, found.projectId);
+    const projectId = input.project === undefined ? found.projectId : await this.#scope(actor, input.project);
+    requireAllEnvironments(actor.principal);
+    checkIfMatch(ifMatch, found.version);
+    return this.#store.transaction(async (tx) => {
+      const current = await tx.findAccountById(accountId);
+      if (current === undefined) throw notFound(`No account with id "${accountId}".`);
+      checkIfMatch(ifMatch, current.version);
+      const next: StoredAccount = {
+        ...current,
+        role: input.role ?? current.role,
+        projectId,
+        version: current.version + 1,
+      };
+      await refuseLosingLastAdmin(tx, current, next);
+      if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
+      await recordAudit(tx, actor, next.projectId, {
+        action: 'account.updated',
+        resource: { type: 'account', id: next.id, key: next.email },
+        before: publicAccount(current),
+        after: publicAccount(next),
+      });
+      return publicAccount(next);
     });
   }
 
@@ -223,12 +252,8 @@ export class AccountService {
   }
 
   /** Organisation-wide accounts need an organisation admin; a project's, an admin of it. */
-  async #scope(actor: Actor, project: string | null): Promise<string | null> {
-    if (project === null) {
-      authorizeOrganisation(actor.principal, 'admin');
-      return null;
-    }
-    return (await accessProject(this.#store, actor, project, 'admin')).id;
+  #scope(actor: Actor, project: string | null): Promise<string | null> {
+    return adminOfAccountScope(this.#store, actor, project);
   }
 
   #listScope(actor: Actor): string | null | undefined {

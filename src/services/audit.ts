@@ -71,9 +71,20 @@ export class AuditLogService {
     return this.#store.listAuditEvents(project.id, filter, page);
   }
 
-  /** Every event of the installation, newest first: projects deleted and organisation-wide keys too. */
-  listAll(actor: Actor, filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>> {
+  /**
+   * Every event of the installation, newest first: projects deleted and organisation-wide keys
+   * too; with `project` (key or id), that project's only. A key names a living project; an id
+   * that names none may be a deleted project's, whose events stay.
+   */
+  async listAll(
+    actor: Actor,
+    filter: AuditFilter,
+    page: PageRequest,
+    project?: string,
+  ): Promise<Page<AuditEvent>> {
     authorizeOrganisation(actor.principal, 'admin');
-    return this.#store.listAuditEvents(null, filter, page);
+    if (project === undefined) return this.#store.listAuditEvents(null, filter, page);
+    const found = await this.#store.findProject(project);
+    return this.#store.listAuditEvents(found?.id ?? project, filter, page);
   }
 }

@@ -16,6 +16,7 @@ import { FlagdService } from './flagd-service.ts';
 import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
 import { NodeSync } from './node-sync.ts';
+import { PasswordService } from './password-service.ts';
 import { ProjectService } from './project-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
@@ -44,6 +45,7 @@ export interface Services {
   readonly flagd: FlagdService;
   readonly accounts: AccountService;
   readonly sessions: SessionService;
+  readonly passwords: PasswordService;
   readonly health: HealthService;
   readonly insights: InsightsService;
   readonly webhooks: WebhookService;
@@ -74,6 +76,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
   const flags = new FlagService(deps);
+  const sessions = new SessionService(store, { clock: options.clock, ...options.sessions });
   return {
     changes: snapshots,
     revocations,
@@ -89,7 +92,8 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     evaluation: new EvaluationService(store, snapshots, insights.counter, options.clock),
     flagd: new FlagdService(deps),
     accounts: new AccountService(store),
-    sessions: new SessionService(store, { clock: options.clock, ...options.sessions }),
+    sessions,
+    passwords: new PasswordService(store, sessions, options.sessions?.clock ?? options.clock),
     insights,
     health: new HealthService(store, sync),
     sync,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, validationFailed } from '../domain/errors.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { newId } from './ids.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
@@ -132,6 +132,22 @@ export class SessionService {
     await this.#store.updateAccount(signedIn, account.version);
     const started = await this.start(signedIn);
     return { ...started, limit: this.#tighter(accountKey, address) };
+  }
+
+  /**
+   * Checks a signed-in person's current password before a change that needs it. Wrong answers
+   * draw on the same per-account and per-address budgets as sign-in, so a borrowed session
+   * cannot be used to guess the password either.
+   */
+  async confirmPassword(account: StoredAccount, password: string, address: string): Promise<void> {
+    const accountKey = normaliseEmail(account.email);
+    this.#refuseWhenThrottled(accountKey, address);
+    if (await verifyPassword(password, account.passwordHash)) return;
+    this.#perAccount.take(accountKey);
+    this.#perAddress.take(address);
+    throw validationFailed('The current password is not right.', [
+      { path: '/currentPassword', message: 'is not your current password' },
+    ]);
   }
 
   /** Starts a session for an account that has just proved who it is (sign-in, accepted invitation). */

@@ -1,4 +1,4 @@
-import type { Account, Invitation, Session } from '../domain/account.ts';
+import type { Account, Invitation, PasswordReset, Session } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
 import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
@@ -32,6 +32,8 @@ export interface AuditFilter {
   readonly resourceType?: string | undefined;
   readonly resourceId?: string | undefined;
   readonly action?: string | undefined;
+  /** The id of the API key or account that acted. */
+  readonly actorId?: string | undefined;
 }
 
 export interface StoredApiKey extends ApiKey {
@@ -48,6 +50,10 @@ export interface StoredInvitation extends Invitation {
 }
 
 export interface StoredSession extends Session {
+  readonly tokenHash: string;
+}
+
+export interface StoredPasswordReset extends PasswordReset {
   readonly tokenHash: string;
 }
 
@@ -193,8 +199,13 @@ export interface AccountStore {
   insertAccount(account: StoredAccount): Promise<void>;
   /** Replaces every field but id and createdAt. */
   updateAccount(account: StoredAccount, expectedVersion: number): Promise<boolean>;
-  /** Deletes the account and its sessions. */
+  /** Deletes the account, its sessions and its reset links. */
   deleteAccount(id: string): Promise<boolean>;
+  /**
+   * Ids of the organisation-wide admin accounts. Inside a transaction on PostgreSQL their rows
+   * stay locked until it ends, so two admins demoting each other cannot both pass the last-admin rule.
+   */
+  organisationAdminIds(): Promise<readonly string[]>;
 
   /** Invitations in creation order. */
   listInvitations(filter: InvitationFilter, page: PageRequest): Promise<Page<StoredInvitation>>;
@@ -208,8 +219,17 @@ export interface AccountStore {
   insertSession(session: StoredSession): Promise<void>;
   findSessionByHash(tokenHash: string): Promise<StoredSession | undefined>;
   deleteSession(id: string): Promise<boolean>;
+  /** Ends every session of the account but `except` (the one that asked); how many ended. */
+  deleteSessionsOfAccount(accountId: string, except?: string): Promise<number>;
   /** Housekeeping: drops sessions that expired before `at`. */
   deleteExpiredSessions(at: string): Promise<void>;
+
+  insertPasswordReset(reset: StoredPasswordReset): Promise<void>;
+  findPasswordResetByHash(tokenHash: string): Promise<StoredPasswordReset | undefined>;
+  /** Marks an unused link used; false when it was used already, so it works once even in a race. */
+  usePasswordReset(id: string, at: string): Promise<boolean>;
+  /** Withdraws the account's unused links (a newer one replaces them, or a reset used one). */
+  deletePendingPasswordResets(accountId: string): Promise<void>;
 }
 
 /** The audit log: written inside each write's transaction, read newest first. */

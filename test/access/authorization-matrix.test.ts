@@ -42,6 +42,8 @@ interface RouteCase {
   readonly byId?: true;
   /** Its environment is the stored resource's, known once found: another project's answers 404 first. */
   readonly environmentOfResource?: true;
+  /** For signed-in people only (their own password): every API key gets 403. */
+  readonly signedInOnly?: true;
 }
 
 /** A fresh webhook of project alpha, at a public address (nothing is delivered in this test). */
@@ -100,6 +102,23 @@ async function openRequest(c: Context, approved = false): Promise<string> {
     version: 1,
     createdAt: at,
     updatedAt: at,
+  });
+  return id;
+}
+
+/** A fresh viewer account of project alpha, stored directly: joining hashes a password, too slow for 36 cells. */
+async function alphaAccount(c: Context): Promise<string> {
+  const id = `acc_member${c.next()}`;
+  await c.node.store.insertAccount({
+    id,
+    email: `${id}@example.com`,
+    name: 'Member',
+    passwordHash: 'not a usable hash',
+    role: 'viewer',
+    projectId: c.alphaId,
+    createdAt: new Date().toISOString(),
+    lastLoginAt: null,
+    version: 1,
   });
   return id;
 }
@@ -651,6 +670,19 @@ const CASES: readonly RouteCase[] = [
     request: () => ({ url: '/v1/me' }),
   },
   {
+    route: 'POST /v1/me/password',
+    minRole: 'evaluator',
+    scope: 'any',
+    touches: 'none',
+    success: 204,
+    signedInOnly: true,
+    request: () => ({
+      url: '/v1/me/password',
+      body: { currentPassword: 'whatever it is', newPassword: 'a long new password' },
+    }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/accounts',
     minRole: 'admin',
     scope: 'any',
@@ -702,21 +734,25 @@ const CASES: readonly RouteCase[] = [
     touches: 'none',
     success: 204,
     request: async (c) => {
-      // Stored directly: signing up through an invitation hashes a password, too slow for 36 cells.
-      const id = `acc_leaver${c.next()}`;
-      await c.node.store.insertAccount({
-        id,
-        email: `${id}@example.com`,
-        name: 'Leaver',
-        passwordHash: 'not a usable hash',
-        role: 'viewer',
-        projectId: c.alphaId,
-        createdAt: new Date().toISOString(),
-        lastLoginAt: null,
-        version: 1,
-      });
-      return { url: `/v1/accounts/${id}` };
+      return { url: `/v1/accounts/${await alphaAccount(c)}` };
     },
+  },
+  {
+    route: 'PATCH /v1/accounts/:accountId',
+    minRole: 'admin',
+    scope: 'project',
+    // The account sees every environment: an admin limited to some may not hand that out.
+    touches: 'all',
+    success: 200,
+    request: async (c) => ({ url: `/v1/accounts/${await alphaAccount(c)}`, body: { role: 'editor' } }),
+  },
+  {
+    route: 'POST /v1/accounts/:accountId/password-reset',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'all',
+    success: 201,
+    request: async (c) => ({ url: `/v1/accounts/${await alphaAccount(c)}/password-reset` }),
   },
   {
     route: 'GET /v1/audit-log',
@@ -780,6 +816,7 @@ const CELLS: readonly Cell[] = ROLES.flatMap((role) =>
 
 /** What SPEC §2 and §5 say the cell answers. */
 function expected(route: RouteCase, cell: Cell): number {
+  if (route.signedInOnly) return 403;
   if (route.scope === 'organisation' && cell.scope !== 'organisation') return 403;
   const otherProject = route.scope === 'project' && cell.scope === 'other';
   if (otherProject && route.byId === undefined) return 403;

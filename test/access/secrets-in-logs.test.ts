@@ -25,6 +25,30 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
   });
   afterAll(() => node?.close());
 
+  it('logs password reset links and password changes without the token, its hash or a password', async () => {
+    const invited = await node.call('POST', '/v1/invitations', {
+      body: { email: 'reset@example.com', role: 'viewer', project: null },
+    });
+    const password = 'first password of theirs';
+    const joined = await node.call('POST', '/v1/auth/join', {
+      key: null,
+      body: { token: invited.body.token, name: 'Reset', password },
+    });
+    expect(joined.status).toBe(201);
+    const link = await node.call('POST', `/v1/accounts/${joined.body.account.id}/password-reset`, {});
+    expect(link.status).toBe(201);
+    const token = link.body.token as string;
+    const chosen = 'the chosen new password';
+    secrets.push(invited.body.token, token, password, chosen);
+    await node.call('POST', '/v1/auth/password-reset', { key: null, body: { token } });
+    expect(
+      (await node.call('POST', '/v1/auth/reset-password', { key: null, body: { token, password: chosen } }))
+        .status,
+    ).toBe(200);
+    await node.call('POST', '/v1/auth/reset-password', { key: null, body: { token, password: chosen } }); // 404
+    await node.call('POST', `/v1/accounts/${joined.body.account.id}/password-reset?token=${token}`, {});
+  });
+
   it('logs a whole scenario at debug, and counts it in /metrics, without a single secret or secret hash', async () => {
     const project = await node.call('POST', '/v1/api-keys', { body: { name: 'org', role: 'admin' } });
     const evaluator = await node.call('POST', '/v1/projects/default/api-keys', {

@@ -224,6 +224,8 @@ describeInChromium(
       ['webhooks', '/projects/shop/settings/webhooks', 'https://203.0.113.10/hooks/flagstaff'],
       ['organisation-api-keys', '/settings/api-keys', 'Admin key (first start)'],
       ['members', '/settings/members', 'grace@example.com'],
+      ['organisation-audit-log', '/audit-log', 'flag.updated'],
+      ['your-account', '/settings/account', 'Change your password'],
     ];
 
     async function open(page: Page, name: string, path: string, ready: string): Promise<void> {

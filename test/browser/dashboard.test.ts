@@ -176,7 +176,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
       .toContain('rule 1 (“Dutch pro customers first”) — segments beta-nl');
 
     // The audit log names the person.
-    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
     await page.getByText('api_key.revoked').waitFor();
     await expect.poll(() => page.locator('.audit-event').first().textContent()).toContain('ada');
     expect(errors).toEqual([]);

@@ -16,7 +16,14 @@ describe('the dashboard served at /', () => {
   afterAll(() => server.close());
 
   it('serves its page at / and at the paths of its pages, with a strict Content-Security-Policy', async () => {
-    for (const path of ['/', '/sign-in', '/projects/default/flags/new-checkout', '/settings/api-keys']) {
+    for (const path of [
+      '/',
+      '/sign-in',
+      '/projects/default/flags/new-checkout',
+      '/settings/api-keys',
+      '/reset-password',
+      '/audit-log',
+    ]) {
       const res = await server.call('GET', path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');

@@ -12,6 +12,7 @@ import {
   type StoredAccount,
   type StoredApiKey,
   type StoredInvitation,
+  type StoredPasswordReset,
   type StoredSession,
   UniqueViolation,
 } from '../../src/storage/store.ts';
@@ -1238,7 +1239,7 @@ describeEachDatabase('Store contract', (database) => {
 
   // Audit events
 
-  it('stores an audit event exactly as given', async () => {
+  it('stores an audit event exactly as given, read back with the project whose log holds it', async () => {
     const { project } = await givenProject(store, 'checkout');
     const withEverything = anAuditEvent({
       actor: { type: 'user', id: 'usr_1', name: 'Ada "the admin"' },
@@ -1258,7 +1259,10 @@ describeEachDatabase('Store contract', (database) => {
 
     const { items } = await store.listAuditEvents(project.id, {}, { limit: 10 });
 
-    expect(items).toStrictEqual([minimal, withEverything]);
+    expect(items).toStrictEqual([minimal, withEverything].map((e) => ({ ...e, projectId: project.id })));
+    await store.insertAuditEvent(null, { ...minimal, id: `${minimal.id}-org` });
+    const organisation = await store.listAuditEvents(null, { action: 'api_key.revoked' }, { limit: 10 });
+    expect(organisation.items.map((e) => e.projectId).sort()).toEqual([null, project.id].sort());
   });
 
   it("lists a project's audit events newest first, a page at a time, and none of elsewhere", async () => {
@@ -1273,10 +1277,12 @@ describeEachDatabase('Store contract', (database) => {
 
     expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1]);
     expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
-    expect(pages.flatMap((p) => p.items)).toStrictEqual([...events].reverse());
+    expect(pages.flatMap((p) => p.items)).toStrictEqual(
+      [...events].reverse().map((e) => ({ ...e, projectId: project.id })),
+    );
   });
 
-  it('filters audit events by resource type, resource id and action, together or alone', async () => {
+  it('filters audit events by resource type, resource id, action and actor, together or alone', async () => {
     const { project } = await givenProject(store, 'checkout');
     const flagCreated = anAuditEvent({
       action: 'flag.created',
@@ -1293,6 +1299,7 @@ describeEachDatabase('Store contract', (database) => {
     const segment = anAuditEvent({
       action: 'segment.updated',
       resource: { type: 'segment', id: 'seg_1', key: 's' },
+      actor: { type: 'user', id: 'acc_someone', name: 'Someone' },
     });
     for (const event of [flagCreated, flagUpdated, otherFlag, segment])
       await store.insertAuditEvent(project.id, event);
@@ -1307,6 +1314,8 @@ describeEachDatabase('Store contract', (database) => {
       flagUpdated.id,
     ]);
     expect(await ids({ resourceType: 'segment', action: 'flag.updated' })).toEqual([]);
+    expect(await ids({ actorId: 'acc_someone' })).toEqual([segment.id]);
+    expect(await ids({ actorId: 'acc_someone', resourceType: 'flag' })).toEqual([]);
   });
 
   it('pages through filtered audit events', async () => {
@@ -1322,7 +1331,9 @@ describeEachDatabase('Store contract', (database) => {
     );
 
     expect(pages.map((p) => p.items.length)).toEqual([2, 1]);
-    expect(pages.flatMap((p) => p.items)).toStrictEqual([events[4], events[2], events[0]]);
+    expect(pages.flatMap((p) => p.items)).toStrictEqual(
+      [events[4], events[2], events[0]].map((e) => ({ ...e, projectId: project.id })),
+    );
   });
 
   // Accounts, invitations and sessions
@@ -1466,6 +1477,73 @@ describeEachDatabase('Store contract', (database) => {
     expect(await store.findSessionByHash(expired.tokenHash)).toBeUndefined();
     expect(await store.findSessionByHash(live.tokenHash)).toStrictEqual(live);
     expect(await store.findSessionByHash(ended.tokenHash)).toBeUndefined();
+  });
+
+  it("ends an account's sessions but one, and none of another account's", async () => {
+    const [account, other] = [anAccount(), anAccount()];
+    await store.insertAccount(account);
+    await store.insertAccount(other);
+    const [keep, end1, end2, others] = [
+      aSession(account.id),
+      aSession(account.id),
+      aSession(account.id),
+      aSession(other.id),
+    ];
+    for (const session of [keep, end1, end2, others]) await store.insertSession(session);
+
+    expect(await store.deleteSessionsOfAccount(account.id, keep.id)).toBe(2);
+    expect(await store.findSessionByHash(keep.tokenHash)).toStrictEqual(keep);
+    expect(await store.findSessionByHash(end1.tokenHash)).toBeUndefined();
+    expect(await store.findSessionByHash(others.tokenHash)).toStrictEqual(others);
+    expect(await store.deleteSessionsOfAccount(account.id)).toBe(1);
+    expect(await store.findSessionByHash(keep.tokenHash)).toBeUndefined();
+  });
+
+  it('names the organisation-wide admin accounts only', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const admin = anAccount({ role: 'admin' });
+    for (const account of [
+      admin,
+      anAccount({ role: 'admin', projectId: project.id }),
+      anAccount({ role: 'editor' }),
+    ])
+      await store.insertAccount(account);
+    expect(await store.organisationAdminIds()).toEqual([admin.id]);
+    expect(await store.transaction((tx) => tx.organisationAdminIds())).toEqual([admin.id]);
+  });
+
+  it('stores a password reset link by its hash, uses it once, and withdraws only unused ones', async () => {
+    const account = anAccount();
+    await store.insertAccount(account);
+    const reset = (id: string): StoredPasswordReset => ({
+      id,
+      accountId: account.id,
+      tokenHash: `token-of-${id}`,
+      createdBy: { type: 'user', id: 'acc_admin', name: 'Admin "A"' },
+      createdAt: CREATED,
+      expiresAt: '2026-01-03T03:04:05.000Z',
+      usedAt: null,
+    });
+    const [used, pending] = [reset('pwr_used'), reset('pwr_pending')];
+    await store.insertPasswordReset(used);
+    await store.insertPasswordReset(pending);
+    await expect(
+      store.insertPasswordReset({ ...reset('pwr_x'), tokenHash: used.tokenHash }),
+    ).rejects.toBeInstanceOf(UniqueViolation);
+    expect(await store.findPasswordResetByHash(used.tokenHash)).toStrictEqual(used);
+
+    const results = await Promise.all([
+      store.usePasswordReset(used.id, UPDATED),
+      store.usePasswordReset(used.id, UPDATED),
+    ]);
+    expect(results.sort()).toEqual([false, true]);
+    await store.deletePendingPasswordResets(account.id);
+    expect(await store.findPasswordResetByHash(used.tokenHash)).toStrictEqual({ ...used, usedAt: UPDATED });
+    expect(await store.findPasswordResetByHash(pending.tokenHash)).toBeUndefined();
+
+    await store.insertPasswordReset(pending);
+    await store.deleteAccount(account.id);
+    expect(await store.findPasswordResetByHash(pending.tokenHash)).toBeUndefined();
   });
 
   // Races: what a write's transaction may rely on

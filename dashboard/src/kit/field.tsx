@@ -55,6 +55,39 @@ export function Field({
   );
 }
 
+/** A password box in a Field; `autoComplete` tells password managers whether to fill or to save it. */
+export function PasswordField({
+  label,
+  path,
+  problem,
+  hint,
+  value,
+  onChange,
+  autoComplete,
+}: {
+  label: ReactNode;
+  path: string;
+  problem?: ApiError | undefined;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  autoComplete: 'current-password' | 'new-password';
+}) {
+  return (
+    <Field label={label} path={path} problem={problem} hint={hint}>
+      {(props) => (
+        <input
+          {...props}
+          type="password"
+          autoComplete={autoComplete}
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 /** An error shown beside something that is not a form control (a list, a group). */
 export function InlineError({ problem, path }: { problem?: ApiError | undefined; path: string }) {
   const error = errorAt(problem, path);

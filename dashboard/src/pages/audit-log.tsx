@@ -1,16 +1,72 @@
-import { useEffect, useState } from 'react';
-import { type ApiError, type AuditEvent, apiPage, enc } from '../api.ts';
+import { type ReactNode, useEffect, useState } from 'react';
+import { type Account, type ApiError, type AuditEvent, apiPage, enc, type Project, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { differences } from '../change-words.ts';
 import { describePath } from '../kit/field.tsx';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
 
-const RESOURCE_TYPES = ['flag', 'segment', 'environment', 'project', 'api_key', 'invitation', 'account'];
-const VERBS = ['created', 'updated', 'deleted', 'revoked'];
+/** The actions the log records, by resource type, for the filters. */
+const ACTIONS: Readonly<Record<string, readonly string[]>> = {
+  flag: [
+    'created',
+    'updated',
+    'deleted',
+    'restored',
+    'change_scheduled',
+    'scheduled_change_cancelled',
+    'scheduled_change_failed',
+  ],
+  segment: ['created', 'updated', 'deleted', 'restored'],
+  environment: ['created', 'updated', 'deleted'],
+  project: ['created', 'updated', 'deleted'],
+  change_request: ['created', 'approved', 'rejected', 'applied', 'apply_failed', 'withdrawn'],
+  api_key: ['created', 'revoked'],
+  webhook: ['created', 'updated', 'deleted'],
+  invitation: ['created', 'deleted'],
+  account: ['created', 'updated', 'deleted', 'password_changed', 'reset_link_created', 'password_reset'],
+};
 
-/** Who changed what, newest first, with filters and the change itself. */
+const words = (name: string) => name.replaceAll('_', ' ');
+
+/** A project's audit log (its admins). */
 export function AuditLogPage() {
   const { project } = useProject();
+  return (
+    <AuditLog
+      path={`/projects/${enc(project.id)}/audit-log`}
+      intro={<>Every change to {project.name}, who made it and what it was.</>}
+    />
+  );
+}
+
+/** The organisation's audit log: every project, organisation-wide keys and accounts (organisation admins). */
+export function OrganisationAuditLogPage() {
+  const projects = useApi<Project[]>('/projects?limit=1000');
+  const accounts = useApi<Account[]>('/accounts?limit=1000');
+  return (
+    <AuditLog
+      path="/audit-log"
+      intro="Every change in this Flagstaff: all projects, organisation API keys and accounts."
+      projects={projects.data ?? []}
+      people={accounts.data ?? []}
+    />
+  );
+}
+
+/** Who changed what, newest first, with filters and the change itself; `projects`: organisation-wide, filter by project. */
+function AuditLog({
+  path,
+  intro,
+  projects,
+  people,
+}: {
+  path: string;
+  intro: ReactNode;
+  projects?: readonly Project[];
+  people?: readonly Account[];
+}) {
+  const [project, setProject] = useState('');
+  const [actorId, setActorId] = useState('');
   const [resourceType, setResourceType] = useState('');
   const [verb, setVerb] = useState('');
   const [resourceId, setResourceId] = useState('');
@@ -21,12 +77,15 @@ export function AuditLogPage() {
 
   const first = (() => {
     const query = new URLSearchParams({ limit: '50' });
+    if (project) query.set('project', project);
+    if (actorId) query.set('actorId', actorId);
     if (resourceType) query.set('resourceType', resourceType);
     if (resourceType && verb) query.set('action', `${resourceType}.${verb}`);
     if (resourceId.trim()) query.set('resourceId', resourceId.trim());
-    return `/projects/${enc(project.id)}/audit-log?${query}`;
+    return `${path}?${query}`;
   })();
-
+  const projectName = (id: string | null | undefined) =>
+    id ? (projects?.find((p) => p.id === id)?.name ?? 'a deleted project') : 'Organisation';
   useEffect(() => {
     let current = true;
     setEvents(undefined);
@@ -61,15 +120,47 @@ export function AuditLogPage() {
   return (
     <>
       <PageTitle>Audit log</PageTitle>
-      <p className="muted">Every change to {project.name}, who made it and what it was.</p>
+      <p className="muted">{intro}</p>
       <search className="filters" aria-label="Filter the audit log">
+        {projects && (
+          <label className="field inline">
+            <span>Project</span>
+            <select value={project} onChange={(e) => setProject(e.target.value)}>
+              <option value="">Any project</option>
+              {projects.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        {people && (
+          <label className="field inline">
+            <span>Who</span>
+            <select value={actorId} onChange={(e) => setActorId(e.target.value)}>
+              <option value="">Anyone</option>
+              {people.map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label className="field inline">
           <span>Resource</span>
-          <select value={resourceType} onChange={(e) => setResourceType(e.target.value)}>
+          <select
+            value={resourceType}
+            onChange={(e) => {
+              setResourceType(e.target.value);
+              setVerb('');
+            }}
+          >
             <option value="">Any resource</option>
-            {RESOURCE_TYPES.map((t) => (
+            {Object.keys(ACTIONS).map((t) => (
               <option key={t} value={t}>
-                {t.replace('_', ' ')}
+                {words(t)}
               </option>
             ))}
           </select>
@@ -78,8 +169,10 @@ export function AuditLogPage() {
           <span>Action</span>
           <select value={verb} onChange={(e) => setVerb(e.target.value)} disabled={!resourceType}>
             <option value="">Any action</option>
-            {VERBS.map((v) => (
-              <option key={v}>{v}</option>
+            {(ACTIONS[resourceType] ?? []).map((v) => (
+              <option key={v} value={v}>
+                {words(v)}
+              </option>
             ))}
           </select>
         </label>
@@ -111,10 +204,17 @@ export function AuditLogPage() {
                   {e.resource.key ?? e.resource.id}
                   {e.environment && <span className="badge">{e.environment}</span>}
                 </span>
+                {projects && <span className="muted">{projectName(e.projectId)}</span>}
               </div>
               <details>
                 <summary>Show the change</summary>
                 <Change before={e.before} after={e.after} />
+                {e.details && (
+                  <div className="diff">
+                    <h3 className="diff-title">Details</h3>
+                    {shown(e.details)}
+                  </div>
+                )}
               </details>
             </li>
           ))}
@@ -134,6 +234,9 @@ const shown = (value: unknown) =>
 
 /** What an event changed: only the fields that differ, each with its value before and after. */
 function Change({ before, after }: { before: unknown; after: unknown }) {
+  // Some events record what happened without a document (a password changed): the line says it all.
+  if (before === null && after === null)
+    return <p className="muted">No document: the action is the change.</p>;
   // A creation or deletion has one side only: that document is the change.
   if (before === null || after === null)
     return (

@@ -23,7 +23,8 @@ export function MembersPage() {
   const invitations = useApi<Invitation[]>('/invitations?limit=1000');
   const projects = useApi<Project[]>('/projects?limit=1000');
   const [inviting, setInviting] = useState(false);
-  const [link, setLink] = useState<{ email: string; url: string }>();
+  const [link, setLink] = useState<OneTimeLinkProps>();
+  const [editing, setEditing] = useState<Account>();
   const [problem, setProblem] = useState<ApiError>();
   const scopeName = (projectId: string | null) =>
     projectId === null ? 'All projects' : (projects.data?.find((p) => p.id === projectId)?.name ?? projectId);
@@ -43,6 +44,26 @@ export function MembersPage() {
       await api('DELETE', `/accounts/${enc(account.id)}`);
       toast(`${account.name} removed.`);
       accounts.reload();
+    } catch (e) {
+      setProblem(e as ApiError);
+    }
+  };
+
+  const resetLink = async (account: Account) => {
+    const ok = await confirm({
+      title: `Create a password reset link for ${account.name}?`,
+      body: `Whoever opens it chooses a new password for ${account.email}, and every session of the account ends. An earlier unused link stops working.`,
+      confirmLabel: 'Create reset link',
+    });
+    if (!ok) return;
+    try {
+      const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
+      setLink({
+        title: `Send this link to ${account.email}`,
+        label: 'Password reset link',
+        validity: 'works once, for 24 hours',
+        url: `${location.origin}${reset.path}`,
+      });
     } catch (e) {
       setProblem(e as ApiError);
     }
@@ -78,39 +99,33 @@ export function MembersPage() {
       >
         Members
       </PageTitle>
-      {link && (
-        <section className="panel secret" aria-labelledby="invite-link">
-          <h2 id="invite-link">Send this link to {link.email}</h2>
-          <p className="warning">
-            <strong>It is shown only now</strong> and works once, for 7 days. Send it privately.
-          </p>
-          <div className="secret-row">
-            <label htmlFor="invitation-link" className="visually-hidden">
-              Invitation link
-            </label>
-            <input
-              id="invitation-link"
-              readOnly
-              value={link.url}
-              className="mono"
-              onFocus={(e) => e.target.select()}
-            />
-            <CopyButton text={link.url} label="Copy link" />
-          </div>
-          <button type="button" className="btn" onClick={() => setLink(undefined)}>
-            Done
-          </button>
-        </section>
-      )}
+      {link && <OneTimeLink {...link} onDone={() => setLink(undefined)} />}
       {inviting && (
         <InviteForm
           projects={projects.data ?? []}
           onInvited={(invitation) => {
             setInviting(false);
-            setLink({ email: invitation.email ?? '', url: `${location.origin}${invitation.path}` });
+            setLink({
+              title: `Send this link to ${invitation.email ?? ''}`,
+              label: 'Invitation link',
+              validity: 'works once, for 7 days',
+              url: `${location.origin}${invitation.path}`,
+            });
             invitations.reload();
           }}
           onCancel={() => setInviting(false)}
+        />
+      )}
+      {editing && (
+        <EditAccountForm
+          account={editing}
+          projects={projects.data ?? []}
+          onSaved={(saved) => {
+            setEditing(undefined);
+            toast(`${saved.name} is now ${saved.role} of ${scopeName(saved.projectId).toLowerCase()}.`);
+            accounts.reload();
+          }}
+          onCancel={() => setEditing(undefined)}
         />
       )}
       <ErrorSummary problem={problem} />
@@ -142,9 +157,17 @@ export function MembersPage() {
               header: <span className="visually-hidden">Actions</span>,
               className: 'row-actions',
               cell: (a) => (
-                <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
-                  Remove<span className="visually-hidden"> {a.name}</span>
-                </button>
+                <>
+                  <button type="button" className="btn subtle" onClick={() => setEditing(a)}>
+                    Change role<span className="visually-hidden"> of {a.name}</span>
+                  </button>
+                  <button type="button" className="btn subtle" onClick={() => resetLink(a)}>
+                    Reset password<span className="visually-hidden"> of {a.name}</span>
+                  </button>
+                  <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
+                    Remove<span className="visually-hidden"> {a.name}</span>
+                  </button>
+                </>
               ),
             },
           ]}
@@ -192,18 +215,16 @@ function InviteForm({
   onCancel: () => void;
 }) {
   const { me } = useSession();
-  const organisation = me.actor.projectId === null;
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState<Role>('editor');
-  const [project, setProject] = useState(organisation ? '' : (me.actor.projectId ?? ''));
+  const [scope, setScope] = useState<RoleAndScope>({ role: 'editor', project: me.actor.projectId ?? '' });
   const { problem, busy, run } = useSubmission();
   const submit = () =>
     run(async () =>
       onInvited(
         await api<Invitation & { path: string }>('POST', '/invitations', {
           email,
-          role,
-          project: project || null,
+          role: scope.role,
+          project: scope.project || null,
         }),
       ),
     );
@@ -223,32 +244,145 @@ function InviteForm({
             <input {...props} type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
           )}
         </Field>
-        <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
-          {(props) => (
-            <select {...props} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.filter((r) => r !== 'evaluator').map((r) => (
-                <option key={r}>{r}</option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field label="Projects" path="/project" problem={problem}>
-          {(props) => (
-            <select
-              {...props}
-              value={project}
-              onChange={(e) => setProject(e.target.value)}
-              disabled={!organisation}
-            >
-              {organisation && <option value="">All projects</option>}
-              {projects.map((p) => (
-                <option key={p.id} value={p.id}>
-                  Only {p.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
+      </div>
+    </CreateDialog>
+  );
+}
+
+interface OneTimeLinkProps {
+  readonly title: string;
+  readonly label: string;
+  /** How long and how often it works, e.g. "works once, for 7 days". */
+  readonly validity: string;
+  readonly url: string;
+}
+
+/** A link with a one-time token, shown to the admin once to pass on (no email is sent). */
+function OneTimeLink({ title, label, validity, url, onDone }: OneTimeLinkProps & { onDone: () => void }) {
+  return (
+    <section className="panel secret" aria-labelledby="one-time-link">
+      <h2 id="one-time-link">{title}</h2>
+      <p className="warning">
+        <strong>It is shown only now</strong> and {validity}. Send it privately.
+      </p>
+      <div className="secret-row">
+        <label htmlFor="one-time-link-url" className="visually-hidden">
+          {label}
+        </label>
+        <input
+          id="one-time-link-url"
+          readOnly
+          value={url}
+          className="mono"
+          onFocus={(e) => e.target.select()}
+        />
+        <CopyButton text={url} label="Copy link" />
+      </div>
+      <button type="button" className="btn" onClick={onDone}>
+        Done
+      </button>
+    </section>
+  );
+}
+
+interface RoleAndScope {
+  readonly role: Role;
+  /** A project id, or '' for every project. */
+  readonly project: string;
+}
+
+/** Role and project of an account or invitation: a project admin's choices stay in their project. */
+function RoleAndScopeFields({
+  value,
+  onChange,
+  projects,
+  problem,
+}: {
+  value: RoleAndScope;
+  onChange: (value: RoleAndScope) => void;
+  projects: readonly Project[];
+  problem: ApiError | undefined;
+}) {
+  const { role, project } = value;
+  const { me } = useSession();
+  const organisation = me.actor.projectId === null;
+  return (
+    <>
+      <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
+        {(props) => (
+          <select
+            {...props}
+            value={role}
+            onChange={(e) => onChange({ ...value, role: e.target.value as Role })}
+          >
+            {ROLES.filter((r) => r !== 'evaluator').map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Projects" path="/project" problem={problem}>
+        {(props) => (
+          <select
+            {...props}
+            value={project}
+            onChange={(e) => onChange({ ...value, project: e.target.value })}
+            disabled={!organisation}
+          >
+            {organisation && <option value="">All projects</option>}
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                Only {p.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+    </>
+  );
+}
+
+/** Changes an account's role and projects, against the version the admin saw. */
+function EditAccountForm({
+  account,
+  projects,
+  onSaved,
+  onCancel,
+}: {
+  account: Account;
+  projects: readonly Project[];
+  onSaved: (account: Account) => void;
+  onCancel: () => void;
+}) {
+  const [scope, setScope] = useState<RoleAndScope>({ role: account.role, project: account.projectId ?? '' });
+  const { problem, busy, run } = useSubmission();
+  const submit = () =>
+    run(async () =>
+      onSaved(
+        await api<Account>(
+          'PATCH',
+          `/accounts/${enc(account.id)}`,
+          { role: scope.role, project: scope.project || null },
+          account.version,
+        ),
+      ),
+    );
+  return (
+    <CreateDialog
+      title={`Change the role of ${account.name}`}
+      submitLabel="Save role"
+      problem={problem}
+      busy={busy}
+      onSubmit={submit}
+      onCancel={onCancel}
+      wide
+    >
+      <p className="muted">
+        {account.email} acts with the new role from the next thing they do; nobody needs to sign in again.
+      </p>
+      <div className="row">
+        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
       </div>
     </CreateDialog>
   );

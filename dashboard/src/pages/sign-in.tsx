@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { ErrorSummary, Field, PasswordField } from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -53,18 +53,14 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
             />
           )}
         </Field>
-        <Field label="Password" path="/password" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              required
-            />
-          )}
-        </Field>
+        <PasswordField
+          label="Password"
+          path="/password"
+          problem={problem}
+          value={password}
+          onChange={setPassword}
+          autoComplete="current-password"
+        />
         <button type="submit" className="btn primary wide" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -80,116 +76,199 @@ interface Preview {
   project: { key: string; name: string } | null;
 }
 
-/** Accepting an invitation, or the first-start setup link: the token is in the address's fragment. */
-export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: Me) => void }) {
+/**
+ * What a one-time link offers: its token travels in the address's fragment (so it reaches no
+ * server log), and `previewPath` answers what it offers, or why it cannot be used.
+ */
+function useOneTimeLink<T>(previewPath: string, missing: string) {
   const token = location.hash.slice(1);
-  const [preview, setPreview] = useState<Preview>();
+  const [preview, setPreview] = useState<T>();
   const [linkError, setLinkError] = useState<ApiError>();
-  const [email, setEmail] = useState('');
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-
   useEffect(() => {
     if (!token) {
-      setLinkError(new ApiError(404, { detail: 'This link has no invitation in it. Open the whole link.' }));
+      setLinkError(new ApiError(404, { detail: missing }));
       return;
     }
-    api<Preview>('POST', '/auth/invitation', { token }).then(setPreview, setLinkError);
-  }, [token]);
+    api<T>('POST', previewPath, { token }).then(setPreview, setLinkError);
+  }, [token, previewPath, missing]);
+  return { token, preview, linkError };
+}
 
-  const submit = async (event: FormEvent) => {
+/** Sends a link page's form; its answer set the session cookie, so the app continues signed in. */
+function useSignedInBy(onSignedIn: (me: Me) => void) {
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const submit = (send: () => Promise<unknown>) => async (event: FormEvent) => {
     event.preventDefault();
     setBusy(true);
     setProblem(undefined);
     try {
-      await api('POST', '/auth/join', {
-        token,
-        name,
-        password,
-        ...(preview?.email ? {} : { email }),
-      });
-      const me = await api<Me>('GET', '/me');
-      onJoined(me);
+      await send();
+      onSignedIn(await api<Me>('GET', '/me'));
       void navigate('/', { replace: true });
     } catch (error) {
       setProblem(error as ApiError);
       setBusy(false);
     }
   };
+  return { problem, busy, submit };
+}
 
-  const title = setup ? 'Set up Flagstaff' : 'Join Flagstaff';
-  if (linkError)
-    return (
-      <AuthFrame title={title}>
-        <div className="error-summary" role="alert">
-          <p>{linkError.message}</p>
-        </div>
-        <p>
-          <a href="/sign-in">Go to sign-in</a>
-        </p>
-      </AuthFrame>
-    );
-  if (!preview)
-    return (
-      <AuthFrame title={title}>
-        <Loading what="invitation" />
-      </AuthFrame>
-    );
+/** A link page: why its link cannot be used, a wait while it is read, or its form. */
+function LinkPage<T>({
+  title,
+  what,
+  link,
+  children,
+}: {
+  title: string;
+  what: string;
+  link: { preview: T | undefined; linkError: ApiError | undefined };
+  children: (preview: T) => React.ReactNode;
+}) {
   return (
     <AuthFrame title={title}>
-      <p>
-        {setup ? 'Create the first admin account. ' : ''}You will be{' '}
-        {preview.role === 'admin' || preview.role === 'editor' ? 'an' : 'a'} <strong>{preview.role}</strong>{' '}
-        {preview.project ? (
-          <>
-            of the project <strong>{preview.project.name}</strong>
-          </>
-        ) : (
-          'of every project'
-        )}
-        .
-      </p>
-      <form onSubmit={submit} noValidate>
-        <ErrorSummary problem={problem} />
-        {preview.email ? (
+      {link.linkError ? (
+        <>
+          <div className="error-summary" role="alert">
+            <p>{link.linkError.message}</p>
+          </div>
           <p>
-            Email: <strong>{preview.email}</strong>
+            <a href="/sign-in">Go to sign-in</a>
           </p>
-        ) : (
-          <Field label="Email" path="/email" problem={problem}>
-            {(props) => (
-              <input
-                {...props}
-                type="email"
-                autoComplete="username"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
-        )}
-        <Field label="Your name" path="/name" problem={problem}>
-          {(props) => (
-            <input {...props} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Password" path="/password" problem={problem} hint="At least 12 characters.">
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          )}
-        </Field>
-        <button type="submit" className="btn primary wide" disabled={busy}>
-          {busy ? 'Creating your account…' : 'Create account'}
-        </button>
-      </form>
+        </>
+      ) : link.preview === undefined ? (
+        <Loading what={what} />
+      ) : (
+        children(link.preview)
+      )}
     </AuthFrame>
+  );
+}
+
+/** Accepting an invitation, or the first-start setup link. */
+export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: Me) => void }) {
+  const link = useOneTimeLink<Preview>(
+    '/auth/invitation',
+    'This link has no invitation in it. Open the whole link.',
+  );
+  const [email, setEmail] = useState('');
+  const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const { problem, busy, submit } = useSignedInBy(onJoined);
+  const join = submit(() =>
+    api('POST', '/auth/join', {
+      token: link.token,
+      name,
+      password,
+      ...(link.preview?.email ? {} : { email }),
+    }),
+  );
+
+  return (
+    <LinkPage title={setup ? 'Set up Flagstaff' : 'Join Flagstaff'} what="invitation" link={link}>
+      {(preview) => (
+        <>
+          <p>
+            {setup ? 'Create the first admin account. ' : ''}You will be{' '}
+            {preview.role === 'admin' || preview.role === 'editor' ? 'an' : 'a'}{' '}
+            <strong>{preview.role}</strong>{' '}
+            {preview.project ? (
+              <>
+                of the project <strong>{preview.project.name}</strong>
+              </>
+            ) : (
+              'of every project'
+            )}
+            .
+          </p>
+          <form onSubmit={join} noValidate>
+            <ErrorSummary problem={problem} />
+            {preview.email ? (
+              <p>
+                Email: <strong>{preview.email}</strong>
+              </p>
+            ) : (
+              <Field label="Email" path="/email" problem={problem}>
+                {(props) => (
+                  <input
+                    {...props}
+                    type="email"
+                    autoComplete="username"
+                    value={email}
+                    onChange={(e) => setEmail(e.target.value)}
+                  />
+                )}
+              </Field>
+            )}
+            <Field label="Your name" path="/name" problem={problem}>
+              {(props) => (
+                <input
+                  {...props}
+                  autoComplete="name"
+                  value={name}
+                  onChange={(e) => setName(e.target.value)}
+                />
+              )}
+            </Field>
+            <PasswordField
+              label="Password"
+              path="/password"
+              problem={problem}
+              hint="At least 12 characters."
+              value={password}
+              onChange={setPassword}
+              autoComplete="new-password"
+            />
+            <button type="submit" className="btn primary wide" disabled={busy}>
+              {busy ? 'Creating your account…' : 'Create account'}
+            </button>
+          </form>
+        </>
+      )}
+    </LinkPage>
+  );
+}
+
+interface ResetPreview {
+  email: string;
+  name: string;
+}
+
+/** Using a one-time password reset link an admin created. */
+export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
+  const link = useOneTimeLink<ResetPreview>(
+    '/auth/password-reset',
+    'This link has no reset token in it. Open the whole link.',
+  );
+  const [password, setPassword] = useState('');
+  const { problem, busy, submit } = useSignedInBy(onReset);
+  const reset = submit(() => api('POST', '/auth/reset-password', { token: link.token, password }));
+
+  return (
+    <LinkPage title="Choose a new password" what="reset link" link={link}>
+      {(preview) => (
+        <>
+          <p>
+            For <strong>{preview.email}</strong>. Every browser signed in to this account is signed out.
+          </p>
+          <form onSubmit={reset} noValidate>
+            <ErrorSummary problem={problem} />
+            <PasswordField
+              label="New password"
+              path="/password"
+              problem={problem}
+              hint="At least 12 characters."
+              value={password}
+              onChange={setPassword}
+              autoComplete="new-password"
+            />
+            <button type="submit" className="btn primary wide" disabled={busy}>
+              {busy ? 'Setting your password…' : 'Set password and sign in'}
+            </button>
+          </form>
+        </>
+      )}
+    </LinkPage>
   );
 }

@@ -10,7 +10,7 @@ export const DASHBOARD_DIST = join(import.meta.dirname, '../../../dashboard/dist
  * The paths the dashboard's router shows pages for (dashboard/src/app.tsx): opened or reloaded,
  * they get its page. Any other unknown path stays a problem+json 404, as the API promises.
  */
-const PAGE_PATHS = /^\/(?:sign-in|setup|join|projects|settings)(?:\/|$)/;
+const PAGE_PATHS = /^\/(?:sign-in|setup|join|reset-password|projects|settings|audit-log)(?:\/|$)/;
 
 /**
  * The page may load only its own scripts and styles and talk only to this server; nobody may

@@ -1,8 +1,19 @@
 import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
-import { Closed, Email, Id, OneOf, PageQuery, problems, Timestamp } from '../schemas/common.ts';
+import { actorOf, ifMatchOf, pageOf, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import {
+  Closed,
+  Email,
+  Id,
+  OneOf,
+  PageQuery,
+  Password,
+  problems,
+  Timestamp,
+  Version,
+} from '../schemas/common.ts';
+import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Accounts'];
@@ -16,6 +27,21 @@ export const AccountSchema = Type.Object({
   projectId: Type.Union([Id, Type.Null()], { description: 'null: organisation-wide.' }),
   createdAt: Timestamp,
   lastLoginAt: Type.Union([Timestamp, Type.Null()]),
+  version: Version,
+});
+
+/** A project by key or id, or null for organisation-wide: where an account or invitation belongs. */
+const AccountScope = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+  description: 'Project key or id; null: organisation-wide.',
+});
+
+const PasswordResetSchema = Type.Object({
+  id: Id,
+  accountId: Id,
+  createdBy: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
+  createdAt: Timestamp,
+  expiresAt: Timestamp,
+  usedAt: Type.Union([Timestamp, Type.Null()]),
 });
 
 const InvitationSchema = Type.Object({
@@ -58,6 +84,30 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
   );
 
+  app.post(
+    '/me/password',
+    {
+      schema: {
+        tags,
+        summary:
+          'Change your own password (signed-in people only): needs the current one; your other sessions end',
+        body: Closed({ currentPassword: Password, newPassword: Password }),
+        response: { ...problems(400, 401, 403, 429) },
+      },
+    },
+    async (request, reply) => {
+      const token = cookieOf(request, SESSION_COOKIE);
+      const current = token === undefined ? undefined : await services.sessions.authenticate(token);
+      await services.passwords.changeOwn(
+        actorOf(request),
+        request.body,
+        current?.session.id ?? '',
+        request.ip,
+      );
+      return sendNoContent(reply);
+    },
+  );
+
   app.get(
     '/accounts',
     {
@@ -90,6 +140,55 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
   );
 
+  app.patch(
+    '/accounts/:accountId',
+    {
+      schema: {
+        tags,
+        summary:
+          "Change an account's role or project (admin of both scopes; 409 for the last organisation admin)",
+        params: Closed({ accountId: Type.String() }),
+        body: Closed({ role: Type.Optional(Role), project: Type.Optional(AccountScope) }),
+        response: { 200: AccountSchema, ...problems(400, 401, 403, 404, 409, 412, 415, 429) },
+      },
+    },
+    async (request, reply) =>
+      sendResource(
+        reply,
+        await services.accounts.update(
+          actorOf(request),
+          request.params.accountId,
+          request.body,
+          ifMatchOf(request),
+        ),
+      ),
+  );
+
+  app.post(
+    '/accounts/:accountId/password-reset',
+    {
+      schema: {
+        tags,
+        summary:
+          'Create a one-time link (24 h) for the account to choose a new password; earlier unused links stop working',
+        params: Closed({ accountId: Type.String() }),
+        response: {
+          201: Type.Object({
+            ...PasswordResetSchema.properties,
+            token: Type.String(),
+            path: Type.String({ description: 'Open this path on the dashboard to choose the password.' }),
+          }),
+          ...problems(401, 403, 404, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const reset = await services.passwords.createResetLink(actorOf(request), request.params.accountId);
+      reply.header('cache-control', 'no-store');
+      return reply.code(201).send({ ...reset, path: `/reset-password#${reset.token}` });
+    },
+  );
+
   app.get(
     '/invitations',
     {
@@ -115,9 +214,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         body: Closed({
           email: Email,
           role: Role,
-          project: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
-            description: 'Project key or id; null: organisation-wide.',
-          }),
+          project: AccountScope,
         }),
         response: {
           201: Type.Object({

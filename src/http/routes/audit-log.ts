@@ -7,16 +7,34 @@ import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Audit log'];
-const AuditQuery = Closed({
+const AuditFilters = {
   ...PageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
   resourceId: Type.Optional(Type.String({ maxLength: 64 })),
   action: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag.updated' })),
+  actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
+};
+const ProjectAuditQuery = Closed(AuditFilters);
+const OrganisationAuditQuery = Closed({
+  ...AuditFilters,
+  project: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: "Only this project's events: its key or id (a deleted project's id still works).",
+    }),
+  ),
 });
-const filterOf = (query: { resourceType?: string; resourceId?: string; action?: string }): AuditFilter => ({
+const filterOf = (query: {
+  resourceType?: string;
+  resourceId?: string;
+  action?: string;
+  actorId?: string;
+}): AuditFilter => ({
   resourceType: query.resourceType,
   resourceId: query.resourceId,
   action: query.action,
+  actorId: query.actorId,
 });
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
@@ -27,7 +45,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         tags,
         summary: "A project's audit log, newest first (admin)",
         params: ProjectParams,
-        querystring: AuditQuery,
+        querystring: ProjectAuditQuery,
         response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 404, 429) },
       },
     },
@@ -49,7 +67,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         tags,
         summary:
           'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
-        querystring: AuditQuery,
+        querystring: OrganisationAuditQuery,
         response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 429) },
       },
     },
@@ -58,6 +76,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         actorOf(request),
         filterOf(request.query),
         pageOf(request.query),
+        request.query.project,
       );
       return sendPage(request, reply, page, (e) => e);
     },

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import { PASSWORD_MAX } from '../../domain/account.ts';
 import type { Services } from '../../services/services.ts';
 import { SignInThrottled } from '../../services/session-service.ts';
 import { sendProblem } from '../problem.ts';
-import { Closed, Email, Name, problems } from '../schemas/common.ts';
+import { Closed, Email, LinkToken, Name, Password, problems, Timestamp } from '../schemas/common.ts';
 import {
   clearSessionCookie,
   cookieOf,
@@ -15,8 +14,6 @@ import type { RoutesPlugin } from '../type-provider.ts';
 import { AccountSchema } from './accounts.ts';
 
 const tags = ['Dashboard sign-in'];
-const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
-const Token = Type.String({ minLength: 1, maxLength: 200 });
 
 /**
  * The routes that start and end dashboard sessions. They sit outside the authenticated /v1
@@ -80,7 +77,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         tags,
         summary: 'What an invitation link offers (before accepting it)',
         security: [],
-        body: Closed({ token: Token }),
+        body: Closed({ token: LinkToken }),
         response: {
           200: Type.Object({
             email: Type.Union([Type.String(), Type.Null()]),
@@ -105,7 +102,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         tags,
         summary: 'Accept an invitation (or the first-start setup link): creates the account and signs in',
         security: [],
-        body: Closed({ token: Token, email: Type.Optional(Email), name: Name, password: Password }),
+        body: Closed({ token: LinkToken, email: Type.Optional(Email), name: Name, password: Password }),
         response: { 201: Type.Object({ account: AccountSchema }), ...problems(400, 403, 404, 409) },
       },
     },
@@ -114,6 +111,46 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       const { token, account } = await services.sessions.start(stored);
       setSessionCookie(request, reply, token, services.sessions.ttlSeconds);
       return reply.code(201).send({ account });
+    },
+  );
+
+  app.post(
+    '/auth/password-reset',
+    {
+      schema: {
+        tags,
+        summary: 'Whose password a reset link sets (before using it)',
+        security: [],
+        body: Closed({ token: LinkToken }),
+        response: {
+          200: Type.Object({ email: Type.String(), name: Type.String(), expiresAt: Timestamp }),
+          ...problems(400, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return services.passwords.previewReset(request.body.token);
+    },
+  );
+
+  app.post(
+    '/auth/reset-password',
+    {
+      schema: {
+        tags,
+        summary:
+          'Use a one-time reset link: sets the password, ends every session of the account and signs in',
+        security: [],
+        body: Closed({ token: LinkToken, password: Password }),
+        response: { 200: Type.Object({ account: AccountSchema }), ...problems(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const stored = await services.passwords.reset(request.body.token, request.body.password, request.id);
+      const { token, account } = await services.sessions.start(stored);
+      setSessionCookie(request, reply, token, services.sessions.ttlSeconds);
+      return { account };
     },
   );
 };

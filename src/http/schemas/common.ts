@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { EMAIL_PATTERN } from '../../domain/account.ts';
+import { EMAIL_PATTERN, PASSWORD_MAX } from '../../domain/account.ts';
 import { Closed } from '../../domain/schemas/kit.ts';
 
 // The building blocks the request bodies share with the services live in the domain.
@@ -7,6 +7,10 @@ export { Closed, Description, Key, Name, OneOf } from '../../domain/schemas/kit.
 
 export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
 export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_PATTERN });
+/** The rule of length (decision 0601) is the use case's, so a short password answers its own message. */
+export const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
+/** A one-time link's token (invitation, password reset). */
+export const LinkToken = Type.String({ minLength: 1, maxLength: 200 });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Version = Type.Integer({ minimum: 1 });
 

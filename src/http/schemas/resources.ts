@@ -119,6 +119,11 @@ export const CreateApiKeySchema = Closed({
 
 export const AuditEventSchema = Type.Object({
   id: Id,
+  projectId: Type.Optional(
+    Type.Union([Id, Type.Null()], {
+      description: "The project whose log holds it; null: the organisation's.",
+    }),
+  ),
   at: Timestamp,
   actor: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
   action: Type.String(),

@@ -7,6 +7,7 @@ import { changeFeed } from './0005-change-feed.ts';
 import { webhooks } from './0006-webhooks.ts';
 import { changeSafety } from './0007-change-safety.ts';
 import { flagEvaluations } from './0008-flag-evaluations.ts';
+import { accountSelfService } from './0009-account-self-service.ts';
 import { insightsIndexOnlyScan } from './0010-insights-index-only-scan.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
@@ -19,6 +20,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006-webhooks': webhooks,
   '0007-change-safety': changeSafety,
   '0008-flag-evaluations': flagEvaluations,
+  '0009-account-self-service': accountSelfService,
   '0010-insights-index-only-scan': insightsIndexOnlyScan,
 };
 

@@ -4,12 +4,15 @@ import {
   accountToRow,
   invitationFromRow,
   invitationToRow,
+  passwordResetFromRow,
+  passwordResetToRow,
   sessionFromRow,
   sessionToRow,
 } from './rows.ts';
 import {
   deleteById,
   findOne,
+  locked,
   mapUnique,
   paged,
   type SqlContext,
@@ -20,7 +23,8 @@ import {
 const byId = { column: 'id', direction: 'asc', of: (r: { id: string }) => r.id } as const;
 
 /** Dashboard accounts, invitations and sessions. */
-export function accountQueries({ db, atomically }: SqlContext): AccountStore {
+export function accountQueries(context: SqlContext): AccountStore {
+  const { db, atomically } = context;
   return {
     listAccounts(filter, page) {
       let query = db.selectFrom('accounts').selectAll();
@@ -47,8 +51,19 @@ export function accountQueries({ db, atomically }: SqlContext): AccountStore {
     deleteAccount: (id) =>
       atomically(async ({ db }) => {
         await db.deleteFrom('sessions').where('account_id', '=', id).execute();
+        await db.deleteFrom('password_resets').where('account_id', '=', id).execute();
         return deleteById(db, 'accounts', id);
       }),
+
+    async organisationAdminIds() {
+      const query = db
+        .selectFrom('accounts')
+        .select('id')
+        .where('project_id', 'is', null)
+        .where('role', '=', 'admin');
+      const rows = await locked(context, query, 'update').execute();
+      return rows.map((r) => r.id);
+    },
 
     listInvitations(filter, page) {
       let query = db.selectFrom('invitations').selectAll();
@@ -93,8 +108,43 @@ export function accountQueries({ db, atomically }: SqlContext): AccountStore {
 
     deleteSession: (id) => deleteById(db, 'sessions', id),
 
+    async deleteSessionsOfAccount(accountId, except) {
+      let query = db.deleteFrom('sessions').where('account_id', '=', accountId);
+      if (except !== undefined) query = query.where('id', '!=', except);
+      const result = await query.executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async deleteExpiredSessions(at) {
       await db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
+    },
+
+    async insertPasswordReset(reset) {
+      await mapUnique(db.insertInto('password_resets').values(passwordResetToRow(reset)).execute());
+    },
+
+    findPasswordResetByHash: (tokenHash) =>
+      findOne(
+        db.selectFrom('password_resets').selectAll().where('token_hash', '=', tokenHash),
+        passwordResetFromRow,
+      ),
+
+    async usePasswordReset(id, at) {
+      const result = await db
+        .updateTable('password_resets')
+        .set({ used_at: at })
+        .where('id', '=', id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      return touchedOne(result);
+    },
+
+    async deletePendingPasswordResets(accountId) {
+      await db
+        .deleteFrom('password_resets')
+        .where('account_id', '=', accountId)
+        .where('used_at', 'is', null)
+        .execute();
     },
   };
 }

@@ -15,6 +15,7 @@ export function auditQueries({ db }: SqlContext): AuditStore {
       if (filter.resourceType) query = query.where('resource_type', '=', filter.resourceType);
       if (filter.resourceId) query = query.where('resource_id', '=', filter.resourceId);
       if (filter.action) query = query.where('action', '=', filter.action);
+      if (filter.actorId) query = query.where('actor_id', '=', filter.actorId);
       return paged(query, { column: 'id', direction: 'desc', of: (r) => r.id }, page, (rows) =>
         rows.map(auditEventFromRow),
       );

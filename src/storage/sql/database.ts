@@ -94,6 +94,8 @@ export interface AuditEventsTable {
   before: string | null;
   after: string | null;
   request_id: string;
+  /** The actor's id, beside the JSON of `actor`, so the log can be filtered by who acted (migration 0009). */
+  actor_id: string | null;
   /** JSON: what else the event needs to say (a scheduled write's delay); null for most. */
   details: string | null;
 }
@@ -133,6 +135,17 @@ export interface InvitationsTable {
   created_at: string;
   expires_at: string;
   accepted_at: string | null;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  /** `{ type, id, name }` as JSON. */
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface SessionsTable {
@@ -178,6 +191,7 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  password_resets: PasswordResetsTable;
   scheduled_changes: ScheduledChangesTable;
   approval_policies: ApprovalPoliciesTable;
   change_requests: ChangeRequestsTable;

@@ -1,10 +1,16 @@
-import type { Invitation } from '../../domain/account.ts';
+import type { Invitation, PasswordReset } from '../../domain/account.ts';
 import type { ApiKey, Role } from '../../domain/api-key.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment, FlagType } from '../../domain/flag.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment, SegmentMatch } from '../../domain/segment.ts';
-import type { StoredAccount, StoredApiKey, StoredInvitation, StoredSession } from '../store.ts';
+import type {
+  StoredAccount,
+  StoredApiKey,
+  StoredInvitation,
+  StoredPasswordReset,
+  StoredSession,
+} from '../store.ts';
 import type {
   AccountsTable,
   ApiKeysTable,
@@ -12,6 +18,7 @@ import type {
   EnvironmentsTable,
   FlagsTable,
   InvitationsTable,
+  PasswordResetsTable,
   ProjectsTable,
   SegmentsTable,
   SessionsTable,
@@ -173,6 +180,7 @@ export const auditEventToRow = (projectId: string | null, e: AuditEvent): AuditE
   project_id: projectId,
   at: e.at,
   actor: JSON.stringify(e.actor),
+  actor_id: e.actor.id,
   action: e.action,
   resource_type: e.resource.type,
   resource_id: e.resource.id,
@@ -186,6 +194,7 @@ export const auditEventToRow = (projectId: string | null, e: AuditEvent): AuditE
 
 export const auditEventFromRow = (row: AuditEventsTable): AuditEvent => ({
   id: row.id,
+  projectId: row.project_id,
   at: row.at,
   actor: JSON.parse(row.actor),
   action: row.action,
@@ -259,4 +268,24 @@ export const sessionToRow = (s: StoredSession): SessionsTable => ({
   account_id: s.accountId,
   created_at: s.createdAt,
   expires_at: s.expiresAt,
+});
+
+export const passwordResetFromRow = (row: PasswordResetsTable): StoredPasswordReset => ({
+  id: row.id,
+  accountId: row.account_id,
+  tokenHash: row.token_hash,
+  createdBy: JSON.parse(row.created_by) as PasswordReset['createdBy'],
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  usedAt: row.used_at,
+});
+
+export const passwordResetToRow = (r: StoredPasswordReset): PasswordResetsTable => ({
+  id: r.id,
+  account_id: r.accountId,
+  token_hash: r.tokenHash,
+  created_by: JSON.stringify(r.createdBy),
+  created_at: r.createdAt,
+  expires_at: r.expiresAt,
+  used_at: r.usedAt,
 });
