@@ -1,4 +1,5 @@
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
+import { sharedCompiled } from './shared-compiled.ts';
 
 /** Reads one attribute from a context; `undefined` means missing. */
 export type AttributeReader = (context: EvaluationContext) => unknown;
@@ -12,8 +13,11 @@ function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
 /**
  * Compiles an attribute name into a reader: the attribute of that exact name when the context has
  * one, else, for a dotted name, the value reached through nested objects; `null` counts as missing.
+ * One reader per name, shared by every rule and rollout that reads it.
  */
-export function compileAttributePath(name: string): AttributeReader {
+export const compileAttributePath: (name: string) => AttributeReader = sharedCompiled(readerOf, 10_000);
+
+function readerOf(name: string): AttributeReader {
   // Own properties only: `constructor` or `__proto__` must not reach into Object.prototype.
   const segments = name.split('.');
   if (segments.length === 1) {
