@@ -123,7 +123,7 @@ for (const part of parts) {
     rows.push(...measured);
   }
   if (part === 'soak') {
-    // As shipped (npm start caps V8's young generation), and with V8's default sizing for comparison.
+    // As shipped (bin/flagstaff.js caps V8's young generation however it is started), and with V8's default sizing for comparison.
     for (const execArgv of [SERVER_V8_FLAGS, []]) {
       rows.push(
         ...(await soakBenchmark({
