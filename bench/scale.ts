@@ -285,13 +285,12 @@ export function scaleBenchmark(): Row[] {
     },
     {
       section: 'scale',
-      figure: 'process RSS after build',
+      figure: 'process RSS after build, V8 defaults, sources kept',
       value: mb(rssAfterBuild),
       baseline: '',
       ratio: Number.NaN,
-      target: '< 200 MB',
-      met: rssAfterBuild < 200 * 1024 * 1024,
-      note: `RSS at start ${mb(rssAtStart)}, with the flags and segments loaded ${mb(rssWithInput)}; the three snapshots hold ${mb(snapshotHeap)} of heap; V8's young generation is ${mb(youngGeneration)}`,
+      target: '',
+      note: `not as shipped (bin/flagstaff.js caps the young generation: see the rows below); RSS at start ${mb(rssAtStart)}, with the flags and segments loaded ${mb(rssWithInput)}; the three snapshots hold ${mb(snapshotHeap)} of heap; V8's young generation is ${mb(youngGeneration)}`,
     },
     {
       section: 'scale',
@@ -314,14 +313,23 @@ export function scaleBenchmark(): Row[] {
   ];
 }
 
-/** Only the RSS after building, for a run under other V8 flags (--max-semi-space-size). */
+/**
+ * Only the RSS after building, as a node holds the project: the source flags and segments
+ * dropped once compiled (a node reads them from the database, compiles them and lets them go).
+ * For runs under other V8 flags (--max-semi-space-size).
+ */
 export function rssAfterBuild(): number {
-  const { flags, segments } = generateProject();
-  const snapshots = compileAll(flags, segments);
+  const snapshots = buildAndDropSources();
   settle();
   const rss = process.memoryUsage().rss;
   if (snapshots.length !== ENVIRONMENTS.length) throw new Error('unreachable');
   return rss;
+}
+
+/** In a function of its own, so that nothing on the caller's frame keeps the sources alive. */
+function buildAndDropSources(): CompiledEnvironment[] {
+  const { flags, segments } = generateProject();
+  return compileAll(flags, segments);
 }
 
 if (isMain(import.meta.url))

@@ -19,6 +19,7 @@ import { type Row, ratio, si } from './stats.ts';
 
 const SIZES = [100, 5_000] as const;
 const SECONDS = 3;
+const WARM_UP = 100;
 const ENVIRONMENTS = ['development', 'staging', 'production'];
 
 interface Opened {
@@ -90,8 +91,14 @@ const aFlag = (projectId: string, key: string): Flag => {
   };
 };
 
+interface Throughput {
+  readonly perSecond: number;
+  /** This process's CPU time per write (µs): steadier than the rate, which waits on fsync and on a shared machine. */
+  readonly cpuMicros: number;
+}
+
 /** Patches per second on one project of `size` flags, over a fresh database. */
-async function writesPerSecond(open: () => Promise<Opened> | Opened, size: number): Promise<number> {
+async function writesPerSecond(open: () => Promise<Opened> | Opened, size: number): Promise<Throughput> {
   const { store, close } = await open();
   try {
     await bootstrap(store, undefined);
@@ -120,19 +127,24 @@ async function writesPerSecond(open: () => Promise<Opened> | Opened, size: numbe
     // As a request through the route would: the access check resolved the project once.
     const actor = { ...setup, grant: { projectId: project.id } };
     await services.evaluation.evaluate(actor, 'flag-00000', {}, { environment: 'production' });
-    let writes = 0;
-    const until = performance.now() + SECONDS * 1000;
-    while (performance.now() < until) {
-      const flag = flags[writes % flags.length] as Flag;
-      await services.flags.patch(
+    const patch = (i: number) =>
+      services.flags.patch(
         actor,
-        flag.id,
-        { enabled: writes % 2 === 0 },
+        (flags[i % flags.length] as Flag).id,
+        { enabled: i % 2 === 0 },
         { environment: 'production' },
       );
+    // Untimed, so that neither size pays for the JIT's first look at the write path.
+    for (let i = 0; i < WARM_UP; i++) await patch(i);
+    let writes = 0;
+    const cpuAtStart = process.cpuUsage();
+    const until = performance.now() + SECONDS * 1000;
+    while (performance.now() < until) {
+      await patch(WARM_UP + writes);
       writes++;
     }
-    return writes / SECONDS;
+    const cpu = process.cpuUsage(cpuAtStart);
+    return { perSecond: writes / SECONDS, cpuMicros: (cpu.user + cpu.system) / writes };
   } finally {
     await close();
   }
@@ -145,15 +157,26 @@ async function rows(): Promise<Row[]> {
   const result: Row[] = [];
   for (const [name, open] of databases) {
     const [small, large] = [await writesPerSecond(open, SIZES[0]), await writesPerSecond(open, SIZES[1])];
-    result.push({
-      section: 'writes',
-      figure: `${name}: flag patches/s, ${SIZES[1]} flags (baseline ${SIZES[0]} flags)`,
-      value: `${si(large)}/s`,
-      baseline: `${si(small)}/s`,
-      ratio: large / small,
-      target: '≥ 0.8',
-      met: large / small >= 0.8,
-    });
+    result.push(
+      {
+        section: 'writes',
+        figure: `${name}: flag patches/s, ${SIZES[1]} flags (baseline ${SIZES[0]} flags)`,
+        value: `${si(large.perSecond)}/s`,
+        baseline: `${si(small.perSecond)}/s`,
+        ratio: large.perSecond / small.perSecond,
+        target: '≥ 0.8',
+        met: large.perSecond / small.perSecond >= 0.8,
+      },
+      {
+        section: 'writes',
+        figure: `${name}: CPU per patch, ${SIZES[1]} flags (baseline ${SIZES[0]} flags)`,
+        value: `${large.cpuMicros.toFixed(0)} µs`,
+        baseline: `${small.cpuMicros.toFixed(0)} µs`,
+        ratio: small.cpuMicros / large.cpuMicros,
+        target: '',
+        note: 'ratio: baseline ÷ figure, so 1 means a write costs the same in both projects',
+      },
+    );
   }
   return result;
 }

@@ -12,7 +12,41 @@ import { fileURLToPath } from 'node:url';
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
 
+// V8 flags every start path runs with, however Flagstaff is started (`npm start`,
+// `npx flagstaff serve`, `node bin/flagstaff.js`): V8 sizes the young generation from the
+// machine's memory, up to 128 MB of semi-spaces on a large machine, which was most of a
+// server's RSS (docs/performance.md, issue 10). A flag the operator set already (on the
+// command line or in NODE_OPTIONS) is left as they set it.
+const V8_FLAGS = ['--max-semi-space-size=16'];
+
+/** The V8_FLAGS this process was not started with. */
+function missingV8Flags() {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return V8_FLAGS.filter((flag) => {
+    const name = flag.split('=')[0];
+    return !given.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  });
+}
+
+/** Replaces this process by the same command with the V8 flags it lacks (same pid); returns when there are none to add. */
+function execWithV8Flags() {
+  const missing = missingV8Flags();
+  // process.execve is Node 24's exec(2): not on Windows, where Flagstaff runs with V8's defaults.
+  if (missing.length > 0 && typeof process.execve === 'function' && process.env.FLAGSTAFF_V8_FLAGS !== '1') {
+    try {
+      process.execve(
+        process.execPath,
+        [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)],
+        { ...process.env, FLAGSTAFF_V8_FLAGS: '1' },
+      );
+    } catch {
+      // Not replaced (a sandbox refusing exec): run here with V8's defaults.
+    }
+  }
+}
+
 if (major >= REQUIRED_MAJOR) {
+  execWithV8Flags();
   const { runCli } = await import('../src/cli.ts');
   runCli(process.argv.slice(2)).then(
     (code) => {
@@ -50,7 +84,7 @@ function runUnderBundledNode() {
     );
     process.exit(1);
   }
-  const child = spawn(node, [process.argv[1], ...process.argv.slice(2)], {
+  const child = spawn(node, [...missingV8Flags(), process.argv[1], ...process.argv.slice(2)], {
     stdio: 'inherit',
     env: { ...process.env, FLAGSTAFF_REEXECUTED: '1' },
   });

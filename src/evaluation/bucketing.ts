@@ -12,12 +12,12 @@ export interface BucketTable {
 
 /** Prepares weights for bucketOf; a table whose total is 0 or above MAX_TOTAL_WEIGHT never picks. */
 export function bucketTable(weights: readonly number[]): BucketTable {
-  const cumulative: number[] = [];
   let total = 0;
-  for (const weight of weights) {
+  // map, not push: an array of exactly this length, kept as long as the snapshot.
+  const cumulative = weights.map((weight) => {
     total += Number.isFinite(weight) && weight > 0 ? Math.trunc(weight) : 0;
-    cumulative.push(total);
-  }
+    return total;
+  });
   return { totalWeight: total, cumulative };
 }
 

@@ -1,9 +1,10 @@
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag, type PrerequisiteLookup } from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
+import { VersionedMap } from './versioned-map.ts';
 
 /** An immutable, compiled snapshot of one environment of one project. */
 export interface CompiledEnvironment {
@@ -35,28 +36,33 @@ function targetingKeyOf(context: EvaluationContext): string | undefined {
   return Object.hasOwn(context, 'targetingKey') ? textOf(context.targetingKey) : undefined;
 }
 
+/** The flags of one environment that require others, kept so a write to a prerequisite can recompile them. */
+interface Dependencies {
+  /** Prerequisite flag key → the keys of the flags that require it here (sorted, no duplicates). */
+  readonly dependants: VersionedMap<string, readonly string[]>;
+  /** The source of every flag that has prerequisites here: what compiles it again. */
+  readonly requiring: VersionedMap<string, Flag>;
+}
+
 class Snapshot implements CompiledEnvironment {
   readonly environmentKey: string;
-  readonly segments: readonly Segment[];
   readonly compiledSegments: CompiledSegments;
-  readonly sources: ReadonlyMap<string, Flag>;
-  readonly flags: ReadonlyMap<string, CompiledFlag>;
+  readonly flags: VersionedMap<string, CompiledFlag>;
+  readonly dependencies: Dependencies;
   readonly flagKeys: readonly string[];
   #live: readonly CompiledFlag[] | undefined;
 
   constructor(
     environmentKey: string,
-    segments: readonly Segment[],
     compiledSegments: CompiledSegments,
-    sources: ReadonlyMap<string, Flag>,
-    flags: ReadonlyMap<string, CompiledFlag>,
+    flags: VersionedMap<string, CompiledFlag>,
+    dependencies: Dependencies,
     flagKeys: readonly string[],
   ) {
     this.environmentKey = environmentKey;
-    this.segments = segments;
     this.compiledSegments = compiledSegments;
-    this.sources = sources;
     this.flags = flags;
+    this.dependencies = dependencies;
     this.flagKeys = flagKeys;
   }
 
@@ -117,68 +123,133 @@ function snapshotOf(compiled: CompiledEnvironment): Snapshot {
   return compiled;
 }
 
+/** The keys of the flags `flag` requires in `environmentKey`, without duplicates. */
+function prerequisitesOf(flag: Flag | undefined, environmentKey: string): string[] {
+  const prerequisites = flag?.environments[environmentKey]?.prerequisites;
+  return prerequisites === undefined || prerequisites.length === 0
+    ? []
+    : [...new Set(prerequisites.map((p) => p.flag))];
+}
+
 /**
- * Compiles the flags named in `pending` into `into`, each after the flags it requires, so that its
- * evaluator can hold theirs. Flags not pending must already be in `into`. A prerequisite cycle
- * (refused at write time, so only a race could store one) compiles as a missing prerequisite: it
- * never holds, and nothing loops.
+ * Compiles the flags named in `pending`, each after the flags it requires, so that its evaluator
+ * can hold theirs; a flag not pending is found in `compiled`. A prerequisite cycle (refused at
+ * write time, so only a race could store one) compiles as a missing prerequisite: it never
+ * holds, and nothing loops. Answers the flags compiled (a pending key without a source is not).
  */
 function compileInOrder(
   pending: ReadonlySet<string>,
-  sources: ReadonlyMap<string, Flag>,
+  sourceOf: (key: string) => Flag | undefined,
   environmentKey: string,
   segments: CompiledSegments,
-  into: Map<string, CompiledFlag>,
-): void {
+  compiled: PrerequisiteLookup,
+): Map<string, CompiledFlag> {
+  const fresh = new Map<string, CompiledFlag>();
+  const lookup: PrerequisiteLookup = {
+    get: (key) => fresh.get(key) ?? (pending.has(key) ? undefined : compiled.get(key)),
+  };
   const visiting = new Set<string>();
   const visit = (key: string): void => {
-    const flag = sources.get(key);
-    if (flag === undefined || into.has(key) || visiting.has(key)) return;
+    if (fresh.has(key) || visiting.has(key)) return;
+    const flag = sourceOf(key);
+    if (flag === undefined) return;
     visiting.add(key);
-    for (const prerequisite of flag.environments[environmentKey]?.prerequisites ?? []) {
-      if (pending.has(prerequisite.flag)) visit(prerequisite.flag);
+    for (const prerequisite of prerequisitesOf(flag, environmentKey)) {
+      if (pending.has(prerequisite)) visit(prerequisite);
     }
-    into.set(key, compileFlag(flag, environmentKey, segments, into));
+    fresh.set(key, compileFlag(flag, environmentKey, segments, lookup));
     visiting.delete(key);
   };
   for (const key of pending) visit(key);
+  return fresh;
 }
 
-/** `key` and every flag that requires it, directly or through others, in `environmentKey`. */
-function withDependants(
-  key: string,
-  sources: ReadonlyMap<string, Flag>,
-  environmentKey: string,
-): Set<string> {
-  const dependants = new Map<string, string[]>();
-  for (const flag of sources.values()) {
-    for (const prerequisite of flag.environments[environmentKey]?.prerequisites ?? []) {
-      const list = dependants.get(prerequisite.flag);
-      if (list === undefined) dependants.set(prerequisite.flag, [flag.key]);
-      else list.push(flag.key);
+/** Every flag that requires `key` in this environment, directly or through others (not `key` itself unless in a cycle). */
+function dependantsOf(key: string, dependants: VersionedMap<string, readonly string[]>): Set<string> {
+  const found = new Set<string>();
+  const queue = [key];
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    for (const dependant of dependants.get(next) ?? []) {
+      if (!found.has(dependant)) {
+        found.add(dependant);
+        queue.push(dependant);
+      }
     }
   }
-  const found = new Set<string>([key]);
-  for (const next of found) for (const dependant of dependants.get(next) ?? []) found.add(dependant);
   return found;
 }
 
-/** The compiled flags of `base` without `stale`, ready for those to be compiled again. */
-function reusable(base: Snapshot, stale: ReadonlySet<string>): Map<string, CompiledFlag> {
-  const flags = new Map(base.flags);
-  for (const key of stale) flags.delete(key);
-  return flags;
+/** The reverse prerequisite index of `flags` in one environment. */
+function dependenciesOf(flags: readonly Flag[], environmentKey: string): Dependencies {
+  const dependants = new Map<string, string[]>();
+  const requiring: [string, Flag][] = [];
+  for (const flag of flags) {
+    const prerequisites = prerequisitesOf(flag, environmentKey);
+    if (prerequisites.length === 0) continue;
+    requiring.push([flag.key, flag]);
+    for (const prerequisite of prerequisites) {
+      const list = dependants.get(prerequisite);
+      if (list === undefined) dependants.set(prerequisite, [flag.key]);
+      else list.push(flag.key);
+    }
+  }
+  for (const list of dependants.values()) list.sort(byCodeUnits);
+  return { dependants: VersionedMap.of(dependants), requiring: VersionedMap.of(requiring) };
 }
+
+/**
+ * The index with `key`'s prerequisites replaced by those of `flag` (undefined: the flag is
+ * deleted): O(the flag's prerequisites), whatever the size of the project.
+ */
+function withPrerequisites(
+  index: Dependencies,
+  key: string,
+  flag: Flag | undefined,
+  environmentKey: string,
+): Dependencies {
+  const before = prerequisitesOf(index.requiring.get(key), environmentKey);
+  const after = prerequisitesOf(flag, environmentKey);
+  if (before.length === 0 && after.length === 0) return index;
+  const changes: [string, readonly string[] | undefined][] = [];
+  for (const prerequisite of before) {
+    if (after.includes(prerequisite)) continue;
+    const rest = (index.dependants.get(prerequisite) ?? []).filter((k) => k !== key);
+    changes.push([prerequisite, rest.length === 0 ? undefined : rest]);
+  }
+  for (const prerequisite of after) {
+    if (before.includes(prerequisite)) continue;
+    const list = index.dependants.get(prerequisite) ?? [];
+    const at = positionOf(list, key);
+    changes.push([prerequisite, list.toSpliced(at, 0, key)]);
+  }
+  return {
+    dependants: changes.length === 0 ? index.dependants : index.dependants.updated(changes),
+    requiring: index.requiring.updated([[key, after.length === 0 ? undefined : flag]]),
+  };
+}
+
+const NO_FLAGS: PrerequisiteLookup = { get: () => undefined };
 
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
   const segments = input.compiledSegments ?? compileSegments(input.segments);
   const sources = new Map<string, Flag>();
   for (const flag of input.flags) sources.set(flag.key, flag);
-  const flags = new Map<string, CompiledFlag>();
-  compileInOrder(new Set(sources.keys()), sources, input.environmentKey, segments, flags);
-  const keys = [...flags.keys()].sort(byCodeUnits);
-  return new Snapshot(input.environmentKey, input.segments, segments, sources, flags, keys);
+  const compiled = compileInOrder(
+    new Set(sources.keys()),
+    (key) => sources.get(key),
+    input.environmentKey,
+    segments,
+    NO_FLAGS,
+  );
+  const keys = [...compiled.keys()].sort(byCodeUnits);
+  return new Snapshot(
+    input.environmentKey,
+    segments,
+    VersionedMap.of(compiled),
+    dependenciesOf([...sources.values()], input.environmentKey),
+    keys,
+  );
 }
 
 /** Every environment of a project, compiling its segments once for all of them. */
@@ -197,32 +268,45 @@ export function compileProject(
 }
 
 /**
+ * `base` with the flag `key` written (`flag`) or deleted (undefined): that flag and every flag
+ * requiring it, found through the reverse prerequisite index, are compiled again; the rest is
+ * shared with `base`, which is unchanged. O(the flag and its dependants), not O(the project).
+ */
+function patched(base: Snapshot, key: string, flag: Flag | undefined): Snapshot {
+  const environmentKey = base.environmentKey;
+  const dependencies = withPrerequisites(base.dependencies, key, flag, environmentKey);
+  const stale = dependantsOf(key, dependencies.dependants).add(key);
+  const fresh = compileInOrder(
+    stale,
+    (k) => (k === key ? flag : dependencies.requiring.get(k)),
+    environmentKey,
+    base.compiledSegments,
+    base.flags,
+  );
+  const changes: [string, CompiledFlag | undefined][] = [...fresh];
+  if (flag === undefined) changes.push([key, undefined]);
+  const flags = base.flags.updated(changes);
+  let keys = base.flagKeys;
+  if (flag === undefined) keys = keys.toSpliced(positionOf(keys, key), 1);
+  else if (!base.flags.has(key)) keys = keys.toSpliced(positionOf(keys, key), 0, key);
+  return new Snapshot(environmentKey, base.compiledSegments, flags, dependencies, keys);
+}
+
+/**
  * A new snapshot where `flag` is added or replaced, compiling only that flag and the flags that
  * require it; `compiled` is unchanged.
  */
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
-  const base = snapshotOf(compiled);
-  const sources = new Map(base.sources).set(flag.key, flag);
-  const stale = withDependants(flag.key, sources, base.environmentKey);
-  const flags = reusable(base, stale);
-  compileInOrder(stale, sources, base.environmentKey, base.compiledSegments, flags);
-  let keys = base.flagKeys;
-  if (!base.flags.has(flag.key)) {
-    const at = positionOf(keys, flag.key);
-    keys = [...keys.slice(0, at), flag.key, ...keys.slice(at)];
-  }
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+  return patched(snapshotOf(compiled), flag.key, flag);
 }
 
 /** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag); flags requiring it are compiled again. */
 export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
   const base = snapshotOf(compiled);
-  if (!base.flags.has(flagKey)) return base;
-  const sources = new Map(base.sources);
-  sources.delete(flagKey);
-  const stale = withDependants(flagKey, base.sources, base.environmentKey);
-  const flags = reusable(base, stale);
-  compileInOrder(stale, sources, base.environmentKey, base.compiledSegments, flags);
-  const keys = base.flagKeys.filter((key) => key !== flagKey);
-  return new Snapshot(base.environmentKey, base.segments, base.compiledSegments, sources, flags, keys);
+  return base.flags.has(flagKey) ? patched(base, flagKey, undefined) : base;
+}
+
+/** The keys of the flags that list `flagKey` as a prerequisite in this snapshot's environment, in key order. */
+export function requiredBy(compiled: CompiledEnvironment, flagKey: string): readonly string[] {
+  return snapshotOf(compiled).dependencies.dependants.get(flagKey) ?? [];
 }

@@ -14,7 +14,7 @@ import { compileRollout } from './rollout.ts';
 import {
   allOf,
   compileRule,
-  EvaluationPass,
+  type EvaluationPass,
   oncePerPass,
   type SegmentLookup,
   type UserPredicate,
@@ -34,8 +34,6 @@ export interface CompiledFlag {
   readonly evaluate: FlagEvaluator;
   /** The one result of a flag whose result does not depend on the context (disabled, static). */
   readonly constant?: EvaluationDetail;
-  /** `evaluate` remembered for the evaluation pass: what flags requiring this one call. */
-  readonly evaluateOnce: FlagEvaluator;
 }
 
 /** Finds the compiled flags that prerequisites name, in the same environment. */
@@ -66,7 +64,9 @@ function hasTargeting(targeting: JsonValue | undefined): targeting is JsonValue 
 
 /**
  * Every result a flag can give is built once, here, and shared: evaluation allocates nothing.
- * Results are frozen so that no caller can change what the next caller receives.
+ * Results are frozen so that no caller can change what the next caller receives. The same flag
+ * compiled for several environments gets one factory (see `resultsOf`), so a result that two
+ * environments both serve (the default variant, the off variant, a rule's variant) is one object.
  */
 function resultFactory(flag: Flag) {
   // Two small arrays rather than a Map: a flag has a handful of variants, and a Map per flag and
@@ -80,18 +80,26 @@ function resultFactory(flag: Flag) {
   // The key and type, not the flag: a closure over the flag would keep every environment's
   // configuration alive as long as the snapshot (a third of a large project's memory).
   const { key, type } = flag;
+  const made = new Map<string, EvaluationDetail>();
   const results = (variant: string | null, reason: Reason, provenance: Provenance = {}): EvaluationDetail => {
-    // A variant the flag lacks (refused at write time) is served as no variant at all.
-    const index = variant === null ? -1 : variantKeys.indexOf(variant);
-    return Object.freeze({
-      key,
-      type,
-      value: index === -1 ? null : (variantValues[index] as JsonValue),
-      reason,
-      variant: index === -1 ? null : variant,
-      flagMetadata,
-      ...provenance,
-    });
+    const { ruleId, targetMatched, failedPrerequisite } = provenance;
+    const name = JSON.stringify([variant, reason, ruleId, targetMatched, failedPrerequisite]);
+    let result = made.get(name);
+    if (result === undefined) {
+      // A variant the flag lacks (refused at write time) is served as no variant at all.
+      const index = variant === null ? -1 : variantKeys.indexOf(variant);
+      result = Object.freeze({
+        key,
+        type,
+        value: index === -1 ? null : (variantValues[index] as JsonValue),
+        reason,
+        variant: index === -1 ? null : variant,
+        flagMetadata,
+        ...provenance,
+      });
+      made.set(name, result);
+    }
+    return result;
   };
   /** The one result of a flag that cannot be evaluated: no value, reason `error` with OpenFeature's code. */
   results.failure = (errorMessage: string): EvaluationDetail =>
@@ -113,6 +121,21 @@ const unpicked = (config: FlagEnvironment, reason: 'default' | 'static'): Reason
   config.defaultVariant === null ? 'default' : reason;
 
 type Results = ReturnType<typeof resultFactory>;
+
+/**
+ * One result factory per source flag, kept only as long as the flag object is: a project's build
+ * compiles each flag once per environment from the same object, and drops the flags after.
+ */
+const factories = new WeakMap<Flag, Results>();
+
+function resultsOf(flag: Flag): Results {
+  let results = factories.get(flag);
+  if (results === undefined) {
+    results = resultFactory(flag);
+    factories.set(flag, results);
+  }
+  return results;
+}
 type Serve = (context: EvaluationContext) => EvaluationDetail;
 
 /** Serves a rollout's pick (`split`), or `fallback` when the user cannot be bucketed. */
@@ -123,18 +146,22 @@ function serveRollout(
   fallback: EvaluationDetail,
   provenance: Provenance,
 ): Serve {
-  const outcomes = rollout.weights.map((w) => results(w.variant, 'split', provenance));
-  const pick = compileRollout(rollout, flagKey, outcomes);
+  const pick = compileRollout(rollout, flagKey, splitResults(rollout, results, provenance));
   return (context) => pick(context) ?? fallback;
+}
+
+/** A function of its own: a closure here would put `results` in the context the evaluator keeps. */
+function splitResults(rollout: Rollout, results: Results, provenance: Provenance): EvaluationDetail[] {
+  return rollout.weights.map((weight) => results(weight.variant, 'split', provenance));
 }
 
 /** A rule naming a segment that does not exist matches nobody. */
 const never: UserPredicate = () => false;
 
-interface CompiledRule {
-  readonly matches: UserPredicate;
-  readonly serve: Serve;
-}
+/** A rule serves one fixed result (`served`) or a rollout's pick (`serve`). */
+type CompiledRule =
+  | { readonly matches: UserPredicate; readonly served: EvaluationDetail; readonly serve?: undefined }
+  | { readonly matches: UserPredicate; readonly served?: undefined; readonly serve: Serve };
 
 function compileTargetingRule(
   rule: TargetingRule,
@@ -143,17 +170,16 @@ function compileTargetingRule(
   segments: SegmentLookup,
   results: Results,
 ): CompiledRule {
-  const matches = allOf([
-    ...(rule.segments ?? []).map((key) => segments.get(key) ?? never),
-    ...(rule.conditions ?? []).map((condition) => compileRule(condition, segments)),
-  ]);
+  const predicates: UserPredicate[] = [];
+  for (const key of rule.segments ?? []) predicates.push(segments.get(key) ?? never);
+  for (const condition of rule.conditions ?? []) predicates.push(compileRule(condition, segments));
+  const matches = allOf(predicates);
   const provenance = { ruleId: rule.id };
   if ('rollout' in rule.serve) {
     const fallback = results(config.defaultVariant, 'default', provenance);
     return { matches, serve: serveRollout(rule.serve.rollout, flag.key, results, fallback, provenance) };
   }
-  const served = results(rule.serve.variant, 'targeting', provenance);
-  return { matches, serve: () => served };
+  return { matches, served: results(rule.serve.variant, 'targeting', provenance) };
 }
 
 /**
@@ -185,44 +211,66 @@ function compileFlagdTargeting(
   };
 }
 
+/** Individually targeted keys → their result; undefined when the flag targets no one (most flags: no Map to keep). */
+function compileTargets(
+  config: FlagEnvironment,
+  results: Results,
+): ReadonlyMap<string, EvaluationDetail> | undefined {
+  if ((config.targets ?? []).every((target) => target.values.length === 0)) return undefined;
+  const targets = new Map<string, EvaluationDetail>();
+  for (const target of config.targets) {
+    const served = results(target.variant, 'targeting', { targetMatched: true });
+    // A key listed under two variants gets the first, as the list reads.
+    for (const key of target.values) if (!targets.has(key)) targets.set(key, served);
+  }
+  return targets;
+}
+
+/**
+ * A native flag that is enabled and not static. Closures here keep only what evaluation reads:
+ * a callback naming `flag`, `config` or `results` would put them in the context the evaluator
+ * shares, keeping the whole flag (every environment) alive as long as the snapshot.
+ */
 function compileNative(
   flag: Flag,
   config: FlagEnvironment,
   segments: SegmentLookup,
   results: Results,
 ): FlagEvaluator {
-  const targets = new Map<string, EvaluationDetail>();
-  for (const target of config.targets ?? []) {
-    const served = results(target.variant, 'targeting', { targetMatched: true });
-    // A key listed under two variants gets the first, as the list reads.
-    for (const key of target.values) if (!targets.has(key)) targets.set(key, served);
-  }
-  // A loop, not a closure: a callback naming `flag` would put it in the context the evaluator
-  // below shares, keeping the whole flag (every environment) alive as long as the snapshot.
-  const rules: CompiledRule[] = [];
-  for (const rule of config.rules ?? [])
-    rules.push(compileTargetingRule(rule, flag, config, segments, results));
-  if (targets.size === 0 && rules.length === 0 && config.defaultRollout === undefined) {
-    const fixed = results(config.defaultVariant, unpicked(config, 'static'));
-    return () => fixed;
-  }
+  const targets = compileTargets(config, results);
+  const rules = compileRules(flag, config, segments, results);
   const fallback = results(config.defaultVariant, 'default');
-  const serveDefault: Serve = config.defaultRollout
+  const rollout = config.defaultRollout
     ? serveRollout(config.defaultRollout, flag.key, results, fallback, {})
-    : () => fallback;
-  const hasTargets = targets.size > 0;
+    : undefined;
   return (context, targetingKey, _nowSeconds, pass) => {
-    if (hasTargets && targetingKey !== undefined) {
+    if (targets !== undefined && targetingKey !== undefined) {
       const targeted = targets.get(targetingKey);
       if (targeted !== undefined) return targeted;
     }
     for (let i = 0; i < rules.length; i++) {
       const rule = rules[i] as CompiledRule;
-      if (rule.matches(context, targetingKey, pass)) return rule.serve(context);
+      if (rule.matches(context, targetingKey, pass)) return rule.served ?? rule.serve(context);
     }
-    return serveDefault(context);
+    return rollout === undefined ? fallback : rollout(context);
   };
 }
+
+/** A function of its own, for the same reason: `map`'s callback names what the evaluator must not keep. */
+function compileRules(
+  flag: Flag,
+  config: FlagEnvironment,
+  segments: SegmentLookup,
+  results: Results,
+): CompiledRule[] {
+  return (config.rules ?? []).map((rule) => compileTargetingRule(rule, flag, config, segments, results));
+}
+
+/** A native flag serves one result to everyone when it targets no one, has no rules and no rollout. */
+const isStatic = (config: FlagEnvironment): boolean =>
+  (config.targets ?? []).every((target) => target.values.length === 0) &&
+  (config.rules ?? []).length === 0 &&
+  config.defaultRollout === undefined;
 
 /** A prerequisite holds when its flag is enabled, not failing its own prerequisites, and serves a listed variant. */
 function satisfies(result: EvaluationDetail, variants: ReadonlySet<string>): boolean {
@@ -270,7 +318,7 @@ function guardByPrerequisites(
       checks.push({ evaluate: () => failed, variants, failed });
       break;
     }
-    checks.push({ evaluate: (flag as CompiledFlag).evaluateOnce, variants, failed });
+    checks.push({ evaluate: onceFor(flag as CompiledFlag), variants, failed });
   }
   if (checks.length === 0) return inner;
   const evaluateInner = inner.evaluate;
@@ -299,18 +347,16 @@ export function compileFlag(
   prerequisites: PrerequisiteLookup = NO_FLAGS,
 ): CompiledFlag {
   const config = flag.environments[environmentKey] ?? initialFlagEnvironment(flag.type, flag.variants);
-  const results = resultFactory(flag);
+  const results = resultsOf(flag);
   let compiled: { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined };
   if (!config.enabled) {
-    const off = results(config.offVariant, 'disabled');
-    compiled = { evaluate: () => off, constant: off };
+    compiled = constantly(results(config.offVariant, 'disabled'));
   } else if (hasTargeting(config.targeting)) {
     compiled = compileFlagdTargeting(flag, config, results);
+  } else if (isStatic(config)) {
+    compiled = constantly(results(config.defaultVariant, unpicked(config, 'static')));
   } else {
-    const evaluate = compileNative(flag, config, segments, results);
-    const fixed =
-      config.targets.length === 0 && config.rules.length === 0 && config.defaultRollout === undefined;
-    compiled = { evaluate, constant: fixed ? evaluate({}, undefined, 0, new EvaluationPass()) : undefined };
+    compiled = { evaluate: compileNative(flag, config, segments, results) };
   }
   if (config.enabled && (config.prerequisites?.length ?? 0) > 0) {
     compiled = guardByPrerequisites(
@@ -322,8 +368,28 @@ export function compileFlag(
     );
   }
   const { evaluate, constant } = compiled;
-  const evaluateOnce = constant === undefined ? oncePerPass(evaluate) : () => constant;
   return constant === undefined
-    ? { key: flag.key, archived: flag.archived, evaluate, evaluateOnce }
-    : { key: flag.key, archived: flag.archived, evaluate, constant, evaluateOnce };
+    ? { key: flag.key, archived: flag.archived, evaluate }
+    : { key: flag.key, archived: flag.archived, evaluate, constant };
+}
+
+/** A flag whose result is `result` whatever the context. */
+function constantly(result: EvaluationDetail): { evaluate: FlagEvaluator; constant: EvaluationDetail } {
+  return { evaluate: () => result, constant: result };
+}
+
+/**
+ * `flag.evaluate` remembered for the evaluation pass, made once per compiled flag and only for
+ * flags that others require (most flags are required by none): every flag requiring it calls the
+ * same memo, so in a diamond the shared prerequisite is evaluated once per pass.
+ */
+const memos = new WeakMap<CompiledFlag, FlagEvaluator>();
+
+function onceFor(flag: CompiledFlag): FlagEvaluator {
+  let once = memos.get(flag);
+  if (once === undefined) {
+    once = oncePerPass(flag.evaluate);
+    memos.set(flag, once);
+  }
+  return once;
 }

@@ -13,6 +13,7 @@ import {
 import { compileAttributePath } from './attribute-path.ts';
 import { parseInstant } from './dates.ts';
 import { parseVersion } from './semver.ts';
+import { sharedCompiled } from './shared-compiled.ts';
 
 /** A compiled condition on one user context. */
 export type ContextPredicate = (context: EvaluationContext) => boolean;
@@ -62,13 +63,14 @@ function isScalar(value: unknown): value is string | number | boolean {
   );
 }
 
-function compileRegex(pattern: string): RE2JS | string {
+/** A pattern compiled once however many rules use it: RE2's programs are the largest part of a compiled rule. */
+const compileRegex = sharedCompiled((pattern: string): RE2JS | string => {
   try {
     return RE2JS.compile(pattern);
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-}
+}, 5_000);
 
 function semverTest(operator: Operator, expected: SemVer): ValueTest {
   const order = (value: unknown): number | undefined => {
@@ -166,8 +168,15 @@ function anyValue(test: ValueTest): ValueTest {
  * Compiles an attribute rule into a predicate; everything is parsed here, none at evaluation.
  * A missing (or null) attribute matches only `not_exists`, before `negate` inverts the result.
  * Never throws: a rule without a usable operator and operand (see validateAttributeRule) never matches.
+ * Rules with the same JSON text share one predicate (conditions repeat across flags and environments).
  */
-export function compileAttributeRule(rule: AttributeRule): ContextPredicate {
+export const compileAttributeRule: (rule: AttributeRule) => ContextPredicate = sharedCompiled(
+  predicateOf,
+  10_000,
+  (rule) => JSON.stringify(rule),
+);
+
+function predicateOf(rule: AttributeRule): ContextPredicate {
   if (typeof rule.attribute !== 'string' || !KNOWN_OPERATORS.has(rule.operator)) return NEVER;
   const read = compileAttributePath(rule.attribute);
   const negate = rule.negate === true;

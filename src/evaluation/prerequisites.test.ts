@@ -11,6 +11,7 @@ import type { Rule } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
   compileEnvironment,
+  requiredBy,
   withFlag,
   withoutFlag,
 } from './compile-environment.ts';
@@ -265,6 +266,73 @@ describe('prerequisites', () => {
       reason: 'prerequisite_failed',
       failedPrerequisite: 'middle',
     });
+  });
+});
+
+describe('patching a snapshot through the reverse prerequisite index', () => {
+  const chain = () =>
+    compileEnvironment({
+      environmentKey: ENV,
+      flags: [
+        flag('top', { prerequisites: [requires('middle')] }),
+        flag('middle', { prerequisites: [requires('bottom')] }),
+        flag('bottom'),
+        flag('other'),
+      ],
+      segments: [],
+    });
+
+  test('knows which flags require which', () => {
+    const base = chain();
+    expect(requiredBy(base, 'bottom')).toEqual(['middle']);
+    expect(requiredBy(base, 'middle')).toEqual(['top']);
+    expect(requiredBy(base, 'top')).toEqual([]);
+  });
+
+  test('a flag gaining a prerequisite is recompiled when that prerequisite changes', () => {
+    const base = withFlag(chain(), flag('other', { prerequisites: [requires('bottom')] }));
+    expect(requiredBy(base, 'bottom')).toEqual(['middle', 'other']);
+    const bottomOff = withFlag(base, flag('bottom', { enabled: false }));
+    expect(evaluate(bottomOff, 'other', {})).toMatchObject({ reason: 'prerequisite_failed' });
+    expect(evaluate(bottomOff, 'top', {})).toMatchObject({ reason: 'prerequisite_failed' });
+    expect(evaluate(base, 'other', {}).variant).toBe('on');
+  });
+
+  test('a flag that drops a prerequisite no longer follows it', () => {
+    const dropped = withFlag(chain(), flag('top'));
+    expect(requiredBy(dropped, 'middle')).toEqual([]);
+    const middleOff = withFlag(dropped, flag('middle', { enabled: false }));
+    expect(evaluate(middleOff, 'top', {})).toMatchObject({ reason: 'static', variant: 'on' });
+  });
+
+  test('deleting a prerequisite fails its dependants, and creating it again restores them', () => {
+    const gone = withoutFlag(chain(), 'bottom');
+    expect(evaluate(gone, 'middle', {})).toMatchObject({
+      reason: 'prerequisite_failed',
+      failedPrerequisite: 'bottom',
+    });
+    expect(evaluate(gone, 'top', {})).toMatchObject({ failedPrerequisite: 'middle' });
+    const back = withFlag(gone, flag('bottom'));
+    expect(evaluate(back, 'top', {}).variant).toBe('on');
+  });
+
+  test('deleting a dependant takes it out of the index', () => {
+    const gone = withoutFlag(chain(), 'top');
+    expect(requiredBy(gone, 'middle')).toEqual([]);
+    expect(requiredBy(chain(), 'middle')).toEqual(['top']);
+  });
+
+  test('every snapshot of a long run of writes still answers as it did when made', () => {
+    let current = chain();
+    const history: [CompiledEnvironment, boolean][] = [];
+    for (let i = 0; i < 50; i++) {
+      const enabled = i % 3 !== 0;
+      current = withFlag(current, flag('bottom', { enabled }));
+      history.push([current, enabled]);
+    }
+    for (const [snapshot, enabled] of history) {
+      expect(evaluate(snapshot, 'top', {}).reason).toBe(enabled ? 'static' : 'prerequisite_failed');
+    }
   });
 });
 

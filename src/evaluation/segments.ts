@@ -58,13 +58,15 @@ function memoized(test: UserPredicate): UserPredicate {
 }
 
 /** `every` over predicates, specialised so that short lists cost no loop. */
-export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
-  if (predicates.length === 0) return () => true;
-  if (predicates.length === 1) return predicates[0] as UserPredicate;
-  if (predicates.length === 2) {
-    const [a, b] = predicates as [UserPredicate, UserPredicate];
+export function allOf(list: readonly UserPredicate[]): UserPredicate {
+  if (list.length === 0) return () => true;
+  if (list.length === 1) return list[0] as UserPredicate;
+  if (list.length === 2) {
+    const [a, b] = list as [UserPredicate, UserPredicate];
     return (context, key, pass) => a(context, key, pass) && b(context, key, pass);
   }
+  // A copy of exactly this length: a list built by push keeps spare capacity for as long as the snapshot lives.
+  const predicates = list.slice();
   return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
       if (!(predicates[i] as UserPredicate)(context, key, pass)) return false;
@@ -73,9 +75,10 @@ export function allOf(predicates: readonly UserPredicate[]): UserPredicate {
   };
 }
 
-function anyOf(predicates: readonly UserPredicate[]): UserPredicate {
-  if (predicates.length === 0) return NEVER;
-  if (predicates.length === 1) return predicates[0] as UserPredicate;
+function anyOf(list: readonly UserPredicate[]): UserPredicate {
+  if (list.length === 0) return NEVER;
+  if (list.length === 1) return list[0] as UserPredicate;
+  const predicates = list.slice();
   return (context, key, pass) => {
     for (let i = 0; i < predicates.length; i++) {
       if ((predicates[i] as UserPredicate)(context, key, pass)) return true;

@@ -248,7 +248,7 @@ export class FlagService {
   /** The flags that list this one as a prerequisite, each with the environments where they do. */
   async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
     const flag = await this.getById(actor, flagId);
-    const flags = await this.#store.allFlags(flag.projectId);
+    const flags = await this.#store.flagsNaming(flag.projectId, flag.key);
     return dependantsOf(flag.key, flags).map((key) => {
       const dependant = flags.find((f) => f.key === key) as Flag;
       const environments = Object.entries(dependant.environments)
@@ -444,16 +444,31 @@ async function validateReferences(
   const segmentKeys = await store.existingSegmentKeys(flag.projectId, segmentsNamedByFlag(flag));
   // JsonLogic targeting is checked where it changes (validateFlag): imported targeting may not compile.
   const errors = validateFlag(flag, environmentKeys, segmentKeys, previous);
-  // The other flags are read only when prerequisites are involved: this flag names some, or it
-  // changes variants that other flags may require.
-  if (hasPrerequisites(flag) || (previous !== undefined && previous.variants !== flag.variants)) {
-    const flags = await store.allFlags(flag.projectId);
-    errors.push(
-      ...validatePrerequisites(flag, new Map(flags.map((f) => [f.key, f]))),
-      ...requiredVariantsKept(flag, flags),
-    );
+  // Other flags are read only when prerequisites are involved, and only those involved (never
+  // the whole project: a write costs the same in a project of 100 flags or of 5,000): the flags
+  // this one requires, transitively (for cycles), and those that require it when it changes variants.
+  if (hasPrerequisites(flag)) errors.push(...validatePrerequisites(flag, await requiredFlags(store, flag)));
+  if (previous !== undefined && previous.variants !== flag.variants) {
+    errors.push(...requiredVariantsKept(flag, await store.flagsNaming(flag.projectId, flag.key)));
   }
   if (errors.length > 0) throw validationFailed('The flag is not valid.', errors);
+}
+
+/** The flags `flag` requires in any environment, and those they require, and so on, by key. */
+async function requiredFlags(store: FlagStore, flag: Flag): Promise<Map<string, Flag>> {
+  const found = new Map<string, Flag>();
+  const named = (f: Flag) =>
+    Object.values(f.environments).flatMap((config) => (config.prerequisites ?? []).map((p) => p.flag));
+  let next = new Set(named(flag));
+  while (next.size > 0) {
+    const keys = [...next].filter((key) => key !== flag.key && !found.has(key));
+    next = new Set();
+    for (const required of await store.flagsByKeys(flag.projectId, keys)) {
+      found.set(required.key, required);
+      for (const key of named(required)) if (!found.has(key)) next.add(key);
+    }
+  }
+  return found;
 }
 
 const hasPrerequisites = (flag: Flag) =>
@@ -465,7 +480,7 @@ async function refuseIfRequired(
   flag: Flag,
   becoming: 'deleted' | 'archived',
 ): Promise<void> {
-  const live = (await store.allFlags(flag.projectId)).filter((f) => !f.archived);
+  const live = (await store.flagsNaming(flag.projectId, flag.key)).filter((f) => !f.archived);
   const dependants = dependantsOf(flag.key, live);
   if (dependants.length > 0) {
     throw conflict(

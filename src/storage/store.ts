@@ -177,6 +177,14 @@ export interface FlagStore extends SegmentStore {
   listFlags(projectId: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>>;
   /** Every flag of a project, key order. */
   allFlags(projectId: string): Promise<readonly Flag[]>;
+  /** The project's flags with these keys (those that exist), key order. */
+  flagsByKeys(projectId: string, keys: readonly string[]): Promise<readonly Flag[]>;
+  /**
+   * At least every flag of the project whose configuration names `flagKey` in some environment
+   * (as a prerequisite, or anywhere else), key order: what a write checks dependants against
+   * without reading the whole project. The caller filters for what it needs.
+   */
+  flagsNaming(projectId: string, flagKey: string): Promise<readonly Flag[]>;
   findFlagById(id: string, options?: ReadOptions): Promise<Flag | undefined>;
   findFlagByKey(projectId: string, key: string, options?: ReadOptions): Promise<Flag | undefined>;
   /** Inserts the flag and one configuration row per entry of `flag.environments` that names an environment of its project. */

@@ -722,6 +722,33 @@ describeEachDatabase('Store contract', (database) => {
     expect([...items].sort((a, b) => (a.id < b.id ? -1 : 1))).toStrictEqual(flags);
   });
 
+  it('reads the flags with given keys, and those whose configuration names a flag', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const requires = (key: string) => ({ ...disabled, prerequisites: [{ flag: key, variants: ['on'] }] });
+    const flags = [
+      aFlag(project.id, 'base_1', ['production']),
+      aFlag(project.id, 'basex1', ['production']),
+      aFlag(project.id, 'needs-base', ['production'], { environments: { production: requires('base_1') } }),
+      aFlag(project.id, 'needs-basex', ['production'], { environments: { production: requires('basex1') } }),
+    ];
+    for (const flag of flags) await store.insertFlag(flag);
+    await store.insertFlag(
+      aFlag(other.project.id, 'elsewhere', ['production'], {
+        environments: { production: requires('base_1') },
+      }),
+    );
+
+    expect(
+      (await store.flagsByKeys(project.id, ['needs-base', 'base_1', 'missing'])).map((f) => f.key),
+    ).toEqual(['base_1', 'needs-base']);
+    expect(await store.flagsByKeys(project.id, [])).toEqual([]);
+    // `_` is no LIKE wildcard here: basex1's dependant is not among base_1's.
+    const naming = await store.flagsNaming(project.id, 'base_1');
+    expect(naming.map((f) => f.key)).toEqual(['needs-base']);
+    expect(naming[0]).toStrictEqual(flags[2]);
+  });
+
   it('pages through flags with a cursor exactly while more remain', async () => {
     const { project } = await givenProject(store, 'checkout');
     const keys = Array.from({ length: 11 }, (_, i) => `flag-${String(i).padStart(2, '0')}`).reverse();

@@ -103,6 +103,41 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
       return withEnvironments(db, await allOfProject(db, 'flags', projectId, 'key'));
     },
 
+    async flagsByKeys(projectId, keys) {
+      const rows: Database['flags'][] = [];
+      for (let i = 0; i < keys.length; i += CHUNK) {
+        rows.push(
+          ...(await db
+            .selectFrom('flags')
+            .selectAll()
+            .where('project_id', '=', projectId)
+            .where('key', 'in', keys.slice(i, i + CHUNK))
+            .execute()),
+        );
+      }
+      rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      return withEnvironments(db, rows);
+    },
+
+    async flagsNaming(projectId, flagKey) {
+      // A configuration naming the flag holds its key as a JSON string: a text match finds
+      // those rows in the database (a superset on SQLite, whose LIKE ignores ASCII case).
+      const pattern = `%${JSON.stringify(flagKey).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const rows = await db
+        .selectFrom('flags')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('flag_environments')
+            .select('flag_id')
+            .where('config', 'like', sql<string>`${pattern} escape '\\'`),
+        )
+        .orderBy('key')
+        .execute();
+      return withEnvironments(db, rows);
+    },
+
     async findFlagById(id, options) {
       const query = db.selectFrom('flags').selectAll().where('id', '=', id);
       const rows = await locked(context, query, options?.forUpdate ? 'update' : undefined).execute();
