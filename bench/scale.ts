@@ -7,6 +7,7 @@ import {
   compileProject,
   withFlag,
 } from '../src/evaluation/compile-environment.ts';
+import { seededRandom } from '../test/support/random.ts';
 import { isMain, sendResult } from './child.ts';
 import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { mb, median, ms, type Row, ratio, si } from './stats.ts';
@@ -21,20 +22,9 @@ const FLAGS = 10_000;
 const SEGMENT_COUNT = 1_000;
 const ENVIRONMENTS = ['development', 'staging', ENVIRONMENT] as const;
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A project of the size the issue names, shaped like a real one: most flags simple, some targeted. */
 export function generateProject(seed = 3): { flags: Flag[]; segments: Segment[] } {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
   const chance = (p: number) => random() < p;

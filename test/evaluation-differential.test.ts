@@ -4,6 +4,7 @@ import type { Reason } from '../src/domain/evaluation-result.ts';
 import type { Flag, FlagEnvironment, FlagType, Rollout, TargetingRule, Variant } from '../src/domain/flag.ts';
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
+import { type Random, seededRandom } from './support/random.ts';
 
 // Random flags, written both as Flagstaff rules and by hand as the flagd definition a user would
 // write for the same intent, evaluated by compileEnvironment and by @openfeature/flagd-core: any
@@ -12,18 +13,6 @@ import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 // JavaScript hash reads UTF-16 code units, not UTF-8 (see src/evaluation/bucketing.test.ts).
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Random = () => number;
-
-function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ENV = 'production';
 const COUNTRIES = ['NL', 'BE', 'DE', 'FR', 'US'];
@@ -428,7 +417,7 @@ function compareWithFlagd(
 }
 
 describe('differential evaluation against flagd-core', () => {
-  const random = mulberry32(20250101);
+  const random = seededRandom(20250101);
   const generate = generator(random);
   const segments = generate.segments(30);
   const segmentMap = new Map(segments.map((s) => [s.key, s]));

@@ -8,6 +8,7 @@ import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
 const NOW = 1_750_000_000;
@@ -19,20 +20,6 @@ const samples = (kind: 'positive' | 'negative') =>
     file,
     document: read(`${REFERENCE}/test/flags/${kind}/${file}`),
   }));
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Random = ReturnType<typeof prng>;
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const chance = (random: Random, p: number): boolean => random() < p;
 
 /** flagd's decision for one flag as Flagstaff stores it: the variant served, or null (no value). */
 function flagdDecision(
@@ -327,7 +314,7 @@ function randomDocument(random: Random, index: number): Record<string, JsonValue
 describe('import → export → import', () => {
   const documents = [
     ...samples('positive').map(({ document }) => document),
-    ...Array.from({ length: 40 }, (_, i) => randomDocument(prng(1000 + i), i)),
+    ...Array.from({ length: 40 }, (_, i) => randomDocument(seededRandom(1000 + i), i)),
   ];
 
   it.each(documents.map((document, i) => ({ i, document })))(
@@ -630,7 +617,7 @@ describe('exportFlagd of native flags', () => {
     let compared = 0;
     const mismatches: string[] = [];
     for (let round = 0; round < 30; round++) {
-      const random = prng(5000 + round);
+      const random = seededRandom(5000 + round);
       const segments = randomSegments(random);
       const flags = Array.from({ length: 12 }, (_, i) => randomNativeFlag(random, round * 100 + i, segments));
       const native = compileEnvironment({ environmentKey: 'production', flags, segments });
@@ -685,7 +672,7 @@ describe('exportFlagd of native flags', () => {
       excluded: [],
       ...STAMP,
     };
-    const flag = randomNativeFlag(prng(1), 1, []);
+    const flag = randomNativeFlag(seededRandom(1), 1, []);
     const environment: FlagEnvironment = {
       enabled: true,
       offVariant: null,
@@ -717,7 +704,7 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('exports rollouts as fractional with the same seed and bucketing attribute', () => {
-    const flag = randomNativeFlag(prng(2), 2, []);
+    const flag = randomNativeFlag(seededRandom(2), 2, []);
     const rollout: Rollout = {
       bucketBy: 'email',
       seed: 'exp-1',
@@ -747,7 +734,7 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('warns about each rule that flagd cannot evaluate exactly', () => {
-    const flag = randomNativeFlag(prng(3), 3, []);
+    const flag = randomNativeFlag(seededRandom(3), 3, []);
     const rule = (id: string, condition: AttributeRule): TargetingRule => ({
       id,
       segments: [],
@@ -802,7 +789,7 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('documents that numbers written as text differ', () => {
-    const flag = randomNativeFlag(prng(4), 4, []);
+    const flag = randomNativeFlag(seededRandom(4), 4, []);
     const environment: FlagEnvironment = {
       enabled: true,
       offVariant: null,
