@@ -1,5 +1,6 @@
-import type { Flag, FlagEnvironment, Prerequisite, Variant } from '../src/domain/flag.ts';
+import { BOOLEAN_VARIANTS, type Flag, type FlagEnvironment, type Prerequisite } from '../src/domain/flag.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
+import { buildFlagEnvironment } from '../test/support/builders.ts';
 import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { type Row, ratio, si } from './stats.ts';
 import { compare, type Measured, type Workload } from './timing.ts';
@@ -8,20 +9,8 @@ import { compare, type Measured, type Workload } from './timing.ts';
 // §10 target: ≥ 0.5×). The prerequisites are what teams put in front of a release: a kill switch
 // for a region, a plan gate and a 90% rollout of the platform change, none of them constant.
 
-const BOOLEAN: readonly Variant[] = [
-  { key: 'on', value: true },
-  { key: 'off', value: false },
-];
-
 const gate = (key: string, environment: Partial<FlagEnvironment>): Flag =>
-  flag(key, 'boolean', BOOLEAN, {
-    enabled: true,
-    offVariant: 'off',
-    defaultVariant: 'on',
-    targets: [],
-    rules: [],
-    ...environment,
-  });
+  flag(key, 'boolean', BOOLEAN_VARIANTS, buildFlagEnvironment(environment));
 
 const PREREQUISITE_FLAGS: readonly Flag[] = [
   gate('region-kill-switch', {

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { Flag } from '../src/domain/flag.ts';
 import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';
+import { buildFlag, inEnvironments } from '../test/support/builders.ts';
+import { runAdmin } from '../test/support/postgres-admin.ts';
 import { isMain, sendResult } from './child.ts';
 import { type Row, ratio, si } from './stats.ts';
 
@@ -41,15 +42,7 @@ async function openSqlite(): Promise<Opened> {
 
 async function openPostgres(url: string): Promise<Opened> {
   const schema = `bench_writes_${process.pid}_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
+  const admin = (statement: string) => runAdmin(url, statement);
   await admin(`create schema ${schema}`);
   const { db } = openDatabase(url, { schema });
   await migrateToLatest(db);
@@ -64,30 +57,13 @@ async function openPostgres(url: string): Promise<Opened> {
 
 const aFlag = (projectId: string, key: string): Flag => {
   const at = new Date().toISOString();
-  return {
+  return buildFlag(key, {
     id: `flg_bench_${key}`,
     projectId,
-    key,
-    name: key,
-    description: '',
-    type: 'boolean',
-    variants: [
-      { key: 'on', value: true },
-      { key: 'off', value: false },
-    ],
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
     createdAt: at,
     updatedAt: at,
-    environments: Object.fromEntries(
-      ENVIRONMENTS.map((e) => [
-        e,
-        { enabled: true, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] },
-      ]),
-    ),
-  };
+    environments: inEnvironments(ENVIRONMENTS),
+  });
 };
 
 /** Patches per second on one project of `size` flags, over a fresh database. */

@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { buildFlag, buildFlagEnvironment } from '../../test/support/builders.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import {
-  BOOLEAN_VARIANTS,
-  type Flag,
-  type FlagEnvironment,
-  type Prerequisite,
-  type Variant,
-} from '../domain/flag.ts';
+import type { Flag, FlagEnvironment, Prerequisite, Variant } from '../domain/flag.ts';
 import type { Rule } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
@@ -19,32 +14,7 @@ const ENV = 'production';
 const NOW = 1_750_000_000;
 
 function flag(key: string, environment: Partial<FlagEnvironment> = {}, fields: Partial<Flag> = {}): Flag {
-  return {
-    id: `flg_${key}`,
-    projectId: 'prj_1',
-    key,
-    name: key,
-    description: '',
-    type: 'boolean',
-    variants: BOOLEAN_VARIANTS,
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    environments: {
-      [ENV]: {
-        enabled: true,
-        offVariant: 'off',
-        defaultVariant: 'on',
-        targets: [],
-        rules: [],
-        ...environment,
-      },
-    },
-    ...fields,
-  };
+  return buildFlag(key, { environments: { [ENV]: buildFlagEnvironment(environment) }, ...fields });
 }
 
 const requires = (key: string, ...variants: string[]): Prerequisite => ({
