@@ -1,10 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tryCompileWithEngine } from '../bench/spike/json-logic-engine-targeting.ts';
 import type { JsonValue } from '../src/domain/flag.ts';
 import { compileTargeting as ourCompiler } from '../src/evaluation/jsonlogic/compile-targeting.ts';
 import { OPERATORS as ENGINE_OPERATORS } from '../src/evaluation/jsonlogic/operators.ts';
+import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
 // FLAGSTAFF_JSONLOGIC_SPIKE=1 runs this suite on json-logic-engine instead (decision 0103's spike).
@@ -411,13 +412,7 @@ function compare(cases: readonly Case[], contexts: readonly Record<string, unkno
 }
 
 describe('compileTargeting against flagd-core', () => {
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date(NOW * 1000));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  pinClockDuringSuite(NOW);
 
   it('picks the variants flagd-core picks for the reference documents', () => {
     const random = seededRandom(7);

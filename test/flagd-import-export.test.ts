@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Flag, FlagEnvironment, JsonValue, Rollout, TargetingRule } from '../src/domain/flag.ts';
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
@@ -8,6 +8,7 @@ import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
@@ -605,13 +606,7 @@ const REASONS: Record<string, string> = {
 };
 
 describe('exportFlagd of native flags', () => {
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date(NOW * 1000));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  pinClockDuringSuite(NOW);
 
   it('picks the variants the native evaluator picks, in compileTargeting and in flagd-core', () => {
     let compared = 0;
