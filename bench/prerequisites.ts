@@ -1,9 +1,9 @@
 import { BOOLEAN_VARIANTS, type Flag, type FlagEnvironment, type Prerequisite } from '../src/domain/flag.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 import { buildFlagEnvironment } from '../test/support/builders.ts';
-import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
+import { benchmarkContexts, ENVIRONMENT, flag, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { type Row, ratio, si } from './stats.ts';
-import { compare, type Measured, type Workload } from './timing.ts';
+import { compare, evaluationWorkload, type Measured } from './timing.ts';
 
 // The targeted flag evaluated with three prerequisites against the same flag without them (SPEC
 // §10 target: ≥ 0.5×). The prerequisites are what teams put in front of a release: a kill switch
@@ -60,17 +60,7 @@ export function prerequisitesBenchmark(): Row[] {
     flags: [TARGETED_FLAG, GUARDED, ...PREREQUISITE_FLAGS],
     segments: SEGMENTS,
   });
-  const workload = (key: string): Workload => ({
-    count: CONTEXTS.length,
-    run() {
-      const now = Math.floor(Date.now() / 1000);
-      let n = 0;
-      for (let i = 0; i < CONTEXTS.length; i++) {
-        if (compiled.evaluate(key, CONTEXTS[i] as Record<string, Json>, now)?.variant === 'control') n++;
-      }
-      return n;
-    },
-  });
+  const workload = (key: string) => evaluationWorkload(compiled, key, CONTEXTS);
   let failed = 0;
   for (const context of CONTEXTS) {
     if (compiled.evaluate(GUARDED.key, context, 0)?.reason === 'prerequisite_failed') failed++;

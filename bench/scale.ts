@@ -11,7 +11,7 @@ import { seededRandom } from '../test/support/random.ts';
 import { isMain, sendResult } from './child.ts';
 import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { mb, median, ms, type Row, ratio, si } from './stats.ts';
-import { compare, type Measured, type Workload } from './timing.ts';
+import { compare, evaluationWorkload, type Measured } from './timing.ts';
 
 // Scale: 10,000 flags × 3 environments and 1,000 segments, generated with a fixed seed. The
 // benchmark's targeted flag and its two segments are among them, so its evaluation rate can be
@@ -218,21 +218,8 @@ export function scaleBenchmark(): Row[] {
     segments: SEGMENTS,
   });
   const contexts = benchmarkContexts(512);
-  const workload = (compiled: CompiledEnvironment): Workload => ({
-    count: contexts.length,
-    run() {
-      const now = Math.floor(Date.now() / 1000);
-      let n = 0;
-      for (let i = 0; i < contexts.length; i++) {
-        if (
-          compiled.evaluate(TARGETED_FLAG.key, contexts[i] as Record<string, Json>, now)?.variant ===
-          'control'
-        )
-          n++;
-      }
-      return n;
-    },
-  });
+  const workload = (compiled: CompiledEnvironment) =>
+    evaluationWorkload(compiled, TARGETED_FLAG.key, contexts);
   const [inBig, inSmall] = compare([workload(big), workload(small)]) as [Measured, Measured];
 
   // Every live flag for one user at once (POST /v1/evaluate without a list).

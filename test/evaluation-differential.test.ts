@@ -1,6 +1,6 @@
 import { FlagdCore } from '@openfeature/flagd-core';
 import { describe, expect, test } from 'vitest';
-import type { Reason } from '../src/domain/evaluation-result.ts';
+import { FLAGD_REASONS } from '../bench/fixtures.ts';
 import type { Flag, FlagEnvironment, FlagType, Rollout, TargetingRule, Variant } from '../src/domain/flag.ts';
 import type { AttributeRule, Operator, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
@@ -289,16 +289,6 @@ function flagdDefinition(flag: Flag, segments: ReadonlyMap<string, Segment>): Js
   return definition;
 }
 
-const REASONS: Record<Reason, string> = {
-  targeting: 'TARGETING_MATCH',
-  split: 'TARGETING_MATCH',
-  default: 'DEFAULT',
-  static: 'STATIC',
-  disabled: 'DISABLED',
-  error: 'ERROR',
-  prerequisite_failed: 'STATIC',
-};
-
 function compareWithFlagd(
   flags: readonly Flag[],
   definitions: ReadonlyMap<string, Json>,
@@ -322,7 +312,7 @@ function compareWithFlagd(
       seen.set(ours.reason, (seen.get(ours.reason) ?? 0) + 1);
       // flagd serves the caller's default while disabled; Flagstaff serves the off variant, none here.
       const same =
-        REASONS[ours.reason] === theirs.reason &&
+        FLAGD_REASONS[ours.reason] === theirs.reason &&
         (ours.reason === 'disabled'
           ? ours.value === null
           : ours.value === theirs.value && ours.variant === (theirs.variant ?? null));
@@ -358,7 +348,7 @@ describe('differential evaluation against flagd-core', () => {
     // The generator must reach every reason often, or the comparison proves little. flagd has no
     // prerequisites, so the generator makes none (src/evaluation/prerequisites.test.ts covers them);
     // native flags never end in `error` (only imported targeting that does not compile does).
-    const reachable = Object.keys(REASONS).filter((r) => r !== 'prerequisite_failed' && r !== 'error');
+    const reachable = Object.keys(FLAGD_REASONS).filter((r) => r !== 'prerequisite_failed' && r !== 'error');
     for (const reason of reachable) expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
   }, 60_000);
 

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { describe, expect, it } from 'vitest';
+import { FLAGD_REASONS } from '../bench/fixtures.ts';
 import type { Flag, FlagEnvironment, JsonValue, Rollout, TargetingRule } from '../src/domain/flag.ts';
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
@@ -8,6 +9,7 @@ import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { buildFlag, buildSegment } from './support/builders.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
@@ -256,23 +258,21 @@ describe('importFlagd', () => {
   });
 });
 
+/** The project and creation time of every flag and segment these tests build. */
+const IN_PROJECT = {
+  projectId: 'prj_test',
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+};
+
 function toFlag(imported: ImportedFlag, environmentKey: string): Flag {
-  return {
-    id: `flg_${imported.key}`,
-    projectId: 'prj_test',
-    key: imported.key,
-    name: imported.key,
-    description: '',
+  return buildFlag(imported.key, {
+    ...IN_PROJECT,
     type: imported.type,
     variants: imported.variants,
-    tags: [],
-    archived: false,
     metadata: imported.metadata,
-    version: 1,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
     environments: { [environmentKey]: imported.environment },
-  };
+  });
 }
 
 /** Small random flagd documents: `$evaluators` referenced from nested `if`s, fractional splits, flagd's operators. */
@@ -509,24 +509,21 @@ function randomCondition(random: Random, segmentKeys: readonly string[]): Rule {
   };
 }
 
-const STAMP = { version: 1, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
-
 function randomSegments(random: Random): Segment[] {
   const segments: Segment[] = [];
   for (let i = 0; i < 5; i++) {
     const earlier = segments.map((s) => s.key);
-    segments.push({
-      id: `seg_${i}`,
-      projectId: 'prj_test',
-      key: `segment-${i}`,
-      name: `segment ${i}`,
-      description: '',
-      match: chance(random, 0.5) ? 'all' : 'any',
-      rules: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, earlier)),
-      included: chance(random, 0.3) ? ['u1', '42'] : [],
-      excluded: chance(random, 0.3) ? ['u2', 'true'] : [],
-      ...STAMP,
-    });
+    segments.push(
+      buildSegment(`segment-${i}`, {
+        ...IN_PROJECT,
+        id: `seg_${i}`,
+        name: `segment ${i}`,
+        match: chance(random, 0.5) ? 'all' : 'any',
+        rules: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, earlier)),
+        included: chance(random, 0.3) ? ['u1', '42'] : [],
+        excluded: chance(random, 0.3) ? ['u2', 'true'] : [],
+      }),
+    );
   }
   return segments;
 }
@@ -581,29 +578,15 @@ function randomNativeFlag(random: Random, index: number, segments: readonly Segm
     rules,
     ...(chance(random, 0.3) ? { defaultRollout: randomRollout(random) } : {}),
   };
-  return {
+  return buildFlag(`native-${index}`, {
+    ...IN_PROJECT,
     id: `flg_${index}`,
-    projectId: 'prj_test',
-    key: `native-${index}`,
     name: `native ${index}`,
-    description: '',
     type: 'string',
     variants: ['a', 'b', 'c'].map((key) => ({ key, value: key.toUpperCase() })),
-    tags: [],
-    archived: false,
-    metadata: {},
     environments: { production: environment },
-    ...STAMP,
-  };
+  });
 }
-
-const REASONS: Record<string, string> = {
-  targeting: 'TARGETING_MATCH',
-  split: 'TARGETING_MATCH',
-  default: 'DEFAULT',
-  static: 'STATIC',
-  disabled: 'DISABLED',
-};
 
 describe('exportFlagd of native flags', () => {
   pinClockDuringSuite(NOW);
@@ -639,8 +622,15 @@ describe('exportFlagd of native flags', () => {
           const flagdVariant =
             flagd.reason === 'DISABLED' || flagd.reason === 'ERROR' ? null : (flagd.variant ?? null);
           // flagd says DEFAULT, not STATIC, when a flag without targeting has no default variant.
+          // Nor may the native evaluator fail or skip a prerequisite: these flags have none and all compile.
           const reason =
-            expected?.reason === 'static' && wanted === null ? 'DEFAULT' : REASONS[expected?.reason ?? ''];
+            expected?.reason === 'static' && wanted === null
+              ? 'DEFAULT'
+              : expected === undefined ||
+                  expected.reason === 'error' ||
+                  expected.reason === 'prerequisite_failed'
+                ? 'a native failure'
+                : FLAGD_REASONS[expected.reason];
           if (
             (ours !== wanted || flagdVariant !== wanted || flagd.reason !== reason) &&
             mismatches.length < 5
@@ -655,18 +645,13 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('turns segments into $evaluators and rules into an if chain', () => {
-    const segment: Segment = {
+    const segment = buildSegment('beta-testers', {
+      ...IN_PROJECT,
       id: 'seg_1',
-      projectId: 'prj_test',
-      key: 'beta-testers',
       name: 'Beta testers',
-      description: '',
-      match: 'all',
       rules: [{ type: 'attribute', attribute: 'plan', operator: 'equals', value: 'pro' }],
       included: ['ann'],
-      excluded: [],
-      ...STAMP,
-    };
+    });
     const flag = randomNativeFlag(seededRandom(1), 1, []);
     const environment: FlagEnvironment = {
       enabled: true,
@@ -736,20 +721,15 @@ describe('exportFlagd of native flags', () => {
       conditions: [condition],
       serve: { variant: 'b' },
     });
-    const segment: Segment = {
+    const segment = buildSegment('by-regex', {
+      ...IN_PROJECT,
       id: 'seg_2',
-      projectId: 'prj_test',
-      key: 'by-regex',
       name: 'By regex',
-      description: '',
       match: 'any',
       rules: [
         { type: 'attribute', attribute: 'email', operator: 'matches', value: '@(faas|example)\\.com$' },
       ],
-      included: [],
-      excluded: [],
-      ...STAMP,
-    };
+    });
     const environment: FlagEnvironment = {
       enabled: false,
       offVariant: 'c',

@@ -48,34 +48,8 @@ function flag(environments: Record<string, Partial<FlagEnvironment>> = {}): Flag
 
 describe('draftOf and environmentPatch', () => {
   it('give back what the API stored, for every environment', () => {
-    const stored = flag({
-      production: {
-        enabled: true,
-        defaultRollout: {
-          bucketBy: 'company',
-          weights: [
-            { variant: 'control', weight: 50 },
-            { variant: 'treatment', weight: 50 },
-          ],
-        },
-        targets: [{ variant: 'treatment', values: ['qa-1', 'qa-2'] }],
-        rules: [
-          {
-            id: 'rul_1',
-            description: 'Dutch users',
-            segments: ['nl'],
-            conditions: [{ type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'team'] }],
-            serve: { variant: 'treatment' },
-          },
-        ],
-      },
-    });
-    const draft = draftOf(stored);
-    const variants = draft.variants;
-    expect(environmentPatch(draft.environments.production as never, variants)).toEqual({
+    const production: Partial<FlagEnvironment> = {
       enabled: true,
-      offVariant: 'control',
-      defaultVariant: 'control',
       defaultRollout: {
         bucketBy: 'company',
         weights: [
@@ -93,6 +67,14 @@ describe('draftOf and environmentPatch', () => {
           serve: { variant: 'treatment' },
         },
       ],
+    };
+    const stored = flag({ production });
+    const draft = draftOf(stored);
+    const variants = draft.variants;
+    expect(environmentPatch(draft.environments.production as never, variants)).toEqual({
+      offVariant: 'control',
+      defaultVariant: 'control',
+      ...production,
     });
     expect(flagPatch('string', draft, draft)).toEqual({});
   });
