@@ -323,25 +323,18 @@ describe('rollout edges', () => {
     });
   });
 
-  test('serves the default variant with reason default when every weight is zero', () => {
-    const f = split([
-      { variant: 'blue', weight: 0 },
-      { variant: 'red', weight: 0 },
-    ]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).reason).toBe('default');
-  });
-
-  test('always serves the only variant of a one-variant rollout', () => {
-    const f = split([{ variant: 'blue', weight: 100 }]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).variant).toBe('blue');
-  });
-
-  test('never serves a variant of weight zero', () => {
-    const f = split([
-      { variant: 'blue', weight: 0 },
-      { variant: 'red', weight: 3 },
-    ]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).variant).toBe('red');
+  test.each([
+    [
+      'serves the default variant with reason default when every weight is zero',
+      { blue: 0, red: 0 },
+      'reason',
+      'default',
+    ],
+    ['always serves the only variant of a one-variant rollout', { blue: 100 }, 'variant', 'blue'],
+    ['never serves a variant of weight zero', { blue: 0, red: 3 }, 'variant', 'red'],
+  ] as const)('%s', (_name, weights, field, expected) => {
+    const f = split(Object.entries(weights).map(([variant, weight]) => ({ variant, weight })));
+    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` })[field]).toBe(expected);
   });
 
   test('buckets a number attribute by its JSON text', () => {

@@ -37,6 +37,10 @@ const onFor = (key: string, plan: string, environment: Partial<FlagEnvironment> 
     ...environment,
   });
 
+/** The flags compiled for ENV, with no segments. */
+const compile = (...flags: Flag[]): CompiledEnvironment =>
+  compileEnvironment({ environmentKey: ENV, flags, segments: [] });
+
 function evaluate(compiled: CompiledEnvironment, key: string, context: EvaluationContext) {
   const result = compiled.evaluate(key, context, NOW);
   if (result === undefined) throw new Error(`no flag ${key}`);
@@ -45,16 +49,12 @@ function evaluate(compiled: CompiledEnvironment, key: string, context: Evaluatio
 
 describe('prerequisites', () => {
   test('a chain of depth 3 runs the flag only when every link serves what the next requires', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('checkout', { prerequisites: [requires('payments')] }),
-        flag('payments', { prerequisites: [requires('accounts')] }),
-        flag('accounts', { prerequisites: [requires('platform')] }),
-        onFor('platform', 'pro'),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('checkout', { prerequisites: [requires('payments')] }),
+      flag('payments', { prerequisites: [requires('accounts')] }),
+      flag('accounts', { prerequisites: [requires('platform')] }),
+      onFor('platform', 'pro'),
+    );
     expect(evaluate(compiled, 'checkout', { plan: 'pro' })).toMatchObject({
       variant: 'on',
       reason: 'static',
@@ -83,16 +83,12 @@ describe('prerequisites', () => {
       defaultVariant: 'off',
       rules: [{ id: 'r', segments: [], conditions: [counting], serve: { variant: 'on' } }],
     });
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('top', { prerequisites: [requires('left'), requires('right')] }),
-        flag('left', { prerequisites: [requires('shared')] }),
-        flag('right', { prerequisites: [requires('shared')] }),
-        shared,
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('top', { prerequisites: [requires('left'), requires('right')] }),
+      flag('left', { prerequisites: [requires('shared')] }),
+      flag('right', { prerequisites: [requires('shared')] }),
+      shared,
+    );
     // Count evaluations of the shared flag through a context getter its rule reads.
     const context = {
       get plan() {
@@ -113,19 +109,15 @@ describe('prerequisites', () => {
       { key: 'red', value: 'r' },
       { key: 'green', value: 'g' },
     ];
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag(
-          'theme',
-          { offVariant: 'red', defaultVariant: 'green', prerequisites: [requires('beta')] },
-          { type: 'string', variants: colours },
-        ),
-        // A disabled flag serves its off variant; even when that is the required one, it fails.
-        flag('beta', { enabled: false, offVariant: 'on' }),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag(
+        'theme',
+        { offVariant: 'red', defaultVariant: 'green', prerequisites: [requires('beta')] },
+        { type: 'string', variants: colours },
+      ),
+      // A disabled flag serves its off variant; even when that is the required one, it fails.
+      flag('beta', { enabled: false, offVariant: 'on' }),
+    );
     expect(evaluate(compiled, 'theme', {})).toMatchObject({
       value: 'r',
       variant: 'red',
@@ -149,11 +141,10 @@ describe('prerequisites', () => {
       },
       { type: 'string', variants: colours },
     );
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('banner', { prerequisites: [requires('palette', 'green', 'blue')] }), palette],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('banner', { prerequisites: [requires('palette', 'green', 'blue')] }),
+      palette,
+    );
     expect(evaluate(compiled, 'banner', { plan: 'pro' })).toMatchObject({ variant: 'on' });
     expect(evaluate(compiled, 'banner', { plan: 'free' })).toMatchObject({
       variant: 'off',
@@ -163,24 +154,16 @@ describe('prerequisites', () => {
   });
 
   test('a disabled dependant is disabled, whatever its prerequisites', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('a', { enabled: false, prerequisites: [requires('missing')] })],
-      segments: [],
-    });
+    const compiled = compile(flag('a', { enabled: false, prerequisites: [requires('missing')] }));
     expect(evaluate(compiled, 'a', {})).toMatchObject({ reason: 'disabled' });
   });
 
   test('a prerequisite on a missing flag, or in a stored cycle, fails instead of looping', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('orphan', { prerequisites: [requires('gone')] }),
-        onFor('a', 'pro', { prerequisites: [requires('b')] }),
-        onFor('b', 'pro', { prerequisites: [requires('a')] }),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('orphan', { prerequisites: [requires('gone')] }),
+      onFor('a', 'pro', { prerequisites: [requires('b')] }),
+      onFor('b', 'pro', { prerequisites: [requires('a')] }),
+    );
     expect(evaluate(compiled, 'orphan', {})).toMatchObject({ reason: 'prerequisite_failed' });
     expect(evaluate(compiled, 'a', { plan: 'pro' }).reason).toBe('prerequisite_failed');
     expect(evaluate(compiled, 'b', { plan: 'pro' }).reason).toBe('prerequisite_failed');
@@ -195,12 +178,8 @@ describe('prerequisites', () => {
         ],
       },
     });
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('new-checkout', { prerequisites: [requires('experiment')] }), experiment],
-      segments: [],
-    });
-    const alone = compileEnvironment({ environmentKey: ENV, flags: [experiment], segments: [] });
+    const compiled = compile(flag('new-checkout', { prerequisites: [requires('experiment')] }), experiment);
+    const alone = compile(experiment);
     let ran = 0;
     for (let i = 0; i < 500; i++) {
       const context = { targetingKey: `user-${i}` };
@@ -214,15 +193,11 @@ describe('prerequisites', () => {
   });
 
   test('changing or removing a prerequisite flag updates the flags that require it', () => {
-    const base = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('top', { prerequisites: [requires('middle')] }),
-        flag('middle', { prerequisites: [requires('bottom')] }),
-        flag('bottom'),
-      ],
-      segments: [],
-    });
+    const base = compile(
+      flag('top', { prerequisites: [requires('middle')] }),
+      flag('middle', { prerequisites: [requires('bottom')] }),
+      flag('bottom'),
+    );
     expect(evaluate(base, 'top', {}).variant).toBe('on');
     const bottomOff = withFlag(base, flag('bottom', { enabled: false }));
     expect(evaluate(bottomOff, 'top', {})).toMatchObject({
@@ -262,7 +237,7 @@ describe('prerequisites against the same logic written out by hand', () => {
           prerequisites: later.map((other) => requires(other, pick(['on', 'off']))),
         });
       });
-      const compiled = compileEnvironment({ environmentKey: ENV, flags, segments: [] });
+      const compiled = compile(...flags);
       const byKey = new Map(flags.map((f) => [f.key, f]));
 
       // The hand-written version: the flag's own rule, after checking each prerequisite in turn.
