@@ -14,33 +14,35 @@ export interface BenchDatabase {
   close(): Promise<void>;
 }
 
-/** A SQLite file in a fresh temporary folder (a file, not memory: the disk is part of what is measured). */
-export async function openBenchSqlite(label: string): Promise<BenchDatabase> {
-  const folder = mkdtempSync(join(tmpdir(), `flagstaff-${label}-`));
-  const { db } = openDatabase(`sqlite:${join(folder, 'bench.db')}`);
+/** `db` migrated; closing it destroys it, then runs `cleanUp`. */
+async function migrated(
+  name: BenchDatabase['name'],
+  db: Kysely<Database>,
+  cleanUp: () => unknown,
+): Promise<BenchDatabase> {
   await migrateToLatest(db);
   return {
-    name: 'sqlite',
+    name,
     db,
     async close() {
       await db.destroy();
-      rmSync(folder, { recursive: true, force: true });
+      await cleanUp();
     },
   };
+}
+
+/** A SQLite file in a fresh temporary folder (a file, not memory: the disk is part of what is measured). */
+export function openBenchSqlite(label: string): Promise<BenchDatabase> {
+  const folder = mkdtempSync(join(tmpdir(), `flagstaff-${label}-`));
+  const { db } = openDatabase(`sqlite:${join(folder, 'bench.db')}`);
+  return migrated('sqlite', db, () => rmSync(folder, { recursive: true, force: true }));
 }
 
 /** A schema of this process in the PostgreSQL at `url`, dropped on close. */
 export async function openBenchPostgres(url: string, label: string): Promise<BenchDatabase> {
   const schema = `bench_${label}_${process.pid}_${Date.now()}`;
   await runAdmin(url, `create schema ${schema}`);
-  const { db } = openDatabase(url, { schema });
-  await migrateToLatest(db);
-  return {
-    name: 'postgres',
-    db,
-    async close() {
-      await db.destroy();
-      await runAdmin(url, `drop schema ${schema} cascade`);
-    },
-  };
+  return migrated('postgres', openDatabase(url, { schema }).db, () =>
+    runAdmin(url, `drop schema ${schema} cascade`),
+  );
 }
