@@ -22,6 +22,8 @@ import {
   buildProject,
   buildSegment,
   inEnvironments,
+  rolloutWeights,
+  variantList,
 } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
 
@@ -519,10 +521,7 @@ describeEachDatabase('Store contract', (database) => {
           offVariant: 'green',
           defaultVariant: null,
           defaultRollout: {
-            weights: [
-              { variant: 'green', weight: 50 },
-              { variant: 'blue', weight: 50 },
-            ],
+            weights: rolloutWeights({ green: 50, blue: 50 }),
           },
           targets: [
             { variant: 'blue', values: ['user-1', 'user-2'] },
@@ -558,11 +557,7 @@ describeEachDatabase('Store contract', (database) => {
                 rollout: {
                   bucketBy: 'companyId',
                   seed: 'experiment-1',
-                  weights: [
-                    { variant: 'green', weight: 30 },
-                    { variant: 'blue', weight: 70 },
-                    { variant: 'red', weight: 0 },
-                  ],
+                  weights: rolloutWeights({ green: 30, blue: 70, red: 0 }),
                 },
               },
             },
@@ -826,10 +821,7 @@ describeEachDatabase('Store contract', (database) => {
       name: 'New button',
       description: 'Now with text',
       type: 'string',
-      variants: [
-        { key: 'a', value: 'A' },
-        { key: 'b', value: 'B' },
-      ],
+      variants: variantList({ a: 'A', b: 'B' }),
       tags: ['web'],
       archived: true,
       metadata: { owner: 'web' },

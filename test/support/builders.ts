@@ -1,4 +1,11 @@
-import { BOOLEAN_VARIANTS, type Flag, type FlagEnvironment } from '../../src/domain/flag.ts';
+import {
+  BOOLEAN_VARIANTS,
+  type Flag,
+  type FlagEnvironment,
+  type JsonValue,
+  type Rollout,
+  type Variant,
+} from '../../src/domain/flag.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
 
@@ -68,4 +75,14 @@ export function buildEnvironment(
   fields: Partial<Environment> = {},
 ): Environment {
   return { ...record('env', key), projectId, protected: false, ...fields };
+}
+
+/** Variants written as `{ key: value }`, in the order written (keys are variant keys, never numbers). */
+export function variantList(values: Readonly<Record<string, JsonValue>>): Variant[] {
+  return Object.entries(values).map(([key, value]) => ({ key, value }));
+}
+
+/** Rollout weights written as `{ variant: weight }`, in the order written. */
+export function rolloutWeights(weights: Readonly<Record<string, number>>): Rollout['weights'] {
+  return Object.entries(weights).map(([variant, weight]) => ({ variant, weight }));
 }
