@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
+import type { Database } from '../src/storage/sql/database.ts';
 import { SqlInsightsStore } from '../src/storage/sql/sql-insights-store.ts';
 import { isMain, sendResult } from './child.ts';
-import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
 import { median, ms, type Row } from './stats.ts';
 
 // The insights query of issue 14: one flag, one environment, 30 days of minute buckets, on SQLite and
@@ -16,10 +20,42 @@ const MINUTES = 30 * 24 * 60;
 const FIRST_MINUTE = 29_000_000;
 const RUNS = 9;
 
-type Setup = BenchDatabase;
+interface Setup {
+  readonly name: 'sqlite' | 'postgres';
+  readonly db: Kysely<Database>;
+  close(): Promise<void>;
+}
 
-const openSqlite = () => openBenchSqlite('insights-bench');
-const openPostgres = (url: string) => openBenchPostgres(url, 'insights');
+async function openSqlite(): Promise<Setup> {
+  const dir = mkdtempSync(join(tmpdir(), 'flagstaff-insights-bench-'));
+  const { db } = openDatabase(`sqlite:${join(dir, 'bench.db')}`);
+  await migrateToLatest(db);
+  return {
+    name: 'sqlite',
+    db,
+    async close() {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Setup> {
+  const schema = `bench_insights_${process.pid}`;
+  const admin = openDatabase(url).db;
+  await sql`create schema ${sql.id(schema)}`.execute(admin);
+  const { db } = openDatabase(url, { schema });
+  await migrateToLatest(db);
+  return {
+    name: 'postgres',
+    db,
+    async close() {
+      await db.destroy();
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin);
+      await admin.destroy();
+    },
+  };
+}
 
 /** Adds flags `from`…`to − 1`, each evaluated every minute of 30 days in production and staging. */
 async function load(setup: Setup, from: number, to: number): Promise<void> {
