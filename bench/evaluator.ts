@@ -15,7 +15,7 @@ import {
 } from './fixtures.ts';
 import { prerequisitesBenchmark } from './prerequisites.ts';
 import { type Row, ratio, si } from './stats.ts';
-import { compare, type Measured, type Workload } from './timing.ts';
+import { compare, evaluationWorkload, type Measured, type Workload } from './timing.ts';
 
 // In-process: Flagstaff's compiled evaluator against @openfeature/flagd-core on the equivalent flagd
 // definition, on the same contexts, for a static, a targeted and a fractional flag.
@@ -82,19 +82,8 @@ export function evaluatorBenchmark(): Row[] {
     const resolve = resolverFor(flag);
     const mix = checkEquivalent(compiled, core, flag, resolve);
     const key = flag.key;
-    // The evaluator alone: the caller reads the clock once per pass over the contexts, as a bulk
-    // evaluation does; nowSeconds is an input of the evaluator, not part of it.
-    const ours: Workload = {
-      count: CONTEXTS.length,
-      run() {
-        const now = Math.floor(Date.now() / 1000);
-        let n = 0;
-        for (let i = 0; i < CONTEXTS.length; i++) {
-          if (compiled.evaluate(key, CONTEXTS[i] as Record<string, Json>, now)?.variant === 'control') n++;
-        }
-        return n;
-      },
-    };
+    // The evaluator alone: the caller reads the clock once per pass over the contexts.
+    const ours = evaluationWorkload(compiled, key, CONTEXTS);
     // As EvaluationService calls it today: the clock read for every evaluation.
     const oursWithClock: Workload = {
       count: CONTEXTS.length,

@@ -1,6 +1,13 @@
 import type { Reason } from '../src/domain/evaluation-result.ts';
-import type { Flag, FlagEnvironment, FlagType, Variant } from '../src/domain/flag.ts';
+import {
+  BOOLEAN_VARIANTS,
+  type Flag,
+  type FlagEnvironment,
+  type FlagType,
+  type Variant,
+} from '../src/domain/flag.ts';
 import type { Segment } from '../src/domain/segment.ts';
+import { buildFlag, buildSegment, inEnvironments } from '../test/support/builders.ts';
 
 // The flags every benchmark evaluates, written twice: as Flagstaff flags and segments, and as the
 // flagd definition a flagd user would write for the same intent. bench/evaluator.ts checks that both
@@ -9,21 +16,10 @@ import type { Segment } from '../src/domain/segment.ts';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export const ENVIRONMENT = 'production';
-const STAMP = '2025-01-01T00:00:00.000Z';
+const PROJECT_ID = 'prj_bench';
 
 function segment(key: string, fields: Pick<Segment, 'match' | 'rules' | 'included'>): Segment {
-  return {
-    id: `seg_${key}`,
-    projectId: 'prj_bench',
-    key,
-    name: key,
-    description: '',
-    excluded: [],
-    version: 1,
-    createdAt: STAMP,
-    updatedAt: STAMP,
-    ...fields,
-  };
+  return buildSegment(key, { projectId: PROJECT_ID, ...fields });
 }
 
 export function flag(
@@ -33,22 +29,12 @@ export function flag(
   environment: FlagEnvironment,
   environmentKeys: readonly string[] = [ENVIRONMENT],
 ): Flag {
-  return {
-    id: `flg_${key}`,
-    projectId: 'prj_bench',
-    key,
-    name: key,
-    description: '',
+  return buildFlag(key, {
+    projectId: PROJECT_ID,
     type,
     variants,
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
-    createdAt: STAMP,
-    updatedAt: STAMP,
-    environments: Object.fromEntries(environmentKeys.map((e) => [e, environment])),
-  };
+    environments: inEnvironments(environmentKeys, environment),
+  });
 }
 
 const EMPLOYEE_IDS = Array.from({ length: 10 }, (_, i) => `user-${1000 + i * 37}`);
@@ -75,10 +61,6 @@ const STRING_VARIANTS: readonly Variant[] = [
   { key: 'control', value: 'control' },
   { key: 'treatment-a', value: 'treatment-a' },
   { key: 'treatment-b', value: 'treatment-b' },
-];
-const BOOLEAN_VARIANTS: readonly Variant[] = [
-  { key: 'on', value: true },
-  { key: 'off', value: false },
 ];
 
 /** Enabled, no rules: reason `static`. */

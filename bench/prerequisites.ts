@@ -1,27 +1,16 @@
-import type { Flag, FlagEnvironment, Prerequisite, Variant } from '../src/domain/flag.ts';
+import { BOOLEAN_VARIANTS, type Flag, type FlagEnvironment, type Prerequisite } from '../src/domain/flag.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
-import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
+import { buildFlagEnvironment } from '../test/support/builders.ts';
+import { benchmarkContexts, ENVIRONMENT, flag, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { type Row, ratio, si } from './stats.ts';
-import { compare, type Measured, type Workload } from './timing.ts';
+import { compare, evaluationWorkload, type Measured } from './timing.ts';
 
 // The targeted flag evaluated with three prerequisites against the same flag without them (SPEC
 // §10 target: ≥ 0.5×). The prerequisites are what teams put in front of a release: a kill switch
 // for a region, a plan gate and a 90% rollout of the platform change, none of them constant.
 
-const BOOLEAN: readonly Variant[] = [
-  { key: 'on', value: true },
-  { key: 'off', value: false },
-];
-
 const gate = (key: string, environment: Partial<FlagEnvironment>): Flag =>
-  flag(key, 'boolean', BOOLEAN, {
-    enabled: true,
-    offVariant: 'off',
-    defaultVariant: 'on',
-    targets: [],
-    rules: [],
-    ...environment,
-  });
+  flag(key, 'boolean', BOOLEAN_VARIANTS, buildFlagEnvironment(environment));
 
 const PREREQUISITE_FLAGS: readonly Flag[] = [
   gate('region-kill-switch', {
@@ -71,17 +60,7 @@ export function prerequisitesBenchmark(): Row[] {
     flags: [TARGETED_FLAG, GUARDED, ...PREREQUISITE_FLAGS],
     segments: SEGMENTS,
   });
-  const workload = (key: string): Workload => ({
-    count: CONTEXTS.length,
-    run() {
-      const now = Math.floor(Date.now() / 1000);
-      let n = 0;
-      for (let i = 0; i < CONTEXTS.length; i++) {
-        if (compiled.evaluate(key, CONTEXTS[i] as Record<string, Json>, now)?.variant === 'control') n++;
-      }
-      return n;
-    },
-  });
+  const workload = (key: string) => evaluationWorkload(compiled, key, CONTEXTS);
   let failed = 0;
   for (const context of CONTEXTS) {
     if (compiled.evaluate(GUARDED.key, context, 0)?.reason === 'prerequisite_failed') failed++;

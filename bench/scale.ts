@@ -7,10 +7,11 @@ import {
   compileProject,
   withFlag,
 } from '../src/evaluation/compile-environment.ts';
+import { seededRandom } from '../test/support/random.ts';
 import { isMain, sendResult } from './child.ts';
 import { benchmarkContexts, ENVIRONMENT, flag, type Json, SEGMENTS, TARGETED_FLAG } from './fixtures.ts';
 import { mb, median, ms, type Row, ratio, si } from './stats.ts';
-import { compare, type Measured, type Workload } from './timing.ts';
+import { compare, evaluationWorkload, type Measured } from './timing.ts';
 
 // Scale: 10,000 flags × 3 environments and 1,000 segments, generated with a fixed seed. The
 // benchmark's targeted flag and its two segments are among them, so its evaluation rate can be
@@ -21,20 +22,9 @@ const FLAGS = 10_000;
 const SEGMENT_COUNT = 1_000;
 const ENVIRONMENTS = ['development', 'staging', ENVIRONMENT] as const;
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A project of the size the issue names, shaped like a real one: most flags simple, some targeted. */
 export function generateProject(seed = 3): { flags: Flag[]; segments: Segment[] } {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
   const chance = (p: number) => random() < p;
@@ -228,21 +218,8 @@ export function scaleBenchmark(): Row[] {
     segments: SEGMENTS,
   });
   const contexts = benchmarkContexts(512);
-  const workload = (compiled: CompiledEnvironment): Workload => ({
-    count: contexts.length,
-    run() {
-      const now = Math.floor(Date.now() / 1000);
-      let n = 0;
-      for (let i = 0; i < contexts.length; i++) {
-        if (
-          compiled.evaluate(TARGETED_FLAG.key, contexts[i] as Record<string, Json>, now)?.variant ===
-          'control'
-        )
-          n++;
-      }
-      return n;
-    },
-  });
+  const workload = (compiled: CompiledEnvironment) =>
+    evaluationWorkload(compiled, TARGETED_FLAG.key, contexts);
   const [inBig, inSmall] = compare([workload(big), workload(small)]) as [Measured, Measured];
 
   // Every live flag for one user at once (POST /v1/evaluate without a list).

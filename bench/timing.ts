@@ -1,9 +1,33 @@
+import type { CompiledEnvironment } from '../src/evaluation/compile-environment.ts';
+import type { Json } from './fixtures.ts';
 import { median } from './stats.ts';
 
 /** Work that makes `count` evaluations and returns something derived from them, so none is optimised away. */
 export interface Workload {
   readonly count: number;
   run(): number;
+}
+
+/**
+ * Evaluations of `flagKey` over `contexts` in `compiled`, counting the `control` answers. The clock
+ * is read once per pass, as a bulk evaluation does: nowSeconds is an input of the evaluator, not part of it.
+ */
+export function evaluationWorkload(
+  compiled: Pick<CompiledEnvironment, 'evaluate'>,
+  flagKey: string,
+  contexts: readonly Record<string, Json>[],
+): Workload {
+  return {
+    count: contexts.length,
+    run() {
+      const now = Math.floor(Date.now() / 1000);
+      let n = 0;
+      for (let i = 0; i < contexts.length; i++) {
+        if (compiled.evaluate(flagKey, contexts[i] as Record<string, Json>, now)?.variant === 'control') n++;
+      }
+      return n;
+    },
+  };
 }
 
 let sink = 0;

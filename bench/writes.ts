@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import type { Flag } from '../src/domain/flag.ts';
 import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices } from '../src/services/services.ts';
-import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';
+import { buildFlag, inEnvironments } from '../test/support/builders.ts';
 import { isMain, sendResult } from './child.ts';
+import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
 import { type Row, ratio, si } from './stats.ts';
 
 // Write throughput against project size (issue 16, item 8): flag patches per second through the
@@ -27,68 +24,19 @@ interface Opened {
   close(): Promise<void>;
 }
 
-async function openSqlite(): Promise<Opened> {
-  const folder = mkdtempSync(join(tmpdir(), 'flagstaff-writes-'));
-  const { db } = openDatabase(`sqlite:${join(folder, 'bench.db')}`);
-  await migrateToLatest(db);
-  return {
-    store: createSqlStore(db),
-    close: async () => {
-      await db.destroy();
-      rmSync(folder, { recursive: true, force: true });
-    },
-  };
-}
-
-async function openPostgres(url: string): Promise<Opened> {
-  const schema = `bench_writes_${process.pid}_${Date.now()}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create schema ${schema}`);
-  const { db } = openDatabase(url, { schema });
-  await migrateToLatest(db);
-  return {
-    store: createSqlStore(db),
-    close: async () => {
-      await db.destroy();
-      await admin(`drop schema ${schema} cascade`);
-    },
-  };
-}
+const withStore = ({ db, close }: BenchDatabase): Opened => ({ store: createSqlStore(db), close });
+const openSqlite = async () => withStore(await openBenchSqlite('writes'));
+const openPostgres = async (url: string) => withStore(await openBenchPostgres(url, 'writes'));
 
 const aFlag = (projectId: string, key: string): Flag => {
   const at = new Date().toISOString();
-  return {
+  return buildFlag(key, {
     id: `flg_bench_${key}`,
     projectId,
-    key,
-    name: key,
-    description: '',
-    type: 'boolean',
-    variants: [
-      { key: 'on', value: true },
-      { key: 'off', value: false },
-    ],
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
     createdAt: at,
     updatedAt: at,
-    environments: Object.fromEntries(
-      ENVIRONMENTS.map((e) => [
-        e,
-        { enabled: true, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [] },
-      ]),
-    ),
-  };
+    environments: inEnvironments(ENVIRONMENTS),
+  });
 };
 
 interface Throughput {

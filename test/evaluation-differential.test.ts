@@ -1,9 +1,11 @@
 import { FlagdCore } from '@openfeature/flagd-core';
 import { describe, expect, test } from 'vitest';
-import type { Reason } from '../src/domain/evaluation-result.ts';
+import { FLAGD_REASONS } from '../bench/fixtures.ts';
 import type { Flag, FlagEnvironment, FlagType, Rollout, TargetingRule, Variant } from '../src/domain/flag.ts';
-import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
+import type { AttributeRule, Operator, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
+import { buildFlag, buildSegment } from './support/builders.ts';
+import { type Random, seededRandom } from './support/random.ts';
 
 // Random flags, written both as Flagstaff rules and by hand as the flagd definition a user would
 // write for the same intent, evaluated by compileEnvironment and by @openfeature/flagd-core: any
@@ -12,18 +14,6 @@ import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 // JavaScript hash reads UTF-16 code units, not UTF-8 (see src/evaluation/bucketing.test.ts).
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Random = () => number;
-
-function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ENV = 'production';
 const COUNTRIES = ['NL', 'BE', 'DE', 'FR', 'US'];
@@ -50,105 +40,44 @@ function generator(random: Random) {
 
   function condition(): AttributeRule {
     const negate = chance(0.15) ? { negate: true } : {};
+    const rule = (
+      attribute: string,
+      operator: Operator,
+      operand: Pick<AttributeRule, 'value' | 'values'> = {},
+    ): AttributeRule => ({ type: 'attribute', attribute, operator, ...operand, ...negate });
     switch (int(12)) {
       case 0:
-        return {
-          type: 'attribute',
-          attribute: 'country',
-          operator: 'equals',
-          value: pick(COUNTRIES),
-          ...negate,
-        };
+        return rule('country', 'equals', { value: pick(COUNTRIES) });
       case 1:
-        return {
-          type: 'attribute',
-          attribute: 'plan',
-          operator: 'not_equals',
-          value: pick(PLANS),
-          ...negate,
-        };
+        return rule('plan', 'not_equals', { value: pick(PLANS) });
       case 2:
-        return {
-          type: 'attribute',
-          attribute: 'country',
-          operator: 'in',
-          values: [pick(COUNTRIES), pick(COUNTRIES)],
-          ...negate,
-        };
+        return rule('country', 'in', { values: [pick(COUNTRIES), pick(COUNTRIES)] });
       case 3:
-        return {
-          type: 'attribute',
-          attribute: 'plan',
-          operator: 'not_in',
-          values: [pick(PLANS), pick(PLANS)],
-          ...negate,
-        };
+        return rule('plan', 'not_in', { values: [pick(PLANS), pick(PLANS)] });
       case 4:
-        return {
-          type: 'attribute',
-          attribute: 'email',
-          operator: 'starts_with',
-          value: pick(['a', 'b', 'user-1', 'c']),
-          ...negate,
-        };
+        return rule('email', 'starts_with', { value: pick(['a', 'b', 'user-1', 'c']) });
       case 5:
-        return {
-          type: 'attribute',
-          attribute: 'email',
-          operator: 'ends_with',
-          value: `@${pick(DOMAINS)}`,
-          ...negate,
-        };
+        return rule('email', 'ends_with', { value: `@${pick(DOMAINS)}` });
       case 6:
-        return {
-          type: 'attribute',
-          attribute: 'email',
-          operator: 'contains',
-          value: pick(['.nl', 'corp', 'user-2']),
-          ...negate,
-        };
-      case 7: {
-        const operator = pick(['semver_eq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte'] as const);
-        return {
-          type: 'attribute',
-          attribute: 'version',
-          operator,
-          value: pick(VERSIONS.slice(0, 9)),
-          ...negate,
-        };
-      }
-      case 8: {
-        const operator = pick(['gt', 'gte', 'lt', 'lte'] as const);
-        return {
-          type: 'attribute',
-          attribute: 'age',
-          operator,
+        return rule('email', 'contains', { value: pick(['.nl', 'corp', 'user-2']) });
+      case 7:
+        return rule(
+          'version',
+          pick(['semver_eq', 'semver_gt', 'semver_gte', 'semver_lt', 'semver_lte'] as const),
+          {
+            value: pick(VERSIONS.slice(0, 9)),
+          },
+        );
+      case 8:
+        return rule('age', pick(['gt', 'gte', 'lt', 'lte'] as const), {
           value: pick([18, 21, 30, 65, 17.5]),
-          ...negate,
-        };
-      }
+        });
       case 9:
-        return {
-          type: 'attribute',
-          attribute: 'age',
-          operator: 'equals',
-          value: pick(['30', '18', 42]),
-          ...negate,
-        };
+        return rule('age', 'equals', { value: pick(['30', '18', 42]) });
       case 10:
-        return {
-          type: 'attribute',
-          attribute: pick(['plan', 'age', 'org.id']),
-          operator: 'exists',
-          ...negate,
-        };
+        return rule(pick(['plan', 'age', 'org.id']), 'exists');
       default:
-        return {
-          type: 'attribute',
-          attribute: pick(['plan', 'email', 'org.id']),
-          operator: 'not_exists',
-          ...negate,
-        };
+        return rule(pick(['plan', 'email', 'org.id']), 'not_exists');
     }
   }
 
@@ -159,20 +88,15 @@ function generator(random: Random) {
       // Nesting only refers to earlier segments, so there is no cycle.
       if (i > 0 && chance(0.4))
         rules.push({ type: 'segment', segment: `seg-${int(i)}`, ...(chance(0.3) ? { negate: true } : {}) });
-      result.push({
-        id: `seg_${i}`,
-        projectId: 'prj_1',
-        key: `seg-${i}`,
-        name: `seg-${i}`,
-        description: '',
-        match: chance(0.5) ? 'all' : 'any',
-        rules,
-        included: chance(0.3) ? [`user-${int(50)}`, `user-${int(50)}`] : [],
-        excluded: chance(0.3) ? [`user-${int(50)}`] : [],
-        version: 1,
-        createdAt: '2025-01-01T00:00:00Z',
-        updatedAt: '2025-01-01T00:00:00Z',
-      });
+      result.push(
+        buildSegment(`seg-${i}`, {
+          id: `seg_${i}`,
+          match: chance(0.5) ? 'all' : 'any',
+          rules,
+          included: chance(0.3) ? [`user-${int(50)}`, `user-${int(50)}`] : [],
+          excluded: chance(0.3) ? [`user-${int(50)}`] : [],
+        }),
+      );
     }
     return result;
   }
@@ -227,22 +151,7 @@ function generator(random: Random) {
       rules,
       ...(shape !== 0 && chance(0.3) ? { defaultRollout: rollout(variants, key) } : {}),
     };
-    return {
-      id: `flg_${index}`,
-      projectId: 'prj_1',
-      key,
-      name: key,
-      description: '',
-      type,
-      variants,
-      tags: [],
-      archived: false,
-      metadata: {},
-      version: 1,
-      createdAt: '2025-01-01T00:00:00Z',
-      updatedAt: '2025-01-01T00:00:00Z',
-      environments: { [ENV]: environment },
-    };
+    return buildFlag(key, { id: `flg_${index}`, type, variants, environments: { [ENV]: environment } });
   }
 
   function context(): Record<string, Json> {
@@ -380,16 +289,6 @@ function flagdDefinition(flag: Flag, segments: ReadonlyMap<string, Segment>): Js
   return definition;
 }
 
-const REASONS: Record<Reason, string> = {
-  targeting: 'TARGETING_MATCH',
-  split: 'TARGETING_MATCH',
-  default: 'DEFAULT',
-  static: 'STATIC',
-  disabled: 'DISABLED',
-  error: 'ERROR',
-  prerequisite_failed: 'STATIC',
-};
-
 function compareWithFlagd(
   flags: readonly Flag[],
   definitions: ReadonlyMap<string, Json>,
@@ -413,7 +312,7 @@ function compareWithFlagd(
       seen.set(ours.reason, (seen.get(ours.reason) ?? 0) + 1);
       // flagd serves the caller's default while disabled; Flagstaff serves the off variant, none here.
       const same =
-        REASONS[ours.reason] === theirs.reason &&
+        FLAGD_REASONS[ours.reason] === theirs.reason &&
         (ours.reason === 'disabled'
           ? ours.value === null
           : ours.value === theirs.value && ours.variant === (theirs.variant ?? null));
@@ -428,7 +327,7 @@ function compareWithFlagd(
 }
 
 describe('differential evaluation against flagd-core', () => {
-  const random = mulberry32(20250101);
+  const random = seededRandom(20250101);
   const generate = generator(random);
   const segments = generate.segments(30);
   const segmentMap = new Map(segments.map((s) => [s.key, s]));
@@ -449,7 +348,7 @@ describe('differential evaluation against flagd-core', () => {
     // The generator must reach every reason often, or the comparison proves little. flagd has no
     // prerequisites, so the generator makes none (src/evaluation/prerequisites.test.ts covers them);
     // native flags never end in `error` (only imported targeting that does not compile does).
-    const reachable = Object.keys(REASONS).filter((r) => r !== 'prerequisite_failed' && r !== 'error');
+    const reachable = Object.keys(FLAGD_REASONS).filter((r) => r !== 'prerequisite_failed' && r !== 'error');
     for (const reason of reachable) expect(seen.get(reason) ?? 0, reason).toBeGreaterThan(5000);
   }, 60_000);
 

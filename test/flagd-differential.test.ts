@@ -1,9 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tryCompileWithEngine } from '../bench/spike/json-logic-engine-targeting.ts';
 import type { JsonValue } from '../src/domain/flag.ts';
 import { compileTargeting as ourCompiler } from '../src/evaluation/jsonlogic/compile-targeting.ts';
+import { OPERATORS as ENGINE_OPERATORS } from '../src/evaluation/jsonlogic/operators.ts';
+import { pinClockDuringSuite } from './support/pinned-clock.ts';
+import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
 // FLAGSTAFF_JSONLOGIC_SPIKE=1 runs this suite on json-logic-engine instead (decision 0103's spike).
 const compileTargeting = process.env.FLAGSTAFF_JSONLOGIC_SPIKE
@@ -18,22 +21,6 @@ const NOW = 1_750_000_000;
 const REFERENCE = '/work/shared/reference/flagd-schema';
 const DEFAULT = '__default__';
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** Mulberry32: a small seeded PRNG, so that every run generates the same corpus. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = ReturnType<typeof prng>;
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const chance = (random: Random, p: number): boolean => random() < p;
 
 const WORDS = [
   'red',
@@ -295,46 +282,8 @@ const target = (random: Random, depth: number): JsonValue => {
   return { if: [condition(random, depth - 1), target(random, depth - 1), target(random, depth - 1)] };
 };
 
-const OPERATORS = [
-  'var',
-  'missing',
-  'missing_some',
-  'if',
-  '?:',
-  '==',
-  '===',
-  '!=',
-  '!==',
-  '!',
-  '!!',
-  'or',
-  'and',
-  '<',
-  '<=',
-  '>',
-  '>=',
-  '+',
-  '-',
-  '*',
-  '/',
-  '%',
-  'min',
-  'max',
-  'cat',
-  'substr',
-  'in',
-  'merge',
-  'map',
-  'filter',
-  'reduce',
-  'all',
-  'some',
-  'none',
-  'fractional',
-  'sem_ver',
-  'starts_with',
-  'ends_with',
-];
+// Every operator the engine knows, but `log`: it writes to the console, which would flood the run.
+const OPERATORS = [...ENGINE_OPERATORS].filter((operator) => operator !== 'log');
 
 /** Anything at all: odd argument shapes and types, to hold the engine's corner cases to flagd-core's. */
 const chaos = (random: Random, depth: number): JsonValue => {
@@ -423,7 +372,7 @@ function referenceTargetings(): Case[] {
 }
 
 function generatedTargetings(count: number, seed: number): Case[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({
     key: `flag-${i % 3}-${i}`,
     targeting: target(random, 4),
@@ -431,7 +380,7 @@ function generatedTargetings(count: number, seed: number): Case[] {
 }
 
 function chaoticTargetings(count: number, seed: number): Case[] {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, (_, i) => ({
     key: `chaos-${i}`,
     targeting: i % 2 ? chaos(random, 4) : { if: [chaos(random, 3), chaos(random, 3), chaos(random, 3)] },
@@ -463,16 +412,10 @@ function compare(cases: readonly Case[], contexts: readonly Record<string, unkno
 }
 
 describe('compileTargeting against flagd-core', () => {
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date(NOW * 1000));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  pinClockDuringSuite(NOW);
 
   it('picks the variants flagd-core picks for the reference documents', () => {
-    const random = prng(7);
+    const random = seededRandom(7);
     const contexts = [
       { color: 'yellow' },
       { email: 'ann@faas.com', targetingKey: 'ann' },
@@ -495,7 +438,7 @@ describe('compileTargeting against flagd-core', () => {
   });
 
   it('picks the variants flagd-core picks for generated targeting', () => {
-    const random = prng(20240601);
+    const random = seededRandom(20240601);
     const contexts = Array.from({ length: 60 }, () => randomContext(random));
     const { compared, mismatches } = compare(generatedTargetings(400, 42), contexts);
     expect(mismatches).toEqual([]);
@@ -503,7 +446,7 @@ describe('compileTargeting against flagd-core', () => {
   });
 
   it('agrees with flagd-core on unusual expressions too', () => {
-    const random = prng(99);
+    const random = seededRandom(99);
     const contexts = Array.from({ length: 25 }, () => randomContext(random));
     const { mismatches } = compare(chaoticTargetings(2000, 5), contexts);
     expect(mismatches).toEqual([]);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { FlagdCore } from '@openfeature/flagd-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { FLAGD_REASONS } from '../bench/fixtures.ts';
 import type { Flag, FlagEnvironment, JsonValue, Rollout, TargetingRule } from '../src/domain/flag.ts';
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
@@ -8,6 +9,9 @@ import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { buildFlag, buildSegment } from './support/builders.ts';
+import { pinClockDuringSuite } from './support/pinned-clock.ts';
+import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
 const REFERENCE = '/work/shared/reference/flagd-schema';
 const NOW = 1_750_000_000;
@@ -19,20 +23,6 @@ const samples = (kind: 'positive' | 'negative') =>
     file,
     document: read(`${REFERENCE}/test/flags/${kind}/${file}`),
   }));
-
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-type Random = ReturnType<typeof prng>;
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const chance = (random: Random, p: number): boolean => random() < p;
 
 /** flagd's decision for one flag as Flagstaff stores it: the variant served, or null (no value). */
 function flagdDecision(
@@ -268,23 +258,21 @@ describe('importFlagd', () => {
   });
 });
 
+/** The project and creation time of every flag and segment these tests build. */
+const IN_PROJECT = {
+  projectId: 'prj_test',
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+};
+
 function toFlag(imported: ImportedFlag, environmentKey: string): Flag {
-  return {
-    id: `flg_${imported.key}`,
-    projectId: 'prj_test',
-    key: imported.key,
-    name: imported.key,
-    description: '',
+  return buildFlag(imported.key, {
+    ...IN_PROJECT,
     type: imported.type,
     variants: imported.variants,
-    tags: [],
-    archived: false,
     metadata: imported.metadata,
-    version: 1,
-    createdAt: '2026-01-01T00:00:00Z',
-    updatedAt: '2026-01-01T00:00:00Z',
     environments: { [environmentKey]: imported.environment },
-  };
+  });
 }
 
 /** Small random flagd documents: `$evaluators` referenced from nested `if`s, fractional splits, flagd's operators. */
@@ -327,7 +315,7 @@ function randomDocument(random: Random, index: number): Record<string, JsonValue
 describe('import → export → import', () => {
   const documents = [
     ...samples('positive').map(({ document }) => document),
-    ...Array.from({ length: 40 }, (_, i) => randomDocument(prng(1000 + i), i)),
+    ...Array.from({ length: 40 }, (_, i) => randomDocument(seededRandom(1000 + i), i)),
   ];
 
   it.each(documents.map((document, i) => ({ i, document })))(
@@ -521,24 +509,21 @@ function randomCondition(random: Random, segmentKeys: readonly string[]): Rule {
   };
 }
 
-const STAMP = { version: 1, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z' };
-
 function randomSegments(random: Random): Segment[] {
   const segments: Segment[] = [];
   for (let i = 0; i < 5; i++) {
     const earlier = segments.map((s) => s.key);
-    segments.push({
-      id: `seg_${i}`,
-      projectId: 'prj_test',
-      key: `segment-${i}`,
-      name: `segment ${i}`,
-      description: '',
-      match: chance(random, 0.5) ? 'all' : 'any',
-      rules: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, earlier)),
-      included: chance(random, 0.3) ? ['u1', '42'] : [],
-      excluded: chance(random, 0.3) ? ['u2', 'true'] : [],
-      ...STAMP,
-    });
+    segments.push(
+      buildSegment(`segment-${i}`, {
+        ...IN_PROJECT,
+        id: `seg_${i}`,
+        name: `segment ${i}`,
+        match: chance(random, 0.5) ? 'all' : 'any',
+        rules: Array.from({ length: Math.floor(random() * 3) }, () => randomCondition(random, earlier)),
+        included: chance(random, 0.3) ? ['u1', '42'] : [],
+        excluded: chance(random, 0.3) ? ['u2', 'true'] : [],
+      }),
+    );
   }
   return segments;
 }
@@ -593,44 +578,24 @@ function randomNativeFlag(random: Random, index: number, segments: readonly Segm
     rules,
     ...(chance(random, 0.3) ? { defaultRollout: randomRollout(random) } : {}),
   };
-  return {
+  return buildFlag(`native-${index}`, {
+    ...IN_PROJECT,
     id: `flg_${index}`,
-    projectId: 'prj_test',
-    key: `native-${index}`,
     name: `native ${index}`,
-    description: '',
     type: 'string',
     variants: ['a', 'b', 'c'].map((key) => ({ key, value: key.toUpperCase() })),
-    tags: [],
-    archived: false,
-    metadata: {},
     environments: { production: environment },
-    ...STAMP,
-  };
+  });
 }
 
-const REASONS: Record<string, string> = {
-  targeting: 'TARGETING_MATCH',
-  split: 'TARGETING_MATCH',
-  default: 'DEFAULT',
-  static: 'STATIC',
-  disabled: 'DISABLED',
-};
-
 describe('exportFlagd of native flags', () => {
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date(NOW * 1000));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  pinClockDuringSuite(NOW);
 
   it('picks the variants the native evaluator picks, in compileTargeting and in flagd-core', () => {
     let compared = 0;
     const mismatches: string[] = [];
     for (let round = 0; round < 30; round++) {
-      const random = prng(5000 + round);
+      const random = seededRandom(5000 + round);
       const segments = randomSegments(random);
       const flags = Array.from({ length: 12 }, (_, i) => randomNativeFlag(random, round * 100 + i, segments));
       const native = compileEnvironment({ environmentKey: 'production', flags, segments });
@@ -657,8 +622,15 @@ describe('exportFlagd of native flags', () => {
           const flagdVariant =
             flagd.reason === 'DISABLED' || flagd.reason === 'ERROR' ? null : (flagd.variant ?? null);
           // flagd says DEFAULT, not STATIC, when a flag without targeting has no default variant.
+          // Nor may the native evaluator fail or skip a prerequisite: these flags have none and all compile.
           const reason =
-            expected?.reason === 'static' && wanted === null ? 'DEFAULT' : REASONS[expected?.reason ?? ''];
+            expected?.reason === 'static' && wanted === null
+              ? 'DEFAULT'
+              : expected === undefined ||
+                  expected.reason === 'error' ||
+                  expected.reason === 'prerequisite_failed'
+                ? 'a native failure'
+                : FLAGD_REASONS[expected.reason];
           if (
             (ours !== wanted || flagdVariant !== wanted || flagd.reason !== reason) &&
             mismatches.length < 5
@@ -673,19 +645,14 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('turns segments into $evaluators and rules into an if chain', () => {
-    const segment: Segment = {
+    const segment = buildSegment('beta-testers', {
+      ...IN_PROJECT,
       id: 'seg_1',
-      projectId: 'prj_test',
-      key: 'beta-testers',
       name: 'Beta testers',
-      description: '',
-      match: 'all',
       rules: [{ type: 'attribute', attribute: 'plan', operator: 'equals', value: 'pro' }],
       included: ['ann'],
-      excluded: [],
-      ...STAMP,
-    };
-    const flag = randomNativeFlag(prng(1), 1, []);
+    });
+    const flag = randomNativeFlag(seededRandom(1), 1, []);
     const environment: FlagEnvironment = {
       enabled: true,
       offVariant: null,
@@ -717,7 +684,7 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('exports rollouts as fractional with the same seed and bucketing attribute', () => {
-    const flag = randomNativeFlag(prng(2), 2, []);
+    const flag = randomNativeFlag(seededRandom(2), 2, []);
     const rollout: Rollout = {
       bucketBy: 'email',
       seed: 'exp-1',
@@ -747,27 +714,22 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('warns about each rule that flagd cannot evaluate exactly', () => {
-    const flag = randomNativeFlag(prng(3), 3, []);
+    const flag = randomNativeFlag(seededRandom(3), 3, []);
     const rule = (id: string, condition: AttributeRule): TargetingRule => ({
       id,
       segments: [],
       conditions: [condition],
       serve: { variant: 'b' },
     });
-    const segment: Segment = {
+    const segment = buildSegment('by-regex', {
+      ...IN_PROJECT,
       id: 'seg_2',
-      projectId: 'prj_test',
-      key: 'by-regex',
       name: 'By regex',
-      description: '',
       match: 'any',
       rules: [
         { type: 'attribute', attribute: 'email', operator: 'matches', value: '@(faas|example)\\.com$' },
       ],
-      included: [],
-      excluded: [],
-      ...STAMP,
-    };
+    });
     const environment: FlagEnvironment = {
       enabled: false,
       offVariant: 'c',
@@ -802,7 +764,7 @@ describe('exportFlagd of native flags', () => {
   });
 
   it('documents that numbers written as text differ', () => {
-    const flag = randomNativeFlag(prng(4), 4, []);
+    const flag = randomNativeFlag(seededRandom(4), 4, []);
     const environment: FlagEnvironment = {
       enabled: true,
       offVariant: null,

@@ -1,13 +1,8 @@
 import { describe, expect, test, vi } from 'vitest';
 import vectorFile from '../../test/data/bucketing-vectors.json' with { type: 'json' };
+import { buildFlag, buildFlagEnvironment, buildSegment } from '../../test/support/builders.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import {
-  BOOLEAN_VARIANTS,
-  type Flag,
-  type FlagEnvironment,
-  type JsonValue,
-  type Variant,
-} from '../domain/flag.ts';
+import type { Flag, FlagEnvironment, JsonValue, Variant } from '../domain/flag.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
 import { compileEnvironment, withFlag, withoutFlag } from './compile-environment.ts';
 
@@ -32,32 +27,17 @@ vi.mock('./jsonlogic/compile-targeting.ts', () => ({
 const ENV = 'production';
 const NOW = 1_750_000_000;
 
-function config(fields: Partial<FlagEnvironment> = {}): FlagEnvironment {
-  return { enabled: true, offVariant: 'off', defaultVariant: 'on', targets: [], rules: [], ...fields };
-}
+const config = buildFlagEnvironment;
 
 function flag(
   key: string,
   environment: Partial<FlagEnvironment> | null = {},
   fields: Partial<Flag> = {},
 ): Flag {
-  return {
-    id: `flg_${key}`,
-    projectId: 'prj_1',
-    key,
-    name: key,
-    description: '',
-    type: 'boolean',
-    variants: BOOLEAN_VARIANTS,
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
+  return buildFlag(key, {
     environments: environment === null ? {} : { [ENV]: config(environment) },
     ...fields,
-  };
+  });
 }
 
 const colours: readonly Variant[] = [
@@ -74,22 +54,8 @@ function stringFlag(key: string, environment: Partial<FlagEnvironment>): Flag {
   );
 }
 
-function segment(key: string, rules: readonly Rule[], included: readonly string[] = []): Segment {
-  return {
-    id: `seg_${key}`,
-    projectId: 'prj_1',
-    key,
-    name: key,
-    description: '',
-    match: 'all',
-    rules,
-    included,
-    excluded: [],
-    version: 1,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-  };
-}
+const segment = (key: string, rules: readonly Rule[], included: readonly string[] = []): Segment =>
+  buildSegment(key, { rules, included });
 
 const dutch: Rule = { type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' };
 const pro: Rule = { type: 'attribute', attribute: 'plan', operator: 'equals', value: 'pro' };
@@ -357,25 +323,18 @@ describe('rollout edges', () => {
     });
   });
 
-  test('serves the default variant with reason default when every weight is zero', () => {
-    const f = split([
-      { variant: 'blue', weight: 0 },
-      { variant: 'red', weight: 0 },
-    ]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).reason).toBe('default');
-  });
-
-  test('always serves the only variant of a one-variant rollout', () => {
-    const f = split([{ variant: 'blue', weight: 100 }]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).variant).toBe('blue');
-  });
-
-  test('never serves a variant of weight zero', () => {
-    const f = split([
-      { variant: 'blue', weight: 0 },
-      { variant: 'red', weight: 3 },
-    ]);
-    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` }).variant).toBe('red');
+  test.each([
+    [
+      'serves the default variant with reason default when every weight is zero',
+      { blue: 0, red: 0 },
+      'reason',
+      'default',
+    ],
+    ['always serves the only variant of a one-variant rollout', { blue: 100 }, 'variant', 'blue'],
+    ['never serves a variant of weight zero', { blue: 0, red: 3 }, 'variant', 'red'],
+  ] as const)('%s', (_name, weights, field, expected) => {
+    const f = split(Object.entries(weights).map(([variant, weight]) => ({ variant, weight })));
+    for (let i = 0; i < 50; i++) expect(evaluate([f], { targetingKey: `u${i}` })[field]).toBe(expected);
   });
 
   test('buckets a number attribute by its JSON text', () => {

@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { buildFlag, buildFlagEnvironment } from '../../test/support/builders.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
-import {
-  BOOLEAN_VARIANTS,
-  type Flag,
-  type FlagEnvironment,
-  type Prerequisite,
-  type Variant,
-} from '../domain/flag.ts';
+import type { Flag, FlagEnvironment, Prerequisite, Variant } from '../domain/flag.ts';
 import type { Rule } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
@@ -20,32 +15,7 @@ const ENV = 'production';
 const NOW = 1_750_000_000;
 
 function flag(key: string, environment: Partial<FlagEnvironment> = {}, fields: Partial<Flag> = {}): Flag {
-  return {
-    id: `flg_${key}`,
-    projectId: 'prj_1',
-    key,
-    name: key,
-    description: '',
-    type: 'boolean',
-    variants: BOOLEAN_VARIANTS,
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    environments: {
-      [ENV]: {
-        enabled: true,
-        offVariant: 'off',
-        defaultVariant: 'on',
-        targets: [],
-        rules: [],
-        ...environment,
-      },
-    },
-    ...fields,
-  };
+  return buildFlag(key, { environments: { [ENV]: buildFlagEnvironment(environment) }, ...fields });
 }
 
 const requires = (key: string, ...variants: string[]): Prerequisite => ({
@@ -68,6 +38,10 @@ const onFor = (key: string, plan: string, environment: Partial<FlagEnvironment> 
     ...environment,
   });
 
+/** The flags compiled for ENV, with no segments. */
+const compile = (...flags: Flag[]): CompiledEnvironment =>
+  compileEnvironment({ environmentKey: ENV, flags, segments: [] });
+
 function evaluate(compiled: CompiledEnvironment, key: string, context: EvaluationContext) {
   const result = compiled.evaluate(key, context, NOW);
   if (result === undefined) throw new Error(`no flag ${key}`);
@@ -76,16 +50,12 @@ function evaluate(compiled: CompiledEnvironment, key: string, context: Evaluatio
 
 describe('prerequisites', () => {
   test('a chain of depth 3 runs the flag only when every link serves what the next requires', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('checkout', { prerequisites: [requires('payments')] }),
-        flag('payments', { prerequisites: [requires('accounts')] }),
-        flag('accounts', { prerequisites: [requires('platform')] }),
-        onFor('platform', 'pro'),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('checkout', { prerequisites: [requires('payments')] }),
+      flag('payments', { prerequisites: [requires('accounts')] }),
+      flag('accounts', { prerequisites: [requires('platform')] }),
+      onFor('platform', 'pro'),
+    );
     expect(evaluate(compiled, 'checkout', { plan: 'pro' })).toMatchObject({
       variant: 'on',
       reason: 'static',
@@ -114,16 +84,12 @@ describe('prerequisites', () => {
       defaultVariant: 'off',
       rules: [{ id: 'r', segments: [], conditions: [counting], serve: { variant: 'on' } }],
     });
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('top', { prerequisites: [requires('left'), requires('right')] }),
-        flag('left', { prerequisites: [requires('shared')] }),
-        flag('right', { prerequisites: [requires('shared')] }),
-        shared,
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('top', { prerequisites: [requires('left'), requires('right')] }),
+      flag('left', { prerequisites: [requires('shared')] }),
+      flag('right', { prerequisites: [requires('shared')] }),
+      shared,
+    );
     // Count evaluations of the shared flag through a context getter its rule reads.
     const context = {
       get plan() {
@@ -144,19 +110,15 @@ describe('prerequisites', () => {
       { key: 'red', value: 'r' },
       { key: 'green', value: 'g' },
     ];
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag(
-          'theme',
-          { offVariant: 'red', defaultVariant: 'green', prerequisites: [requires('beta')] },
-          { type: 'string', variants: colours },
-        ),
-        // A disabled flag serves its off variant; even when that is the required one, it fails.
-        flag('beta', { enabled: false, offVariant: 'on' }),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag(
+        'theme',
+        { offVariant: 'red', defaultVariant: 'green', prerequisites: [requires('beta')] },
+        { type: 'string', variants: colours },
+      ),
+      // A disabled flag serves its off variant; even when that is the required one, it fails.
+      flag('beta', { enabled: false, offVariant: 'on' }),
+    );
     expect(evaluate(compiled, 'theme', {})).toMatchObject({
       value: 'r',
       variant: 'red',
@@ -180,11 +142,10 @@ describe('prerequisites', () => {
       },
       { type: 'string', variants: colours },
     );
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('banner', { prerequisites: [requires('palette', 'green', 'blue')] }), palette],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('banner', { prerequisites: [requires('palette', 'green', 'blue')] }),
+      palette,
+    );
     expect(evaluate(compiled, 'banner', { plan: 'pro' })).toMatchObject({ variant: 'on' });
     expect(evaluate(compiled, 'banner', { plan: 'free' })).toMatchObject({
       variant: 'off',
@@ -194,24 +155,16 @@ describe('prerequisites', () => {
   });
 
   test('a disabled dependant is disabled, whatever its prerequisites', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('a', { enabled: false, prerequisites: [requires('missing')] })],
-      segments: [],
-    });
+    const compiled = compile(flag('a', { enabled: false, prerequisites: [requires('missing')] }));
     expect(evaluate(compiled, 'a', {})).toMatchObject({ reason: 'disabled' });
   });
 
   test('a prerequisite on a missing flag, or in a stored cycle, fails instead of looping', () => {
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('orphan', { prerequisites: [requires('gone')] }),
-        onFor('a', 'pro', { prerequisites: [requires('b')] }),
-        onFor('b', 'pro', { prerequisites: [requires('a')] }),
-      ],
-      segments: [],
-    });
+    const compiled = compile(
+      flag('orphan', { prerequisites: [requires('gone')] }),
+      onFor('a', 'pro', { prerequisites: [requires('b')] }),
+      onFor('b', 'pro', { prerequisites: [requires('a')] }),
+    );
     expect(evaluate(compiled, 'orphan', {})).toMatchObject({ reason: 'prerequisite_failed' });
     expect(evaluate(compiled, 'a', { plan: 'pro' }).reason).toBe('prerequisite_failed');
     expect(evaluate(compiled, 'b', { plan: 'pro' }).reason).toBe('prerequisite_failed');
@@ -226,12 +179,8 @@ describe('prerequisites', () => {
         ],
       },
     });
-    const compiled = compileEnvironment({
-      environmentKey: ENV,
-      flags: [flag('new-checkout', { prerequisites: [requires('experiment')] }), experiment],
-      segments: [],
-    });
-    const alone = compileEnvironment({ environmentKey: ENV, flags: [experiment], segments: [] });
+    const compiled = compile(flag('new-checkout', { prerequisites: [requires('experiment')] }), experiment);
+    const alone = compile(experiment);
     let ran = 0;
     for (let i = 0; i < 500; i++) {
       const context = { targetingKey: `user-${i}` };
@@ -245,15 +194,11 @@ describe('prerequisites', () => {
   });
 
   test('changing or removing a prerequisite flag updates the flags that require it', () => {
-    const base = compileEnvironment({
-      environmentKey: ENV,
-      flags: [
-        flag('top', { prerequisites: [requires('middle')] }),
-        flag('middle', { prerequisites: [requires('bottom')] }),
-        flag('bottom'),
-      ],
-      segments: [],
-    });
+    const base = compile(
+      flag('top', { prerequisites: [requires('middle')] }),
+      flag('middle', { prerequisites: [requires('bottom')] }),
+      flag('bottom'),
+    );
     expect(evaluate(base, 'top', {}).variant).toBe('on');
     const bottomOff = withFlag(base, flag('bottom', { enabled: false }));
     expect(evaluate(bottomOff, 'top', {})).toMatchObject({
@@ -360,7 +305,7 @@ describe('prerequisites against the same logic written out by hand', () => {
           prerequisites: later.map((other) => requires(other, pick(['on', 'off']))),
         });
       });
-      const compiled = compileEnvironment({ environmentKey: ENV, flags, segments: [] });
+      const compiled = compile(...flags);
       const byKey = new Map(flags.map((f) => [f.key, f]));
 
       // The hand-written version: the flag's own rule, after checking each prerequisite in turn.

@@ -1,25 +1,10 @@
 import { describe, expect, test } from 'vitest';
+import { buildSegment } from '../../test/support/builders.ts';
 import type { EvaluationContext } from '../domain/evaluation-result.ts';
 import type { Rule, Segment } from '../domain/segment.ts';
 import { compileRule, compileSegments, EvaluationPass, findSegmentCycle } from './segments.ts';
 
-function segment(key: string, fields: Partial<Segment> = {}): Segment {
-  return {
-    id: `seg_${key}`,
-    projectId: 'prj_1',
-    key,
-    name: key,
-    description: '',
-    match: 'all',
-    rules: [],
-    included: [],
-    excluded: [],
-    version: 1,
-    createdAt: '2025-01-01T00:00:00Z',
-    updatedAt: '2025-01-01T00:00:00Z',
-    ...fields,
-  };
-}
+const segment = buildSegment;
 
 const dutch: Rule = { type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' };
 const pro: Rule = { type: 'attribute', attribute: 'plan', operator: 'equals', value: 'pro' };

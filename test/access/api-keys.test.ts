@@ -43,19 +43,14 @@ describeEachDatabase('API keys and the order of checks', (database) => {
       const everywhere = await createKey(node.services, alphaId, 'evaluator');
       const orgKey = await createKey(node.services, null, 'viewer');
       const projectAdmin = await createKey(node.services, alphaId, 'admin');
-      expect(
-        (await node.call('DELETE', `/v1/api-keys/${everywhere.id}`, { key: limited.secret })).status,
-      ).toBe(403);
-      expect(
-        (await node.call('DELETE', `/v1/api-keys/${orgKey.id}`, { key: projectAdmin.secret })).status,
-      ).toBe(403);
-      expect(
-        (await node.call('DELETE', `/v1/api-keys/${everywhere.id}`, { key: projectAdmin.secret })).status,
-      ).toBe(204);
+      /** The status of revoking key `id` with the key whose secret is `by`. */
+      const revoke = async (id: string, by: string) =>
+        (await node.call('DELETE', `/v1/api-keys/${id}`, { key: by })).status;
+      expect(await revoke(everywhere.id, limited.secret)).toBe(403);
+      expect(await revoke(orgKey.id, projectAdmin.secret)).toBe(403);
+      expect(await revoke(everywhere.id, projectAdmin.secret)).toBe(204);
       // Revoking again changes nothing; an unknown key is a 404.
-      expect(
-        (await node.call('DELETE', `/v1/api-keys/${everywhere.id}`, { key: projectAdmin.secret })).status,
-      ).toBe(204);
+      expect(await revoke(everywhere.id, projectAdmin.secret)).toBe(204);
       expect((await node.call('DELETE', '/v1/api-keys/key_nothing')).status).toBe(404);
     });
 

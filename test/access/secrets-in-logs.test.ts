@@ -1,8 +1,8 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { hashSecret } from '../../src/services/secrets.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY, type Harness, startHarness } from './support.ts';
 
 describeEachDatabase('secrets never reach the log or the metrics', (database) => {
@@ -11,12 +11,7 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
   const secrets: string[] = [ADMIN_KEY];
 
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
+    const stream = collectLines(lines);
     // As `serve` configures it, at the most talkative level that is not trace.
     node = await startHarness(database, {
       logger: loggerOptions('debug', stream),

@@ -172,33 +172,27 @@ export async function openSharedDatabase(name: 'sqlite' | 'postgres'): Promise<{
   readonly dbs: readonly [Kysely<Database>, Kysely<Database>];
   close(): Promise<void>;
 }> {
-  if (name === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'flagstaff-nodes-'));
-    const url = `sqlite:${join(dir, 'flagstaff.db')}`;
-    const first = openDatabase(url).db;
-    await migrateToLatest(first);
-    const second = openDatabase(url).db;
-    return {
-      stores: [createSqlStore(first), createSqlStore(second)],
-      dbs: [first, second],
-      async close() {
-        await first.destroy();
-        await second.destroy();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
-  const url = process.env.FLAGSTAFF_TEST_DATABASE_URL as string;
-  const schema = await createTestSchema(url);
-  const first = openDatabase(url, { schema }).db;
+  // SQLite: a file in a folder of its own, removed on close; PostgreSQL: a schema of this run.
+  const dir = name === 'sqlite' ? mkdtempSync(join(tmpdir(), 'flagstaff-nodes-')) : undefined;
+  const open =
+    dir !== undefined
+      ? () => openDatabase(`sqlite:${join(dir, 'flagstaff.db')}`).db
+      : await postgresSchemaOpener(process.env.FLAGSTAFF_TEST_DATABASE_URL as string);
+  const first = open();
   await migrateToLatest(first);
-  const second = openDatabase(url, { schema }).db;
+  const second = open();
   return {
     stores: [createSqlStore(first), createSqlStore(second)],
     dbs: [first, second],
     async close() {
       await first.destroy();
       await second.destroy();
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+async function postgresSchemaOpener(url: string): Promise<() => Kysely<Database>> {
+  const schema = await createTestSchema(url);
+  return () => openDatabase(url, { schema }).db;
 }

@@ -22,6 +22,23 @@ export function describeInChromium(title: string, fn: () => void): void {
   else describe.skip(`${title} — skipped: no Chromium at ${CHROMIUM} (apt-get install chromium to run)`, fn);
 }
 
+/** Headless Chromium, quiet: no GPU, no QUIC, none of the background calls home a test could wait on. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
 let built: Promise<string> | undefined;
 
 /** The dashboard built from the current sources into a directory of this test run. */
@@ -52,19 +69,7 @@ export interface DashboardBrowser {
 export async function startDashboardBrowser(): Promise<DashboardBrowser> {
   const dashboardRoot = await buildDashboard();
   const server = await startDashboardServer({ dashboardRoot });
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium();
   return {
     server,
     browser,

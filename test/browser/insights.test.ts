@@ -7,6 +7,7 @@ import { initialFlagEnvironment } from '../../src/domain/flag.ts';
 import { newId } from '../../src/services/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
+import { buildFlag, inEnvironments } from '../support/builders.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -47,27 +48,16 @@ describeInChromium('insights in the dashboard (Chromium)', () => {
     const insertFlag = async (key: string, name: string, daysAgo: number) => {
       const at = new Date(Date.now() - daysAgo * DAY).toISOString();
       const id = newId('flg');
-      await store.insertFlag({
-        id,
-        projectId: project.id,
-        key,
-        name,
-        description: '',
-        type: 'boolean',
-        variants: [
-          { key: 'on', value: true },
-          { key: 'off', value: false },
-        ],
-        tags: [],
-        archived: false,
-        metadata: {},
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-        environments: Object.fromEntries(
-          ['development', 'production'].map((e) => [e, initialFlagEnvironment('boolean', [])]),
-        ),
-      });
+      await store.insertFlag(
+        buildFlag(key, {
+          id,
+          projectId: project.id,
+          name,
+          createdAt: at,
+          updatedAt: at,
+          environments: inEnvironments(['development', 'production'], initialFlagEnvironment('boolean', [])),
+        }),
+      );
       return id;
     };
     const checkout = await insertFlag('new-checkout', 'New checkout', 2);

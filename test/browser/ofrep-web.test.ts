@@ -1,18 +1,17 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import type { TestServer } from '../support/server.ts';
+import { describeInChromium, launchChromium } from './dashboard-support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web/', import.meta.url));
 const BULK = '/ofrep/v1/evaluate/flags';
 const POLL_MS = 150;
@@ -68,12 +67,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_00
   }
 }
 
-const suite = existsSync(CHROMIUM) ? describe : describe.skip;
-const title = existsSync(CHROMIUM)
-  ? '@openfeature/web-sdk with @openfeature/ofrep-web-provider in Chromium'
-  : `@openfeature/web-sdk in Chromium — skipped: no Chromium at ${CHROMIUM} (apt-get install chromium to run)`;
-
-suite(title, () => {
+describeInChromium('@openfeature/web-sdk with @openfeature/ofrep-web-provider in Chromium', () => {
   let api: TestServer;
   let site: { server: Server; origin: string };
   let outDir: string;
@@ -99,19 +93,7 @@ suite(title, () => {
     });
     site = await serveStatic(outDir);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     page = await browser.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
     const query = new URLSearchParams({ api: api.url, key, poll: String(POLL_MS), changes: 'polling' });

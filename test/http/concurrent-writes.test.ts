@@ -40,25 +40,20 @@ describeEachDatabase('concurrent writes', (database) => {
     for (const ifMatch of [false, true]) {
       const how = ifMatch ? 'with If-Match' : 'without If-Match';
 
-      it(`delete a flag once (${how}): one 204, the rest 404, one audit event`, async () => {
-        const id = await createFlag(`doomed-${ifMatch}`);
-        const headers: Record<string, string> = ifMatch ? { 'if-match': '"1"' } : {};
-        const replies = await Promise.all(
-          Array.from({ length: ROUNDS }, () => server.call('DELETE', `/v1/flags/${id}`, { headers })),
-        );
-        expect(statuses(replies)).toEqual([204, ...Array<number>(ROUNDS - 1).fill(404)]);
-        expect(await auditEvents(id, 'flag.deleted')).toHaveLength(1);
-      });
-
-      it(`delete a segment once (${how}): one 204, the rest 404, one audit event`, async () => {
-        const id = await createSegment(`doomed-${ifMatch}`);
-        const headers: Record<string, string> = ifMatch ? { 'if-match': '"1"' } : {};
-        const replies = await Promise.all(
-          Array.from({ length: ROUNDS }, () => server.call('DELETE', `/v1/segments/${id}`, { headers })),
-        );
-        expect(statuses(replies)).toEqual([204, ...Array<number>(ROUNDS - 1).fill(404)]);
-        expect(await auditEvents(id, 'segment.deleted')).toHaveLength(1);
-      });
+      for (const [kind, create, path] of [
+        ['flag', createFlag, '/v1/flags'],
+        ['segment', createSegment, '/v1/segments'],
+      ] as const) {
+        it(`delete a ${kind} once (${how}): one 204, the rest 404, one audit event`, async () => {
+          const id = await create(`doomed-${ifMatch}`);
+          const headers: Record<string, string> = ifMatch ? { 'if-match': '"1"' } : {};
+          const replies = await Promise.all(
+            Array.from({ length: ROUNDS }, () => server.call('DELETE', `${path}/${id}`, { headers })),
+          );
+          expect(statuses(replies)).toEqual([204, ...Array<number>(ROUNDS - 1).fill(404)]);
+          expect(await auditEvents(id, `${kind}.deleted`)).toHaveLength(1);
+        });
+      }
     }
   });
 

@@ -4,6 +4,7 @@ import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/actor.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { chance, pick, type Random, seededRandom } from '../support/random.ts';
 import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 import { seedVariedProject, VARIED_CONTEXTS } from './support/varied-project.ts';
@@ -27,22 +28,7 @@ const REFERENCE_DOCUMENTS: readonly (readonly [string, unknown])[] = [
   ),
 ];
 
-/** Mulberry32: a small seeded PRNG, so every run generates the same corpus. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = () => number;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const chance = (random: Random, p: number) => random() < p;
 
 const VARIANTS: Record<string, readonly (readonly [string, Json])[]> = {
   boolean: [
@@ -211,7 +197,7 @@ function randomContext(random: Random): Record<string, Json> {
 const GENERATED_DOCUMENTS = 40;
 const CONTEXTS_PER_DOCUMENT = 40;
 
-const random = prng(0x0f1a95);
+const random = seededRandom(0x0f1a95);
 const CORPUS: readonly (readonly [string, Json])[] = [
   ...(REFERENCE_DOCUMENTS as (readonly [string, Json])[]),
   ...Array.from(

@@ -1,10 +1,10 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signStreamToken } from '../../src/realtime/stream-token.ts';
 import { hashSecret } from '../../src/services/secrets.ts';
 import { startServer, UNLIMITED } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { collectLines } from '../support/log-lines.ts';
 import type { TestServer } from '../support/server.ts';
 import { openSse, type SseConnection, waitFor } from './sse-client.ts';
 
@@ -18,12 +18,7 @@ describeEachDatabase('OFREP event streams (SSE)', (database) => {
   const open: SseConnection[] = [];
 
   beforeAll(async () => {
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    });
+    const stream = collectLines(logLines);
     api = await startServer(database, {
       accessControl: UNLIMITED,
       logger: { level: 'debug', stream, redact: ['req.headers.authorization', 'req.headers.cookie'] },

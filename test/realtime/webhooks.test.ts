@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/build-app.ts';
@@ -12,6 +11,7 @@ import type { Store } from '../../src/storage/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
 import { UNLIMITED } from '../openfeature/support/server.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
 interface Received {
@@ -90,15 +90,7 @@ describeEachDatabase('webhooks', (database) => {
   let url: string;
   let close: () => Promise<void>;
   const logLines: string[] = [];
-  const log = pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const log = pino({ level: 'debug' }, collectLines(logLines));
   const dispatchers: WebhookDispatcher[] = [];
   const receivers: Receiver[] = [];
 

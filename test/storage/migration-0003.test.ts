@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { Flag } from '../../src/domain/flag.ts';
 import { markEveryoneRules } from '../../src/storage/migrations/0003-protected-environments-and-match-all.ts';
+import { buildEnvironment, buildFlag, buildFlagEnvironment, buildProject } from '../support/builders.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -14,55 +14,30 @@ describeEachDatabase('migration 0003: rules stored without segments or condition
 
   it('says matchAll: true on the rules that served everyone, and leaves the others alone', async () => {
     const { store, db } = opened;
-    await store.insertProject({
-      id: 'prj_m',
-      key: 'm',
-      name: 'm',
-      description: '',
-      version: 1,
-      createdAt: AT,
-      updatedAt: AT,
-    });
-    await store.insertEnvironment({
-      id: 'env_m',
-      projectId: 'prj_m',
-      key: 'production',
-      name: 'Production',
-      description: '',
-      protected: true,
-      version: 1,
-      createdAt: AT,
-      updatedAt: AT,
-    });
+    await store.insertProject(buildProject('m', { createdAt: AT, updatedAt: AT }));
+    await store.insertEnvironment(
+      buildEnvironment('prj_m', 'production', {
+        id: 'env_m',
+        name: 'Production',
+        protected: true,
+        createdAt: AT,
+        updatedAt: AT,
+      }),
+    );
     const segmentRule = { id: 'r2', segments: ['beta'], conditions: [], serve: { variant: 'off' } };
-    const flag: Flag = {
+    const flag = buildFlag('legacy', {
       id: 'flg_m',
       projectId: 'prj_m',
-      key: 'legacy',
-      name: 'legacy',
-      description: '',
-      type: 'boolean',
-      variants: [
-        { key: 'on', value: true },
-        { key: 'off', value: false },
-      ],
-      tags: [],
-      archived: false,
-      metadata: {},
-      version: 1,
       createdAt: AT,
       updatedAt: AT,
       environments: {
-        production: {
-          enabled: true,
-          offVariant: 'off',
+        production: buildFlagEnvironment({
           defaultVariant: 'off',
-          targets: [],
           // As stored before matchAll existed.
           rules: [segmentRule, { id: 'r1', segments: [], conditions: [], serve: { variant: 'on' } }],
-        },
+        }),
       },
-    };
+    });
     await store.insertFlag(flag);
 
     await markEveryoneRules(db as never);

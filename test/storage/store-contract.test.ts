@@ -16,6 +16,16 @@ import {
   type StoredSession,
   UniqueViolation,
 } from '../../src/storage/store.ts';
+import {
+  buildEnvironment,
+  buildFlag,
+  buildFlagEnvironment,
+  buildProject,
+  buildSegment,
+  inEnvironments,
+  rolloutWeights,
+  variantList,
+} from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
 
 // Fixtures. Ids come from the application's own generator, which sorts by creation time.
@@ -23,41 +33,17 @@ import { describeEachDatabase } from '../support/database.ts';
 const CREATED = '2026-01-02T03:04:05.000Z';
 const UPDATED = '2026-02-03T04:05:06.000Z';
 
+const created = { createdAt: CREATED, updatedAt: CREATED };
+
 function aProject(key: string, overrides: Partial<Project> = {}): Project {
-  return {
-    id: newId('prj'),
-    key,
-    name: `Project ${key}`,
-    description: '',
-    version: 1,
-    createdAt: CREATED,
-    updatedAt: CREATED,
-    ...overrides,
-  };
+  return buildProject(key, { id: newId('prj'), name: `Project ${key}`, ...created, ...overrides });
 }
 
 function anEnvironment(projectId: string, key: string, overrides: Partial<Environment> = {}): Environment {
-  return {
-    id: newId('env'),
-    projectId,
-    key,
-    name: key,
-    description: '',
-    protected: false,
-    version: 1,
-    createdAt: CREATED,
-    updatedAt: CREATED,
-    ...overrides,
-  };
+  return buildEnvironment(projectId, key, { id: newId('env'), ...created, ...overrides });
 }
 
-const disabled: FlagEnvironment = {
-  enabled: false,
-  offVariant: 'off',
-  defaultVariant: 'on',
-  targets: [],
-  rules: [],
-};
+const disabled = buildFlagEnvironment({ enabled: false });
 
 function aFlag(
   projectId: string,
@@ -65,44 +51,18 @@ function aFlag(
   environmentKeys: readonly string[],
   overrides: Partial<Flag> = {},
 ): Flag {
-  return {
+  return buildFlag(key, {
     id: newId('flg'),
     projectId,
-    key,
     name: `Flag ${key}`,
-    description: '',
-    type: 'boolean',
-    variants: [
-      { key: 'on', value: true },
-      { key: 'off', value: false },
-    ],
-    tags: [],
-    archived: false,
-    metadata: {},
-    version: 1,
-    createdAt: CREATED,
-    updatedAt: CREATED,
-    environments: Object.fromEntries(environmentKeys.map((k) => [k, disabled])),
+    ...created,
+    environments: inEnvironments(environmentKeys, disabled),
     ...overrides,
-  };
+  });
 }
 
 function aSegment(projectId: string, key: string, overrides: Partial<Segment> = {}): Segment {
-  return {
-    id: newId('seg'),
-    projectId,
-    key,
-    name: `Segment ${key}`,
-    description: '',
-    match: 'all',
-    rules: [],
-    included: [],
-    excluded: [],
-    version: 1,
-    createdAt: CREATED,
-    updatedAt: CREATED,
-    ...overrides,
-  };
+  return buildSegment(key, { id: newId('seg'), projectId, name: `Segment ${key}`, ...created, ...overrides });
 }
 
 function anApiKey(projectId: string | null, overrides: Partial<StoredApiKey> = {}): StoredApiKey {
@@ -562,10 +522,7 @@ describeEachDatabase('Store contract', (database) => {
           offVariant: 'green',
           defaultVariant: null,
           defaultRollout: {
-            weights: [
-              { variant: 'green', weight: 50 },
-              { variant: 'blue', weight: 50 },
-            ],
+            weights: rolloutWeights({ green: 50, blue: 50 }),
           },
           targets: [
             { variant: 'blue', values: ['user-1', 'user-2'] },
@@ -601,11 +558,7 @@ describeEachDatabase('Store contract', (database) => {
                 rollout: {
                   bucketBy: 'companyId',
                   seed: 'experiment-1',
-                  weights: [
-                    { variant: 'green', weight: 30 },
-                    { variant: 'blue', weight: 70 },
-                    { variant: 'red', weight: 0 },
-                  ],
+                  weights: rolloutWeights({ green: 30, blue: 70, red: 0 }),
                 },
               },
             },
@@ -896,10 +849,7 @@ describeEachDatabase('Store contract', (database) => {
       name: 'New button',
       description: 'Now with text',
       type: 'string',
-      variants: [
-        { key: 'a', value: 'A' },
-        { key: 'b', value: 'B' },
-      ],
+      variants: variantList({ a: 'A', b: 'B' }),
       tags: ['web'],
       archived: true,
       metadata: { owner: 'web' },

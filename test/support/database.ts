@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import pg from 'pg';
 import { describe } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { runAdmin } from './postgres-admin.ts';
 
 /** A migrated, empty database of its own, for one test. */
 export interface OpenTestDatabase {
@@ -33,17 +33,6 @@ const sqlite: TestDatabase = {
     return { store: createSqlStore(db), db, close: () => db.destroy() };
   },
 };
-
-/** Runs one statement on a short-lived connection of its own, outside any test schema. */
-export async function runAdmin(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Prefix of this run's schemas; global-setup.ts sets it and drops them all when the run ends. */
 export const schemaPrefix = () => `t_${process.env.FLAGSTAFF_TEST_RUN ?? 'adhoc'}_`;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/build-app.ts';
+import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
@@ -33,14 +33,24 @@ export interface TestResponse {
   readonly body: any;
 }
 
-/** A real server on a free port over a fresh database (default: in-memory SQLite), bootstrapped with ADMIN_KEY. */
-export async function startTestServer(database: TestDatabase = sqlite): Promise<TestServer> {
+/** No rate limits: most suites test behaviour or send thousands of requests to compare answers; test/access tests the limits. */
+export const UNLIMITED: NonNullable<AppOptions['accessControl']> = {
+  rateLimits: { evaluation: 0, management: 0 },
+};
+
+/**
+ * A real server on a free port over a fresh database (default: in-memory SQLite), bootstrapped with
+ * ADMIN_KEY, with app options of the test's choosing (default: no rate limits).
+ */
+export async function startTestServer(
+  database: TestDatabase = sqlite,
+  options: Omit<AppOptions, 'services'> = { accessControl: UNLIMITED },
+): Promise<TestServer> {
   const opened = await database.open();
   const store: Store = opened.store;
   await bootstrap(store, ADMIN_KEY);
   const services = createServices(store);
-  // These suites test behaviour, not limits (test/access does): no rate limit may interfere.
-  const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
+  const app = await buildApp({ services, ...options });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,

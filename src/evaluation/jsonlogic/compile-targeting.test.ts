@@ -1,5 +1,6 @@
 import { FlagdCore } from '@openfeature/flagd-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { pinClockDuringSuite } from '../../../test/support/pinned-clock.ts';
 import type { JsonValue } from '../../domain/flag.ts';
 import { compileTargeting, tryCompileTargeting, validateTargeting } from './compile-targeting.ts';
 
@@ -366,13 +367,7 @@ const TABLES: Record<string, readonly Row[]> = {
 };
 
 describe('compileTargeting', () => {
-  beforeAll(() => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date(NOW * 1000));
-  });
-  afterAll(() => {
-    vi.useRealTimers();
-  });
+  pinClockDuringSuite(NOW);
 
   for (const [operator, rows] of Object.entries(TABLES)) {
     describe(operator, () => {

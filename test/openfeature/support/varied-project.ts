@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { rolloutWeights, variantList } from '../../support/builders.ts';
 import type { TestServer } from '../../support/server.ts';
 
 /** One flag of the varied project: how it is created, and its configuration per environment. */
@@ -29,10 +30,7 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
     create: {
       key: 'banner-text',
       type: 'string',
-      variants: [
-        { key: 'short', value: 'Hi' },
-        { key: 'long', value: 'Hello there' },
-      ],
+      variants: variantList({ short: 'Hi', long: 'Hello there' }),
     },
     environments: {
       production: {
@@ -46,21 +44,14 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
     create: {
       key: 'discount',
       type: 'number',
-      variants: [
-        { key: 'none', value: 0 },
-        { key: 'ten', value: 10 },
-        { key: 'half', value: 0.5 },
-      ],
+      variants: variantList({ none: 0, ten: 10, half: 0.5 }),
     },
     environments: {
       production: {
         enabled: true,
         defaultVariant: 'none',
         defaultRollout: {
-          weights: [
-            { variant: 'ten', weight: 50 },
-            { variant: 'half', weight: 50 },
-          ],
+          weights: rolloutWeights({ ten: 50, half: 50 }),
         },
       },
     },
@@ -69,10 +60,10 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
     create: {
       key: 'theme',
       type: 'object',
-      variants: [
-        { key: 'light', value: { background: '#fff', contrast: 1 } },
-        { key: 'dark', value: { background: '#000', contrast: 2, nested: { ok: true } } },
-      ],
+      variants: variantList({
+        light: { background: '#fff', contrast: 1 },
+        dark: { background: '#000', contrast: 2, nested: { ok: true } },
+      }),
       metadata: { owner: 'design' },
     },
     environments: { production: { enabled: true, defaultVariant: 'dark' } },
@@ -100,10 +91,7 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
             conditions: [{ type: 'attribute', attribute: 'plan', operator: 'equals', value: 'pro' }],
             serve: {
               rollout: {
-                weights: [
-                  { variant: 'on', weight: 1 },
-                  { variant: 'off', weight: 1 },
-                ],
+                weights: rolloutWeights({ on: 1, off: 1 }),
               },
             },
           },
@@ -119,10 +107,7 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
         defaultVariant: 'off',
         defaultRollout: {
           bucketBy: 'company',
-          weights: [
-            { variant: 'on', weight: 30 },
-            { variant: 'off', weight: 70 },
-          ],
+          weights: rolloutWeights({ on: 30, off: 70 }),
         },
       },
     },
@@ -131,11 +116,7 @@ export const VARIED_FLAGS: Readonly<Record<string, FlagSeed>> = {
     create: {
       key: 'email-color',
       type: 'string',
-      variants: [
-        { key: 'red', value: 'red' },
-        { key: 'blue', value: 'blue' },
-        { key: 'green', value: 'green' },
-      ],
+      variants: variantList({ red: 'red', blue: 'blue', green: 'green' }),
     },
     environments: {
       production: {

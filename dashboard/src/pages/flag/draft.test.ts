@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Flag, FlagEnvironment } from '../../../../src/domain/flag.ts';
+import { rolloutWeights, variantList } from '../../../../test/support/builders.ts';
 import { conditionFromDraft, conditionToDraft } from '../condition-draft.ts';
 import {
   draftOf,
@@ -29,10 +30,7 @@ function flag(environments: Record<string, Partial<FlagEnvironment>> = {}): Flag
     name: 'Colour',
     description: '',
     type: 'string',
-    variants: [
-      { key: 'control', value: 'blue' },
-      { key: 'treatment', value: 'green' },
-    ],
+    variants: variantList({ control: 'blue', treatment: 'green' }),
     tags: ['web'],
     archived: false,
     metadata: {},
@@ -48,40 +46,11 @@ function flag(environments: Record<string, Partial<FlagEnvironment>> = {}): Flag
 
 describe('draftOf and environmentPatch', () => {
   it('give back what the API stored, for every environment', () => {
-    const stored = flag({
-      production: {
-        enabled: true,
-        defaultRollout: {
-          bucketBy: 'company',
-          weights: [
-            { variant: 'control', weight: 50 },
-            { variant: 'treatment', weight: 50 },
-          ],
-        },
-        targets: [{ variant: 'treatment', values: ['qa-1', 'qa-2'] }],
-        rules: [
-          {
-            id: 'rul_1',
-            description: 'Dutch users',
-            segments: ['nl'],
-            conditions: [{ type: 'attribute', attribute: 'plan', operator: 'in', values: ['pro', 'team'] }],
-            serve: { variant: 'treatment' },
-          },
-        ],
-      },
-    });
-    const draft = draftOf(stored);
-    const variants = draft.variants;
-    expect(environmentPatch(draft.environments.production as never, variants)).toEqual({
+    const production: Partial<FlagEnvironment> = {
       enabled: true,
-      offVariant: 'control',
-      defaultVariant: 'control',
       defaultRollout: {
         bucketBy: 'company',
-        weights: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
+        weights: rolloutWeights({ control: 50, treatment: 50 }),
       },
       targets: [{ variant: 'treatment', values: ['qa-1', 'qa-2'] }],
       rules: [
@@ -93,6 +62,14 @@ describe('draftOf and environmentPatch', () => {
           serve: { variant: 'treatment' },
         },
       ],
+    };
+    const stored = flag({ production });
+    const draft = draftOf(stored);
+    const variants = draft.variants;
+    expect(environmentPatch(draft.environments.production as never, variants)).toEqual({
+      offVariant: 'control',
+      defaultVariant: 'control',
+      ...production,
     });
     expect(flagPatch('string', draft, draft)).toEqual({});
   });
@@ -150,10 +127,7 @@ describe('renaming and removing variants', () => {
             conditions: [],
             serve: {
               rollout: {
-                weights: [
-                  { variant: 'control', weight: 1 },
-                  { variant: 'treatment', weight: 3 },
-                ],
+                weights: rolloutWeights({ control: 1, treatment: 3 }),
               },
             },
           },
@@ -176,10 +150,7 @@ describe('renaming and removing variants', () => {
         {
           serve: {
             rollout: {
-              weights: [
-                { variant: 'blue', weight: 1 },
-                { variant: 'green', weight: 3 },
-              ],
+              weights: rolloutWeights({ blue: 1, green: 3 }),
             },
           },
         },
@@ -201,10 +172,7 @@ describe('renaming and removing variants', () => {
     const stored = flag({
       production: {
         defaultRollout: {
-          weights: [
-            { variant: 'control', weight: 50 },
-            { variant: 'treatment', weight: 50 },
-          ],
+          weights: rolloutWeights({ control: 50, treatment: 50 }),
         },
         targets: [{ variant: 'treatment', values: ['qa-1'] }],
       },
@@ -215,10 +183,7 @@ describe('renaming and removing variants', () => {
     const patch = flagPatch('string', draft, initial) as { environments: Record<string, never> };
     expect(patch.environments.production).toMatchObject({
       defaultRollout: {
-        weights: [
-          { variant: 'control', weight: 50 },
-          { variant: 'orange', weight: 0 },
-        ],
+        weights: rolloutWeights({ control: 50, orange: 0 }),
       },
       targets: [],
     });
