@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { ApiError } from '../api.ts';
+import type { ApiError, Loaded } from '../api.ts';
 import { LoadError, Loading } from '../ui.tsx';
 
 export interface Column<T> {
@@ -16,11 +16,12 @@ export interface Column<T> {
 export function ResourceTable<T>({
   caption,
   columns,
-  rows,
+  of,
+  rows = of?.data,
   rowKey,
   what,
-  error,
-  retry,
+  error = of?.error,
+  retry = of?.reload,
   empty,
   rowClassName,
   replaceRow,
@@ -28,8 +29,10 @@ export function ResourceTable<T>({
   /** Read by screen readers only. */
   caption: string;
   columns: readonly (Column<T> | false)[];
+  /** The loaded list (useApi): its rows, its error and how to retry, unless those are given. */
+  of?: Pick<Loaded<readonly T[]>, 'data' | 'error' | 'reload'>;
   /** undefined while loading. */
-  rows: readonly T[] | undefined;
+  rows?: readonly T[] | undefined;
   rowKey: (row: T) => string;
   /** For "Loading …". */
   what: string;

@@ -10,7 +10,7 @@ import {
   type Role,
   useApi,
 } from '../api.ts';
-import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { CreateDialog, confirmThen, OpenButton, useSubmission } from '../kit/dialogs.tsx';
 import { ErrorSummary, Field } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
@@ -30,52 +30,44 @@ export function MembersPage() {
 
   const remove = async (account: Account) => {
     const self = account.id === me.account?.id;
-    const ok = await confirm({
-      title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
-      body: self
-        ? 'You will be signed out and cannot sign in again.'
-        : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
-      confirmLabel: 'Remove account',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/accounts/${enc(account.id)}`);
-      toast(`${account.name} removed.`);
-      accounts.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
+        body: self
+          ? 'You will be signed out and cannot sign in again.'
+          : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
+        confirmLabel: 'Remove account',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/accounts/${enc(account.id)}`);
+        toast(`${account.name} removed.`);
+        accounts.reload();
+      },
+      setProblem,
+    );
   };
 
   const withdraw = async (invitation: Invitation) => {
-    const ok = await confirm({
-      title: `Withdraw the invitation for ${invitation.email}?`,
-      body: 'The link stops working.',
-      confirmLabel: 'Withdraw invitation',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/invitations/${enc(invitation.id)}`);
-      toast('Invitation withdrawn.');
-      invitations.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: `Withdraw the invitation for ${invitation.email}?`,
+        body: 'The link stops working.',
+        confirmLabel: 'Withdraw invitation',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/invitations/${enc(invitation.id)}`);
+        toast('Invitation withdrawn.');
+        invitations.reload();
+      },
+      setProblem,
+    );
   };
 
   return (
     <>
-      <PageTitle
-        actions={
-          !inviting && (
-            <button type="button" className="btn primary" onClick={() => setInviting(true)}>
-              Invite someone
-            </button>
-          )
-        }
-      >
+      <PageTitle actions={<OpenButton label="Invite someone" open={inviting} setOpen={setInviting} />}>
         Members
       </PageTitle>
       {link && (
@@ -119,10 +111,8 @@ export function MembersPage() {
         <ResourceTable
           caption="Accounts"
           what="accounts"
-          rows={accounts.data}
+          of={accounts}
           rowKey={(a) => a.id}
-          error={accounts.error}
-          retry={accounts.reload}
           empty={<Empty title="No accounts" />}
           columns={[
             {
@@ -155,10 +145,8 @@ export function MembersPage() {
         <ResourceTable
           caption="Pending invitations"
           what="invitations"
-          rows={invitations.data}
+          of={invitations}
           rowKey={(i) => i.id}
-          error={invitations.error}
-          retry={invitations.reload}
           empty={<Empty title="No pending invitations" />}
           columns={[
             { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
@@ -209,10 +197,10 @@ function InviteForm({
     );
   return (
     <CreateDialog
+      what="invitation"
       title="Invite someone"
       submitLabel="Create invitation link"
-      problem={problem}
-      busy={busy}
+      form={{ problem, busy }}
       onSubmit={submit}
       onCancel={onCancel}
       wide
