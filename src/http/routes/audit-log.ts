@@ -1,12 +1,14 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
-import { actorOf, pageOf, sendPage } from '../request-helpers.ts';
+import { pageOf, sendListed } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Audit log'];
+const describe = describeRoutes(tags);
 const AuditQuery = Closed({
   ...PageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
@@ -22,24 +24,20 @@ const filterOf = (query: { resourceType?: string; resourceId?: string; action?: 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/audit-log',
-    {
-      schema: {
-        tags,
-        summary: "A project's audit log, newest first (admin)",
-        params: ProjectParams,
-        querystring: AuditQuery,
-        response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.auditLog.listProject(
-        actorOf(request),
-        request.params.projectId,
-        filterOf(request.query),
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, (e) => e);
-    },
+    describe("A project's audit log, newest first (admin)", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: AuditQuery,
+      200: Type.Array(AuditEventSchema),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.auditLog.listProject(
+          actor,
+          request.params.projectId,
+          filterOf(request.query),
+          pageOf(request.query),
+        ),
+      ),
   );
 
   app.get(
@@ -53,13 +51,9 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 429) },
       },
     },
-    async (request, reply) => {
-      const page = await services.auditLog.listAll(
-        actorOf(request),
-        filterOf(request.query),
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, (e) => e);
-    },
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.auditLog.listAll(actor, filterOf(request.query), pageOf(request.query)),
+      ),
   );
 };

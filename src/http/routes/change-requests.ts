@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendPage, sendResource } from '../request-helpers.ts';
+import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import {
   Closed,
   Description,
@@ -17,6 +18,7 @@ import {
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Change requests'];
+const describe = describeRoutes(tags);
 const RequestParams = Closed({ requestId: Type.String() });
 const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() });
 
@@ -87,16 +89,12 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
 
   app.get(
     '/change-requests/:requestId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a change request',
-        params: RequestParams,
-        response: { 200: ChangeRequestSchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Get a change request', [401, 403, 404, 429], {
+      params: RequestParams,
+      200: ChangeRequestSchema,
+    }),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.get(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
   );
 
   app.post(
@@ -118,20 +116,20 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     '/change-requests/:requestId/reject',
     decision('Reject a change request'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.reject(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.reject(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/apply',
     decision('Apply a fully approved change request; admins may apply one without its approvals'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.apply(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.apply(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/withdraw',
     decision('Withdraw your change request (or, as an admin, anyone’s)'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.withdraw(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.withdraw(actor, request.params.requestId)),
   );
 };

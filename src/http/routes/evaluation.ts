@@ -5,11 +5,13 @@ import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, OneOf, problems } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Evaluation'];
+const describe = describeRoutes(tags);
 const ATTRIBUTES_MAX = 8 * 1024;
 
 export const EvaluationResultSchema = Type.Object({
@@ -102,16 +104,16 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/flags/:flagKey/evaluate',
-    {
-      schema: {
-        tags,
-        summary: 'Evaluate a flag for a user whose attributes are too large for a URL',
+    describe(
+      'Evaluate a flag for a user whose attributes are too large for a URL',
+      [400, 401, 403, 404, 429],
+      {
         params: Closed({ flagKey: Type.String() }),
         querystring: Closed({ project: Scope.project }),
         body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
-        response: { 200: EvaluationResultSchema, ...problems(400, 401, 403, 404, 429) },
+        200: EvaluationResultSchema,
       },
-    },
+    ),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };

@@ -10,16 +10,19 @@ import {
   ifMatchOf,
   pageOf,
   sendCreated,
-  sendNoContent,
+  sendDeleted,
   sendPage,
   sendResource,
+  sendWritten,
 } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const tags = ['Flags'];
+const describe = describeRoutes(tags);
 const EnvironmentQuery = Type.Optional(Key);
 const FlagIdParams = Closed({ flagId: Type.String() });
 const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
@@ -106,15 +109,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.post(
     '/projects/:projectId/flags',
-    {
-      schema: {
-        tags,
-        summary: 'Create a flag (only `key` is required; `type` defaults to boolean)',
-        params: ProjectParams,
-        body: CreateFlagSchema,
-        response: { 201: FlagSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
+    describe(
+      'Create a flag (only `key` is required; `type` defaults to boolean)',
+      [400, 401, 403, 404, 409, 413, 415, 429],
+      { params: ProjectParams, body: CreateFlagSchema, 201: FlagSchema },
+    ),
     async (request, reply) => {
       const flag = await services.flags.create(
         actorOf(request),
@@ -180,18 +179,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/flags/:flagId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a flag',
-        params: FlagIdParams,
-        response: { ...problems(401, 403, 404, 409, 412) },
-      },
-    },
-    async (request, reply) => {
-      await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
-      return sendNoContent(reply);
-    },
+    describe('Delete a flag', [401, 403, 404, 409, 412], { params: FlagIdParams }),
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, options) =>
+        services.flags.delete(actor, request.params.flagId, options),
+      ),
   );
   // The same changes with the flag named as reading it names it: by project and key (or id).
   const idOf = async (request: FastifyRequest<{ Params: { projectId: string; flagKey: string } }>) =>
@@ -221,18 +213,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a flag named by its key',
-        params: ProjectFlagParams,
-        response: { ...problems(401, 403, 404, 412) },
-      },
-    },
-    async (request, reply) => {
-      await services.flags.delete(actorOf(request), await idOf(request), { ifMatch: ifMatchOf(request) });
-      return sendNoContent(reply);
-    },
+    describe('Delete a flag named by its key', [401, 403, 404, 412], { params: ProjectFlagParams }),
+    async (request, reply) =>
+      sendDeleted(request, reply, async (actor, options) =>
+        services.flags.delete(actor, await idOf(request), options),
+      ),
   );
 
   app.post(
@@ -248,17 +233,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
       },
     },
-    async (request, reply) => {
-      const flag = await services.flags.restore(
-        actorOf(request),
-        request.params.flagId,
-        request.body.version,
-        {
-          ifMatch: ifMatchOf(request),
-        },
-      );
-      return sendResource(reply, flag);
-    },
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, options) =>
+        services.flags.restore(actor, request.params.flagId, request.body.version, options),
+      ),
   );
 
   app.get(

@@ -2,11 +2,13 @@ import { Type } from 'typebox';
 import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendNoContent } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import { Closed, Description, Id, Key, OneOf, problems, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Scheduled changes'];
+const describe = describeRoutes(tags);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
 const FlagParams = Closed({ flagId: Type.String() });
 const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
@@ -73,15 +75,11 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes',
-    {
-      schema: {
-        tags,
-        summary: "List a flag's scheduled changes, earliest first",
-        params: FlagParams,
-        querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
-        response: { 200: Type.Array(ScheduledChangeSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a flag's scheduled changes, earliest first", [400, 401, 403, 404, 429], {
+      params: FlagParams,
+      querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
+      200: Type.Array(ScheduledChangeSchema),
+    }),
     async (request) => {
       const changes = await services.scheduledChanges.list(
         actorOf(request),
@@ -94,14 +92,10 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes/:changeId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a scheduled change',
-        params: ChangeParams,
-        response: { 200: ScheduledChangeSchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Get a scheduled change', [401, 403, 404, 429], {
+      params: ChangeParams,
+      200: ScheduledChangeSchema,
+    }),
     async (request) =>
       wire(
         await services.scheduledChanges.get(actorOf(request), request.params.flagId, request.params.changeId),
@@ -110,14 +104,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    {
-      schema: {
-        tags,
-        summary: 'Cancel a pending scheduled change',
-        params: ChangeParams,
-        response: { ...problems(401, 403, 404, 409, 429) },
-      },
-    },
+    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], { params: ChangeParams }),
     async (request, reply) => {
       await services.scheduledChanges.cancel(
         actorOf(request),
