@@ -6,13 +6,15 @@ import { problems } from './schemas/common.ts';
  * and its success bodies by status (200, 201, 202).
  */
 export interface RouteParts {
+  /** More than the summary says, in the OpenAPI document. */
+  readonly description?: string;
   readonly params?: TSchema;
   readonly querystring?: TSchema;
   readonly body?: TSchema;
   readonly [status: number]: TSchema;
 }
 
-type Taken<P> = Pick<P, Extract<keyof P, 'params' | 'querystring' | 'body'>>;
+type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring' | 'body'>>;
 
 /**
  * The route options writer for a group of routes under `tags`: each route's schema is what the
@@ -22,8 +24,9 @@ type Taken<P> = Pick<P, Extract<keyof P, 'params' | 'querystring' | 'body'>>;
 export const describeRoutes =
   (tags: string[]) =>
   <const P extends RouteParts>(summary: string, problemStatuses: readonly number[], parts: P) => {
-    const { params, querystring, body, ...answers } = parts;
+    const { description, params, querystring, body, ...answers } = parts;
     const taken = {
+      ...(description === undefined ? {} : { description }),
       ...(params === undefined ? {} : { params }),
       ...(querystring === undefined ? {} : { querystring }),
       ...(body === undefined ? {} : { body }),

@@ -3,12 +3,11 @@ import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
 import { pageOf, sendListed } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Audit log'];
-const describe = describeRoutes(tags);
+const describe = describeRoutes(['Audit log']);
 const AuditQuery = Closed({
   ...PageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
@@ -42,15 +41,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
 
   app.get(
     '/audit-log',
-    {
-      schema: {
-        tags,
-        summary:
-          'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
-        querystring: AuditQuery,
-        response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 429) },
-      },
-    },
+    describe(
+      'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
+      [400, 401, 403, 429],
+      { querystring: AuditQuery, 200: Type.Array(AuditEventSchema) },
+    ),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
         services.auditLog.listAll(actor, filterOf(request.query), pageOf(request.query)),

@@ -11,14 +11,12 @@ import {
   OneOf,
   PageQuery,
   ProjectParams,
-  problems,
   Timestamp,
   Version,
 } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Change requests'];
-const describe = describeRoutes(tags);
+const describe = describeRoutes(['Change requests']);
 const RequestParams = Closed({ requestId: Type.String() });
 const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() });
 
@@ -50,31 +48,25 @@ const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
   preValidation: async (request: { body: unknown }) => {
     request.body ??= {};
   },
-  schema: {
-    tags,
-    summary,
+  ...describe(summary, [400, 401, 403, 404, 409, 412, 429], {
     params: RequestParams,
     ...(body === undefined ? {} : { body }),
-    response: { 200: ChangeRequestSchema, ...problems(400, 401, 403, 404, 409, 412, 429) },
-  },
+    200: ChangeRequestSchema,
+  }),
 });
 
 export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/change-requests',
-    {
-      schema: {
-        tags,
-        summary: "List a project's change requests, newest first",
-        params: ProjectParams,
-        querystring: Closed({
-          status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
-          flagId: Type.Optional(Type.String()),
-          ...PageQuery,
-        }),
-        response: { 200: Type.Array(ChangeRequestSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a project's change requests, newest first", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
+        flagId: Type.Optional(Type.String()),
+        ...PageQuery,
+      }),
+      200: Type.Array(ChangeRequestSchema),
+    }),
     async (request, reply) => {
       const { status, flagId } = request.query;
       const page = await services.changeRequests.list(

@@ -16,13 +16,12 @@ import {
   sendWritten,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
+import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
-const tags = ['Flags'];
-const describe = describeRoutes(tags);
+const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
 const FlagIdParams = Closed({ flagId: Type.String() });
 const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
@@ -63,26 +62,22 @@ function pageInMemory(flags: readonly Flag[], page: PageRequest): Page<Flag> {
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/flags',
-    {
-      schema: {
-        tags,
-        summary: "List a project's flags",
-        params: ProjectParams,
-        querystring: Closed({
-          ...PageQuery,
-          environment: EnvironmentQuery,
-          tag: Type.Optional(Key),
-          q: Type.Optional(Type.String({ maxLength: 200 })),
-          archived: Type.Optional(Type.Boolean()),
-          stale: Type.Optional(
-            Type.Boolean({
-              description: 'Only the flags stale (true) or not stale (false) in the environment.',
-            }),
-          ),
-        }),
-        response: { 200: Type.Array(FlagSummarySchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a project's flags", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        ...PageQuery,
+        environment: EnvironmentQuery,
+        tag: Type.Optional(Key),
+        q: Type.Optional(Type.String({ maxLength: 200 })),
+        archived: Type.Optional(Type.Boolean()),
+        stale: Type.Optional(
+          Type.Boolean({
+            description: 'Only the flags stale (true) or not stale (false) in the environment.',
+          }),
+        ),
+      }),
+      200: Type.Array(FlagSummarySchema),
+    }),
     async (request, reply) => {
       const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
       const list = (page: PageRequest) =>
@@ -126,15 +121,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Get a flag with its configuration in every environment',
-        description: 'The flag is named by its key or by its `flg_…` id.',
-        params: ProjectFlagParams,
-        response: { 200: FlagSchema, ...problems(401, 403, 404) },
-      },
-    },
+    describe('Get a flag with its configuration in every environment', [401, 403, 404], {
+      description: 'The flag is named by its key or by its `flg_…` id.',
+      params: ProjectFlagParams,
+      200: FlagSchema,
+    }),
     async (request, reply) => {
       const flag = await services.flags.get(
         actorOf(request),
@@ -147,21 +138,14 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/flags/:flagId',
-    {
-      schema: {
-        tags,
-        summary: 'Change a flag (JSON merge patch)',
-        description: PATCH_DESCRIPTION,
-        params: FlagIdParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        response: {
-          200: FlagSchema,
-          202: ChangeRequestSchema,
-          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
-        },
-      },
-    },
+    describe('Change a flag (JSON merge patch)', [400, 401, 403, 404, 409, 412, 413, 415, 429], {
+      description: PATCH_DESCRIPTION,
+      params: FlagIdParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+    }),
     async (request, reply) => {
       const outcome = await services.changeRequests.patchOrRequest(
         actorOf(request),
@@ -191,17 +175,13 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Change a flag named by its key (JSON merge patch)',
-        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
-        params: ProjectFlagParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
-      },
-    },
+    describe('Change a flag named by its key (JSON merge patch)', [400, 401, 403, 404, 412, 413, 415, 429], {
+      description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
+      params: ProjectFlagParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+    }),
     async (request, reply) => {
       const flag = await services.flags.patch(actorOf(request), await idOf(request), request.body, {
         environment: request.query.environment,
@@ -222,17 +202,17 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.post(
     '/flags/:flagId/restore',
-    {
-      schema: {
-        tags,
-        summary: 'Restore an earlier version of a flag, from the audit log, as its next version',
+    describe(
+      'Restore an earlier version of a flag, from the audit log, as its next version',
+      [400, 401, 403, 404, 409, 412, 413, 415, 429],
+      {
         description:
           'Environments created since that version keep their current configuration. Honours If-Match.',
         params: FlagIdParams,
         body: RestoreSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+        200: FlagSchema,
       },
-    },
+    ),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
         services.flags.restore(actor, request.params.flagId, request.body.version, options),
@@ -241,17 +221,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/flags/:flagId/dependants',
-    {
-      schema: {
-        tags,
-        summary: 'The flags that require this one as a prerequisite, with the environments where they do',
-        params: FlagIdParams,
-        response: {
-          200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
-          ...problems(401, 403, 404, 429),
-        },
-      },
-    },
+    describe(
+      'The flags that require this one as a prerequisite, with the environments where they do',
+      [401, 403, 404, 429],
+      { params: FlagIdParams, 200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })) },
+    ),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
 };

@@ -3,12 +3,11 @@ import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendNoContent } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Description, Id, Key, OneOf, problems, Timestamp } from '../schemas/common.ts';
+import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Scheduled changes'];
-const describe = describeRoutes(tags);
+const describe = describeRoutes(['Scheduled changes']);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
 const FlagParams = Closed({ flagId: Type.String() });
 const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
@@ -47,22 +46,18 @@ const wire = (change: ScheduledChange) => ({
 export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/flags/:flagId/scheduled-changes',
-    {
-      schema: {
-        tags,
-        summary: 'Schedule a change to a flag',
-        description:
-          'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
-        params: FlagParams,
-        body: Closed({
-          at: Timestamp,
-          environment: Key,
-          patch: PatchFlagSchema,
-          comment: Type.Optional(Description),
-        }),
-        response: { 201: ScheduledChangeSchema, ...problems(400, 401, 403, 404, 413, 415, 429) },
-      },
-    },
+    describe('Schedule a change to a flag', [400, 401, 403, 404, 413, 415, 429], {
+      description:
+        'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
+      params: FlagParams,
+      body: Closed({
+        at: Timestamp,
+        environment: Key,
+        patch: PatchFlagSchema,
+        comment: Type.Optional(Description),
+      }),
+      201: ScheduledChangeSchema,
+    }),
     async (request, reply) => {
       const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
         ...request.body,

@@ -11,11 +11,10 @@ import {
   sendResource,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, PageQuery, problems, Timestamp, Version } from '../schemas/common.ts';
+import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Webhooks'];
-const describe = describeRoutes(tags);
+const describe = describeRoutes(['Webhooks']);
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -77,22 +76,18 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects/:projectId/webhooks',
-    {
-      schema: {
-        tags,
-        summary: 'Register a webhook; its secret is shown once',
-        description:
-          'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
-        params: Closed({ projectId: Type.String() }),
-        body: Closed({
-          url: Url,
-          events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        response: { 201: CreatedWebhookSchema, ...problems(400, 401, 403, 404, 415, 429) },
-      },
-    },
+    describe('Register a webhook; its secret is shown once', [400, 401, 403, 404, 415, 429], {
+      description:
+        'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
+      params: Closed({ projectId: Type.String() }),
+      body: Closed({
+        url: Url,
+        events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      201: CreatedWebhookSchema,
+    }),
     async (request, reply) => {
       const webhook = await services.webhooks.create(
         actorOf(request),
@@ -115,20 +110,16 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/projects/:projectId/webhooks/:webhookId',
-    {
-      schema: {
-        tags,
-        summary: 'Change a webhook (URL, events, secret, active)',
-        params: Params,
-        body: Closed({
-          url: Type.Optional(Url),
-          events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        response: { 200: WebhookSchema, ...problems(400, 401, 403, 404, 412, 415, 429) },
-      },
-    },
+    describe('Change a webhook (URL, events, secret, active)', [400, 401, 403, 404, 412, 415, 429], {
+      params: Params,
+      body: Closed({
+        url: Type.Optional(Url),
+        events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      200: WebhookSchema,
+    }),
     async (request, reply) =>
       sendResource(
         reply,
