@@ -1,0 +1,14 @@
+/**
+ * What a scheduled change and a change request share: a flag patch, for one environment, that is
+ * written later (at a time, or once approved) rather than now.
+ */
+export interface PendingFlagPatch {
+  readonly id: string;
+  readonly projectId: string;
+  readonly flagId: string;
+  /** The environment that the patch's environment fields apply to. */
+  readonly environment: string;
+  /** What `PATCH /v1/flags/{flagId}` accepts. */
+  readonly patch: Readonly<Record<string, unknown>>;
+  readonly comment: string;
+}
