@@ -226,6 +226,43 @@ export function TextField<T>({
 /** A choice of a select: its value, or its value and the text shown for it. */
 export type Choice = string | readonly [value: string, text: ReactNode];
 
+/**
+ * The key and the name of something being created, side by side (and whatever else belongs on
+ * their row): the key is what code and the API use, the name what people read.
+ */
+export function KeyAndName<T extends { key: string; name: string }>({
+  of,
+  keyHint,
+  children,
+}: {
+  of: FieldSource<T>;
+  keyHint: ReactNode;
+  children?: ReactNode;
+}) {
+  // Only `key` and `name` are read and written, which every such T has.
+  const fields = of as unknown as FieldSource<{ key: string; name: string }>;
+  return (
+    <div className="row">
+      <TextField of={fields} name="key" label="Key" hint={keyHint} code />
+      <TextField of={fields} name="name" label="Name" />
+      {children}
+    </div>
+  );
+}
+
+/** A select's options: each its value, or its value and the text shown for it. */
+export function Options({ choices }: { choices: readonly Choice[] }) {
+  return choices.map((choice) =>
+    typeof choice === 'string' ? (
+      <option key={choice}>{choice}</option>
+    ) : (
+      <option key={choice[0]} value={choice[0]}>
+        {choice[1]}
+      </option>
+    ),
+  );
+}
+
 /** A labelled select bound to one of `of`'s values, with its hint and error. */
 export function SelectField<T>({
   of,
@@ -250,15 +287,7 @@ export function SelectField<T>({
           value={of.values[name] as string}
           onChange={(e) => of.set(name, e.target.value as T[typeof name])}
         >
-          {choices.map((choice) =>
-            typeof choice === 'string' ? (
-              <option key={choice}>{choice}</option>
-            ) : (
-              <option key={choice[0]} value={choice[0]}>
-                {choice[1]}
-              </option>
-            ),
-          )}
+          <Options choices={choices} />
         </select>
       )}
     </Field>

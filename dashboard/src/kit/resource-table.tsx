@@ -9,6 +9,29 @@ export interface Column<T> {
   readonly className?: string;
 }
 
+/** The column of a row's buttons, under a heading only screen readers read. */
+export const actionsColumn = <T,>(cell: (row: T) => ReactNode): Column<T> => ({
+  header: <span className="visually-hidden">Actions</span>,
+  className: 'row-actions',
+  cell,
+});
+
+/** A table's column headings, for a table whose rows are not a plain list of resources. */
+export function TableHead({ headers }: { headers: readonly ReactNode[] }) {
+  return (
+    <thead>
+      <tr>
+        {headers.map((header, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the headings are fixed for the table's life
+          <th scope="col" key={i}>
+            {header}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /**
  * A list of resources as a table, with its other states: loading, failed (with a retry) and
  * empty (what to show instead of a table with no rows). Wide tables scroll in their own box.

@@ -3,8 +3,8 @@ import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
 import { useOptionalProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, InlineError, TextField } from '../kit/field.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { ErrorSummary, Field, InlineError, Options, TextField } from '../kit/field.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 type Created = ApiKey & { secret: string };
@@ -111,16 +111,14 @@ export function ApiKeysPage() {
               );
             },
           },
-          {
-            header: <span className="visually-hidden">Actions</span>,
-            className: 'row-actions',
-            cell: (k) =>
+          actionsColumn<ApiKey>(
+            (k) =>
               statusOf(k) === 'active' && (
                 <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
                   Revoke<span className="visually-hidden"> {k.name}</span>
                 </button>
               ),
-          },
+          ),
         ]}
       />
     </>
@@ -204,9 +202,7 @@ function CreateKey({
         <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
           {(props) => (
             <select {...props} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
+              <Options choices={ROLES} />
             </select>
           )}
         </Field>

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { type ApiError, type AuditEvent, apiPage, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { differences } from '../change-words.ts';
-import { describePath } from '../kit/field.tsx';
+import { describePath, Options } from '../kit/field.tsx';
+import { TableHead } from '../kit/resource-table.tsx';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
 
 const RESOURCE_TYPES = ['flag', 'segment', 'environment', 'project', 'api_key', 'invitation', 'account'];
@@ -78,9 +79,7 @@ export function AuditLogPage() {
           <span>Action</span>
           <select value={verb} onChange={(e) => setVerb(e.target.value)} disabled={!resourceType}>
             <option value="">Any action</option>
-            {VERBS.map((v) => (
-              <option key={v}>{v}</option>
-            ))}
+            <Options choices={VERBS} />
           </select>
         </label>
         <label className="field inline">
@@ -146,13 +145,7 @@ function Change({ before, after }: { before: unknown; after: unknown }) {
   if (changed.length === 0) return <p className="muted">Nothing but the version changed.</p>;
   return (
     <table className="changes">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Before</th>
-          <th scope="col">After</th>
-        </tr>
-      </thead>
+      <TableHead headers={['Field', 'Before', 'After']} />
       <tbody>
         {changed.map((d) => (
           <tr key={d.path}>

@@ -2,9 +2,9 @@ import { useState } from 'react';
 import { type ApiError, api, type Environment, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, TextField } from '../kit/field.tsx';
+import { ErrorSummary, Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { can, useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
@@ -101,10 +101,8 @@ export function EnvironmentsPage() {
               ),
           },
           { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
-          mayEdit && {
-            header: <span className="visually-hidden">Actions</span>,
-            className: 'row-actions',
-            cell: (e) => (
+          mayEdit &&
+            actionsColumn<Environment>((e) => (
               <>
                 <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
                   Edit<span className="visually-hidden"> {e.name}</span>
@@ -119,8 +117,7 @@ export function EnvironmentsPage() {
                   Delete<span className="visually-hidden"> {e.name}</span>
                 </button>
               </>
-            ),
-          },
+            )),
         ]}
       />
       <p className="muted small">
@@ -148,10 +145,7 @@ function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel:
     });
   return (
     <CreateDialog what="environment" form={form} onSubmit={submit} onCancel={onCancel}>
-      <div className="row">
-        <TextField of={form} name="key" label="Key" hint="e.g. staging" code />
-        <TextField of={form} name="name" label="Name" />
-      </div>
+      <KeyAndName of={form} keyHint="e.g. staging" />
       <Field label="Start from" path="/copyFrom" problem={form.problem}>
         {(props) => (
           <select {...props} value={copyFrom} onChange={(e) => form.set('copyFrom', e.target.value)}>

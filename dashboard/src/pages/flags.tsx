@@ -12,7 +12,7 @@ import {
 } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { Field, TextField } from '../kit/field.tsx';
+import { Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { confirmProtected } from '../protected.tsx';
@@ -136,9 +136,7 @@ export function FlagsPage() {
           <span>Tag</span>
           <select value={tag} onChange={(e) => setTag(e.target.value)}>
             <option value="">Any tag</option>
-            {allTags.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
+            <Options choices={allTags} />
           </select>
         </label>
         <label className="checkbox">
@@ -269,9 +267,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
 
   return (
     <CreateDialog what="flag" form={form} onSubmit={submit} onCancel={onCancel} wide>
-      <div className="row">
-        <TextField of={form} name="key" label="Key" hint="What your code asks for, e.g. new-checkout." code />
-        <TextField of={form} name="name" label="Name" />
+      <KeyAndName of={form} keyHint="What your code asks for, e.g. new-checkout.">
         <Field label="Type" path="/type" problem={form.problem}>
           {(props) => (
             <select
@@ -283,13 +279,11 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
                 setVariants(starter[next]());
               }}
             >
-              {TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
+              <Options choices={TYPES} />
             </select>
           )}
         </Field>
-      </div>
+      </KeyAndName>
       <TextField of={form} name="description" label="Description" />
       <TextField of={form} name="tags" label="Tags" hint="Separated by commas." />
       {type === 'boolean' ? (

@@ -12,7 +12,7 @@ import {
 } from '../api.ts';
 import { CreateDialog, confirmThen, OpenButton, useSubmission } from '../kit/dialogs.tsx';
 import { ErrorSummary, Field } from '../kit/field.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
@@ -128,15 +128,11 @@ export function MembersPage() {
             { header: 'Role', cell: (a) => a.role },
             { header: 'Projects', cell: (a) => scopeName(a.projectId) },
             { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },
-            {
-              header: <span className="visually-hidden">Actions</span>,
-              className: 'row-actions',
-              cell: (a) => (
-                <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
-                  Remove<span className="visually-hidden"> {a.name}</span>
-                </button>
-              ),
-            },
+            actionsColumn<Account>((a) => (
+              <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
+                Remove<span className="visually-hidden"> {a.name}</span>
+              </button>
+            )),
           ]}
         />
       </section>
@@ -154,15 +150,11 @@ export function MembersPage() {
             { header: 'Projects', cell: (i) => scopeName(i.projectId) },
             { header: 'Invited by', cell: (i) => i.invitedBy.name },
             { header: 'Expires', cell: (i) => <Time at={i.expiresAt} /> },
-            {
-              header: <span className="visually-hidden">Actions</span>,
-              className: 'row-actions',
-              cell: (i) => (
-                <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
-                  Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
-                </button>
-              ),
-            },
+            actionsColumn<Invitation>((i) => (
+              <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
+                Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
+              </button>
+            )),
           ]}
         />
       </section>

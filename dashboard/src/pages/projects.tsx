@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, enc, type Project, useApi } from '../api.ts';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { TextField } from '../kit/field.tsx';
+import { KeyAndName, TextField } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
@@ -63,10 +63,7 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
     });
   return (
     <CreateDialog what="project" form={form} onSubmit={submit} onCancel={onCancel}>
-      <div className="row">
-        <TextField of={form} name="key" label="Key" hint="Letters, digits, . _ - ; used in the API." code />
-        <TextField of={form} name="name" label="Name" />
-      </div>
+      <KeyAndName of={form} keyHint="Letters, digits, . _ - ; used in the API." />
       <TextField of={form} name="description" label="Description" />
       <p className="muted small">
         It starts with the environments development and production; production is protected.

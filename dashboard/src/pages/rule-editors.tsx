@@ -1,6 +1,6 @@
 import { LIST_OPERATORS, OPERATORS, type Operator, UNARY_OPERATORS } from '../../../src/domain/segment.ts';
 import type { ApiError } from '../api.ts';
-import { Field, fieldId, InlineError, SelectField, sourceOf, TextField } from '../kit/field.tsx';
+import { Field, fieldId, InlineError, Options, SelectField, sourceOf, TextField } from '../kit/field.tsx';
 import { type ConditionDraft, DATE_OPERATORS, NUMERIC_OPERATORS, newCondition } from './condition-draft.ts';
 
 export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
@@ -262,9 +262,7 @@ export function SegmentPicker({
                     ? 'Every segment is chosen'
                     : 'Choose a segment'}
               </option>
-              {rest.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
+              <Options choices={rest} />
             </select>
           )}
         </Field>

@@ -3,7 +3,7 @@ import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { describePath, ErrorSummary, RadioChoices, sourceOf, TextField } from '../kit/field.tsx';
+import { describePath, ErrorSummary, KeyAndName, RadioChoices, sourceOf, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { Link, navigate, useLeaveGuard } from '../router.tsx';
@@ -85,10 +85,7 @@ function CreateSegment({ onCancel }: { onCancel: () => void }) {
     });
   return (
     <CreateDialog what="segment" form={form} onSubmit={submit} onCancel={onCancel}>
-      <div className="row">
-        <TextField of={form} name="key" label="Key" hint="Used by rules, e.g. beta-testers." code />
-        <TextField of={form} name="name" label="Name" />
-      </div>
+      <KeyAndName of={form} keyHint="Used by rules, e.g. beta-testers." />
     </CreateDialog>
   );
 }

@@ -4,7 +4,7 @@ import { useProject } from '../app.tsx';
 import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { ErrorSummary, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
 
 interface Webhook {
@@ -238,15 +238,11 @@ function Deliveries({ path }: { path: string }) {
           { header: 'State', cell: (d) => <DeliveryState delivery={d} /> },
           { header: 'Attempts', cell: (d) => d.attempts.length },
           { header: 'Last answer', cell: (d) => lastAnswer(d.attempts.at(-1)) },
-          {
-            header: <span className="visually-hidden">Actions</span>,
-            className: 'row-actions',
-            cell: (d) => (
-              <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
-                Redeliver<span className="visually-hidden"> {d.event}</span>
-              </button>
-            ),
-          },
+          actionsColumn<Delivery>((d) => (
+            <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
+              Redeliver<span className="visually-hidden"> {d.event}</span>
+            </button>
+          )),
         ]}
       />
     </>
