@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ApiError, Loaded } from '../api.ts';
 import { LoadError, Loading } from '../ui.tsx';
+import { ErrorSummary } from './field.tsx';
 
 export interface Column<T> {
   /** The column's heading; give a visually hidden one to a column of buttons. */
@@ -32,17 +33,30 @@ export function TableHead({ headers }: { headers: readonly ReactNode[] }) {
   );
 }
 
+type TableProps<T> = Parameters<typeof TableOrState<T>>[0];
+
 /**
  * A list of resources as a table, with its other states: loading, failed (with a retry) and
- * empty (what to show instead of a table with no rows). Wide tables scroll in their own box.
+ * empty (what to show instead of a table with no rows). Above it, `problem`: what the API
+ * answered to the last thing done to a row. Wide tables scroll in their own box.
  */
-export function ResourceTable<T>({
+export function ResourceTable<T>({ problem, ...table }: TableProps<T> & { problem?: ApiError | undefined }) {
+  return (
+    <>
+      <ErrorSummary problem={problem} />
+      <TableOrState {...table} />
+    </>
+  );
+}
+
+/** The table, or instead its loading, failed or empty state. */
+function TableOrState<T>({
   caption,
   columns,
   of,
   rows = of?.data,
   rowKey,
-  what,
+  what = caption.toLowerCase(),
   error = of?.error,
   retry = of?.reload,
   empty,
@@ -57,8 +71,8 @@ export function ResourceTable<T>({
   /** undefined while loading. */
   rows?: readonly T[] | undefined;
   rowKey: (row: T) => string;
-  /** For "Loading …". */
-  what: string;
+  /** For "Loading …"; default: the caption in lower case. */
+  what?: string;
   error?: ApiError | undefined;
   retry?: () => void;
   empty: ReactNode;

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { type ApiError, api, type Environment, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, KeyAndName, TextField } from '../kit/field.tsx';
+import { Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { can, useSession } from '../session.ts';
@@ -60,10 +60,9 @@ export function EnvironmentsPage() {
           onCancel={() => setCreating(false)}
         />
       )}
-      <ErrorSummary problem={problem} />
       <ResourceTable
+        problem={problem}
         caption="Environments"
-        what="environments"
         rows={environments}
         rowKey={(e) => e.id}
         empty={null}

@@ -151,7 +151,6 @@ export function FlagsPage() {
       {!archived && !filtered && <TopFlags />}
       <ResourceTable
         caption="Flags"
-        what="flags"
         rows={rows}
         rowKey={(row) => row.flag.id}
         error={error}

@@ -110,7 +110,6 @@ export function MembersPage() {
         <h2 id="accounts-title">Accounts</h2>
         <ResourceTable
           caption="Accounts"
-          what="accounts"
           of={accounts}
           rowKey={(a) => a.id}
           empty={<Empty title="No accounts" />}

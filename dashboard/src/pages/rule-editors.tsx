@@ -28,6 +28,14 @@ export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
   after: 'is after',
 };
 
+/** The value's input for an operator: a number, a date and time, or text that is not spell-checked. */
+const valueInputOf = (operator: Operator) =>
+  NUMERIC_OPERATORS.has(operator)
+    ? { type: 'number', step: 'any' }
+    : DATE_OPERATORS.has(operator)
+      ? { type: 'datetime-local', step: '1' }
+      : { spellCheck: false };
+
 const OPERATOR_CHOICES = OPERATORS.map((o) => [o, OPERATOR_LABELS[o]] as const);
 
 /** One condition: attribute, operator and an input that suits the operator. */
@@ -94,39 +102,14 @@ function ConditionRow({
           }
         >
           {(props) => {
-            const set = (text: string) => onChange({ ...condition, text });
-            if (LIST_OPERATORS.has(operator))
-              return (
-                <textarea {...props} rows={2} value={condition.text} onChange={(e) => set(e.target.value)} />
-              );
-            if (NUMERIC_OPERATORS.has(operator))
-              return (
-                <input
-                  {...props}
-                  type="number"
-                  step="any"
-                  value={condition.text}
-                  onChange={(e) => set(e.target.value)}
-                />
-              );
-            if (DATE_OPERATORS.has(operator))
-              return (
-                <input
-                  {...props}
-                  type="datetime-local"
-                  step="1"
-                  value={condition.text}
-                  onChange={(e) => set(e.target.value)}
-                />
-              );
-            return (
-              <input
-                {...props}
-                value={condition.text}
-                spellCheck={false}
-                onChange={(e) => set(e.target.value)}
-              />
-            );
+            const control = {
+              ...props,
+              value: condition.text,
+              onChange: (e: { target: { value: string } }) =>
+                onChange({ ...condition, text: e.target.value }),
+            };
+            if (LIST_OPERATORS.has(operator)) return <textarea {...control} rows={2} />;
+            return <input {...control} {...valueInputOf(operator)} />;
           }}
         </Field>
       )}

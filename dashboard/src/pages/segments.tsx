@@ -29,7 +29,6 @@ export function SegmentsPage() {
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
       <ResourceTable
         caption="Segments"
-        what="segments"
         of={segments}
         rowKey={(s) => s.id}
         empty={

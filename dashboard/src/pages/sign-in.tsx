@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { useForm } from '../kit/dialogs.tsx';
+import { ErrorSummary, TextField } from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -19,60 +20,38 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
 }
 
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
+  const form = useForm({ email: '', password: '' });
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await api<{ account: Account }>('POST', '/auth/sign-in', { email, password });
+    void form.run(async () => {
+      await api<{ account: Account }>('POST', '/auth/sign-in', form.values);
       onSignedIn(await api<Me>('GET', '/me'));
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
+    });
   };
 
   return (
     <AuthFrame title="Sign in">
       <form onSubmit={submit} noValidate>
-        <ErrorSummary problem={problem} />
-        <Field label="Email" path="/email" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="email"
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <Field label="Password" path="/password" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <button type="submit" className="btn primary wide" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
+        <ErrorSummary problem={form.problem} />
+        <TextField of={form} name="email" label="Email" type="email" autoComplete="username" required />
+        <TextField
+          of={form}
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+        />
+        <button type="submit" className="btn primary wide" disabled={form.busy}>
+          {form.busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
       <p className="muted small">No account? Ask an admin of your Flagstaff for an invitation.</p>
     </AuthFrame>
   );
 }
+
+const PASSWORD_HINT = 'At least 12 characters.';
 
 interface Preview {
   email: string | null;
@@ -85,11 +64,8 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
   const token = location.hash.slice(1);
   const [preview, setPreview] = useState<Preview>();
   const [linkError, setLinkError] = useState<ApiError>();
-  const [email, setEmail] = useState('');
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const form = useForm({ email: '', name: '', password: '' });
+  const { email, name, password } = form.values;
 
   useEffect(() => {
     if (!token) {
@@ -99,11 +75,9 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
     api<Preview>('POST', '/auth/invitation', { token }).then(setPreview, setLinkError);
   }, [token]);
 
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    try {
+    void form.run(async () => {
       await api('POST', '/auth/join', {
         token,
         name,
@@ -113,10 +87,7 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
       const me = await api<Me>('GET', '/me');
       onJoined(me);
       void navigate('/', { replace: true });
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
+    });
   };
 
   const title = setup ? 'Set up Flagstaff' : 'Join Flagstaff';
@@ -152,42 +123,25 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
         .
       </p>
       <form onSubmit={submit} noValidate>
-        <ErrorSummary problem={problem} />
+        <ErrorSummary problem={form.problem} />
         {preview.email ? (
           <p>
             Email: <strong>{preview.email}</strong>
           </p>
         ) : (
-          <Field label="Email" path="/email" problem={problem}>
-            {(props) => (
-              <input
-                {...props}
-                type="email"
-                autoComplete="username"
-                value={email}
-                onChange={(e) => setEmail(e.target.value)}
-              />
-            )}
-          </Field>
+          <TextField of={form} name="email" label="Email" type="email" autoComplete="username" />
         )}
-        <Field label="Your name" path="/name" problem={problem}>
-          {(props) => (
-            <input {...props} autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-          )}
-        </Field>
-        <Field label="Password" path="/password" problem={problem} hint="At least 12 characters.">
-          {(props) => (
-            <input
-              {...props}
-              type="password"
-              autoComplete="new-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-            />
-          )}
-        </Field>
-        <button type="submit" className="btn primary wide" disabled={busy}>
-          {busy ? 'Creating your account…' : 'Create account'}
+        <TextField of={form} name="name" label="Your name" autoComplete="name" />
+        <TextField
+          of={form}
+          name="password"
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          hint={PASSWORD_HINT}
+        />
+        <button type="submit" className="btn primary wide" disabled={form.busy}>
+          {form.busy ? 'Creating your account…' : 'Create account'}
         </button>
       </form>
     </AuthFrame>

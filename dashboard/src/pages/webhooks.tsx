@@ -216,36 +216,33 @@ function Deliveries({ path }: { path: string }) {
   };
 
   return (
-    <>
-      <ErrorSummary problem={problem} />
-      <ResourceTable
-        caption="Deliveries"
-        what="deliveries"
-        of={deliveries}
-        rowKey={(d) => d.id}
-        empty={<p className="muted">Nothing sent yet.</p>}
-        columns={[
-          {
-            header: 'Event',
-            cell: (d) => (
-              <>
-                <code>{d.event}</code>
-                {d.redeliveryOf && <div className="muted small">redelivery</div>}
-              </>
-            ),
-          },
-          { header: 'Created', cell: (d) => <Time at={d.createdAt} /> },
-          { header: 'State', cell: (d) => <DeliveryState delivery={d} /> },
-          { header: 'Attempts', cell: (d) => d.attempts.length },
-          { header: 'Last answer', cell: (d) => lastAnswer(d.attempts.at(-1)) },
-          actionsColumn<Delivery>((d) => (
-            <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
-              Redeliver<span className="visually-hidden"> {d.event}</span>
-            </button>
-          )),
-        ]}
-      />
-    </>
+    <ResourceTable
+      problem={problem}
+      caption="Deliveries"
+      of={deliveries}
+      rowKey={(d) => d.id}
+      empty={<p className="muted">Nothing sent yet.</p>}
+      columns={[
+        {
+          header: 'Event',
+          cell: (d) => (
+            <>
+              <code>{d.event}</code>
+              {d.redeliveryOf && <div className="muted small">redelivery</div>}
+            </>
+          ),
+        },
+        { header: 'Created', cell: (d) => <Time at={d.createdAt} /> },
+        { header: 'State', cell: (d) => <DeliveryState delivery={d} /> },
+        { header: 'Attempts', cell: (d) => d.attempts.length },
+        { header: 'Last answer', cell: (d) => lastAnswer(d.attempts.at(-1)) },
+        actionsColumn<Delivery>((d) => (
+          <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
+            Redeliver<span className="visually-hidden"> {d.event}</span>
+          </button>
+        )),
+      ]}
+    />
   );
 }
 
