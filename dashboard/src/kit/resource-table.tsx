@@ -10,9 +10,12 @@ export interface Column<T> {
   readonly className?: string;
 }
 
-/** The column of a row's buttons, under a heading only screen readers read. */
+/** The heading of a column of buttons: only screen readers read it. */
+export const ACTIONS_HEADER = <span className="visually-hidden">Actions</span>;
+
+/** The column of a row's buttons. */
 export const actionsColumn = <T,>(cell: (row: T) => ReactNode): Column<T> => ({
-  header: <span className="visually-hidden">Actions</span>,
+  header: ACTIONS_HEADER,
   className: 'row-actions',
   cell,
 });

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
 import { useProject } from '../../app.tsx';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
-import { TableHead } from '../../kit/resource-table.tsx';
+import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
 import { Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
@@ -111,16 +111,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       {changes.data && changes.data.length > 0 && (
         <table>
           <caption className="visually-hidden">Scheduled changes of this flag</caption>
-          <TableHead
-            headers={[
-              'When',
-              'Environment',
-              'Change',
-              'By',
-              'Status',
-              <span className="visually-hidden">Actions</span>,
-            ]}
-          />
+          <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
           <tbody>
             {changes.data.map((change) => (
               <tr key={change.id}>
