@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Account, Invitation } from '../../src/domain/account.ts';
-import type { ApiKey, Role } from '../../src/domain/api-key.ts';
+import type { ApiKey, Principal, Role } from '../../src/domain/api-key.ts';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { Flag, FlagType, JsonValue } from '../../src/domain/flag.ts';
@@ -81,14 +81,8 @@ export interface SegmentUsers {
 }
 
 export interface Me {
-  readonly actor: {
-    readonly type: 'api_key' | 'user';
-    readonly id: string;
-    readonly name: string;
-    readonly role: Role;
-    readonly projectId: string | null;
-    readonly environments: readonly string[] | null;
-  };
+  /** Who the API takes the session to be. */
+  readonly actor: Principal;
   readonly account: Account | null;
 }
 

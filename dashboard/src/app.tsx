@@ -1,6 +1,7 @@
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
+import { Options } from './kit/field.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage, OrganisationAuditLogPage } from './pages/audit-log.tsx';
 import { ChangeRequestsPage } from './pages/change-requests.tsx';
@@ -231,11 +232,7 @@ function Shell({
               }
             >
               <option value="">All projects</option>
-              {projects.data.map((p) => (
-                <option key={p.id} value={p.key}>
-                  {p.name}
-                </option>
-              ))}
+              <Options choices={projects.data.map((p) => [p.key, p.name] as const)} />
             </select>
           </label>
         )}

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Actor } from '../services/actor.ts';
 import { createServices, type Services } from '../services/services.ts';
 import { openStore } from '../storage/open-store.ts';
+import { type CliOutput, operator, processOutput } from './operator.ts';
 
 export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E [--strict] FILE
              load a flagd flags document (FILE, or - for standard input) into an environment;
@@ -14,38 +12,9 @@ export const FLAGD_USAGE = `  import     flagstaff import --project P --environm
   export     flagstaff export --project P --environment E [FILE]
              write an environment as a flagd flags document (to FILE, or standard output)`;
 
-/** Where the CLI writes; tests pass their own. */
-export interface CliOutput {
-  out(text: string): void;
-  err(text: string): void;
-}
+export type { CliOutput } from './operator.ts';
 
-const processOutput: CliOutput = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
-
-/**
- * The operator at the command line: trusted like an organisation-wide admin key, since whoever
- * runs the CLI holds the database URL. Audit events name them by their login.
- */
-function operator(): Actor {
-  let login = 'unknown';
-  try {
-    login = userInfo().username;
-  } catch {}
-  return {
-    principal: {
-      type: 'user',
-      id: 'cli',
-      name: `${login} (command line)`,
-      role: 'admin',
-      projectId: null,
-      environments: null,
-    },
-    requestId: `cli_${randomUUID()}`,
-  };
-}
+const flagdOperator = () => operator((login) => `${login} (command line)`);
 
 interface Target {
   readonly project: string;
@@ -122,7 +91,9 @@ export async function runFlagdCommand(
     }
     return withServices(config, async (services) => {
       try {
-        const result = await services.flagd.import(operator(), project, environment, document, { strict });
+        const result = await services.flagd.import(flagdOperator(), project, environment, document, {
+          strict,
+        });
         const list = (keys: readonly string[]) => (keys.length > 0 ? keys.join(', ') : '—');
         output.out(
           `Imported into ${project}/${environment}:\n` +
@@ -139,7 +110,7 @@ export async function runFlagdCommand(
   }
   return withServices(config, async (services) => {
     try {
-      const { document, warnings } = await services.flagd.export(operator(), project, environment);
+      const { document, warnings } = await services.flagd.export(flagdOperator(), project, environment);
       const text = `${JSON.stringify(document, null, 2)}\n`;
       if (file === undefined || file === '-') output.out(text);
       else await writeFile(file, text);

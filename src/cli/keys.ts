@@ -1,11 +1,10 @@
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type ApiKey, type Principal, ROLES } from '../domain/api-key.ts';
+import { type ApiKey, ROLES } from '../domain/api-key.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Actor } from '../services/actor.ts';
 import { ApiKeyService } from '../services/api-key-service.ts';
-import { newId } from '../services/ids.ts';
 import type { Store } from '../storage/store.ts';
+import { type CliOutput, operator, processOutput } from './operator.ts';
 
 export const KEYS_USAGE = `Usage:
   flagstaff keys create [--project P] --role R [--environment E …] [--name N] [--expires-at T]
@@ -21,32 +20,11 @@ export const KEYS_USAGE = `Usage:
 
 They work on the database of FLAGSTAFF_DATABASE_URL, with an operator's full rights.`;
 
-export interface KeysOutput {
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-}
-
-const processOutput: KeysOutput = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-};
+/** Where `flagstaff keys` writes (the CLI's output). */
+export type KeysOutput = CliOutput;
 
 /** The operator at the console: an organisation-wide admin, recorded as such in the audit log. */
-function operator(): Actor {
-  let user = 'unknown';
-  try {
-    user = userInfo().username;
-  } catch {}
-  const principal: Principal = {
-    type: 'user',
-    id: 'cli',
-    name: `Operator (flagstaff CLI, ${user})`,
-    role: 'admin',
-    projectId: null,
-    environments: null,
-  };
-  return { principal, requestId: newId('cli') };
-}
+const keysOperator = () => operator((login) => `Operator (flagstaff CLI, ${login})`);
 
 /** `flagstaff keys …` on an open store; returns the exit code (2: usage, 1: refused). */
 export async function runKeysCommand(
@@ -68,7 +46,7 @@ export async function runKeysCommand(
     return command === undefined && !values.help ? 2 : 0;
   }
   const apiKeys = new ApiKeyService(store);
-  const actor = operator();
+  const actor = keysOperator();
   try {
     switch (command) {
       case 'create':

@@ -1,4 +1,5 @@
-import type { FlagPatch } from './schemas/flag-input.ts';
+import type { PendingFlagPatch } from './pending-flag-patch.ts';
+
 /** Who did something, as the audit log names them. */
 export interface Person {
   readonly type: 'api_key' | 'user';
@@ -24,15 +25,7 @@ export interface Approval {
  * A flag patch waiting for approvals before it is written (SPEC §10): made instead of the write
  * when a non-admin changes an environment that requires approvals.
  */
-export interface ChangeRequest {
-  readonly id: string;
-  readonly projectId: string;
-  readonly flagId: string;
-  /** The environment the patch's environment fields apply to. */
-  readonly environment: string;
-  /** What `PATCH /v1/flags/{flagId}` accepts. */
-  readonly patch: FlagPatch;
-  readonly comment: string;
+export interface ChangeRequest extends PendingFlagPatch {
   /** The flag's version the patch was made against: applying it to any other is refused. */
   readonly baseVersion: number;
   /** How many approvals it needs (the environment's policy when it was made). */

@@ -1,18 +1,10 @@
 import type { Principal } from './api-key.ts';
-import type { FlagPatch } from './schemas/flag-input.ts';
+import type { PendingFlagPatch } from './pending-flag-patch.ts';
 
 export type ScheduledChangeStatus = 'pending' | 'applied' | 'failed' | 'cancelled';
 
 /** A flag patch to apply at a given time, once, on behalf of whoever scheduled it (SPEC §10). */
-export interface ScheduledChange {
-  readonly id: string;
-  readonly projectId: string;
-  readonly flagId: string;
-  /** The environment that the patch's environment fields apply to. */
-  readonly environment: string;
-  /** What `PATCH /v1/flags/{flagId}` accepts. */
-  readonly patch: FlagPatch;
-  readonly comment: string;
+export interface ScheduledChange extends PendingFlagPatch {
   /** When to apply it (RFC 3339). */
   readonly at: string;
   readonly status: ScheduledChangeStatus;

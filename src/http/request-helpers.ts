@@ -65,3 +65,50 @@ export function sendCreated<T extends { version: number }>(
 
 /** 204: done, nothing to say. */
 export const sendNoContent = (reply: FastifyReply) => reply.code(204).send();
+
+// Handlers of the common route shapes: each takes what differs (which service call), and does
+// what every such route does (the actor, If-Match, the ETag, the Link header, the status).
+
+/** What a write takes from its request: the version named by If-Match. */
+export interface WriteOptions {
+  readonly ifMatch: number | undefined;
+}
+
+const writeOptionsOf = (request: FastifyRequest): WriteOptions => ({ ifMatch: ifMatchOf(request) });
+
+/** One resource, answered with its version as the ETag. */
+export async function sendRead<T extends { version: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  read: (actor: Actor) => Promise<T>,
+): Promise<T> {
+  return sendResource(reply, await read(actorOf(request)));
+}
+
+/** A write under the request's If-Match, answered with what it wrote and its new version as the ETag. */
+export async function sendWritten<T extends { version: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  write: (actor: Actor, options: WriteOptions) => Promise<T>,
+): Promise<T> {
+  return sendResource(reply, await write(actorOf(request), writeOptionsOf(request)));
+}
+
+/** A delete under the request's If-Match: 204. */
+export async function sendDeleted(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  remove: (actor: Actor, options: WriteOptions) => Promise<void>,
+): Promise<FastifyReply> {
+  await remove(actorOf(request), writeOptionsOf(request));
+  return sendNoContent(reply);
+}
+
+/** One page of a list, with a Link header to the next when more remain. */
+export async function sendListed<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (actor: Actor) => Promise<Page<T>>,
+): Promise<T[]> {
+  return sendPage(request, reply, await list(actorOf(request)), (item) => item);
+}

@@ -43,22 +43,14 @@ const PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: param(request, 'projectId') ?? '',
 });
-const FLAG = (request: FastifyRequest): AccessTarget => ({
-  kind: 'flag',
-  id: param(request, 'flagId') ?? '',
-});
-const SEGMENT = (request: FastifyRequest): AccessTarget => ({
-  kind: 'segment',
-  id: param(request, 'segmentId') ?? '',
-});
-const CHANGE_REQUEST = (request: FastifyRequest): AccessTarget => ({
-  kind: 'change-request',
-  id: param(request, 'requestId') ?? '',
-});
-const API_KEY = (request: FastifyRequest): AccessTarget => ({
-  kind: 'api-key',
-  id: param(request, 'keyId') ?? '',
-});
+/** A target named by its id in the path parameter `name`. */
+const byId =
+  (kind: 'flag' | 'segment' | 'change-request' | 'api-key', name: string) =>
+  (request: FastifyRequest): AccessTarget => ({ kind, id: param(request, name) ?? '' });
+const FLAG = byId('flag', 'flagId');
+const SEGMENT = byId('segment', 'segmentId');
+const CHANGE_REQUEST = byId('change-request', 'requestId');
+const API_KEY = byId('api-key', 'keyId');
 /** Evaluation: `?project=` (organisation-wide keys must send it), else the key's own project. */
 const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',

@@ -13,24 +13,15 @@ import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsGatedBy, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy } from './flag-service.ts';
 import { newId } from './ids.ts';
+import { PendingPatchService } from './pending-patch-service.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);
 
 /** Change requests (SPEC §10): made instead of a write, approved by others, applied once. */
-export class ChangeRequestService {
-  readonly #store: StoreRoles;
-  readonly #flags: FlagService;
-  readonly #clock: () => number;
-
-  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
-    this.#store = store;
-    this.#flags = flags;
-    this.#clock = clock;
-  }
-
+export class ChangeRequestService extends PendingPatchService {
   /**
    * `PATCH /v1/flags/{flagId}`: written at once, or — when a non-admin changes an environment
    * that requires approvals — checked as if written and kept as an open change request.
@@ -42,11 +33,11 @@ export class ChangeRequestService {
     options: { environment?: string | undefined; ifMatch?: number | undefined },
   ): Promise<{ readonly flag: Flag } | { readonly request: ChangeRequest }> {
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
-    const current = await this.#flags.getById(actor, flagId);
+    const current = await this.flags.getById(actor, flagId);
     const touched = environmentsGatedBy(patch, environment, current);
-    const required = await approvalsNeeded(this.#store, actor.principal, current.projectId, touched);
-    if (required === 0) return { flag: await this.#flags.patch(actor, flagId, patch, options) };
-    const flag = await this.#flags.checkPatch(actor, flagId, patch, environment);
+    const required = await approvalsNeeded(this.store, actor.principal, current.projectId, touched);
+    if (required === 0) return { flag: await this.flags.patch(actor, flagId, patch, options) };
+    const flag = await this.flags.checkPatch(actor, flagId, patch, environment);
     checkIfMatch(options.ifMatch, flag.version);
     const at = this.#now();
     const request: ChangeRequest = {
@@ -67,7 +58,7 @@ export class ChangeRequestService {
       createdAt: at,
       updatedAt: at,
     };
-    await this.#store.transaction(async (tx) => {
+    await this.store.transaction(async (tx) => {
       await tx.approvals.insertChangeRequest(request);
       await this.#audit(tx, actor, 'change_request.created', null, request);
     });
@@ -80,12 +71,12 @@ export class ChangeRequestService {
     filter: { readonly status?: ChangeRequestStatus | undefined; readonly flagId?: string | undefined },
     page: PageRequest,
   ): Promise<Page<ChangeRequest>> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.approvals.listChangeRequests(project.id, filter, page);
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    return this.store.approvals.listChangeRequests(project.id, filter, page);
   }
 
   async get(actor: Actor, id: string): Promise<ChangeRequest> {
-    const request = await this.#store.approvals.findChangeRequest(id);
+    const request = await this.store.approvals.findChangeRequest(id);
     if (request === undefined) throw notFound(`No change request with id "${id}".`);
     authorize(actor.principal, request.projectId, 'viewer');
     return request;
@@ -130,7 +121,7 @@ export class ChangeRequestService {
     if (!samePerson(request.author, personOf(actor.principal))) {
       if (actor.principal.role !== 'admin')
         throw forbidden('Only the author or an admin withdraws a change request.');
-      await this.#flags.checkAccess(actor, request.flagId, request.patch, request.environment);
+      await this.flags.checkAccess(actor, request.flagId, request.patch, request.environment);
     }
     return this.#update(actor, request, 'change_request.withdrawn', {
       status: 'withdrawn',
@@ -153,7 +144,7 @@ export class ChangeRequestService {
   /** Writes the patch and marks the request applied in one transaction, only onto the version it was made against. */
   async #apply(actor: Actor, request: ChangeRequest): Promise<ChangeRequest> {
     let applied: ChangeRequest | undefined;
-    await this.#flags.applyOnBehalf(
+    await this.flags.applyOnBehalf(
       actor,
       request.flagId,
       request.patch,
@@ -185,7 +176,7 @@ export class ChangeRequestService {
   /** An open request the actor may decide on: editor rights over what it would change. */
   async #decidable(actor: Actor, id: string): Promise<ChangeRequest> {
     const request = await this.get(actor, id);
-    await this.#flags.checkAccess(actor, request.flagId, request.patch, request.environment);
+    await this.flags.checkAccess(actor, request.flagId, request.patch, request.environment);
     this.#requireOpen(request);
     return request;
   }
@@ -200,7 +191,7 @@ export class ChangeRequestService {
     action: string,
     changes: Partial<ChangeRequest>,
   ): Promise<ChangeRequest> {
-    return this.#store.transaction((tx) => this.#write(tx, actor, request, action, changes));
+    return this.store.transaction((tx) => this.#write(tx, actor, request, action, changes));
   }
 
   async #write(
@@ -233,6 +224,6 @@ export class ChangeRequestService {
   }
 
   #now(): string {
-    return new Date(this.#clock()).toISOString();
+    return new Date(this.clock()).toISOString();
   }
 }

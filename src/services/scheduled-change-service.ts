@@ -1,12 +1,12 @@
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
-import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsGatedBy, type FlagService } from './flag-service.ts';
+import { environmentsGatedBy } from './flag-service.ts';
 import { newId } from './ids.ts';
+import { PendingPatchService } from './pending-patch-service.ts';
 
 export interface ScheduleInput {
   readonly at: string;
@@ -16,24 +16,14 @@ export interface ScheduleInput {
 }
 
 /** Scheduling, listing and cancelling flag changes (SPEC §10); `ChangeScheduler` applies them. */
-export class ScheduledChangeService {
-  readonly #store: StoreRoles;
-  readonly #flags: FlagService;
-  readonly #clock: () => number;
-
-  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
-    this.#store = store;
-    this.#flags = flags;
-    this.#clock = clock;
-  }
-
+export class ScheduledChangeService extends PendingPatchService {
   /** Refuses a patch the actor could not make now, or that would not validate now; applies it later as them. */
   async schedule(actor: Actor, flagId: string, input: ScheduleInput): Promise<ScheduledChange> {
-    const flag = await this.#flags.checkPatch(actor, flagId, input.patch, input.environment);
+    const flag = await this.flags.checkPatch(actor, flagId, input.patch, input.environment);
     const touched = environmentsGatedBy(input.patch, input.environment, flag);
-    await refuseToSkipApprovals(this.#store, actor.principal, flag.projectId, touched, 'A scheduled change');
+    await refuseToSkipApprovals(this.store, actor.principal, flag.projectId, touched, 'A scheduled change');
     const at = Date.parse(input.at);
-    if (at <= this.#clock()) {
+    if (at <= this.clock()) {
       throw validationFailed('A change can only be scheduled for the future.', [
         { path: '/at', message: 'must be later than now' },
       ]);
@@ -48,11 +38,11 @@ export class ScheduledChangeService {
       at: new Date(at).toISOString(),
       status: 'pending',
       author: actor.principal,
-      createdAt: new Date(this.#clock()).toISOString(),
+      createdAt: new Date(this.clock()).toISOString(),
       settledAt: null,
       failure: null,
     };
-    await this.#store.transaction(async (tx) => {
+    await this.store.transaction(async (tx) => {
       await tx.scheduledChanges.insert(change);
       await recordAudit(tx, actor, flag.projectId, {
         action: 'flag.change_scheduled',
@@ -70,13 +60,13 @@ export class ScheduledChangeService {
     flagId: string,
     status?: ScheduledChangeStatus,
   ): Promise<readonly ScheduledChange[]> {
-    await this.#flags.getById(actor, flagId);
-    return this.#store.scheduledChanges.listForFlag(flagId, status);
+    await this.flags.getById(actor, flagId);
+    return this.store.scheduledChanges.listForFlag(flagId, status);
   }
 
   async get(actor: Actor, flagId: string, id: string): Promise<ScheduledChange> {
-    await this.#flags.getById(actor, flagId);
-    const change = await this.#store.scheduledChanges.find(id);
+    await this.flags.getById(actor, flagId);
+    const change = await this.store.scheduledChanges.find(id);
     if (change === undefined || change.flagId !== flagId) {
       throw notFound(`No scheduled change "${id}" of this flag.`);
     }
@@ -86,9 +76,9 @@ export class ScheduledChangeService {
   /** Cancels a pending change: editors with access to what it would change. Applied or failed ones stay (409). */
   async cancel(actor: Actor, flagId: string, id: string): Promise<void> {
     const change = await this.get(actor, flagId, id);
-    await this.#flags.checkAccess(actor, change.flagId, change.patch, change.environment);
-    await this.#store.transaction(async (tx) => {
-      const at = new Date(this.#clock()).toISOString();
+    await this.flags.checkAccess(actor, change.flagId, change.patch, change.environment);
+    await this.store.transaction(async (tx) => {
+      const at = new Date(this.clock()).toISOString();
       if (!(await tx.scheduledChanges.settle(id, 'cancelled', at))) {
         const now = await tx.scheduledChanges.find(id);
         throw new DomainError(

@@ -16,6 +16,23 @@ let openConfirm: (options: ConfirmOptions) => Promise<boolean> = async (o) => wi
 /** Asks before something that cannot be undone; resolves to the answer. */
 export const confirm = (options: ConfirmOptions) => openConfirm(options);
 
+/**
+ * Asks first, then does what cannot be undone; what the API answers instead becomes `onProblem`'s
+ * (the page shows it above its list).
+ */
+export async function confirmThen(
+  options: ConfirmOptions,
+  action: () => Promise<void>,
+  onProblem: (problem: ApiError) => void,
+): Promise<void> {
+  if (!(await confirm(options))) return;
+  try {
+    await action();
+  } catch (error) {
+    onProblem(error as ApiError);
+  }
+}
+
 /** Renders the app's confirmation dialog (a native <dialog>: focus stays inside, Escape cancels). */
 export function ConfirmHost() {
   const [asked, setAsked] = useState<{ options: ConfirmOptions; resolve: (ok: boolean) => void } | null>(
@@ -94,25 +111,54 @@ export function useSubmission() {
   return { problem, busy, run, setProblem };
 }
 
+/** A form's values, for the kit's fields (a FieldSource), with its submission. */
+export function useForm<T>(initial: T) {
+  const [values, setValues] = useState(initial);
+  const submission = useSubmission();
+  const set = useCallback(<K extends keyof T>(name: K, value: T[K]) => {
+    setValues((current) => ({ ...current, [name]: value }));
+  }, []);
+  return { ...submission, values, set };
+}
+
+/** The page's button that opens its create dialog; it is hidden while the dialog is open. */
+export function OpenButton({
+  label,
+  open,
+  setOpen,
+}: {
+  label: string;
+  open: boolean;
+  setOpen: (open: boolean) => void;
+}) {
+  return open ? null : (
+    <button type="button" className="btn primary" onClick={() => setOpen(true)}>
+      {label}
+    </button>
+  );
+}
+
 /**
  * A form in a modal dialog for creating something: its title, the API's errors (a summary that
  * takes focus, and each beside its field), and Create / Cancel. Escape cancels; the first field
  * takes focus, so typing can start at once.
  */
 export function CreateDialog({
-  title,
-  submitLabel,
-  problem,
-  busy,
+  what,
+  title = `New ${what}`,
+  submitLabel = `Create ${what}`,
+  form: { problem, busy },
   onSubmit,
   onCancel,
   wide = false,
   children,
 }: {
-  title: string;
-  submitLabel: string;
-  problem: ApiError | undefined;
-  busy: boolean;
+  /** What is created: the title says "New …" and the button "Create …" unless they are given. */
+  what: string;
+  title?: string;
+  submitLabel?: string;
+  /** The submission under way (useSubmission or useForm). */
+  form: { readonly problem: ApiError | undefined; readonly busy: boolean };
   onSubmit: () => void;
   onCancel: () => void;
   wide?: boolean;

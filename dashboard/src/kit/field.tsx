@@ -1,4 +1,11 @@
-import { type ReactNode, useEffect, useRef } from 'react';
+import {
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useEffect,
+  useRef,
+} from 'react';
 import type { ApiError } from '../api.ts';
 
 /** The id of the control for a JSON pointer of the API's errors: `/rules/0/value` → `f-rules-0-value`. */
@@ -184,4 +191,157 @@ export function useFocusFirstField<T extends HTMLElement>() {
     ref.current?.querySelector<HTMLElement>('input:not([type=hidden]), select, textarea')?.focus();
   }, []);
   return ref;
+}
+
+/**
+ * What the one-line fields below read and write: a form's values, how to change one, and the API's
+ * problem with them. `at` is the JSON pointer the values stand at (e.g. `/rules/0`), so each field
+ * finds its error at `${at}/${name}`.
+ */
+export interface FieldSource<T> {
+  readonly values: T;
+  readonly set: <K extends keyof T>(name: K, value: T[K]) => void;
+  readonly problem: ApiError | undefined;
+  readonly at?: string;
+}
+
+/** A FieldSource over a draft that is changed whole (`onChange({ ...draft, name })`). */
+export function sourceOf<T>(
+  values: T,
+  onChange: (next: T) => void,
+  problem: ApiError | undefined,
+  at = '',
+): FieldSource<T> {
+  return { values, set: (name, value) => onChange({ ...values, [name]: value }), problem, at };
+}
+
+type TextKeys<T> = { [K in keyof T]: T[K] extends string ? K : never }[keyof T];
+
+type TextAttributes = Omit<
+  InputHTMLAttributes<HTMLInputElement> & TextareaHTMLAttributes<HTMLTextAreaElement>,
+  'id' | 'name' | 'value' | 'onChange' | 'children'
+>;
+
+/**
+ * A labelled text input bound to one of `of`'s values, with its hint and error: a textarea when
+ * `rows` is given. `code` is for keys, identifiers and other text that spell-checking would mark.
+ */
+export function TextField<T>({
+  of,
+  name,
+  label,
+  hint,
+  code = false,
+  ...attributes
+}: {
+  of: FieldSource<T>;
+  name: TextKeys<T> & string;
+  label: ReactNode;
+  hint?: ReactNode;
+  code?: boolean;
+} & TextAttributes) {
+  const value = of.values[name] as string;
+  const change = (text: string) => of.set(name, text as T[typeof name]);
+  const control = { ...attributes, ...(code ? { spellCheck: false } : {}) };
+  return (
+    <Field label={label} path={`${of.at ?? ''}/${name}`} problem={of.problem} hint={hint}>
+      {(props) =>
+        attributes.rows === undefined ? (
+          <input {...props} {...control} value={value} onChange={(e) => change(e.target.value)} />
+        ) : (
+          <textarea {...props} {...control} value={value} onChange={(e) => change(e.target.value)} />
+        )
+      }
+    </Field>
+  );
+}
+
+/** A choice of a select: its value, or its value and the text shown for it. */
+export type Choice = string | readonly [value: string, text: ReactNode];
+
+/**
+ * The key and the name of something being created, side by side (and whatever else belongs on
+ * their row): the key is what code and the API use, the name what people read.
+ */
+export function KeyAndName<T extends { key: string; name: string }>({
+  of,
+  keyHint,
+  children,
+}: {
+  of: FieldSource<T>;
+  keyHint: ReactNode;
+  children?: ReactNode;
+}) {
+  // Only `key` and `name` are read and written, which every such T has.
+  const fields = of as unknown as FieldSource<{ key: string; name: string }>;
+  return (
+    <div className="row">
+      <TextField of={fields} name="key" label="Key" hint={keyHint} code />
+      <TextField of={fields} name="name" label="Name" />
+      {children}
+    </div>
+  );
+}
+
+/** A select's options: each its value, or its value and the text shown for it. */
+export function Options({ choices }: { choices: readonly Choice[] }) {
+  return choices.map((choice) =>
+    typeof choice === 'string' ? (
+      <option key={choice}>{choice}</option>
+    ) : (
+      <option key={choice[0]} value={choice[0]}>
+        {choice[1]}
+      </option>
+    ),
+  );
+}
+
+/** A labelled select bound to one of `of`'s values, with its hint and error. */
+export function SelectField<T>({
+  of,
+  name,
+  label,
+  hint,
+  choices,
+  ...attributes
+}: {
+  of: FieldSource<T>;
+  name: TextKeys<T> & string;
+  label: ReactNode;
+  hint?: ReactNode;
+  choices: readonly Choice[];
+} & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id' | 'name' | 'value' | 'onChange' | 'children'>) {
+  return (
+    <Field label={label} path={`${of.at ?? ''}/${name}`} problem={of.problem} hint={hint}>
+      {(props) => (
+        <select
+          {...props}
+          {...attributes}
+          value={of.values[name] as string}
+          onChange={(e) => of.set(name, e.target.value as T[typeof name])}
+        >
+          <Options choices={choices} />
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/** A radio group's buttons, each with its text after it; choosing one calls `onChange` with its value. */
+export function RadioChoices<V extends string | boolean>({
+  name,
+  value,
+  choices,
+  onChange,
+}: {
+  name: string;
+  value: V;
+  choices: readonly (readonly [V, ReactNode])[];
+  onChange: (value: V) => void;
+}) {
+  return choices.map(([choice, text]) => (
+    <label key={String(choice)} className="checkbox">
+      <input type="radio" name={name} checked={choice === value} onChange={() => onChange(choice)} /> {text}
+    </label>
+  ));
 }

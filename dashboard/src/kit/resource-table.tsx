@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
-import type { ApiError } from '../api.ts';
+import type { ApiError, Loaded } from '../api.ts';
 import { LoadError, Loading } from '../ui.tsx';
+import { ErrorSummary } from './field.tsx';
 
 export interface Column<T> {
   /** The column's heading; give a visually hidden one to a column of buttons. */
@@ -9,18 +10,58 @@ export interface Column<T> {
   readonly className?: string;
 }
 
+/** The heading of a column of buttons: only screen readers read it. */
+export const ACTIONS_HEADER = <span className="visually-hidden">Actions</span>;
+
+/** The column of a row's buttons. */
+export const actionsColumn = <T,>(cell: (row: T) => ReactNode): Column<T> => ({
+  header: ACTIONS_HEADER,
+  className: 'row-actions',
+  cell,
+});
+
+/** A table's column headings, for a table whose rows are not a plain list of resources. */
+export function TableHead({ headers }: { headers: readonly ReactNode[] }) {
+  return (
+    <thead>
+      <tr>
+        {headers.map((header, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the headings are fixed for the table's life
+          <th scope="col" key={i}>
+            {header}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+type TableProps<T> = Parameters<typeof TableOrState<T>>[0];
+
 /**
  * A list of resources as a table, with its other states: loading, failed (with a retry) and
- * empty (what to show instead of a table with no rows). Wide tables scroll in their own box.
+ * empty (what to show instead of a table with no rows). Above it, `problem`: what the API
+ * answered to the last thing done to a row. Wide tables scroll in their own box.
  */
-export function ResourceTable<T>({
+export function ResourceTable<T>({ problem, ...table }: TableProps<T> & { problem?: ApiError | undefined }) {
+  return (
+    <>
+      <ErrorSummary problem={problem} />
+      <TableOrState {...table} />
+    </>
+  );
+}
+
+/** The table, or instead its loading, failed or empty state. */
+function TableOrState<T>({
   caption,
   columns,
-  rows,
+  of,
+  rows = of?.data,
   rowKey,
-  what,
-  error,
-  retry,
+  what = caption.toLowerCase(),
+  error = of?.error,
+  retry = of?.reload,
   empty,
   rowClassName,
   replaceRow,
@@ -28,11 +69,13 @@ export function ResourceTable<T>({
   /** Read by screen readers only. */
   caption: string;
   columns: readonly (Column<T> | false)[];
+  /** The loaded list (useApi): its rows, its error and how to retry, unless those are given. */
+  of?: Pick<Loaded<readonly T[]>, 'data' | 'error' | 'reload'>;
   /** undefined while loading. */
-  rows: readonly T[] | undefined;
+  rows?: readonly T[] | undefined;
   rowKey: (row: T) => string;
-  /** For "Loading …". */
-  what: string;
+  /** For "Loading …"; default: the caption in lower case. */
+  what?: string;
   error?: ApiError | undefined;
   retry?: () => void;
   empty: ReactNode;

@@ -2,9 +2,9 @@ import { useEffect, useRef, useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
 import { useOptionalProject } from '../app.tsx';
-import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, InlineError } from '../kit/field.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { ErrorSummary, Field, InlineError, Options, TextField } from '../kit/field.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 type Created = ApiKey & { secret: string };
@@ -22,25 +22,25 @@ export function ApiKeysPage() {
   const [problem, setProblem] = useState<ApiError>();
 
   const revoke = async (key: ApiKey) => {
-    const ok = await confirm({
-      title: `Revoke the key “${key.name}”?`,
-      body: (
-        <p>
-          Applications using <code>{key.prefix}…</code> get 401 from their next request on. This cannot be
-          undone.
-        </p>
-      ),
-      confirmLabel: 'Revoke key',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/api-keys/${enc(key.id)}`);
-      toast(`Key ${key.name} revoked.`);
-      keys.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: `Revoke the key “${key.name}”?`,
+        body: (
+          <p>
+            Applications using <code>{key.prefix}…</code> get 401 from their next request on. This cannot be
+            undone.
+          </p>
+        ),
+        confirmLabel: 'Revoke key',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/api-keys/${enc(key.id)}`);
+        toast(`Key ${key.name} revoked.`);
+        keys.reload();
+      },
+      setProblem,
+    );
   };
 
   const sorted = [...(keys.data ?? [])].sort(
@@ -50,14 +50,7 @@ export function ApiKeysPage() {
   return (
     <>
       <PageTitle
-        actions={
-          !creating &&
-          !created && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              Create API key
-            </button>
-          )
-        }
+        actions={<OpenButton label="Create API key" open={creating || !!created} setOpen={setCreating} />}
       >
         {scope ? 'Settings → API keys' : 'Organisation API keys'}
       </PageTitle>
@@ -118,16 +111,14 @@ export function ApiKeysPage() {
               );
             },
           },
-          {
-            header: <span className="visually-hidden">Actions</span>,
-            className: 'row-actions',
-            cell: (k) =>
+          actionsColumn<ApiKey>(
+            (k) =>
               statusOf(k) === 'active' && (
                 <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
                   Revoke<span className="visually-hidden"> {k.name}</span>
                 </button>
               ),
-          },
+          ),
         ]}
       />
     </>
@@ -178,15 +169,15 @@ function CreateKey({
   onCancel: () => void;
 }) {
   const scope = useOptionalProject();
-  const [name, setName] = useState('');
+  const form = useForm({ name: '', expiresAt: '' });
+  const { name, expiresAt: expires } = form.values;
+  const { problem } = form;
   const [role, setRole] = useState<Role>('evaluator');
   const [limited, setLimited] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
-  const [expires, setExpires] = useState('');
-  const { problem, busy, run } = useSubmission();
 
   const submit = () =>
-    run(async () =>
+    form.run(async () =>
       onCreated(
         await api<Created>('POST', base, {
           name,
@@ -199,32 +190,29 @@ function CreateKey({
 
   return (
     <CreateDialog
-      title="New API key"
+      what="API key"
       submitLabel="Create key"
-      problem={problem}
-      busy={busy}
+      form={form}
       onSubmit={submit}
       onCancel={onCancel}
       wide
     >
       <div className="row">
-        <Field label="Name" path="/name" problem={problem} hint="What uses it, e.g. “checkout service”.">
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
+        <TextField of={form} name="name" label="Name" hint="What uses it, e.g. “checkout service”." />
         <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
           {(props) => (
             <select {...props} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              {ROLES.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
+              <Options choices={ROLES} />
             </select>
           )}
         </Field>
-        <Field label="Expires (optional)" path="/expiresAt" problem={problem} hint="At the end of that day.">
-          {(props) => (
-            <input {...props} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} />
-          )}
-        </Field>
+        <TextField
+          of={form}
+          name="expiresAt"
+          label="Expires (optional)"
+          type="date"
+          hint="At the end of that day."
+        />
       </div>
       {scope && (
         <fieldset className="environments-choice">

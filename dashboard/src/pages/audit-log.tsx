@@ -2,7 +2,8 @@ import { type ReactNode, useEffect, useState } from 'react';
 import { type Account, type ApiError, type AuditEvent, apiPage, enc, type Project, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { differences } from '../change-words.ts';
-import { describePath } from '../kit/field.tsx';
+import { describePath, Options } from '../kit/field.tsx';
+import { TableHead } from '../kit/resource-table.tsx';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
 
 /** The actions the log records, by resource type, for the filters. */
@@ -169,11 +170,7 @@ function AuditLog({
           <span>Action</span>
           <select value={verb} onChange={(e) => setVerb(e.target.value)} disabled={!resourceType}>
             <option value="">Any action</option>
-            {(ACTIONS[resourceType] ?? []).map((v) => (
-              <option key={v} value={v}>
-                {words(v)}
-              </option>
-            ))}
+            <Options choices={(ACTIONS[resourceType] ?? []).map((v) => [v, words(v)] as const)} />
           </select>
         </label>
         <label className="field inline">
@@ -249,13 +246,7 @@ function Change({ before, after }: { before: unknown; after: unknown }) {
   if (changed.length === 0) return <p className="muted">Nothing but the version changed.</p>;
   return (
     <table className="changes">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Before</th>
-          <th scope="col">After</th>
-        </tr>
-      </thead>
+      <TableHead headers={['Field', 'Before', 'After']} />
       <tbody>
         {changed.map((d) => (
           <tr key={d.path}>

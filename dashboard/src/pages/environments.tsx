@@ -1,9 +1,10 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { type ApiError, api, type Environment, enc } from '../api.ts';
 import { useProject } from '../app.tsx';
-import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, useFocusFirstField } from '../kit/field.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { Field, KeyAndName, TextField } from '../kit/field.tsx';
+import { InlineForm } from '../kit/inline-form.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { can, useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
@@ -16,43 +17,36 @@ export function EnvironmentsPage() {
   const mayEdit = can(me, 'editor', project);
 
   const remove = async (environment: Environment) => {
-    const ok = await confirm({
-      title: `Delete the environment ${environment.name}?`,
-      body: (
-        <p>
-          Every flag's configuration in <code>{environment.key}</code> is deleted with it, and applications
-          evaluating there get errors. This cannot be undone.
-        </p>
-      ),
-      confirmLabel: 'Delete environment',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api(
-        'DELETE',
-        `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
-        undefined,
-        environment.version,
-      );
-      toast(`Environment ${environment.name} deleted.`);
-      reloadEnvironments();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: `Delete the environment ${environment.name}?`,
+        body: (
+          <p>
+            Every flag's configuration in <code>{environment.key}</code> is deleted with it, and applications
+            evaluating there get errors. This cannot be undone.
+          </p>
+        ),
+        confirmLabel: 'Delete environment',
+        danger: true,
+      },
+      async () => {
+        await api(
+          'DELETE',
+          `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
+          undefined,
+          environment.version,
+        );
+        toast(`Environment ${environment.name} deleted.`);
+        reloadEnvironments();
+      },
+      setProblem,
+    );
   };
 
   return (
     <>
       <PageTitle
-        actions={
-          mayEdit &&
-          !creating && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              New environment
-            </button>
-          )
-        }
+        actions={mayEdit && <OpenButton label="New environment" open={creating} setOpen={setCreating} />}
       >
         Environments
       </PageTitle>
@@ -66,10 +60,9 @@ export function EnvironmentsPage() {
           onCancel={() => setCreating(false)}
         />
       )}
-      <ErrorSummary problem={problem} />
       <ResourceTable
+        problem={problem}
         caption="Environments"
-        what="environments"
         rows={environments}
         rowKey={(e) => e.id}
         empty={null}
@@ -107,10 +100,8 @@ export function EnvironmentsPage() {
               ),
           },
           { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
-          mayEdit && {
-            header: <span className="visually-hidden">Actions</span>,
-            className: 'row-actions',
-            cell: (e) => (
+          mayEdit &&
+            actionsColumn<Environment>((e) => (
               <>
                 <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
                   Edit<span className="visually-hidden"> {e.name}</span>
@@ -125,8 +116,7 @@ export function EnvironmentsPage() {
                   Delete<span className="visually-hidden"> {e.name}</span>
                 </button>
               </>
-            ),
-          },
+            )),
         ]}
       />
       <p className="muted small">
@@ -138,13 +128,11 @@ export function EnvironmentsPage() {
 
 function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
   const { project, environments } = useProject();
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [copyFrom, setCopyFrom] = useState('');
+  const form = useForm({ key: '', name: '', copyFrom: '' });
+  const { key, name, copyFrom } = form.values;
   const [guarded, setGuarded] = useState<boolean>();
-  const { problem, busy, run } = useSubmission();
   const submit = () =>
-    run(async () => {
+    form.run(async () => {
       const created = await api<Environment>('POST', `/projects/${enc(project.id)}/environments`, {
         key,
         ...(name ? { name } : {}),
@@ -155,27 +143,11 @@ function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel:
       onDone();
     });
   return (
-    <CreateDialog
-      title="New environment"
-      submitLabel="Create environment"
-      problem={problem}
-      busy={busy}
-      onSubmit={submit}
-      onCancel={onCancel}
-    >
-      <div className="row">
-        <Field label="Key" path="/key" problem={problem} hint="e.g. staging">
-          {(props) => (
-            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
-          )}
-        </Field>
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-      </div>
-      <Field label="Start from" path="/copyFrom" problem={problem}>
+    <CreateDialog what="environment" form={form} onSubmit={submit} onCancel={onCancel}>
+      <KeyAndName of={form} keyHint="e.g. staging" />
+      <Field label="Start from" path="/copyFrom" problem={form.problem}>
         {(props) => (
-          <select {...props} value={copyFrom} onChange={(e) => setCopyFrom(e.target.value)}>
+          <select {...props} value={copyFrom} onChange={(e) => form.set('copyFrom', e.target.value)}>
             <option value="">Every flag off</option>
             {environments.map((e) => (
               <option key={e.key} value={e.key}>
@@ -208,47 +180,33 @@ function EditEnvironment({
   onDone: () => void;
   onCancel: () => void;
 }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
   const { project } = useProject();
-  const [name, setName] = useState(environment.name);
-  const [description, setDescription] = useState(environment.description);
+  const form = useForm({ name: environment.name, description: environment.description });
   const [guarded, setGuarded] = useState(environment.protected);
-  const { problem, run } = useSubmission();
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    void run(async () => {
+  const submit = () =>
+    form.run(async () => {
       await api(
         'PATCH',
         `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
-        { name, description, protected: guarded },
+        { ...form.values, protected: guarded },
         environment.version,
       );
       toast('Environment saved.');
       onDone();
     });
-  };
   return (
-    <form ref={focusRef} onSubmit={submit} noValidate aria-label={`Edit ${environment.name}`}>
-      <ErrorSummary problem={problem} />
+    <InlineForm
+      label={`Edit ${environment.name}`}
+      form={form}
+      submitLabel="Save"
+      onSubmit={submit}
+      onCancel={onCancel}
+    >
       <div className="row">
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Description" path="/description" problem={problem}>
-          {(props) => (
-            <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />
-          )}
-        </Field>
+        <TextField of={form} name="name" label="Name" />
+        <TextField of={form} name="description" label="Description" />
       </div>
       <ProtectedBox checked={guarded} onChange={setGuarded} />
-      <div className="form-actions">
-        <button type="submit" className="btn primary">
-          Save
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </InlineForm>
   );
 }

@@ -11,8 +11,8 @@ import {
   isChangeRequest,
 } from '../api.ts';
 import { useProject } from '../app.tsx';
-import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
-import { Field } from '../kit/field.tsx';
+import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { confirmProtected } from '../protected.tsx';
@@ -123,16 +123,7 @@ export function FlagsPage() {
   const filtered = query || tag || staleOnly;
   return (
     <>
-      <PageTitle
-        actions={
-          mayEdit &&
-          !creating && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              New flag
-            </button>
-          )
-        }
-      >
+      <PageTitle actions={mayEdit && <OpenButton label="New flag" open={creating} setOpen={setCreating} />}>
         Flags
       </PageTitle>
       {creating && <CreateFlag onCancel={() => setCreating(false)} />}
@@ -145,9 +136,7 @@ export function FlagsPage() {
           <span>Tag</span>
           <select value={tag} onChange={(e) => setTag(e.target.value)}>
             <option value="">Any tag</option>
-            {allTags.map((t) => (
-              <option key={t}>{t}</option>
-            ))}
+            <Options choices={allTags} />
           </select>
         </label>
         <label className="checkbox">
@@ -162,7 +151,6 @@ export function FlagsPage() {
       {!archived && !filtered && <TopFlags />}
       <ResourceTable
         caption="Flags"
-        what="flags"
         rows={rows}
         rowKey={(row) => row.flag.id}
         error={error}
@@ -243,13 +231,10 @@ const TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
 
 function CreateFlag({ onCancel }: { onCancel: () => void }) {
   const { project } = useProject();
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
+  const form = useForm({ key: '', name: '', description: '', tags: '' });
+  const { key, name, description, tags } = form.values;
   const [type, setType] = useState<FlagType>('boolean');
-  const [description, setDescription] = useState('');
-  const [tags, setTags] = useState('');
   const [variants, setVariants] = useState<VariantDraft[]>([]);
-  const { problem, busy, run } = useSubmission();
   const starter = useMemo(
     () =>
       ({
@@ -265,7 +250,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
   );
 
   const submit = () =>
-    run(async () => {
+    form.run(async () => {
       const tagList = tagsOf(tags);
       const flag = await api<Flag>('POST', `/projects/${enc(project.id)}/flags`, {
         key,
@@ -280,25 +265,9 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
     });
 
   return (
-    <CreateDialog
-      title="New flag"
-      submitLabel="Create flag"
-      problem={problem}
-      busy={busy}
-      onSubmit={submit}
-      onCancel={onCancel}
-      wide
-    >
-      <div className="row">
-        <Field label="Key" path="/key" problem={problem} hint="What your code asks for, e.g. new-checkout.">
-          {(props) => (
-            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
-          )}
-        </Field>
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-        <Field label="Type" path="/type" problem={problem}>
+    <CreateDialog what="flag" form={form} onSubmit={submit} onCancel={onCancel} wide>
+      <KeyAndName of={form} keyHint="What your code asks for, e.g. new-checkout.">
+        <Field label="Type" path="/type" problem={form.problem}>
           {(props) => (
             <select
               {...props}
@@ -309,23 +278,17 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
                 setVariants(starter[next]());
               }}
             >
-              {TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
+              <Options choices={TYPES} />
             </select>
           )}
         </Field>
-      </div>
-      <Field label="Description" path="/description" problem={problem}>
-        {(props) => <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />}
-      </Field>
-      <Field label="Tags" path="/tags" problem={problem} hint="Separated by commas.">
-        {(props) => <input {...props} value={tags} onChange={(e) => setTags(e.target.value)} />}
-      </Field>
+      </KeyAndName>
+      <TextField of={form} name="description" label="Description" />
+      <TextField of={form} name="tags" label="Tags" hint="Separated by commas." />
       {type === 'boolean' ? (
         <p className="muted small">A boolean flag serves the variants on (true) and off (false).</p>
       ) : (
-        <VariantsEditor type={type} variants={variants} onChange={setVariants} problem={problem} />
+        <VariantsEditor type={type} variants={variants} onChange={setVariants} problem={form.problem} />
       )}
     </CreateDialog>
   );

@@ -10,9 +10,9 @@ import {
   type Role,
   useApi,
 } from '../api.ts';
-import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
+import { CreateDialog, confirmThen, OpenButton, useSubmission } from '../kit/dialogs.tsx';
 import { ErrorSummary, Field } from '../kit/field.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
@@ -31,72 +31,63 @@ export function MembersPage() {
 
   const remove = async (account: Account) => {
     const self = account.id === me.account?.id;
-    const ok = await confirm({
-      title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
-      body: self
-        ? 'You will be signed out and cannot sign in again.'
-        : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
-      confirmLabel: 'Remove account',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/accounts/${enc(account.id)}`);
-      toast(`${account.name} removed.`);
-      accounts.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
+        body: self
+          ? 'You will be signed out and cannot sign in again.'
+          : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
+        confirmLabel: 'Remove account',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/accounts/${enc(account.id)}`);
+        toast(`${account.name} removed.`);
+        accounts.reload();
+      },
+      setProblem,
+    );
   };
 
-  const resetLink = async (account: Account) => {
-    const ok = await confirm({
-      title: `Create a password reset link for ${account.name}?`,
-      body: `Whoever opens it chooses a new password for ${account.email}, and every session of the account ends. An earlier unused link stops working.`,
-      confirmLabel: 'Create reset link',
-    });
-    if (!ok) return;
-    try {
-      const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
-      setLink({
-        title: `Send this link to ${account.email}`,
-        label: 'Password reset link',
-        validity: 'works once, for 24 hours',
-        url: `${location.origin}${reset.path}`,
-      });
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
-  };
+  const resetLink = (account: Account) =>
+    confirmThen(
+      {
+        title: `Create a password reset link for ${account.name}?`,
+        body: `Whoever opens it chooses a new password for ${account.email}, and every session of the account ends. An earlier unused link stops working.`,
+        confirmLabel: 'Create reset link',
+      },
+      async () => {
+        const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
+        setLink({
+          title: `Send this link to ${account.email}`,
+          label: 'Password reset link',
+          validity: 'works once, for 24 hours',
+          url: `${location.origin}${reset.path}`,
+        });
+      },
+      setProblem,
+    );
 
   const withdraw = async (invitation: Invitation) => {
-    const ok = await confirm({
-      title: `Withdraw the invitation for ${invitation.email}?`,
-      body: 'The link stops working.',
-      confirmLabel: 'Withdraw invitation',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/invitations/${enc(invitation.id)}`);
-      toast('Invitation withdrawn.');
-      invitations.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: `Withdraw the invitation for ${invitation.email}?`,
+        body: 'The link stops working.',
+        confirmLabel: 'Withdraw invitation',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/invitations/${enc(invitation.id)}`);
+        toast('Invitation withdrawn.');
+        invitations.reload();
+      },
+      setProblem,
+    );
   };
 
   return (
     <>
-      <PageTitle
-        actions={
-          !inviting && (
-            <button type="button" className="btn primary" onClick={() => setInviting(true)}>
-              Invite someone
-            </button>
-          )
-        }
-      >
+      <PageTitle actions={<OpenButton label="Invite someone" open={inviting} setOpen={setInviting} />}>
         Members
       </PageTitle>
       {link && <OneTimeLink {...link} onDone={() => setLink(undefined)} />}
@@ -133,11 +124,8 @@ export function MembersPage() {
         <h2 id="accounts-title">Accounts</h2>
         <ResourceTable
           caption="Accounts"
-          what="accounts"
-          rows={accounts.data}
+          of={accounts}
           rowKey={(a) => a.id}
-          error={accounts.error}
-          retry={accounts.reload}
           empty={<Empty title="No accounts" />}
           columns={[
             {
@@ -153,23 +141,19 @@ export function MembersPage() {
             { header: 'Role', cell: (a) => a.role },
             { header: 'Projects', cell: (a) => scopeName(a.projectId) },
             { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },
-            {
-              header: <span className="visually-hidden">Actions</span>,
-              className: 'row-actions',
-              cell: (a) => (
-                <>
-                  <button type="button" className="btn subtle" onClick={() => setEditing(a)}>
-                    Change role<span className="visually-hidden"> of {a.name}</span>
-                  </button>
-                  <button type="button" className="btn subtle" onClick={() => resetLink(a)}>
-                    Reset password<span className="visually-hidden"> of {a.name}</span>
-                  </button>
-                  <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
-                    Remove<span className="visually-hidden"> {a.name}</span>
-                  </button>
-                </>
-              ),
-            },
+            actionsColumn<Account>((a) => (
+              <>
+                <button type="button" className="btn subtle" onClick={() => setEditing(a)}>
+                  Change role<span className="visually-hidden"> of {a.name}</span>
+                </button>
+                <button type="button" className="btn subtle" onClick={() => resetLink(a)}>
+                  Reset password<span className="visually-hidden"> of {a.name}</span>
+                </button>
+                <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
+                  Remove<span className="visually-hidden"> {a.name}</span>
+                </button>
+              </>
+            )),
           ]}
         />
       </section>
@@ -178,10 +162,8 @@ export function MembersPage() {
         <ResourceTable
           caption="Pending invitations"
           what="invitations"
-          rows={invitations.data}
+          of={invitations}
           rowKey={(i) => i.id}
-          error={invitations.error}
-          retry={invitations.reload}
           empty={<Empty title="No pending invitations" />}
           columns={[
             { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
@@ -189,15 +171,11 @@ export function MembersPage() {
             { header: 'Projects', cell: (i) => scopeName(i.projectId) },
             { header: 'Invited by', cell: (i) => i.invitedBy.name },
             { header: 'Expires', cell: (i) => <Time at={i.expiresAt} /> },
-            {
-              header: <span className="visually-hidden">Actions</span>,
-              className: 'row-actions',
-              cell: (i) => (
-                <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
-                  Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
-                </button>
-              ),
-            },
+            actionsColumn<Invitation>((i) => (
+              <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
+                Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
+              </button>
+            )),
           ]}
         />
       </section>
@@ -230,10 +208,10 @@ function InviteForm({
     );
   return (
     <CreateDialog
+      what="invitation"
       title="Invite someone"
       submitLabel="Create invitation link"
-      problem={problem}
-      busy={busy}
+      form={{ problem, busy }}
       onSubmit={submit}
       onCancel={onCancel}
       wide
@@ -356,9 +334,10 @@ function EditAccountForm({
   onCancel: () => void;
 }) {
   const [scope, setScope] = useState<RoleAndScope>({ role: account.role, project: account.projectId ?? '' });
-  const { problem, busy, run } = useSubmission();
+  const submission = useSubmission();
+  const { problem } = submission;
   const submit = () =>
-    run(async () =>
+    submission.run(async () =>
       onSaved(
         await api<Account>(
           'PATCH',
@@ -370,10 +349,10 @@ function EditAccountForm({
     );
   return (
     <CreateDialog
+      what="role"
       title={`Change the role of ${account.name}`}
       submitLabel="Save role"
-      problem={problem}
-      busy={busy}
+      form={submission}
       onSubmit={submit}
       onCancel={onCancel}
       wide

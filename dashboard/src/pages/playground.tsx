@@ -2,7 +2,7 @@ import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { ErrorSummary, Field, Options } from '../kit/field.tsx';
 import { Link } from '../router.tsx';
 import { LoadError, Loading, PageTitle } from '../ui.tsx';
 
@@ -98,11 +98,7 @@ export function PlaygroundPage() {
               <Field label="Environment" path="/environment" problem={problem}>
                 {(props) => (
                   <select {...props} value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-                    {environments.map((e) => (
-                      <option key={e.key} value={e.key}>
-                        {e.name}
-                      </option>
-                    ))}
+                    <Options choices={environments.map((e) => [e.key, e.name] as const)} />
                   </select>
                 )}
               </Field>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, enc, type Project, useApi } from '../api.ts';
-import { CreateDialog, useSubmission } from '../kit/dialogs.tsx';
-import { Field } from '../kit/field.tsx';
+import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { KeyAndName, TextField } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
@@ -14,14 +14,7 @@ export function ProjectsPage() {
   return (
     <>
       <PageTitle
-        actions={
-          mayCreate &&
-          !creating && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              New project
-            </button>
-          )
-        }
+        actions={mayCreate && <OpenButton label="New project" open={creating} setOpen={setCreating} />}
       >
         Projects
       </PageTitle>
@@ -56,12 +49,10 @@ export function ProjectsPage() {
 }
 
 function CreateProject({ onCancel }: { onCancel: () => void }) {
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
-  const { problem, busy, run } = useSubmission();
+  const form = useForm({ key: '', name: '', description: '' });
+  const { key, name, description } = form.values;
   const submit = () =>
-    run(async () => {
+    form.run(async () => {
       const project = await api<Project>('POST', '/projects', {
         key,
         ...(name ? { name } : {}),
@@ -71,27 +62,9 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
       void navigate(`/projects/${enc(project.key)}/flags`);
     });
   return (
-    <CreateDialog
-      title="New project"
-      submitLabel="Create project"
-      problem={problem}
-      busy={busy}
-      onSubmit={submit}
-      onCancel={onCancel}
-    >
-      <div className="row">
-        <Field label="Key" path="/key" problem={problem} hint="Letters, digits, . _ - ; used in the API.">
-          {(props) => (
-            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
-          )}
-        </Field>
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-      </div>
-      <Field label="Description" path="/description" problem={problem}>
-        {(props) => <input {...props} value={description} onChange={(e) => setDescription(e.target.value)} />}
-      </Field>
+    <CreateDialog what="project" form={form} onSubmit={submit} onCancel={onCancel}>
+      <KeyAndName of={form} keyHint="Letters, digits, . _ - ; used in the API." />
+      <TextField of={form} name="description" label="Description" />
       <p className="muted small">
         It starts with the environments development and production; production is protected.
       </p>

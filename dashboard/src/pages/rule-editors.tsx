@@ -1,6 +1,6 @@
 import { LIST_OPERATORS, OPERATORS, type Operator, UNARY_OPERATORS } from '../../../src/domain/segment.ts';
 import type { ApiError } from '../api.ts';
-import { Field, fieldId, InlineError } from '../kit/field.tsx';
+import { Field, fieldId, InlineError, Options, SelectField, sourceOf, TextField } from '../kit/field.tsx';
 import { type ConditionDraft, DATE_OPERATORS, NUMERIC_OPERATORS, newCondition } from './condition-draft.ts';
 
 export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
@@ -28,6 +28,16 @@ export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
   after: 'is after',
 };
 
+/** The value's input for an operator: a number, a date and time, or text that is not spell-checked. */
+const valueInputOf = (operator: Operator) =>
+  NUMERIC_OPERATORS.has(operator)
+    ? { type: 'number', step: 'any' }
+    : DATE_OPERATORS.has(operator)
+      ? { type: 'datetime-local', step: '1' }
+      : { spellCheck: false };
+
+const OPERATOR_CHOICES = OPERATORS.map((o) => [o, OPERATOR_LABELS[o]] as const);
+
 /** One condition: attribute, operator and an input that suits the operator. */
 function ConditionRow({
   condition,
@@ -51,23 +61,16 @@ function ConditionRow({
   const label = `${noun} ${position}`;
   const legend = `${noun[0]?.toUpperCase()}${noun.slice(1)} ${position}`;
   if (condition.type === 'segment') {
+    const fields = sourceOf(condition, onChange, problem, path);
     return (
       <fieldset className="condition">
         <legend className="visually-hidden">{legend}</legend>
-        <Field label="User is in segment" path={`${path}/segment`} problem={problem}>
-          {(props) => (
-            <select
-              {...props}
-              value={condition.segment}
-              onChange={(e) => onChange({ ...condition, segment: e.target.value })}
-            >
-              <option value="">Choose a segment</option>
-              {segments.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <SelectField
+          of={fields}
+          name="segment"
+          label="User is in segment"
+          choices={[['', 'Choose a segment'], ...segments]}
+        />
         <NegateBox condition={condition} onChange={onChange} label={label} />
         <button type="button" className="btn subtle" onClick={onRemove} aria-label={`Remove ${label}`}>
           Remove
@@ -76,35 +79,12 @@ function ConditionRow({
     );
   }
   const { operator } = condition;
+  const fields = sourceOf(condition, onChange, problem, path);
   return (
     <fieldset className="condition">
       <legend className="visually-hidden">{legend}</legend>
-      <Field label="Attribute" path={`${path}/attribute`} problem={problem}>
-        {(props) => (
-          <input
-            {...props}
-            value={condition.attribute}
-            placeholder="e.g. country"
-            spellCheck={false}
-            onChange={(e) => onChange({ ...condition, attribute: e.target.value })}
-          />
-        )}
-      </Field>
-      <Field label="Operator" path={`${path}/operator`} problem={problem}>
-        {(props) => (
-          <select
-            {...props}
-            value={operator}
-            onChange={(e) => onChange({ ...condition, operator: e.target.value as Operator })}
-          >
-            {OPERATORS.map((o) => (
-              <option key={o} value={o}>
-                {OPERATOR_LABELS[o]}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <TextField of={fields} name="attribute" label="Attribute" placeholder="e.g. country" code />
+      <SelectField of={fields} name="operator" label="Operator" choices={OPERATOR_CHOICES} />
       {!UNARY_OPERATORS.has(operator) && (
         <Field
           label={LIST_OPERATORS.has(operator) ? 'Values' : 'Value'}
@@ -122,39 +102,14 @@ function ConditionRow({
           }
         >
           {(props) => {
-            const set = (text: string) => onChange({ ...condition, text });
-            if (LIST_OPERATORS.has(operator))
-              return (
-                <textarea {...props} rows={2} value={condition.text} onChange={(e) => set(e.target.value)} />
-              );
-            if (NUMERIC_OPERATORS.has(operator))
-              return (
-                <input
-                  {...props}
-                  type="number"
-                  step="any"
-                  value={condition.text}
-                  onChange={(e) => set(e.target.value)}
-                />
-              );
-            if (DATE_OPERATORS.has(operator))
-              return (
-                <input
-                  {...props}
-                  type="datetime-local"
-                  step="1"
-                  value={condition.text}
-                  onChange={(e) => set(e.target.value)}
-                />
-              );
-            return (
-              <input
-                {...props}
-                value={condition.text}
-                spellCheck={false}
-                onChange={(e) => set(e.target.value)}
-              />
-            );
+            const control = {
+              ...props,
+              value: condition.text,
+              onChange: (e: { target: { value: string } }) =>
+                onChange({ ...condition, text: e.target.value }),
+            };
+            if (LIST_OPERATORS.has(operator)) return <textarea {...control} rows={2} />;
+            return <input {...control} {...valueInputOf(operator)} />;
           }}
         </Field>
       )}
@@ -290,9 +245,7 @@ export function SegmentPicker({
                     ? 'Every segment is chosen'
                     : 'Choose a segment'}
               </option>
-              {rest.map((s) => (
-                <option key={s}>{s}</option>
-              ))}
+              <Options choices={rest} />
             </select>
           )}
         </Field>

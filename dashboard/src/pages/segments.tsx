@@ -2,8 +2,8 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
-import { CreateDialog, confirm, useSubmission } from '../kit/dialogs.tsx';
-import { describePath, ErrorSummary, Field } from '../kit/field.tsx';
+import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { describePath, ErrorSummary, KeyAndName, RadioChoices, sourceOf, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { Link, navigate, useLeaveGuard } from '../router.tsx';
@@ -21,14 +21,7 @@ export function SegmentsPage() {
   return (
     <>
       <PageTitle
-        actions={
-          mayEdit &&
-          !creating && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              New segment
-            </button>
-          )
-        }
+        actions={mayEdit && <OpenButton label="New segment" open={creating} setOpen={setCreating} />}
       >
         Segments
       </PageTitle>
@@ -36,11 +29,8 @@ export function SegmentsPage() {
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
       <ResourceTable
         caption="Segments"
-        what="segments"
-        rows={segments.data}
+        of={segments}
         rowKey={(s) => s.id}
-        error={segments.error}
-        retry={segments.reload}
         empty={
           <Empty title="No segments yet">
             <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
@@ -81,11 +71,10 @@ export function SegmentsPage() {
 
 function CreateSegment({ onCancel }: { onCancel: () => void }) {
   const { project } = useProject();
-  const [key, setKey] = useState('');
-  const [name, setName] = useState('');
-  const { problem, busy, run } = useSubmission();
+  const form = useForm({ key: '', name: '' });
+  const { key, name } = form.values;
   const submit = () =>
-    run(async () => {
+    form.run(async () => {
       const segment = await api<Segment>('POST', `/projects/${enc(project.id)}/segments`, {
         key,
         ...(name ? { name } : {}),
@@ -94,24 +83,8 @@ function CreateSegment({ onCancel }: { onCancel: () => void }) {
       void navigate(`/projects/${enc(project.key)}/segments/${enc(segment.key)}`);
     });
   return (
-    <CreateDialog
-      title="New segment"
-      submitLabel="Create segment"
-      problem={problem}
-      busy={busy}
-      onSubmit={submit}
-      onCancel={onCancel}
-    >
-      <div className="row">
-        <Field label="Key" path="/key" problem={problem} hint="Used by rules, e.g. beta-testers.">
-          {(props) => (
-            <input {...props} value={key} onChange={(e) => setKey(e.target.value)} spellCheck={false} />
-          )}
-        </Field>
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => <input {...props} value={name} onChange={(e) => setName(e.target.value)} />}
-        </Field>
-      </div>
+    <CreateDialog what="segment" form={form} onSubmit={submit} onCancel={onCancel}>
+      <KeyAndName of={form} keyHint="Used by rules, e.g. beta-testers." />
     </CreateDialog>
   );
 }
@@ -132,6 +105,14 @@ const draftOf = (s: Segment): SegmentDraft => ({
   included: s.included.join('\n'),
   excluded: s.excluded.join('\n'),
 });
+
+const MATCHES = [
+  ['all', 'every rule holds'],
+  ['any', 'any rule holds'],
+] as const;
+
+const INCLUDED_HINT = 'targetingKeys, one per line; they are in whatever the rules say.';
+const EXCLUDED_HINT = 'Excluded wins over included.';
 
 const keysOf = (text: string) => [...new Set(listOf(text))];
 
@@ -177,6 +158,7 @@ function SegmentEditor({
   const dirty = JSON.stringify(draft) !== JSON.stringify(initial);
   useLeaveGuard(dirty);
   const mayEdit = can(me, 'editor', project);
+  const fields = sourceOf(draft, setDraft, problem);
 
   const save = async (event?: FormEvent) => {
     event?.preventDefault();
@@ -206,20 +188,20 @@ function SegmentEditor({
   };
 
   const remove = async () => {
-    const ok = await confirm({
-      title: `Delete ${segment.name}?`,
-      body: 'Flags and segments that use it (listed under “Used by”) must stop using it first. This cannot be undone.',
-      confirmLabel: 'Delete segment',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `/segments/${enc(segment.id)}`, undefined, segment.version);
-      toast(`${segment.name} deleted.`);
-      void navigate(`/projects/${enc(project.key)}/segments`, { replace: true });
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: `Delete ${segment.name}?`,
+        body: 'Flags and segments that use it (listed under “Used by”) must stop using it first. This cannot be undone.',
+        confirmLabel: 'Delete segment',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/segments/${enc(segment.id)}`, undefined, segment.version);
+        toast(`${segment.name} deleted.`);
+        void navigate(`/projects/${enc(project.key)}/segments`, { replace: true });
+      },
+      setProblem,
+    );
   };
 
   return (
@@ -243,17 +225,12 @@ function SegmentEditor({
         <h2 id="segment-rules">Who is in it</h2>
         <fieldset className="radio-row">
           <legend>A user is in the segment when</legend>
-          {(['all', 'any'] as const).map((m) => (
-            <label key={m} className="checkbox">
-              <input
-                type="radio"
-                name="match"
-                checked={draft.match === m}
-                onChange={() => setDraft({ ...draft, match: m })}
-              />{' '}
-              {m === 'all' ? 'every rule holds' : 'any rule holds'}
-            </label>
-          ))}
+          <RadioChoices
+            name="match"
+            value={draft.match}
+            choices={MATCHES}
+            onChange={(match) => setDraft({ ...draft, match })}
+          />
         </fieldset>
         <ConditionsEditor
           conditions={draft.rules}
@@ -265,61 +242,14 @@ function SegmentEditor({
           noun="rule"
         />
         <div className="row">
-          <Field
-            label="Always included"
-            path="/included"
-            problem={problem}
-            hint="targetingKeys, one per line; they are in whatever the rules say."
-          >
-            {(props) => (
-              <textarea
-                {...props}
-                rows={3}
-                value={draft.included}
-                spellCheck={false}
-                onChange={(e) => setDraft({ ...draft, included: e.target.value })}
-              />
-            )}
-          </Field>
-          <Field
-            label="Always excluded"
-            path="/excluded"
-            problem={problem}
-            hint="Excluded wins over included."
-          >
-            {(props) => (
-              <textarea
-                {...props}
-                rows={3}
-                value={draft.excluded}
-                spellCheck={false}
-                onChange={(e) => setDraft({ ...draft, excluded: e.target.value })}
-              />
-            )}
-          </Field>
+          <TextField of={fields} name="included" label="Always included" rows={3} code hint={INCLUDED_HINT} />
+          <TextField of={fields} name="excluded" label="Always excluded" rows={3} code hint={EXCLUDED_HINT} />
         </div>
       </section>
       <section className="panel" aria-labelledby="segment-details">
         <h2 id="segment-details">Details</h2>
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              value={draft.name}
-              onChange={(e) => setDraft({ ...draft, name: e.target.value })}
-            />
-          )}
-        </Field>
-        <Field label="Description" path="/description" problem={problem}>
-          {(props) => (
-            <textarea
-              {...props}
-              rows={2}
-              value={draft.description}
-              onChange={(e) => setDraft({ ...draft, description: e.target.value })}
-            />
-          )}
-        </Field>
+        <TextField of={fields} name="name" label="Name" />
+        <TextField of={fields} name="description" label="Description" rows={2} />
       </section>
       <UsedBy segment={segment} />
       {dirty && (

@@ -1,8 +1,10 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { type ApiError, api, enc, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
-import { confirm } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, useFocusFirstField } from '../kit/field.tsx';
+import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { ErrorSummary, TextField } from '../kit/field.tsx';
+import { InlineForm } from '../kit/inline-form.tsx';
+import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
 
 interface Webhook {
@@ -51,37 +53,29 @@ export function WebhooksPage() {
   };
 
   const remove = async (webhook: Webhook) => {
-    const ok = await confirm({
-      title: 'Delete this webhook?',
-      body: (
-        <p>
-          <code>{webhook.url}</code> gets no more events, and its delivery log is deleted with it.
-        </p>
-      ),
-      confirmLabel: 'Delete webhook',
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await api('DELETE', `${base}/${enc(webhook.id)}`);
-      toast('Webhook deleted.');
-      webhooks.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
+    await confirmThen(
+      {
+        title: 'Delete this webhook?',
+        body: (
+          <p>
+            <code>{webhook.url}</code> gets no more events, and its delivery log is deleted with it.
+          </p>
+        ),
+        confirmLabel: 'Delete webhook',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `${base}/${enc(webhook.id)}`);
+        toast('Webhook deleted.');
+        webhooks.reload();
+      },
+      setProblem,
+    );
   };
 
   return (
     <>
-      <PageTitle
-        actions={
-          !creating && (
-            <button type="button" className="btn primary" onClick={() => setCreating(true)}>
-              Add webhook
-            </button>
-          )
-        }
-      >
+      <PageTitle actions={<OpenButton label="Add webhook" open={creating} setOpen={setCreating} />}>
         Settings → Webhooks
       </PageTitle>
       <p className="muted">
@@ -170,61 +164,41 @@ function CreateWebhook({
   onCreated: (secret: string) => void;
   onCancel: () => void;
 }) {
-  const focusRef = useFocusFirstField<HTMLFormElement>();
-  const [url, setUrl] = useState('');
-  const [events, setEvents] = useState('flag.*, segment.*');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    try {
+  const form = useForm({ url: '', events: 'flag.*, segment.*' });
+  const submit = () =>
+    form.run(async () => {
       const created = await api<{ secret: string }>('POST', base, {
-        url,
-        events: events
+        url: form.values.url,
+        events: form.values.events
           .split(',')
           .map((e) => e.trim())
           .filter((e) => e !== ''),
       });
       onCreated(created.secret);
-    } catch (e) {
-      setProblem(e as ApiError);
-      setBusy(false);
-    }
-  };
+    });
 
   return (
-    <form ref={focusRef} className="panel" onSubmit={submit} noValidate aria-labelledby="new-webhook">
-      <h2 id="new-webhook">New webhook</h2>
-      <ErrorSummary problem={problem} />
-      <Field
+    <InlineForm
+      title="New webhook"
+      className="panel"
+      form={form}
+      submitLabel="Add webhook"
+      onSubmit={submit}
+      onCancel={onCancel}
+    >
+      <TextField
+        of={form}
+        name="url"
         label="URL"
-        path="/url"
-        problem={problem}
+        type="url"
         hint="Where to POST, e.g. https://ci.example.com/hooks/flags."
-      >
-        {(props) => <input {...props} type="url" value={url} onChange={(e) => setUrl(e.target.value)} />}
-      </Field>
-      <Field
-        label="Events"
-        path="/events"
-        problem={problem}
-        hint="Comma-separated: an action (flag.updated), a resource (flag.*), or * for all."
-      >
-        {(props) => <input {...props} value={events} onChange={(e) => setEvents(e.target.value)} />}
-      </Field>
-      <div className="form-actions">
-        <button type="submit" className="btn primary" disabled={busy}>
-          Add webhook
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+      />
+      <TextField of={form} name="events" label="Events" hint={EVENTS_HINT} />
+    </InlineForm>
   );
 }
+
+const EVENTS_HINT = 'Comma-separated: an action (flag.updated), a resource (flag.*), or * for all.';
 
 /** The delivery log of one webhook, newest first, each with its last answer and a way to send it again. */
 function Deliveries({ path }: { path: string }) {
@@ -241,62 +215,51 @@ function Deliveries({ path }: { path: string }) {
     }
   };
 
-  if (deliveries.error) return <LoadError error={deliveries.error} retry={deliveries.reload} />;
-  if (deliveries.loading) return <Loading what="deliveries" />;
-  if (deliveries.data?.length === 0) return <p className="muted">Nothing sent yet.</p>;
   return (
-    <div className="table-wrap">
-      <ErrorSummary problem={problem} />
-      <table>
-        <caption className="visually-hidden">Deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Created</th>
-            <th scope="col">State</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(deliveries.data ?? []).map((d) => {
-            const last = d.attempts.at(-1);
-            return (
-              <tr key={d.id}>
-                <td>
-                  <code>{d.event}</code>
-                  {d.redeliveryOf && <div className="muted small">redelivery</div>}
-                </td>
-                <td>
-                  <Time at={d.createdAt} />
-                </td>
-                <td>
-                  <span
-                    className={`badge ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}
-                  >
-                    {d.state}
-                  </span>
-                  {d.nextAttemptAt && d.attempts.length > 0 && (
-                    <div className="muted small">
-                      next try <Time at={d.nextAttemptAt} />
-                    </div>
-                  )}
-                </td>
-                <td>{d.attempts.length}</td>
-                <td>{last ? (last.error ?? `${last.statusCode} in ${last.durationMs} ms`) : '—'}</td>
-                <td className="row-actions">
-                  <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
-                    Redeliver<span className="visually-hidden"> {d.event}</span>
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <ResourceTable
+      problem={problem}
+      caption="Deliveries"
+      of={deliveries}
+      rowKey={(d) => d.id}
+      empty={<p className="muted">Nothing sent yet.</p>}
+      columns={[
+        {
+          header: 'Event',
+          cell: (d) => (
+            <>
+              <code>{d.event}</code>
+              {d.redeliveryOf && <div className="muted small">redelivery</div>}
+            </>
+          ),
+        },
+        { header: 'Created', cell: (d) => <Time at={d.createdAt} /> },
+        { header: 'State', cell: (d) => <DeliveryState delivery={d} /> },
+        { header: 'Attempts', cell: (d) => d.attempts.length },
+        { header: 'Last answer', cell: (d) => lastAnswer(d.attempts.at(-1)) },
+        actionsColumn<Delivery>((d) => (
+          <button type="button" className="btn subtle" onClick={() => redeliver(d)}>
+            Redeliver<span className="visually-hidden"> {d.event}</span>
+          </button>
+        )),
+      ]}
+    />
+  );
+}
+
+const lastAnswer = (last: Attempt | undefined) =>
+  last ? (last.error ?? `${last.statusCode} in ${last.durationMs} ms`) : '—';
+
+function DeliveryState({ delivery: d }: { delivery: Delivery }) {
+  return (
+    <>
+      <span className={`badge ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}>
+        {d.state}
+      </span>
+      {d.nextAttemptAt && d.attempts.length > 0 && (
+        <div className="muted small">
+          next try <Time at={d.nextAttemptAt} />
+        </div>
+      )}
+    </>
   );
 }

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendNoContent, sendPage } from '../request-helpers.ts';
-import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['API keys'];
+const describe = describeRoutes(['API keys']);
 
 export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   for (const scope of ['project', 'organisation'] as const) {
@@ -17,36 +18,24 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
     app.get(
       url,
-      {
-        schema: {
-          tags,
-          summary: `List ${who} API keys (never their secrets)`,
-          ...params,
-          querystring: Closed(PageQuery),
-          response: { 200: Type.Array(ApiKeySchema), ...problems(400, 401, 403, 404, 429) },
-        },
-      },
-      async (request, reply) => {
-        const page = await services.apiKeys.list(
-          actorOf(request),
-          projectOf(request.params),
-          pageOf(request.query),
-        );
-        return sendPage(request, reply, page, (k) => k);
-      },
+      describe(`List ${who} API keys (never their secrets)`, [400, 401, 403, 404, 429], {
+        ...params,
+        querystring: Closed(PageQuery),
+        200: Type.Array(ApiKeySchema),
+      }),
+      async (request, reply) =>
+        sendListed(request, reply, (actor) =>
+          services.apiKeys.list(actor, projectOf(request.params), pageOf(request.query)),
+        ),
     );
 
     app.post(
       url,
-      {
-        schema: {
-          tags,
-          summary: `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
-          ...params,
-          body: CreateApiKeySchema,
-          response: { 201: CreatedApiKeySchema, ...problems(400, 401, 403, 404, 429) },
-        },
-      },
+      describe(
+        `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
+        [400, 401, 403, 404, 429],
+        { ...params, body: CreateApiKeySchema, 201: CreatedApiKeySchema },
+      ),
       async (request, reply) => {
         const key = await services.apiKeys.create(actorOf(request), projectOf(request.params), request.body);
         reply.header('cache-control', 'no-store');
@@ -58,14 +47,9 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.delete(
     '/api-keys/:keyId',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke an API key (effective on the next request)',
-        params: Closed({ keyId: Type.String() }),
-        response: { ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {
+      params: Closed({ keyId: Type.String() }),
+    }),
     async (request, reply) => {
       await services.apiKeys.revoke(actorOf(request), request.params.keyId);
       return sendNoContent(reply);

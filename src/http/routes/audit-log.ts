@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
-import { actorOf, pageOf, sendPage } from '../request-helpers.ts';
-import { Closed, PageQuery, ProjectParams, problems } from '../schemas/common.ts';
+import { pageOf, sendListed } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Audit log'];
+const describe = describeRoutes(['Audit log']);
 const AuditFilters = {
   ...PageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
@@ -40,45 +41,37 @@ const filterOf = (query: {
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/audit-log',
-    {
-      schema: {
-        tags,
-        summary: "A project's audit log, newest first (admin)",
-        params: ProjectParams,
-        querystring: ProjectAuditQuery,
-        response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.auditLog.listProject(
-        actorOf(request),
-        request.params.projectId,
-        filterOf(request.query),
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, (e) => e);
-    },
+    describe("A project's audit log, newest first (admin)", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: ProjectAuditQuery,
+      200: Type.Array(AuditEventSchema),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.auditLog.listProject(
+          actor,
+          request.params.projectId,
+          filterOf(request.query),
+          pageOf(request.query),
+        ),
+      ),
   );
 
   app.get(
     '/audit-log',
-    {
-      schema: {
-        tags,
-        summary:
-          'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
-        querystring: OrganisationAuditQuery,
-        response: { 200: Type.Array(AuditEventSchema), ...problems(400, 401, 403, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.auditLog.listAll(
-        actorOf(request),
-        filterOf(request.query),
-        pageOf(request.query),
-        request.query.project,
-      );
-      return sendPage(request, reply, page, (e) => e);
-    },
+    describe(
+      'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
+      [400, 401, 403, 429],
+      { querystring: OrganisationAuditQuery, 200: Type.Array(AuditEventSchema) },
+    ),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.auditLog.listAll(
+          actor,
+          filterOf(request.query),
+          pageOf(request.query),
+          request.query.project,
+        ),
+      ),
   );
 };

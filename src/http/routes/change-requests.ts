@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendPage, sendResource } from '../request-helpers.ts';
+import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
 import {
   Closed,
   Description,
@@ -10,13 +11,12 @@ import {
   OneOf,
   PageQuery,
   ProjectParams,
-  problems,
   Timestamp,
   Version,
 } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Change requests'];
+const describe = describeRoutes(['Change requests']);
 const RequestParams = Closed({ requestId: Type.String() });
 const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() });
 
@@ -48,31 +48,25 @@ const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
   preValidation: async (request: { body: unknown }) => {
     request.body ??= {};
   },
-  schema: {
-    tags,
-    summary,
+  ...describe(summary, [400, 401, 403, 404, 409, 412, 429], {
     params: RequestParams,
     ...(body === undefined ? {} : { body }),
-    response: { 200: ChangeRequestSchema, ...problems(400, 401, 403, 404, 409, 412, 429) },
-  },
+    200: ChangeRequestSchema,
+  }),
 });
 
 export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/change-requests',
-    {
-      schema: {
-        tags,
-        summary: "List a project's change requests, newest first",
-        params: ProjectParams,
-        querystring: Closed({
-          status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
-          flagId: Type.Optional(Type.String()),
-          ...PageQuery,
-        }),
-        response: { 200: Type.Array(ChangeRequestSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a project's change requests, newest first", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
+        flagId: Type.Optional(Type.String()),
+        ...PageQuery,
+      }),
+      200: Type.Array(ChangeRequestSchema),
+    }),
     async (request, reply) => {
       const { status, flagId } = request.query;
       const page = await services.changeRequests.list(
@@ -87,16 +81,12 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
 
   app.get(
     '/change-requests/:requestId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a change request',
-        params: RequestParams,
-        response: { 200: ChangeRequestSchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Get a change request', [401, 403, 404, 429], {
+      params: RequestParams,
+      200: ChangeRequestSchema,
+    }),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.get(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
   );
 
   app.post(
@@ -118,20 +108,20 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     '/change-requests/:requestId/reject',
     decision('Reject a change request'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.reject(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.reject(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/apply',
     decision('Apply a fully approved change request; admins may apply one without its approvals'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.apply(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.apply(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/withdraw',
     decision('Withdraw your change request (or, as an admin, anyone’s)'),
     async (request, reply) =>
-      sendResource(reply, await services.changeRequests.withdraw(actorOf(request), request.params.requestId)),
+      sendRead(request, reply, (actor) => services.changeRequests.withdraw(actor, request.params.requestId)),
   );
 };

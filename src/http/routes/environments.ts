@@ -1,24 +1,28 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import { actorOf, ifMatchOf, sendCreated, sendNoContent, sendResource } from '../request-helpers.ts';
-import { Closed, Key, ProjectParams, problems } from '../schemas/common.ts';
+import {
+  actorOf,
+  ifMatchOf,
+  sendCreated,
+  sendNoContent,
+  sendRead,
+  sendResource,
+} from '../request-helpers.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Environments'];
+const describe = describeRoutes(['Environments']);
 const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
 
 export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/environments',
-    {
-      schema: {
-        tags,
-        summary: "List a project's environments",
-        params: ProjectParams,
-        response: { 200: Type.Array(EnvironmentSchema), ...problems(401, 403, 404) },
-      },
-    },
+    describe("List a project's environments", [401, 403, 404], {
+      params: ProjectParams,
+      200: Type.Array(EnvironmentSchema),
+    }),
     async (request) => {
       const environments = await services.environments.list(actorOf(request), request.params.projectId);
       const last = await services.insights.environmentsLastEvaluated(environments);
@@ -28,15 +32,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.post(
     '/projects/:projectId/environments',
-    {
-      schema: {
-        tags,
-        summary: 'Create an environment (every flag disabled, or a copy of `copyFrom`)',
-        params: ProjectParams,
-        body: CreateEnvironmentSchema,
-        response: { 201: EnvironmentSchema, ...problems(400, 401, 403, 404, 409) },
-      },
-    },
+    describe(
+      'Create an environment (every flag disabled, or a copy of `copyFrom`)',
+      [400, 401, 403, 404, 409],
+      { params: ProjectParams, body: CreateEnvironmentSchema, 201: EnvironmentSchema },
+    ),
     async (request, reply) => {
       const environment = await services.environments.create(
         actorOf(request),
@@ -53,32 +53,20 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.get(
     '/projects/:projectId/environments/:envKey',
-    {
-      schema: {
-        tags,
-        summary: 'Get an environment',
-        params: EnvironmentParams,
-        response: { 200: EnvironmentSchema, ...problems(401, 403, 404) },
-      },
-    },
+    describe('Get an environment', [401, 403, 404], { params: EnvironmentParams, 200: EnvironmentSchema }),
     async (request, reply) =>
-      sendResource(
-        reply,
-        await services.environments.get(actorOf(request), request.params.projectId, request.params.envKey),
+      sendRead(request, reply, (actor) =>
+        services.environments.get(actor, request.params.projectId, request.params.envKey),
       ),
   );
 
   app.patch(
     '/projects/:projectId/environments/:envKey',
-    {
-      schema: {
-        tags,
-        summary: 'Change an environment (merge patch)',
-        params: EnvironmentParams,
-        body: PatchEnvironmentSchema,
-        response: { 200: EnvironmentSchema, ...problems(400, 401, 403, 404, 412) },
-      },
-    },
+    describe('Change an environment (merge patch)', [400, 401, 403, 404, 412], {
+      params: EnvironmentParams,
+      body: PatchEnvironmentSchema,
+      200: EnvironmentSchema,
+    }),
     async (request, reply) => {
       const { projectId, envKey } = request.params;
       const environment = await services.environments.patch(
@@ -96,14 +84,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.delete(
     '/projects/:projectId/environments/:envKey',
-    {
-      schema: {
-        tags,
-        summary: 'Delete an environment (not the last one)',
-        params: EnvironmentParams,
-        response: { ...problems(401, 403, 404, 409, 412) },
-      },
-    },
+    describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
+      params: EnvironmentParams,
+    }),
     async (request, reply) => {
       const { projectId, envKey } = request.params;
       await services.environments.delete(actorOf(request), projectId, envKey, {

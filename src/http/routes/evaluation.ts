@@ -5,11 +5,12 @@ import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { Closed, Key, OneOf, problems } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Key, OneOf } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Evaluation'];
+const describe = describeRoutes(['Evaluation']);
 const ATTRIBUTES_MAX = 8 * 1024;
 
 export const EvaluationResultSchema = Type.Object({
@@ -81,18 +82,14 @@ function checkAttributesSize(attributes: EvaluationContext | undefined): Evaluat
 export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Evaluate a flag for a user',
-        params: Closed({ flagKey: Type.String() }),
-        querystring: Closed({
-          ...Scope,
-          attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
-        }),
-        response: { 200: EvaluationResultSchema, ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe('Evaluate a flag for a user', [400, 401, 403, 404, 429], {
+      params: Closed({ flagKey: Type.String() }),
+      querystring: Closed({
+        ...Scope,
+        attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
+      }),
+      200: EvaluationResultSchema,
+    }),
     // Not async: once the node is loaded, the answer is computed without a promise (issue 10).
     (request) => {
       const { attributes, ...scope } = request.query;
@@ -110,16 +107,16 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/flags/:flagKey/evaluate',
-    {
-      schema: {
-        tags,
-        summary: 'Evaluate a flag for a user whose attributes are too large for a URL',
+    describe(
+      'Evaluate a flag for a user whose attributes are too large for a URL',
+      [400, 401, 403, 404, 429],
+      {
         params: Closed({ flagKey: Type.String() }),
         querystring: Closed({ project: Scope.project }),
         body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
-        response: { 200: EvaluationResultSchema, ...problems(400, 401, 403, 404, 429) },
+        200: EvaluationResultSchema,
       },
-    },
+    ),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
@@ -131,22 +128,15 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/evaluate',
-    {
-      schema: {
-        tags,
-        summary: 'Evaluate every non-archived flag (or the listed ones) for a user',
-        querystring: Closed({ project: Scope.project }),
-        body: Closed({
-          environment: Scope.environment,
-          attributes: Type.Optional(Attributes),
-          flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-        }),
-        response: {
-          200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
-          ...problems(400, 401, 403, 404, 429),
-        },
-      },
-    },
+    describe('Evaluate every non-archived flag (or the listed ones) for a user', [400, 401, 403, 404, 429], {
+      querystring: Closed({ project: Scope.project }),
+      body: Closed({
+        environment: Scope.environment,
+        attributes: Type.Optional(Attributes),
+        flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+      }),
+      200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+    }),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };

@@ -10,16 +10,18 @@ import {
   ifMatchOf,
   pageOf,
   sendCreated,
-  sendNoContent,
+  sendDeleted,
   sendPage,
   sendResource,
+  sendWritten,
 } from '../request-helpers.ts';
-import { Closed, Key, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
-const tags = ['Flags'];
+const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
 const FlagIdParams = Closed({ flagId: Type.String() });
 const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
@@ -60,26 +62,22 @@ function pageInMemory(flags: readonly Flag[], page: PageRequest): Page<Flag> {
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/flags',
-    {
-      schema: {
-        tags,
-        summary: "List a project's flags",
-        params: ProjectParams,
-        querystring: Closed({
-          ...PageQuery,
-          environment: EnvironmentQuery,
-          tag: Type.Optional(Key),
-          q: Type.Optional(Type.String({ maxLength: 200 })),
-          archived: Type.Optional(Type.Boolean()),
-          stale: Type.Optional(
-            Type.Boolean({
-              description: 'Only the flags stale (true) or not stale (false) in the environment.',
-            }),
-          ),
-        }),
-        response: { 200: Type.Array(FlagSummarySchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a project's flags", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        ...PageQuery,
+        environment: EnvironmentQuery,
+        tag: Type.Optional(Key),
+        q: Type.Optional(Type.String({ maxLength: 200 })),
+        archived: Type.Optional(Type.Boolean()),
+        stale: Type.Optional(
+          Type.Boolean({
+            description: 'Only the flags stale (true) or not stale (false) in the environment.',
+          }),
+        ),
+      }),
+      200: Type.Array(FlagSummarySchema),
+    }),
     async (request, reply) => {
       const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
       const list = (page: PageRequest) =>
@@ -106,15 +104,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.post(
     '/projects/:projectId/flags',
-    {
-      schema: {
-        tags,
-        summary: 'Create a flag (only `key` is required; `type` defaults to boolean)',
-        params: ProjectParams,
-        body: CreateFlagSchema,
-        response: { 201: FlagSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
+    describe(
+      'Create a flag (only `key` is required; `type` defaults to boolean)',
+      [400, 401, 403, 404, 409, 413, 415, 429],
+      { params: ProjectParams, body: CreateFlagSchema, 201: FlagSchema },
+    ),
     async (request, reply) => {
       const flag = await services.flags.create(actorOf(request), request.params.projectId, request.body);
       return sendCreated(reply, `/v1/projects/${flag.projectId}/flags/${flag.key}`, flag);
@@ -123,15 +117,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Get a flag with its configuration in every environment',
-        description: 'The flag is named by its key or by its `flg_…` id.',
-        params: ProjectFlagParams,
-        response: { 200: FlagSchema, ...problems(401, 403, 404) },
-      },
-    },
+    describe('Get a flag with its configuration in every environment', [401, 403, 404], {
+      description: 'The flag is named by its key or by its `flg_…` id.',
+      params: ProjectFlagParams,
+      200: FlagSchema,
+    }),
     async (request, reply) => {
       const flag = await services.flags.get(
         actorOf(request),
@@ -144,21 +134,14 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/flags/:flagId',
-    {
-      schema: {
-        tags,
-        summary: 'Change a flag (JSON merge patch)',
-        description: PATCH_DESCRIPTION,
-        params: FlagIdParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        response: {
-          200: FlagSchema,
-          202: ChangeRequestSchema,
-          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
-        },
-      },
-    },
+    describe('Change a flag (JSON merge patch)', [400, 401, 403, 404, 409, 412, 413, 415, 429], {
+      description: PATCH_DESCRIPTION,
+      params: FlagIdParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+    }),
     async (request, reply) => {
       const outcome = await services.changeRequests.patchOrRequest(
         actorOf(request),
@@ -176,18 +159,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/flags/:flagId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a flag',
-        params: FlagIdParams,
-        response: { ...problems(401, 403, 404, 409, 412) },
-      },
-    },
-    async (request, reply) => {
-      await services.flags.delete(actorOf(request), request.params.flagId, { ifMatch: ifMatchOf(request) });
-      return sendNoContent(reply);
-    },
+    describe('Delete a flag', [401, 403, 404, 409, 412], { params: FlagIdParams }),
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, options) =>
+        services.flags.delete(actor, request.params.flagId, options),
+      ),
   );
   // The same changes with the flag named as reading it names it: by project and key (or id).
   const idOf = async (request: FastifyRequest<{ Params: { projectId: string; flagKey: string } }>) =>
@@ -195,17 +171,13 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Change a flag named by its key (JSON merge patch)',
-        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
-        params: ProjectFlagParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 412, 413, 415, 429) },
-      },
-    },
+    describe('Change a flag named by its key (JSON merge patch)', [400, 401, 403, 404, 412, 413, 415, 429], {
+      description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
+      params: ProjectFlagParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+    }),
     async (request, reply) => {
       const flag = await services.flags.patch(actorOf(request), await idOf(request), request.body, {
         environment: request.query.environment,
@@ -217,59 +189,39 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/projects/:projectId/flags/:flagKey',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a flag named by its key',
-        params: ProjectFlagParams,
-        response: { ...problems(401, 403, 404, 412) },
-      },
-    },
-    async (request, reply) => {
-      await services.flags.delete(actorOf(request), await idOf(request), { ifMatch: ifMatchOf(request) });
-      return sendNoContent(reply);
-    },
+    describe('Delete a flag named by its key', [401, 403, 404, 412], { params: ProjectFlagParams }),
+    async (request, reply) =>
+      sendDeleted(request, reply, async (actor, options) =>
+        services.flags.delete(actor, await idOf(request), options),
+      ),
   );
 
   app.post(
     '/flags/:flagId/restore',
-    {
-      schema: {
-        tags,
-        summary: 'Restore an earlier version of a flag, from the audit log, as its next version',
+    describe(
+      'Restore an earlier version of a flag, from the audit log, as its next version',
+      [400, 401, 403, 404, 409, 412, 413, 415, 429],
+      {
         description:
           'Environments created since that version keep their current configuration. Honours If-Match.',
         params: FlagIdParams,
         body: RestoreSchema,
-        response: { 200: FlagSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
+        200: FlagSchema,
       },
-    },
-    async (request, reply) => {
-      const flag = await services.flags.restore(
-        actorOf(request),
-        request.params.flagId,
-        request.body.version,
-        {
-          ifMatch: ifMatchOf(request),
-        },
-      );
-      return sendResource(reply, flag);
-    },
+    ),
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, options) =>
+        services.flags.restore(actor, request.params.flagId, request.body.version, options),
+      ),
   );
 
   app.get(
     '/flags/:flagId/dependants',
-    {
-      schema: {
-        tags,
-        summary: 'The flags that require this one as a prerequisite, with the environments where they do',
-        params: FlagIdParams,
-        response: {
-          200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
-          ...problems(401, 403, 404, 429),
-        },
-      },
-    },
+    describe(
+      'The flags that require this one as a prerequisite, with the environments where they do',
+      [401, 403, 404, 429],
+      { params: FlagIdParams, 200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })) },
+    ),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
 };

@@ -2,10 +2,11 @@ import { Type } from 'typebox';
 import { STEPS } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { Closed, Id, Key, OneOf, ProjectParams, problems, Timestamp } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Insights'];
+const describe = describeRoutes(['Insights']);
 
 const InsightsSchema = Type.Object({
   flagId: Id,
@@ -32,10 +33,10 @@ const InsightsSchema = Type.Object({
 export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagId/insights',
-    {
-      schema: {
-        tags,
-        summary: 'Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)',
+    describe(
+      'Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)',
+      [400, 401, 403, 404, 429],
+      {
         params: Closed({ flagId: Type.String() }),
         querystring: Closed({
           environment: Type.Optional(Key),
@@ -47,34 +48,27 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
             }),
           ),
         }),
-        response: { 200: InsightsSchema, ...problems(400, 401, 403, 404, 429) },
+        200: InsightsSchema,
       },
-    },
+    ),
     async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
   );
 
   app.get(
     '/projects/:projectId/insights/top-flags',
-    {
-      schema: {
-        tags,
-        summary: "A project's most evaluated flags in an environment",
-        params: ProjectParams,
-        querystring: Closed({
-          environment: Type.Optional(Key),
-          days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-        }),
-        response: {
-          200: Type.Object({
-            environment: Key,
-            from: Timestamp,
-            flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
-          }),
-          ...problems(400, 401, 403, 404, 429),
-        },
-      },
-    },
+    describe("A project's most evaluated flags in an environment", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        environment: Type.Optional(Key),
+        days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+      }),
+      200: Type.Object({
+        environment: Key,
+        from: Timestamp,
+        flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
+      }),
+    }),
     async (request) =>
       services.insights.topFlags(actorOf(request), request.params.projectId, {
         environment: request.query.environment,

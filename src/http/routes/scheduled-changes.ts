@@ -2,11 +2,12 @@ import { Type } from 'typebox';
 import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendNoContent } from '../request-helpers.ts';
-import { Closed, Description, Id, Key, OneOf, problems, Timestamp } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Scheduled changes'];
+const describe = describeRoutes(['Scheduled changes']);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
 const FlagParams = Closed({ flagId: Type.String() });
 const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
@@ -45,22 +46,18 @@ const wire = (change: ScheduledChange) => ({
 export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/flags/:flagId/scheduled-changes',
-    {
-      schema: {
-        tags,
-        summary: 'Schedule a change to a flag',
-        description:
-          'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
-        params: FlagParams,
-        body: Closed({
-          at: Timestamp,
-          environment: Key,
-          patch: PatchFlagSchema,
-          comment: Type.Optional(Description),
-        }),
-        response: { 201: ScheduledChangeSchema, ...problems(400, 401, 403, 404, 413, 415, 429) },
-      },
-    },
+    describe('Schedule a change to a flag', [400, 401, 403, 404, 413, 415, 429], {
+      description:
+        'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
+      params: FlagParams,
+      body: Closed({
+        at: Timestamp,
+        environment: Key,
+        patch: PatchFlagSchema,
+        comment: Type.Optional(Description),
+      }),
+      201: ScheduledChangeSchema,
+    }),
     async (request, reply) => {
       const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
         ...request.body,
@@ -73,15 +70,11 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes',
-    {
-      schema: {
-        tags,
-        summary: "List a flag's scheduled changes, earliest first",
-        params: FlagParams,
-        querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
-        response: { 200: Type.Array(ScheduledChangeSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    describe("List a flag's scheduled changes, earliest first", [400, 401, 403, 404, 429], {
+      params: FlagParams,
+      querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
+      200: Type.Array(ScheduledChangeSchema),
+    }),
     async (request) => {
       const changes = await services.scheduledChanges.list(
         actorOf(request),
@@ -94,14 +87,10 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes/:changeId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a scheduled change',
-        params: ChangeParams,
-        response: { 200: ScheduledChangeSchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Get a scheduled change', [401, 403, 404, 429], {
+      params: ChangeParams,
+      200: ScheduledChangeSchema,
+    }),
     async (request) =>
       wire(
         await services.scheduledChanges.get(actorOf(request), request.params.flagId, request.params.changeId),
@@ -110,14 +99,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    {
-      schema: {
-        tags,
-        summary: 'Cancel a pending scheduled change',
-        params: ChangeParams,
-        response: { ...problems(401, 403, 404, 409, 429) },
-      },
-    },
+    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], { params: ChangeParams }),
     async (request, reply) => {
       await services.scheduledChanges.cancel(
         actorOf(request),

@@ -2,14 +2,15 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
-  ifMatchOf,
   pageOf,
   sendCreated,
-  sendNoContent,
-  sendPage,
-  sendResource,
+  sendDeleted,
+  sendListed,
+  sendRead,
+  sendWritten,
 } from '../request-helpers.ts';
-import { Closed, PageQuery, ProjectParams, problems, RestoreSchema } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import {
   CreateSegmentSchema,
   PatchSegmentSchema,
@@ -18,42 +19,30 @@ import {
 } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Segments'];
+const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
 
 export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/segments',
-    {
-      schema: {
-        tags,
-        summary: "List a project's segments",
-        params: ProjectParams,
-        querystring: Closed(PageQuery),
-        response: { 200: Type.Array(SegmentSchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.segments.list(
-        actorOf(request),
-        request.params.projectId,
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, (s) => s);
-    },
+    describe("List a project's segments", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed(PageQuery),
+      200: Type.Array(SegmentSchema),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.segments.list(actor, request.params.projectId, pageOf(request.query)),
+      ),
   );
 
   app.post(
     '/projects/:projectId/segments',
-    {
-      schema: {
-        tags,
-        summary: 'Create a segment',
-        params: ProjectParams,
-        body: CreateSegmentSchema,
-        response: { 201: SegmentSchema, ...problems(400, 401, 403, 404, 409, 413, 415, 429) },
-      },
-    },
+    describe('Create a segment', [400, 401, 403, 404, 409, 413, 415, 429], {
+      params: ProjectParams,
+      body: CreateSegmentSchema,
+      201: SegmentSchema,
+    }),
     async (request, reply) => {
       const segment = await services.segments.create(
         actorOf(request),
@@ -66,92 +55,54 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/segments/:segmentId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a segment',
-        params: SegmentParams,
-        response: { 200: SegmentSchema, ...problems(401, 403, 404) },
-      },
-    },
+    describe('Get a segment', [401, 403, 404], { params: SegmentParams, 200: SegmentSchema }),
     async (request, reply) =>
-      sendResource(reply, await services.segments.get(actorOf(request), request.params.segmentId)),
+      sendRead(request, reply, (actor) => services.segments.get(actor, request.params.segmentId)),
   );
 
   app.get(
     '/segments/:segmentId/used-by',
-    {
-      schema: {
-        tags,
-        summary: 'The flags and segments that use a segment (what stops its deletion)',
-        params: SegmentParams,
-        response: { 200: SegmentUsersSchema, ...problems(401, 403, 404) },
-      },
-    },
+    describe('The flags and segments that use a segment (what stops its deletion)', [401, 403, 404], {
+      params: SegmentParams,
+      200: SegmentUsersSchema,
+    }),
     async (request) => services.segments.usedBy(actorOf(request), request.params.segmentId),
   );
 
   app.patch(
     '/segments/:segmentId',
-    {
-      schema: {
-        tags,
-        summary: 'Change a segment (JSON merge patch)',
-        params: SegmentParams,
-        body: PatchSegmentSchema,
-        response: { 200: SegmentSchema, ...problems(400, 401, 403, 404, 412) },
-      },
-    },
-    async (request, reply) => {
-      const segment = await services.segments.patch(
-        actorOf(request),
-        request.params.segmentId,
-        request.body,
-        {
-          ifMatch: ifMatchOf(request),
-        },
-      );
-      return sendResource(reply, segment);
-    },
+    describe('Change a segment (JSON merge patch)', [400, 401, 403, 404, 412], {
+      params: SegmentParams,
+      body: PatchSegmentSchema,
+      200: SegmentSchema,
+    }),
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, options) =>
+        services.segments.patch(actor, request.params.segmentId, request.body, options),
+      ),
   );
 
   app.delete(
     '/segments/:segmentId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a segment (409 while a flag or segment uses it)',
-        params: SegmentParams,
-        response: { ...problems(401, 403, 404, 409, 412) },
-      },
-    },
-    async (request, reply) => {
-      await services.segments.delete(actorOf(request), request.params.segmentId, {
-        ifMatch: ifMatchOf(request),
-      });
-      return sendNoContent(reply);
-    },
+    describe('Delete a segment (409 while a flag or segment uses it)', [401, 403, 404, 409, 412], {
+      params: SegmentParams,
+    }),
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, options) =>
+        services.segments.delete(actor, request.params.segmentId, options),
+      ),
   );
 
   app.post(
     '/segments/:segmentId/restore',
-    {
-      schema: {
-        tags,
-        summary: 'Restore an earlier version of a segment, from the audit log, as its next version',
-        params: SegmentParams,
-        body: RestoreSchema,
-        response: { 200: SegmentSchema, ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429) },
-      },
-    },
-    async (request, reply) => {
-      const segment = await services.segments.restore(
-        actorOf(request),
-        request.params.segmentId,
-        request.body.version,
-        { ifMatch: ifMatchOf(request) },
-      );
-      return sendResource(reply, segment);
-    },
+    describe(
+      'Restore an earlier version of a segment, from the audit log, as its next version',
+      [400, 401, 403, 404, 409, 412, 413, 415, 429],
+      { params: SegmentParams, body: RestoreSchema, 200: SegmentSchema },
+    ),
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, options) =>
+        services.segments.restore(actor, request.params.segmentId, request.body.version, options),
+      ),
   );
 };

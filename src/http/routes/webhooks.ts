@@ -5,14 +5,16 @@ import {
   ifMatchOf,
   pageOf,
   sendCreated,
+  sendListed,
   sendNoContent,
-  sendPage,
+  sendRead,
   sendResource,
 } from '../request-helpers.ts';
-import { Closed, Id, PageQuery, problems, Timestamp, Version } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Webhooks'];
+const describe = describeRoutes(['Webhooks']);
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -65,35 +67,27 @@ const Params = Closed({ projectId: Type.String({ description: 'Project id or key
 export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/webhooks',
-    {
-      schema: {
-        tags,
-        summary: "List a project's webhooks (never their secrets)",
-        params: Closed({ projectId: Type.String() }),
-        response: { 200: Type.Array(WebhookSchema), ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe("List a project's webhooks (never their secrets)", [401, 403, 404, 429], {
+      params: Closed({ projectId: Type.String() }),
+      200: Type.Array(WebhookSchema),
+    }),
     async (request) => services.webhooks.list(actorOf(request), request.params.projectId),
   );
 
   app.post(
     '/projects/:projectId/webhooks',
-    {
-      schema: {
-        tags,
-        summary: 'Register a webhook; its secret is shown once',
-        description:
-          'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
-        params: Closed({ projectId: Type.String() }),
-        body: Closed({
-          url: Url,
-          events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        response: { 201: CreatedWebhookSchema, ...problems(400, 401, 403, 404, 415, 429) },
-      },
-    },
+    describe('Register a webhook; its secret is shown once', [400, 401, 403, 404, 415, 429], {
+      description:
+        'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
+      params: Closed({ projectId: Type.String() }),
+      body: Closed({
+        url: Url,
+        events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      201: CreatedWebhookSchema,
+    }),
     async (request, reply) => {
       const webhook = await services.webhooks.create(
         actorOf(request),
@@ -107,37 +101,25 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId',
-    {
-      schema: {
-        tags,
-        summary: 'Get a webhook',
-        params: Params,
-        response: { 200: WebhookSchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe('Get a webhook', [401, 403, 404, 429], { params: Params, 200: WebhookSchema }),
     async (request, reply) =>
-      sendResource(
-        reply,
-        await services.webhooks.get(actorOf(request), request.params.projectId, request.params.webhookId),
+      sendRead(request, reply, (actor) =>
+        services.webhooks.get(actor, request.params.projectId, request.params.webhookId),
       ),
   );
 
   app.patch(
     '/projects/:projectId/webhooks/:webhookId',
-    {
-      schema: {
-        tags,
-        summary: 'Change a webhook (URL, events, secret, active)',
-        params: Params,
-        body: Closed({
-          url: Type.Optional(Url),
-          events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        response: { 200: WebhookSchema, ...problems(400, 401, 403, 404, 412, 415, 429) },
-      },
-    },
+    describe('Change a webhook (URL, events, secret, active)', [400, 401, 403, 404, 412, 415, 429], {
+      params: Params,
+      body: Closed({
+        url: Type.Optional(Url),
+        events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      200: WebhookSchema,
+    }),
     async (request, reply) =>
       sendResource(
         reply,
@@ -153,14 +135,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId/webhooks/:webhookId',
-    {
-      schema: {
-        tags,
-        summary: 'Delete a webhook and its delivery log',
-        params: Params,
-        response: problems(401, 403, 404, 429),
-      },
-    },
+    describe('Delete a webhook and its delivery log', [401, 403, 404, 429], { params: Params }),
     async (request, reply) => {
       await services.webhooks.delete(actorOf(request), request.params.projectId, request.params.webhookId);
       return sendNoContent(reply);
@@ -169,36 +144,29 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId/deliveries',
-    {
-      schema: {
-        tags,
-        summary: 'The delivery log, newest first, with every attempt',
-        params: Params,
-        querystring: Closed(PageQuery),
-        response: { 200: Type.Array(DeliverySchema), ...problems(400, 401, 403, 404, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.webhooks.deliveries(
-        actorOf(request),
-        request.params.projectId,
-        request.params.webhookId,
-        pageOf(request.query),
-      );
-      return sendPage(request, reply, page, (d) => d);
-    },
+    describe('The delivery log, newest first, with every attempt', [400, 401, 403, 404, 429], {
+      params: Params,
+      querystring: Closed(PageQuery),
+      200: Type.Array(DeliverySchema),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.webhooks.deliveries(
+          actor,
+          request.params.projectId,
+          request.params.webhookId,
+          pageOf(request.query),
+        ),
+      ),
   );
 
   app.post(
     '/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
-    {
-      schema: {
-        tags,
-        summary: "Send a delivery's event again (a new delivery, at the end of the queue)",
-        params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }),
-        response: { 202: DeliverySchema, ...problems(401, 403, 404, 429) },
-      },
-    },
+    describe(
+      "Send a delivery's event again (a new delivery, at the end of the queue)",
+      [401, 403, 404, 429],
+      { params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }), 202: DeliverySchema },
+    ),
     async (request, reply) => {
       const delivery = await services.webhooks.redeliver(
         actorOf(request),

@@ -1,23 +1,15 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { ChangeRequest, ChangeRequestStatus } from '../../domain/change-request.ts';
 import type { ApprovalStore } from '../approval-store.ts';
 import type { Page, PageRequest } from '../store.ts';
-import type { Database } from './database.ts';
-import { paged } from './sql-context.ts';
+import { type PendingPatchColumns, pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
+import { findOne, paged, SqlRole, touchedOne } from './sql-context.ts';
 
 export interface ApprovalPoliciesTable {
   environment_id: string;
   required_approvals: number;
 }
 
-export interface ChangeRequestsTable {
-  id: string;
-  project_id: string;
-  flag_id: string;
-  environment: string;
-  /** JSON. */
-  patch: string;
-  comment: string;
+export interface ChangeRequestsTable extends PendingPatchColumns {
   base_version: number;
   required_approvals: number;
   /** JSON `{ type, id, name }`. */
@@ -33,12 +25,7 @@ export interface ChangeRequestsTable {
 }
 
 const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
-  id: row.id,
-  projectId: row.project_id,
-  flagId: row.flag_id,
-  environment: row.environment,
-  patch: JSON.parse(row.patch),
-  comment: row.comment,
+  ...pendingPatchFromRow(row),
   baseVersion: Number(row.base_version),
   requiredApprovals: Number(row.required_approvals),
   author: JSON.parse(row.author),
@@ -52,12 +39,7 @@ const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
 });
 
 const toRow = (request: ChangeRequest): ChangeRequestsTable => ({
-  id: request.id,
-  project_id: request.projectId,
-  flag_id: request.flagId,
-  environment: request.environment,
-  patch: JSON.stringify(request.patch),
-  comment: request.comment,
+  ...pendingPatchToRow(request),
   base_version: request.baseVersion,
   required_approvals: request.requiredApprovals,
   author: JSON.stringify(request.author),
@@ -71,15 +53,9 @@ const toRow = (request: ChangeRequest): ChangeRequestsTable => ({
 });
 
 /** Approval policies and change requests in SQL; the same queries on SQLite and PostgreSQL. */
-export class SqlApprovals implements ApprovalStore {
-  readonly #db: Kysely<Database> | Transaction<Database>;
-
-  constructor(db: Kysely<Database> | Transaction<Database>) {
-    this.#db = db;
-  }
-
+export class SqlApprovals extends SqlRole implements ApprovalStore {
   async requiredApprovals(projectId: string): Promise<ReadonlyMap<string, number>> {
-    const rows = await this.#db
+    const rows = await this.db
       .selectFrom('approval_policies')
       .innerJoin('environments', 'environments.id', 'approval_policies.environment_id')
       .select(['environments.key as key', 'approval_policies.required_approvals as count'])
@@ -89,9 +65,9 @@ export class SqlApprovals implements ApprovalStore {
   }
 
   async setRequiredApprovals(environmentId: string, count: number): Promise<void> {
-    await this.#db.deleteFrom('approval_policies').where('environment_id', '=', environmentId).execute();
+    await this.db.deleteFrom('approval_policies').where('environment_id', '=', environmentId).execute();
     if (count > 0) {
-      await this.#db
+      await this.db
         .insertInto('approval_policies')
         .values({ environment_id: environmentId, required_approvals: count })
         .execute();
@@ -99,16 +75,11 @@ export class SqlApprovals implements ApprovalStore {
   }
 
   async insertChangeRequest(request: ChangeRequest): Promise<void> {
-    await this.#db.insertInto('change_requests').values(toRow(request)).execute();
+    await this.db.insertInto('change_requests').values(toRow(request)).execute();
   }
 
-  async findChangeRequest(id: string): Promise<ChangeRequest | undefined> {
-    const row = await this.#db
-      .selectFrom('change_requests')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && fromRow(row);
+  findChangeRequest(id: string): Promise<ChangeRequest | undefined> {
+    return findOne(this.db.selectFrom('change_requests').selectAll().where('id', '=', id), fromRow);
   }
 
   listChangeRequests(
@@ -116,7 +87,7 @@ export class SqlApprovals implements ApprovalStore {
     filter: { readonly status?: ChangeRequestStatus | undefined; readonly flagId?: string | undefined },
     page: PageRequest,
   ): Promise<Page<ChangeRequest>> {
-    let query = this.#db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId);
+    let query = this.db.selectFrom('change_requests').selectAll().where('project_id', '=', projectId);
     if (filter.status !== undefined) query = query.where('status', '=', filter.status);
     if (filter.flagId !== undefined) query = query.where('flag_id', '=', filter.flagId);
     return paged(query, { column: 'id', direction: 'desc', of: (row) => row.id }, page, (rows) =>
@@ -125,12 +96,12 @@ export class SqlApprovals implements ApprovalStore {
   }
 
   async updateChangeRequest(request: ChangeRequest, expectedVersion: number): Promise<boolean> {
-    const result = await this.#db
+    const result = await this.db
       .updateTable('change_requests')
       .set(toRow(request))
       .where('id', '=', request.id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return touchedOne(result);
   }
 }

@@ -1,16 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { ScheduledChange, ScheduledChangeStatus } from '../../domain/scheduled-change.ts';
 import type { ScheduledChangeStore } from '../scheduled-change-store.ts';
-import type { Database } from './database.ts';
+import { type PendingPatchColumns, pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
+import { findOne, SqlRole, touchedOne } from './sql-context.ts';
 
-export interface ScheduledChangesTable {
-  id: string;
-  project_id: string;
-  flag_id: string;
-  environment: string;
-  /** JSON. */
-  patch: string;
-  comment: string;
+export interface ScheduledChangesTable extends PendingPatchColumns {
   at: string;
   status: string;
   /** The scheduling principal as JSON. */
@@ -21,12 +14,7 @@ export interface ScheduledChangesTable {
 }
 
 const fromRow = (row: ScheduledChangesTable): ScheduledChange => ({
-  id: row.id,
-  projectId: row.project_id,
-  flagId: row.flag_id,
-  environment: row.environment,
-  patch: JSON.parse(row.patch),
-  comment: row.comment,
+  ...pendingPatchFromRow(row),
   at: row.at,
   status: row.status as ScheduledChangeStatus,
   author: JSON.parse(row.author),
@@ -36,12 +24,7 @@ const fromRow = (row: ScheduledChangesTable): ScheduledChange => ({
 });
 
 const toRow = (change: ScheduledChange): ScheduledChangesTable => ({
-  id: change.id,
-  project_id: change.projectId,
-  flag_id: change.flagId,
-  environment: change.environment,
-  patch: JSON.stringify(change.patch),
-  comment: change.comment,
+  ...pendingPatchToRow(change),
   at: change.at,
   status: change.status,
   author: JSON.stringify(change.author),
@@ -51,35 +34,24 @@ const toRow = (change: ScheduledChange): ScheduledChangesTable => ({
 });
 
 /** Scheduled changes in SQL; the same queries on SQLite and PostgreSQL. */
-export class SqlScheduledChanges implements ScheduledChangeStore {
-  readonly #db: Kysely<Database> | Transaction<Database>;
-
-  constructor(db: Kysely<Database> | Transaction<Database>) {
-    this.#db = db;
-  }
-
+export class SqlScheduledChanges extends SqlRole implements ScheduledChangeStore {
   async insert(change: ScheduledChange): Promise<void> {
-    await this.#db.insertInto('scheduled_changes').values(toRow(change)).execute();
+    await this.db.insertInto('scheduled_changes').values(toRow(change)).execute();
   }
 
-  async find(id: string): Promise<ScheduledChange | undefined> {
-    const row = await this.#db
-      .selectFrom('scheduled_changes')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return row && fromRow(row);
+  find(id: string): Promise<ScheduledChange | undefined> {
+    return findOne(this.db.selectFrom('scheduled_changes').selectAll().where('id', '=', id), fromRow);
   }
 
   async listForFlag(flagId: string, status?: ScheduledChangeStatus): Promise<readonly ScheduledChange[]> {
-    let query = this.#db.selectFrom('scheduled_changes').selectAll().where('flag_id', '=', flagId);
+    let query = this.db.selectFrom('scheduled_changes').selectAll().where('flag_id', '=', flagId);
     if (status !== undefined) query = query.where('status', '=', status);
     const rows = await query.orderBy('at').orderBy('id').execute();
     return rows.map(fromRow);
   }
 
   async due(now: string, limit: number): Promise<readonly ScheduledChange[]> {
-    const rows = await this.#db
+    const rows = await this.db
       .selectFrom('scheduled_changes')
       .selectAll()
       .where('status', '=', 'pending')
@@ -99,12 +71,12 @@ export class SqlScheduledChanges implements ScheduledChangeStore {
   ): Promise<boolean> {
     // PostgreSQL re-checks `status = 'pending'` once a concurrent settler's lock is released, so
     // the loser of a race updates nothing.
-    const result = await this.#db
+    const result = await this.db
       .updateTable('scheduled_changes')
       .set({ status, applied_at: at, failure: failure ?? null })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return touchedOne(result);
   }
 }

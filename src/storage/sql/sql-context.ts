@@ -142,3 +142,12 @@ export function allOfProject<T extends 'environments' | 'flags' | 'segments'>(
     .orderBy(order)
     .execute() as Promise<Database[T][]>;
 }
+
+/** A store role's SQL over a connection, or over the transaction that made it: subclasses query `this.db`. */
+export abstract class SqlRole {
+  protected readonly db: Kysely<Database> | Transaction<Database>;
+
+  constructor(db: Kysely<Database> | Transaction<Database>) {
+    this.db = db;
+  }
+}

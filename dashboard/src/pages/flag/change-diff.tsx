@@ -1,4 +1,5 @@
 import type { Flag } from '../../api.ts';
+import { TableHead } from '../../kit/resource-table.tsx';
 import { patchLines } from './patch-words.ts';
 
 /** What a patch would change in one environment of the flag, as a small table. */
@@ -14,13 +15,7 @@ export function ChangeDiff({
   const lines = patchLines(patch, flag as unknown as Record<string, unknown> | undefined, environment);
   return (
     <table className="diff">
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Now</th>
-          <th scope="col">Would be</th>
-        </tr>
-      </thead>
+      <TableHead headers={['Field', 'Now', 'Would be']} />
       <tbody>
         {lines.map((line) => (
           <tr key={line.field}>

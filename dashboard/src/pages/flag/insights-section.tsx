@@ -1,6 +1,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { enc, type Flag, type FlagInsights, useApi } from '../../api.ts';
 import { useProject } from '../../app.tsx';
+import { Options } from '../../kit/field.tsx';
 import { primaryEnvironment } from '../../primary-environment.ts';
 import { LoadError, Loading, Time } from '../../ui.tsx';
 
@@ -67,11 +68,7 @@ export function FlagInsightsSection({ flag }: { flag: Flag }) {
         <label className="field inline">
           <span>Environment</span>
           <select value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-            {environments.map((e) => (
-              <option key={e.key} value={e.key}>
-                {e.name}
-              </option>
-            ))}
+            <Options choices={environments.map((e) => [e.key, e.name] as const)} />
           </select>
         </label>
         <fieldset className="segmented">

@@ -10,7 +10,7 @@ import {
   useApi,
 } from '../../api.ts';
 import { useProject } from '../../app.tsx';
-import { ErrorSummary } from '../../kit/field.tsx';
+import { ErrorSummary, Options } from '../../kit/field.tsx';
 import { Link } from '../../router.tsx';
 import { toast } from '../../ui.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
@@ -137,11 +137,7 @@ function PrerequisiteRow({
           disabled={readOnly}
           onChange={(e) => onChange({ flag: e.target.value, variants: [] })}
         >
-          {candidates.map((f) => (
-            <option key={f.id} value={f.key}>
-              {f.key}
-            </option>
-          ))}
+          <Options choices={candidates.map((f) => [f.key, f.key] as const)} />
         </select>
       </label>
       <span>must serve</span>

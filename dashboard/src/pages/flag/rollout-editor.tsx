@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api.ts';
-import { Field, InlineError } from '../../kit/field.tsx';
+import { Field, InlineError, sourceOf, TextField } from '../../kit/field.tsx';
 import { madeHundred, type RolloutDraft, sharesOf, type VariantDraft, weightsOf } from './draft.ts';
 
 const BAR_COLOURS = ['#1f4fd6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e7490', '#a16207'];
@@ -10,6 +10,8 @@ const percent = (share: number) => `${Number.isInteger(share) ? share : share.to
  * A weight per variant of the flag, with the percentage each gives and the total: weights are
  * relative (1 and 3 are 25 % and 75 %), which the total and "Make it 100" make plain.
  */
+const BUCKET_HINT = 'Users with the same value get the same variant. Default: targetingKey.';
+
 export function RolloutEditor({
   draft,
   variants,
@@ -85,22 +87,14 @@ export function RolloutEditor({
           </button>
         )}
       </div>
-      <Field
+      <TextField
+        of={sourceOf(draft, onChange, problem, path)}
+        name="bucketBy"
         label="Bucket by attribute"
-        path={`${path}/bucketBy`}
-        problem={problem}
-        hint="Users with the same value get the same variant. Default: targetingKey."
-      >
-        {(props) => (
-          <input
-            {...props}
-            value={draft.bucketBy}
-            placeholder="targetingKey"
-            spellCheck={false}
-            onChange={(e) => onChange({ ...draft, bucketBy: e.target.value })}
-          />
-        )}
-      </Field>
+        placeholder="targetingKey"
+        code
+        hint={BUCKET_HINT}
+      />
     </div>
   );
 }

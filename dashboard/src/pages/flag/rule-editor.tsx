@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api.ts';
-import { Field, fieldId } from '../../kit/field.tsx';
+import { fieldId, RadioChoices, sourceOf, TextField } from '../../kit/field.tsx';
 import { ConditionsEditor, SegmentPicker } from '../rule-editors.tsx';
 import type { RuleDraft, VariantDraft } from './draft.ts';
 import { ServeEditor } from './serve-editor.tsx';
@@ -8,6 +8,11 @@ import { ServeEditor } from './serve-editor.tsx';
  * One targeting rule: who it is for, then what it serves. "Everyone" is a choice of its own, so
  * a rule left empty is refused rather than serving everyone by accident (decision 0603).
  */
+const AUDIENCES = [
+  [false, 'Users in segments or with conditions'],
+  [true, 'Everyone'],
+] as const;
+
 export function RuleEditor({
   rule,
   index,
@@ -59,35 +64,15 @@ export function RuleEditor({
           </button>
         </div>
       </div>
-      <Field label="Description" path={`${path}/description`} problem={problem}>
-        {(props) => (
-          <input
-            {...props}
-            value={rule.description}
-            onChange={(e) => onChange({ ...rule, description: e.target.value })}
-          />
-        )}
-      </Field>
+      <TextField of={sourceOf(rule, onChange, problem, path)} name="description" label="Description" />
       <fieldset className="radio-row audience">
         <legend>{title} is for</legend>
-        <label className="checkbox">
-          <input
-            type="radio"
-            name={audience}
-            checked={!rule.everyone}
-            onChange={() => onChange({ ...rule, everyone: false })}
-          />{' '}
-          Users in segments or with conditions
-        </label>
-        <label className="checkbox">
-          <input
-            type="radio"
-            name={audience}
-            checked={rule.everyone}
-            onChange={() => onChange({ ...rule, everyone: true })}
-          />{' '}
-          Everyone
-        </label>
+        <RadioChoices
+          name={audience}
+          value={rule.everyone}
+          choices={AUDIENCES}
+          onChange={(everyone) => onChange({ ...rule, everyone })}
+        />
       </fieldset>
       {rule.everyone ? (
         <p className="notice small">

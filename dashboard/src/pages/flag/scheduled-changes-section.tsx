@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
 import { useProject } from '../../app.tsx';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
+import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
 import { Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
@@ -110,18 +111,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       {changes.data && changes.data.length > 0 && (
         <table>
           <caption className="visually-hidden">Scheduled changes of this flag</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Change</th>
-              <th scope="col">By</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
           <tbody>
             {changes.data.map((change) => (
               <tr key={change.id}>

@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api.ts';
-import { Field, fieldId, InlineError } from '../../kit/field.tsx';
+import { Field, fieldId, InlineError, RadioChoices } from '../../kit/field.tsx';
 import type { ServeDraft, VariantDraft } from './draft.ts';
 import { RolloutEditor } from './rollout-editor.tsx';
 
@@ -15,6 +15,11 @@ export const VariantOptions = ({ variants }: { variants: readonly VariantDraft[]
 );
 
 /** Serve one variant, or split by percentage. */
+const SERVE_KINDS = [
+  ['variant', 'Serve a variant'],
+  ['rollout', 'Percentage rollout'],
+] as const;
+
 export function ServeEditor({
   serve,
   variants,
@@ -39,24 +44,12 @@ export function ServeEditor({
     <fieldset className="serve">
       <legend className="visually-hidden">{legend}: what to serve</legend>
       <div className="radio-row">
-        <label className="checkbox">
-          <input
-            type="radio"
-            name={name}
-            checked={serve.kind === 'variant'}
-            onChange={() => onChange({ ...serve, kind: 'variant' })}
-          />{' '}
-          Serve a variant
-        </label>
-        <label className="checkbox">
-          <input
-            type="radio"
-            name={name}
-            checked={serve.kind === 'rollout'}
-            onChange={() => onChange({ ...serve, kind: 'rollout' })}
-          />{' '}
-          Percentage rollout
-        </label>
+        <RadioChoices
+          name={name}
+          value={serve.kind}
+          choices={SERVE_KINDS}
+          onChange={(kind) => onChange({ ...serve, kind })}
+        />
       </div>
       <InlineError problem={problem} path={path.endsWith('/serve') ? path : `${path}/serve`} />
       <Field

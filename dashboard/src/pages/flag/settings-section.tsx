@@ -1,43 +1,23 @@
-import { Field } from '../../kit/field.tsx';
+import { type FieldSource, TextField } from '../../kit/field.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 import { VariantsEditor } from './variants-editor.tsx';
 
 /** Name, tags, description and variants: the flag's fields that are the same in every environment. */
 export function SettingsSection({ editor }: { editor: FlagEditor }) {
   const { flag, draft, problem, change, mayEdit } = editor;
+  const fields: FieldSource<typeof draft> = {
+    values: draft,
+    set: (name, value) => change((d) => ({ ...d, [name]: value })),
+    problem,
+  };
   return (
     <section className="panel" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
       <div className="row">
-        <Field label="Name" path="/name" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              value={draft.name}
-              onChange={(e) => change((d) => ({ ...d, name: e.target.value }))}
-            />
-          )}
-        </Field>
-        <Field label="Tags" path="/tags" problem={problem} hint="Separated by commas.">
-          {(props) => (
-            <input
-              {...props}
-              value={draft.tags}
-              onChange={(e) => change((d) => ({ ...d, tags: e.target.value }))}
-            />
-          )}
-        </Field>
+        <TextField of={fields} name="name" label="Name" />
+        <TextField of={fields} name="tags" label="Tags" hint="Separated by commas." />
       </div>
-      <Field label="Description" path="/description" problem={problem}>
-        {(props) => (
-          <textarea
-            {...props}
-            rows={2}
-            value={draft.description}
-            onChange={(e) => change((d) => ({ ...d, description: e.target.value }))}
-          />
-        )}
-      </Field>
+      <TextField of={fields} name="description" label="Description" rows={2} />
       <VariantsEditor
         type={flag.type}
         variants={draft.variants}

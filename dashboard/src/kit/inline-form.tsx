@@ -1,0 +1,59 @@
+import { type ReactNode, useId } from 'react';
+import type { ApiError } from '../api.ts';
+import { ErrorSummary, useFocusFirstField } from './field.tsx';
+
+/**
+ * A form shown in the page rather than in a dialog (a panel, or a table row being edited): the
+ * API's errors on top, its fields, then submit and Cancel. Its first field takes focus, as it
+ * opens because the person asked.
+ */
+export function InlineForm({
+  label,
+  title,
+  className,
+  form: { problem, busy },
+  submitLabel,
+  onSubmit,
+  onCancel,
+  children,
+}: {
+  /** The form's accessible name when it has no visible title. */
+  label?: string;
+  /** A visible heading that names the form. */
+  title?: string;
+  className?: string;
+  form: { readonly problem: ApiError | undefined; readonly busy?: boolean };
+  submitLabel: string;
+  onSubmit: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  const ref = useFocusFirstField<HTMLFormElement>();
+  const id = useId();
+  const titleId = title ? id : undefined;
+  return (
+    <form
+      ref={ref}
+      className={className}
+      noValidate
+      aria-label={label}
+      aria-labelledby={titleId}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      {title && <h2 id={titleId}>{title}</h2>}
+      <ErrorSummary problem={problem} />
+      {children}
+      <div className="form-actions">
+        <button type="submit" className="btn primary" disabled={busy}>
+          {submitLabel}
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

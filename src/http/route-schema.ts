@@ -1,0 +1,35 @@
+import type { TSchema } from 'typebox';
+import { problems } from './schemas/common.ts';
+
+/**
+ * What a route takes and answers: its path parameters, query string and body (each optional),
+ * and its success bodies by status (200, 201, 202).
+ */
+export interface RouteParts {
+  /** More than the summary says, in the OpenAPI document. */
+  readonly description?: string;
+  readonly params?: TSchema;
+  readonly querystring?: TSchema;
+  readonly body?: TSchema;
+  readonly [status: number]: TSchema;
+}
+
+type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring' | 'body'>>;
+
+/**
+ * The route options writer for a group of routes under `tags`: each route's schema is what the
+ * OpenAPI document shows, the tags and a summary, the problems (application/problem+json) it
+ * may answer with by status, and what it takes and answers.
+ */
+export const describeRoutes =
+  (tags: string[]) =>
+  <const P extends RouteParts>(summary: string, problemStatuses: readonly number[], parts: P) => {
+    const { description, params, querystring, body, ...answers } = parts;
+    const taken = {
+      ...(description === undefined ? {} : { description }),
+      ...(params === undefined ? {} : { params }),
+      ...(querystring === undefined ? {} : { querystring }),
+      ...(body === undefined ? {} : { body }),
+    } as Taken<P>;
+    return { schema: { tags, summary, ...taken, response: { ...answers, ...problems(...problemStatuses) } } };
+  };

@@ -1,0 +1,18 @@
+import type { StoreRoles } from '../storage/store.ts';
+import type { FlagService } from './flag-service.ts';
+
+/**
+ * What the services of pending flag patches (scheduled changes, change requests) stand on: the
+ * store, the flag service that writes the patch in the end, and the clock.
+ */
+export abstract class PendingPatchService {
+  protected readonly store: StoreRoles;
+  protected readonly flags: FlagService;
+  protected readonly clock: () => number;
+
+  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
+    this.store = store;
+    this.flags = flags;
+    this.clock = clock;
+  }
+}
