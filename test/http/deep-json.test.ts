@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nestsDeeperThan } from '../../src/domain/json-depth.ts';
 import { contextOf, OfrepError } from '../../src/openfeature/ofrep/ofrep-wire.ts';
+import { bootstrapAccounts } from '../../src/services/account-service.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, cookiePair } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -12,9 +14,18 @@ const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (issue 16)', (database) => {
   let server: TestServer;
   let flagId: string;
+  /** Routes only a signed-in person may call (`/v1/me/…`) get the body as that person. */
+  let asPerson: { key: null; headers: Record<string, string> };
   beforeAll(async () => {
     server = await startTestServer(database);
     flagId = (await server.call('POST', '/v1/projects/default/flags', { body: { key: 'f' } })).body.id;
+    await bootstrapAccounts(server.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
+    const signIn = await server.call('POST', '/v1/auth/sign-in', {
+      key: null,
+      headers: { origin: server.url },
+      body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+    });
+    asPerson = { key: null, headers: { origin: server.url, cookie: cookiePair(signIn.headers) } };
   });
   afterAll(() => server?.close());
 
@@ -41,7 +52,12 @@ describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (issue 16)', (data
         ['application/merge-patch+json', deepObject(DEPTH)],
       ] as const) {
         if (contentType !== 'application/json' && method !== 'PATCH') continue;
-        const res = await server.call(method, path, { body, headers: { 'content-type': contentType } });
+        const caller = path.startsWith('/v1/me/') ? asPerson : { headers: {} };
+        const res = await server.call(method, path, {
+          ...caller,
+          body,
+          headers: { ...caller.headers, 'content-type': contentType },
+        });
         const answer = `${method} ${path} (${contentType}) → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
         if (path.startsWith('/ofrep/')) {
           expect(res.status, answer).toBe(400);
