@@ -9,6 +9,7 @@ import {
   ADMIN_PASSWORD,
   cookiePair,
   type DashboardServer,
+  inviteAndJoin,
   startDashboardServer,
 } from './support.ts';
 
@@ -319,14 +320,12 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('keeps a project admin to the project: no organisation-wide invitations, no other projects', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'pam@example.com', role: 'admin', project: 'default' },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Pam', password: 'project admin pw' },
-      });
-      const pam = cookiePair(joined.headers);
+      const { joined, cookie: pam } = await inviteAndJoin(
+        server,
+        admin,
+        { email: 'pam@example.com', role: 'admin', project: 'default' },
+        { name: 'Pam', password: 'project admin pw' },
+      );
       const wide = await server.call('POST', '/v1/invitations', {
         cookie: pam,
         body: { email: 'x@example.com', role: 'viewer', project: null },
@@ -366,14 +365,12 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('removes an account: its sessions end at once; the last organisation admin stays', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'ed@example.com', role: 'editor', project: null },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Ed', password: 'editor password' },
-      });
-      const ed = cookiePair(joined.headers);
+      const { joined, cookie: ed } = await inviteAndJoin(
+        server,
+        admin,
+        { email: 'ed@example.com', role: 'editor', project: null },
+        { name: 'Ed', password: 'editor password' },
+      );
       expect((await server.call('GET', '/v1/projects', { cookie: ed })).status).toBe(200);
       const removed = await server.call('DELETE', `/v1/accounts/${joined.body.account.id}`, {
         cookie: admin,
@@ -408,13 +405,12 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('records invitations and new accounts in the audit log with the person as actor', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'audited@example.com', role: 'viewer', project: 'default' },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Audrey', password: 'audited password' },
-      });
+      const { joined } = await inviteAndJoin(
+        server,
+        admin,
+        { email: 'audited@example.com', role: 'viewer', project: 'default' },
+        { name: 'Audrey', password: 'audited password' },
+      );
       const log = await server.call('GET', '/v1/projects/default/audit-log?resourceType=account', {
         cookie: admin,
       });
