@@ -88,6 +88,9 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     admin = await server.signIn();
   });
   afterAll(() => server.close());
+  /** `email` invited by the admin as `role` of `project` (null: the organisation), joined as `name`. */
+  const join = (email: string, role: string, project: string | null, name: string, password: string) =>
+    inviteAndJoin(server, admin, { email, role, project }, { name, password });
 
   describe('signing in', () => {
     it('sets an HttpOnly, SameSite=Strict session cookie and stores only a hash of its token', async () => {
@@ -320,11 +323,12 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('keeps a project admin to the project: no organisation-wide invitations, no other projects', async () => {
-      const { joined, cookie: pam } = await inviteAndJoin(
-        server,
-        admin,
-        { email: 'pam@example.com', role: 'admin', project: 'default' },
-        { name: 'Pam', password: 'project admin pw' },
+      const { joined, cookie: pam } = await join(
+        'pam@example.com',
+        'admin',
+        'default',
+        'Pam',
+        'project admin pw',
       );
       const wide = await server.call('POST', '/v1/invitations', {
         cookie: pam,
@@ -365,12 +369,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('removes an account: its sessions end at once; the last organisation admin stays', async () => {
-      const { joined, cookie: ed } = await inviteAndJoin(
-        server,
-        admin,
-        { email: 'ed@example.com', role: 'editor', project: null },
-        { name: 'Ed', password: 'editor password' },
-      );
+      const { joined, cookie: ed } = await join('ed@example.com', 'editor', null, 'Ed', 'editor password');
       expect((await server.call('GET', '/v1/projects', { cookie: ed })).status).toBe(200);
       const removed = await server.call('DELETE', `/v1/accounts/${joined.body.account.id}`, {
         cookie: admin,
@@ -405,12 +404,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('records invitations and new accounts in the audit log with the person as actor', async () => {
-      const { joined } = await inviteAndJoin(
-        server,
-        admin,
-        { email: 'audited@example.com', role: 'viewer', project: 'default' },
-        { name: 'Audrey', password: 'audited password' },
-      );
+      const { joined } = await join('audited@example.com', 'viewer', 'default', 'Audrey', 'audited password');
       const log = await server.call('GET', '/v1/projects/default/audit-log?resourceType=account', {
         cookie: admin,
       });
