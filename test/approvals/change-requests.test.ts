@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, createKey, type Harness, startHarness } from '../access/support.ts';
+import { variantList } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { flagBody, variantsOf } from '../support/requests.ts';
+import { flagBody } from '../support/requests.ts';
 
 const ADMIN = ADMIN_KEY;
 
@@ -194,7 +195,7 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       const bannerPath = `/v1/flags/${banner.body.id}?environment=development`;
       const changed = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: { variants: variantsOf({ a: 'A2', b: 'B' }) },
+        body: { variants: variantList({ a: 'A2', b: 'B' }) },
       });
       // Production serves variant "a" too: its new value needs production's approvals.
       expect(changed.status, JSON.stringify(changed.body)).toBe(202);
@@ -203,7 +204,7 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       // A new variant changes nothing anyone is served: written at once.
       const added = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: { variants: variantsOf({ a: 'A', b: 'B', c: 'C' }) },
+        body: { variants: variantList({ a: 'A', b: 'B', c: 'C' }) },
       });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
     });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAccounts } from '../../src/services/account-service.ts';
 import { hashPassword, verifyPassword } from '../../src/services/passwords.ts';
+import { rolloutWeights } from '../support/builders.ts';
 import { describeEachDatabase, testDatabases } from '../support/database.ts';
 import {
   ADMIN_EMAIL,
@@ -245,10 +246,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
         cookie: admin,
         body: {
           defaultRollout: {
-            weights: [
-              { variant: 'on', weight: 1 },
-              { variant: 'off', weight: 1 },
-            ],
+            weights: rolloutWeights({ on: 1, off: 1 }),
           },
         },
       });
