@@ -54,22 +54,35 @@ const log = (message: string) =>
     `[insights-query ${new Date().toISOString().slice(11, 19)} load ${loadAverage()}] ${message}`,
   );
 
+/** A setup of a migrated database that is closed first, then cleaned up by `cleanUp`. */
+async function migrated(
+  name: Setup['name'],
+  db: Kysely<Database>,
+  location: string,
+  reused: boolean,
+  cleanUp: (keep: boolean) => Promise<void>,
+): Promise<Setup> {
+  await migrateToLatest(db);
+  return {
+    name,
+    db,
+    location,
+    reused,
+    async close(keep) {
+      await db.destroy();
+      await cleanUp(keep);
+    },
+  };
+}
+
 async function openSqlite(file: string | undefined): Promise<Setup> {
   const reused = file !== undefined && existsSync(file);
   const dir = file === undefined ? mkdtempSync(join(tmpdir(), 'flagstaff-insights-bench-')) : undefined;
   const path = file ?? join(dir as string, 'bench.db');
   const { db } = openDatabase(`sqlite:${path}`);
-  await migrateToLatest(db);
-  return {
-    name: 'sqlite',
-    db,
-    location: `--sqlite-file=${path}`,
-    reused,
-    async close(keep) {
-      await db.destroy();
-      if (!keep && dir !== undefined) rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return migrated('sqlite', db, `--sqlite-file=${path}`, reused, async (keep) => {
+    if (!keep && dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 async function openPostgres(url: string, existing: string | undefined): Promise<Setup> {
@@ -81,19 +94,11 @@ async function openPostgres(url: string, existing: string | undefined): Promise<
   const reused = (found.rows[0]?.n ?? 0) > 0;
   if (!reused) await sql`create schema ${sql.id(schema)}`.execute(admin);
   const { db } = openDatabase(url, { schema });
-  await migrateToLatest(db);
-  return {
-    name: 'postgres',
-    db,
-    location: `--postgres-schema=${schema}`,
-    reused,
-    async close(keep) {
-      await db.destroy();
-      // Only a schema this run created is dropped.
-      if (!keep && !reused) await sql`drop schema ${sql.id(schema)} cascade`.execute(admin);
-      await admin.destroy();
-    },
-  };
+  return migrated('postgres', db, `--postgres-schema=${schema}`, reused, async (keep) => {
+    // Only a schema this run created is dropped.
+    if (!keep && !reused) await sql`drop schema ${sql.id(schema)} cascade`.execute(admin);
+    await admin.destroy();
+  });
 }
 
 /**

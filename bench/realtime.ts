@@ -161,27 +161,25 @@ async function oneNode(): Promise<Row[]> {
     const written = await serverFanOut;
     for (const s of streams) s.socket.destroy();
 
+    // The p50 and max figures of one stream differ only in the statistic and its target.
+    const changeLatency = (statistic: string, value: number, targetMs: number, note: string): Row => ({
+      section: 'realtime',
+      figure: `change → SSE message on the client, one node, ${statistic} of ${CHANGES}`,
+      value: ms(value),
+      baseline: `${ms(write)} PATCH`,
+      ratio: value / write,
+      target: `< ${targetMs} ms`,
+      met: value < targetMs,
+      note,
+    });
     return [
-      {
-        section: 'realtime',
-        figure: `change → SSE message on the client, one node, p50 of ${CHANGES}`,
-        value: ms(p50),
-        baseline: `${ms(write)} PATCH`,
-        ratio: p50 / write,
-        target: '< 50 ms',
-        met: p50 < 50,
-        note: 'from sending the PATCH to reading refetchEvaluation; baseline: the PATCH until acknowledged',
-      },
-      {
-        section: 'realtime',
-        figure: `change → SSE message on the client, one node, max of ${CHANGES}`,
-        value: ms(max),
-        baseline: `${ms(write)} PATCH`,
-        ratio: max / write,
-        target: '< 250 ms',
-        met: max < 250,
-        note: `the message ${added}`,
-      },
+      changeLatency(
+        'p50',
+        p50,
+        50,
+        'from sending the PATCH to reading refetchEvaluation; baseline: the PATCH until acknowledged',
+      ),
+      changeLatency('max', max, 250, `the message ${added}`),
       {
         section: 'realtime',
         figure: `server RSS per idle SSE stream, ${STREAMS.toLocaleString('en')} streams`,

@@ -101,7 +101,7 @@ function generator(random: Random) {
     return result;
   }
 
-  function variantsOf(type: FlagType): Variant[] {
+  function variantList(type: FlagType): Variant[] {
     if (type === 'boolean') {
       return [
         { key: 'on', value: true },
@@ -127,7 +127,7 @@ function generator(random: Random) {
   function flag(index: number, segmentKeys: readonly string[]): Flag {
     const key = `flag-${index}`;
     const type = pick<FlagType>(['boolean', 'string', 'number']);
-    const variants = variantsOf(type);
+    const variants = variantList(type);
     const serve = (): TargetingRule['serve'] =>
       chance(0.3) ? { rollout: rollout(variants, key) } : { variant: pick(variants).key };
     const shape = int(10);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, createKey, type Harness, startHarness } from '../access/support.ts';
+import { variantList } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { flagBody } from '../support/requests.ts';
 
 const ADMIN = ADMIN_KEY;
 
@@ -188,24 +190,12 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
 
     it('sends a change of a served value to approval even when made in another environment', async () => {
       const banner = await node.call('POST', '/v1/projects/default/flags', {
-        body: {
-          key: 'banner',
-          type: 'string',
-          variants: [
-            { key: 'a', value: 'A' },
-            { key: 'b', value: 'B' },
-          ],
-        },
+        body: flagBody('banner', 'string', { a: 'A', b: 'B' }),
       });
       const bannerPath = `/v1/flags/${banner.body.id}?environment=development`;
       const changed = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: {
-          variants: [
-            { key: 'a', value: 'A2' },
-            { key: 'b', value: 'B' },
-          ],
-        },
+        body: { variants: variantList({ a: 'A2', b: 'B' }) },
       });
       // Production serves variant "a" too: its new value needs production's approvals.
       expect(changed.status, JSON.stringify(changed.body)).toBe(202);
@@ -214,13 +204,7 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       // A new variant changes nothing anyone is served: written at once.
       const added = await node.call('PATCH', bannerPath, {
         key: editors.ann,
-        body: {
-          variants: [
-            { key: 'a', value: 'A' },
-            { key: 'b', value: 'B' },
-            { key: 'c', value: 'C' },
-          ],
-        },
+        body: { variants: variantList({ a: 'A', b: 'B', c: 'C' }) },
       });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
     });

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
+import { rolloutWeights, variantList } from '../support/builders.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -100,10 +101,7 @@ async function seed(ui: DashboardBrowser): Promise<void> {
             ],
             serve: {
               rollout: {
-                weights: [
-                  { variant: 'on', weight: 25 },
-                  { variant: 'off', weight: 75 },
-                ],
+                weights: rolloutWeights({ on: 25, off: 75 }),
               },
             },
           },
@@ -117,20 +115,12 @@ async function seed(ui: DashboardBrowser): Promise<void> {
     name: 'Checkout button colour',
     type: 'string',
     tags: ['checkout', 'experiment'],
-    variants: [
-      { key: 'blue', value: '#1f4fd6' },
-      { key: 'green', value: '#1a7f37' },
-      { key: 'orange', value: '#c2410c' },
-    ],
+    variants: variantList({ blue: '#1f4fd6', green: '#1a7f37', orange: '#c2410c' }),
   });
   await call('PATCH', `/v1/flags/${colour.id}?environment=production`, {
     enabled: true,
     defaultRollout: {
-      weights: [
-        { variant: 'blue', weight: 50 },
-        { variant: 'green', weight: 30 },
-        { variant: 'orange', weight: 20 },
-      ],
+      weights: rolloutWeights({ blue: 50, green: 30, orange: 20 }),
     },
   });
   await flag({
@@ -138,19 +128,13 @@ async function seed(ui: DashboardBrowser): Promise<void> {
     name: 'Search results per page',
     type: 'number',
     tags: ['search'],
-    variants: [
-      { key: 'twenty', value: 20 },
-      { key: 'fifty', value: 50 },
-    ],
+    variants: variantList({ twenty: 20, fifty: 50 }),
   });
   await flag({
     key: 'onboarding',
     name: 'Onboarding tour',
     type: 'object',
-    variants: [
-      { key: 'short', value: { steps: 3, skippable: true } },
-      { key: 'long', value: { steps: 7, skippable: false } },
-    ],
+    variants: variantList({ short: { steps: 3, skippable: true }, long: { steps: 7, skippable: false } }),
   });
   const dark = await flag({ key: 'dark-mode', name: 'Dark mode', tags: ['web'] });
   await call('PATCH', `/v1/flags/${dark.id}?environment=development`, { enabled: true });

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
+import { flagBody } from '../support/requests.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
 // The flag editor's traps of issue 15, as a person meets them: an empty rule that would serve
@@ -94,13 +95,8 @@ describeInChromium(
 
     it('renames variants everywhere they are used: saving works in every environment, with no ghost rows', async () => {
       const flag = await call('POST', '/v1/projects/traps/flags', {
-        key: 'colour',
+        ...flagBody('colour', 'string', { control: 'control', treatment: 'treatment' }),
         name: 'Colour',
-        type: 'string',
-        variants: [
-          { key: 'control', value: 'control' },
-          { key: 'treatment', value: 'treatment' },
-        ],
       });
       await call('PATCH', `/v1/flags/${flag.id}?environment=production`, {
         defaultRollout: {
@@ -149,14 +145,8 @@ describeInChromium(
 
     it('shows the percentage each weight gives and the total, and makes the total 100 on request', async () => {
       await call('POST', '/v1/projects/traps/flags', {
-        key: 'layout',
+        ...flagBody('layout', 'string', { a: 'a', b: 'b', c: 'c' }),
         name: 'Layout',
-        type: 'string',
-        variants: [
-          { key: 'a', value: 'a' },
-          { key: 'b', value: 'b' },
-          { key: 'c', value: 'c' },
-        ],
       });
       const page = await openFlag('layout');
       const fallback = page.getByRole('group', { name: 'Default: what to serve' });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapAccounts } from '../../src/services/account-service.ts';
 import { hashPassword, verifyPassword } from '../../src/services/passwords.ts';
+import { rolloutWeights } from '../support/builders.ts';
 import { describeEachDatabase, testDatabases } from '../support/database.ts';
 import {
   ADMIN_EMAIL,
@@ -9,6 +10,7 @@ import {
   ADMIN_PASSWORD,
   cookiePair,
   type DashboardServer,
+  inviteAndJoin,
   startDashboardServer,
 } from './support.ts';
 
@@ -87,6 +89,9 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     admin = await server.signIn();
   });
   afterAll(() => server.close());
+  /** `email` invited by the admin as `role` of `project` (null: the organisation), joined as `name`. */
+  const join = (email: string, role: string, project: string | null, name: string, password: string) =>
+    inviteAndJoin(server, admin, { email, role, project }, { name, password });
 
   describe('signing in', () => {
     it('sets an HttpOnly, SameSite=Strict session cookie and stores only a hash of its token', async () => {
@@ -241,10 +246,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
         cookie: admin,
         body: {
           defaultRollout: {
-            weights: [
-              { variant: 'on', weight: 1 },
-              { variant: 'off', weight: 1 },
-            ],
+            weights: rolloutWeights({ on: 1, off: 1 }),
           },
         },
       });
@@ -319,14 +321,13 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('keeps a project admin to the project: no organisation-wide invitations, no other projects', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'pam@example.com', role: 'admin', project: 'default' },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Pam', password: 'project admin pw' },
-      });
-      const pam = cookiePair(joined.headers);
+      const { joined, cookie: pam } = await join(
+        'pam@example.com',
+        'admin',
+        'default',
+        'Pam',
+        'project admin pw',
+      );
       const wide = await server.call('POST', '/v1/invitations', {
         cookie: pam,
         body: { email: 'x@example.com', role: 'viewer', project: null },
@@ -366,14 +367,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('removes an account: its sessions end at once; the last organisation admin stays', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'ed@example.com', role: 'editor', project: null },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Ed', password: 'editor password' },
-      });
-      const ed = cookiePair(joined.headers);
+      const { joined, cookie: ed } = await join('ed@example.com', 'editor', null, 'Ed', 'editor password');
       expect((await server.call('GET', '/v1/projects', { cookie: ed })).status).toBe(200);
       const removed = await server.call('DELETE', `/v1/accounts/${joined.body.account.id}`, {
         cookie: admin,
@@ -408,13 +402,7 @@ describeEachDatabase('dashboard accounts and sessions', (database) => {
     });
 
     it('records invitations and new accounts in the audit log with the person as actor', async () => {
-      const invited = await server.call('POST', '/v1/invitations', {
-        cookie: admin,
-        body: { email: 'audited@example.com', role: 'viewer', project: 'default' },
-      });
-      const joined = await server.call('POST', '/v1/auth/join', {
-        body: { token: invited.body.token, name: 'Audrey', password: 'audited password' },
-      });
+      const { joined } = await join('audited@example.com', 'viewer', 'default', 'Audrey', 'audited password');
       const log = await server.call('GET', '/v1/projects/default/audit-log?resourceType=account', {
         cookie: admin,
       });

@@ -110,3 +110,27 @@ export function cookiePair(headers: Headers): string {
   const header = headers.get('set-cookie') ?? '';
   return header.split(';')[0] ?? '';
 }
+
+export interface Invitation {
+  readonly email: string;
+  readonly role: string;
+  /** A project key, or null for the whole organisation. */
+  readonly project: string | null;
+}
+
+/**
+ * An account made the way a person makes one: `admin` (a cookie) invites, the invitee joins.
+ * Both replies, and the new session's cookie.
+ */
+export async function inviteAndJoin(
+  server: DashboardServer,
+  admin: string,
+  invitation: Invitation,
+  person: { readonly name: string; readonly password: string },
+): Promise<{ invited: Reply; joined: Reply; cookie: string }> {
+  const invited = await server.call('POST', '/v1/invitations', { cookie: admin, body: invitation });
+  const joined = await server.call('POST', '/v1/auth/join', {
+    body: { token: invited.body.token, ...person },
+  });
+  return { invited, joined, cookie: cookiePair(joined.headers) };
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
+import { flagBody } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 // PATCH /v1/flags/{id} is a JSON merge patch (RFC 7396, SPEC §4) of the flag and of its
@@ -22,15 +23,7 @@ describeEachDatabase('a flag patch merges field by field', (database) => {
     server = await startTestServer(database);
     await server.call('POST', '/v1/projects', { body: { key: 'merge' } });
     const flag = await server.call('POST', '/v1/projects/merge/flags', {
-      body: {
-        key: 'banner',
-        type: 'string',
-        variants: [
-          { key: 'a', value: 'A' },
-          { key: 'b', value: 'B' },
-        ],
-        metadata: { team: 'web', ticket: 12 },
-      },
+      body: { ...flagBody('banner', 'string', { a: 'A', b: 'B' }), metadata: { team: 'web', ticket: 12 } },
     });
     flagId = flag.body.id;
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
+import { flagBody } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describeEachDatabase('management API', (database) => {
@@ -120,14 +121,7 @@ describeEachDatabase('management API', (database) => {
   describe('flags', () => {
     it('creates flags of every type, checking variant values against the type', async () => {
       const string = await server.call('POST', '/v1/projects/shop/flags', {
-        body: {
-          key: 'theme',
-          type: 'string',
-          variants: [
-            { key: 'light', value: 'light' },
-            { key: 'dark', value: 'dark' },
-          ],
-        },
+        body: flagBody('theme', 'string', { light: 'light', dark: 'dark' }),
       });
       expect(string.status).toBe(201);
       expect(string.body.environments.production).toMatchObject({
@@ -136,14 +130,7 @@ describeEachDatabase('management API', (database) => {
         defaultVariant: 'light',
       });
       const number = await server.call('POST', '/v1/projects/shop/flags', {
-        body: {
-          key: 'limit',
-          type: 'number',
-          variants: [
-            { key: 'low', value: 10 },
-            { key: 'high', value: 100.5 },
-          ],
-        },
+        body: flagBody('limit', 'number', { low: 10, high: 100.5 }),
       });
       expect(number.status).toBe(201);
       const object = await server.call('POST', '/v1/projects/shop/flags', {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OFREP_REASONS } from '../../src/openfeature/ofrep/ofrep-wire.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
-import { startServer } from './support/server.ts';
-import { createKey, seedVariedProject, VARIED_CONTEXTS, VARIED_FLAGS } from './support/varied-project.ts';
+import { startVariedServer, VARIED_CONTEXTS, VARIED_FLAGS } from './support/varied-project.ts';
 
 const COUNTRIES = ['NL', 'BE', 'DE', undefined];
 const PLANS = ['pro', 'free', undefined];
@@ -57,9 +56,7 @@ describeEachDatabase('the REST evaluate endpoint and OFREP agree', (database) =>
   let server: TestServer;
   let key: string;
   beforeAll(async () => {
-    server = await startServer(database);
-    await seedVariedProject(server);
-    key = await createKey(server, { role: 'evaluator' });
+    ({ server, key } = await startVariedServer(database));
   });
   afterAll(() => server.close());
 

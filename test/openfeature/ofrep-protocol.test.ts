@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
-import { createKey, flagId, seedVariedProject } from './support/varied-project.ts';
+import { createKey, flagId, startVariedServer } from './support/varied-project.ts';
 
 const SINGLE = '/ofrep/v1/evaluate/flags';
 const PROJECT = { 'x-flagstaff-project': 'default' };
@@ -11,9 +11,7 @@ describeEachDatabase('OFREP over a real socket (SPEC §6)', (database) => {
   let server: TestServer;
   let evaluator: string;
   beforeAll(async () => {
-    server = await startServer(database);
-    await seedVariedProject(server);
-    evaluator = await createKey(server, { role: 'evaluator' });
+    ({ server, key: evaluator } = await startVariedServer(database));
   });
   afterAll(() => server.close());
 

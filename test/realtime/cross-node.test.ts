@@ -1,11 +1,4 @@
-import {
-  credentials,
-  type GrpcObject,
-  loadPackageDefinition,
-  Metadata,
-  type ServiceClientConstructor,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import type { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
@@ -18,24 +11,17 @@ import {
   startNode,
 } from '../access/support.ts';
 import { POSTGRES_SKIPPED } from '../support/database.ts';
+import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
 import { openSse, type SseConnection } from './sse-client.ts';
 
 const BULK = '/ofrep/v1/evaluate/flags';
-const PROTO = new URL('../../src/openfeature/flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url)
-  .pathname;
 
 /** A raw SyncFlags stream: every flag configuration pushed, parsed. */
 function syncFlags(port: number, selector: string) {
-  const sync = (loadPackageDefinition(loadSync(PROTO, { defaults: true })).flagd as GrpcObject)
-    .sync as GrpcObject;
-  const Client = (sync.v1 as GrpcObject).FlagSyncService as ServiceClientConstructor;
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as {
+  const client = flagSyncClient<{
     syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
-    close(): void;
-  };
-  const metadata = new Metadata();
-  metadata.set('flagd-selector', selector);
-  const call = client.syncFlags({}, metadata);
+  }>(port);
+  const call = client.syncFlags({}, selectorMetadata(selector));
   const payloads: { flags: Record<string, { defaultVariant: string; state: string }> }[] = [];
   call.on('data', (data: { flagConfiguration: string }) => payloads.push(JSON.parse(data.flagConfiguration)));
   call.on('error', () => {});

@@ -1,11 +1,4 @@
-import {
-  credentials,
-  type GrpcObject,
-  loadPackageDefinition,
-  Metadata,
-  type ServiceClientConstructor,
-} from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import type { Metadata } from '@grpc/grpc-js';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import {
   type Client,
@@ -19,10 +12,9 @@ import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeatur
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
-const PROTO = new URL('../../src/openfeature/flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url)
-  .pathname;
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
 const logged: string[] = [];
 const LOG = {
@@ -53,22 +45,16 @@ const CONTEXTS: Record<string, string>[] = [
 
 /** A raw FlagSyncService client, to read exact status codes. */
 function rawClient(port: number) {
-  const sync = (loadPackageDefinition(loadSync(PROTO, { defaults: true })).flagd as GrpcObject)
-    .sync as GrpcObject;
-  const Client = (sync.v1 as GrpcObject).FlagSyncService as ServiceClientConstructor;
-  const client = new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as {
+  const client = flagSyncClient<{
     fetchAllFlags(
       request: object,
       metadata: Metadata,
       callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
     ): void;
-    close(): void;
-  };
+  }>(port);
   const fetchAll = (selector: string) =>
     new Promise<{ code: number; flags?: string }>((resolve) => {
-      const metadata = new Metadata();
-      metadata.set('flagd-selector', selector);
-      client.fetchAllFlags({}, metadata, (error, reply) =>
+      client.fetchAllFlags({}, selectorMetadata(selector), (error, reply) =>
         resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
       );
     });

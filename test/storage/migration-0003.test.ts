@@ -1,19 +1,13 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { markEveryoneRules } from '../../src/storage/migrations/0003-protected-environments-and-match-all.ts';
 import { buildEnvironment, buildFlag, buildFlagEnvironment, buildProject } from '../support/builders.ts';
-import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { describeEachFreshDatabase } from '../support/database.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
-describeEachDatabase('migration 0003: rules stored without segments or conditions', (database) => {
-  let opened: OpenTestDatabase;
-  beforeEach(async () => {
-    opened = await database.open();
-  });
-  afterEach(() => opened.close());
-
+describeEachFreshDatabase('migration 0003: rules stored without segments or conditions', (opened) => {
   it('says matchAll: true on the rules that served everyone, and leaves the others alone', async () => {
-    const { store, db } = opened;
+    const { store, db } = opened();
     await store.insertProject(buildProject('m', { createdAt: AT, updatedAt: AT }));
     await store.insertEnvironment(
       buildEnvironment('prj_m', 'production', {

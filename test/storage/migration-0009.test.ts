@@ -1,16 +1,10 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { copyActorIds } from '../../src/storage/migrations/0009-account-self-service.ts';
-import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { describeEachFreshDatabase } from '../support/database.ts';
 
-describeEachDatabase('migration 0009: audit events recorded before actor_id existed', (database) => {
-  let opened: OpenTestDatabase;
-  beforeEach(async () => {
-    opened = await database.open();
-  });
-  afterEach(() => opened.close());
-
+describeEachFreshDatabase('migration 0009: audit events recorded before actor_id existed', (opened) => {
   it('can be filtered by who acted once the migration copied the id out of the actor', async () => {
-    const { store, db } = opened;
+    const { store, db } = opened();
     const event = (id: string, actorId: string) => ({
       id,
       project_id: null,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { describe } from 'vitest';
+import { afterEach, beforeEach, describe } from 'vitest';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
@@ -88,5 +88,20 @@ export function describeEachDatabase(title: string, fn: (database: TestDatabase)
       (_, database) => fn(database),
     );
     if (postgresUrl() === undefined) describe.skip(POSTGRES_SKIPPED, () => fn(unconfiguredPostgres));
+  });
+}
+
+/**
+ * describeEachDatabase with a database of its own for every test: `opened()` is the one the running
+ * test got, closed after it (for tests that write rows an earlier migration left, like migration tests).
+ */
+export function describeEachFreshDatabase(title: string, fn: (opened: () => OpenTestDatabase) => void): void {
+  describeEachDatabase(title, (database) => {
+    let opened: OpenTestDatabase | undefined;
+    beforeEach(async () => {
+      opened = await database.open();
+    });
+    afterEach(() => opened?.close());
+    fn(() => opened as OpenTestDatabase);
   });
 }

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { rolloutWeights, variantList } from '../../support/builders.ts';
-import type { TestServer } from '../../support/server.ts';
+import type { TestDatabase } from '../../support/database.ts';
+import { startTestServer, type TestServer } from '../../support/server.ts';
 
 /** One flag of the varied project: how it is created, and its configuration per environment. */
 interface FlagSeed {
@@ -214,4 +215,13 @@ export async function flagId(server: TestServer, key: string, project = 'default
   const res = await server.call('GET', `/v1/projects/${project}/flags/${key}`);
   expect(res.status).toBe(200);
   return res.body.id;
+}
+
+/** A test server over `database` with the varied project seeded, and an evaluator key of its `default`. */
+export async function startVariedServer(
+  database: TestDatabase,
+): Promise<{ server: TestServer; key: string }> {
+  const server = await startTestServer(database);
+  await seedVariedProject(server);
+  return { server, key: await createKey(server, { role: 'evaluator' }) };
 }

@@ -1,0 +1,34 @@
+import {
+  credentials,
+  type GrpcObject,
+  loadPackageDefinition,
+  Metadata,
+  type ServiceClientConstructor,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+
+// A raw gRPC client of flagd's FlagSyncService, for tests that read what the sync server sends
+// (exact status codes, every pushed configuration) rather than what a provider makes of it.
+
+const PROTO = new URL('../../src/openfeature/flagd/sync-proto/flagd/sync/v1/sync.proto', import.meta.url)
+  .pathname;
+
+/**
+ * A FlagSyncService client of 127.0.0.1:`port`. grpc-js clients are untyped: `Calls` declares the
+ * methods the test uses.
+ */
+export function flagSyncClient<Calls>(port: number): Calls & { close(): void } {
+  const sync = (loadPackageDefinition(loadSync(PROTO, { defaults: true })).flagd as GrpcObject)
+    .sync as GrpcObject;
+  const Client = (sync.v1 as GrpcObject).FlagSyncService as ServiceClientConstructor;
+  return new Client(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Calls & {
+    close(): void;
+  };
+}
+
+/** The call metadata that names a selector (`flagd-selector`), as flagd providers send it. */
+export function selectorMetadata(selector: string): Metadata {
+  const metadata = new Metadata();
+  metadata.set('flagd-selector', selector);
+  return metadata;
+}

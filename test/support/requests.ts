@@ -1,0 +1,9 @@
+import type { JsonValue } from '../../src/domain/flag.ts';
+import { variantList } from './builders.ts';
+
+// Request bodies that many HTTP suites send, written once so that a suite states only what it varies.
+
+/** The body of POST /v1/projects/{key}/flags for a flag of `type` with the variants `{ key: value }`. */
+export function flagBody(key: string, type: string, values: Readonly<Record<string, JsonValue>>) {
+  return { key, type, variants: variantList(values) };
+}
