@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type ApiKey, ROLES } from '../domain/api-key.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Actor } from '../services/actor.ts';
 import { ApiKeyService } from '../services/api-key-service.ts';
@@ -31,6 +32,7 @@ export async function runKeysCommand(
   argv: readonly string[],
   store: Store,
   output: KeysOutput = processOutput,
+  clock: Clock = systemClock,
 ): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
@@ -45,14 +47,14 @@ export async function runKeysCommand(
     output.out(`${KEYS_USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const apiKeys = new ApiKeyService(store);
+  const apiKeys = new ApiKeyService(store, { clock });
   const actor = keysOperator();
   try {
     switch (command) {
       case 'create':
         return await create(apiKeys, actor, values, output);
       case 'list':
-        return await list(store, apiKeys, actor, values.project, output);
+        return await list(store, apiKeys, actor, values.project, output, clock);
       case 'revoke':
         return await revoke(store, apiKeys, actor, rest, output);
       default:
@@ -115,6 +117,7 @@ async function list(
   actor: Actor,
   project: string | undefined,
   output: KeysOutput,
+  clock: Clock,
 ) {
   const scopes: (string | null)[] = project === undefined ? [null, ...(await projectIds(store))] : [project];
   const keys: ApiKey[] = [];
@@ -140,7 +143,7 @@ async function list(
       k.projectId ?? '(organisation)',
       k.environments?.join(',') ?? '(all)',
       k.lastUsedAt ?? 'never',
-      status(k),
+      status(k, clock),
     ]),
   ];
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
@@ -190,8 +193,8 @@ function describe(key: ApiKey): string {
   return `${key.role}, ${where}, ${environments}${expires}`;
 }
 
-function status(key: ApiKey): string {
+function status(key: ApiKey, clock: Clock): string {
   if (key.revokedAt !== null) return `revoked ${key.revokedAt}`;
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) return `expired ${key.expiresAt}`;
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= clock()) return `expired ${key.expiresAt}`;
   return key.expiresAt === null ? 'active' : `active until ${key.expiresAt}`;
 }

@@ -6,5 +6,8 @@ export type Clock = () => number;
 
 export const systemClock: Clock = Date.now;
 
+/** The clock's time in whole seconds since the epoch, as evaluation takes it (`nowSeconds`). */
+export const epochSeconds = (clock: Clock): number => Math.floor(clock() / 1000);
+
 /** The clock's time as RFC 3339 text, as stored. */
 export const isoTime = (clock: Clock): string => new Date(clock()).toISOString();

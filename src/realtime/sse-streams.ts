@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { type Clock, systemClock } from '../domain/clock.ts';
 import type { KeyRevocations } from './key-revocations.ts';
 import type { ProjectChange, ProjectChanges } from './project-changes.ts';
 import type { StreamGrant } from './stream-access.ts';
@@ -56,6 +57,7 @@ function messageFor(change: { revision: number; at: number }): Buffer {
  */
 export class SseStreams {
   readonly #changes: ProjectChanges;
+  readonly #clock: Clock;
   readonly #streams = new Map<Writable, OpenStream>();
   readonly #byProject: TopicGroups<OpenStream, ProjectChange>;
   readonly #byKey: TopicGroups<OpenStream, string>;
@@ -64,8 +66,14 @@ export class SseStreams {
   readonly #onDrain: (this: Writable) => void;
   readonly #onClose: (this: Writable) => void;
 
-  constructor(changes: ProjectChanges, revocations: KeyRevocations, heartbeatMs = HEARTBEAT_MS) {
+  constructor(
+    changes: ProjectChanges,
+    revocations: KeyRevocations,
+    clock: Clock = systemClock,
+    heartbeatMs = HEARTBEAT_MS,
+  ) {
     this.#changes = changes;
+    this.#clock = clock;
     this.#byProject = new TopicGroups(
       (projectId, listener) => changes.subscribe(projectId, listener),
       (streams, change) => {
@@ -121,8 +129,8 @@ export class SseStreams {
     // `on`, not `once`: `once` wraps the listener in a closure per stream; #forget removes it.
     sink.on('close', this.#onClose);
     const lastChange = this.#changes.changedAt(grant.projectId) ?? 0;
-    const missed = known === undefined ? Date.now() - lastChange < RECENT_CHANGE_MS : known < current;
-    if (missed && current > 0) this.#send(stream, { revision: current, at: lastChange || Date.now() });
+    const missed = known === undefined ? this.#clock() - lastChange < RECENT_CHANGE_MS : known < current;
+    if (missed && current > 0) this.#send(stream, { revision: current, at: lastChange || this.#clock() });
   }
 
   /** Ends every stream (shutdown); clients reconnect to another node. */
@@ -144,7 +152,7 @@ export class SseStreams {
     stream.congested = false;
     stream.stalledBeats = 0;
     if (stream.pendingRevision > stream.sentRevision) {
-      this.#send(stream, { revision: stream.pendingRevision, at: Date.now() });
+      this.#send(stream, { revision: stream.pendingRevision, at: this.#clock() });
     }
   }
 
@@ -156,7 +164,7 @@ export class SseStreams {
 
   /** Every 15 s: a comment to each stream, and the end of those whose token or key expired. */
   #beat(): void {
-    const now = Date.now() / 1000;
+    const now = this.#clock() / 1000;
     for (const stream of this.#streams.values()) {
       if (stream.endsAt <= now) {
         this.#end(stream);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account, Invitation } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
+import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -9,7 +10,7 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
-import { changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { hashSecret } from './secrets.ts';
 import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';
 
@@ -58,9 +59,11 @@ const newInvitationToken = () => INVITATION_PREFIX + randomBytes(32).toString('b
 /** Dashboard accounts: invitations, joining, listing and removal, with the roles of API keys. */
 export class AccountService {
   readonly #store: StoreRoles;
+  readonly #clock: Clock;
 
-  constructor(store: StoreRoles) {
+  constructor(store: StoreRoles, clock: Clock) {
     this.#store = store;
+    this.#clock = clock;
   }
 
   /** Organisation admins see every account; a project admin sees the project's own. */
@@ -80,7 +83,10 @@ export class AccountService {
 
   async listInvitations(actor: Actor, page: PageRequest): Promise<Page<Invitation>> {
     const scope = this.#listScope(actor);
-    const found = await this.#store.listInvitations({ projectId: scope, pendingAt: now() }, page);
+    const found = await this.#store.listInvitations(
+      { projectId: scope, pendingAt: isoTime(this.#clock) },
+      page,
+    );
     return { ...found, items: found.items.map(publicInvitation) };
   }
 
@@ -93,7 +99,7 @@ export class AccountService {
       throw conflict(`There is already an account for ${email}.`);
     }
     const token = newInvitationToken();
-    const at = new Date();
+    const at = new Date(this.#clock());
     const invitation: StoredInvitation = {
       id: newId('inv'),
       email,
@@ -112,6 +118,7 @@ export class AccountService {
     await this.#store.transaction(async (tx) => {
       await tx.insertInvitation(invitation);
       await recordAudit(tx, actor, projectId, {
+        at: isoTime(this.#clock),
         action: 'invitation.created',
         resource: { type: 'invitation', id: invitation.id, key: email },
         before: null,
@@ -128,6 +135,7 @@ export class AccountService {
     await this.#store.transaction(async (tx) => {
       await tx.deleteInvitation(invitation.id);
       await recordAudit(tx, actor, invitation.projectId, {
+        at: isoTime(this.#clock),
         action: 'invitation.deleted',
         resource: { type: 'invitation', id: invitation.id, key: invitation.email },
         before: publicInvitation(invitation),
@@ -164,7 +172,7 @@ export class AccountService {
         { path: '/email', message: 'already has an account; sign in instead' },
       ]);
     }
-    const at = now();
+    const at = isoTime(this.#clock);
     const account: StoredAccount = {
       id: newId('acc'),
       email,
@@ -184,6 +192,7 @@ export class AccountService {
         throw error;
       });
       await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.created',
         resource: { type: 'account', id: account.id, key: email },
         before: null,
@@ -202,6 +211,7 @@ export class AccountService {
       await refuseLosingLastAdmin(tx, account, null);
       await tx.deleteAccount(account.id);
       await recordAudit(tx, actor, account.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.deleted',
         resource: { type: 'account', id: account.id, key: account.email },
         before: publicAccount(account),
@@ -235,6 +245,7 @@ export class AccountService {
       await refuseLosingLastAdmin(tx, current, next);
       if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
       await recordAudit(tx, actor, next.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.updated',
         resource: { type: 'account', id: next.id, key: next.email },
         before: publicAccount(current),
@@ -247,7 +258,7 @@ export class AccountService {
   async #usable(token: string): Promise<StoredInvitation> {
     const invitation = await this.#store.findInvitationByHash(hashSecret(token));
     if (invitation === undefined || invitation.acceptedAt !== null) throw usedLink();
-    if (Date.parse(invitation.expiresAt) <= Date.now()) throw usedLink();
+    if (Date.parse(invitation.expiresAt) <= this.#clock()) throw usedLink();
     return invitation;
   }
 
@@ -285,11 +296,12 @@ export interface AccountBootstrap {
 export async function bootstrapAccounts(
   store: StoreRoles,
   admin: { email?: string | undefined; password?: string | undefined },
+  clock: Clock = systemClock,
 ): Promise<AccountBootstrap> {
   return store.transaction(async (tx) => {
     const accounts = await tx.listAccounts({}, { limit: 1 });
     if (accounts.items.length > 0) return {};
-    const at = now();
+    const at = isoTime(clock);
     const system = { type: 'system' as const, id: 'first-start', name: 'First start' };
     if (admin.email !== undefined && admin.password !== undefined) {
       checkPassword(admin.password, 'FLAGSTAFF_ADMIN_PASSWORD');
@@ -307,6 +319,7 @@ export async function bootstrapAccounts(
       };
       await tx.insertAccount(account);
       await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {
+        at,
         action: 'account.created',
         resource: { type: 'account', id: account.id, key: email },
         before: null,

@@ -1,4 +1,5 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
+import { isoTime } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
@@ -136,6 +137,7 @@ export class ApiKeyService {
     await this.#store.transaction(async (tx) => {
       await tx.insertApiKey(stored);
       await recordAudit(tx, actor, projectId, {
+        at: isoTime(this.#clock),
         action: 'api_key.created',
         resource: { type: 'api_key', id: stored.id, key: stored.prefix },
         before: null,
@@ -158,6 +160,7 @@ export class ApiKeyService {
     await this.#store.transaction(async (tx) => {
       await tx.revokeApiKey(keyId, at);
       await recordAudit(tx, actor, key.projectId, {
+        at: isoTime(this.#clock),
         action: 'api_key.revoked',
         resource: { type: 'api_key', id: key.id, key: key.prefix },
         before: key,

@@ -14,6 +14,8 @@ import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 
 export interface AuditEntry {
+  /** When it happened: the caller's clock, so the time comes from the one injected Clock. */
+  readonly at: string;
   readonly action: string;
   readonly resource: { readonly type: string; readonly id: string; readonly key: string | null };
   readonly environment?: string;
@@ -30,12 +32,13 @@ export async function recordAudit(
   entry: AuditEntry,
 ): Promise<void> {
   const { principal } = actor;
+  const { at, ...described } = entry;
   const event: AuditEvent = {
     id: newId('evt'),
-    at: new Date().toISOString(),
+    at,
     actor: { type: principal.type, id: principal.id, name: principal.name },
     requestId: actor.requestId,
-    ...entry,
+    ...described,
     before: withoutSecrets(entry.before),
     after: withoutSecrets(entry.after),
   };

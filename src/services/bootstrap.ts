@@ -1,9 +1,9 @@
+import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { DEFAULT_ENVIRONMENTS } from '../domain/project.ts';
 import type { StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { principalOf } from './api-key-service.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
-import { now } from './project-access.ts';
 import { createProject } from './project-service.ts';
 import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 
@@ -17,7 +17,11 @@ export interface BootstrapResult {
  * On an empty database: the `default` project (development, production) and the first
  * organisation-wide admin key, whose secret is `adminKey` or a generated one. Later starts do nothing.
  */
-export async function bootstrap(store: StoreRoles, adminKey: string | undefined): Promise<BootstrapResult> {
+export async function bootstrap(
+  store: StoreRoles,
+  adminKey: string | undefined,
+  clock: Clock = systemClock,
+): Promise<BootstrapResult> {
   return store.transaction(async (tx) => {
     const [projects, keys] = await Promise.all([
       tx.listProjects({ limit: 1 }),
@@ -33,7 +37,7 @@ export async function bootstrap(store: StoreRoles, adminKey: string | undefined)
       projectId: null,
       role: 'admin',
       environments: null,
-      createdAt: now(),
+      createdAt: isoTime(clock),
       expiresAt: null,
       lastUsedAt: null,
       revokedAt: null,
@@ -42,12 +46,18 @@ export async function bootstrap(store: StoreRoles, adminKey: string | undefined)
     const { secretHash: _, ...publicKey } = key;
     const actor = { principal: principalOf(key), requestId: 'first-start' };
     await recordAudit(tx, actor, null, {
+      at: isoTime(clock),
       action: 'api_key.created',
       resource: { type: 'api_key', id: key.id, key: key.prefix },
       before: null,
       after: publicKey,
     });
-    await createProject(tx, actor, { key: 'default', name: 'Default', environments: DEFAULT_ENVIRONMENTS });
+    await createProject(
+      tx,
+      actor,
+      { key: 'default', name: 'Default', environments: DEFAULT_ENVIRONMENTS },
+      clock,
+    );
     return adminKey === undefined ? { created: true, generatedSecret: secret } : { created: true };
   });
 }

@@ -4,6 +4,7 @@ import {
   personOf,
   samePerson,
 } from '../domain/change-request.ts';
+import { isoTime } from '../domain/clock.ts';
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
@@ -215,6 +216,7 @@ export class ChangeRequestService extends PendingPatchService {
 
   #audit(tx: StoreRoles, actor: Actor, action: string, before: ChangeRequest | null, after: ChangeRequest) {
     return recordAudit(tx, actor, after.projectId, {
+      at: isoTime(this.clock),
       action,
       resource: { type: 'change_request', id: after.id, key: null },
       environment: after.environment,

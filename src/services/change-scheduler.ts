@@ -1,3 +1,4 @@
+import { isoTime } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../domain/scheduled-change.ts';
 import type { StoreRoles } from '../storage/store.ts';
@@ -137,6 +138,7 @@ export class ChangeScheduler {
         { principal: change.author, requestId: `scheduled-change:${change.id}` },
         change.projectId,
         {
+          at: isoTime(this.#clock),
           action: 'flag.scheduled_change_failed',
           resource: { type: 'flag', id: change.flagId, key: null },
           environment: change.environment,

@@ -1,3 +1,4 @@
+import type { Clock } from '../domain/clock.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import type { KeyRegistry } from './key-registry.ts';
 import type { Change, SnapshotRegistry } from './snapshots.ts';
@@ -5,6 +6,8 @@ import type { Change, SnapshotRegistry } from './snapshots.ts';
 export interface WriteDeps {
   readonly store: StoreRoles;
   readonly snapshots: SnapshotRegistry;
+  /** The one clock every write reads its time from. */
+  readonly clock: Clock;
   /** The node's in-memory API keys, for writes that take keys with them (deleting a project). */
   readonly keys?: KeyRegistry;
 }

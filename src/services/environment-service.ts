@@ -1,3 +1,4 @@
+import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
@@ -7,7 +8,7 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 
 export interface CreateEnvironmentInput {
@@ -61,7 +62,7 @@ export class EnvironmentService {
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
-    const at = now();
+    const at = isoTime(this.#deps.clock);
     const environment: Environment = {
       id: newId('env'),
       projectId: project.id,
@@ -92,6 +93,7 @@ export class EnvironmentService {
       }
       await tx.insertFlagEnvironments(environment.id, configs);
       await recordAudit(tx, actor, project.id, {
+        at: isoTime(this.#deps.clock),
         action: 'environment.created',
         resource: { type: 'environment', id: environment.id, key: environment.key },
         environment: environment.key,
@@ -125,13 +127,14 @@ export class EnvironmentService {
         requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
         protected: patch.protected ?? stored.protected,
         version: stored.version + 1,
-        updatedAt: now(),
+        updatedAt: isoTime(this.#deps.clock),
       };
       if (!(await tx.updateEnvironment(next, stored.version))) throw changedMeanwhile('environment');
       if (next.requiredApprovals !== stored.requiredApprovals) {
         await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
       }
       await recordAudit(tx, actor, stored.projectId, {
+        at: isoTime(this.#deps.clock),
         action: 'environment.updated',
         resource: { type: 'environment', id: stored.id, key },
         environment: key,
@@ -161,6 +164,7 @@ export class EnvironmentService {
       }
       await tx.deleteEnvironment(stored.id);
       await recordAudit(tx, actor, stored.projectId, {
+        at: isoTime(this.#deps.clock),
         action: 'environment.deleted',
         resource: { type: 'environment', id: stored.id, key },
         environment: key,

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isoTime } from '../domain/clock.ts';
 import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
@@ -24,7 +25,7 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
@@ -159,7 +160,7 @@ export class FlagService {
       (flag) => ({ written: flag }),
       async (tx) => {
         const environments = await tx.listEnvironments(project.id);
-        const at = now();
+        const at = isoTime(this.#deps.clock);
         const flag: Flag = {
           id,
           projectId: project.id,
@@ -183,6 +184,7 @@ export class FlagService {
           .insertFlag(flag)
           .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
         await recordAudit(tx, actor, project.id, {
+          at: isoTime(this.#deps.clock),
           action: 'flag.created',
           resource: { type: 'flag', id, key: flag.key },
           before: null,
@@ -325,7 +327,7 @@ export class FlagService {
         environments,
         version: stored.version + 1,
         createdAt: stored.createdAt,
-        updatedAt: now(),
+        updatedAt: isoTime(this.#deps.clock),
       };
       return { next, audit: { action: 'flag.restored' } };
     });
@@ -362,6 +364,7 @@ export class FlagService {
           throw changedMeanwhile('flag');
         }
         await recordAudit(tx, actor, projectId, {
+          at: isoTime(this.#deps.clock),
           action: audit.action,
           resource: { type: 'flag', id: flagId, key: next.key },
           ...(audit.environment === undefined ? {} : { environment: audit.environment }),
@@ -390,6 +393,7 @@ export class FlagService {
         // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
         if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
         await recordAudit(tx, actor, projectId, {
+          at: isoTime(this.#deps.clock),
           action: 'flag.deleted',
           resource: { type: 'flag', id: flagId, key: stored.key },
           before: stored,
@@ -424,7 +428,7 @@ export class FlagService {
             ((mergePatch(flag.metadata, patch.metadata) ?? {}) as FlagMetadata),
       archived: patch.archived ?? flag.archived,
       version: flag.version + 1,
-      updatedAt: now(),
+      updatedAt: isoTime(this.#deps.clock),
       environments,
     };
   }

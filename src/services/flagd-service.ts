@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
 import { pointerToken } from '../domain/json.ts';
@@ -14,7 +15,7 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { changesVariantValues } from './flag-service.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, now } from './project-access.ts';
+import { accessProject, changedMeanwhile } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 
@@ -168,6 +169,7 @@ export class FlagdService {
           throw changedMeanwhile('flag');
         }
         await recordAudit(tx, actor, project.id, {
+          at: isoTime(this.#deps.clock),
           action: before === undefined ? 'flag.created' : 'flag.updated',
           resource: { type: 'flag', id: after.id, key: after.key },
           environment,
@@ -194,7 +196,7 @@ export class FlagdService {
   ): Flag {
     // A new flag exists in every environment, so only a key for all of them may create one.
     requireAllEnvironments(actor.principal);
-    const at = now();
+    const at = isoTime(this.#deps.clock);
     return {
       id: newId('flg'),
       projectId: project.id,
@@ -255,7 +257,7 @@ export class FlagdService {
       ...stored,
       ...flagWide,
       version: stored.version + 1,
-      updatedAt: now(),
+      updatedAt: isoTime(this.#deps.clock),
       environments: { ...stored.environments, [environment]: imported.environment },
     };
   }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type Clock, systemClock } from '../domain/clock.ts';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastTime = 0;
@@ -8,8 +9,8 @@ let lastRandom = 0n;
  * A new opaque id with a type prefix (`flg_…`): 48 bits of milliseconds then 80 random bits,
  * in Crockford base32, so ids sort by creation time (and strictly so within this process).
  */
-export function newId(prefix: string): string {
-  const now = Date.now();
+export function newId(prefix: string, clock: Clock = systemClock): string {
+  const now = clock();
   let random: bigint;
   if (now <= lastTime) {
     random = lastRandom + 1n;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PasswordReset } from '../domain/account.ts';
-import { type Clock, systemClock } from '../domain/clock.ts';
+import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import type { StoredAccount, StoredPasswordReset, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -65,6 +65,7 @@ export class PasswordService {
     await this.#store.transaction(async (tx) => {
       const ended = await this.#setPassword(tx, account, passwordHash, sessionId);
       await recordAudit(tx, actor, account.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.password_changed',
         resource: { type: 'account', id: account.id, key: account.email },
         before: null,
@@ -97,6 +98,7 @@ export class PasswordService {
       await tx.deletePendingPasswordResets(account.id);
       await tx.insertPasswordReset(reset);
       await recordAudit(tx, actor, account.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.reset_link_created',
         resource: { type: 'account', id: account.id, key: account.email },
         before: null,
@@ -124,6 +126,7 @@ export class PasswordService {
       const ended = await this.#setPassword(tx, account, passwordHash);
       // The person acts: they hold the link, as an invited person holds theirs (account.created).
       await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
+        at: isoTime(this.#clock),
         action: 'account.password_reset',
         resource: { type: 'account', id: account.id, key: account.email },
         before: null,

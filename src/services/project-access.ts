@@ -47,5 +47,3 @@ export const changedMeanwhile = (resource: string) =>
     'precondition_failed',
     `The ${resource} changed while this request ran; read it again and retry.`,
   );
-
-export const now = () => new Date().toISOString();

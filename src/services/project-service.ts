@@ -1,3 +1,4 @@
+import { type Clock, isoTime } from '../domain/clock.ts';
 import { validationFailed } from '../domain/errors.ts';
 import {
   DEFAULT_ENVIRONMENTS,
@@ -11,7 +12,7 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import type { WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 
 export interface CreateProjectInput {
@@ -66,7 +67,7 @@ export class ProjectService {
         { path: '/environments', message: `"${duplicate}" appears twice` },
       ]);
     }
-    return createProject(this.#deps.store, actor, { ...input, environments });
+    return createProject(this.#deps.store, actor, { ...input, environments }, this.#deps.clock);
   }
 
   async patch(
@@ -84,10 +85,11 @@ export class ProjectService {
         name: patch.name ?? stored.name,
         description: patch.description === null ? '' : (patch.description ?? stored.description),
         version: stored.version + 1,
-        updatedAt: now(),
+        updatedAt: isoTime(this.#deps.clock),
       };
       if (!(await tx.updateProject(next, stored.version))) throw changedMeanwhile('project');
       await recordAudit(tx, actor, project.id, {
+        at: isoTime(this.#deps.clock),
         action: 'project.updated',
         resource: { type: 'project', id: project.id, key: project.key },
         before: stored,
@@ -105,6 +107,7 @@ export class ProjectService {
       await tx.deleteProject(project.id);
       // The project's own log goes with it; this event stays in the organisation's log.
       await recordAudit(tx, actor, null, {
+        at: isoTime(this.#deps.clock),
         action: 'project.deleted',
         resource: { type: 'project', id: project.id, key: project.key },
         before: project,
@@ -121,8 +124,9 @@ export async function createProject(
   store: StoreRoles,
   actor: Actor,
   input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
+  clock: Clock,
 ): Promise<Project> {
-  const at = now();
+  const at = isoTime(clock);
   const project: Project = {
     id: newId('prj'),
     key: input.key,
@@ -151,6 +155,7 @@ export async function createProject(
       environments.push(environment);
     }
     await recordAudit(tx, actor, project.id, {
+      at,
       action: 'project.created',
       resource: { type: 'project', id: project.id, key: project.key },
       before: null,

@@ -1,3 +1,4 @@
+import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
@@ -45,6 +46,7 @@ export class ScheduledChangeService extends PendingPatchService {
     await this.store.transaction(async (tx) => {
       await tx.scheduledChanges.insert(change);
       await recordAudit(tx, actor, flag.projectId, {
+        at: isoTime(this.clock),
         action: 'flag.change_scheduled',
         resource: { type: 'flag', id: flagId, key: flag.key },
         environment: input.environment,
@@ -87,6 +89,7 @@ export class ScheduledChangeService extends PendingPatchService {
         );
       }
       await recordAudit(tx, actor, change.projectId, {
+        at: isoTime(this.clock),
         action: 'flag.scheduled_change_cancelled',
         resource: { type: 'flag', id: change.flagId, key: null },
         environment: change.environment,

@@ -1,3 +1,4 @@
+import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { RuleInput } from '../domain/schemas/rules.ts';
@@ -11,7 +12,7 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField } from './merge-patch.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
@@ -67,7 +68,7 @@ export class SegmentService {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
     requireAllEnvironments(actor.principal);
-    const at = now();
+    const at = isoTime(this.#deps.clock);
     const segment: Segment = {
       id: newId('seg'),
       projectId: project.id,
@@ -89,6 +90,7 @@ export class SegmentService {
         .insertSegment(segment)
         .catch(uniqueToConflict(`A segment "${segment.key}" already exists in project "${project.key}".`));
       await recordAudit(tx, actor, project.id, {
+        at: isoTime(this.#deps.clock),
         action: 'segment.created',
         resource: { type: 'segment', id: segment.id, key: segment.key },
         before: null,
@@ -118,7 +120,7 @@ export class SegmentService {
         included: mergeField(stored.included, patch.included) ?? [],
         excluded: mergeField(stored.excluded, patch.excluded) ?? [],
         version: stored.version + 1,
-        updatedAt: now(),
+        updatedAt: isoTime(this.#deps.clock),
       };
     });
   }
@@ -146,7 +148,7 @@ export class SegmentService {
           key: stored.key,
           version: stored.version + 1,
           createdAt: stored.createdAt,
-          updatedAt: now(),
+          updatedAt: isoTime(this.#deps.clock),
         };
       },
     );
@@ -174,6 +176,7 @@ export class SegmentService {
         throw changedMeanwhile('segment');
       }
       await recordAudit(tx, actor, stored.projectId, {
+        at: isoTime(this.#deps.clock),
         action,
         resource: { type: 'segment', id: segmentId, key: next.key },
         before: stored,
@@ -219,6 +222,7 @@ export class SegmentService {
       }
       if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
       await recordAudit(tx, actor, stored.projectId, {
+        at: isoTime(this.#deps.clock),
         action: 'segment.deleted',
         resource: { type: 'segment', id: segmentId, key: stored.key },
         before: stored,

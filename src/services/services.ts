@@ -1,4 +1,4 @@
-import type { Clock } from '../domain/clock.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { ProjectChanges } from '../realtime/project-changes.ts';
 import { SseStreams } from '../realtime/sse-streams.ts';
@@ -26,6 +26,8 @@ import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
 export interface Services {
+  /** The one clock every service reads; routes and streams read it here too. */
+  readonly clock: Clock;
   /** Every change this node's snapshots take on, for the real-time streams to subscribe to. */
   readonly changes: ProjectChanges;
   /** Revoked keys, announced to their open streams. */
@@ -69,19 +71,21 @@ export interface ServiceOptions {
 
 /** Wires every use case to one store and one snapshot registry. */
 export function createServices(store: Store, options: ServiceOptions = {}): Services {
-  const snapshots = options.snapshots ?? new SnapshotRegistry(store);
+  const clock = options.clock ?? systemClock;
+  const snapshots = options.snapshots ?? new SnapshotRegistry(store, clock);
   const revocations = new KeyRevocations();
-  const apiKeys = new ApiKeyService(store, { clock: options.clock, revocations });
-  const deps = { store, snapshots, keys: apiKeys.registry };
+  const apiKeys = new ApiKeyService(store, { clock, revocations });
+  const deps = { store, snapshots, clock, keys: apiKeys.registry };
   const sync = new NodeSync(snapshots, apiKeys.registry);
-  const insights = new InsightsService(store, { clock: options.clock, enabled: options.insights });
+  const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
-  const sessions = new SessionService(store, { clock: options.clock, ...options.sessions });
+  const sessions = new SessionService(store, { clock, ...options.sessions });
   return {
+    clock,
     changes: snapshots,
     revocations,
-    streamAccess: new StreamAccess(apiKeys.registry, options.clock),
-    eventStreams: new SseStreams(snapshots, revocations),
+    streamAccess: new StreamAccess(apiKeys.registry, clock),
+    eventStreams: new SseStreams(snapshots, revocations, clock),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
@@ -89,16 +93,16 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     apiKeys,
     access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots, insights.counter, options.clock),
+    evaluation: new EvaluationService(store, snapshots, insights.counter, clock),
     flagd: new FlagdService(deps),
-    accounts: new AccountService(store),
+    accounts: new AccountService(store, clock),
     sessions,
-    passwords: new PasswordService(store, sessions, options.sessions?.clock ?? options.clock),
+    passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
     insights,
     health: new HealthService(store, sync),
     sync,
-    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate }),
-    scheduledChanges: new ScheduledChangeService(store, flags, options.clock),
-    changeRequests: new ChangeRequestService(store, flags, options.clock),
+    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),
+    scheduledChanges: new ScheduledChangeService(store, flags, clock),
+    changeRequests: new ChangeRequestService(store, flags, clock),
   };
 }

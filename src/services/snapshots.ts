@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../domain/clock.ts';
 import type { Flag } from '../domain/flag.ts';
 import {
   type CompiledEnvironment,
@@ -42,8 +43,12 @@ export class SnapshotRegistry implements ProjectChanges {
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new KeyedQueue();
 
-  constructor(source: EvaluationSource) {
+  /** Stamps when a revision moved (`changedAt`, the `at` of published changes). */
+  readonly #clock: Clock;
+
+  constructor(source: EvaluationSource, clock: Clock = systemClock) {
     this.#source = source;
+    this.#clock = clock;
   }
 
   /** The compiled environment when loaded; `undefined` when not loaded yet (call `environment`). */
@@ -96,7 +101,7 @@ export class SnapshotRegistry implements ProjectChanges {
     const previous = this.#projects.get(projectId);
     this.#projects.set(projectId, snapshot);
     if (previous !== undefined && snapshot.revision > previous.revision) {
-      const at = Date.now();
+      const at = this.#clock();
       this.#changedAt.set(projectId, at);
       this.#changes.publish(projectId, { projectId, revision: snapshot.revision, at });
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
 import type { Page, PageRequest, Store } from '../storage/store.ts';
@@ -7,7 +8,7 @@ import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 
 export interface WebhookInput {
   readonly url: string;
@@ -29,9 +30,11 @@ const publicWebhook = ({ secret: _, ...webhook }: StoredWebhook): Webhook => web
 export class WebhookService {
   readonly #store: Store;
   readonly #allowPrivate: boolean;
+  readonly #clock: Clock;
 
-  constructor(store: Store, options: { allowPrivate?: boolean } = {}) {
+  constructor(store: Store, options: { allowPrivate?: boolean; clock?: Clock } = {}) {
     this.#store = store;
+    this.#clock = options.clock ?? systemClock;
     this.#allowPrivate = options.allowPrivate ?? false;
   }
 
@@ -47,7 +50,7 @@ export class WebhookService {
   async create(actor: Actor, projectIdOrKey: string, input: WebhookInput): Promise<CreatedWebhook> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
     await this.#checkUrl(input.url);
-    const at = now();
+    const at = isoTime(this.#clock);
     const webhook: StoredWebhook = {
       id: newId('whk'),
       projectId: project.id,
@@ -62,6 +65,7 @@ export class WebhookService {
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.insertWebhook(webhook);
       await recordAudit(tx, actor, project.id, {
+        at: isoTime(this.#clock),
         action: 'webhook.created',
         resource: { type: 'webhook', id: webhook.id, key: null },
         before: null,
@@ -88,11 +92,12 @@ export class WebhookService {
       secret: patch.secret ?? current.secret,
       active: patch.active ?? current.active,
       version: current.version + 1,
-      updatedAt: now(),
+      updatedAt: isoTime(this.#clock),
     };
     await this.#store.transaction(async (tx) => {
       if (!(await tx.webhooks.updateWebhook(next, current.version))) throw changedMeanwhile('webhook');
       await recordAudit(tx, actor, current.projectId, {
+        at: isoTime(this.#clock),
         action: 'webhook.updated',
         resource: { type: 'webhook', id: current.id, key: null },
         before: current,
@@ -107,6 +112,7 @@ export class WebhookService {
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.deleteWebhook(current.id);
       await recordAudit(tx, actor, current.projectId, {
+        at: isoTime(this.#clock),
         action: 'webhook.deleted',
         resource: { type: 'webhook', id: current.id, key: null },
         before: current,
@@ -145,7 +151,7 @@ export class WebhookService {
         webhookId: webhook.id,
         event: original.event,
         payload: JSON.stringify(original.payload),
-        createdAt: now(),
+        createdAt: isoTime(this.#clock),
         redeliveryOf: original.id,
       }),
     );

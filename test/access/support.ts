@@ -73,7 +73,8 @@ export interface NodeOptions {
 /** One app over `store`, as one node of a deployment would be (several may share a database). */
 export async function startNode(store: Store, options: NodeOptions = {}): Promise<Node> {
   const clock = options.clock?.read;
-  const snapshots = new SnapshotRegistry(store);
+  // The snapshots stamp changes with the node's clock too, so streams compare times of one clock.
+  const snapshots = new SnapshotRegistry(store, clock);
   const services = createServices(store, clock ? { clock, snapshots } : { snapshots });
   const app = await buildApp({
     services,

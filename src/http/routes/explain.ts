@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { epochSeconds } from '../../domain/clock.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
@@ -51,7 +52,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
       // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
       const { compiled } = await services.evaluation.target(actor, { project: projectId, environment });
-      const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, Math.floor(Date.now() / 1000)));
+      const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, epochSeconds(services.clock)));
       return {
         ...wire(detail),
         ruleId: detail.ruleId ?? null,

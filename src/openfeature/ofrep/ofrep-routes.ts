@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { epochSeconds } from '../../domain/clock.ts';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
@@ -111,8 +112,6 @@ function scopeOf(request: FastifyRequest): EvaluationScope {
   }
   return { project, environment: environmentOf(request) };
 }
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** How long a request prompted by an event waits for this node to catch up with the revision it names. */
 const CATCH_UP_MS = 1000;
@@ -237,7 +236,11 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       const { key } = request.params;
       const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
       if (detail === undefined) return reply.code(404).send(flagNotFound(key));
-      const result = toOfrepResult(detail, context, reevaluateIn(target.compiled, nowSeconds()));
+      const result = toOfrepResult(
+        detail,
+        context,
+        reevaluateIn(target.compiled, epochSeconds(services.clock)),
+      );
       return isFailure(result) ? reply.code(400).send(result) : result;
     },
   );
@@ -285,7 +288,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         target = await services.evaluation.target(actor, scope);
       }
       const context = contextOf(request.body);
-      const reevaluate = reevaluateIn(target.compiled, nowSeconds());
+      const reevaluate = reevaluateIn(target.compiled, epochSeconds(services.clock));
       const details = services.evaluation.evaluateAllIn(target, context);
       const eventStreams = eventStreamsFor(request, services, target.projectId, target.environment);
       const body = JSON.stringify({
