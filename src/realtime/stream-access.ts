@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/api-key.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { authorize } from '../services/access.ts';
 import type { KeyRegistry } from '../services/key-registry.ts';
@@ -25,7 +26,7 @@ export class StreamAccess {
   readonly #clock: () => number;
 
   /** Checks tokens against the keys in memory: a stream opens without asking the database. */
-  constructor(keys: KeyRegistry, clock: () => number = Date.now) {
+  constructor(keys: KeyRegistry, clock: Clock = systemClock) {
     this.#keys = keys;
     this.#clock = clock;
   }

@@ -1,5 +1,5 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
-import { isoTime } from '../domain/clock.ts';
+import { isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
@@ -43,7 +43,7 @@ export class ApiKeyService {
 
   constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;
     this.registry = new KeyRegistry(store, options.revocations);
   }

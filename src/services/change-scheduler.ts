@@ -1,4 +1,4 @@
-import { isoTime } from '../domain/clock.ts';
+import { isoTime, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../domain/scheduled-change.ts';
 import type { StoreRoles } from '../storage/store.ts';
@@ -46,7 +46,7 @@ export class ChangeScheduler {
   constructor(store: StoreRoles, flags: FlagService, options: SchedulerOptions = {}) {
     this.#store = store;
     this.#flags = flags;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.#intervalMs = options.intervalMs ?? 200;
     this.#log = options.log;
   }

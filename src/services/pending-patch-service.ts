@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../domain/clock.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import type { FlagService } from './flag-service.ts';
 
@@ -10,7 +11,7 @@ export abstract class PendingPatchService {
   protected readonly flags: FlagService;
   protected readonly clock: () => number;
 
-  constructor(store: StoreRoles, flags: FlagService, clock: () => number = Date.now) {
+  constructor(store: StoreRoles, flags: FlagService, clock: Clock = systemClock) {
     this.store = store;
     this.flags = flags;
     this.clock = clock;

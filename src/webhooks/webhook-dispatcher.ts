@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { systemClock } from '../domain/clock.ts';
 import { newId } from '../services/ids.ts';
 import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from './address-guard.ts';
@@ -62,7 +63,7 @@ export class WebhookDispatcher {
     this.#store = store;
     this.#log = options.log;
     this.#allowPrivate = options.allowPrivate ?? false;
-    this.#clock = options.clock ?? Date.now;
+    this.#clock = options.clock ?? systemClock;
     this.#options = {
       pollMs: options.pollMs ?? DEFAULTS.pollMs,
       leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,

@@ -8,6 +8,7 @@ import type {
   RouteOptions,
 } from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
+import { systemClock } from '../../domain/clock.ts';
 import type { AccessChecks, Grant } from '../../services/access.ts';
 import type { ApiKeyService } from '../../services/api-key-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
@@ -136,7 +137,7 @@ export function createAccessControl(
   checks: AccessChecks | undefined,
   options: AccessControlOptions = {},
 ): AccessControl {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   const leases = options.sharedLimits;
   const budget = (name: RateLimitBudget, perSecond: number): RateLimiter | undefined => {
