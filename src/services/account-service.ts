@@ -6,7 +6,7 @@ import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } f
 import { requireAllEnvironments } from './access.ts';
 import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
 import { changedMeanwhile, checkIfMatch, now } from './project-access.ts';
@@ -111,12 +111,18 @@ export class AccountService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.insertInvitation(invitation);
-      await recordAudit(tx, actor, projectId, {
-        action: 'invitation.created',
-        resource: { type: 'invitation', id: invitation.id, key: email },
-        before: null,
-        after: publicInvitation(invitation),
-      });
+      await recordAudit(
+        tx,
+        actor,
+        projectId,
+        changeEntry(
+          'invitation',
+          'created',
+          { id: invitation.id, key: email },
+          null,
+          publicInvitation(invitation),
+        ),
+      );
     });
     return { ...publicInvitation(invitation), token };
   }
@@ -127,12 +133,18 @@ export class AccountService {
     await this.#scope(actor, invitation.projectId);
     await this.#store.transaction(async (tx) => {
       await tx.deleteInvitation(invitation.id);
-      await recordAudit(tx, actor, invitation.projectId, {
-        action: 'invitation.deleted',
-        resource: { type: 'invitation', id: invitation.id, key: invitation.email },
-        before: publicInvitation(invitation),
-        after: null,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        invitation.projectId,
+        changeEntry(
+          'invitation',
+          'deleted',
+          { id: invitation.id, key: invitation.email },
+          publicInvitation(invitation),
+          null,
+        ),
+      );
     });
   }
 
@@ -183,12 +195,15 @@ export class AccountService {
           throw conflict(`There is already an account for ${email}.`);
         throw error;
       });
-      await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
-        action: 'account.created',
-        resource: { type: 'account', id: account.id, key: email },
-        before: null,
-        after: { ...publicAccount(account), invitationId: invitation.id },
-      });
+      await recordAudit(
+        tx,
+        { principal: principalOfAccount(account), requestId },
+        account.projectId,
+        changeEntry('account', 'created', { id: account.id, key: email }, null, {
+          ...publicAccount(account),
+          invitationId: invitation.id,
+        }),
+      );
     });
     return account;
   }
@@ -201,12 +216,18 @@ export class AccountService {
     await this.#store.transaction(async (tx) => {
       await refuseLosingLastAdmin(tx, account, null);
       await tx.deleteAccount(account.id);
-      await recordAudit(tx, actor, account.projectId, {
-        action: 'account.deleted',
-        resource: { type: 'account', id: account.id, key: account.email },
-        before: publicAccount(account),
-        after: null,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        account.projectId,
+        changeEntry(
+          'account',
+          'deleted',
+          { id: account.id, key: account.email },
+          publicAccount(account),
+          null,
+        ),
+      );
     });
   }
 
@@ -234,12 +255,18 @@ export class AccountService {
       };
       await refuseLosingLastAdmin(tx, current, next);
       if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
-      await recordAudit(tx, actor, next.projectId, {
-        action: 'account.updated',
-        resource: { type: 'account', id: next.id, key: next.email },
-        before: publicAccount(current),
-        after: publicAccount(next),
-      });
+      await recordAudit(
+        tx,
+        actor,
+        next.projectId,
+        changeEntry(
+          'account',
+          'updated',
+          { id: next.id, key: next.email },
+          publicAccount(current),
+          publicAccount(next),
+        ),
+      );
       return publicAccount(next);
     });
   }
@@ -306,12 +333,12 @@ export async function bootstrapAccounts(
         version: 1,
       };
       await tx.insertAccount(account);
-      await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {
-        action: 'account.created',
-        resource: { type: 'account', id: account.id, key: email },
-        before: null,
-        after: publicAccount(account),
-      });
+      await recordAudit(
+        tx,
+        { principal: principalOfAccount(account), requestId: 'first-start' },
+        null,
+        changeEntry('account', 'created', { id: account.id, key: email }, null, publicAccount(account)),
+      );
       return { createdAdmin: email };
     }
     const invitations = await tx.listInvitations({}, { limit: 1 });

@@ -4,7 +4,7 @@ import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { KeyRegistry } from './key-registry.ts';
 import { accessProject } from './project-access.ts';
@@ -135,12 +135,12 @@ export class ApiKeyService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.insertApiKey(stored);
-      await recordAudit(tx, actor, projectId, {
-        action: 'api_key.created',
-        resource: { type: 'api_key', id: stored.id, key: stored.prefix },
-        before: null,
-        after: publicKey(stored),
-      });
+      await recordAudit(
+        tx,
+        actor,
+        projectId,
+        changeEntry('api_key', 'created', { id: stored.id, key: stored.prefix }, null, publicKey(stored)),
+      );
     });
     this.registry.add(stored);
     return { ...publicKey(stored), secret };

@@ -88,3 +88,17 @@ export class AuditLogService {
     return this.#store.listAuditEvents(found?.id ?? project, filter, page);
   }
 }
+
+/** The audit entry of one change to a resource: action `<type>.<verb>`, the resource by id and key. */
+export const changeEntry = (
+  type: string,
+  verb: 'created' | 'updated' | 'deleted' | 'restored',
+  resource: { readonly id: string; readonly key: string | null },
+  before: unknown,
+  after: unknown,
+): AuditEntry => ({
+  action: `${type}.${verb}`,
+  resource: { type, id: resource.id, key: resource.key },
+  before,
+  after,
+});

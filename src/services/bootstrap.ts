@@ -1,7 +1,7 @@
 import { DEFAULT_ENVIRONMENTS } from '../domain/project.ts';
 import type { StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { principalOf } from './api-key-service.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { now } from './project-access.ts';
 import { createProject } from './project-service.ts';
@@ -41,12 +41,12 @@ export async function bootstrap(store: StoreRoles, adminKey: string | undefined)
     await tx.insertApiKey(key);
     const { secretHash: _, ...publicKey } = key;
     const actor = { principal: principalOf(key), requestId: 'first-start' };
-    await recordAudit(tx, actor, null, {
-      action: 'api_key.created',
-      resource: { type: 'api_key', id: key.id, key: key.prefix },
-      before: null,
-      after: publicKey,
-    });
+    await recordAudit(
+      tx,
+      actor,
+      null,
+      changeEntry('api_key', 'created', { id: key.id, key: key.prefix }, null, publicKey),
+    );
     await createProject(tx, actor, { key: 'default', name: 'Default', environments: DEFAULT_ENVIRONMENTS });
     return adminKey === undefined ? { created: true, generatedSecret: secret } : { created: true };
   });

@@ -4,10 +4,10 @@ import { type Environment, protectedByDefault } from '../domain/project.ts';
 import type { ChangeSafetyStores } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 
 export interface CreateEnvironmentInput {
@@ -61,17 +61,10 @@ export class EnvironmentService {
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
-    const at = now();
     const environment: Environment = {
-      id: newId('env'),
+      ...firstVersion('env', input),
       projectId: project.id,
-      key: input.key,
-      name: input.name ?? input.key,
-      description: input.description ?? '',
       protected: input.protected ?? protectedByDefault(input.key),
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
     };
     return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
       if (
@@ -92,11 +85,11 @@ export class EnvironmentService {
       }
       await tx.insertFlagEnvironments(environment.id, configs);
       await recordAudit(tx, actor, project.id, {
-        action: 'environment.created',
-        resource: { type: 'environment', id: environment.id, key: environment.key },
+        ...changeEntry('environment', 'created', environment, null, {
+          ...environment,
+          ...(input.copyFrom ? { copyFrom: input.copyFrom } : {}),
+        }),
         environment: environment.key,
-        before: null,
-        after: { ...environment, ...(input.copyFrom ? { copyFrom: input.copyFrom } : {}) },
       });
       return environment;
     });
@@ -118,25 +111,18 @@ export class EnvironmentService {
       const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
       if (stored === undefined) throw notFound(`No environment "${key}".`);
       checkIfMatch(options.ifMatch, stored.version);
-      const next: Environment = {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: patch.description === null ? '' : (patch.description ?? stored.description),
+      const next = nextVersion(stored, {
+        ...patchedNaming(stored, patch),
         requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
         protected: patch.protected ?? stored.protected,
-        version: stored.version + 1,
-        updatedAt: now(),
-      };
+      });
       if (!(await tx.updateEnvironment(next, stored.version))) throw changedMeanwhile('environment');
       if (next.requiredApprovals !== stored.requiredApprovals) {
         await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
       }
       await recordAudit(tx, actor, stored.projectId, {
-        action: 'environment.updated',
-        resource: { type: 'environment', id: stored.id, key },
+        ...changeEntry('environment', 'updated', stored, stored, next),
         environment: key,
-        before: stored,
-        after: next,
       });
       return next;
     });
@@ -161,11 +147,8 @@ export class EnvironmentService {
       }
       await tx.deleteEnvironment(stored.id);
       await recordAudit(tx, actor, stored.projectId, {
-        action: 'environment.deleted',
-        resource: { type: 'environment', id: stored.id, key },
+        ...changeEntry('environment', 'deleted', stored, stored, null),
         environment: key,
-        before: stored,
-        after: null,
       });
     });
   }

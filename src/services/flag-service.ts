@@ -20,7 +20,7 @@ import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../st
 import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
@@ -389,12 +389,12 @@ export class FlagService {
         await refuseIfRequired(tx, stored, 'deleted');
         // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
         if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
-        await recordAudit(tx, actor, projectId, {
-          action: 'flag.deleted',
-          resource: { type: 'flag', id: flagId, key: stored.key },
-          before: stored,
-          after: null,
-        });
+        await recordAudit(
+          tx,
+          actor,
+          projectId,
+          changeEntry('flag', 'deleted', { id: flagId, key: stored.key }, stored, null),
+        );
         return stored.key;
       },
     );

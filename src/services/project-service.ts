@@ -8,10 +8,10 @@ import {
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import type { WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 
 export interface CreateProjectInput {
@@ -79,20 +79,9 @@ export class ProjectService {
     return this.#deps.store.transaction(async (tx) => {
       const stored = (await tx.findProject(project.id)) ?? project;
       checkIfMatch(options.ifMatch, stored.version);
-      const next: Project = {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: patch.description === null ? '' : (patch.description ?? stored.description),
-        version: stored.version + 1,
-        updatedAt: now(),
-      };
+      const next = nextVersion(stored, patchedNaming(stored, patch));
       if (!(await tx.updateProject(next, stored.version))) throw changedMeanwhile('project');
-      await recordAudit(tx, actor, project.id, {
-        action: 'project.updated',
-        resource: { type: 'project', id: project.id, key: project.key },
-        before: stored,
-        after: next,
-      });
+      await recordAudit(tx, actor, project.id, changeEntry('project', 'updated', project, stored, next));
       return next;
     });
   }
@@ -104,12 +93,7 @@ export class ProjectService {
     await this.#deps.store.transaction(async (tx) => {
       await tx.deleteProject(project.id);
       // The project's own log goes with it; this event stays in the organisation's log.
-      await recordAudit(tx, actor, null, {
-        action: 'project.deleted',
-        resource: { type: 'project', id: project.id, key: project.key },
-        before: project,
-        after: null,
-      });
+      await recordAudit(tx, actor, null, changeEntry('project', 'deleted', project, project, null));
     });
     this.#deps.snapshots.forget(project.id);
     this.#deps.keys?.removeProject(project.id);
@@ -123,39 +107,28 @@ export async function createProject(
   input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
 ): Promise<Project> {
   const at = now();
-  const project: Project = {
-    id: newId('prj'),
-    key: input.key,
-    name: input.name ?? input.key,
-    description: input.description ?? '',
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const project: Project = firstVersion('prj', input, at);
   return store.transaction(async (tx) => {
     await tx.insertProject(project).catch(uniqueToConflict(`A project "${project.key}" already exists.`));
     const environments: Environment[] = [];
     for (const e of input.environments) {
       const environment: Environment = {
-        id: newId('env'),
+        ...firstVersion('env', { key: e.key, name: e.name }, at),
         projectId: project.id,
-        key: e.key,
-        name: e.name ?? e.key,
-        description: '',
         protected: protectedByDefault(e.key),
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
       };
       await tx.insertEnvironment(environment);
       environments.push(environment);
     }
-    await recordAudit(tx, actor, project.id, {
-      action: 'project.created',
-      resource: { type: 'project', id: project.id, key: project.key },
-      before: null,
-      after: { ...project, environments: environments.map((e) => e.key) },
-    });
+    await recordAudit(
+      tx,
+      actor,
+      project.id,
+      changeEntry('project', 'created', project, null, {
+        ...project,
+        environments: environments.map((e) => e.key),
+      }),
+    );
     return project;
   });
 }

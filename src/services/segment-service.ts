@@ -7,11 +7,11 @@ import { findSegmentCycle } from '../evaluation/segments.ts';
 import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { mergeField } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
@@ -67,33 +67,21 @@ export class SegmentService {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
     requireAllEnvironments(actor.principal);
-    const at = now();
     const segment: Segment = {
-      id: newId('seg'),
+      ...firstVersion('seg', input),
       projectId: project.id,
-      key: input.key,
-      name: input.name ?? input.key,
-      description: input.description ?? '',
       match: input.match ?? 'all',
       // Rules as sent; #validate refuses them before the write if they are not rules.
       rules: (input.rules ?? []) as readonly Rule[],
       included: input.included ?? [],
       excluded: input.excluded ?? [],
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
     };
     return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
       await this.#validate(tx, segment);
       await tx
         .insertSegment(segment)
         .catch(uniqueToConflict(`A segment "${segment.key}" already exists in project "${project.key}".`));
-      await recordAudit(tx, actor, project.id, {
-        action: 'segment.created',
-        resource: { type: 'segment', id: segment.id, key: segment.key },
-        before: null,
-        after: segment,
-      });
+      await recordAudit(tx, actor, project.id, changeEntry('segment', 'created', segment, null, segment));
       return segment;
     });
   }
@@ -107,19 +95,15 @@ export class SegmentService {
     const projectId = await this.#writableProject(actor, segmentId);
     return this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (stored) => {
       // A merge patch (RFC 7396): a field set to null takes its default.
-      return {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: mergeField(stored.description, patch.description) ?? '',
+      return nextVersion(stored, {
+        ...patchedNaming(stored, patch),
         match: mergeField(stored.match, patch.match) ?? 'all',
         // Rules as sent; #validate refuses them before the write if they are not rules.
         rules: (mergeField<readonly (Rule | RuleInput)[]>(stored.rules, patch.rules) ??
           []) as readonly Rule[],
         included: mergeField(stored.included, patch.included) ?? [],
         excluded: mergeField(stored.excluded, patch.excluded) ?? [],
-        version: stored.version + 1,
-        updatedAt: now(),
-      };
+      });
     });
   }
 
@@ -218,12 +202,12 @@ export class SegmentService {
         );
       }
       if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
-      await recordAudit(tx, actor, stored.projectId, {
-        action: 'segment.deleted',
-        resource: { type: 'segment', id: segmentId, key: stored.key },
-        before: stored,
-        after: null,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        stored.projectId,
+        changeEntry('segment', 'deleted', { id: segmentId, key: stored.key }, stored, null),
+      );
     });
   }
 

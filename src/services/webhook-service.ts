@@ -5,9 +5,10 @@ import type { Page, PageRequest, Store } from '../storage/store.ts';
 import type { StoredWebhook } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { changeEntry, recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
+import { nextVersion } from './resource-versions.ts';
 
 export interface WebhookInput {
   readonly url: string;
@@ -61,12 +62,12 @@ export class WebhookService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.insertWebhook(webhook);
-      await recordAudit(tx, actor, project.id, {
-        action: 'webhook.created',
-        resource: { type: 'webhook', id: webhook.id, key: null },
-        before: null,
-        after: webhook,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        project.id,
+        changeEntry('webhook', 'created', { id: webhook.id, key: null }, null, webhook),
+      );
     });
     return webhook;
   }
@@ -81,23 +82,20 @@ export class WebhookService {
     const current = await this.#find(actor, projectIdOrKey, webhookId);
     checkIfMatch(ifMatch, current.version);
     if (patch.url !== undefined) await this.#checkUrl(patch.url);
-    const next: StoredWebhook = {
-      ...current,
+    const next = nextVersion(current, {
       url: patch.url ?? current.url,
       events: patch.events === undefined ? current.events : [...new Set(patch.events)],
       secret: patch.secret ?? current.secret,
       active: patch.active ?? current.active,
-      version: current.version + 1,
-      updatedAt: now(),
-    };
+    });
     await this.#store.transaction(async (tx) => {
       if (!(await tx.webhooks.updateWebhook(next, current.version))) throw changedMeanwhile('webhook');
-      await recordAudit(tx, actor, current.projectId, {
-        action: 'webhook.updated',
-        resource: { type: 'webhook', id: current.id, key: null },
-        before: current,
-        after: next,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        current.projectId,
+        changeEntry('webhook', 'updated', { id: current.id, key: null }, current, next),
+      );
     });
     return publicWebhook(next);
   }
@@ -106,12 +104,12 @@ export class WebhookService {
     const current = await this.#find(actor, projectIdOrKey, webhookId);
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.deleteWebhook(current.id);
-      await recordAudit(tx, actor, current.projectId, {
-        action: 'webhook.deleted',
-        resource: { type: 'webhook', id: current.id, key: null },
-        before: current,
-        after: null,
-      });
+      await recordAudit(
+        tx,
+        actor,
+        current.projectId,
+        changeEntry('webhook', 'deleted', { id: current.id, key: null }, current, null),
+      );
     });
   }
 

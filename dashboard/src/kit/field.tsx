@@ -345,3 +345,40 @@ export function RadioChoices<V extends string | boolean>({
     </label>
   ));
 }
+
+/**
+ * A field for choosing a new password: every such field states the same length rule and asks the
+ * browser's password manager to suggest one.
+ */
+export function NewPasswordField({
+  hint = 'At least 12 characters.',
+  ...rest
+}: {
+  label: ReactNode;
+  path: string;
+  problem?: ApiError | undefined;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return <PasswordField {...rest} hint={hint} autoComplete="new-password" />;
+}
+
+/** A form's primary submit button that says what is happening while the request runs. */
+export function SubmitButton({
+  busy,
+  busyLabel,
+  wide = false,
+  children,
+}: {
+  busy: boolean;
+  busyLabel: string;
+  wide?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <button type="submit" className={wide ? 'btn primary wide' : 'btn primary'} disabled={busy}>
+      {busy ? busyLabel : children}
+    </button>
+  );
+}

@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import { ErrorSummary, Field, PasswordField } from '../kit/field.tsx';
+import { ErrorSummary, Field, NewPasswordField, PasswordField, SubmitButton } from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -61,9 +61,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           onChange={setPassword}
           autoComplete="current-password"
         />
-        <button type="submit" className="btn primary wide" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <SubmitButton busy={busy} busyLabel="Signing in…" wide>
+          Sign in
+        </SubmitButton>
       </form>
       <p className="muted small">No account? Ask an admin of your Flagstaff for an invitation.</p>
     </AuthFrame>
@@ -211,18 +211,16 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
                 />
               )}
             </Field>
-            <PasswordField
+            <NewPasswordField
               label="Password"
               path="/password"
               problem={problem}
-              hint="At least 12 characters."
               value={password}
               onChange={setPassword}
-              autoComplete="new-password"
             />
-            <button type="submit" className="btn primary wide" disabled={busy}>
-              {busy ? 'Creating your account…' : 'Create account'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Creating your account…" wide>
+              Create account
+            </SubmitButton>
           </form>
         </>
       )}
@@ -254,18 +252,16 @@ export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
           </p>
           <form onSubmit={reset} noValidate>
             <ErrorSummary problem={problem} />
-            <PasswordField
+            <NewPasswordField
               label="New password"
               path="/password"
               problem={problem}
-              hint="At least 12 characters."
               value={password}
               onChange={setPassword}
-              autoComplete="new-password"
             />
-            <button type="submit" className="btn primary wide" disabled={busy}>
-              {busy ? 'Setting your password…' : 'Set password and sign in'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Setting your password…" wide>
+              Set password and sign in
+            </SubmitButton>
           </form>
         </>
       )}
