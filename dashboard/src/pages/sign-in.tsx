@@ -1,6 +1,13 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import { ErrorSummary, Field, NewPasswordField, PasswordField, SubmitButton } from '../kit/field.tsx';
+import {
+  EmailField,
+  ErrorSummary,
+  Field,
+  NewPasswordField,
+  PasswordField,
+  SubmitButton,
+} from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -41,18 +48,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     <AuthFrame title="Sign in">
       <form onSubmit={submit} noValidate>
         <ErrorSummary problem={problem} />
-        <Field label="Email" path="/email" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="email"
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              required
-            />
-          )}
-        </Field>
+        <EmailField problem={problem} value={email} onChange={setEmail} required />
         <PasswordField
           label="Password"
           path="/password"
@@ -189,17 +185,7 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
                 Email: <strong>{preview.email}</strong>
               </p>
             ) : (
-              <Field label="Email" path="/email" problem={problem}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="email"
-                    autoComplete="username"
-                    value={email}
-                    onChange={(e) => setEmail(e.target.value)}
-                  />
-                )}
-              </Field>
+              <EmailField problem={problem} value={email} onChange={setEmail} />
             )}
             <Field label="Your name" path="/name" problem={problem}>
               {(props) => (
