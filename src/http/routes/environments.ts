@@ -1,13 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  ifMatchOf,
-  sendCreated,
-  sendNoContent,
-  sendRead,
-  sendResource,
-} from '../request-helpers.ts';
+import { actorOf, ifMatchOf, sendMade, sendNoContent, sendRead, sendResource } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
@@ -37,18 +30,13 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       [400, 401, 403, 404, 409],
       { params: ProjectParams, body: CreateEnvironmentSchema, 201: EnvironmentSchema },
     ),
-    async (request, reply) => {
-      const environment = await services.environments.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body,
-      );
-      return sendCreated(
+    async (request, reply) =>
+      sendMade(
+        request,
         reply,
-        `/v1/projects/${environment.projectId}/environments/${environment.key}`,
-        environment,
-      );
-    },
+        (actor) => services.environments.create(actor, request.params.projectId, request.body),
+        (environment) => `/v1/projects/${environment.projectId}/environments/${environment.key}`,
+      ),
   );
 
   app.get(

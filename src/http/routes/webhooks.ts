@@ -4,8 +4,8 @@ import {
   actorOf,
   ifMatchOf,
   pageOf,
-  sendCreated,
   sendListed,
+  sendMade,
   sendNoContent,
   sendRead,
   sendResource,
@@ -88,15 +88,18 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       }),
       201: CreatedWebhookSchema,
     }),
-    async (request, reply) => {
-      const webhook = await services.webhooks.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body,
-      );
-      reply.header('cache-control', 'no-store');
-      return sendCreated(reply, `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`, webhook);
-    },
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        async (actor) => {
+          const webhook = await services.webhooks.create(actor, request.params.projectId, request.body);
+          // The answer carries the signing secret, shown this once.
+          reply.header('cache-control', 'no-store');
+          return webhook;
+        },
+        (webhook) => `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`,
+      ),
   );
 
   app.get(
