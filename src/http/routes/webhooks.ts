@@ -2,13 +2,12 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
-  ifMatchOf,
   pageOf,
   sendListed,
   sendMade,
   sendNoContent,
   sendRead,
-  sendResource,
+  sendWritten,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
@@ -124,14 +123,13 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       200: WebhookSchema,
     }),
     async (request, reply) =>
-      sendResource(
-        reply,
-        await services.webhooks.update(
-          actorOf(request),
+      sendWritten(request, reply, (actor, { ifMatch }) =>
+        services.webhooks.update(
+          actor,
           request.params.projectId,
           request.params.webhookId,
           request.body,
-          ifMatchOf(request),
+          ifMatch,
         ),
       ),
   );
