@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account, Invitation } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
+import { personOf } from '../domain/change-request.ts';
 import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -100,11 +101,7 @@ export class AccountService {
       role: input.role,
       projectId,
       tokenHash: hashSecret(token),
-      invitedBy: {
-        type: actor.principal.type,
-        id: actor.principal.id,
-        name: actor.principal.name,
-      },
+      invitedBy: personOf(actor.principal),
       createdAt: at.toISOString(),
       expiresAt: new Date(at.getTime() + INVITATION_TTL_MS).toISOString(),
       acceptedAt: null,

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
+import { personOf } from '../domain/change-request.ts';
 import type {
   AuditFilter,
   AuditStore,
@@ -33,7 +34,7 @@ export async function recordAudit(
   const event: AuditEvent = {
     id: newId('evt'),
     at: new Date().toISOString(),
-    actor: { type: principal.type, id: principal.id, name: principal.name },
+    actor: personOf(principal),
     requestId: actor.requestId,
     ...entry,
     before: withoutSecrets(entry.before),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { PasswordReset } from '../domain/account.ts';
+import { personOf } from '../domain/change-request.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import type { StoredAccount, StoredPasswordReset, StoreRoles } from '../storage/store.ts';
@@ -83,12 +84,11 @@ export class PasswordService {
     requireAllEnvironments(actor.principal);
     const token = RESET_PREFIX + randomBytes(32).toString('base64url');
     const at = this.#clock();
-    const { type, id, name } = actor.principal;
     const reset: StoredPasswordReset = {
       id: newId('pwr'),
       accountId: account.id,
       tokenHash: hashSecret(token),
-      createdBy: { type, id, name },
+      createdBy: personOf(actor.principal),
       createdAt: new Date(at).toISOString(),
       expiresAt: new Date(at + RESET_TTL_MS).toISOString(),
       usedAt: null,
