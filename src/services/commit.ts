@@ -35,3 +35,16 @@ function announced(change: Change): string | undefined {
   if (change === 'project') return undefined;
   return 'written' in change ? `w:${change.written.id}` : `r:${change.removed}`;
 }
+
+/** A service whose writes change what evaluations serve: it holds the store and the snapshots to refresh. */
+export abstract class ProjectWriter {
+  protected readonly deps: WriteDeps;
+
+  constructor(deps: WriteDeps) {
+    this.deps = deps;
+  }
+
+  protected get store(): StoreRoles {
+    return this.deps.store;
+  }
+}

@@ -5,7 +5,7 @@ import type { ChangeSafetyStores } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { changeEntry, recordAudit } from './audit.ts';
-import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { commitProjectChange, ProjectWriter } from './commit.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
@@ -38,35 +38,29 @@ async function withPolicies(
   return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
 }
 
-export class EnvironmentService {
-  readonly #deps: WriteDeps;
-
-  constructor(deps: WriteDeps) {
-    this.#deps = deps;
-  }
-
+export class EnvironmentService extends ProjectWriter {
   async list(actor: Actor, projectIdOrKey: string): Promise<readonly Environment[]> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
-    return withPolicies(this.#deps.store, project.id, await this.#deps.store.listEnvironments(project.id));
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    return withPolicies(this.store, project.id, await this.store.listEnvironments(project.id));
   }
 
   async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
-    const environment = await this.#deps.store.findEnvironment(project.id, key);
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    const environment = await this.store.findEnvironment(project.id, key);
     if (environment === undefined) throw notFound(`No environment "${key}" in project "${project.key}".`);
-    const [withPolicy] = await withPolicies(this.#deps.store, project.id, [environment]);
+    const [withPolicy] = await withPolicies(this.store, project.id, [environment]);
     return withPolicy as Environment;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
     const environment: Environment = {
       ...firstVersion('env', input),
       projectId: project.id,
       protected: input.protected ?? protectedByDefault(input.key),
     };
-    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
+    return commitProjectChange(this.deps, project.id, 'project', async (tx) => {
       if (
         input.copyFrom !== undefined &&
         (await tx.findEnvironment(project.id, input.copyFrom)) === undefined
@@ -103,10 +97,10 @@ export class EnvironmentService {
     options: { ifMatch?: number | undefined },
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
-    await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
+    await accessProject(this.store, actor, current.projectId, 'editor', key);
     // Editors may not switch off the four eyes that watch them.
     if (patch.requiredApprovals !== undefined) authorizeRole(actor.principal, 'admin');
-    return this.#deps.store.transaction(async (tx) => {
+    return this.store.transaction(async (tx) => {
       const found = await tx.findEnvironment(current.projectId, key);
       const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
       if (stored === undefined) throw notFound(`No environment "${key}".`);
@@ -135,9 +129,9 @@ export class EnvironmentService {
     options: { ifMatch?: number | undefined },
   ): Promise<void> {
     const current = await this.get(actor, projectIdOrKey, key);
-    await accessProject(this.#deps.store, actor, current.projectId, 'editor');
+    await accessProject(this.store, actor, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
-    await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
+    await commitProjectChange(this.deps, current.projectId, 'project', async (tx) => {
       const environments = await tx.listEnvironments(current.projectId);
       const stored = environments.find((e) => e.key === key);
       if (stored === undefined) throw notFound(`No environment "${key}".`);

@@ -21,7 +21,7 @@ import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { changeEntry, recordAudit } from './audit.ts';
-import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { commitProjectChange, ProjectWriter } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
@@ -78,17 +78,7 @@ const onlyOne = (touched: readonly string[]): string | undefined =>
 
 const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
 
-export class FlagService {
-  readonly #deps: WriteDeps;
-
-  constructor(deps: WriteDeps) {
-    this.#deps = deps;
-  }
-
-  get #store(): StoreRoles {
-    return this.#deps.store;
-  }
-
+export class FlagService extends ProjectWriter {
   /** Lists flags; `environment` (whose `enabled` the caller shows) must exist. */
   async list(
     actor: Actor,
@@ -97,11 +87,11 @@ export class FlagService {
     filter: FlagFilter,
     page: PageRequest,
   ): Promise<Page<Flag>> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    if ((await this.store.findEnvironment(project.id, environment)) === undefined) {
       throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
     }
-    return this.#store.listFlags(project.id, filter, page);
+    return this.store.listFlags(project.id, filter, page);
   }
 
   /**
@@ -109,10 +99,10 @@ export class FlagService {
    * The key wins: a key may itself look like an id (keys allow "_").
    */
   async get(actor: Actor, projectIdOrKey: string, flagKeyOrId: string): Promise<Flag> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    const byKey = await this.#store.findFlagByKey(project.id, flagKeyOrId);
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    const byKey = await this.store.findFlagByKey(project.id, flagKeyOrId);
     const flag =
-      byKey ?? (flagKeyOrId.startsWith('flg_') ? await this.#store.findFlagById(flagKeyOrId) : undefined);
+      byKey ?? (flagKeyOrId.startsWith('flg_') ? await this.store.findFlagById(flagKeyOrId) : undefined);
     if (flag === undefined || flag.projectId !== project.id) {
       throw flagNotFound(`No flag "${flagKeyOrId}" in project "${project.key}".`);
     }
@@ -128,22 +118,22 @@ export class FlagService {
       if (actor.grant.projectId === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
       return actor.grant.projectId;
     }
-    const flag = await this.#store.findFlagById(flagId);
+    const flag = await this.store.findFlagById(flagId);
     if (flag === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
-    return (await accessProject(this.#store, actor, flag.projectId, role)).id;
+    return (await accessProject(this.store, actor, flag.projectId, role)).id;
   }
 
   /** A flag by id, for an actor who may view its project. */
   async getById(actor: Actor, flagId: string): Promise<Flag> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'viewer');
-    const flag = await this.#store.findFlagById(flagId);
+    const flag = await this.store.findFlagById(flagId);
     if (flag === undefined || flag.projectId !== projectId)
       throw flagNotFound(`No flag with id "${flagId}".`);
     return flag;
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'editor');
     requireAllEnvironments(actor.principal);
     const type = input.type ?? 'boolean';
     if (type !== 'boolean' && input.variants === undefined) {
@@ -154,7 +144,7 @@ export class FlagService {
     const variants = input.variants ?? BOOLEAN_VARIANTS;
     const id = newId('flg');
     return commitProjectChange(
-      this.#deps,
+      this.deps,
       project.id,
       (flag) => ({ written: flag }),
       async (tx) => {
@@ -210,11 +200,11 @@ export class FlagService {
   /** Checks that the actor may make this patch and that it would give a valid flag now; writes nothing. */
   async checkPatch(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<Flag> {
     const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
-    const flag = await this.#store.findFlagById(flagId);
+    const flag = await this.store.findFlagById(flagId);
     if (flag === undefined || flag.projectId !== projectId)
       throw flagNotFound(`No flag with id "${flagId}".`);
     const { next } = this.#mergeField(flag, patch, environment);
-    await validateReferences(this.#store, next, new Set(Object.keys(flag.environments)), flag);
+    await validateReferences(this.store, next, new Set(Object.keys(flag.environments)), flag);
     return flag;
   }
 
@@ -231,7 +221,7 @@ export class FlagService {
     environment: string,
     claim: (stored: Flag, tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
-    const current = await this.#store.findFlagById(flagId);
+    const current = await this.store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
     return this.#replace(actor, current.projectId, flagId, undefined, async (stored, tx) => {
       const details = await claim(stored, tx);
@@ -248,7 +238,7 @@ export class FlagService {
   /** The flags that list this one as a prerequisite, each with the environments where they do. */
   async dependants(actor: Actor, flagId: string): Promise<{ key: string; environments: string[] }[]> {
     const flag = await this.getById(actor, flagId);
-    const flags = await this.#store.flagsNaming(flag.projectId, flag.key);
+    const flags = await this.store.flagsNaming(flag.projectId, flag.key);
     return dependantsOf(flag.key, flags).map((key) => {
       const dependant = flags.find((f) => f.key === key) as Flag;
       const environments = Object.entries(dependant.environments)
@@ -303,10 +293,10 @@ export class FlagService {
   ): Promise<Flag> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const current = await this.#store.findFlagById(flagId);
+    const current = await this.store.findFlagById(flagId);
     if (current !== undefined) {
       const environments = Object.keys(current.environments);
-      await refuseToSkipApprovals(this.#store, actor.principal, projectId, environments, 'A restore');
+      await refuseToSkipApprovals(this.store, actor.principal, projectId, environments, 'A restore');
     }
     return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored, tx) => {
       const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
@@ -344,7 +334,7 @@ export class FlagService {
     build: (stored: Flag, tx: StoreRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
     return commitProjectChange(
-      this.#deps,
+      this.deps,
       projectId,
       (flag) => ({ written: flag }),
       async (tx) => {
@@ -378,7 +368,7 @@ export class FlagService {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
     await commitProjectChange(
-      this.#deps,
+      this.deps,
       projectId,
       (key: string) => ({ removed: key }),
       async (tx) => {

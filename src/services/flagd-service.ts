@@ -6,12 +6,11 @@ import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
 import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
-import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { commitProjectChange, ProjectWriter } from './commit.ts';
 import { changesVariantValues } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile, now } from './project-access.ts';
@@ -70,20 +69,10 @@ function gatedBy(
  * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */
-export class FlagdService {
-  readonly #deps: WriteDeps;
-
-  constructor(deps: WriteDeps) {
-    this.#deps = deps;
-  }
-
-  get #store(): StoreRoles {
-    return this.#deps.store;
-  }
-
+export class FlagdService extends ProjectWriter {
   async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: 'viewer' | 'editor') {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, role, environment);
-    if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
+    const project = await accessProject(this.store, actor, projectIdOrKey, role, environment);
+    if ((await this.store.findEnvironment(project.id, environment)) === undefined) {
       throw notFound(`No environment "${environment}" in project "${project.key}".`);
     }
     return project;
@@ -112,7 +101,7 @@ export class FlagdService {
         errors,
       );
     }
-    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
+    return commitProjectChange(this.deps, project.id, 'project', async (tx) => {
       const [environments, segments] = await Promise.all([
         tx.listEnvironments(project.id),
         tx.allSegments(project.id),
@@ -274,7 +263,7 @@ export class FlagdService {
    * evaluator keys, which may evaluate every flag anyway (SPEC §9).
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
-    const { flags, segments } = await this.#store.transaction(async (tx) => ({
+    const { flags, segments } = await this.store.transaction(async (tx) => ({
       flags: await tx.allFlags(projectId),
       segments: await tx.allSegments(projectId),
     }));

@@ -9,7 +9,7 @@ import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { changeEntry, recordAudit } from './audit.ts';
-import type { WriteDeps } from './commit.ts';
+import { ProjectWriter } from './commit.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
@@ -26,29 +26,23 @@ export interface ProjectPatch {
   readonly description?: string | null;
 }
 
-export class ProjectService {
-  readonly #deps: WriteDeps;
-
-  constructor(deps: WriteDeps) {
-    this.#deps = deps;
-  }
-
+export class ProjectService extends ProjectWriter {
   /** Organisation-wide keys see every project; a project key sees its own. */
   async list(actor: Actor, page: PageRequest): Promise<Page<Project>> {
     const { principal } = actor;
     authorizeRole(principal, 'viewer');
-    if (principal.projectId === null) return this.#deps.store.listProjects(page);
-    const own = await this.#deps.store.findProject(principal.projectId);
+    if (principal.projectId === null) return this.store.listProjects(page);
+    const own = await this.store.findProject(principal.projectId);
     return { items: own ? [own] : [] };
   }
 
   /** A project's key, for labels (metrics); no access check, since it reveals only what the caller named by id. */
   async keyOf(projectId: string): Promise<string | undefined> {
-    return (await this.#deps.store.findProject(projectId))?.key;
+    return (await this.store.findProject(projectId))?.key;
   }
 
   get(actor: Actor, idOrKey: string): Promise<Project> {
-    return accessProject(this.#deps.store, actor, idOrKey, 'viewer');
+    return accessProject(this.store, actor, idOrKey, 'viewer');
   }
 
   async create(actor: Actor, input: CreateProjectInput): Promise<Project> {
@@ -66,7 +60,7 @@ export class ProjectService {
         { path: '/environments', message: `"${duplicate}" appears twice` },
       ]);
     }
-    return createProject(this.#deps.store, actor, { ...input, environments });
+    return createProject(this.store, actor, { ...input, environments });
   }
 
   async patch(
@@ -75,8 +69,8 @@ export class ProjectService {
     patch: ProjectPatch,
     options: { ifMatch?: number | undefined },
   ): Promise<Project> {
-    const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
-    return this.#deps.store.transaction(async (tx) => {
+    const project = await accessProject(this.store, actor, idOrKey, 'admin');
+    return this.store.transaction(async (tx) => {
       const stored = (await tx.findProject(project.id)) ?? project;
       checkIfMatch(options.ifMatch, stored.version);
       const next = nextVersion(stored, patchedNaming(stored, patch));
@@ -87,16 +81,16 @@ export class ProjectService {
   }
 
   async delete(actor: Actor, idOrKey: string, options: { ifMatch?: number | undefined }): Promise<void> {
-    const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
+    const project = await accessProject(this.store, actor, idOrKey, 'admin');
     authorizeOrganisation(actor.principal, 'admin');
     checkIfMatch(options.ifMatch, project.version);
-    await this.#deps.store.transaction(async (tx) => {
+    await this.store.transaction(async (tx) => {
       await tx.deleteProject(project.id);
       // The project's own log goes with it; this event stays in the organisation's log.
       await recordAudit(tx, actor, null, changeEntry('project', 'deleted', project, project, null));
     });
-    this.#deps.snapshots.forget(project.id);
-    this.#deps.keys?.removeProject(project.id);
+    this.deps.snapshots.forget(project.id);
+    this.deps.keys?.removeProject(project.id);
   }
 }
 

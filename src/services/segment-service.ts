@@ -8,7 +8,7 @@ import type { FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { changeEntry, recordAudit } from './audit.ts';
-import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { commitProjectChange, ProjectWriter } from './commit.ts';
 import { mergeField } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch, now } from './project-access.ts';
 import { firstVersion, nextVersion, patchedNaming } from './resource-versions.ts';
@@ -16,20 +16,14 @@ import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
 
-export class SegmentService {
-  readonly #deps: WriteDeps;
-
-  constructor(deps: WriteDeps) {
-    this.#deps = deps;
-  }
-
+export class SegmentService extends ProjectWriter {
   async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<Segment>> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
-    return this.#deps.store.listSegments(project.id, page);
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'viewer');
+    return this.store.listSegments(project.id, page);
   }
 
   async get(actor: Actor, segmentId: string): Promise<Segment> {
-    const segment = await this.#deps.store.findSegmentById(segmentId);
+    const segment = await this.store.findSegmentById(segmentId);
     await this.#projectOfSegment(actor, segment, segmentId, 'viewer');
     return segment as Segment;
   }
@@ -52,19 +46,19 @@ export class SegmentService {
       return projectId;
     }
     if (segment === undefined) throw missing();
-    await accessProject(this.#deps.store, actor, segment.projectId, role);
+    await accessProject(this.store, actor, segment.projectId, role);
     if (role === 'editor') requireAllEnvironments(actor.principal);
     return segment.projectId;
   }
 
   /** The project a write of the segment acts in; read here only when no route resolved it. */
   async #writableProject(actor: Actor, segmentId: string): Promise<string> {
-    const segment = actor.grant === undefined ? await this.#deps.store.findSegmentById(segmentId) : undefined;
+    const segment = actor.grant === undefined ? await this.store.findSegmentById(segmentId) : undefined;
     return this.#projectOfSegment(actor, segment, segmentId, 'editor');
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
+    const project = await accessProject(this.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
     requireAllEnvironments(actor.principal);
     const segment: Segment = {
@@ -76,7 +70,7 @@ export class SegmentService {
       included: input.included ?? [],
       excluded: input.excluded ?? [],
     };
-    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
+    return commitProjectChange(this.deps, project.id, 'project', async (tx) => {
       await this.#validate(tx, segment);
       await tx
         .insertSegment(segment)
@@ -145,7 +139,7 @@ export class SegmentService {
     action: string,
     build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
   ): Promise<Segment> {
-    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
+    return commitProjectChange(this.deps, projectId, 'project', async (tx) => {
       // The one read of the segment, locked until commit: a concurrent patch without If-Match
       // waits its turn instead of failing.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
@@ -171,15 +165,15 @@ export class SegmentService {
   async usedBy(actor: Actor, segmentId: string): Promise<SegmentUsers> {
     const segment = await this.get(actor, segmentId);
     const [flags, segments] = await Promise.all([
-      this.#deps.store.allFlags(segment.projectId),
-      this.#deps.store.allSegments(segment.projectId),
+      this.store.allFlags(segment.projectId),
+      this.store.allSegments(segment.projectId),
     ]);
     return segmentUsers(segment.key, flags, segments);
   }
 
   async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
     const projectId = await this.#writableProject(actor, segmentId);
-    await commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
+    await commitProjectChange(this.deps, projectId, 'project', async (tx) => {
       // Locked first, so writes naming the segment either committed already (and show up as
       // users below) or wait, and then find it gone.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
