@@ -106,22 +106,13 @@ export class AccountService {
       expiresAt: new Date(at.getTime() + INVITATION_TTL_MS).toISOString(),
       acceptedAt: null,
     };
+    const shown = publicInvitation(invitation);
+    const entry = changeEntry('invitation', 'created', { id: invitation.id, key: email }, null, shown);
     await this.#store.transaction(async (tx) => {
       await tx.insertInvitation(invitation);
-      await recordAudit(
-        tx,
-        actor,
-        projectId,
-        changeEntry(
-          'invitation',
-          'created',
-          { id: invitation.id, key: email },
-          null,
-          publicInvitation(invitation),
-        ),
-      );
+      await recordAudit(tx, actor, projectId, entry);
     });
-    return { ...publicInvitation(invitation), token };
+    return { ...shown, token };
   }
 
   async cancelInvitation(actor: Actor, invitationId: string): Promise<void> {

@@ -133,14 +133,16 @@ export class ApiKeyService {
       lastUsedAt: null,
       revokedAt: null,
     };
+    const entry = changeEntry(
+      'api_key',
+      'created',
+      { id: stored.id, key: stored.prefix },
+      null,
+      publicKey(stored),
+    );
     await this.#store.transaction(async (tx) => {
       await tx.insertApiKey(stored);
-      await recordAudit(
-        tx,
-        actor,
-        projectId,
-        changeEntry('api_key', 'created', { id: stored.id, key: stored.prefix }, null, publicKey(stored)),
-      );
+      await recordAudit(tx, actor, projectId, entry);
     });
     this.registry.add(stored);
     return { ...publicKey(stored), secret };
