@@ -1,3 +1,4 @@
+import type { ProjectResource } from './keyed-resource.ts';
 import { type Rule, segmentsNamedBy } from './segment.ts';
 
 /** Flag value types (SPEC §2). `object` carries any JSON object. */
@@ -73,20 +74,12 @@ export interface FlagEnvironment {
 
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
 
-export interface Flag {
-  readonly id: string;
-  readonly projectId: string;
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
+export interface Flag extends ProjectResource {
   readonly type: FlagType;
   readonly variants: readonly Variant[];
   readonly tags: readonly string[];
   readonly archived: boolean;
   readonly metadata: FlagMetadata;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
   /** Keyed by environment key. */
   readonly environments: Readonly<Record<string, FlagEnvironment>>;
 }

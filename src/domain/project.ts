@@ -1,24 +1,10 @@
-export interface Project {
-  readonly id: string;
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+import type { KeyedResource, ProjectResource } from './keyed-resource.ts';
 
-export interface Environment {
-  readonly id: string;
-  readonly projectId: string;
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
+export type Project = KeyedResource;
+
+export interface Environment extends ProjectResource {
   /** Changes here ask for confirmation in the dashboard (decision 0604). */
   readonly protected: boolean;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
   /** Approvals a flag change here needs before it is written (SPEC §10); set by the services, 0 when absent. */
   readonly requiredApprovals?: number;
 }

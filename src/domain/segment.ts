@@ -1,3 +1,4 @@
+import type { ProjectResource } from './keyed-resource.ts';
 /** Every operator of SPEC §2. */
 export const OPERATORS = [
   'equals',
@@ -51,12 +52,7 @@ export type Rule = AttributeRule | SegmentRule;
 
 export type SegmentMatch = 'all' | 'any';
 
-export interface Segment {
-  readonly id: string;
-  readonly projectId: string;
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
+export interface Segment extends ProjectResource {
   /** `all`: every rule must hold; `any`: one is enough. */
   readonly match: SegmentMatch;
   readonly rules: readonly Rule[];
@@ -64,9 +60,6 @@ export interface Segment {
   readonly included: readonly string[];
   /** targetingKey values never in the segment. */
   readonly excluded: readonly string[];
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
 }
 
 /** Keys of the segments that rules refer to. */

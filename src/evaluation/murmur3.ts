@@ -64,13 +64,7 @@ function feed(state: HashState, text: string): void {
 function finish(state: HashState): number {
   let h = state.h1;
   if (state.pending > 0) h ^= mixK(state.k1);
-  h ^= state.length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return avalanche(h, state.length);
 }
 
 /** MurmurHash3 x86 32-bit of the UTF-8 bytes of `text` (lone surrogates encode as U+FFFD, as TextEncoder does); an unsigned 32-bit integer. */
@@ -109,6 +103,17 @@ export function prepareSeed(text: string): PreparedSeed {
   return { text, h: state.h1, k: state.k1, pending: state.pending, length: state.length, ascii };
 }
 
+/** MurmurHash3's finalisation: the length mixed in, then every bit made to depend on every other. */
+function avalanche(h: number, length: number): number {
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
 function mixK(k: number): number {
   k = Math.imul(k, C1);
   k = (k << 15) | (k >>> 17);
@@ -135,11 +140,5 @@ export function murmur3After(seed: PreparedSeed, value: string): number {
     }
   }
   if (p > 0) h ^= mixK(k);
-  h ^= seed.length + n;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return avalanche(h, seed.length + n);
 }

@@ -112,3 +112,14 @@ export async function sendListed<T>(
 ): Promise<T[]> {
   return sendPage(request, reply, await list(actorOf(request)), (item) => item);
 }
+
+/** A create: 201 with the new resource, its address (`locationOf` it) and its version as the ETag. */
+export async function sendMade<T extends { version: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  create: (actor: Actor) => Promise<T>,
+  locationOf: (created: T) => string,
+): Promise<T> {
+  const created = await create(actorOf(request));
+  return sendCreated(reply, locationOf(created), created);
+}

@@ -62,6 +62,16 @@ export function Field({
   );
 }
 
+interface PasswordFieldProps {
+  label: ReactNode;
+  path: string;
+  problem?: ApiError | undefined;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  autoComplete: 'current-password' | 'new-password';
+}
+
 /** A password box in a Field; `autoComplete` tells password managers whether to fill or to save it. */
 export function PasswordField({
   label,
@@ -71,15 +81,7 @@ export function PasswordField({
   value,
   onChange,
   autoComplete,
-}: {
-  label: ReactNode;
-  path: string;
-  problem?: ApiError | undefined;
-  hint?: ReactNode;
-  value: string;
-  onChange: (value: string) => void;
-  autoComplete: 'current-password' | 'new-password';
-}) {
+}: PasswordFieldProps) {
   return (
     <Field label={label} path={path} problem={problem} hint={hint}>
       {(props) => (
@@ -344,4 +346,62 @@ export function RadioChoices<V extends string | boolean>({
       <input type="radio" name={name} checked={choice === value} onChange={() => onChange(choice)} /> {text}
     </label>
   ));
+}
+
+/**
+ * A field for choosing a new password: every such field states the same length rule and asks the
+ * browser's password manager to suggest one.
+ */
+export function NewPasswordField({
+  hint = 'At least 12 characters.',
+  ...rest
+}: Omit<PasswordFieldProps, 'autoComplete'>) {
+  return <PasswordField {...rest} hint={hint} autoComplete="new-password" />;
+}
+
+/** A form's primary submit button that says what is happening while the request runs. */
+export function SubmitButton({
+  busy,
+  busyLabel,
+  wide = false,
+  children,
+}: {
+  busy: boolean;
+  busyLabel: string;
+  wide?: boolean;
+  children: ReactNode;
+}) {
+  return (
+    <button type="submit" className={wide ? 'btn primary wide' : 'btn primary'} disabled={busy}>
+      {busy ? busyLabel : children}
+    </button>
+  );
+}
+
+/** The email an account signs in with; `autoComplete` lets password managers pair it with the password. */
+export function EmailField({
+  problem,
+  value,
+  onChange,
+  required = false,
+}: {
+  problem?: ApiError | undefined;
+  value: string;
+  onChange: (value: string) => void;
+  required?: boolean;
+}) {
+  return (
+    <Field label="Email" path="/email" problem={problem}>
+      {(props) => (
+        <input
+          {...props}
+          type="email"
+          autoComplete="username"
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+          required={required}
+        />
+      )}
+    </Field>
+  );
 }

@@ -1,6 +1,13 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import { ErrorSummary, Field, PasswordField } from '../kit/field.tsx';
+import {
+  EmailField,
+  ErrorSummary,
+  Field,
+  NewPasswordField,
+  PasswordField,
+  SubmitButton,
+} from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -41,18 +48,7 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     <AuthFrame title="Sign in">
       <form onSubmit={submit} noValidate>
         <ErrorSummary problem={problem} />
-        <Field label="Email" path="/email" problem={problem}>
-          {(props) => (
-            <input
-              {...props}
-              type="email"
-              autoComplete="username"
-              value={email}
-              onChange={(e) => setEmail(e.target.value)}
-              required
-            />
-          )}
-        </Field>
+        <EmailField problem={problem} value={email} onChange={setEmail} required />
         <PasswordField
           label="Password"
           path="/password"
@@ -61,9 +57,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
           onChange={setPassword}
           autoComplete="current-password"
         />
-        <button type="submit" className="btn primary wide" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
+        <SubmitButton busy={busy} busyLabel="Signing in…" wide>
+          Sign in
+        </SubmitButton>
       </form>
       <p className="muted small">No account? Ask an admin of your Flagstaff for an invitation.</p>
     </AuthFrame>
@@ -189,17 +185,7 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
                 Email: <strong>{preview.email}</strong>
               </p>
             ) : (
-              <Field label="Email" path="/email" problem={problem}>
-                {(props) => (
-                  <input
-                    {...props}
-                    type="email"
-                    autoComplete="username"
-                    value={email}
-                    onChange={(e) => setEmail(e.target.value)}
-                  />
-                )}
-              </Field>
+              <EmailField problem={problem} value={email} onChange={setEmail} />
             )}
             <Field label="Your name" path="/name" problem={problem}>
               {(props) => (
@@ -211,18 +197,16 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
                 />
               )}
             </Field>
-            <PasswordField
+            <NewPasswordField
               label="Password"
               path="/password"
               problem={problem}
-              hint="At least 12 characters."
               value={password}
               onChange={setPassword}
-              autoComplete="new-password"
             />
-            <button type="submit" className="btn primary wide" disabled={busy}>
-              {busy ? 'Creating your account…' : 'Create account'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Creating your account…" wide>
+              Create account
+            </SubmitButton>
           </form>
         </>
       )}
@@ -254,18 +238,16 @@ export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
           </p>
           <form onSubmit={reset} noValidate>
             <ErrorSummary problem={problem} />
-            <PasswordField
+            <NewPasswordField
               label="New password"
               path="/password"
               problem={problem}
-              hint="At least 12 characters."
               value={password}
               onChange={setPassword}
-              autoComplete="new-password"
             />
-            <button type="submit" className="btn primary wide" disabled={busy}>
-              {busy ? 'Setting your password…' : 'Set password and sign in'}
-            </button>
+            <SubmitButton busy={busy} busyLabel="Setting your password…" wide>
+              Set password and sign in
+            </SubmitButton>
           </form>
         </>
       )}

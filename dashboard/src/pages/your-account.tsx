@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api } from '../api.ts';
 import { useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, PasswordField } from '../kit/field.tsx';
+import { ErrorSummary, NewPasswordField, PasswordField, SubmitButton } from '../kit/field.tsx';
 import { useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
@@ -66,18 +66,17 @@ function ChangePasswordForm() {
           onChange={setCurrentPassword}
           autoComplete="current-password"
         />
-        <PasswordField
+        <NewPasswordField
           label="New password"
           path="/newPassword"
           problem={problem}
           hint="At least 12 characters. Your other signed-in browsers are signed out."
           value={newPassword}
           onChange={setNewPassword}
-          autoComplete="new-password"
         />
-        <button type="submit" className="btn primary" disabled={busy}>
-          {busy ? 'Changing…' : 'Change password'}
-        </button>
+        <SubmitButton busy={busy} busyLabel="Changing…">
+          Change password
+        </SubmitButton>
       </form>
     </section>
   );

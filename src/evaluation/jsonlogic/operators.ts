@@ -2,6 +2,9 @@
 import { pointerToken } from '../../domain/json.ts';
 import { TargetingCompileError } from './node.ts';
 
+/** Operators that run a logic over each item of a list (lazy: the logic is evaluated per item). */
+const ITERATOR_NAMES = ['map', 'filter', 'reduce', 'all', 'some', 'none'];
+
 /** Operators of JsonLogic that flagd documents, plus flagd's own. */
 export const OPERATORS: ReadonlySet<string> = new Set([
   'var',
@@ -32,12 +35,7 @@ export const OPERATORS: ReadonlySet<string> = new Set([
   'substr',
   'in',
   'merge',
-  'map',
-  'filter',
-  'reduce',
-  'all',
-  'some',
-  'none',
+  ...ITERATOR_NAMES,
   'log',
   'fractional',
   'sem_ver',
@@ -59,18 +57,13 @@ export const LAZY_OPERATORS: ReadonlySet<string> = new Set([
   '<=',
   '>',
   '>=',
-  'map',
-  'filter',
-  'reduce',
-  'all',
-  'some',
-  'none',
+  ...ITERATOR_NAMES,
 ]);
 
 /** Operators whose single argument is passed as is rather than wrapped in a list. */
 export const UNARY_OPERATORS: ReadonlySet<string> = new Set(['var', '+', '-', '!', '!!', 'cat']);
 
-export const ITERATORS: ReadonlySet<string> = new Set(['map', 'filter', 'reduce', 'all', 'some', 'none']);
+export const ITERATORS: ReadonlySet<string> = new Set(ITERATOR_NAMES);
 
 /** flagd's custom operators (and `log`) are never evaluated at compile time. */
 const NEVER_CONSTANT: ReadonlySet<string> = new Set([

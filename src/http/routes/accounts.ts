@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, ifMatchOf, pageOf, sendNoContent, sendPage, sendResource } from '../request-helpers.ts';
+import { actorOf, pageOf, sendNoContent, sendPage, sendWritten } from '../request-helpers.ts';
 import {
   Closed,
   Email,
@@ -153,14 +153,8 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       },
     },
     async (request, reply) =>
-      sendResource(
-        reply,
-        await services.accounts.update(
-          actorOf(request),
-          request.params.accountId,
-          request.body,
-          ifMatchOf(request),
-        ),
+      sendWritten(request, reply, (actor, { ifMatch }) =>
+        services.accounts.update(actor, request.params.accountId, request.body, ifMatch),
       ),
   );
 

@@ -1,13 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  ifMatchOf,
-  sendCreated,
-  sendNoContent,
-  sendRead,
-  sendResource,
-} from '../request-helpers.ts';
+import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
@@ -37,18 +30,13 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       [400, 401, 403, 404, 409],
       { params: ProjectParams, body: CreateEnvironmentSchema, 201: EnvironmentSchema },
     ),
-    async (request, reply) => {
-      const environment = await services.environments.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body,
-      );
-      return sendCreated(
+    async (request, reply) =>
+      sendMade(
+        request,
         reply,
-        `/v1/projects/${environment.projectId}/environments/${environment.key}`,
-        environment,
-      );
-    },
+        (actor) => services.environments.create(actor, request.params.projectId, request.body),
+        (environment) => `/v1/projects/${environment.projectId}/environments/${environment.key}`,
+      ),
   );
 
   app.get(
@@ -67,19 +55,16 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       body: PatchEnvironmentSchema,
       200: EnvironmentSchema,
     }),
-    async (request, reply) => {
-      const { projectId, envKey } = request.params;
-      const environment = await services.environments.patch(
-        actorOf(request),
-        projectId,
-        envKey,
-        request.body,
-        {
-          ifMatch: ifMatchOf(request),
-        },
-      );
-      return sendResource(reply, environment);
-    },
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, options) =>
+        services.environments.patch(
+          actor,
+          request.params.projectId,
+          request.params.envKey,
+          request.body,
+          options,
+        ),
+      ),
   );
 
   app.delete(
@@ -87,12 +72,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
       params: EnvironmentParams,
     }),
-    async (request, reply) => {
-      const { projectId, envKey } = request.params;
-      await services.environments.delete(actorOf(request), projectId, envKey, {
-        ifMatch: ifMatchOf(request),
-      });
-      return sendNoContent(reply);
-    },
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, options) =>
+        services.environments.delete(actor, request.params.projectId, request.params.envKey, options),
+      ),
   );
 };

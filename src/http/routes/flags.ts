@@ -9,8 +9,8 @@ import {
   actorOf,
   ifMatchOf,
   pageOf,
-  sendCreated,
   sendDeleted,
+  sendMade,
   sendPage,
   sendResource,
   sendWritten,
@@ -109,10 +109,13 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       [400, 401, 403, 404, 409, 413, 415, 429],
       { params: ProjectParams, body: CreateFlagSchema, 201: FlagSchema },
     ),
-    async (request, reply) => {
-      const flag = await services.flags.create(actorOf(request), request.params.projectId, request.body);
-      return sendCreated(reply, `/v1/projects/${flag.projectId}/flags/${flag.key}`, flag);
-    },
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        (actor) => services.flags.create(actor, request.params.projectId, request.body),
+        (flag) => `/v1/projects/${flag.projectId}/flags/${flag.key}`,
+      ),
   );
 
   app.get(

@@ -1,14 +1,6 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  pageOf,
-  sendCreated,
-  sendDeleted,
-  sendListed,
-  sendRead,
-  sendWritten,
-} from '../request-helpers.ts';
+import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
@@ -33,10 +25,13 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       body: CreateProjectSchema,
       201: ProjectSchema,
     }),
-    async (request, reply) => {
-      const project = await services.projects.create(actorOf(request), request.body);
-      return sendCreated(reply, `/v1/projects/${project.id}`, project);
-    },
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        (actor) => services.projects.create(actor, request.body),
+        (project) => `/v1/projects/${project.id}`,
+      ),
   );
 
   app.get(

@@ -3,9 +3,9 @@ import type { Services } from '../../services/services.ts';
 import {
   actorOf,
   pageOf,
-  sendCreated,
   sendDeleted,
   sendListed,
+  sendMade,
   sendRead,
   sendWritten,
 } from '../request-helpers.ts';
@@ -43,14 +43,13 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       body: CreateSegmentSchema,
       201: SegmentSchema,
     }),
-    async (request, reply) => {
-      const segment = await services.segments.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body,
-      );
-      return sendCreated(reply, `/v1/segments/${segment.id}`, segment);
-    },
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        (actor) => services.segments.create(actor, request.params.projectId, request.body),
+        (segment) => `/v1/segments/${segment.id}`,
+      ),
   );
 
   app.get(

@@ -2,13 +2,12 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
-  ifMatchOf,
   pageOf,
-  sendCreated,
   sendListed,
+  sendMade,
   sendNoContent,
   sendRead,
-  sendResource,
+  sendWritten,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
@@ -88,15 +87,18 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       }),
       201: CreatedWebhookSchema,
     }),
-    async (request, reply) => {
-      const webhook = await services.webhooks.create(
-        actorOf(request),
-        request.params.projectId,
-        request.body,
-      );
-      reply.header('cache-control', 'no-store');
-      return sendCreated(reply, `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`, webhook);
-    },
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        async (actor) => {
+          const webhook = await services.webhooks.create(actor, request.params.projectId, request.body);
+          // The answer carries the signing secret, shown this once.
+          reply.header('cache-control', 'no-store');
+          return webhook;
+        },
+        (webhook) => `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`,
+      ),
   );
 
   app.get(
@@ -121,14 +123,13 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       200: WebhookSchema,
     }),
     async (request, reply) =>
-      sendResource(
-        reply,
-        await services.webhooks.update(
-          actorOf(request),
+      sendWritten(request, reply, (actor, { ifMatch }) =>
+        services.webhooks.update(
+          actor,
           request.params.projectId,
           request.params.webhookId,
           request.body,
-          ifMatchOf(request),
+          ifMatch,
         ),
       ),
   );

@@ -16,8 +16,8 @@ import {
   mapUnique,
   paged,
   type SqlContext,
-  touchedOne,
   updateVersioned,
+  useOnce,
 } from './sql-context.ts';
 
 const byId = { column: 'id', direction: 'asc', of: (r: { id: string }) => r.id } as const;
@@ -87,15 +87,7 @@ export function accountQueries(context: SqlContext): AccountStore {
       await mapUnique(db.insertInto('invitations').values(invitationToRow(invitation)).execute());
     },
 
-    async acceptInvitation(id, at) {
-      const result = await db
-        .updateTable('invitations')
-        .set({ accepted_at: at })
-        .where('id', '=', id)
-        .where('accepted_at', 'is', null)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
+    acceptInvitation: (id, at) => useOnce(db, { table: 'invitations', usedColumn: 'accepted_at' }, id, at),
 
     deleteInvitation: (id) => deleteById(db, 'invitations', id),
 
@@ -129,15 +121,7 @@ export function accountQueries(context: SqlContext): AccountStore {
         passwordResetFromRow,
       ),
 
-    async usePasswordReset(id, at) {
-      const result = await db
-        .updateTable('password_resets')
-        .set({ used_at: at })
-        .where('id', '=', id)
-        .where('used_at', 'is', null)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
+    usePasswordReset: (id, at) => useOnce(db, { table: 'password_resets', usedColumn: 'used_at' }, id, at),
 
     async deletePendingPasswordResets(accountId) {
       await db

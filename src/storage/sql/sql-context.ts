@@ -151,3 +151,25 @@ export abstract class SqlRole {
     this.db = db;
   }
 }
+
+/**
+ * Marks a one-time link used at `at` unless it already was: false when another request used it
+ * first, so of two racing uses one wins.
+ */
+export async function useOnce(
+  db: SqlContext['db'],
+  link:
+    | { table: 'invitations'; usedColumn: 'accepted_at' }
+    | { table: 'password_resets'; usedColumn: 'used_at' },
+  id: string,
+  at: string,
+): Promise<boolean> {
+  const { table, usedColumn } = link as { table: 'invitations'; usedColumn: 'accepted_at' };
+  const result = await db
+    .updateTable(table)
+    .set({ [usedColumn]: at })
+    .where('id', '=', id)
+    .where(usedColumn, 'is', null)
+    .executeTakeFirst();
+  return touchedOne(result);
+}
