@@ -53,6 +53,24 @@ export class PasswordService {
     this.#clock = clock;
   }
 
+  /** An account's password event: who, which account, and what happened; never a secret. */
+  #audit(
+    tx: StoreRoles,
+    actor: Actor,
+    account: StoredAccount,
+    action: string,
+    details: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    return recordAudit(tx, actor, account.projectId, {
+      at: isoTime(this.#clock),
+      action,
+      resource: { type: 'account', id: account.id, key: account.email },
+      before: null,
+      after: null,
+      details,
+    });
+  }
+
   /**
    * Changes the signed-in person's own password. `sessionId`: the session that asks, which
    * stays; every other session of the account ends. `address` for the guessing budget.
@@ -64,14 +82,7 @@ export class PasswordService {
     const passwordHash = await hashPassword(input.newPassword);
     await this.#store.transaction(async (tx) => {
       const ended = await this.#setPassword(tx, account, passwordHash, sessionId);
-      await recordAudit(tx, actor, account.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.password_changed',
-        resource: { type: 'account', id: account.id, key: account.email },
-        before: null,
-        after: null,
-        details: { sessionsEnded: ended },
-      });
+      await this.#audit(tx, actor, account, 'account.password_changed', { sessionsEnded: ended });
     });
   }
 
@@ -97,13 +108,9 @@ export class PasswordService {
     await this.#store.transaction(async (tx) => {
       await tx.deletePendingPasswordResets(account.id);
       await tx.insertPasswordReset(reset);
-      await recordAudit(tx, actor, account.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.reset_link_created',
-        resource: { type: 'account', id: account.id, key: account.email },
-        before: null,
-        after: null,
-        details: { resetId: reset.id, expiresAt: reset.expiresAt },
+      await this.#audit(tx, actor, account, 'account.reset_link_created', {
+        resetId: reset.id,
+        expiresAt: reset.expiresAt,
       });
     });
     return { ...publicReset(reset), token };
@@ -125,14 +132,13 @@ export class PasswordService {
       await tx.deletePendingPasswordResets(account.id);
       const ended = await this.#setPassword(tx, account, passwordHash);
       // The person acts: they hold the link, as an invited person holds theirs (account.created).
-      await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.password_reset',
-        resource: { type: 'account', id: account.id, key: account.email },
-        before: null,
-        after: null,
-        details: { resetId: reset.id, sessionsEnded: ended },
-      });
+      await this.#audit(
+        tx,
+        { principal: principalOfAccount(account), requestId },
+        account,
+        'account.password_reset',
+        { resetId: reset.id, sessionsEnded: ended },
+      );
       return { ...account, passwordHash, version: account.version + 1 };
     });
   }
