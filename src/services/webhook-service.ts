@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
-import type { Page, PageRequest, Store } from '../storage/store.ts';
+import type { Page, PageRequest, Store, StoreRoles } from '../storage/store.ts';
 import type { StoredWebhook } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
@@ -64,15 +64,28 @@ export class WebhookService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.insertWebhook(webhook);
-      await recordAudit(tx, actor, project.id, {
-        at: isoTime(this.#clock),
-        action: 'webhook.created',
-        resource: { type: 'webhook', id: webhook.id, key: null },
-        before: null,
-        after: webhook,
-      });
+      await this.#audit(tx, actor, project.id, 'webhook.created', null, webhook);
     });
     return webhook;
+  }
+
+  /** A webhook's audit event: the webhook before and after (null when created or deleted). */
+  #audit(
+    tx: StoreRoles,
+    actor: Actor,
+    projectId: string,
+    action: string,
+    before: StoredWebhook | null,
+    after: StoredWebhook | null,
+  ): Promise<void> {
+    const id = (after ?? before)?.id ?? '';
+    return recordAudit(tx, actor, projectId, {
+      at: isoTime(this.#clock),
+      action,
+      resource: { type: 'webhook', id, key: null },
+      before,
+      after,
+    });
   }
 
   async update(
@@ -96,13 +109,7 @@ export class WebhookService {
     };
     await this.#store.transaction(async (tx) => {
       if (!(await tx.webhooks.updateWebhook(next, current.version))) throw changedMeanwhile('webhook');
-      await recordAudit(tx, actor, current.projectId, {
-        at: isoTime(this.#clock),
-        action: 'webhook.updated',
-        resource: { type: 'webhook', id: current.id, key: null },
-        before: current,
-        after: next,
-      });
+      await this.#audit(tx, actor, current.projectId, 'webhook.updated', current, next);
     });
     return publicWebhook(next);
   }
@@ -111,13 +118,7 @@ export class WebhookService {
     const current = await this.#find(actor, projectIdOrKey, webhookId);
     await this.#store.transaction(async (tx) => {
       await tx.webhooks.deleteWebhook(current.id);
-      await recordAudit(tx, actor, current.projectId, {
-        at: isoTime(this.#clock),
-        action: 'webhook.deleted',
-        resource: { type: 'webhook', id: current.id, key: null },
-        before: current,
-        after: null,
-      });
+      await this.#audit(tx, actor, current.projectId, 'webhook.deleted', current, null);
     });
   }
 
