@@ -2,7 +2,7 @@ import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
-import type { ChangeSafetyStores } from '../storage/store.ts';
+import type { ChangeSafetyStores, StoreRoles } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -133,15 +133,26 @@ export class EnvironmentService {
       if (next.requiredApprovals !== stored.requiredApprovals) {
         await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
       }
-      await recordAudit(tx, actor, stored.projectId, {
-        at: isoTime(this.#deps.clock),
-        action: 'environment.updated',
-        resource: { type: 'environment', id: stored.id, key },
-        environment: key,
-        before: stored,
-        after: next,
-      });
+      await this.#audit(tx, actor, 'environment.updated', stored, next);
       return next;
+    });
+  }
+
+  /** An existing environment's audit event: as it was, and as it is now (null once deleted). */
+  #audit(
+    tx: StoreRoles,
+    actor: Actor,
+    action: string,
+    stored: Environment,
+    after: Environment | null,
+  ): Promise<void> {
+    return recordAudit(tx, actor, stored.projectId, {
+      at: isoTime(this.#deps.clock),
+      action,
+      resource: { type: 'environment', id: stored.id, key: stored.key },
+      environment: stored.key,
+      before: stored,
+      after,
     });
   }
 
@@ -163,14 +174,7 @@ export class EnvironmentService {
         throw new DomainError('conflict', 'The last environment of a project cannot be deleted.');
       }
       await tx.deleteEnvironment(stored.id);
-      await recordAudit(tx, actor, stored.projectId, {
-        at: isoTime(this.#deps.clock),
-        action: 'environment.deleted',
-        resource: { type: 'environment', id: stored.id, key },
-        environment: key,
-        before: stored,
-        after: null,
-      });
+      await this.#audit(tx, actor, 'environment.deleted', stored, null);
     });
   }
 }
