@@ -128,11 +128,7 @@ function AuditLog({
             <span>Project</span>
             <select value={project} onChange={(e) => setProject(e.target.value)}>
               <option value="">Any project</option>
-              {projects.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
+              <Options choices={projects.map((p) => [p.id, p.name] as const)} />
             </select>
           </label>
         )}
@@ -141,11 +137,7 @@ function AuditLog({
             <span>Who</span>
             <select value={actorId} onChange={(e) => setActorId(e.target.value)}>
               <option value="">Anyone</option>
-              {people.map((a) => (
-                <option key={a.id} value={a.id}>
-                  {a.name}
-                </option>
-              ))}
+              <Options choices={people.map((a) => [a.id, a.name] as const)} />
             </select>
           </label>
         )}
