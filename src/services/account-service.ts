@@ -7,7 +7,7 @@ import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } f
 import { requireAllEnvironments } from './access.ts';
 import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
 import type { Actor } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { type AuditEntry, recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
 import { changedMeanwhile, checkIfMatch } from './project-access.ts';
@@ -117,15 +117,30 @@ export class AccountService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.insertInvitation(invitation);
-      await recordAudit(tx, actor, projectId, {
-        at: isoTime(this.#clock),
-        action: 'invitation.created',
-        resource: { type: 'invitation', id: invitation.id, key: email },
-        before: null,
-        after: publicInvitation(invitation),
-      });
+      await this.#audit(
+        tx,
+        actor,
+        projectId,
+        'invitation.created',
+        { type: 'invitation', id: invitation.id, key: email },
+        null,
+        publicInvitation(invitation),
+      );
     });
     return { ...publicInvitation(invitation), token };
+  }
+
+  /** One audit event of this service, stamped by its clock. */
+  #audit(
+    tx: StoreRoles,
+    actor: Actor,
+    projectId: string | null,
+    action: string,
+    resource: AuditEntry['resource'],
+    before: unknown,
+    after: unknown,
+  ): Promise<void> {
+    return recordAudit(tx, actor, projectId, { at: isoTime(this.#clock), action, resource, before, after });
   }
 
   async cancelInvitation(actor: Actor, invitationId: string): Promise<void> {
@@ -134,13 +149,15 @@ export class AccountService {
     await this.#scope(actor, invitation.projectId);
     await this.#store.transaction(async (tx) => {
       await tx.deleteInvitation(invitation.id);
-      await recordAudit(tx, actor, invitation.projectId, {
-        at: isoTime(this.#clock),
-        action: 'invitation.deleted',
-        resource: { type: 'invitation', id: invitation.id, key: invitation.email },
-        before: publicInvitation(invitation),
-        after: null,
-      });
+      await this.#audit(
+        tx,
+        actor,
+        invitation.projectId,
+        'invitation.deleted',
+        { type: 'invitation', id: invitation.id, key: invitation.email },
+        publicInvitation(invitation),
+        null,
+      );
     });
   }
 
@@ -210,13 +227,15 @@ export class AccountService {
     await this.#store.transaction(async (tx) => {
       await refuseLosingLastAdmin(tx, account, null);
       await tx.deleteAccount(account.id);
-      await recordAudit(tx, actor, account.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.deleted',
-        resource: { type: 'account', id: account.id, key: account.email },
-        before: publicAccount(account),
-        after: null,
-      });
+      await this.#audit(
+        tx,
+        actor,
+        account.projectId,
+        'account.deleted',
+        { type: 'account', id: account.id, key: account.email },
+        publicAccount(account),
+        null,
+      );
     });
   }
 
@@ -244,13 +263,15 @@ export class AccountService {
       };
       await refuseLosingLastAdmin(tx, current, next);
       if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
-      await recordAudit(tx, actor, next.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.updated',
-        resource: { type: 'account', id: next.id, key: next.email },
-        before: publicAccount(current),
-        after: publicAccount(next),
-      });
+      await this.#audit(
+        tx,
+        actor,
+        next.projectId,
+        'account.updated',
+        { type: 'account', id: next.id, key: next.email },
+        publicAccount(current),
+        publicAccount(next),
+      );
       return publicAccount(next);
     });
   }
