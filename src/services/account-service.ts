@@ -7,7 +7,7 @@ import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } f
 import { requireAllEnvironments } from './access.ts';
 import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
 import type { Actor } from './actor.ts';
-import { type AuditEntry, recordAudit } from './audit.ts';
+import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
 import { changedMeanwhile, checkIfMatch } from './project-access.ts';
@@ -117,30 +117,28 @@ export class AccountService {
     };
     await this.#store.transaction(async (tx) => {
       await tx.insertInvitation(invitation);
-      await this.#audit(
-        tx,
-        actor,
-        projectId,
-        'invitation.created',
-        { type: 'invitation', id: invitation.id, key: email },
-        null,
-        publicInvitation(invitation),
-      );
+      await this.#audit(tx, actor, 'invitation.created', invitation, null, publicInvitation(invitation));
     });
     return { ...publicInvitation(invitation), token };
   }
 
-  /** One audit event of this service, stamped by its clock. */
+  /** An invitation's or account's audit event (the action names the type), stamped by this service's clock. */
   #audit(
     tx: StoreRoles,
     actor: Actor,
-    projectId: string | null,
-    action: string,
-    resource: AuditEntry['resource'],
+    action: `${'invitation' | 'account'}.${string}`,
+    subject: { readonly id: string; readonly projectId: string | null; readonly email: string | null },
     before: unknown,
     after: unknown,
   ): Promise<void> {
-    return recordAudit(tx, actor, projectId, { at: isoTime(this.#clock), action, resource, before, after });
+    const resource = { type: action.slice(0, action.indexOf('.')), id: subject.id, key: subject.email };
+    return recordAudit(tx, actor, subject.projectId, {
+      at: isoTime(this.#clock),
+      action,
+      resource,
+      before,
+      after,
+    });
   }
 
   async cancelInvitation(actor: Actor, invitationId: string): Promise<void> {
@@ -149,15 +147,7 @@ export class AccountService {
     await this.#scope(actor, invitation.projectId);
     await this.#store.transaction(async (tx) => {
       await tx.deleteInvitation(invitation.id);
-      await this.#audit(
-        tx,
-        actor,
-        invitation.projectId,
-        'invitation.deleted',
-        { type: 'invitation', id: invitation.id, key: invitation.email },
-        publicInvitation(invitation),
-        null,
-      );
+      await this.#audit(tx, actor, 'invitation.deleted', invitation, publicInvitation(invitation), null);
     });
   }
 
@@ -227,15 +217,7 @@ export class AccountService {
     await this.#store.transaction(async (tx) => {
       await refuseLosingLastAdmin(tx, account, null);
       await tx.deleteAccount(account.id);
-      await this.#audit(
-        tx,
-        actor,
-        account.projectId,
-        'account.deleted',
-        { type: 'account', id: account.id, key: account.email },
-        publicAccount(account),
-        null,
-      );
+      await this.#audit(tx, actor, 'account.deleted', account, publicAccount(account), null);
     });
   }
 
@@ -263,15 +245,7 @@ export class AccountService {
       };
       await refuseLosingLastAdmin(tx, current, next);
       if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
-      await this.#audit(
-        tx,
-        actor,
-        next.projectId,
-        'account.updated',
-        { type: 'account', id: next.id, key: next.email },
-        publicAccount(current),
-        publicAccount(next),
-      );
+      await this.#audit(tx, actor, 'account.updated', next, publicAccount(current), publicAccount(next));
       return publicAccount(next);
     });
   }
