@@ -1,3 +1,5 @@
+import { pointerToken } from '../../src/domain/json.ts';
+
 // What an audit event changed, for people: the flag page's history lines and the audit log's diff.
 // Pure, so it is unit-tested (change-words.test.ts).
 
@@ -15,7 +17,6 @@ const NOISE = new Set(['/version', '/updatedAt']);
 
 const isObject = (v: unknown): v is Record<string, Json> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-const pointerEscape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
  * The leaves that differ between `before` and `after`: objects are compared key by key, lists
@@ -26,7 +27,7 @@ export function differences(before: unknown, after: unknown, path = ''): Differe
   if (JSON.stringify(before) === JSON.stringify(after)) return [];
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-    return keys.flatMap((k) => differences(before[k], after[k], `${path}/${pointerEscape(k)}`));
+    return keys.flatMap((k) => differences(before[k], after[k], `${path}/${pointerToken(k)}`));
   }
   if (Array.isArray(before) && Array.isArray(after)) {
     const length = Math.max(before.length, after.length);

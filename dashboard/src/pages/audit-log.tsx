@@ -1,4 +1,5 @@
 import { type ReactNode, useEffect, useState } from 'react';
+import { keyOfPointerToken } from '../../../src/domain/json.ts';
 import { type Account, type ApiError, type AuditEvent, apiPage, enc, type Project, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { differences } from '../change-words.ts';
@@ -242,7 +243,7 @@ function Change({ before, after }: { before: unknown; after: unknown }) {
       <tbody>
         {changed.map((d) => (
           <tr key={d.path}>
-            <th scope="row">{describePath(d.path.replace(/~1/g, '/').replace(/~0/g, '~'))}</th>
+            <th scope="row">{describePath(keyOfPointerToken(d.path))}</th>
             <td>{shown(d.before)}</td>
             <td>{shown(d.after)}</td>
           </tr>
