@@ -19,6 +19,7 @@ import { registerDashboard } from './plugins/dashboard.ts';
 import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { RedisLeases } from './plugins/redis-leases.ts';
+import { parseQueryString } from './query-string.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
@@ -80,7 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestIdHeader: false,
     trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
   }).withTypeProvider<RequestTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -98,7 +99,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerMetrics(app, services);
   registerJsonBodies(app, BODY_LIMIT);
+  // Declared, so that setting them per request keeps one shape for every request object.
   app.decorateRequest('principal', undefined);
+  app.decorateRequest('grant', undefined);
   const sharedLimits =
     options.redisUrl === undefined ? undefined : new RedisLeases(options.redisUrl, app.log);
   if (sharedLimits !== undefined) app.addHook('onClose', () => sharedLimits.close());

@@ -1,7 +1,6 @@
 import type { ApiKey, Principal } from '../domain/api-key.ts';
 import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Store, StoredApiKey } from '../storage/store.ts';
-import { sameHash } from './secrets.ts';
 
 /** What authentication finds for a hash: the key, or nothing (unknown or revoked). */
 export type KnownKey = StoredApiKey & { readonly principal: Principal };
@@ -35,9 +34,9 @@ export class KeyRegistry {
 
   /** The key behind a secret's hash when it is known and not revoked; expiry is the caller's to check. */
   find(secretHash: string): KnownKey | undefined {
-    const key = this.#keys?.get(secretHash);
-    // The map lookup is keyed by the hash; comparing again in constant time costs little.
-    return key !== undefined && sameHash(key.secretHash, secretHash) ? key : undefined;
+    // Constant time where it matters: the map compares SHA-256 digests of what was presented,
+    // and how many leading digits of a digest match says nothing about the secret (decision 0201).
+    return this.#keys?.get(secretHash);
   }
 
   /** A key by its id when known and not revoked (stream tokens name the key by id). */

@@ -1,4 +1,4 @@
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'fsk_';
 const PREFIX_LENGTH = 12;
@@ -14,13 +14,6 @@ export function generateSecret(): string {
  */
 export function hashSecret(secret: string): string {
   return hash('sha256', secret, 'hex');
-}
-
-/** Compares two hex hashes in constant time. */
-export function sameHash(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'hex');
-  const y = Buffer.from(b, 'hex');
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 const GENERATED = /^fsk_[A-Za-z0-9_-]{43}$/;

@@ -1,3 +1,5 @@
+import { Agent, get as httpGet } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { runKeysCommand } from '../../src/cli/keys.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
@@ -77,6 +79,43 @@ describeEachDatabase('revocation, expiry and last use of API keys', (database) =
     ]);
     const listed = await node.call('GET', '/v1/api-keys');
     expect(listed.body.find((k: { id: string }) => k.id === key.id).revokedAt).toEqual(expect.any(String));
+  });
+
+  it('checks the key on every request of a kept-alive connection, whichever key it sends', async () => {
+    // The connection remembers the hash of the header it sent last (decision 0207): never a verdict.
+    const node = await single();
+    const viewer = await createKey(node.services, null, 'viewer');
+    const evaluator = await createKey(node.services, null, 'evaluator');
+    await node.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = node.app.server.address() as AddressInfo;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    cleanups.push(async () => agent.destroy());
+    const get = (secret: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const request = httpGet(
+          {
+            port,
+            host: '127.0.0.1',
+            path: '/v1/projects',
+            agent,
+            headers: { authorization: `Bearer ${secret}` },
+          },
+          (response) => {
+            response.resume();
+            response.on('end', () =>
+              resolve({ status: response.statusCode ?? 0, reused: request.reusedSocket }),
+            );
+          },
+        );
+        request.on('error', reject);
+      });
+
+    expect(await get(viewer.secret)).toEqual({ status: 200, reused: false });
+    expect(await get(evaluator.secret)).toEqual({ status: 403, reused: true });
+    expect(await get(viewer.secret)).toEqual({ status: 200, reused: true });
+    expect((await node.call('DELETE', `/v1/api-keys/${viewer.id}`)).status).toBe(204);
+    expect(await get(viewer.secret)).toEqual({ status: 401, reused: true });
+    expect(await get(evaluator.secret)).toEqual({ status: 403, reused: true });
   });
 
   it('honours a revocation made on node A at once on A and within 1 s on node B', async () => {

@@ -112,7 +112,7 @@ describe('CORS (SPEC §6), default origins', () => {
     expect(res.body).toBe('Invalid Preflight Request');
   });
 
-  it('gives every response a request id and Vary: Origin, refusals and unknown routes included', async () => {
+  it('gives every response a request id, refusals and unknown routes included, and no Vary with any origin allowed', async () => {
     const answers = await Promise.all([
       app.inject({
         method: 'GET',
@@ -126,8 +126,8 @@ describe('CORS (SPEC §6), default origins', () => {
     ]);
     expect(answers.map((res) => res.statusCode)).toEqual([401, 404, 400, 200, 404]);
     for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);
-    for (const res of answers.filter((res) => res.statusCode !== 400))
-      expect(res.headers.vary).toBe('Origin');
+    // `*` is the same answer for every origin: nothing for a cache to keep apart.
+    for (const res of answers) expect(res.headers.vary).toBeUndefined();
     expect(answers[0]?.headers['access-control-allow-origin']).toBe('*');
   });
 

@@ -48,7 +48,8 @@ export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => bool
  * CORS for the evaluation and OFREP routes only: preflights answered, the request headers they
  * need allowed, ETag and the rate-limit headers exposed. `origins` is FLAGSTAFF_CORS_ORIGINS
  * (`*` for any). Management routes get no CORS headers, so browsers on other origins cannot
- * call them. Every response varies on Origin (shared caches must not mix origins' answers).
+ * call them. With a list of origins every response varies on Origin (shared caches must not mix
+ * origins' answers); with `*` none does.
  * The same headers and statuses @fastify/cors gave with these options (decision 0503), for a
  * fraction of its cost per request (decision 0207).
  */
@@ -70,7 +71,8 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
 
   return (request, reply) => {
-    reply.header('vary', 'Origin');
+    // Only a list makes the answer depend on Origin; with `*` it is the same for every origin.
+    if (!anyOrigin) reply.header('vary', 'Origin');
     if (request.method !== 'OPTIONS') {
       if (isBrowserRoute(request.method, request.url)) addHeaders(request, reply);
       return false;
