@@ -112,7 +112,7 @@ describe('CORS (SPEC §6), default origins', () => {
     expect(res.body).toBe('Invalid Preflight Request');
   });
 
-  it('gives every response a request id, refusals and unknown routes included, and no Vary with any origin allowed', async () => {
+  it('gives every response a request id, refusals and unknown routes included; browser routes vary on Origin', async () => {
     const answers = await Promise.all([
       app.inject({
         method: 'GET',
@@ -126,9 +126,21 @@ describe('CORS (SPEC §6), default origins', () => {
     ]);
     expect(answers.map((res) => res.statusCode)).toEqual([401, 404, 400, 200, 404]);
     for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);
-    // `*` is the same answer for every origin: nothing for a cache to keep apart.
-    for (const res of answers) expect(res.headers.vary).toBeUndefined();
+    expect(answers.map((res) => res.headers.vary)).toEqual(['Origin', undefined, undefined, undefined, undefined]);
     expect(answers[0]?.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  it('sends no CORS headers to a request without Origin (not a browser), and says the answer varies on it', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/ofrep/v1/evaluate/flags',
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, 'x-flagstaff-project': 'default' },
+      payload: { context: {} },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-expose-headers']).toBeUndefined();
+    expect(res.headers.vary).toBe('Origin');
   });
 
   it('sends no CORS headers on management responses', async () => {

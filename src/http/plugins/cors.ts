@@ -48,8 +48,8 @@ export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => bool
  * CORS for the evaluation and OFREP routes only: preflights answered, the request headers they
  * need allowed, ETag and the rate-limit headers exposed. `origins` is FLAGSTAFF_CORS_ORIGINS
  * (`*` for any). Management routes get no CORS headers, so browsers on other origins cannot
- * call them. With a list of origins every response varies on Origin (shared caches must not mix
- * origins' answers); with `*` none does.
+ * call them. CORS headers go only to requests that carry an Origin (browsers' cross-origin
+ * requests), so browser routes' answers vary on Origin; shared caches must not mix them.
  * The same headers and statuses @fastify/cors gave with these options (decision 0503), for a
  * fraction of its cost per request (decision 0207).
  */
@@ -71,14 +71,17 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
 
   return (request, reply) => {
-    // Only a list makes the answer depend on Origin; with `*` it is the same for every origin.
-    if (!anyOrigin) reply.header('vary', 'Origin');
     if (request.method !== 'OPTIONS') {
-      if (isBrowserRoute(request.method, request.url)) addHeaders(request, reply);
+      if (!isBrowserRoute(request.method, request.url)) return false;
+      // Browsers send Origin with every cross-origin request, and only they read CORS headers:
+      // a server-side client (most evaluations) gets none, so the answer varies on Origin.
+      reply.header('vary', 'Origin');
+      if (request.headers.origin !== undefined) addHeaders(request, reply);
       return false;
     }
     const asked = request.headers['access-control-request-method'];
     if (typeof asked !== 'string' || !isBrowserRoute(asked, request.url)) return false;
+    reply.header('vary', 'Origin');
     addHeaders(request, reply);
     if (request.headers.origin === undefined) {
       void reply.code(400).type('text/plain').send('Invalid Preflight Request');
