@@ -6,6 +6,9 @@ export function isMain(url: string): boolean {
   return process.argv[1] === fileURLToPath(url);
 }
 
+/** The V8 flags `npm start` runs the server with (bin/flagstaff.js re-executes itself with them). */
+export const SERVER_V8_FLAGS = ['--max-semi-space-size=16'];
+
 /** Starts a bench module in a process of its own, on this Node (process.execPath), with an IPC channel. */
 export function start(
   module: string,

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import autocannon, { type Result } from 'autocannon';
-import { nextMessage, start } from './child.ts';
+import { nextMessage, SERVER_V8_FLAGS, start } from './child.ts';
 import { median, ms, quantile, type Row, ratio, si } from './stats.ts';
 
 // HTTP: GET /v1/flags/{key} on Flagstaff as shipped (auth on, the evaluation rate limit on with a
@@ -97,6 +97,7 @@ export async function stop(child: ChildProcess): Promise<void> {
 export async function httpBenchmark(options: HttpOptions = HTTP_DEFAULTS): Promise<Row[]> {
   const flagstaffServer = start('./servers/flagstaff.ts', {
     quiet: true,
+    execArgv: SERVER_V8_FLAGS,
     env: {
       FLAGSTAFF_LOG_LEVEL: options.logLevel,
       // On, as shipped, with a budget no run can reach: the limiter's cost is measured, never a 429.

@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { isMain, nextMessage, sendResult, start } from './child.ts';
-import { SERVER_V8_FLAGS } from './soak.ts';
+import { isMain, nextMessage, SERVER_V8_FLAGS, sendResult, start } from './child.ts';
 import { median, ms, type Row } from './stats.ts';
 
 // Real-time delivery (SPEC §9, issue 11), one node on loopback:

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { parseArgs } from 'node:util';
-import { runPart } from './child.ts';
+import { runPart, SERVER_V8_FLAGS } from './child.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
-import { SERVER_V8_FLAGS, soakBenchmark } from './soak.ts';
+import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
 // `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,insights,realtime,scheduler]

@@ -8,9 +8,6 @@ import { mb, type Row } from './stats.ts';
 // /proc, as the kernel counts it) and its V8 heap every 5 s. Native memory that grows under
 // load shows as RSS rising while the heap stays flat.
 
-/** The V8 flags `npm start` runs the server with (package.json). */
-export const SERVER_V8_FLAGS = ['--max-semi-space-size=16'];
-
 export interface SoakOptions {
   readonly seconds: number;
   readonly connections: number;
