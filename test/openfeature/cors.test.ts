@@ -126,7 +126,13 @@ describe('CORS (SPEC §6), default origins', () => {
     ]);
     expect(answers.map((res) => res.statusCode)).toEqual([401, 404, 400, 200, 404]);
     for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);
-    expect(answers.map((res) => res.headers.vary)).toEqual(['Origin', undefined, undefined, undefined, undefined]);
+    expect(answers.map((res) => res.headers.vary)).toEqual([
+      'Origin',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(answers[0]?.headers['access-control-allow-origin']).toBe('*');
   });
 
