@@ -71,17 +71,17 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
 
   return (request, reply) => {
-    if (request.method !== 'OPTIONS') {
-      if (!isBrowserRoute(request.method, request.url)) return false;
-      // Browsers send Origin with every cross-origin request, and only they read CORS headers:
-      // a server-side client (most evaluations) gets none, so the answer varies on Origin.
-      reply.header('vary', 'Origin');
+    const preflight = request.method === 'OPTIONS';
+    // A preflight is about the method it asks for; any other request about its own.
+    const method = preflight ? request.headers['access-control-request-method'] : request.method;
+    if (typeof method !== 'string' || !isBrowserRoute(method, request.url)) return false;
+    // Browsers send Origin with every cross-origin request, and only they read CORS headers:
+    // a server-side client (most evaluations) gets none, so the answer varies on Origin.
+    reply.header('vary', 'Origin');
+    if (!preflight) {
       if (request.headers.origin !== undefined) addHeaders(request, reply);
       return false;
     }
-    const asked = request.headers['access-control-request-method'];
-    if (typeof asked !== 'string' || !isBrowserRoute(asked, request.url)) return false;
-    reply.header('vary', 'Origin');
     addHeaders(request, reply);
     if (request.headers.origin === undefined) {
       void reply.code(400).type('text/plain').send('Invalid Preflight Request');
