@@ -128,7 +128,7 @@ export function ChangeRequestsPage() {
         <FlagOfRequest
           key={request.id}
           request={request}
-          flagKey={keyOf(request.flagId)}
+          flagKey={keyOf(request.flagId ?? '')}
           onDecided={requests.reload}
         />
       ))}
