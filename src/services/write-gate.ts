@@ -43,8 +43,9 @@ export async function throughGate<T>(
   write: GatedWrite,
   apply: () => Promise<T>,
 ): Promise<Gated<T>> {
+  if (actor.principal.role === 'admin') return { applied: await apply() };
   const guarded = await guardedEnvironments(deps.store, write.projectId, write.environments);
-  if (actor.principal.role === 'admin' || guarded.size === 0) return { applied: await apply() };
+  if (guarded.size === 0) return { applied: await apply() };
   const environments = [...guarded.keys()];
   const at = isoTime(deps.clock);
   const request: ChangeRequest = {
