@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
+import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
-import { SnapshotRegistry } from '../../src/services/snapshots.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';

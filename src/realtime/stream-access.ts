@@ -1,8 +1,8 @@
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { KeyRegistry } from '../plane/key-registry.ts';
 import { authorize } from '../services/access.ts';
-import type { KeyRegistry } from '../services/key-registry.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */

@@ -5,11 +5,11 @@ import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
 import { EvaluationCounts } from '../observability/evaluation-counts.ts';
+import type { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
-import type { SnapshotRegistry } from './snapshots.ts';
 
 /** Told of every evaluation served (OpenTelemetry); never of the context it was made for. */
 export type EvaluationObserver = (target: EvaluationTarget, results: readonly EvaluationDetail[]) => void;

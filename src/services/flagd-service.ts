@@ -272,14 +272,12 @@ export class FlagdService {
   }
 
   /**
-   * The export without access checks, for callers that made their own: flagd sync serves it to
-   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   * The export without access checks, for callers that made their own (flagd sync). Built from
+   * this node's snapshot, not the database, so it answers while the database is away
+   * (docs/decisions/1770).
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
-    const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(projectId),
-      segments: await tx.allSegments(projectId),
-    }));
+    const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
     return exportFlagd(
       environment,
       inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),

@@ -1,6 +1,8 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { KeyRevocations } from '../realtime/key-revocations.ts';
-import type { ProjectChanges } from '../realtime/project-changes.ts';
+import { KeyRevocations } from '../plane/key-revocations.ts';
+import { NodeSync } from '../plane/node-sync.ts';
+import type { ProjectChanges } from '../plane/project-changes.ts';
+import { SnapshotRegistry } from '../plane/snapshots.ts';
 import { SseStreams } from '../realtime/sse-streams.ts';
 import { StreamAccess } from '../realtime/stream-access.ts';
 import type { Store } from '../storage/store.ts';
@@ -15,13 +17,11 @@ import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
 import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
-import { NodeSync } from './node-sync.ts';
 import { PasswordService } from './password-service.ts';
 import { ProjectService } from './project-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
-import { SnapshotRegistry } from './snapshots.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */

@@ -11,7 +11,7 @@ import {
   startNode,
 } from '../access/support.ts';
 import { POSTGRES_SKIPPED } from '../support/database.ts';
-import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
+import { flagSyncClient, selectorMetadata, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import { openSse, type SseConnection } from './sse-client.ts';
 
 const BULK = '/ofrep/v1/evaluate/flags';
@@ -114,7 +114,7 @@ describe.each(shared)('event streams across nodes (%s)', (name) => {
   });
 
   it('a flagd sync stream held by node B gets the configuration node A changed', async () => {
-    const sync = syncFlags(syncB.port, `default/production#${secret}`);
+    const sync = syncFlags(syncB.port, await syncSelectorOf((m, p) => nodeA.call(m, p), keyId, 'production'));
     try {
       await waitUntil(() => sync.payloads.length >= 1);
       expect(sync.payloads[0]?.flags.cross?.defaultVariant).toBe('on');

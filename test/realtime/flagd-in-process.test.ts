@@ -9,10 +9,12 @@ import {
 } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
+import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
+import { hashSecret } from '../../src/services/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
+import { flagSyncClient, selectorMetadata, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
@@ -74,6 +76,8 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
   let sync: FlagdSyncServer;
   let key: string;
   let keyId: string;
+  /** `default/production#<sync credential>`, from the API as the dashboard shows it. */
+  let selector: string;
   let client: Client;
   const changed: string[][] = [];
   const domain = `flagstaff-${database.name}`;
@@ -86,13 +90,14 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     });
     key = created.body.secret;
     keyId = created.body.id;
+    selector = await syncSelectorOf((method, path) => api.call(method, path), keyId, 'production');
     sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
     // Configured only through its documented options.
     const provider = new FlagdProvider({
       resolverType: 'in-process',
       host: '127.0.0.1',
       port: sync.port,
-      selector: `default/production#${key}`,
+      selector,
     });
     await OpenFeature.setProviderAndWait(domain, provider);
     client = OpenFeature.getClient(domain);
@@ -151,13 +156,40 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     expect(await client.getStringValue('banner-text', '', { targetingKey: 'someone' })).toBe('Hello there');
   });
 
-  it('gives a wrong key no flags: UNAUTHENTICATED; a key for another environment: PERMISSION_DENIED', async () => {
+  it('gives a wrong credential no flags (UNAUTHENTICATED) and a key without the environment none either (PERMISSION_DENIED)', async () => {
+    const credential = selector.slice(selector.indexOf('#') + 1);
+    const everywhere = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'every environment', role: 'evaluator' },
+    });
+    const production = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'production only', role: 'evaluator', environments: ['production'] },
+    });
     const raw = rawClient(sync.port);
     try {
       expect(await raw.fetchAll(`default/production#fsk_wrong`)).toEqual({ code: 16 });
       expect(await raw.fetchAll('default/production')).toEqual({ code: 16 });
-      expect(await raw.fetchAll(`default/development#${key}`)).toEqual({ code: 7 });
-      const good = await raw.fetchAll(`default/production#${key}`);
+      // A credential is bound to its environment: used for another, it proves nothing.
+      expect(await raw.fetchAll(`default/development#${credential}`)).toEqual({ code: 16 });
+      expect(await raw.fetchAll(`default/production#${credential}x`)).toEqual({ code: 16 });
+      // A production-only key has no development selector to offer...
+      const offered = await api.call('GET', `/v1/api-keys/${production.body.id}/flagd-sync`);
+      expect(offered.body.map((s: { environment: string }) => s.environment)).toEqual(['production']);
+      // ...and a key that may read development gets one that works there.
+      const development = await syncSelectorOf(
+        (method, path) => api.call(method, path),
+        everywhere.body.id,
+        'development',
+      );
+      expect(development.startsWith('default/development#fsc.')).toBe(true);
+      expect((await raw.fetchAll(development)).code).toBe(0);
+      // Were a production-only key's credential for development ever made, the key's scope still refuses it.
+      const forged = deriveSyncCredential(
+        production.body.id,
+        hashSecret(production.body.secret),
+        'default/development',
+      );
+      expect(await raw.fetchAll(`default/development#${forged}`)).toEqual({ code: 7 });
+      const good = await raw.fetchAll(selector);
       expect(good.code).toBe(0);
       expect(Object.keys(JSON.parse(good.flags ?? '{}').flags)).toContain('banner-text');
     } finally {
@@ -183,6 +215,30 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     expect(details.errorCode).toBeDefined();
   });
 
+  it('refuses an API key in the selector, with a warning naming the key, and the credential anywhere but sync', async () => {
+    const raw = rawClient(sync.port);
+    try {
+      expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
+    } finally {
+      raw.close();
+    }
+    expect(logged.join('\n')).toContain(`"keyId":"${keyId}"`);
+    expect(logged.join('\n')).toContain('flagd sync refused an API key in a selector');
+    // The credential reads flag definitions over sync and nothing else: no evaluation, no export, no management.
+    const credential = selector.slice(selector.indexOf('#') + 1);
+    for (const [method, path] of [
+      ['POST', '/v1/evaluate'],
+      ['GET', '/v1/projects/default/environments/production/flagd'],
+      ['GET', '/v1/projects/default/flags'],
+    ] as const) {
+      const reply = await api.call(method, path, {
+        key: credential,
+        body: method === 'POST' ? {} : undefined,
+      });
+      expect(reply.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
   it("ends a revoked key's stream", async () => {
     expect(sync.openStreams()).toBe(1);
     expect((await api.call('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204);
@@ -190,7 +246,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     // The provider reconnects, and is refused.
     const raw = rawClient(sync.port);
     try {
-      expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
+      expect(await raw.fetchAll(selector)).toEqual({ code: 16 });
     } finally {
       raw.close();
     }
@@ -198,6 +254,8 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
 
   it('logs no key, not even a wrong one', () => {
     expect(logged.join('\n')).toContain('flagd sync refused');
-    for (const secret of [key, 'fsk_wrong']) expect(logged.join('\n')).not.toContain(secret);
+    for (const secret of [key, 'fsk_wrong', selector.slice(selector.indexOf('#'))]) {
+      expect(logged.join('\n')).not.toContain(secret);
+    }
   });
 });

@@ -32,3 +32,24 @@ export function selectorMetadata(selector: string): Metadata {
   metadata.set('flagd-selector', selector);
   return metadata;
 }
+
+/**
+ * A key's flagd sync selector for one environment, asked of the API as Settings → API keys
+ * does (`call` is a test server's or node's, with an admin key).
+ */
+export async function syncSelectorOf(
+  call: (method: string, path: string) => Promise<{ status: number; body: unknown }>,
+  keyId: string,
+  environment: string,
+  project?: string,
+): Promise<string> {
+  const query = project === undefined ? '' : `?project=${encodeURIComponent(project)}`;
+  const reply = await call('GET', `/v1/api-keys/${keyId}/flagd-sync${query}`);
+  const found = (reply.body as { environment: string; selector: string }[]).find(
+    (s) => s.environment === environment,
+  );
+  if (reply.status !== 200 || found === undefined) {
+    throw new Error(`no selector for ${environment}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+  return found.selector;
+}
