@@ -1,4 +1,3 @@
-import type { Metadata } from '@grpc/grpc-js';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import {
   type Client,
@@ -14,7 +13,7 @@ import { hashSecret } from '../../src/services/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { flagSyncClient, selectorMetadata, syncSelectorOf } from '../support/flagd-sync-client.ts';
+import { fetchAllClient, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
@@ -44,24 +43,6 @@ const CONTEXTS: Record<string, string>[] = [
       ) as Record<string, string>,
   ),
 ] as Record<string, string>[];
-
-/** A raw FlagSyncService client, to read exact status codes. */
-function rawClient(port: number) {
-  const client = flagSyncClient<{
-    fetchAllFlags(
-      request: object,
-      metadata: Metadata,
-      callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
-    ): void;
-  }>(port);
-  const fetchAll = (selector: string) =>
-    new Promise<{ code: number; flags?: string }>((resolve) => {
-      client.fetchAllFlags({}, selectorMetadata(selector), (error, reply) =>
-        resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
-      );
-    });
-  return { fetchAll, close: () => client.close() };
-}
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -164,7 +145,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     const production = await api.call('POST', '/v1/projects/default/api-keys', {
       body: { name: 'production only', role: 'evaluator', environments: ['production'] },
     });
-    const raw = rawClient(sync.port);
+    const raw = fetchAllClient(sync.port);
     try {
       expect(await raw.fetchAll(`default/production#fsk_wrong`)).toEqual({ code: 16 });
       expect(await raw.fetchAll('default/production')).toEqual({ code: 16 });
@@ -216,7 +197,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
   });
 
   it('refuses an API key in the selector, with a warning naming the key, and the credential anywhere but sync', async () => {
-    const raw = rawClient(sync.port);
+    const raw = fetchAllClient(sync.port);
     try {
       expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
     } finally {
@@ -244,7 +225,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     expect((await api.call('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204);
     await waitFor(() => sync.openStreams() === 0, 'the stream to end');
     // The provider reconnects, and is refused.
-    const raw = rawClient(sync.port);
+    const raw = fetchAllClient(sync.port);
     try {
       expect(await raw.fetchAll(selector)).toEqual({ code: 16 });
     } finally {

@@ -53,3 +53,39 @@ export async function syncSelectorOf(
   }
   return found.selector;
 }
+
+/** A FlagSyncService client for unary calls, reading exact status codes (0: OK). */
+export function fetchAllClient(port: number) {
+  const client = flagSyncClient<{
+    fetchAllFlags(
+      request: object,
+      metadata: Metadata,
+      callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
+    ): void;
+  }>(port);
+  const fetchAll = (selector: string) =>
+    new Promise<{ code: number; flags?: string }>((resolve) => {
+      client.fetchAllFlags({}, selectorMetadata(selector), (error, reply) =>
+        resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
+      );
+    });
+  return { fetchAll, close: () => client.close() };
+}
+
+/** A raw SyncFlags stream: every flag configuration pushed, parsed. */
+export function openSyncStream(port: number, selector: string) {
+  const client = flagSyncClient<{
+    syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
+  }>(port);
+  const call = client.syncFlags({}, selectorMetadata(selector));
+  const payloads: { flags: Record<string, { defaultVariant: string; state: string }> }[] = [];
+  call.on('data', (data: { flagConfiguration: string }) => payloads.push(JSON.parse(data.flagConfiguration)));
+  call.on('error', () => {});
+  return {
+    payloads,
+    close: () => {
+      call.cancel();
+      client.close();
+    },
+  };
+}
