@@ -19,7 +19,7 @@ const refused = (detail: string) => new DomainError('unauthorized', detail);
 
 /**
  * Issues and checks the signed, expiring tokens by which a stream URL authenticates itself
- * (EventSource cannot send headers; flagd sync uses the key itself).
+ * (EventSource cannot send headers; flagd sync has its own credential, docs/decisions/1771).
  */
 export class StreamAccess {
   readonly #keys: KeyRegistry;

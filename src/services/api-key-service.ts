@@ -1,6 +1,7 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import { KeyRegistry } from '../plane/key-registry.ts';
 import type { KeyRevocations } from '../plane/key-revocations.ts';
 import {
@@ -13,7 +14,6 @@ import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/sto
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 
