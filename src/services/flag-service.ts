@@ -13,6 +13,7 @@ import {
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../domain/schemas/flag-input.ts';
@@ -29,7 +30,6 @@ import {
   refuseStale,
   staleChanges,
 } from './field-changes.ts';
-import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';

@@ -3,6 +3,7 @@ import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
@@ -15,7 +16,6 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { flagChanges, refuseStale, staleChanges } from './field-changes.ts';
 import { changesVariantValues } from './flag-service.ts';
-import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
@@ -351,14 +351,12 @@ export class FlagdService {
   }
 
   /**
-   * The export without access checks, for callers that made their own: flagd sync serves it to
-   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   * The export without access checks, for callers that made their own (flagd sync). Built from
+   * this node's snapshot, not the database, so it answers while the database is away
+   * (docs/decisions/1770).
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
-    const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(projectId),
-      segments: await tx.allSegments(projectId),
-    }));
+    const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
     return exportFlagd(
       environment,
       inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),

@@ -1,6 +1,7 @@
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { StoreRoles } from '../storage/store.ts';
@@ -8,7 +9,6 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { flagChanges } from './field-changes.ts';
 import { environmentsChangedBy } from './flag-service.ts';
-import { newId } from './ids.ts';
 import { PendingPatchService } from './pending-patch-service.ts';
 import { type Gated, throughGate } from './write-gate.ts';
 

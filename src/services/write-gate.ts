@@ -1,11 +1,11 @@
 import type { ChangeRequest, ChangeRequestKind, FieldChange } from '../domain/change-request.ts';
 import { personOf } from '../domain/change-request.ts';
 import { type Clock, isoTime } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { staleChanges } from './field-changes.ts';
-import { newId } from './ids.ts';
 
 /** A write as the gate sees it: what it is, where it reaches, and exactly what it changes. */
 export interface GatedWrite {

@@ -30,9 +30,13 @@ export const RULES: Readonly<Record<Layer, Rule>> = {
     mayNot: ['services', 'http', 'openfeature', 'app', 'cli'],
     why: 'storage serves the use cases; it never calls them',
   },
+  plane: {
+    may: ['domain', 'evaluation', 'flagd', 'storage', 'plane'],
+    why: 'the evaluation plane is the read model: it knows storage ports and pure code, not the use cases or their consumers',
+  },
   services: {
-    mayNot: ['http', 'openfeature', 'app', 'cli'],
-    why: 'use cases know nothing of the protocols that call them',
+    mayNot: ['http', 'openfeature', 'app', 'cli', 'realtime', 'observability'],
+    why: 'use cases know nothing of the protocols that call them, nor of the consumers wired at the composition root',
   },
 };
 

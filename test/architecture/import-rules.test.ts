@@ -31,6 +31,14 @@ describe('import rules between the layers of src/ (docs/architecture.md)', () =>
       "import { o } from '../openfeature/ofrep/ofrep-wire.ts';",
       'services → openfeature',
     ],
+    ['plane/snapshots.ts', "import { s } from '../services/commit.ts';", 'plane → services'],
+    ['plane/node-sync.ts', "import { r } from '../realtime/sse-streams.ts';", 'plane → realtime'],
+    ['services/services.ts', "import { S } from '../realtime/sse-streams.ts';", 'services → realtime'],
+    [
+      'services/evaluation-service.ts',
+      "import { C } from '../observability/evaluation-counts.ts';",
+      'services → observability',
+    ],
   ])('fails on a deliberately wrong import: %s %s', (file, source, rule) => {
     const found = violations(new Map([[file, source]]));
     expect(found).toHaveLength(1);

@@ -135,6 +135,17 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await expect.poll(() => row.textContent()).toContain(shown.slice(0, 12));
     await expect.poll(() => row.textContent()).toContain('evaluator');
 
+    // Beside the key, its flagd sync selector: a derived credential, not the key, for production only.
+    await page.getByRole('button', { name: 'flagd sync selectors of checkout service' }).click();
+    const selector = await page.getByLabel('production', { exact: true }).inputValue();
+    expect(selector).toMatch(/\/production#fsc\./);
+    expect(selector).not.toContain(secret);
+    expect(await page.getByLabel('development', { exact: true }).count()).toBe(0);
+    await shot(page, 'api-key-flagd-sync');
+    await page.getByRole('button', { name: 'Copy the production selector' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(selector);
+    await page.getByRole('button', { name: 'Close' }).click();
+
     // The key serves what the rule promises, over plain HTTP.
     const evaluate = (attributes: object) =>
       fetch(

@@ -20,6 +20,7 @@ export function ApiKeysPage() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created>();
   const [problem, setProblem] = useState<ApiError>();
+  const [syncing, setSyncing] = useState<ApiKey>();
 
   const revoke = async (key: ApiKey) => {
     await confirmThen(
@@ -71,6 +72,9 @@ export function ApiKeysPage() {
           onCancel={() => setCreating(false)}
         />
       )}
+      {scope && syncing && (
+        <SyncSelectors keyOf={syncing} projectId={scope.project.id} onDone={() => setSyncing(undefined)} />
+      )}
       <ErrorSummary problem={problem} />
       <ResourceTable
         caption="API keys"
@@ -114,14 +118,73 @@ export function ApiKeysPage() {
           actionsColumn<ApiKey>(
             (k) =>
               statusOf(k) === 'active' && (
-                <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
-                  Revoke<span className="visually-hidden"> {k.name}</span>
-                </button>
+                <>
+                  {scope && (
+                    <button type="button" className="btn subtle" onClick={() => setSyncing(k)}>
+                      flagd sync<span className="visually-hidden"> selectors of {k.name}</span>
+                    </button>
+                  )}
+                  <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
+                    Revoke<span className="visually-hidden"> {k.name}</span>
+                  </button>
+                </>
               ),
           ),
         ]}
       />
     </>
+  );
+}
+
+/**
+ * A key's flagd sync selectors, one per environment it may read: what flagd's in-process
+ * providers are configured with. Their credential reads flag definitions and nothing else, so it
+ * may end up in application logs (docs/decisions/1771); it is derived, so it can be shown again.
+ */
+function SyncSelectors({
+  keyOf,
+  projectId,
+  onDone,
+}: {
+  keyOf: ApiKey;
+  projectId: string;
+  onDone: () => void;
+}) {
+  const selectors = useApi<{ environment: string; selector: string }[]>(
+    `/api-keys/${enc(keyOf.id)}/flagd-sync?project=${enc(projectId)}`,
+  );
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return (
+    <section className="panel" aria-labelledby="sync-title">
+      <h2 id="sync-title" tabIndex={-1} ref={ref}>
+        flagd sync selectors of “{keyOf.name}”
+      </h2>
+      <p className="muted">
+        Give one to a flagd in-process provider as its <code>selector</code>. The credential after{' '}
+        <code>#</code> can read that environment’s flag definitions over flagd sync and nothing else; revoking
+        the key revokes it. The key itself is refused there, since providers copy the selector into every
+        result’s metadata.
+      </p>
+      <ErrorSummary problem={selectors.error} />
+      {selectors.data?.map(({ environment, selector }) => (
+        <div className="secret-row" key={environment}>
+          <label htmlFor={`sync-${environment}`}>{environment}</label>
+          <input
+            id={`sync-${environment}`}
+            readOnly
+            value={selector}
+            spellCheck={false}
+            onFocus={(e) => e.target.select()}
+            className="mono"
+          />
+          <CopyButton text={selector} label={`Copy the ${environment} selector`} />
+        </div>
+      ))}
+      <button type="button" className="btn" onClick={onDone}>
+        Close
+      </button>
+    </section>
   );
 }
 

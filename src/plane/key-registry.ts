@@ -1,6 +1,6 @@
 import type { ApiKey, Principal } from '../domain/api-key.ts';
-import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Store, StoredApiKey } from '../storage/store.ts';
+import type { KeyRevocations } from './key-revocations.ts';
 
 /** What authentication finds for a hash: the key, or nothing (unknown or revoked). */
 export type KnownKey = StoredApiKey & { readonly principal: Principal };
@@ -14,6 +14,8 @@ export type KnownKey = StoredApiKey & { readonly principal: Principal };
 export class KeyRegistry {
   readonly #store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>;
   #keys: ReadonlyMap<string, KnownKey> | undefined;
+  /** The same keys by id, built when first asked after a change. */
+  #byId: Map<string, KnownKey> | undefined;
   /** The counter value the map reflects; -1 until loaded. */
   #revision = -1;
   #loading: Promise<void> | undefined;
@@ -39,10 +41,12 @@ export class KeyRegistry {
     return this.#keys?.get(secretHash);
   }
 
-  /** A key by its id when known and not revoked (stream tokens name the key by id). */
+  /** A key by its id when known and not revoked (stream tokens and sync credentials name the key by id). */
   findById(keyId: string): KnownKey | undefined {
-    for (const key of this.#keys?.values() ?? []) if (key.id === keyId) return key;
-    return undefined;
+    if (this.#keys === undefined) return undefined;
+    // Indexed on first use after each change: sync clients reconnecting must not scan every key.
+    this.#byId ??= new Map([...this.#keys.values()].map((key) => [key.id, key]));
+    return this.#byId.get(keyId);
   }
 
   /** Loads every key unless the counter says the map is current; one load at a time. */
@@ -58,6 +62,7 @@ export class KeyRegistry {
     if (this.#keys === undefined) return;
     this.#generation++;
     this.#keys = new Map(this.#keys).set(key.secretHash, known(key));
+    this.#byId = undefined;
   }
 
   /** A key this node just revoked: refused from its next request on. */
@@ -78,6 +83,7 @@ export class KeyRegistry {
   #replace(keys: ReadonlyMap<string, KnownKey>): void {
     const before = this.#keys;
     this.#keys = keys;
+    this.#byId = undefined;
     if (before === undefined || this.#revocations === undefined) return;
     const kept = new Set([...keys.values()].map((key) => key.id));
     for (const key of before.values()) if (!kept.has(key.id)) this.#revocations.revoked(key.id);
