@@ -51,10 +51,10 @@ export function parseSource(path: string, text: string): { file?: SourceFile; pr
     return {
       problems: doc.errors.map((e) => ({
         file: path,
-        line: e.linePos?.[0]?.line,
+        line: lines.linePos(e.pos[0]).line,
         message:
           e.code === 'DUPLICATE_KEY'
-            ? 'a field appears twice (duplicated key)'
+            ? `field "${/^["']?([^"':\s]*)/.exec(text.slice(e.pos[0]))?.[1]}" appears twice (duplicated key)`
             : (e.message.split('\n')[0] as string),
       })),
     };
