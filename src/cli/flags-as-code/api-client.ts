@@ -115,7 +115,9 @@ export class ApiClient {
   /** Every item of a list, page after page, following Link rel="next". */
   async list<T>(path: string): Promise<T[]> {
     const items: T[] = [];
-    let next: string | undefined = `${this.server}${path}${path.includes('?') ? '&' : '?'}limit=1000`;
+    // The largest page the API gives, unless the caller chose one: fewer requests against the rate limit.
+    const limit = /[?&]limit=/.test(path) ? '' : `${path.includes('?') ? '&' : '?'}limit=1000`;
+    let next: string | undefined = `${this.server}${path}${limit}`;
     while (next !== undefined) {
       const answer: ApiAnswer<T[]> = await this.request<T[]>('GET', next);
       items.push(...answer.body);
