@@ -42,19 +42,20 @@ async function applyResource(
   for (const write of resource.writes) {
     const ifMatch = write.ifMatch === 'previous' ? version : write.ifMatch;
     try {
-      const answer = await client.request<{ id: string; version: number; requiredApprovals?: number }>(
-        write.method,
-        write.path.replace('{id}', encodeURIComponent(id ?? '')),
-        {
-          ...(write.body === undefined ? {} : { body: write.body }),
-          ...(ifMatch === undefined ? {} : { ifMatch }),
-        },
-      );
+      const answer = await client.request<{
+        id: string;
+        version: number;
+        requiredApprovals?: number;
+        environment?: string;
+      }>(write.method, write.path.replace('{id}', encodeURIComponent(id ?? '')), {
+        ...(write.body === undefined ? {} : { body: write.body }),
+        ...(ifMatch === undefined ? {} : { ifMatch }),
+      });
       if (answer.status === 202) {
         outcomes.push({
           kind: 'change-request',
           resource,
-          environment: write.environment ?? 'production',
+          environment: answer.body.environment ?? write.environment ?? 'production',
           id: answer.body.id,
           link: changeRequestsLink(client.server, plan.project),
           requiredApprovals: answer.body.requiredApprovals ?? 1,

@@ -196,9 +196,7 @@ async function apply(options: Options, output: CliOutput): Promise<number> {
   }
   const outcomes = await applyPlans(options.client, planned);
   for (const outcome of outcomes) {
-    (outcome.kind === 'failed' ? output.err : output.out)(
-      `${outcome.kind === 'failed' ? '' : ''}${renderOutcome(outcome)}\n`,
-    );
+    (outcome.kind === 'failed' ? output.err : output.out)(`${renderOutcome(outcome)}\n`);
   }
   const failed = outcomes.filter((o) => o.kind === 'failed').length;
   const requested = outcomes.filter((o) => o.kind === 'change-request').length;

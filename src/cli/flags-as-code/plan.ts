@@ -170,9 +170,8 @@ function flagWrites(
   const gated: [string, Record<string, Json>][] = [];
   for (const [env, state] of Object.entries(desired.environments)) {
     const serverState = current?.state.environments[env];
-    // A new flag starts in every environment as the server makes it: compare with that.
-    const base = serverState ?? (current === undefined ? undefined : undefined);
-    const patch = environmentPatch(base, state, current?.raw.environments?.[env]?.rules);
+    // A new flag's first patch sets every field of the environments its file gives.
+    const patch = environmentPatch(serverState, state, current?.raw.environments?.[env]?.rules);
     if (current !== undefined) {
       changes.push(...fieldChanges((serverState ?? {}) as Json, state as Json, `environments.${env}.`));
     }
