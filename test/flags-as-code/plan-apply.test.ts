@@ -145,6 +145,35 @@ describeEachDatabase('flags as code: pull, plan, apply', (database) => {
     expect((await cli(server, 'plan', dir)).code).toBe(0);
   });
 
+  it('adds an environment before the flag states that use it, and renames the project', async () => {
+    await edit(join(dir, 'project.yaml'), 'name: Shop', 'name: Web shop');
+    await edit(
+      join(dir, 'project.yaml'),
+      '  - key: production',
+      '  - key: production\n  - key: staging\n    description: Pre-release',
+    );
+    await edit(
+      join(dir, 'flags/banner.yaml'),
+      'environments:',
+      'environments:\n  staging:\n    enabled: true',
+    );
+    const plan = await cli(server, 'plan', dir);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('name: "Shop" → "Web shop"');
+    expect(plan.out).toMatch(
+      /\+ environment staging[\s\S]*~ flag banner[\s\S]*environments\.staging\.enabled: true/,
+    );
+    const applied = await cli(server, 'apply', dir);
+    expect(applied.err).toBe('');
+    expect(applied.code).toBe(0);
+    expect((await server.call('GET', '/v1/projects/shop')).body.name).toBe('Web shop');
+    expect((await flag(server, 'banner')).environments.staging).toMatchObject({
+      enabled: true,
+      defaultVariant: 'on',
+    });
+    expect((await cli(server, 'plan', dir)).code).toBe(0);
+  });
+
   it('fails only the resource changed through the API since the plan, and does not overwrite it', async () => {
     await edit(join(dir, 'flags/checkout.yaml'), ...PRODUCTION_DEFAULT);
     await edit(join(dir, 'segments/beta.yaml'), '- ann', '- ann\n  - carl');
