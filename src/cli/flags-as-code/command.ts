@@ -179,7 +179,18 @@ async function plan(options: Options, output: CliOutput): Promise<number> {
 async function apply(options: Options, output: CliOutput): Promise<number> {
   let planned: readonly ProjectPlan[];
   if (options.planFile !== undefined) {
-    planned = (JSON.parse(await readFile(options.planFile, 'utf8')) as { projects: ProjectPlan[] }).projects;
+    const saved = JSON.parse(await readFile(options.planFile, 'utf8')) as {
+      server: string;
+      projects: ProjectPlan[];
+    };
+    // Its ids and versions are that server's: applied elsewhere they would name other things.
+    if (saved.server !== options.client.server) {
+      output.err(
+        `flagstaff apply: ${options.planFile} was planned against ${saved.server}, not ${options.client.server}.\n`,
+      );
+      return 1;
+    }
+    planned = saved.projects;
   } else {
     const result = await plans(options);
     if (result.plans === undefined) {
