@@ -1,8 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { cli, tempFolder } from './support.ts';
+
+// Each test runs several commands of many requests each: generous on a loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 // Files a person gets wrong: plan names the file, the line and the field, and nothing changes.
 

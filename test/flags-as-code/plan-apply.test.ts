@@ -1,9 +1,12 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { cli, edit, keyOf, tempFolder } from './support.ts';
+
+// Each test runs several commands of many requests each: generous on a loaded machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 /** A small project: two segments (one inside the other), a string flag using them, a boolean flag requiring it. */
 async function seed(server: TestServer): Promise<void> {
