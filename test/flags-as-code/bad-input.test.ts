@@ -93,6 +93,24 @@ describe('plan refuses files that are wrong', () => {
     );
   });
 
+  it('with --prune, names a segment only the server has (prune would delete it)', async () => {
+    await server.call('POST', '/v1/projects/shop/segments', { body: { key: 'staff' } });
+    await writeFile(
+      join(dir, 'flags/checkout.yaml'),
+      `${FLAG}    rules:\n      - segments: [staff]\n        serve: { variant: new }\n`,
+    );
+    expect((await cli(server, 'plan', dir)).code).toBe(2);
+    const pruning = await cli(server, 'plan', dir, ['--prune']);
+    expect(pruning.code).toBe(1);
+    expect(pruning.err).toContain(
+      'flags/checkout.yaml:13: /environments/production/rules/0/segments/0: unknown segment "staff"',
+    );
+    await server.call(
+      'DELETE',
+      `/v1/segments/${(await server.call('GET', '/v1/projects/shop/segments')).body[0].id}`,
+    );
+  });
+
   it('names a segment rule inside a segment that names no segment', async () => {
     await writeFile(
       join(dir, 'segments/staff.yaml'),
