@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
-import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { type Flag, initialFlagEnvironment } from '../domain/flag.ts';
 import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
