@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Variant } from '../../domain/flag.ts';
+import { pointerToken } from '../../domain/json.ts';
 import { projectFilesSchema } from '../../domain/schemas/project-files.ts';
 import { importFlagd, mergeVariants } from '../../flagd/import-flagd.ts';
 import type { Problem, ProjectFolder, SourceFile } from './files.ts';
@@ -247,7 +248,7 @@ function mergeFlagdDocuments(
     const imported = importFlagd(file.value);
     for (const error of imported.errors) problems.push(problemAt(file, error.path, error.message));
     for (const flag of imported.flags) {
-      const at = `/flags/${flag.key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      const at = `/flags/${pointerToken(flag.key)}`;
       const own = flags.get(flag.key);
       const base = own?.state ?? server.flags.get(flag.key);
       if (own !== undefined && own.state.environments[environment] !== undefined) {

@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { keyOfPointerToken } from '../../domain/json.ts';
 import { FILES_SCHEMA_PATH } from '../../domain/schemas/project-files.ts';
 
 // Reading and writing a project folder (docs/flags-as-code.md):
@@ -41,8 +42,6 @@ export interface ProjectFolder {
 
 const DATA_FILE = /\.(ya?ml|json)$/;
 
-const unescapePointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
-
 /** Parses YAML or JSON text, keeping where every value is. */
 export function parseSource(path: string, text: string): { file?: SourceFile; problems: Problem[] } {
   const lines = new LineCounter();
@@ -64,7 +63,7 @@ export function parseSource(path: string, text: string): { file?: SourceFile; pr
   const lineOf = (pointer: string) => {
     let node: unknown = doc.contents;
     let line = lineAt((node as Node | null)?.range?.[0]);
-    for (const segment of pointer.split('/').slice(1).map(unescapePointer)) {
+    for (const segment of pointer.split('/').slice(1).map(keyOfPointerToken)) {
       if (isMap(node)) {
         const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
         if (pair === undefined) break;
