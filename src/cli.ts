@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
+import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
+import { processOutput } from './cli/operator.ts';
 import { loadConfig } from './config.ts';
 import { serve } from './main.ts';
 import { migrateToLatest, openDatabase } from './storage/open-database.ts';
@@ -12,6 +14,7 @@ Commands:
   serve      run the API and dashboard (default)
   migrate    bring the database schema up to date and exit
 ${FLAGD_USAGE}
+${FLAGS_AS_CODE_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -33,6 +36,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     } finally {
       await store.close();
     }
+  }
+  if ((command === 'pull' || command === 'plan' || command === 'apply') && !values.help) {
+    // Over the API of a running server, not the database: no database configuration needed.
+    return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
   }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);

@@ -130,3 +130,18 @@ export function importFlagd(document: unknown, options: FlagdImportOptions = {})
   if (problems.length > 0) return { flags: [], errors: problems, warnings: [] };
   return { flags, errors: [], warnings };
 }
+
+/**
+ * The document's variants over the stored ones: values of variants it names are replaced, new
+ * ones are added, and the others kept (other environments may serve them). Names and
+ * descriptions survive, since flagd has none.
+ */
+export function mergeVariants(stored: readonly Variant[], imported: readonly Variant[]): Variant[] {
+  const byKey = new Map(imported.map((v) => [v.key, v]));
+  const merged = stored.map((v) => {
+    const from = byKey.get(v.key);
+    return from === undefined ? v : { ...v, value: from.value };
+  });
+  const known = new Set(stored.map((v) => v.key));
+  return [...merged, ...imported.filter((v) => !known.has(v.key))];
+}

@@ -29,6 +29,7 @@ import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { explainRoutes } from './routes/explain.ts';
+import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
@@ -119,6 +120,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await registerApiDocs(app);
+  await registerFilesSchema(app);
 
   await app.register(healthRoutes, { services });
   await app.register(

@@ -2,12 +2,17 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
-import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { type Flag, initialFlagEnvironment } from '../domain/flag.ts';
 import { newId } from '../domain/ids.ts';
 import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
-import { type FlagdImportWarning, type ImportedFlag, importFlagd } from '../flagd/import-flagd.ts';
+import {
+  type FlagdImportWarning,
+  type ImportedFlag,
+  importFlagd,
+  mergeVariants,
+} from '../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -34,21 +39,6 @@ export interface FlagdImportResult {
 
 /** `/flags/<key>` as a JSON pointer token. */
 const flagPath = (key: string) => `/flags/${pointerToken(key)}`;
-
-/**
- * The document's variants over the stored ones: values of variants it names are replaced, new
- * ones are added, and the others kept (other environments may serve them). Names and
- * descriptions survive, since flagd has none.
- */
-function mergeVariants(stored: readonly Variant[], imported: readonly Variant[]): Variant[] {
-  const byKey = new Map(imported.map((v) => [v.key, v]));
-  const merged = stored.map((v) => {
-    const from = byKey.get(v.key);
-    return from === undefined ? v : { ...v, value: from.value };
-  });
-  const known = new Set(stored.map((v) => v.key));
-  return [...merged, ...imported.filter((v) => !known.has(v.key))];
-}
 
 /**
  * The environments whose approvals an import needs: the one it configures, and every one of a

@@ -1,0 +1,201 @@
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import { Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { keyOfPointerToken } from '../../domain/json.ts';
+import { FILES_SCHEMA_PATH } from '../../domain/schemas/project-files.ts';
+
+// Reading and writing a project folder (docs/flags-as-code.md):
+//   project.yaml          the project and its environments
+//   segments/<key>.yaml   one segment each
+//   flags/<key>.yaml      one flag each, with its state per environment
+//   flagd/<env>.json      optionally, a flagd document giving one environment's flags
+// YAML or JSON alike (.yaml, .yml, .json); every value keeps its line, for error messages.
+
+export interface Problem {
+  /** The file, relative to the folder given on the command line. */
+  readonly file: string;
+  readonly line?: number | undefined;
+  /** A JSON pointer into the file. */
+  readonly field?: string | undefined;
+  readonly message: string;
+}
+
+export const formatProblem = (p: Problem) =>
+  `${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.field ? `${p.field}: ` : ''}${p.message}`;
+
+export interface SourceFile {
+  /** Relative to the folder given on the command line. */
+  readonly path: string;
+  readonly value: unknown;
+  /** The line of the value (or the field name) at a JSON pointer, or of its nearest ancestor. */
+  readonly lineOf: (pointer: string) => number | undefined;
+}
+
+export interface ProjectFolder {
+  readonly dir: string;
+  readonly project: SourceFile | undefined;
+  readonly segments: readonly SourceFile[];
+  readonly flags: readonly SourceFile[];
+  /** flagd documents by environment key. */
+  readonly flagd: readonly { readonly environment: string; readonly file: SourceFile }[];
+}
+
+const DATA_FILE = /\.(ya?ml|json)$/;
+
+/** Parses YAML or JSON text, keeping where every value is. */
+export function parseSource(path: string, text: string): { file?: SourceFile; problems: Problem[] } {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      problems: doc.errors.map((e) => ({
+        file: path,
+        line: lines.linePos(e.pos[0]).line,
+        message:
+          e.code === 'DUPLICATE_KEY'
+            ? `field "${/^["']?([^"':\s]*)/.exec(text.slice(e.pos[0]))?.[1]}" appears twice (duplicated key)`
+            : (e.message.split('\n')[0] as string),
+      })),
+    };
+  }
+  const lineAt = (offset: number | undefined) =>
+    offset === undefined ? undefined : lines.linePos(offset).line;
+  const lineOf = (pointer: string) => {
+    let node: unknown = doc.contents;
+    let line = lineAt((node as Node | null)?.range?.[0]);
+    for (const segment of pointer.split('/').slice(1).map(keyOfPointerToken)) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
+        if (pair === undefined) break;
+        line = lineAt((pair.key as Node).range?.[0]) ?? line;
+        node = pair.value;
+      } else if (isSeq(node)) {
+        const item = node.items[Number(segment)] as Node | undefined;
+        if (item === undefined) break;
+        line = lineAt(item.range?.[0]) ?? line;
+        node = item;
+      } else break;
+    }
+    return line;
+  };
+  return { file: { path, value: doc.toJS(), lineOf }, problems: [] };
+}
+
+async function dataFiles(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((name) => DATA_FILE.test(name)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** The project folder at `dir`; problems for files that do not parse. */
+export async function readFolder(
+  dir: string,
+  shownAs: string = dir,
+): Promise<{ folder: ProjectFolder; problems: Problem[] }> {
+  const problems: Problem[] = [];
+  const show = (name: string) => join(shownAs, name);
+  const read = async (name: string) => {
+    const parsed = parseSource(show(name), await readFile(join(dir, name), 'utf8'));
+    problems.push(...parsed.problems);
+    return parsed.file;
+  };
+  const projectFiles = (await dataFiles(dir)).filter((name) => /^project\.(ya?ml|json)$/.test(name));
+  if (projectFiles.length > 1) {
+    problems.push({
+      file: show(projectFiles[1] as string),
+      message: `a second project file beside ${projectFiles[0]}`,
+    });
+  }
+  const project = projectFiles[0] === undefined ? undefined : await read(projectFiles[0]);
+  const inFolder = async (folder: string) => {
+    const files: SourceFile[] = [];
+    for (const name of await dataFiles(join(dir, folder))) {
+      const file = await read(join(folder, name));
+      if (file !== undefined) files.push(file);
+    }
+    return files;
+  };
+  const flagd: { environment: string; file: SourceFile }[] = [];
+  for (const name of await dataFiles(join(dir, 'flagd'))) {
+    const file = await read(join('flagd', name));
+    if (file !== undefined) flagd.push({ environment: basename(name, extname(name)), file });
+  }
+  return {
+    folder: { dir, project, segments: await inFolder('segments'), flags: await inFolder('flags'), flagd },
+    problems,
+  };
+}
+
+/** Whether `dir` is a project folder (it has project.yaml), else a folder of them. */
+export async function isProjectFolder(dir: string): Promise<boolean> {
+  return (await dataFiles(dir)).some((name) => /^project\.(ya?ml|json)$/.test(name));
+}
+
+/** The project folders under `dir`: itself, or its sub-folders that hold a project.yaml. */
+export async function projectFolders(dir: string): Promise<string[]> {
+  if (await isProjectFolder(dir)) return [dir];
+  const found: string[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (entry.isDirectory() && (await isProjectFolder(join(dir, entry.name))))
+      found.push(join(dir, entry.name));
+  }
+  return found;
+}
+
+/** Stable text of a file: same data, same bytes (no folding of long lines, the API's field order). */
+export function render(path: string, value: Record<string, unknown>, server: string): string {
+  const schema = `${server}${FILES_SCHEMA_PATH}`;
+  if (path.endsWith('.json')) return `${JSON.stringify({ $schema: schema, ...value }, null, 2)}\n`;
+  const doc = new Document(value);
+  doc.commentBefore = ` yaml-language-server: $schema=${schema}`;
+  return doc.toString({ lineWidth: 0 });
+}
+
+export interface WrittenResource {
+  readonly key: string;
+  readonly value: Record<string, unknown>;
+}
+
+/**
+ * Writes one folder of resources (segments/ or flags/): each into the file that already names
+ * it (keeping its format) or <key>.yaml, and removes the files of resources that no longer exist.
+ */
+export async function writeResources(
+  dir: string,
+  folder: 'segments' | 'flags',
+  resources: readonly WrittenResource[],
+  server: string,
+): Promise<void> {
+  const at = join(dir, folder);
+  await mkdir(at, { recursive: true });
+  const existing = new Map<string, string>();
+  const stale: string[] = [];
+  for (const name of await dataFiles(at)) {
+    const { file } = parseSource(name, await readFile(join(at, name), 'utf8'));
+    const key = (file?.value as { key?: unknown } | undefined)?.key;
+    if (typeof key === 'string' && !existing.has(key)) existing.set(key, name);
+    else if (file !== undefined) stale.push(name);
+  }
+  const wanted = new Set(resources.map((r) => r.key));
+  for (const [key, name] of existing) if (!wanted.has(key)) stale.push(name);
+  for (const name of stale) await rm(join(at, name));
+  for (const resource of resources) {
+    const name = existing.get(resource.key) ?? `${resource.key}.yaml`;
+    await writeFile(join(at, name), render(name, resource.value, server));
+  }
+}
+
+export async function writeProjectFile(
+  dir: string,
+  value: Record<string, unknown>,
+  server: string,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const name = (await dataFiles(dir)).find((n) => /^project\.(ya?ml|json)$/.test(n)) ?? 'project.yaml';
+  await writeFile(join(dir, name), render(name, value, server));
+}

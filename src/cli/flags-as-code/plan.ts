@@ -1,0 +1,436 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Desired } from './desired.ts';
+import type { FlagEnvironmentState, FlagState, Json, SegmentState } from './model.ts';
+import type { ServerProject, Versioned } from './server-state.ts';
+
+// What apply would do, per resource and per field, and the requests that would do it. A plan is
+// plain JSON (`plan --json`), so `apply --plan FILE` makes exactly the writes that were reviewed,
+// each with If-Match of the version it was planned from (docs/flags-as-code.md).
+
+export type ResourceKind = 'project' | 'environment' | 'segment' | 'flag';
+export type Action = 'create' | 'update' | 'delete' | 'unmanaged' | 'awaiting-approval';
+
+export interface FieldChange {
+  readonly field: string;
+  readonly before?: Json;
+  readonly after?: Json;
+}
+
+/** One request of a plan. `ifMatch`: a version, or "previous" for the version the resource's previous write left. */
+export interface PlannedWrite {
+  readonly method: 'POST' | 'PATCH' | 'DELETE';
+  /** `{id}` is the id the resource's first write (its creation) answered with. */
+  readonly path: string;
+  readonly body?: Json;
+  readonly ifMatch?: number | 'previous';
+  /** The guarded environment a flag write changes (it may become a change request). */
+  readonly environment?: string;
+}
+
+export interface PlannedResource {
+  readonly kind: ResourceKind;
+  readonly key: string;
+  readonly action: Action;
+  readonly id?: string;
+  readonly version?: number;
+  readonly changes: readonly FieldChange[];
+  readonly writes: readonly PlannedWrite[];
+  /** For `awaiting-approval`: the open change request that already asks for this. */
+  readonly changeRequest?: string;
+  readonly environment?: string;
+}
+
+export interface ProjectPlan {
+  readonly project: string;
+  readonly resources: readonly PlannedResource[];
+}
+
+const enc = encodeURIComponent;
+
+/** RFC 7396 patch from `before` to `after`; objects named in `whole` (and arrays) are replaced, not merged. */
+export function mergeDiff(
+  before: Json,
+  after: Json,
+  whole: ReadonlySet<string> = new Set(),
+): Record<string, Json> {
+  const patch: Record<string, Json> = {};
+  const b = before as Record<string, Json>;
+  const a = after as Record<string, Json>;
+  for (const key of Object.keys(a)) {
+    if (isDeepStrictEqual(b[key], a[key])) continue;
+    const both = [b[key], a[key]].every((v) => v !== null && typeof v === 'object' && !Array.isArray(v));
+    patch[key] = both && !whole.has(key) ? mergeDiff(b[key] as Json, a[key] as Json) : (a[key] as Json);
+  }
+  for (const key of Object.keys(b)) if (!(key in a)) patch[key] = null;
+  return patch;
+}
+
+/** Field by field, with nested objects (metadata, environments) opened up to their fields. */
+function fieldChanges(
+  before: Json,
+  after: Json,
+  prefix = '',
+  open: ReadonlySet<string> = new Set(),
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  const b = (before ?? {}) as Record<string, Json>;
+  const a = (after ?? {}) as Record<string, Json>;
+  for (const key of [...new Set([...Object.keys(b), ...Object.keys(a)])]) {
+    if (isDeepStrictEqual(b[key], a[key])) continue;
+    const field = `${prefix}${key}`;
+    if (open.has(key) && !Array.isArray(a[key]) && !Array.isArray(b[key])) {
+      changes.push(...fieldChanges(b[key] as Json, a[key] as Json, `${field}.`, new Set(['*'])));
+    } else if (open.has('*') && key in a && key in b && isObject(a[key]) && isObject(b[key])) {
+      changes.push(...fieldChanges(b[key] as Json, a[key] as Json, `${field}.`));
+    } else {
+      changes.push({
+        field,
+        ...(key in b ? { before: b[key] } : {}),
+        ...(key in a ? { after: a[key] } : {}),
+      });
+    }
+  }
+  return changes;
+}
+
+const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const without = <T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> => {
+  const { [key]: _, ...rest } = value;
+  return rest;
+};
+
+/** What the resource's files say, for a create (every field, as the API takes it). */
+const creationChanges = (value: Record<string, Json>): FieldChange[] =>
+  Object.entries(value).map(([field, after]) => ({ field, after }));
+
+/** The server's rule ids kept for rules that are unchanged in content, so links to a rule survive (decision 1740). */
+function withRuleIds(
+  rules: readonly Json[],
+  server: readonly { id: string }[] | undefined,
+  serverStates: readonly Json[],
+): Json[] {
+  const used = new Set<number>();
+  return rules.map((rule) => {
+    const index = serverStates.findIndex((s, i) => !used.has(i) && isDeepStrictEqual(s, rule));
+    if (index < 0 || server?.[index] === undefined) return rule;
+    used.add(index);
+    return { id: server[index].id, ...(rule as Record<string, Json>) };
+  });
+}
+
+/** The merge patch of one environment's state; rules and other lists go whole. */
+function environmentPatch(
+  before: FlagEnvironmentState | undefined,
+  after: FlagEnvironmentState,
+  serverRules: readonly { id: string }[] | undefined,
+): Record<string, Json> {
+  const patch = mergeDiff((before ?? {}) as Json, after as Json, new Set(['defaultRollout', 'targeting']));
+  if (patch.rules !== undefined && patch.rules !== null) {
+    patch.rules = withRuleIds(after.rules, serverRules, (before?.rules ?? []) as Json[]);
+  }
+  return patch;
+}
+
+const FLAG_CREATE_FIELDS = ['key', 'name', 'type', 'description', 'variants', 'tags', 'metadata'] as const;
+
+function flagWrites(
+  project: string,
+  desired: FlagState,
+  current: Versioned<FlagState> | undefined,
+  guarded: ReadonlySet<string>,
+): { writes: PlannedWrite[]; changes: FieldChange[] } {
+  const writes: PlannedWrite[] = [];
+  const flagFields = without(desired, 'environments');
+  let changes: FieldChange[];
+  if (current === undefined) {
+    const body: Record<string, Json> = {};
+    for (const field of FLAG_CREATE_FIELDS) body[field] = flagFields[field] as Json;
+    writes.push({ method: 'POST', path: `/v1/projects/${enc(project)}/flags`, body });
+    changes = creationChanges({
+      ...(flagFields as unknown as Record<string, Json>),
+      environments: desired.environments as Json,
+    });
+  } else {
+    changes = fieldChanges(
+      without(current.state, 'environments') as unknown as Json,
+      flagFields as unknown as Json,
+      '',
+      new Set(['metadata']),
+    );
+  }
+  const before = current === undefined ? undefined : without(current.state, 'environments');
+  const flagPatch =
+    before === undefined
+      ? desired.archived
+        ? { archived: true }
+        : {}
+      : mergeDiff(before as unknown as Json, flagFields as unknown as Json, new Set(['variants']));
+  const open: Record<string, Json> = {};
+  const gated: [string, Record<string, Json>][] = [];
+  for (const [env, state] of Object.entries(desired.environments)) {
+    const serverState = current?.state.environments[env];
+    // A new flag's first patch sets every field of the environments its file gives.
+    const patch = environmentPatch(serverState, state, current?.raw.environments?.[env]?.rules);
+    if (current !== undefined) {
+      changes.push(...fieldChanges((serverState ?? {}) as Json, state as Json, `environments.${env}.`));
+    }
+    if (Object.keys(patch).length === 0) continue;
+    if (guarded.has(env)) gated.push([env, patch]);
+    else open[env] = patch;
+  }
+  const idPath = current === undefined ? '/v1/flags/{id}' : `/v1/flags/${enc(current.id)}`;
+  const firstIfMatch = current === undefined ? 'previous' : current.version;
+  if (Object.keys(flagPatch).length > 0 || Object.keys(open).length > 0) {
+    const body = { ...flagPatch, ...(Object.keys(open).length > 0 ? { environments: open } : {}) };
+    writes.push({
+      method: 'PATCH',
+      path: idPath,
+      body,
+      ifMatch: writes.length === 0 ? firstIfMatch : 'previous',
+    });
+  }
+  for (const [env, patch] of gated) {
+    writes.push({
+      method: 'PATCH',
+      path: `${idPath}?environment=${enc(env)}`,
+      body: patch,
+      ifMatch: writes.length === 0 ? firstIfMatch : 'previous',
+      environment: env,
+    });
+  }
+  return { writes, changes };
+}
+
+/** Keys in an order where each comes after those it `needs` (cycles keep file order; the server refuses them). */
+export function dependencyOrder(
+  keys: readonly string[],
+  needs: (key: string) => readonly string[],
+): string[] {
+  const order: string[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const present = new Set(keys);
+  const visit = (key: string) => {
+    if (state.has(key)) return;
+    state.set(key, 'visiting');
+    for (const other of needs(key)) if (present.has(other)) visit(other);
+    state.set(key, 'done');
+    order.push(key);
+  };
+  for (const key of [...keys].sort()) visit(key);
+  return order;
+}
+
+const segmentNeeds = (s: SegmentState | undefined) =>
+  (s?.rules ?? []).flatMap((r) => (r.type === 'segment' ? [r.segment as string] : []));
+const flagNeeds = (f: FlagState | undefined) =>
+  Object.values(f?.environments ?? {}).flatMap((e) =>
+    ((e.prerequisites as { flag: string }[] | undefined) ?? []).map((p) => p.flag),
+  );
+
+/** Everything apply would do for one project, in the order it would do it. */
+export function planProject(
+  desired: Desired,
+  server: ServerProject,
+  options: { prune: boolean },
+): ProjectPlan {
+  const key = desired.project.key;
+  const base = `/v1/projects/${enc(key)}`;
+  const out: PlannedResource[] = [];
+  const { project } = desired;
+
+  if (server.project === undefined) {
+    const body = {
+      key,
+      name: project.name,
+      description: project.description,
+      environments: project.environments.map((e) => ({ key: e.key, name: e.name })),
+    };
+    out.push({
+      kind: 'project',
+      key,
+      action: 'create',
+      changes: creationChanges(body as unknown as Record<string, Json>),
+      writes: [{ method: 'POST', path: '/v1/projects', body }],
+    });
+  } else {
+    const before = { name: server.project.state.name, description: server.project.state.description };
+    const after = { name: project.name, description: project.description };
+    const patch = mergeDiff(before, after);
+    if (Object.keys(patch).length > 0) {
+      out.push({
+        kind: 'project',
+        key,
+        action: 'update',
+        id: server.project.id,
+        version: server.project.version,
+        changes: fieldChanges(before, after),
+        writes: [{ method: 'PATCH', path: base, body: patch, ifMatch: server.project.version }],
+      });
+    }
+  }
+
+  for (const env of project.environments) {
+    const current = server.environments.get(env.key);
+    const { key: envKey, requiredApprovals, ...fields } = env;
+    const path = `${base}/environments/${enc(envKey)}`;
+    if (current === undefined) {
+      // A new project made its environments already, with their key and name.
+      const made = server.project === undefined;
+      const writes: PlannedWrite[] = made
+        ? []
+        : [{ method: 'POST', path: `${base}/environments`, body: { key: envKey, ...fields } }];
+      const rest = mergeDiff(
+        made ? { name: env.name, description: '', protected: env.key === 'production' } : fields,
+        { ...fields },
+      );
+      const extra = { ...rest, ...(requiredApprovals > 0 ? { requiredApprovals } : {}) };
+      if (Object.keys(extra).length > 0)
+        writes.push({ method: 'PATCH', path, body: extra, ifMatch: 'previous' });
+      out.push({
+        kind: 'environment',
+        key: envKey,
+        action: 'create',
+        changes: creationChanges(env as unknown as Record<string, Json>),
+        writes,
+      });
+      continue;
+    }
+    const patch = mergeDiff(current.state as unknown as Json, env as unknown as Json);
+    if (Object.keys(patch).length === 0) continue;
+    out.push({
+      kind: 'environment',
+      key: envKey,
+      action: 'update',
+      id: current.id,
+      version: current.version,
+      changes: fieldChanges(current.state as unknown as Json, env as unknown as Json),
+      writes: [{ method: 'PATCH', path, body: patch, ifMatch: current.version }],
+    });
+  }
+
+  const segmentOrder = dependencyOrder([...desired.segments.keys()], (k) =>
+    segmentNeeds(desired.segments.get(k)?.state),
+  );
+  for (const segmentKey of segmentOrder) {
+    const { state } = desired.segments.get(segmentKey) as { state: SegmentState };
+    const current = server.segments.get(segmentKey);
+    if (current === undefined) {
+      out.push({
+        kind: 'segment',
+        key: segmentKey,
+        action: 'create',
+        changes: creationChanges(state as unknown as Record<string, Json>),
+        writes: [{ method: 'POST', path: `${base}/segments`, body: state as unknown as Json }],
+      });
+      continue;
+    }
+    const patch = mergeDiff(current.state as unknown as Json, state as unknown as Json);
+    if (Object.keys(patch).length === 0) continue;
+    out.push({
+      kind: 'segment',
+      key: segmentKey,
+      action: 'update',
+      id: current.id,
+      version: current.version,
+      changes: fieldChanges(current.state as unknown as Json, state as unknown as Json),
+      writes: [
+        { method: 'PATCH', path: `/v1/segments/${enc(current.id)}`, body: patch, ifMatch: current.version },
+      ],
+    });
+  }
+
+  const guarded = new Set(
+    project.environments
+      .filter((e) => (server.environments.get(e.key)?.state.requiredApprovals ?? 0) > 0)
+      .map((e) => e.key),
+  );
+  const flagOrder = dependencyOrder([...desired.flags.keys()], (k) => flagNeeds(desired.flags.get(k)?.state));
+  for (const flagKey of flagOrder) {
+    const { state } = desired.flags.get(flagKey) as { state: FlagState };
+    const current = server.flags.get(flagKey);
+    const { writes, changes } = flagWrites(key, state, current, guarded);
+    if (writes.length === 0) continue;
+    const common = {
+      kind: 'flag' as const,
+      key: flagKey,
+      ...(current ? { id: current.id, version: current.version } : {}),
+    };
+    // A guarded environment's write that an open change request already asks for is not asked again.
+    const pending = writes.filter(
+      (w) =>
+        w.environment !== undefined &&
+        current !== undefined &&
+        server.openChangeRequests.find(
+          (r) =>
+            r.flagId === current.id && r.environment === w.environment && isDeepStrictEqual(r.patch, w.body),
+        ),
+    );
+    const remaining = writes.filter((w) => !pending.includes(w));
+    for (const w of pending) {
+      const request = server.openChangeRequests.find(
+        (r) =>
+          r.flagId === current?.id && r.environment === w.environment && isDeepStrictEqual(r.patch, w.body),
+      );
+      out.push({
+        ...common,
+        action: 'awaiting-approval',
+        environment: w.environment as string,
+        changeRequest: request?.id as string,
+        changes: changes.filter((c) => c.field.startsWith(`environments.${w.environment}.`)),
+        writes: [],
+      });
+    }
+    if (remaining.length === 0) continue;
+    const pendingFields = (c: FieldChange) =>
+      pending.some((w) => c.field.startsWith(`environments.${w.environment}.`));
+    out.push({
+      ...common,
+      action: current === undefined ? 'create' : 'update',
+      changes: changes.filter((c) => !pendingFields(c)),
+      writes: remaining,
+    });
+  }
+
+  const unmanaged = (
+    kind: ResourceKind,
+    resourceKey: string,
+    current: { id: string; version: number },
+    path: string,
+  ) =>
+    out.push({
+      kind,
+      key: resourceKey,
+      id: current.id,
+      version: current.version,
+      changes: [],
+      ...(options.prune
+        ? {
+            action: 'delete' as const,
+            writes: [{ method: 'DELETE' as const, path, ifMatch: current.version }],
+          }
+        : { action: 'unmanaged' as const, writes: [] }),
+    });
+  const extraFlags = [...server.flags.keys()].filter((k) => !desired.flags.has(k));
+  // Dependants go first, so no deletion is refused for a prerequisite still in use.
+  for (const flagKey of dependencyOrder(extraFlags, (k) => flagNeeds(server.flags.get(k)?.state)).reverse()) {
+    const current = server.flags.get(flagKey) as Versioned<FlagState>;
+    unmanaged('flag', flagKey, current, `/v1/flags/${enc(current.id)}`);
+  }
+  const extraSegments = [...server.segments.keys()].filter((k) => !desired.segments.has(k));
+  for (const segmentKey of dependencyOrder(extraSegments, (k) =>
+    segmentNeeds(server.segments.get(k)?.state),
+  ).reverse()) {
+    const current = server.segments.get(segmentKey) as Versioned<SegmentState>;
+    unmanaged('segment', segmentKey, current, `/v1/segments/${enc(current.id)}`);
+  }
+  const named = new Set(project.environments.map((e) => e.key));
+  for (const [envKey, current] of server.environments) {
+    if (!named.has(envKey)) unmanaged('environment', envKey, current, `${base}/environments/${enc(envKey)}`);
+  }
+  return { project: key, resources: out };
+}
+
+/** Whether a plan would change anything (unmanaged resources and pending approvals do not count). */
+export const changesIn = (plans: readonly ProjectPlan[]) =>
+  plans.flatMap((p) => p.resources).filter((r) => r.writes.length > 0);
