@@ -9,7 +9,7 @@ import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 import { seedVariedProject, VARIED_CONTEXTS } from './support/varied-project.ts';
 
-const REFERENCE = '/work/shared/reference/flagd-schema';
+const REFERENCE = join(import.meta.dirname, '../fixtures/flagd-schema');
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));

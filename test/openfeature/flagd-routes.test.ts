@@ -7,7 +7,7 @@ import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 import { createKey, seedVariedProject } from './support/varied-project.ts';
 
-const SAMPLES = '/work/shared/reference/flagd-schema/test/flags';
+const SAMPLES = join(import.meta.dirname, '../fixtures/flagd-schema/test/flags');
 const samples = (kind: 'positive' | 'negative') =>
   readdirSync(join(SAMPLES, kind)).map(
     (file) => [file, readFileSync(join(SAMPLES, kind, file), 'utf8')] as const,
