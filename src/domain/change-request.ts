@@ -22,7 +22,7 @@ export interface Approval {
 }
 
 /**
- * A flag patch waiting for approvals before it is written (SPEC §10): made instead of the write
+ * A flag patch waiting for approvals before it is written (docs/product.md §10): made instead of the write
  * when a non-admin changes an environment that requires approvals.
  */
 export interface ChangeRequest extends PendingFlagPatch {

@@ -1,6 +1,6 @@
 /**
  * Domain errors carry a stable code, never an HTTP status: `http/` maps codes to statuses
- * in one table (SPEC §5).
+ * in one table (docs/product.md §5).
  */
 export type ErrorCode =
   | 'validation_failed'

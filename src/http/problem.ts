@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ErrorCode, FieldError } from '../domain/errors.ts';
 
-/** The one table from error code to HTTP status and title (SPEC §5). */
+/** The one table from error code to HTTP status and title (docs/product.md §5). */
 export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; title: string }>> = {
   validation_failed: { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Invalid or missing API key' },

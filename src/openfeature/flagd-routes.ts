@@ -30,7 +30,7 @@ export function warningsHeader(warnings: readonly FlagdExportWarning[]): string 
 
 export const EXPORT_WARNINGS_HEADER = 'flagstaff-export-warnings';
 
-/** flagd flag definitions in and out of one environment (SPEC §6). */
+/** flagd flag definitions in and out of one environment (docs/product.md §6). */
 export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/projects/:projectId/environments/:envKey/flagd',
@@ -103,7 +103,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         request.params.projectId,
         request.params.envKey,
       );
-      // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (SPEC §9).
+      // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (docs/product.md §9).
       const body = JSON.stringify(document);
       const etag = bodyEtag(body);
       reply.header('etag', etag);

@@ -67,7 +67,7 @@ function refusalOf(error: unknown): SyncRefusal {
 }
 
 /**
- * flagd's gRPC sync protocol (`flagd.sync.v1.FlagSyncService`, SPEC §9), so flagd's in-process
+ * flagd's gRPC sync protocol (`flagd.sync.v1.FlagSyncService`, docs/product.md §9), so flagd's in-process
  * providers evaluate locally with Flagstaff as their source. The payload is the environment's
  * flagd export; every change that alters it is pushed to its streams.
  */

@@ -113,7 +113,7 @@ export interface ProjectReferences {
 }
 
 /**
- * The authorisation of SPEC §5, the one source of truth: the route hook runs it before a
+ * The authorisation of docs/product.md §5, the one source of truth: the route hook runs it before a
  * request is validated, so a key without access gets 403 whatever else is wrong with its
  * request, and hands its Grant to the use case. Use cases called without a route (the CLI)
  * run the same rules through `project-access.ts`.

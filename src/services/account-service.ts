@@ -284,7 +284,7 @@ export interface AccountBootstrap {
 }
 
 /**
- * The first dashboard account (SPEC §7): from FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD
+ * The first dashboard account (docs/product.md §7): from FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD
  * while no account exists, or else a one-time setup link, issued once: never while an account or
  * any invitation exists, so later starts print nothing.
  */

@@ -60,7 +60,7 @@ export class EvaluationService {
 
   /**
    * Where a request evaluates: its project, environment and compiled snapshot, after the
-   * authorisation of SPEC §5 (the route's, when it ran; else the same rules here). Resolve once
+   * authorisation of docs/product.md §5 (the route's, when it ran; else the same rules here). Resolve once
    * per request and evaluate there with `evaluateIn`/`evaluateAllIn`.
    */
   async target(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
@@ -81,7 +81,7 @@ export class EvaluationService {
   /**
    * `target` without waiting, when the project reference and the snapshot are already in memory
    * (every request once a node is loaded); undefined when only `target` can tell. Throws what
-   * `target` throws. The evaluation route calls it first: no promise on its hot path (issue 10).
+   * `target` throws. The evaluation route calls it first: no promise on its hot path (decision 0207).
    */
   targetInMemory(actor: Actor, scope: EvaluationScope): EvaluationTarget | undefined {
     const projectId = this.#knownProjectId(actor, scope.project);
@@ -92,7 +92,7 @@ export class EvaluationService {
     return compiled === undefined ? undefined : { actor, projectId, environment, compiled };
   }
 
-  /** The checks of SPEC §5, unless the route's access check made them already (its grant). */
+  /** The checks of docs/product.md §5, unless the route's access check made them already (its grant). */
   #authorize(actor: Actor, projectId: string, environment: string): void {
     if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
   }

@@ -67,7 +67,7 @@ function gatedBy(
 }
 
 /**
- * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
+ * flagd flag definitions in and out of one environment (docs/product.md §6). The translations are pure
  * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */
@@ -273,7 +273,7 @@ export class FlagdService {
 
   /**
    * The export without access checks, for callers that made their own: flagd sync serves it to
-   * evaluator keys, which may evaluate every flag anyway (SPEC §9).
+   * evaluator keys, which may evaluate every flag anyway (docs/product.md §9).
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#store.transaction(async (tx) => ({

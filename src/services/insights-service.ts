@@ -72,7 +72,7 @@ function parseTime(field: string, text: string | undefined, fallback: number): n
   return ms;
 }
 
-/** Evaluation counts per flag (SPEC §10): counted in memory, flushed in batches, read back as series and staleness. */
+/** Evaluation counts per flag (docs/product.md §10): counted in memory, flushed in batches, read back as series and staleness. */
 export class InsightsService {
   readonly #store: Store;
   readonly #clock: Clock;

@@ -39,7 +39,7 @@ const unusableLink = () =>
   notFound('This reset link is unknown, has been used already or has expired. Ask an admin for a new one.');
 
 /**
- * Passwords after sign-up (issue 13, decision 1004): people change their own, proving the
+ * Passwords after sign-up (decision 1004): people change their own, proving the
  * current one; admins hand out one-time reset links. Either way the account's other sessions end.
  */
 export class PasswordService {

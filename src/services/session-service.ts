@@ -9,7 +9,7 @@ import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 import { TokenBuckets } from './token-buckets.ts';
 
-/** The rate-limit state a response reports (SPEC §5 headers). */
+/** The rate-limit state a response reports (docs/product.md §5 headers). */
 export interface LimitState {
   readonly limit: number;
   readonly remaining: number;
@@ -74,7 +74,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const publicAccount = ({ passwordHash: _, ...account }: StoredAccount): Account => account;
 
-/** A signed-in account acts with its role and scope, exactly like an API key would (SPEC §7). */
+/** A signed-in account acts with its role and scope, exactly like an API key would (docs/product.md §7). */
 export const principalOfAccount = (account: Account): Principal => ({
   type: 'user',
   id: account.id,

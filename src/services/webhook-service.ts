@@ -26,7 +26,7 @@ export interface CreatedWebhook extends Webhook {
 
 const publicWebhook = ({ secret: _, ...webhook }: StoredWebhook): Webhook => webhook;
 
-/** Webhooks of a project, managed by its admins (SPEC §9). Deliveries are the dispatcher's. */
+/** Webhooks of a project, managed by its admins (docs/product.md §9). Deliveries are the dispatcher's. */
 export class WebhookService {
   readonly #store: Store;
   readonly #allowPrivate: boolean;

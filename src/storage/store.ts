@@ -251,7 +251,7 @@ export interface AuditStore {
   ): Promise<Page<AuditEvent>>;
 }
 
-/** Change safety (SPEC §10): roles of their own, reached by name, inside transactions too. */
+/** Change safety (docs/product.md §10): roles of their own, reached by name, inside transactions too. */
 export interface ChangeSafetyStores {
   readonly scheduledChanges: ScheduledChangeStore;
   readonly approvals: ApprovalStore;

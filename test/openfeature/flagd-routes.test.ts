@@ -35,7 +35,7 @@ const DOCUMENT = {
   },
 };
 
-describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) => {
+describeEachDatabase('flagd import and export over HTTP (docs/product.md §6)', (database) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer(database);

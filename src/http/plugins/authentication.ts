@@ -191,7 +191,7 @@ export function registerAccessControl(
 }
 
 /**
- * Guards every route registered after it in `scope` (SPEC §5, in this order): authentication
+ * Guards every route registered after it in `scope` (docs/product.md §5, in this order): authentication
  * (401 with `WWW-Authenticate: Bearer`; failures limited per client address), the principal's
  * rate limit (429), and authorisation (403) before validation (400) and existence (404). The
  * checks are route-level hooks chosen once per route, so a request pays only for its own.

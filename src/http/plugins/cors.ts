@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The routes browsers may call from other origins (SPEC §6): evaluation and OFREP. Matched by
+ * The routes browsers may call from other origins (docs/product.md §6): evaluation and OFREP. Matched by
  * method and path, because a preflight names the method and path it asks for before any route
  * is chosen; `PATCH /v1/flags/{id}` shares its path with `GET /v1/flags/{key}` and stays closed.
  * Each pattern takes the raw URL, its query included, so no request splits its URL for CORS.

@@ -67,7 +67,7 @@ const MeSchema = Type.Object({
   account: Type.Union([AccountSchema, Type.Null()]),
 });
 
-/** Who is asking, and the accounts and invitations admins manage (SPEC §7). */
+/** Who is asking, and the accounts and invitations admins manage (docs/product.md §7). */
 export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/me',

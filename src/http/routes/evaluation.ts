@@ -90,7 +90,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
       }),
       200: EvaluationResultSchema,
     }),
-    // Not async: once the node is loaded, the answer is computed without a promise (issue 10).
+    // Not async: once the node is loaded, the answer is computed without a promise (decision 0207).
     (request) => {
       const { attributes, ...scope } = request.query;
       const context = parseAttributes(attributes);

@@ -50,7 +50,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
       const { projectId, flagKey } = request.params;
       const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
-      // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
+      // The playground shows where OFREP answers otherwise (decision 0606), decided by OFREP's own rule.
       const { compiled } = await services.evaluation.target(actor, { project: projectId, environment });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, epochSeconds(services.clock)));
       return {

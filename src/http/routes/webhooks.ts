@@ -62,7 +62,7 @@ const DeliverySchema = Type.Object({
 
 const Params = Closed({ projectId: Type.String({ description: 'Project id or key.' }), webhookId: Id });
 
-/** A project's webhooks (SPEC §9): project admins only. */
+/** A project's webhooks (docs/product.md §9): project admins only. */
 export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/webhooks',

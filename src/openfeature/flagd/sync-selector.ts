@@ -6,7 +6,7 @@ export interface SyncSelector {
 }
 
 /**
- * `<project key or id>/<environment key>#<evaluator key secret>` (SPEC §9). flagd's providers
+ * `<project key or id>/<environment key>#<evaluator key secret>` (docs/product.md §9). flagd's providers
  * send nothing but the selector, so it carries the credential. Undefined when malformed.
  */
 export function parseSyncSelector(selector: string): SyncSelector | undefined {

@@ -7,7 +7,7 @@ import type { Services } from '../../services/services.ts';
 export const EVENT_STREAM_PATH = '/ofrep/v1/events';
 
 /**
- * The OFREP event stream (SPEC §9, reference/ofrep/event-streams.yaml). EventSource sends no
+ * The OFREP event stream (docs/product.md §9, reference/ofrep/event-streams.yaml). EventSource sends no
  * headers, so the URL's token is the credential; the bulk evaluation response hands it out.
  */
 export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {

@@ -72,7 +72,7 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * SPEC §6: the environment a header names, else the key's own when it is bound to exactly one,
+ * docs/product.md §6: the environment a header names, else the key's own when it is bound to exactly one,
  * else production. A header naming an environment the key does not cover is refused (403),
  * rather than silently ignored.
  */
@@ -119,7 +119,7 @@ const CATCH_UP_MS = 1000;
 const INACTIVITY_DELAY_SEC = 120;
 
 /**
- * The OFREP `eventStreams` of a bulk response (SPEC §9): only for API keys, whose secret hash
+ * The OFREP `eventStreams` of a bulk response (docs/product.md §9): only for API keys, whose secret hash
  * signs the URL's token. Absolute, on the origin the client reached us by.
  */
 function eventStreamsFor(
@@ -208,7 +208,7 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
 }
 
 /**
- * The OpenFeature Remote Evaluation Protocol (SPEC §6, reference/ofrep/openapi.yaml), mounted at
+ * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
  * /ofrep/v1, with the same API keys and evaluation service as /v1.
  */
 export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {

@@ -3,7 +3,7 @@ import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
 import { isPlainObject } from '../../domain/json.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 
-/** OFREP's reasons for SPEC §3's (SPEC §6). */
+/** OFREP's reasons for docs/product.md §3's (docs/product.md §6). */
 export const OFREP_REASONS: Readonly<Record<Reason, string>> = {
   targeting: 'TARGETING_MATCH',
   split: 'SPLIT',

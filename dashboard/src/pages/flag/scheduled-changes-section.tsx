@@ -20,7 +20,7 @@ const describe = (patch: Readonly<Record<string, unknown>>): string =>
       ? 'turn off'
       : JSON.stringify(patch);
 
-/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (SPEC §10). */
+/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (docs/product.md §10). */
 export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
   const { environments } = useProject();
   const { flag, mayEdit, generation } = editor;

@@ -87,7 +87,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     try {
       const next = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
       if (isChangeRequest(next)) {
-        // Nothing was written: the change waits for approvals (SPEC §10), listed on this page.
+        // Nothing was written: the change waits for approvals (docs/product.md §10), listed on this page.
         setDraft(initial);
         setGeneration((g) => g + 1);
         toast(`Change request sent: it needs ${next.requiredApprovals} approval(s) before it is applied.`);
