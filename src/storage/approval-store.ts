@@ -1,5 +1,5 @@
 import type { ChangeRequest, ChangeRequestStatus } from '../domain/change-request.ts';
-import type { Page, PageRequest } from './store.ts';
+import type { Page, PageRequest } from './page.ts';
 
 /** Approval policies and change requests (docs/product.md §10); reached as `store.approvals`, in or out of a transaction. */
 export interface ApprovalStore {

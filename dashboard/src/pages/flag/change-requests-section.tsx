@@ -1,5 +1,5 @@
 import { api, type ChangeRequest, enc, type Flag, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
+import { useProject } from '../../project.ts';
 import { ChangeRequestCard } from '../change-requests.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 

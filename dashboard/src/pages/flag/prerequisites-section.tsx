@@ -9,8 +9,8 @@ import {
   isChangeRequest,
   useApi,
 } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { ErrorSummary, Options } from '../../kit/field.tsx';
+import { useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
 import { toast } from '../../ui.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
 import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
+import { useProject } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 

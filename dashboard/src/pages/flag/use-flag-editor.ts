@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
-import { useProject } from '../../app.tsx';
+import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { useLeaveGuard } from '../../router.tsx';
 import { can, useSession } from '../../session.ts';

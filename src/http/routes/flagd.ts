@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import type { FlagdExportWarning } from '../flagd/export-flagd.ts';
-import { bodyEtag, ifNoneMatchHits } from '../http/etag.ts';
-import { actorOf } from '../http/request-helpers.ts';
-import { Closed, Key, problems } from '../http/schemas/common.ts';
-import type { RoutesPlugin } from '../http/type-provider.ts';
-import type { Services } from '../services/services.ts';
+import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
+import type { Services } from '../../services/services.ts';
+import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { actorOf } from '../request-helpers.ts';
+import { Closed, Key, problems } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['flagd'];
 

@@ -3,20 +3,26 @@ import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
 import { DomainError, type ErrorCode } from '../../domain/errors.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
-import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
-import { JSON_TOO_DEEP } from '../../http/json-body.ts';
-import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
-import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
-import { actorOf } from '../../http/request-helpers.ts';
-import type { RouteAccess } from '../../http/route-access.ts';
-import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
+import {
+  contextOf,
+  flagNotFound,
+  OfrepError,
+  type OfrepErrorCode,
+  type OfrepFailure,
+} from '../../openfeature/ofrep/ofrep-wire.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
-import { EVENT_STREAM_PATH } from './event-stream-routes.ts';
-import { isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
-import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
+import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { JSON_TOO_DEEP } from '../json-body.ts';
+import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
+import { ERROR_CATALOGUE, type Problem } from '../problem.ts';
+import { actorOf } from '../request-helpers.ts';
+import type { RouteAccess } from '../route-access.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+import { EVENT_STREAM_PATH } from './ofrep-event-streams.ts';
 
 const tags = ['OFREP'];
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.ts';
-import type { RoutesPlugin } from '../../http/type-provider.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Services } from '../../services/services.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 export const EVENT_STREAM_PATH = '/ofrep/v1/events';
 

@@ -1,28 +1,9 @@
 import type { ChangeRequest, ChangeRequestStatus } from '../../domain/change-request.ts';
 import type { ApprovalStore } from '../approval-store.ts';
 import type { Page, PageRequest } from '../store.ts';
-import { type PendingPatchColumns, pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
+import type { ChangeRequestsTable } from './database.ts';
+import { pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
 import { findOne, paged, SqlRole, touchedOne } from './sql-context.ts';
-
-export interface ApprovalPoliciesTable {
-  environment_id: string;
-  required_approvals: number;
-}
-
-export interface ChangeRequestsTable extends PendingPatchColumns {
-  base_version: number;
-  required_approvals: number;
-  /** JSON `{ type, id, name }`. */
-  author: string;
-  status: string;
-  /** JSON array of `{ by, at, comment }`. */
-  approvals: string;
-  decided_by: string | null;
-  failure: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
 
 const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
   ...pendingPatchFromRow(row),
