@@ -1,10 +1,7 @@
 import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
-import { DomainError } from '../domain/errors.ts';
+import { forbidden, noProjectAccess } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
 import type { ApiKeyStore, ChangeSafetyStores, FlagStore, ProjectStore } from '../storage/store.ts';
-
-const forbidden = (detail: string) => new DomainError('forbidden', detail);
-const noProjectAccess = () => forbidden('This API key has no access to this project.');
 
 /**
  * Throws `forbidden` unless the principal may act with `role` in the project (and, when named,

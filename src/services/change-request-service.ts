@@ -17,7 +17,8 @@ import { recordAudit } from './audit.ts';
 import { environmentsGatedBy } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { PendingPatchService } from './pending-patch-service.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);
 

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { flagNotFound, noSuchEnvironment, notFound, validationFailed } from '../domain/errors.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
@@ -73,8 +73,7 @@ export class EvaluationService {
     const compiled =
       this.#snapshots.peek(projectId, environment) ??
       (await this.#snapshots.environment(projectId, environment));
-    if (compiled === null)
-      throw new DomainError('not_found', `No environment "${environment}" in this project.`);
+    if (compiled === null) throw noSuchEnvironment(environment);
     return { actor, projectId, environment, compiled };
   }
 
@@ -113,7 +112,7 @@ export class EvaluationService {
       ]);
     }
     // The route's check found no such project (a project key would have got 403 there).
-    if (grant !== undefined) throw new DomainError('not_found', `No project "${project}".`);
+    if (grant !== undefined) throw notFound(`No project "${project}".`);
     return this.#snapshots.projectIdFor(project);
   }
 
@@ -193,6 +192,6 @@ function evaluateOne(
   nowMs: number,
 ): EvaluationDetail {
   const result = target.compiled.evaluate(flagKey, context, Math.floor(nowMs / 1000));
-  if (result === undefined) throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+  if (result === undefined) throw flagNotFound(`No flag "${flagKey}" in this project.`);
   return result;
 }

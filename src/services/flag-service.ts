@@ -25,11 +25,12 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
 import { versionFromAudit } from './version-history.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 /** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
 export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {

@@ -15,9 +15,10 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { changesVariantValues } from './flag-service.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { changedMeanwhile } from './versioned-write.ts';
 
 /** What an import did, by flag key. */
 export interface FlagdImportResult {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PasswordReset } from '../domain/account.ts';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { forbidden, notFound } from '../domain/errors.ts';
 import type { StoredAccount, StoredPasswordReset, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import { adminOfAccountScope, checkPassword } from './account-rules.ts';
@@ -9,9 +9,9 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
 import { hashPassword } from './passwords.ts';
-import { changedMeanwhile } from './project-access.ts';
 import { hashSecret } from './secrets.ts';
 import { principalOfAccount, type SessionService } from './session-service.ts';
+import { changedMeanwhile } from './versioned-write.ts';
 
 const RESET_TTL_MS = 24 * 60 * 60 * 1000;
 const RESET_PREFIX = 'fsr_';
@@ -163,7 +163,7 @@ export class PasswordService {
   async #signedInAccount(actor: Actor): Promise<StoredAccount> {
     const { principal } = actor;
     const account = principal.type === 'user' ? await this.#store.findAccountById(principal.id) : undefined;
-    if (account === undefined) throw new DomainError('forbidden', 'Only a signed-in account has a password.');
+    if (account === undefined) throw forbidden('Only a signed-in account has a password.');
     return account;
   }
 

@@ -12,10 +12,11 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { newId } from './ids.ts';
 import { mergeField } from './merge-patch.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 export class SegmentService {
   readonly #deps: WriteDeps;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { DomainError, unauthorized, validationFailed } from '../domain/errors.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { newId } from './ids.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
@@ -123,7 +123,7 @@ export class SessionService {
     if (account === undefined || !valid) {
       this.#perAccount.take(accountKey);
       this.#perAddress.take(address);
-      throw new DomainError('unauthorized', 'The email or password is not right.');
+      throw unauthorized('The email or password is not right.');
     }
     this.#perAccount.reset(accountKey);
     const at = new Date(now).toISOString();

@@ -8,7 +8,8 @@ import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { newId } from './ids.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 export interface WebhookInput {
   readonly url: string;

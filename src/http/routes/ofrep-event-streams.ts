@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DomainError } from '../../domain/errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Services } from '../../services/services.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -39,7 +39,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (ap
     async (request, reply) => {
       const grant = await services.streamAccess.verify(request.query.token);
       if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
-        throw new DomainError('not_found', 'The environment of this stream no longer exists.');
+        throw notFound('The environment of this stream no longer exists.');
       }
       const lastEventId = request.headers['last-event-id'];
       // CORS and request-id headers set by hooks so far travel with the stream's own.

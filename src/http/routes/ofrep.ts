@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
-import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import {
@@ -18,7 +18,7 @@ import type { Services } from '../../services/services.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
 import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
-import { ERROR_CATALOGUE, type Problem } from '../problem.ts';
+import type { Problem } from '../problem.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
