@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { CONTEXT_MAX_BYTES, contextLimitBreach } from '../../domain/context-limits.ts';
 import { validationFailed } from '../../domain/errors.ts';
 import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
 import { isPlainObject } from '../../domain/json.ts';
-import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
@@ -11,7 +12,6 @@ import { FlagTypeSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
-const ATTRIBUTES_MAX = 8 * 1024;
 
 export const EvaluationResultSchema = Type.Object({
   key: Type.String(),
@@ -51,7 +51,7 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   const fail = (message: string) =>
     validationFailed(`attributes ${message}.`, [{ path: 'querystring:/attributes', message }]);
   // A UTF-16 code unit takes at most 3 bytes in UTF-8: short texts need no count.
-  if (text.length > ATTRIBUTES_MAX / 3 && Buffer.byteLength(text) > ATTRIBUTES_MAX)
+  if (text.length > CONTEXT_MAX_BYTES / 3 && Buffer.byteLength(text) > CONTEXT_MAX_BYTES)
     throw fail('must be at most 8 KiB');
   if (jsonTextNestsDeeperThan(text)) throw fail(`must nest at most ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
@@ -67,15 +67,9 @@ function parseAttributes(text: string | undefined): EvaluationContext {
 /** Attributes from a JSON body: bounded in depth first, so that measuring their size cannot overflow the stack. */
 function checkAttributesSize(attributes: EvaluationContext | undefined): EvaluationContext {
   if (attributes === undefined) return {};
-  if (nestsDeeperThan(attributes)) {
-    const message = `must nest at most ${MAX_JSON_DEPTH} levels deep`;
-    throw validationFailed(`attributes ${message}.`, [{ path: '/attributes', message }]);
-  }
-  if (Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX) {
-    throw validationFailed('attributes must be at most 8 KiB.', [
-      { path: '/attributes', message: 'must be at most 8 KiB' },
-    ]);
-  }
+  const breach = contextLimitBreach(attributes);
+  if (breach !== undefined)
+    throw validationFailed(`attributes ${breach}.`, [{ path: '/attributes', message: breach }]);
   return attributes;
 }
 
