@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Flag } from '../src/domain/flag.ts';
+import { SnapshotRegistry } from '../src/plane/snapshots.ts';
 import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices, type Services } from '../src/services/services.ts';
-import { SnapshotRegistry } from '../src/services/snapshots.ts';
 import { openChangeFeed } from '../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import type { Database } from '../src/storage/sql/database.ts';

@@ -3,11 +3,12 @@ import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { loggerOptions } from './http/logging.ts';
 import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
+import { SnapshotRegistry } from './plane/snapshots.ts';
+import { createRealtime } from './realtime/realtime.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { ChangeScheduler } from './services/change-scheduler.ts';
 import { createServices } from './services/services.ts';
-import { SnapshotRegistry } from './services/snapshots.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
@@ -31,8 +32,11 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
   });
+  // Consumers of the plane and of evaluations are wired here, not by the services (docs/decisions/1772).
+  const realtime = createRealtime(services);
   const app = await buildApp({
     services,
+    realtime,
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
+import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
+import { createRealtime } from '../../src/realtime/realtime.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
-import { SnapshotRegistry } from '../../src/services/snapshots.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
@@ -31,7 +32,12 @@ if (!values.joining) await bootstrap(store, ADMIN_KEY);
 const snapshots = new SnapshotRegistry(store);
 const services = createServices(store, { snapshots });
 if (values.database !== undefined) await services.sync.start(openChangeFeed(db), { info() {}, warn() {} });
-const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
+const realtime = createRealtime(services);
+const app = await buildApp({
+  services,
+  realtime,
+  accessControl: { rateLimits: { evaluation: 0, management: 0 } },
+});
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
 async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {
@@ -72,7 +78,7 @@ process.on('message', (message: { type?: string; path?: string; projectId?: stri
   if (message?.type !== 'memory') return;
   globalThis.gc?.();
   const { rss, heapUsed } = process.memoryUsage();
-  process.send?.({ type: 'memory', rss, heapUsed, streams: services.eventStreams.size });
+  process.send?.({ type: 'memory', rss, heapUsed, streams: realtime.eventStreams.size });
 });
 if (values.joining) {
   process.send?.({ type: 'ready', url });

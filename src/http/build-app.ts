@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import type { TelemetryOptions } from '../observability/telemetry.ts';
+import { createRealtime, type Realtime } from '../realtime/realtime.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
@@ -41,6 +42,8 @@ import { validatorCompiler } from './validation.ts';
 
 export interface AppOptions {
   readonly services: Services;
+  /** This node's OFREP event streams (main.ts wires them); default: made from the services' plane. */
+  readonly realtime?: Realtime;
   readonly logger?: FastifyServerOptions['logger'];
   /** FLAGSTAFF_CORS_ORIGINS: origins that may call the evaluation and OFREP routes; default any (`*`). */
   readonly corsOrigins?: readonly string[];
@@ -144,8 +147,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
-  await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
-  await app.register(eventStreamRoutes, { services });
+  const realtime = options.realtime ?? createRealtime(services);
+  await app.register(ofrepRoutes, { services, realtime, prefix: '/ofrep/v1' });
+  await app.register(eventStreamRoutes, { services, realtime });
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

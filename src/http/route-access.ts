@@ -193,6 +193,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT, body: newKeyPower },
   'GET /v1/api-keys': { role: 'admin', target: ORGANISATION },
   'POST /v1/api-keys': { role: 'admin', target: ORGANISATION, body: newKeyPower },
+  'GET /v1/api-keys/:keyId/flagd-sync': { role: 'admin', target: API_KEY },
   'DELETE /v1/api-keys/:keyId': { role: 'admin', target: API_KEY },
 
   'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },

@@ -1,3 +1,4 @@
+import type { EvaluationObserver, ServedIn } from '../domain/evaluation-observer.ts';
 import type { EvaluationCount } from '../storage/insights-store.ts';
 import { MS_PER_MINUTE } from './minutes.ts';
 
@@ -37,7 +38,7 @@ function add(flags: Map<string, FlagCounts>, result: Counted): void {
  * The hot path does a few map lookups and an increment; `drain` hands the counts to the flush,
  * which writes them off the request path.
  */
-export class EvaluationCounter {
+export class EvaluationCounter implements EvaluationObserver {
   #minute = Number.NaN;
   /** Keyed by project id, then environment key (maps of the strings the request already holds: no
    * key is built per evaluation); replaced when the minute turns. */
@@ -75,6 +76,14 @@ export class EvaluationCounter {
   countAll(projectId: string, environment: string, results: readonly Counted[], nowMs: number): void {
     const flags = this.#scope(projectId, environment, nowMs);
     for (let i = 0; i < results.length; i++) add(flags, results[i] as Counted);
+  }
+
+  served(where: ServedIn, result: Counted, nowMs: number): void {
+    this.count(where.projectId, where.environment, result, nowMs);
+  }
+
+  servedAll(where: ServedIn, results: readonly Counted[], nowMs: number): void {
+    this.countAll(where.projectId, where.environment, results, nowMs);
   }
 
   #rows(): EvaluationCount[] {

@@ -1,4 +1,5 @@
-import type { Reason } from '../domain/evaluation-result.ts';
+import type { EvaluationObserver, ServedIn } from '../domain/evaluation-observer.ts';
+import type { EvaluationDetail, Reason } from '../domain/evaluation-result.ts';
 
 /** Evaluations of one project in one environment, by reason. */
 export type EvaluationTally = Record<Reason, number>;
@@ -16,7 +17,7 @@ export interface EvaluationCountRow {
  * Plain integers on the hot path (two map lookups and an increment); /metrics reads them when scraped.
  * No flag key and no user value is kept, so the number of rows grows only with projects × environments.
  */
-export class EvaluationCounts {
+export class EvaluationCounts implements EvaluationObserver {
   readonly #tallies = new Map<string, Map<string, EvaluationTally>>();
 
   /** The tally of one project and environment, made on first use. */
@@ -51,6 +52,14 @@ export class EvaluationCounts {
   countAll(projectId: string, environment: string, results: readonly { readonly reason: Reason }[]): void {
     const tally = this.tally(projectId, environment);
     for (let i = 0; i < results.length; i++) tally[(results[i] as { reason: Reason }).reason]++;
+  }
+
+  served(where: ServedIn, result: EvaluationDetail): void {
+    this.count(where.projectId, where.environment, result.reason);
+  }
+
+  servedAll(where: ServedIn, results: readonly EvaluationDetail[]): void {
+    this.countAll(where.projectId, where.environment, results);
   }
 
   /** Every non-zero count. */

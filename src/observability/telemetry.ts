@@ -1,7 +1,7 @@
 import type { Attributes, Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { EvaluationObservers, ServedIn } from '../domain/evaluation-observer.ts';
 import type { EvaluationDetail } from '../domain/evaluation-result.ts';
-import type { EvaluationService } from '../services/evaluation-service.ts';
 
 export interface TelemetryOptions {
   /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL; traces go to `<endpoint>/v1/traces`. */
@@ -44,7 +44,7 @@ export function evaluationAttributes(
  */
 export async function registerTelemetry(
   app: FastifyInstance,
-  evaluation: EvaluationService,
+  evaluations: EvaluationObservers,
   options: TelemetryOptions,
 ): Promise<void> {
   const [api, core, resources, sdk, otlp] = await Promise.all([
@@ -105,19 +105,23 @@ export async function registerTelemetry(
   app.addHook('onResponse', async (request, reply) => end(request, reply.statusCode));
   app.addHook('onRequestAbort', async (request) => end(request, undefined));
 
-  evaluation.observe((target, results) => {
-    const span = spans.get(target.actor.requestId);
+  const traced = (where: ServedIn, results: readonly EvaluationDetail[]) => {
+    const span = spans.get(where.actor.requestId);
     if (span === undefined) return;
     for (const result of results) {
-      const attributes = evaluationAttributes(target.projectId, target.environment, result);
+      const attributes = evaluationAttributes(where.projectId, where.environment, result);
       span.addEvent('feature_flag.evaluation', attributes);
       // A single evaluation also marks the request span itself, to find it by flag.
       if (results.length === 1) span.setAttributes(attributes);
     }
+  };
+  const unobserve = evaluations.observe({
+    served: (where, result) => traced(where, [result]),
+    servedAll: traced,
   });
 
   app.addHook('onClose', async () => {
-    evaluation.observe(null);
+    unobserve();
     await provider.shutdown();
   });
 }

@@ -14,6 +14,7 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import type { Principal } from '../domain/api-key.ts';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.ts';
+import { syncCredentialKeyId, syncScope } from '../plane/sync-credential.ts';
 import type { Services } from '../services/services.ts';
 import { parseSyncSelector } from './flagd/sync-selector.ts';
 
@@ -67,7 +68,7 @@ const GRPC_STATUS: Readonly<Record<number, status>> = {
   503: status.UNAVAILABLE,
 };
 
-/** What went wrong, for the client; never the selector, which holds the key's secret. */
+/** What went wrong, for the client; never the selector, which holds the sync credential. */
 function refusalOf(error: unknown): SyncRefusal {
   if (error instanceof SyncRefusal) return error;
   const code = error instanceof DomainError ? GRPC_STATUS[ERROR_CATALOGUE[error.code].status] : undefined;
@@ -106,6 +107,30 @@ export async function startFlagdSyncServer(
     return payload;
   };
 
+  /**
+   * Why a selector's credential was refused. An API key's own secret is refused too, with a
+   * warning naming the key (never the secret): providers copy the selector into flag metadata,
+   * where applications log it (docs/decisions/1771).
+   */
+  const refusedCredential = async (secret: string): Promise<SyncRefusal> => {
+    const apiKey =
+      syncCredentialKeyId(secret) === undefined ? await services.apiKeys.authenticate(secret) : undefined;
+    if (apiKey === undefined) {
+      return new SyncRefusal(
+        status.UNAUTHENTICATED,
+        'The sync credential in the selector is unknown, revoked, expired or for another environment.',
+      );
+    }
+    options.log.warn(
+      { keyId: apiKey.id },
+      'flagd sync refused an API key in a selector; the key should be revoked and its sync credential used',
+    );
+    return new SyncRefusal(
+      status.UNAUTHENTICATED,
+      "A selector carries a sync credential, not an API key: flagd providers copy the selector into flag metadata. Use the key's selector from Settings → API keys (or GET /v1/api-keys/{id}/flagd-sync).",
+    );
+  };
+
   const sourceOf = async (metadata: Metadata, request: SyncRequest): Promise<SyncSource> => {
     const header = metadata.get(SELECTOR_HEADER)[0];
     const selector = typeof header === 'string' && header !== '' ? header : (request.selector ?? '');
@@ -113,16 +138,12 @@ export async function startFlagdSyncServer(
     if (parsed === undefined) {
       throw new SyncRefusal(
         status.UNAUTHENTICATED,
-        'Send the selector "<project>/<environment>#<API key>" (flagd-selector header or request field).',
+        'Send the selector "<project>/<environment>#<sync credential>" (flagd-selector header or request field); the key\'s selectors are in Settings → API keys.',
       );
     }
-    const principal = await services.apiKeys.authenticate(parsed.secret);
-    if (principal === undefined) {
-      throw new SyncRefusal(
-        status.UNAUTHENTICATED,
-        'The API key in the selector is unknown, revoked or expired.',
-      );
-    }
+    const scope = syncScope(parsed.project, parsed.environment);
+    const principal = await services.apiKeys.authenticateSyncCredential(parsed.secret, scope);
+    if (principal === undefined) throw await refusedCredential(parsed.secret);
     // The same checks as an evaluation request's: the key's project and environments, and an environment that exists.
     const { projectId } = await services.evaluation.target(
       { principal, requestId: 'flagd-sync' },

@@ -1,4 +1,4 @@
-import type { ProjectChanges } from './project-changes.ts';
+import type { ProjectChanges } from '../plane/project-changes.ts';
 
 /**
  * Resolves once this node serves `revision` of the project, or after `timeoutMs`: a client told

@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import type { KeyRevocations } from './key-revocations.ts';
-import type { ProjectChange, ProjectChanges } from './project-changes.ts';
+import type { KeyRevocations } from '../plane/key-revocations.ts';
+import type { ProjectChange, ProjectChanges } from '../plane/project-changes.ts';
 import type { StreamGrant } from './stream-access.ts';
 import { TopicGroups } from './topic-groups.ts';
 

@@ -1,8 +1,8 @@
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { unauthorized } from '../domain/errors.ts';
+import type { KeyRegistry } from '../plane/key-registry.ts';
 import { authorize } from '../services/access.ts';
-import type { KeyRegistry } from '../services/key-registry.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */
@@ -19,7 +19,7 @@ const refused = unauthorized;
 
 /**
  * Issues and checks the signed, expiring tokens by which a stream URL authenticates itself
- * (EventSource cannot send headers; flagd sync uses the key itself).
+ * (EventSource cannot send headers; flagd sync has its own credential, docs/decisions/1771).
  */
 export class StreamAccess {
   readonly #keys: KeyRegistry;

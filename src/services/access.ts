@@ -55,7 +55,7 @@ export function refuseMorePower(
   principal: Principal,
   role: Role,
   environments: readonly string[] | null,
-  verb: 'create' | 'revoke',
+  verb: 'create' | 'revoke' | 'read the sync credentials of',
 ): void {
   if (roleRank(role) > roleRank(principal.role)) {
     throw forbidden(`A ${principal.role} key cannot ${verb} a key with the ${role} role.`);

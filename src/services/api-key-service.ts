@@ -1,13 +1,19 @@
 import type { ApiKey, Principal, Role } from '../domain/api-key.ts';
 import { isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
-import type { KeyRevocations } from '../realtime/key-revocations.ts';
+import { newId } from '../domain/ids.ts';
+import { KeyRegistry } from '../plane/key-registry.ts';
+import type { KeyRevocations } from '../plane/key-revocations.ts';
+import {
+  deriveSyncCredential,
+  isSyncCredentialFor,
+  syncCredentialKeyId,
+  syncScope,
+} from '../plane/sync-credential.ts';
 import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
-import { newId } from './ids.ts';
-import { KeyRegistry } from './key-registry.ts';
 import { accessProject } from './project-access.ts';
 import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 
@@ -16,6 +22,12 @@ export interface CreateApiKeyInput {
   readonly role: Role;
   readonly environments?: readonly string[] | null;
   readonly expiresAt?: string | null;
+}
+
+/** What a flagd in-process provider is configured with to sync one environment. */
+export interface FlagdSyncSelector {
+  readonly environment: string;
+  readonly selector: string;
 }
 
 export interface CreatedApiKey extends ApiKey {
@@ -148,13 +160,64 @@ export class ApiKeyService {
     return { ...publicKey(stored), secret };
   }
 
+  /**
+   * The flagd sync selectors of a key, one per environment of the project it may read
+   * (`project` names it for an organisation-wide key): `<project>/<environment>#<sync credential>`,
+   * credentials that can read that environment's flag definitions and nothing else (docs/decisions/1771).
+   */
+  async flagdSyncSelectors(
+    actor: Actor,
+    keyId: string,
+    project: string | undefined,
+  ): Promise<readonly FlagdSyncSelector[]> {
+    const key = await this.#store.findApiKeyById(keyId);
+    if (key === undefined || key.revokedAt !== null) throw notFound(`No API key with id "${keyId}".`);
+    await this.#authorizeKeyAdmin(actor, key, 'read the sync credentials of');
+    if (key.projectId === null && project === undefined) {
+      throw validationFailed(
+        'An organisation-wide key syncs a project of your choice: add ?project=<key or id>.',
+        [{ path: 'querystring:/project', message: 'is required with an organisation-wide key' }],
+      );
+    }
+    const { id, key: projectKey } = await accessProject(
+      this.#store,
+      actor,
+      key.projectId ?? (project as string),
+      'admin',
+    );
+    if (key.projectId !== null && key.projectId !== id) throw notFound(`No API key with id "${keyId}".`);
+    // The secret hash is in the node's key registry (the database port does not hand it out by id).
+    if (this.registry.findById(key.id) === undefined) await this.registry.sync();
+    const secretHash = this.registry.findById(key.id)?.secretHash;
+    if (secretHash === undefined) throw notFound(`No API key with id "${keyId}".`);
+    const environments = await this.#store.listEnvironments(id);
+    return environments
+      .filter((e) => key.environments === null || key.environments.includes(e.key))
+      .map(({ key: environment }) => {
+        const scope = syncScope(projectKey, environment);
+        return { environment, selector: `${scope}#${deriveSyncCredential(key.id, secretHash, scope)}` };
+      });
+  }
+
+  /**
+   * The principal behind a flagd sync credential for `scope` (`<project>/<environment>` as the
+   * selector names them), or undefined when it is not one, its key is unknown, revoked or
+   * expired, or it was derived for another scope. From memory: sync keeps working while the database is away.
+   */
+  async authenticateSyncCredential(credential: string, scope: string): Promise<Principal | undefined> {
+    const keyId = syncCredentialKeyId(credential);
+    if (keyId === undefined) return undefined;
+    if (!this.registry.loaded) await this.registry.sync();
+    const key = this.registry.findById(keyId);
+    if (key === undefined || !isSyncCredentialFor(credential, key.secretHash, scope)) return undefined;
+    return this.#principal(key.secretHash);
+  }
+
   /** Revokes a key; the next request with it on this node is a 401, on other nodes within 1 s (the change feed). Revoking a revoked key changes nothing. */
   async revoke(actor: Actor, keyId: string): Promise<void> {
     const key = await this.#store.findApiKeyById(keyId);
     if (key === undefined) throw notFound(`No API key with id "${keyId}".`);
-    if (key.projectId === null) authorizeOrganisation(actor.principal, 'admin');
-    else await accessProject(this.#store, actor, key.projectId, 'admin');
-    refuseMorePower(actor.principal, key.role, key.environments, 'revoke');
+    await this.#authorizeKeyAdmin(actor, key, 'revoke');
     if (key.revokedAt !== null) return;
     const at = new Date(this.#clock()).toISOString();
     await this.#store.transaction(async (tx) => {
@@ -169,6 +232,17 @@ export class ApiKeyService {
     });
     this.registry.remove(keyId);
     this.#revocations?.revoked(keyId);
+  }
+
+  /** Managing a key: an admin of its project (organisation-wide keys: of the organisation), with at least its power. */
+  async #authorizeKeyAdmin(
+    actor: Actor,
+    key: ApiKey,
+    verb: 'revoke' | 'read the sync credentials of',
+  ): Promise<void> {
+    if (key.projectId === null) authorizeOrganisation(actor.principal, 'admin');
+    else await accessProject(this.#store, actor, key.projectId, 'admin');
+    refuseMorePower(actor.principal, key.role, key.environments, verb);
   }
 
   /** Project keys need a project admin; organisation-wide keys an organisation admin. */
@@ -188,4 +262,4 @@ export class ApiKeyService {
   }
 }
 
-export { principalOf } from './key-registry.ts';
+export { principalOf } from '../plane/key-registry.ts';

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
+import { newId } from '../domain/ids.ts';
 import type {
   AuditFilter,
   AuditStore,
@@ -10,7 +11,6 @@ import type {
 import { enqueueWebhookDeliveries } from '../webhooks/outbox.ts';
 import { authorizeOrganisation } from './access.ts';
 import type { Actor } from './actor.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 
 export interface AuditEntry {

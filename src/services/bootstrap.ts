@@ -1,9 +1,9 @@
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
+import { newId } from '../domain/ids.ts';
 import { DEFAULT_ENVIRONMENTS } from '../domain/project.ts';
 import type { StoredApiKey, StoreRoles } from '../storage/store.ts';
 import { principalOf } from './api-key-service.ts';
 import { recordAudit } from './audit.ts';
-import { newId } from './ids.ts';
 import { createProject } from './project-service.ts';
 import { generateSecret, hashSecret, secretPrefix } from './secrets.ts';
 

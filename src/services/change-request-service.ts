@@ -7,6 +7,7 @@ import {
 import { isoTime } from '../domain/clock.ts';
 import { conflict, DomainError, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
@@ -15,7 +16,6 @@ import type { Actor } from './actor.ts';
 import { approvalsNeeded } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { environmentsGatedBy } from './flag-service.ts';
-import { newId } from './ids.ts';
 import { PendingPatchService } from './pending-patch-service.ts';
 import { accessProject } from './project-access.ts';
 import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';

@@ -1,7 +1,8 @@
 import type { Clock } from '../domain/clock.ts';
+import type { KeyRegistry } from '../plane/key-registry.ts';
+import type { Change, SnapshotRegistry } from '../plane/snapshots.ts';
+import type { FlagChange } from '../storage/change-feed/change-feed.ts';
 import type { StoreRoles } from '../storage/store.ts';
-import type { KeyRegistry } from './key-registry.ts';
-import type { Change, SnapshotRegistry } from './snapshots.ts';
 
 export interface WriteDeps {
   readonly store: StoreRoles;
@@ -34,7 +35,7 @@ export async function commitProjectChange<T>(
 }
 
 /** What other nodes are told changed (`bumpRevision`'s `change`): a flag to read again, or one to drop. */
-function announced(change: Change): string | undefined {
+function announced(change: Change): FlagChange | undefined {
   if (change === 'project') return undefined;
-  return 'written' in change ? `w:${change.written.id}` : `r:${change.removed}`;
+  return 'written' in change ? { written: change.written.id } : change;
 }

@@ -1,13 +1,13 @@
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
 import type { ChangeSafetyStores, StoreRoles } from '../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';

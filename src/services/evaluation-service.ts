@@ -1,18 +1,14 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { flagNotFound, noSuchEnvironment, notFound, validationFailed } from '../domain/errors.ts';
+import type { EvaluationObserver, EvaluationObservers } from '../domain/evaluation-observer.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
-import type { EvaluationCounter } from '../insights/evaluation-counter.ts';
-import { EvaluationCounts } from '../observability/evaluation-counts.ts';
+import type { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { ProjectStore } from '../storage/store.ts';
 import { authorize } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
-import type { SnapshotRegistry } from './snapshots.ts';
-
-/** Told of every evaluation served (OpenTelemetry); never of the context it was made for. */
-export type EvaluationObserver = (target: EvaluationTarget, results: readonly EvaluationDetail[]) => void;
 
 /** A project's environment, resolved and authorised for one request. */
 export interface EvaluationTarget {
@@ -30,32 +26,29 @@ export interface EvaluationScope {
 }
 
 /** Evaluates flags from the in-memory snapshots; the database is read only to resolve a project once. */
-export class EvaluationService {
+export class EvaluationService implements EvaluationObservers {
   readonly #store: ProjectStore;
   readonly #snapshots: SnapshotRegistry;
-  /** What /metrics reports: evaluations served, by project, environment and reason. */
-  readonly counts = new EvaluationCounts();
-  /** Per-flag counts for insights; null when they are off. Every evaluation passes through evaluateIn/evaluateAllIn. */
-  readonly #counter: EvaluationCounter | null;
-  #observer: EvaluationObserver | null = null;
-  /** Read once per evaluation and shared with the counter: a clock reading is not free on every machine. */
+  /**
+   * Told of every evaluation served (the /metrics tally, insights, traces), wired by whoever
+   * builds the node. Every evaluation an application is served passes through evaluateIn/evaluateAllIn.
+   */
+  #observers: readonly EvaluationObserver[] = [];
+  /** Read once per evaluation and shared with the observers: a clock reading is not free on every machine. */
   readonly #clock: Clock;
 
-  constructor(
-    store: ProjectStore,
-    snapshots: SnapshotRegistry,
-    counter: EvaluationCounter | null = null,
-    clock: Clock = systemClock,
-  ) {
-    this.#counter = counter;
+  constructor(store: ProjectStore, snapshots: SnapshotRegistry, clock: Clock = systemClock) {
     this.#clock = clock;
     this.#store = store;
     this.#snapshots = snapshots;
   }
 
-  /** Sets the one observer of evaluations (null: none, the default: nothing more on the hot path). */
-  observe(observer: EvaluationObserver | null): void {
-    this.#observer = observer;
+  /** Adds an observer of every evaluation served; returns its removal. */
+  observe(observer: EvaluationObserver): () => void {
+    this.#observers = [...this.#observers, observer];
+    return () => {
+      this.#observers = this.#observers.filter((o) => o !== observer);
+    };
   }
 
   /**
@@ -123,17 +116,17 @@ export class EvaluationService {
     return id;
   }
 
-  /** Evaluates one flag; counted in /metrics. */
+  /** Evaluates one flag; its observers are told. */
   evaluateIn(target: EvaluationTarget, flagKey: string, context: EvaluationContext): EvaluationDetail {
     const now = this.#clock();
     const result = evaluateOne(target, flagKey, context, now);
-    this.counts.count(target.projectId, target.environment, result.reason);
-    this.#counter?.count(target.projectId, target.environment, result, now);
-    this.#observer?.(target, [result]);
+    const observers = this.#observers;
+    for (let i = 0; i < observers.length; i++)
+      (observers[i] as EvaluationObserver).served(target, result, now);
     return result;
   }
 
-  /** Evaluates every live flag, or the listed ones; counted in /metrics. */
+  /** Evaluates every live flag, or the listed ones; its observers are told. */
   evaluateAllIn(
     target: EvaluationTarget,
     context: EvaluationContext,
@@ -141,9 +134,9 @@ export class EvaluationService {
   ): EvaluationDetail[] {
     const now = this.#clock();
     const results = target.compiled.evaluateAll(context, Math.floor(now / 1000), flagKeys);
-    this.counts.countAll(target.projectId, target.environment, results);
-    this.#counter?.countAll(target.projectId, target.environment, results, now);
-    this.#observer?.(target, results);
+    const observers = this.#observers;
+    for (let i = 0; i < observers.length; i++)
+      (observers[i] as EvaluationObserver).servedAll(target, results, now);
     return results;
   }
 

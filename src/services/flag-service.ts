@@ -13,6 +13,7 @@ import {
   type TargetingRule,
   type Variant,
 } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../domain/schemas/flag-input.ts';
@@ -23,7 +24,6 @@ import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
 import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import { pointerToken } from '../domain/json.ts';
 import type { Project } from '../domain/project.ts';
 import { exportFlagd, type FlagdExport } from '../flagd/export-flagd.ts';
@@ -14,7 +15,6 @@ import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { changesVariantValues } from './flag-service.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
@@ -273,14 +273,12 @@ export class FlagdService {
   }
 
   /**
-   * The export without access checks, for callers that made their own: flagd sync serves it to
-   * evaluator keys, which may evaluate every flag anyway (docs/product.md §9).
+   * The export without access checks, for callers that made their own (flagd sync). Built from
+   * this node's snapshot, not the database, so it answers while the database is away
+   * (docs/decisions/1770).
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
-    const { flags, segments } = await this.#store.transaction(async (tx) => ({
-      flags: await tx.allFlags(projectId),
-      segments: await tx.allSegments(projectId),
-    }));
+    const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
     return exportFlagd(
       environment,
       inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),

@@ -1,5 +1,5 @@
+import type { DatabaseState, NodeSync } from '../plane/node-sync.ts';
 import type { Store } from '../storage/store.ts';
-import type { DatabaseState, NodeSync } from './node-sync.ts';
 
 export interface Readiness {
   /** The node can evaluate: everything is loaded, or (not started) it loads lazily and the database answers. */

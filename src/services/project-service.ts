@@ -1,5 +1,6 @@
 import { type Clock, isoTime } from '../domain/clock.ts';
 import { validationFailed } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import {
   DEFAULT_ENVIRONMENTS,
   type Environment,
@@ -11,7 +12,6 @@ import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import type { WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';

@@ -1,12 +1,12 @@
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { Actor } from './actor.ts';
 import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { environmentsGatedBy } from './flag-service.ts';
-import { newId } from './ids.ts';
 import { PendingPatchService } from './pending-patch-service.ts';
 
 export interface ScheduleInput {

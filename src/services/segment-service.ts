@@ -1,6 +1,7 @@
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
+import { newId } from '../domain/ids.ts';
 import type { RuleInput } from '../domain/schemas/rules.ts';
 import type { CreateSegmentInput, SegmentPatch } from '../domain/schemas/segment-input.ts';
 import { type Rule, type Segment, segmentsNamedBy } from '../domain/segment.ts';
@@ -10,7 +11,6 @@ import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { newId } from './ids.ts';
 import { mergeField } from './merge-patch.ts';
 import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';

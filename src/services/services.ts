@@ -1,8 +1,8 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { KeyRevocations } from '../realtime/key-revocations.ts';
-import type { ProjectChanges } from '../realtime/project-changes.ts';
-import { SseStreams } from '../realtime/sse-streams.ts';
-import { StreamAccess } from '../realtime/stream-access.ts';
+import { KeyRevocations } from '../plane/key-revocations.ts';
+import { NodeSync } from '../plane/node-sync.ts';
+import type { ProjectChanges } from '../plane/project-changes.ts';
+import { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { Store } from '../storage/store.ts';
 import { AccessChecks } from './access.ts';
 import { AccountService } from './account-service.ts';
@@ -15,13 +15,11 @@ import { FlagService } from './flag-service.ts';
 import { FlagdService } from './flagd-service.ts';
 import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
-import { NodeSync } from './node-sync.ts';
 import { PasswordService } from './password-service.ts';
 import { ProjectService } from './project-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
-import { SnapshotRegistry } from './snapshots.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
@@ -32,10 +30,6 @@ export interface Services {
   readonly changes: ProjectChanges;
   /** Revoked keys, announced to their open streams. */
   readonly revocations: KeyRevocations;
-  /** Signed URLs for streams whose clients cannot send headers (OFREP SSE). */
-  readonly streamAccess: StreamAccess;
-  /** This node's open OFREP event streams. */
-  readonly eventStreams: SseStreams;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
@@ -79,13 +73,14 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
+  const evaluation = new EvaluationService(store, snapshots, clock);
+  // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
+  if (insights.counter !== null) evaluation.observe(insights.counter);
   const sessions = new SessionService(store, { clock, ...options.sessions });
   return {
     clock,
     changes: snapshots,
     revocations,
-    streamAccess: new StreamAccess(apiKeys.registry, clock),
-    eventStreams: new SseStreams(snapshots, revocations, clock),
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
@@ -93,7 +88,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     apiKeys,
     access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots, insights.counter, clock),
+    evaluation,
     flagd: new FlagdService(deps),
     accounts: new AccountService(store, clock),
     sessions,

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
 import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
 import type { Page, PageRequest, Store, StoreRoles } from '../storage/store.ts';
 import type { StoredWebhook } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
-import { newId } from './ids.ts';
 import { accessProject } from './project-access.ts';
 import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 

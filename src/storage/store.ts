@@ -5,6 +5,7 @@ import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { ApprovalStore } from './approval-store.ts';
+import type { FlagChange } from './change-feed/change-feed.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { Page, PageRequest } from './page.ts';
 import type { ScheduledChangeStore } from './scheduled-change-store.ts';
@@ -125,9 +126,9 @@ export interface ProjectStore {
   deleteProject(id: string): Promise<boolean>;
   /**
    * Bumps and returns the project's revision, announcing it to every node when the transaction
-   * commits; `change` (`w:<flagId>` written, `r:<flagKey>` removed) lets them patch one flag.
+   * commits; `change` (the one flag written or removed) lets them patch that flag.
    */
-  bumpRevision(projectId: string, change?: string): Promise<number>;
+  bumpRevision(projectId: string, change?: FlagChange): Promise<number>;
 
   /** Environments of a project, in creation order. */
   listEnvironments(projectId: string): Promise<readonly Environment[]>;

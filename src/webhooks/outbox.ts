@@ -1,6 +1,6 @@
 import type { AuditEvent } from '../domain/audit-event.ts';
+import { newId } from '../domain/ids.ts';
 import { webhookWants } from '../domain/webhook.ts';
-import { newId } from '../services/ids.ts';
 import type { WebhookStore } from '../storage/webhook-store.ts';
 
 /** The JSON body POSTed for an audit event (the same on every attempt and redelivery). */

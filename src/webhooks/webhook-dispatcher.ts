@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { systemClock } from '../domain/clock.ts';
-import { newId } from '../services/ids.ts';
+import { newId } from '../domain/ids.ts';
 import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from './address-guard.ts';
 import { webhookSignature } from './signature.ts';

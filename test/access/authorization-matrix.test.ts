@@ -520,6 +520,18 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    // The selectors of an evaluator of alpha's production: reading them takes that much power.
+    route: 'GET /v1/api-keys/:keyId/flagd-sync',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: async (c) => {
+      const key = await createKey(c.node.services, c.alphaId, 'evaluator', ['production']);
+      return { url: `/v1/api-keys/${key.id}/flagd-sync` };
+    },
+  },
+  {
     // The key revoked is an evaluator of alpha's production: revoking it takes that much power.
     route: 'DELETE /v1/api-keys/:keyId',
     minRole: 'admin',

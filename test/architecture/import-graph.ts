@@ -5,7 +5,7 @@ import { dirname, join, normalize, relative, sep } from 'node:path';
  * The parts of src/ (docs/architecture.md), lowest first. A part is a file's first folder under
  * src/; of the files directly in src/, config.ts is `config`, main.ts `main` and cli.ts `cli`
  * (with src/cli/). A part imports only parts of a lower level, so no two parts can import each
- * other; parts of one level (the consumers) do not import each other either.
+ * other; parts of one level do not import each other either.
  */
 interface Part {
   readonly name: string;
@@ -34,13 +34,13 @@ export const PARTS: readonly Part[] = [
     level: 4,
     why: 'insights count evaluations and hold the stale rule: fed at the composition root, read by a use case',
   },
-  { name: 'services', level: 5, why: 'use cases know nothing of the protocols and consumers around them' },
-  { name: 'realtime', level: 6, why: 'realtime consumes changes; it is wired at the composition root' },
   {
     name: 'webhooks',
-    level: 6,
-    why: 'webhooks consume audit events; they are wired at the composition root',
+    level: 4,
+    why: 'webhooks: the outbox the use cases write in their transaction, the dispatcher main.ts starts',
   },
+  { name: 'services', level: 5, why: 'use cases know nothing of the protocols and consumers around them' },
+  { name: 'realtime', level: 6, why: 'realtime consumes changes; it is wired at the composition root' },
   {
     name: 'observability',
     level: 6,

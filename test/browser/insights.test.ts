@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initialFlagEnvironment } from '../../src/domain/flag.ts';
-import { newId } from '../../src/services/ids.ts';
+import { newId } from '../../src/domain/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { buildFlag, inEnvironments } from '../support/builders.ts';

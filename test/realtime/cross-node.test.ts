@@ -1,4 +1,3 @@
-import type { Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
@@ -11,28 +10,10 @@ import {
   startNode,
 } from '../access/support.ts';
 import { POSTGRES_SKIPPED } from '../support/database.ts';
-import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
+import { openSyncStream, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import { openSse, type SseConnection } from './sse-client.ts';
 
 const BULK = '/ofrep/v1/evaluate/flags';
-
-/** A raw SyncFlags stream: every flag configuration pushed, parsed. */
-function syncFlags(port: number, selector: string) {
-  const client = flagSyncClient<{
-    syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
-  }>(port);
-  const call = client.syncFlags({}, selectorMetadata(selector));
-  const payloads: { flags: Record<string, { defaultVariant: string; state: string }> }[] = [];
-  call.on('data', (data: { flagConfiguration: string }) => payloads.push(JSON.parse(data.flagConfiguration)));
-  call.on('error', () => {});
-  return {
-    payloads,
-    close: () => {
-      call.cancel();
-      client.close();
-    },
-  };
-}
 
 const shared = (['sqlite', 'postgres'] as const).filter(
   (name) => name === 'sqlite' || process.env.FLAGSTAFF_TEST_DATABASE_URL,
@@ -114,7 +95,10 @@ describe.each(shared)('event streams across nodes (%s)', (name) => {
   });
 
   it('a flagd sync stream held by node B gets the configuration node A changed', async () => {
-    const sync = syncFlags(syncB.port, `default/production#${secret}`);
+    const sync = openSyncStream(
+      syncB.port,
+      await syncSelectorOf((m, p) => nodeA.call(m, p), keyId, 'production'),
+    );
     try {
       await waitUntil(() => sync.payloads.length >= 1);
       expect(sync.payloads[0]?.flags.cross?.defaultVariant).toBe('on');

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KeyRevocations } from '../../src/plane/key-revocations.ts';
+import { ListenerHub } from '../../src/plane/listener-hub.ts';
+import type { ProjectChange, ProjectChanges } from '../../src/plane/project-changes.ts';
 import { openEventStreamConnection } from '../../src/realtime/event-stream-connection.ts';
-import { KeyRevocations } from '../../src/realtime/key-revocations.ts';
-import { ListenerHub } from '../../src/realtime/listener-hub.ts';
-import type { ProjectChange, ProjectChanges } from '../../src/realtime/project-changes.ts';
 import { SseStreams } from '../../src/realtime/sse-streams.ts';
 import type { StreamGrant } from '../../src/realtime/stream-access.ts';
 import { openSse, waitFor } from './sse-client.ts';

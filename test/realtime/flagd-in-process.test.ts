@@ -1,4 +1,3 @@
-import type { Metadata } from '@grpc/grpc-js';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import {
   type Client,
@@ -9,10 +8,12 @@ import {
 } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
+import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
+import { hashSecret } from '../../src/services/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { flagSyncClient, selectorMetadata } from '../support/flagd-sync-client.ts';
+import { fetchAllClient, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
@@ -43,24 +44,6 @@ const CONTEXTS: Record<string, string>[] = [
   ),
 ] as Record<string, string>[];
 
-/** A raw FlagSyncService client, to read exact status codes. */
-function rawClient(port: number) {
-  const client = flagSyncClient<{
-    fetchAllFlags(
-      request: object,
-      metadata: Metadata,
-      callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
-    ): void;
-  }>(port);
-  const fetchAll = (selector: string) =>
-    new Promise<{ code: number; flags?: string }>((resolve) => {
-      client.fetchAllFlags({}, selectorMetadata(selector), (error, reply) =>
-        resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
-      );
-    });
-  return { fetchAll, close: () => client.close() };
-}
-
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
   while (!condition()) {
@@ -74,6 +57,8 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
   let sync: FlagdSyncServer;
   let key: string;
   let keyId: string;
+  /** `default/production#<sync credential>`, from the API as the dashboard shows it. */
+  let selector: string;
   let client: Client;
   const changed: string[][] = [];
   const domain = `flagstaff-${database.name}`;
@@ -86,13 +71,14 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     });
     key = created.body.secret;
     keyId = created.body.id;
+    selector = await syncSelectorOf((method, path) => api.call(method, path), keyId, 'production');
     sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
     // Configured only through its documented options.
     const provider = new FlagdProvider({
       resolverType: 'in-process',
       host: '127.0.0.1',
       port: sync.port,
-      selector: `default/production#${key}`,
+      selector,
     });
     await OpenFeature.setProviderAndWait(domain, provider);
     client = OpenFeature.getClient(domain);
@@ -151,13 +137,40 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     expect(await client.getStringValue('banner-text', '', { targetingKey: 'someone' })).toBe('Hello there');
   });
 
-  it('gives a wrong key no flags: UNAUTHENTICATED; a key for another environment: PERMISSION_DENIED', async () => {
-    const raw = rawClient(sync.port);
+  it('gives a wrong credential no flags (UNAUTHENTICATED) and a key without the environment none either (PERMISSION_DENIED)', async () => {
+    const credential = selector.slice(selector.indexOf('#') + 1);
+    const everywhere = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'every environment', role: 'evaluator' },
+    });
+    const production = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'production only', role: 'evaluator', environments: ['production'] },
+    });
+    const raw = fetchAllClient(sync.port);
     try {
       expect(await raw.fetchAll(`default/production#fsk_wrong`)).toEqual({ code: 16 });
       expect(await raw.fetchAll('default/production')).toEqual({ code: 16 });
-      expect(await raw.fetchAll(`default/development#${key}`)).toEqual({ code: 7 });
-      const good = await raw.fetchAll(`default/production#${key}`);
+      // A credential is bound to its environment: used for another, it proves nothing.
+      expect(await raw.fetchAll(`default/development#${credential}`)).toEqual({ code: 16 });
+      expect(await raw.fetchAll(`default/production#${credential}x`)).toEqual({ code: 16 });
+      // A production-only key has no development selector to offer...
+      const offered = await api.call('GET', `/v1/api-keys/${production.body.id}/flagd-sync`);
+      expect(offered.body.map((s: { environment: string }) => s.environment)).toEqual(['production']);
+      // ...and a key that may read development gets one that works there.
+      const development = await syncSelectorOf(
+        (method, path) => api.call(method, path),
+        everywhere.body.id,
+        'development',
+      );
+      expect(development.startsWith('default/development#fsc.')).toBe(true);
+      expect((await raw.fetchAll(development)).code).toBe(0);
+      // Were a production-only key's credential for development ever made, the key's scope still refuses it.
+      const forged = deriveSyncCredential(
+        production.body.id,
+        hashSecret(production.body.secret),
+        'default/development',
+      );
+      expect(await raw.fetchAll(`default/development#${forged}`)).toEqual({ code: 7 });
+      const good = await raw.fetchAll(selector);
       expect(good.code).toBe(0);
       expect(Object.keys(JSON.parse(good.flags ?? '{}').flags)).toContain('banner-text');
     } finally {
@@ -185,14 +198,38 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     expect(details.errorCode).toBe('FLAG_NOT_FOUND');
   });
 
+  it('refuses an API key in the selector, with a warning naming the key, and the credential anywhere but sync', async () => {
+    const raw = fetchAllClient(sync.port);
+    try {
+      expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
+    } finally {
+      raw.close();
+    }
+    expect(logged.join('\n')).toContain(`"keyId":"${keyId}"`);
+    expect(logged.join('\n')).toContain('flagd sync refused an API key in a selector');
+    // The credential reads flag definitions over sync and nothing else: no evaluation, no export, no management.
+    const credential = selector.slice(selector.indexOf('#') + 1);
+    for (const [method, path] of [
+      ['POST', '/v1/evaluate'],
+      ['GET', '/v1/projects/default/environments/production/flagd'],
+      ['GET', '/v1/projects/default/flags'],
+    ] as const) {
+      const reply = await api.call(method, path, {
+        key: credential,
+        body: method === 'POST' ? {} : undefined,
+      });
+      expect(reply.status, `${method} ${path}`).toBe(401);
+    }
+  });
+
   it("ends a revoked key's stream", async () => {
     expect(sync.openStreams()).toBe(1);
     expect((await api.call('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204);
     await waitFor(() => sync.openStreams() === 0, 'the stream to end');
     // The provider reconnects, and is refused.
-    const raw = rawClient(sync.port);
+    const raw = fetchAllClient(sync.port);
     try {
-      expect(await raw.fetchAll(`default/production#${key}`)).toEqual({ code: 16 });
+      expect(await raw.fetchAll(selector)).toEqual({ code: 16 });
     } finally {
       raw.close();
     }
@@ -200,6 +237,8 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
 
   it('logs no key, not even a wrong one', () => {
     expect(logged.join('\n')).toContain('flagd sync refused');
-    for (const secret of [key, 'fsk_wrong']) expect(logged.join('\n')).not.toContain(secret);
+    for (const secret of [key, 'fsk_wrong', selector.slice(selector.indexOf('#'))]) {
+      expect(logged.join('\n')).not.toContain(secret);
+    }
   });
 });

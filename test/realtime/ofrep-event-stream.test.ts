@@ -158,24 +158,24 @@ describeEachDatabase('OFREP event streams (SSE)', (database) => {
   });
 
   it('logs the handshake as a completed 200 request, and forgets a stream its client closes', async () => {
-    const before = api.services.eventStreams.size;
+    const before = api.realtime.eventStreams.size;
     const stream = await connect(await streamUrl());
     await stream.waitForId();
-    expect(api.services.eventStreams.size).toBe(before + 1);
+    expect(api.realtime.eventStreams.size).toBe(before + 1);
     const handshake = logLines
       .map((line) => JSON.parse(line))
       .find((line) => line.msg === 'request' && String(line.url).startsWith('/ofrep/v1/events'));
     expect(handshake).toMatchObject({ method: 'GET', statusCode: 200 });
     stream.close();
-    await waitFor(() => api.services.eventStreams.size === before, 'the closed stream to be forgotten');
+    await waitFor(() => api.realtime.eventStreams.size === before, 'the closed stream to be forgotten');
   });
 
   it('opens no stream for HEAD', async () => {
     const url = await streamUrl();
-    const before = api.services.eventStreams.size;
+    const before = api.realtime.eventStreams.size;
     const res = await fetch(url, { method: 'HEAD' });
     expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(api.services.eventStreams.size).toBe(before);
+    expect(api.realtime.eventStreams.size).toBe(before);
   });
 
   it('answers CORS for the stream so pages on other origins can open it', async () => {

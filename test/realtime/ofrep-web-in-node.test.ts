@@ -43,7 +43,7 @@ describe('@openfeature/web-sdk with @openfeature/ofrep-web-provider in Node (--e
   it('with pollInterval 0, gets a change over the event stream as PROVIDER_CONFIGURATION_CHANGED', async () => {
     const ready = await waitForLine((line) => line.event === 'ready', 'the provider to be ready');
     expect(ready).toEqual({ event: 'ready', banner: 'Hi', eventSource: 'function' });
-    await waitFor(() => api.services.eventStreams.size === 1, 'the stream to open');
+    await waitFor(() => api.realtime.eventStreams.size === 1, 'the stream to open');
     const id = await flagId(api, 'banner-text');
     expect((await api.call('PATCH', `/v1/flags/${id}`, { body: { defaultVariant: 'long' } })).status).toBe(
       200,

@@ -4,7 +4,7 @@ import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { Flag, FlagEnvironment, JsonValue } from '../../src/domain/flag.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
-import { newId } from '../../src/services/ids.ts';
+import { newId } from '../../src/domain/ids.ts';
 import {
   type Page,
   type PageRequest,

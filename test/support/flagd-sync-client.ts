@@ -32,3 +32,60 @@ export function selectorMetadata(selector: string): Metadata {
   metadata.set('flagd-selector', selector);
   return metadata;
 }
+
+/**
+ * A key's flagd sync selector for one environment, asked of the API as Settings → API keys
+ * does (`call` is a test server's or node's, with an admin key).
+ */
+export async function syncSelectorOf(
+  call: (method: string, path: string) => Promise<{ status: number; body: unknown }>,
+  keyId: string,
+  environment: string,
+  project?: string,
+): Promise<string> {
+  const query = project === undefined ? '' : `?project=${encodeURIComponent(project)}`;
+  const reply = await call('GET', `/v1/api-keys/${keyId}/flagd-sync${query}`);
+  const found = (reply.body as { environment: string; selector: string }[]).find(
+    (s) => s.environment === environment,
+  );
+  if (reply.status !== 200 || found === undefined) {
+    throw new Error(`no selector for ${environment}: ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+  return found.selector;
+}
+
+/** A FlagSyncService client for unary calls, reading exact status codes (0: OK). */
+export function fetchAllClient(port: number) {
+  const client = flagSyncClient<{
+    fetchAllFlags(
+      request: object,
+      metadata: Metadata,
+      callback: (error: { code: number } | null, reply: { flagConfiguration: string }) => void,
+    ): void;
+  }>(port);
+  const fetchAll = (selector: string) =>
+    new Promise<{ code: number; flags?: string }>((resolve) => {
+      client.fetchAllFlags({}, selectorMetadata(selector), (error, reply) =>
+        resolve(error ? { code: error.code } : { code: 0, flags: reply.flagConfiguration }),
+      );
+    });
+  return { fetchAll, close: () => client.close() };
+}
+
+/** A raw SyncFlags stream: every flag configuration pushed, parsed. */
+export function openSyncStream(port: number, selector: string) {
+  const client = flagSyncClient<{
+    syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
+  }>(port);
+  const call = client.syncFlags({}, selectorMetadata(selector));
+  const payloads: { flags: Record<string, { defaultVariant: string; state: string }> }[] = [];
+  call.on('data', (data: { flagConfiguration: string }) => payloads.push(JSON.parse(data.flagConfiguration)));
+  call.on('error', () => {});
+  return {
+    payloads,
+    close: () => {
+      call.cancel();
+      client.close();
+    },
+  };
+}

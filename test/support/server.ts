@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
+import { createRealtime, type Realtime } from '../../src/realtime/realtime.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
@@ -13,6 +14,8 @@ export interface TestServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The node's OFREP event streams. */
+  readonly realtime: Realtime;
   /** The store behind the services, for tests that look at or break the database directly. */
   readonly store: Store;
   /** fetch against the server with the admin key unless `key` says otherwise (null: no Authorization). */
@@ -50,12 +53,14 @@ export async function startTestServer(
   const store: Store = opened.store;
   await bootstrap(store, ADMIN_KEY);
   const services = createServices(store);
-  const app = await buildApp({ services, ...options });
+  const realtime = createRealtime(services);
+  const app = await buildApp({ services, realtime, ...options });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,
     app,
     services,
+    realtime,
     store,
     async call(method, path, { body, key = ADMIN_KEY, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };

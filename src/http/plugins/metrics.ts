@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { EvaluationCounts } from '../../observability/evaluation-counts.ts';
 import { FastHistogram } from '../../observability/request-durations.ts';
 import type { Services } from '../../services/services.ts';
 
@@ -40,7 +41,10 @@ export function registerMetrics(
     return key;
   };
 
-  const counts = services.evaluation.counts;
+  // The /metrics tally is one observer of the evaluations served (docs/decisions/1772).
+  const counts = new EvaluationCounts();
+  const unobserve = services.evaluation.observe(counts);
+  app.addHook('onClose', async () => unobserve());
   new Counter({
     name: 'flagstaff_evaluations_total',
     help: 'Flag evaluations served, by project key, environment key and reason.',

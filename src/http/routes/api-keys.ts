@@ -45,6 +45,40 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
     );
   }
 
+  app.get(
+    '/api-keys/:keyId/flagd-sync',
+    describe(
+      'The flagd sync selectors of a key, one per environment it may read',
+      [400, 401, 403, 404, 429],
+      {
+        params: Closed({ keyId: Type.String() }),
+        querystring: Closed({
+          project: Type.Optional(
+            Type.String({ description: 'Project id or key; required for an organisation-wide key.' }),
+          ),
+        }),
+        200: Type.Array(
+          Type.Object({
+            environment: Type.String(),
+            selector: Type.String({
+              description:
+                'The selector for a flagd in-process provider: `<project>/<environment>#<sync credential>`. The credential can read this environment’s flag definitions over flagd sync and nothing else; revoking the key revokes it.',
+            }),
+          }),
+        ),
+      },
+    ),
+    async (request, reply) => {
+      const selectors = await services.apiKeys.flagdSyncSelectors(
+        actorOf(request),
+        request.params.keyId,
+        request.query.project,
+      );
+      reply.header('cache-control', 'no-store');
+      return selectors;
+    },
+  );
+
   app.delete(
     '/api-keys/:keyId',
     describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {

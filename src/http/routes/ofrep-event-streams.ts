@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../../domain/errors.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
+import type { Realtime } from '../../realtime/realtime.ts';
 import type { Services } from '../../services/services.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -10,8 +11,11 @@ export const EVENT_STREAM_PATH = '/ofrep/v1/events';
  * The OFREP event stream (docs/product.md §9, reference/ofrep/event-streams.yaml). EventSource sends no
  * headers, so the URL's token is the credential; the bulk evaluation response hands it out.
  */
-export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  const streams = services.eventStreams;
+export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
+  app,
+  { services, realtime },
+) => {
+  const streams = realtime.eventStreams;
   // Open streams would keep close() waiting forever; clients reconnect to another node.
   app.addHook('preClose', async () => streams.closeAll());
 
@@ -37,7 +41,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services }> = async (ap
       },
     },
     async (request, reply) => {
-      const grant = await services.streamAccess.verify(request.query.token);
+      const grant = await realtime.streamAccess.verify(request.query.token);
       if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
         throw notFound('The environment of this stream no longer exists.');
       }

@@ -12,6 +12,7 @@ import {
   type OfrepFailure,
 } from '../../openfeature/ofrep/ofrep-wire.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
+import type { Realtime } from '../../realtime/realtime.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
@@ -130,14 +131,14 @@ const INACTIVITY_DELAY_SEC = 120;
  */
 function eventStreamsFor(
   request: FastifyRequest,
-  services: Services,
+  realtime: Realtime,
   projectId: string,
   environment: string,
 ) {
   const principal = actorOf(request).principal;
   const secret = bearerSecret(request);
   if (principal.type !== 'api_key' || secret === undefined) return undefined;
-  const token = services.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
+  const token = realtime.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
   const url = `${request.protocol}://${request.host}${EVENT_STREAM_PATH}?token=${token}`;
   return [{ type: 'sse' as const, url, inactivityDelaySec: INACTIVITY_DELAY_SEC }];
 }
@@ -217,7 +218,10 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
  * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
  * /ofrep/v1, with the same API keys and evaluation service as /v1.
  */
-export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
+  app,
+  { services, realtime },
+) => {
   registerAuthentication(app, services.apiKeys);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
@@ -296,7 +300,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       const context = contextOf(request.body);
       const reevaluate = reevaluateIn(target.compiled, epochSeconds(services.clock));
       const details = services.evaluation.evaluateAllIn(target, context);
-      const eventStreams = eventStreamsFor(request, services, target.projectId, target.environment);
+      const eventStreams = eventStreamsFor(request, realtime, target.projectId, target.environment);
       const body = JSON.stringify({
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),

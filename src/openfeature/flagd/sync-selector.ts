@@ -6,8 +6,8 @@ export interface SyncSelector {
 }
 
 /**
- * `<project key or id>/<environment key>#<evaluator key secret>` (docs/product.md §9). flagd's providers
- * send nothing but the selector, so it carries the credential. Undefined when malformed.
+ * `<project key or id>/<environment key>#<sync credential>` (docs/decisions/1771). flagd's
+ * providers send nothing but the selector, so it carries the credential. Undefined when malformed.
  */
 export function parseSyncSelector(selector: string): SyncSelector | undefined {
   const hash = selector.indexOf('#');

@@ -3,6 +3,9 @@
  * the listener compares revisions with the database, so a lost or duplicated notice costs
  * nothing but a later (or an extra) comparison.
  */
+/** What one write changed, when it was one flag: other nodes patch that flag instead of reloading the project. */
+export type FlagChange = { readonly written: string } | { readonly removed: string };
+
 export type ChangeNotice =
   /**
    * A project's revision moved (`revision`), or the project was deleted (`undefined`); `written`

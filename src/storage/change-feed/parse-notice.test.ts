@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseNotice } from './postgres-change-feed.ts';
+import type { FlagChange } from './change-feed.ts';
+import { encodeNotice, parseNotice } from './postgres-change-feed.ts';
 
 describe('parseNotice', () => {
   it.each([
@@ -13,5 +14,20 @@ describe('parseNotice', () => {
     [undefined, { kind: 'resync' }],
   ])('reads %s', (payload, notice) => {
     expect(parseNotice(payload)).toEqual(notice);
+  });
+});
+
+describe('encodeNotice', () => {
+  it.each<[FlagChange | undefined, object]>([
+    [undefined, {}],
+    [{ written: 'flg_2' }, { written: 'flg_2' }],
+    [{ removed: 'old-key.v2' }, { removed: 'old-key.v2' }],
+  ])('writes what parseNotice reads back: %j', (change, flag) => {
+    expect(parseNotice(encodeNotice('prj_1', 8, change))).toEqual({
+      kind: 'project',
+      projectId: 'prj_1',
+      revision: 8,
+      ...flag,
+    });
   });
 });

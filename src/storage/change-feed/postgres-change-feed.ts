@@ -4,6 +4,7 @@ import {
   type ChangeFeed,
   type ChangeFeedListener,
   type ChangeNotice,
+  type FlagChange,
   RESYNC,
 } from './change-feed.ts';
 
@@ -88,6 +89,13 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.#retry = setTimeout(() => void this.#connect(), backoffMs(this.#attempt++));
     this.#retry.unref();
   }
+}
+
+/** The NOTIFY payload announcing a revision bump: what `parseNotice` reads back. */
+export function encodeNotice(projectId: string, revision: number, change: FlagChange | undefined): string {
+  const flag =
+    change === undefined ? '' : 'written' in change ? `:w:${change.written}` : `:r:${change.removed}`;
+  return `p:${projectId}:${revision}${flag}`;
 }
 
 /**

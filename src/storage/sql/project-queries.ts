@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { encodeNotice } from '../change-feed/postgres-change-feed.ts';
 import type { ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
 import {
@@ -53,7 +54,7 @@ export function projectQueries({ db, atomically, postgres }: SqlContext): Projec
       // The change feed (decision 0204): delivered to every node when this transaction commits,
       // saying what changed so they patch one flag instead of reloading the project.
       if (postgres) {
-        const payload = `p:${projectId}:${revision}${change === undefined ? '' : `:${change}`}`;
+        const payload = encodeNotice(projectId, revision, change);
         await sql`select pg_notify('flagstaff_' || current_schema(), ${payload})`.execute(db);
       }
       return revision;

@@ -1,6 +1,6 @@
 import type { ApiKey, Principal } from '../domain/api-key.ts';
-import type { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { Store, StoredApiKey } from '../storage/store.ts';
+import type { KeyRevocations } from './key-revocations.ts';
 
 /** What authentication finds for a hash: the key, or nothing (unknown or revoked). */
 export type KnownKey = StoredApiKey & { readonly principal: Principal };

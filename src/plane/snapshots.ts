@@ -1,20 +1,56 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
 import type { Flag } from '../domain/flag.ts';
+import type { Segment } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
   compileProject,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
-import { ListenerHub } from '../realtime/listener-hub.ts';
-import type { ProjectChange, ProjectChangeListener, ProjectChanges } from '../realtime/project-changes.ts';
 import type { EvaluationSource } from '../storage/store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
+import { ListenerHub } from './listener-hub.ts';
+import type { ProjectChange, ProjectChangeListener, ProjectChanges } from './project-changes.ts';
 
 interface ProjectSnapshot {
   readonly revision: number;
   /** Keyed by environment key. */
   readonly environments: ReadonlyMap<string, CompiledEnvironment>;
+  /** The stored form the compiled one was built from, for readers of definitions (flagd export and sync). */
+  readonly definitions: StoredDefinitions;
+}
+
+/** A project's flags and segments as stored, at the snapshot's revision. */
+export interface ProjectDefinitions {
+  readonly revision: number;
+  /** Every flag (archived ones too), in key order. */
+  readonly flags: readonly Flag[];
+  /** Every segment, in key order. */
+  readonly segments: readonly Segment[];
+}
+
+/** Flags by key, so a write patches one; listed in key order on demand. */
+class StoredDefinitions {
+  readonly #flags: ReadonlyMap<string, Flag>;
+  readonly segments: readonly Segment[];
+  #listed: readonly Flag[] | undefined;
+
+  constructor(flags: ReadonlyMap<string, Flag>, segments: readonly Segment[]) {
+    this.#flags = flags;
+    this.segments = segments;
+  }
+
+  get flags(): readonly Flag[] {
+    this.#listed ??= [...this.#flags.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    return this.#listed;
+  }
+
+  with(change: { readonly written: Flag } | { readonly removed: string }): StoredDefinitions {
+    const flags = new Map(this.#flags);
+    if ('written' in change) flags.set(change.written.key, change.written);
+    else flags.delete(change.removed);
+    return new StoredDefinitions(flags, this.segments);
+  }
 }
 
 /**
@@ -22,8 +58,6 @@ interface ProjectSnapshot {
  * as written, the key of a deleted flag, or anything else of the project (rebuild).
  */
 export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
-
-/** What the snapshots read: each project's contents, and the projects' keys for the references by key. */
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
@@ -80,8 +114,22 @@ export class SnapshotRegistry implements ProjectChanges {
           'written' in change ? withFlag(compiled, change.written) : withoutFlag(compiled, change.removed),
         );
       }
-      this.#install(projectId, { revision, environments });
+      this.#install(projectId, { revision, environments, definitions: current.definitions.with(change) });
     });
+  }
+
+  /**
+   * The project's flags and segments as stored, from memory once loaded (flagd export and sync
+   * read these, so they keep answering while the database is away). Loads the project on first use.
+   */
+  async definitions(projectId: string): Promise<ProjectDefinitions> {
+    const loaded =
+      this.#projects.get(projectId) ?? (await this.#serialise(projectId, () => this.#load(projectId)));
+    return {
+      revision: loaded.revision,
+      flags: loaded.definitions.flags,
+      segments: loaded.definitions.segments,
+    };
   }
 
   subscribe(projectId: string, listener: ProjectChangeListener): () => void {
@@ -193,6 +241,7 @@ export class SnapshotRegistry implements ProjectChanges {
         flags,
         segments,
       ),
+      definitions: new StoredDefinitions(new Map(flags.map((flag) => [flag.key, flag])), segments),
     };
     this.#install(projectId, snapshot);
     return snapshot;

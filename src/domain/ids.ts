@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Clock, systemClock } from '../domain/clock.ts';
+import { type Clock, systemClock } from './clock.ts';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 let lastTime = 0;
