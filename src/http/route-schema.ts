@@ -1,3 +1,4 @@
+import type { FastifyContextConfig } from 'fastify';
 import type { TSchema } from 'typebox';
 import { problems } from './schemas/common.ts';
 
@@ -19,11 +20,17 @@ type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring
 /**
  * The route options writer for a group of routes under `tags`: each route's schema is what the
  * OpenAPI document shows, the tags and a summary, the problems (application/problem+json) it
- * may answer with by status, and what it takes and answers.
+ * may answer with by status, and what it takes and answers; and its rules (`config`: who may
+ * call it and its rate limit, read once when the route is registered; decision 1782).
  */
 export const describeRoutes =
   (tags: string[]) =>
-  <const P extends RouteParts>(summary: string, problemStatuses: readonly number[], parts: P) => {
+  <const P extends RouteParts>(
+    summary: string,
+    problemStatuses: readonly number[],
+    parts: P,
+    config: FastifyContextConfig = {},
+  ) => {
     const { description, params, querystring, body, ...answers } = parts;
     const taken = {
       ...(description === undefined ? {} : { description }),
@@ -31,5 +38,8 @@ export const describeRoutes =
       ...(querystring === undefined ? {} : { querystring }),
       ...(body === undefined ? {} : { body }),
     } as Taken<P>;
-    return { schema: { tags, summary, ...taken, response: { ...answers, ...problems(...problemStatuses) } } };
+    return {
+      schema: { tags, summary, ...taken, response: { ...answers, ...problems(...problemStatuses) } },
+      config,
+    };
   };

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
+import { API_KEY, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
@@ -15,14 +16,20 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
     const projectOf = (params: unknown) =>
       scope === 'project' ? (params as { projectId: string }).projectId : null;
     const who = scope === 'project' ? "a project's" : 'organisation-wide';
+    const target = scope === 'project' ? PROJECT : ORGANISATION;
 
     app.get(
       url,
-      describe(`List ${who} API keys (never their secrets)`, [400, 401, 403, 404, 429], {
-        ...params,
-        querystring: Closed(PageQuery),
-        200: Type.Array(ApiKeySchema),
-      }),
+      describe(
+        `List ${who} API keys (never their secrets)`,
+        [400, 401, 403, 404, 429],
+        {
+          ...params,
+          querystring: Closed(PageQuery),
+          200: Type.Array(ApiKeySchema),
+        },
+        { access: { role: 'admin', target } },
+      ),
       async (request, reply) =>
         sendListed(request, reply, (actor) =>
           services.apiKeys.list(actor, projectOf(request.params), pageOf(request.query)),
@@ -35,6 +42,8 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
         `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
         [400, 401, 403, 404, 429],
         { ...params, body: CreateApiKeySchema, 201: CreatedApiKeySchema },
+        // A key cannot create a key with a higher role or wider environments than its own.
+        { access: { role: 'admin', target, body: newKeyPower } },
       ),
       async (request, reply) => {
         const key = await services.apiKeys.create(actorOf(request), projectOf(request.params), request.body);
@@ -67,6 +76,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
           }),
         ),
       },
+      { access: { role: 'admin', target: API_KEY } },
     ),
     async (request, reply) => {
       const selectors = await services.apiKeys.flagdSyncSelectors(
@@ -81,9 +91,14 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.delete(
     '/api-keys/:keyId',
-    describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {
-      params: Closed({ keyId: Type.String() }),
-    }),
+    describe(
+      'Revoke an API key (effective on the next request)',
+      [401, 403, 404, 429],
+      {
+        params: Closed({ keyId: Type.String() }),
+      },
+      { access: { role: 'admin', target: API_KEY } },
+    ),
     async (request, reply) => {
       await services.apiKeys.revoke(actorOf(request), request.params.keyId);
       return sendNoContent(reply);

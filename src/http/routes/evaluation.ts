@@ -6,6 +6,7 @@ import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
+import { bodyEnvironment, EVALUATED_PROJECT, QUERY_ENVIRONMENT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, OneOf } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
@@ -76,14 +77,26 @@ function checkAttributesSize(attributes: EvaluationContext | undefined): Evaluat
 export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagKey',
-    describe('Evaluate a flag for a user', [400, 401, 403, 404, 429], {
-      params: Closed({ flagKey: Type.String() }),
-      querystring: Closed({
-        ...Scope,
-        attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
-      }),
-      200: EvaluationResultSchema,
-    }),
+    describe(
+      'Evaluate a flag for a user',
+      [400, 401, 403, 404, 429],
+      {
+        params: Closed({ flagKey: Type.String() }),
+        querystring: Closed({
+          ...Scope,
+          attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
+        }),
+        200: EvaluationResultSchema,
+      },
+      {
+        access: {
+          role: 'evaluator',
+          target: EVALUATED_PROJECT,
+          environments: QUERY_ENVIRONMENT,
+          rateLimit: 'evaluation',
+        },
+      },
+    ),
     // Not async: once the node is loaded, the answer is computed without a promise (decision 0207).
     (request) => {
       const { attributes, ...scope } = request.query;
@@ -110,6 +123,14 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
         200: EvaluationResultSchema,
       },
+      {
+        access: {
+          role: 'evaluator',
+          target: EVALUATED_PROJECT,
+          body: bodyEnvironment,
+          rateLimit: 'evaluation',
+        },
+      },
     ),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
@@ -122,15 +143,27 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/evaluate',
-    describe('Evaluate every non-archived flag (or the listed ones) for a user', [400, 401, 403, 404, 429], {
-      querystring: Closed({ project: Scope.project }),
-      body: Closed({
-        environment: Scope.environment,
-        attributes: Type.Optional(Attributes),
-        flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-      }),
-      200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
-    }),
+    describe(
+      'Evaluate every non-archived flag (or the listed ones) for a user',
+      [400, 401, 403, 404, 429],
+      {
+        querystring: Closed({ project: Scope.project }),
+        body: Closed({
+          environment: Scope.environment,
+          attributes: Type.Optional(Attributes),
+          flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+        }),
+        200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+      },
+      {
+        access: {
+          role: 'evaluator',
+          target: EVALUATED_PROJECT,
+          body: bodyEnvironment,
+          rateLimit: 'evaluation',
+        },
+      },
+    ),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
