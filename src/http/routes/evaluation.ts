@@ -89,6 +89,8 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         200: EvaluationResultSchema,
       },
       {
+        browser: true,
+
         access: {
           role: 'evaluator',
           target: EVALUATED_PROJECT,
@@ -124,6 +126,8 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         200: EvaluationResultSchema,
       },
       {
+        browser: true,
+
         access: {
           role: 'evaluator',
           target: EVALUATED_PROJECT,
@@ -156,6 +160,8 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
       },
       {
+        browser: true,
+
         access: {
           role: 'evaluator',
           target: EVALUATED_PROJECT,

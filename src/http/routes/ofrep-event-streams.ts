@@ -24,7 +24,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Rea
     {
       // A HEAD would open a stream with no body to send it in.
       exposeHeadRoute: false,
-      config: { access: 'public' },
+      config: { access: 'public', browser: true },
       schema: {
         tags: ['OFREP'],
         summary: 'Stream change notifications (OFREP event stream, SSE)',

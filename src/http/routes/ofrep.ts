@@ -229,7 +229,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime 
   app.post(
     '/evaluate/flags/:key',
     {
-      config: { access: OFREP_ACCESS },
+      config: { access: OFREP_ACCESS, browser: true },
       schema: {
         tags,
         summary: 'Evaluate one flag (OFREP)',
@@ -258,7 +258,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime 
   app.post(
     '/evaluate/flags',
     {
-      config: { access: OFREP_ACCESS },
+      config: { access: OFREP_ACCESS, browser: true },
       schema: {
         tags,
         summary: 'Evaluate every flag (OFREP bulk)',
