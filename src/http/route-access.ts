@@ -128,3 +128,13 @@ export function newKeyPower(principal: Principal, body: unknown): void {
  * declare `config: { access }` itself (OFREP does); the authorisation matrix test fails on a
  * route with neither.
  */
+
+/**
+ * A route's rules for its Fastify `config`: the least role that may call it, what it acts on,
+ * and what else it checks (decision 1782). `access('editor', FLAG, { environments: ALL })`.
+ */
+export const access = (
+  role: Role,
+  target: RouteAccess['target'],
+  more: Omit<RouteAccess, 'role' | 'target'> = {},
+): { readonly access: RouteAccess } => ({ access: { role, target, ...more } });

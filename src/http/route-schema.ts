@@ -12,6 +12,8 @@ export interface RouteParts {
   readonly params?: TSchema;
   readonly querystring?: TSchema;
   readonly body?: TSchema;
+  /** The route's rules: who may call it, its rate limit, browser exposure (decision 1782). */
+  readonly config?: FastifyContextConfig;
   readonly [status: number]: TSchema;
 }
 
@@ -21,17 +23,13 @@ type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring
  * The route options writer for a group of routes under `tags`: each route's schema is what the
  * OpenAPI document shows, the tags and a summary, the problems (application/problem+json) it
  * may answer with by status, and what it takes and answers; and its rules (`config`: who may
- * call it and its rate limit, read once when the route is registered; decision 1782).
+ * call it, its rate limit and browser exposure, read once when the route is registered;
+ * decision 1782).
  */
 export const describeRoutes =
   (tags: string[]) =>
-  <const P extends RouteParts>(
-    summary: string,
-    problemStatuses: readonly number[],
-    parts: P,
-    config: FastifyContextConfig = {},
-  ) => {
-    const { description, params, querystring, body, ...answers } = parts;
+  <const P extends RouteParts>(summary: string, problemStatuses: readonly number[], parts: P) => {
+    const { description, params, querystring, body, config = {}, ...answers } = parts;
     const taken = {
       ...(description === undefined ? {} : { description }),
       ...(params === undefined ? {} : { params }),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendNoContent, sendPage, sendWritten } from '../request-helpers.ts';
-import { ALL, ANY, OWN_ACCOUNT } from '../route-access.ts';
+import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import {
   Closed,
   Email,
@@ -74,7 +74,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/me',
     // Who is asking: anyone authenticated.
     {
-      config: { access: { role: 'evaluator', target: ANY } },
+      config: access('evaluator', ANY),
       schema: {
         tags,
         summary: 'Who the request is authenticated as: an API key or a signed-in account',
@@ -91,7 +91,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/me/password',
     // One's own password: signed-in people only, whatever their role.
     {
-      config: { access: { role: 'evaluator', target: OWN_ACCOUNT } },
+      config: access('evaluator', OWN_ACCOUNT),
       schema: {
         tags,
         summary:
@@ -117,7 +117,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/accounts',
     // Accounts and invitations: admins; the use case narrows a project admin to its project's.
     {
-      config: { access: { role: 'admin', target: ANY } },
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'List dashboard accounts (admin; a project admin sees the project’s own)',
@@ -134,7 +134,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.delete(
     '/accounts/:accountId',
     {
-      config: { access: { role: 'admin', target: ANY } },
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Remove an account and end its sessions (409 for the last organisation admin)',
@@ -152,7 +152,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.patch(
     '/accounts/:accountId',
     {
-      config: { access: { role: 'admin', target: ANY, environments: ALL } },
+      config: access('admin', ANY, { environments: ALL }),
       schema: {
         tags,
         summary:
@@ -171,7 +171,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/accounts/:accountId/password-reset',
     {
-      config: { access: { role: 'admin', target: ANY, environments: ALL } },
+      config: access('admin', ANY, { environments: ALL }),
       schema: {
         tags,
         summary:
@@ -197,7 +197,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/invitations',
     {
-      config: { access: { role: 'admin', target: ANY } },
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'List pending invitations (admin)',
@@ -214,7 +214,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/invitations',
     {
-      config: { access: { role: 'admin', target: ANY } },
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Invite someone: the one-time link is in the response, once',
@@ -244,7 +244,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.delete(
     '/invitations/:invitationId',
     {
-      config: { access: { role: 'admin', target: ANY } },
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Withdraw an invitation',

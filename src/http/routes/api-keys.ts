@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
-import { API_KEY, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
+import { API_KEY, access, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
@@ -20,16 +20,12 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
     app.get(
       url,
-      describe(
-        `List ${who} API keys (never their secrets)`,
-        [400, 401, 403, 404, 429],
-        {
-          ...params,
-          querystring: Closed(PageQuery),
-          200: Type.Array(ApiKeySchema),
-        },
-        { access: { role: 'admin', target } },
-      ),
+      describe(`List ${who} API keys (never their secrets)`, [400, 401, 403, 404, 429], {
+        ...params,
+        querystring: Closed(PageQuery),
+        200: Type.Array(ApiKeySchema),
+        config: access('admin', target),
+      }),
       async (request, reply) =>
         sendListed(request, reply, (actor) =>
           services.apiKeys.list(actor, projectOf(request.params), pageOf(request.query)),
@@ -41,9 +37,13 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
       describe(
         `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
         [400, 401, 403, 404, 429],
-        { ...params, body: CreateApiKeySchema, 201: CreatedApiKeySchema },
-        // A key cannot create a key with a higher role or wider environments than its own.
-        { access: { role: 'admin', target, body: newKeyPower } },
+        {
+          ...params,
+          body: CreateApiKeySchema,
+          201: CreatedApiKeySchema,
+          config: // A key cannot create a key with a higher role or wider environments than its own.
+            access('admin', target, { body: newKeyPower }),
+        },
       ),
       async (request, reply) => {
         const key = await services.apiKeys.create(actorOf(request), projectOf(request.params), request.body);
@@ -75,8 +75,8 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
             }),
           }),
         ),
+        config: access('admin', API_KEY),
       },
-      { access: { role: 'admin', target: API_KEY } },
     ),
     async (request, reply) => {
       const selectors = await services.apiKeys.flagdSyncSelectors(
@@ -91,14 +91,10 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.delete(
     '/api-keys/:keyId',
-    describe(
-      'Revoke an API key (effective on the next request)',
-      [401, 403, 404, 429],
-      {
-        params: Closed({ keyId: Type.String() }),
-      },
-      { access: { role: 'admin', target: API_KEY } },
-    ),
+    describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {
+      params: Closed({ keyId: Type.String() }),
+      config: access('admin', API_KEY),
+    }),
     async (request, reply) => {
       await services.apiKeys.revoke(actorOf(request), request.params.keyId);
       return sendNoContent(reply);

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
 import { pageOf, sendListed } from '../request-helpers.ts';
-import { ORGANISATION, PROJECT } from '../route-access.ts';
+import { access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
@@ -42,16 +42,12 @@ const filterOf = (query: {
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/audit-log',
-    describe(
-      "A project's audit log, newest first (admin)",
-      [400, 401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        querystring: ProjectAuditQuery,
-        200: Type.Array(AuditEventSchema),
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe("A project's audit log, newest first (admin)", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: ProjectAuditQuery,
+      200: Type.Array(AuditEventSchema),
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
         services.auditLog.listProject(
@@ -68,8 +64,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
     describe(
       'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
       [400, 401, 403, 429],
-      { querystring: OrganisationAuditQuery, 200: Type.Array(AuditEventSchema) },
-      { access: { role: 'admin', target: ORGANISATION } },
+      {
+        querystring: OrganisationAuditQuery,
+        200: Type.Array(AuditEventSchema),
+        config: access('admin', ORGANISATION),
+      },
     ),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
-import { CHANGE_REQUEST, PROJECT } from '../route-access.ts';
+import { access, CHANGE_REQUEST, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -59,20 +59,16 @@ const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
 export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/change-requests',
-    describe(
-      "List a project's change requests, newest first",
-      [400, 401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        querystring: Closed({
-          status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
-          flagId: Type.Optional(Type.String()),
-          ...PageQuery,
-        }),
-        200: Type.Array(ChangeRequestSchema),
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe("List a project's change requests, newest first", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
+        flagId: Type.Optional(Type.String()),
+        ...PageQuery,
+      }),
+      200: Type.Array(ChangeRequestSchema),
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) => {
       const { status, flagId } = request.query;
       const page = await services.changeRequests.list(
@@ -87,15 +83,11 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
 
   app.get(
     '/change-requests/:requestId',
-    describe(
-      'Get a change request',
-      [401, 403, 404, 429],
-      {
-        params: RequestParams,
-        200: ChangeRequestSchema,
-      },
-      { access: { role: 'viewer', target: CHANGE_REQUEST } },
-    ),
+    describe('Get a change request', [401, 403, 404, 429], {
+      params: RequestParams,
+      200: ChangeRequestSchema,
+      config: access('viewer', CHANGE_REQUEST),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
   );
@@ -108,7 +100,7 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
         'Approve a change request (not your own); at the required count it is applied',
         Closed({ comment: Type.Optional(Description) }),
       ),
-      config: { access: { role: 'editor', target: CHANGE_REQUEST } },
+      config: access('editor', CHANGE_REQUEST),
     },
     async (request, reply) => {
       const body = (request.body ?? {}) as { comment?: string };
@@ -123,7 +115,7 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     '/change-requests/:requestId/reject',
     {
       ...decision('Reject a change request'),
-      config: { access: { role: 'editor', target: CHANGE_REQUEST } },
+      config: access('editor', CHANGE_REQUEST),
     },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.reject(actor, request.params.requestId)),
@@ -133,7 +125,7 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     '/change-requests/:requestId/apply',
     {
       ...decision('Apply a fully approved change request; admins may apply one without its approvals'),
-      config: { access: { role: 'editor', target: CHANGE_REQUEST } },
+      config: access('editor', CHANGE_REQUEST),
     },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.apply(actor, request.params.requestId)),
@@ -143,7 +135,7 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     '/change-requests/:requestId/withdraw',
     {
       ...decision('Withdraw your change request (or, as an admin, anyone’s)'),
-      config: { access: { role: 'editor', target: CHANGE_REQUEST } },
+      config: access('editor', CHANGE_REQUEST),
     },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.withdraw(actor, request.params.requestId)),

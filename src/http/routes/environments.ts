@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
-import { ALL, approvalPolicyChange, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { ALL, access, approvalPolicyChange, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
@@ -13,15 +13,11 @@ const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
 export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/environments',
-    describe(
-      "List a project's environments",
-      [401, 403, 404],
-      {
-        params: ProjectParams,
-        200: Type.Array(EnvironmentSchema),
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe("List a project's environments", [401, 403, 404], {
+      params: ProjectParams,
+      200: Type.Array(EnvironmentSchema),
+      config: access('viewer', PROJECT),
+    }),
     async (request) => {
       const environments = await services.environments.list(actorOf(request), request.params.projectId);
       const last = await services.insights.environmentsLastEvaluated(environments);
@@ -34,8 +30,12 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     describe(
       'Create an environment (every flag disabled, or a copy of `copyFrom`)',
       [400, 401, 403, 404, 409],
-      { params: ProjectParams, body: CreateEnvironmentSchema, 201: EnvironmentSchema },
-      { access: { role: 'editor', target: PROJECT, environments: ALL } },
+      {
+        params: ProjectParams,
+        body: CreateEnvironmentSchema,
+        201: EnvironmentSchema,
+        config: access('editor', PROJECT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendMade(
@@ -48,12 +48,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.get(
     '/projects/:projectId/environments/:envKey',
-    describe(
-      'Get an environment',
-      [401, 403, 404],
-      { params: EnvironmentParams, 200: EnvironmentSchema },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe('Get an environment', [401, 403, 404], {
+      params: EnvironmentParams,
+      200: EnvironmentSchema,
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
         services.environments.get(actor, request.params.projectId, request.params.envKey),
@@ -62,23 +61,12 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.patch(
     '/projects/:projectId/environments/:envKey',
-    describe(
-      'Change an environment (merge patch)',
-      [400, 401, 403, 404, 412],
-      {
-        params: EnvironmentParams,
-        body: PatchEnvironmentSchema,
-        200: EnvironmentSchema,
-      },
-      {
-        access: {
-          role: 'editor',
-          target: PROJECT,
-          environments: PATH_ENVIRONMENT,
-          body: approvalPolicyChange,
-        },
-      },
-    ),
+    describe('Change an environment (merge patch)', [400, 401, 403, 404, 412], {
+      params: EnvironmentParams,
+      body: PatchEnvironmentSchema,
+      200: EnvironmentSchema,
+      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT, body: approvalPolicyChange }),
+    }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
         services.environments.patch(
@@ -93,14 +81,10 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.delete(
     '/projects/:projectId/environments/:envKey',
-    describe(
-      'Delete an environment (not the last one)',
-      [401, 403, 404, 409, 412],
-      {
-        params: EnvironmentParams,
-      },
-      { access: { role: 'editor', target: PROJECT, environments: ALL } },
-    ),
+    describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
+      params: EnvironmentParams,
+      config: access('editor', PROJECT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>
         services.environments.delete(actor, request.params.projectId, request.params.envKey, options),

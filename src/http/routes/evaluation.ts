@@ -6,13 +6,28 @@ import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { bodyEnvironment, EVALUATED_PROJECT, QUERY_ENVIRONMENT } from '../route-access.ts';
+import {
+  access,
+  bodyEnvironment,
+  EVALUATED_PROJECT,
+  QUERY_ENVIRONMENT,
+  type RouteAccess,
+} from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, OneOf } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
+
+// Evaluation routes: any key of the project, the evaluation budget, callable from browsers
+// (docs/product.md §4.1, §6); the environment from `?environment=` or from the body.
+const evaluation = (more: Omit<RouteAccess, 'role' | 'target' | 'rateLimit'>) => ({
+  browser: true,
+  ...access('evaluator', EVALUATED_PROJECT, { ...more, rateLimit: 'evaluation' }),
+});
+const BY_QUERY = evaluation({ environments: QUERY_ENVIRONMENT });
+const BY_BODY = evaluation({ body: bodyEnvironment });
 
 export const EvaluationResultSchema = Type.Object({
   key: Type.String(),
@@ -77,28 +92,15 @@ function checkAttributesSize(attributes: EvaluationContext | undefined): Evaluat
 export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagKey',
-    describe(
-      'Evaluate a flag for a user',
-      [400, 401, 403, 404, 429],
-      {
-        params: Closed({ flagKey: Type.String() }),
-        querystring: Closed({
-          ...Scope,
-          attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
-        }),
-        200: EvaluationResultSchema,
-      },
-      {
-        browser: true,
-
-        access: {
-          role: 'evaluator',
-          target: EVALUATED_PROJECT,
-          environments: QUERY_ENVIRONMENT,
-          rateLimit: 'evaluation',
-        },
-      },
-    ),
+    describe('Evaluate a flag for a user', [400, 401, 403, 404, 429], {
+      params: Closed({ flagKey: Type.String() }),
+      querystring: Closed({
+        ...Scope,
+        attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
+      }),
+      200: EvaluationResultSchema,
+      config: BY_QUERY,
+    }),
     // Not async: once the node is loaded, the answer is computed without a promise (decision 0207).
     (request) => {
       const { attributes, ...scope } = request.query;
@@ -124,16 +126,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         querystring: Closed({ project: Scope.project }),
         body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
         200: EvaluationResultSchema,
-      },
-      {
-        browser: true,
-
-        access: {
-          role: 'evaluator',
-          target: EVALUATED_PROJECT,
-          body: bodyEnvironment,
-          rateLimit: 'evaluation',
-        },
+        config: BY_BODY,
       },
     ),
     async (request) => {
@@ -147,29 +140,16 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/evaluate',
-    describe(
-      'Evaluate every non-archived flag (or the listed ones) for a user',
-      [400, 401, 403, 404, 429],
-      {
-        querystring: Closed({ project: Scope.project }),
-        body: Closed({
-          environment: Scope.environment,
-          attributes: Type.Optional(Attributes),
-          flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
-        }),
-        200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
-      },
-      {
-        browser: true,
-
-        access: {
-          role: 'evaluator',
-          target: EVALUATED_PROJECT,
-          body: bodyEnvironment,
-          rateLimit: 'evaluation',
-        },
-      },
-    ),
+    describe('Evaluate every non-archived flag (or the listed ones) for a user', [400, 401, 403, 404, 429], {
+      querystring: Closed({ project: Scope.project }),
+      body: Closed({
+        environment: Scope.environment,
+        attributes: Type.Optional(Attributes),
+        flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
+      }),
+      200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+      config: BY_BODY,
+    }),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };

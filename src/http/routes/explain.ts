@@ -4,7 +4,7 @@ import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { bodyEnvironment, PROJECT } from '../route-access.ts';
+import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { EvaluationResultSchema, wire } from './evaluation.ts';
@@ -18,7 +18,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/projects/:projectId/flags/:flagKey/explain',
     {
-      config: { access: { role: 'viewer', target: PROJECT, body: bodyEnvironment } },
+      config: access('viewer', PROJECT, { body: bodyEnvironment }),
       schema: {
         tags: ['Evaluation'],
         summary: 'Evaluate a flag and say which rule or individual target decided (viewer)',

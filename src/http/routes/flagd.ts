@@ -3,7 +3,7 @@ import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
 import type { Services } from '../../services/services.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { actorOf } from '../request-helpers.ts';
-import { PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -36,7 +36,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
   app.post(
     '/projects/:projectId/environments/:envKey/flagd',
     {
-      config: { access: { role: 'editor', target: PROJECT, environments: PATH_ENVIRONMENT } },
+      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
       schema: {
         tags,
         summary: 'Import a flagd flags document into an environment',
@@ -86,7 +86,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
   app.get(
     '/projects/:projectId/environments/:envKey/flagd',
     {
-      config: { access: { role: 'viewer', target: PROJECT, environments: PATH_ENVIRONMENT } },
+      config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT }),
       schema: {
         tags,
         summary: 'Export an environment as a flagd flags document',

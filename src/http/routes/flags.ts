@@ -15,7 +15,7 @@ import {
   sendResource,
   sendWritten,
 } from '../request-helpers.ts';
-import { ALL, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
+import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
@@ -63,27 +63,23 @@ function pageInMemory(flags: readonly Flag[], page: PageRequest): Page<Flag> {
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/flags',
-    describe(
-      "List a project's flags",
-      [400, 401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        querystring: Closed({
-          ...PageQuery,
-          environment: EnvironmentQuery,
-          tag: Type.Optional(Key),
-          q: Type.Optional(Type.String({ maxLength: 200 })),
-          archived: Type.Optional(Type.Boolean()),
-          stale: Type.Optional(
-            Type.Boolean({
-              description: 'Only the flags stale (true) or not stale (false) in the environment.',
-            }),
-          ),
-        }),
-        200: Type.Array(FlagSummarySchema),
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe("List a project's flags", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        ...PageQuery,
+        environment: EnvironmentQuery,
+        tag: Type.Optional(Key),
+        q: Type.Optional(Type.String({ maxLength: 200 })),
+        archived: Type.Optional(Type.Boolean()),
+        stale: Type.Optional(
+          Type.Boolean({
+            description: 'Only the flags stale (true) or not stale (false) in the environment.',
+          }),
+        ),
+      }),
+      200: Type.Array(FlagSummarySchema),
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) => {
       const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
       const list = (page: PageRequest) =>
@@ -113,8 +109,12 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     describe(
       'Create a flag (only `key` is required; `type` defaults to boolean)',
       [400, 401, 403, 404, 409, 413, 415, 429],
-      { params: ProjectParams, body: CreateFlagSchema, 201: FlagSchema },
-      { access: { role: 'editor', target: PROJECT, environments: ALL } },
+      {
+        params: ProjectParams,
+        body: CreateFlagSchema,
+        201: FlagSchema,
+        config: access('editor', PROJECT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendMade(
@@ -127,16 +127,12 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/projects/:projectId/flags/:flagKey',
-    describe(
-      'Get a flag with its configuration in every environment',
-      [401, 403, 404],
-      {
-        description: 'The flag is named by its key or by its `flg_…` id.',
-        params: ProjectFlagParams,
-        200: FlagSchema,
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe('Get a flag with its configuration in every environment', [401, 403, 404], {
+      description: 'The flag is named by its key or by its `flg_…` id.',
+      params: ProjectFlagParams,
+      200: FlagSchema,
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) => {
       const flag = await services.flags.get(
         actorOf(request),
@@ -149,19 +145,15 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/flags/:flagId',
-    describe(
-      'Change a flag (JSON merge patch)',
-      [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      {
-        description: PATCH_DESCRIPTION,
-        params: FlagIdParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        200: FlagSchema,
-        202: ChangeRequestSchema,
-      },
-      { access: { role: 'editor', target: FLAG, body: flagPatchEnvironments } },
-    ),
+    describe('Change a flag (JSON merge patch)', [400, 401, 403, 404, 409, 412, 413, 415, 429], {
+      description: PATCH_DESCRIPTION,
+      params: FlagIdParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+      config: access('editor', FLAG, { body: flagPatchEnvironments }),
+    }),
     async (request, reply) => {
       const outcome = await services.changeRequests.patchOrRequest(
         actorOf(request),
@@ -179,12 +171,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/flags/:flagId',
-    describe(
-      'Delete a flag',
-      [401, 403, 404, 409, 412],
-      { params: FlagIdParams },
-      { access: { role: 'editor', target: FLAG, environments: ALL } },
-    ),
+    describe('Delete a flag', [401, 403, 404, 409, 412], {
+      params: FlagIdParams,
+      config: access('editor', FLAG, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>
         services.flags.delete(actor, request.params.flagId, options),
@@ -196,18 +186,14 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/projects/:projectId/flags/:flagKey',
-    describe(
-      'Change a flag named by its key (JSON merge patch)',
-      [400, 401, 403, 404, 412, 413, 415, 429],
-      {
-        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
-        params: ProjectFlagParams,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        200: FlagSchema,
-      },
-      { access: { role: 'editor', target: PROJECT, body: flagPatchEnvironments } },
-    ),
+    describe('Change a flag named by its key (JSON merge patch)', [400, 401, 403, 404, 412, 413, 415, 429], {
+      description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
+      params: ProjectFlagParams,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      config: access('editor', PROJECT, { body: flagPatchEnvironments }),
+    }),
     async (request, reply) => {
       const flag = await services.flags.patch(actorOf(request), await idOf(request), request.body, {
         environment: request.query.environment,
@@ -219,12 +205,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/projects/:projectId/flags/:flagKey',
-    describe(
-      'Delete a flag named by its key',
-      [401, 403, 404, 412],
-      { params: ProjectFlagParams },
-      { access: { role: 'editor', target: PROJECT, environments: ALL } },
-    ),
+    describe('Delete a flag named by its key', [401, 403, 404, 412], {
+      params: ProjectFlagParams,
+      config: access('editor', PROJECT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendDeleted(request, reply, async (actor, options) =>
         services.flags.delete(actor, await idOf(request), options),
@@ -242,8 +226,8 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         params: FlagIdParams,
         body: RestoreSchema,
         200: FlagSchema,
+        config: access('editor', FLAG, { environments: ALL }),
       },
-      { access: { role: 'editor', target: FLAG, environments: ALL } },
     ),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
@@ -256,8 +240,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     describe(
       'The flags that require this one as a prerequisite, with the environments where they do',
       [401, 403, 404, 429],
-      { params: FlagIdParams, 200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })) },
-      { access: { role: 'viewer', target: FLAG } },
+      {
+        params: FlagIdParams,
+        200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+        config: access('viewer', FLAG),
+      },
     ),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );

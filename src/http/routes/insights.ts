@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { STEPS } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { FLAG, PROJECT } from '../route-access.ts';
+import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -50,32 +50,28 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
           ),
         }),
         200: InsightsSchema,
+        config: access('viewer', FLAG),
       },
-      { access: { role: 'viewer', target: FLAG } },
     ),
     async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
   );
 
   app.get(
     '/projects/:projectId/insights/top-flags',
-    describe(
-      "A project's most evaluated flags in an environment",
-      [400, 401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        querystring: Closed({
-          environment: Type.Optional(Key),
-          days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
-        }),
-        200: Type.Object({
-          environment: Key,
-          from: Timestamp,
-          flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
-        }),
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe("A project's most evaluated flags in an environment", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed({
+        environment: Type.Optional(Key),
+        days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+      }),
+      200: Type.Object({
+        environment: Key,
+        from: Timestamp,
+        flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
+      }),
+      config: access('viewer', PROJECT),
+    }),
     async (request) =>
       services.insights.topFlags(actorOf(request), request.params.projectId, {
         environment: request.query.environment,

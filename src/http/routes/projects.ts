@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
-import { ALL, ANY, ORGANISATION, PROJECT } from '../route-access.ts';
+import { ALL, ANY, access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
@@ -12,30 +12,22 @@ const describe = describeRoutes(['Projects']);
 export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects',
-    describe(
-      'List projects',
-      [400, 401, 429],
-      {
-        querystring: Closed(PageQuery),
-        200: Type.Array(ProjectSchema),
-      },
-      { access: { role: 'viewer', target: ANY } },
-    ),
+    describe('List projects', [400, 401, 429], {
+      querystring: Closed(PageQuery),
+      200: Type.Array(ProjectSchema),
+      config: access('viewer', ANY),
+    }),
     async (request, reply) =>
       sendListed(request, reply, (actor) => services.projects.list(actor, pageOf(request.query))),
   );
 
   app.post(
     '/projects',
-    describe(
-      'Create a project (organisation-wide admin key)',
-      [400, 401, 403, 409, 429],
-      {
-        body: CreateProjectSchema,
-        201: ProjectSchema,
-      },
-      { access: { role: 'admin', target: ORGANISATION, environments: ALL } },
-    ),
+    describe('Create a project (organisation-wide admin key)', [400, 401, 403, 409, 429], {
+      body: CreateProjectSchema,
+      201: ProjectSchema,
+      config: access('admin', ORGANISATION, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -47,28 +39,23 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId',
-    describe(
-      'Get a project',
-      [401, 403, 404],
-      { params: ProjectParams, 200: ProjectSchema },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe('Get a project', [401, 403, 404], {
+      params: ProjectParams,
+      200: ProjectSchema,
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.projects.get(actor, request.params.projectId)),
   );
 
   app.patch(
     '/projects/:projectId',
-    describe(
-      'Change a project (merge patch)',
-      [400, 401, 403, 404, 412],
-      {
-        params: ProjectParams,
-        body: PatchProjectSchema,
-        200: ProjectSchema,
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('Change a project (merge patch)', [400, 401, 403, 404, 412], {
+      params: ProjectParams,
+      body: PatchProjectSchema,
+      200: ProjectSchema,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
         services.projects.patch(actor, request.params.projectId, request.body, options),
@@ -77,14 +64,10 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId',
-    describe(
-      'Delete a project and everything in it (organisation-wide admin key)',
-      [401, 403, 404, 412],
-      {
-        params: ProjectParams,
-      },
-      { access: { role: 'admin', target: ORGANISATION, environments: ALL } },
-    ),
+    describe('Delete a project and everything in it (organisation-wide admin key)', [401, 403, 404, 412], {
+      params: ProjectParams,
+      config: access('admin', ORGANISATION, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>
         services.projects.delete(actor, request.params.projectId, options),

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendNoContent } from '../request-helpers.ts';
-import { FLAG, scheduledPatchEnvironments } from '../route-access.ts';
+import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
@@ -47,23 +47,19 @@ const wire = (change: ScheduledChange) => ({
 export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/flags/:flagId/scheduled-changes',
-    describe(
-      'Schedule a change to a flag',
-      [400, 401, 403, 404, 413, 415, 429],
-      {
-        description:
-          'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
-        params: FlagParams,
-        body: Closed({
-          at: Timestamp,
-          environment: Key,
-          patch: PatchFlagSchema,
-          comment: Type.Optional(Description),
-        }),
-        201: ScheduledChangeSchema,
-      },
-      { access: { role: 'editor', target: FLAG, body: scheduledPatchEnvironments } },
-    ),
+    describe('Schedule a change to a flag', [400, 401, 403, 404, 413, 415, 429], {
+      description:
+        'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
+      params: FlagParams,
+      body: Closed({
+        at: Timestamp,
+        environment: Key,
+        patch: PatchFlagSchema,
+        comment: Type.Optional(Description),
+      }),
+      201: ScheduledChangeSchema,
+      config: access('editor', FLAG, { body: scheduledPatchEnvironments }),
+    }),
     async (request, reply) => {
       const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
         ...request.body,
@@ -76,16 +72,12 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes',
-    describe(
-      "List a flag's scheduled changes, earliest first",
-      [400, 401, 403, 404, 429],
-      {
-        params: FlagParams,
-        querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
-        200: Type.Array(ScheduledChangeSchema),
-      },
-      { access: { role: 'viewer', target: FLAG } },
-    ),
+    describe("List a flag's scheduled changes, earliest first", [400, 401, 403, 404, 429], {
+      params: FlagParams,
+      querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
+      200: Type.Array(ScheduledChangeSchema),
+      config: access('viewer', FLAG),
+    }),
     async (request) => {
       const changes = await services.scheduledChanges.list(
         actorOf(request),
@@ -98,15 +90,11 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe(
-      'Get a scheduled change',
-      [401, 403, 404, 429],
-      {
-        params: ChangeParams,
-        200: ScheduledChangeSchema,
-      },
-      { access: { role: 'viewer', target: FLAG } },
-    ),
+    describe('Get a scheduled change', [401, 403, 404, 429], {
+      params: ChangeParams,
+      200: ScheduledChangeSchema,
+      config: access('viewer', FLAG),
+    }),
     async (request) =>
       wire(
         await services.scheduledChanges.get(actorOf(request), request.params.flagId, request.params.changeId),
@@ -116,12 +104,10 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   // Which environments a cancel reaches is the stored change's: the use case checks them.
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe(
-      'Cancel a pending scheduled change',
-      [401, 403, 404, 409, 429],
-      { params: ChangeParams },
-      { access: { role: 'editor', target: FLAG } },
-    ),
+    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], {
+      params: ChangeParams,
+      config: access('editor', FLAG),
+    }),
     async (request, reply) => {
       await services.scheduledChanges.cancel(
         actorOf(request),

@@ -9,7 +9,7 @@ import {
   sendRead,
   sendWritten,
 } from '../request-helpers.ts';
-import { ALL, PROJECT, SEGMENT } from '../route-access.ts';
+import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import {
@@ -26,16 +26,12 @@ const SegmentParams = Closed({ segmentId: Type.String() });
 export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/segments',
-    describe(
-      "List a project's segments",
-      [400, 401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        querystring: Closed(PageQuery),
-        200: Type.Array(SegmentSchema),
-      },
-      { access: { role: 'viewer', target: PROJECT } },
-    ),
+    describe("List a project's segments", [400, 401, 403, 404, 429], {
+      params: ProjectParams,
+      querystring: Closed(PageQuery),
+      200: Type.Array(SegmentSchema),
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
         services.segments.list(actor, request.params.projectId, pageOf(request.query)),
@@ -45,16 +41,12 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   // A segment is shared by every environment's rules: changing it changes them all.
   app.post(
     '/projects/:projectId/segments',
-    describe(
-      'Create a segment',
-      [400, 401, 403, 404, 409, 413, 415, 429],
-      {
-        params: ProjectParams,
-        body: CreateSegmentSchema,
-        201: SegmentSchema,
-      },
-      { access: { role: 'editor', target: PROJECT, environments: ALL } },
-    ),
+    describe('Create a segment', [400, 401, 403, 404, 409, 413, 415, 429], {
+      params: ProjectParams,
+      body: CreateSegmentSchema,
+      201: SegmentSchema,
+      config: access('editor', PROJECT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -66,42 +58,33 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/segments/:segmentId',
-    describe(
-      'Get a segment',
-      [401, 403, 404],
-      { params: SegmentParams, 200: SegmentSchema },
-      { access: { role: 'viewer', target: SEGMENT } },
-    ),
+    describe('Get a segment', [401, 403, 404], {
+      params: SegmentParams,
+      200: SegmentSchema,
+      config: access('viewer', SEGMENT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.segments.get(actor, request.params.segmentId)),
   );
 
   app.get(
     '/segments/:segmentId/used-by',
-    describe(
-      'The flags and segments that use a segment (what stops its deletion)',
-      [401, 403, 404],
-      {
-        params: SegmentParams,
-        200: SegmentUsersSchema,
-      },
-      { access: { role: 'viewer', target: SEGMENT } },
-    ),
+    describe('The flags and segments that use a segment (what stops its deletion)', [401, 403, 404], {
+      params: SegmentParams,
+      200: SegmentUsersSchema,
+      config: access('viewer', SEGMENT),
+    }),
     async (request) => services.segments.usedBy(actorOf(request), request.params.segmentId),
   );
 
   app.patch(
     '/segments/:segmentId',
-    describe(
-      'Change a segment (JSON merge patch)',
-      [400, 401, 403, 404, 412],
-      {
-        params: SegmentParams,
-        body: PatchSegmentSchema,
-        200: SegmentSchema,
-      },
-      { access: { role: 'editor', target: SEGMENT, environments: ALL } },
-    ),
+    describe('Change a segment (JSON merge patch)', [400, 401, 403, 404, 412], {
+      params: SegmentParams,
+      body: PatchSegmentSchema,
+      200: SegmentSchema,
+      config: access('editor', SEGMENT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
         services.segments.patch(actor, request.params.segmentId, request.body, options),
@@ -110,14 +93,10 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/segments/:segmentId',
-    describe(
-      'Delete a segment (409 while a flag or segment uses it)',
-      [401, 403, 404, 409, 412],
-      {
-        params: SegmentParams,
-      },
-      { access: { role: 'editor', target: SEGMENT, environments: ALL } },
-    ),
+    describe('Delete a segment (409 while a flag or segment uses it)', [401, 403, 404, 409, 412], {
+      params: SegmentParams,
+      config: access('editor', SEGMENT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>
         services.segments.delete(actor, request.params.segmentId, options),
@@ -129,8 +108,12 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe(
       'Restore an earlier version of a segment, from the audit log, as its next version',
       [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      { params: SegmentParams, body: RestoreSchema, 200: SegmentSchema },
-      { access: { role: 'editor', target: SEGMENT, environments: ALL } },
+      {
+        params: SegmentParams,
+        body: RestoreSchema,
+        200: SegmentSchema,
+        config: access('editor', SEGMENT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>

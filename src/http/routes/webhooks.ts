@@ -9,7 +9,7 @@ import {
   sendRead,
   sendWritten,
 } from '../request-helpers.ts';
-import { PROJECT } from '../route-access.ts';
+import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -67,37 +67,29 @@ const Params = Closed({ projectId: Type.String({ description: 'Project id or key
 export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/webhooks',
-    describe(
-      "List a project's webhooks (never their secrets)",
-      [401, 403, 404, 429],
-      {
-        params: Closed({ projectId: Type.String() }),
-        200: Type.Array(WebhookSchema),
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe("List a project's webhooks (never their secrets)", [401, 403, 404, 429], {
+      params: Closed({ projectId: Type.String() }),
+      200: Type.Array(WebhookSchema),
+      config: access('admin', PROJECT),
+    }),
     async (request) => services.webhooks.list(actorOf(request), request.params.projectId),
   );
 
   app.post(
     '/projects/:projectId/webhooks',
-    describe(
-      'Register a webhook; its secret is shown once',
-      [400, 401, 403, 404, 415, 429],
-      {
-        description:
-          'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
-        params: Closed({ projectId: Type.String() }),
-        body: Closed({
-          url: Url,
-          events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        201: CreatedWebhookSchema,
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('Register a webhook; its secret is shown once', [400, 401, 403, 404, 415, 429], {
+      description:
+        'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
+      params: Closed({ projectId: Type.String() }),
+      body: Closed({
+        url: Url,
+        events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      201: CreatedWebhookSchema,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -114,12 +106,11 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId',
-    describe(
-      'Get a webhook',
-      [401, 403, 404, 429],
-      { params: Params, 200: WebhookSchema },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('Get a webhook', [401, 403, 404, 429], {
+      params: Params,
+      200: WebhookSchema,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
         services.webhooks.get(actor, request.params.projectId, request.params.webhookId),
@@ -128,21 +119,17 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/projects/:projectId/webhooks/:webhookId',
-    describe(
-      'Change a webhook (URL, events, secret, active)',
-      [400, 401, 403, 404, 412, 415, 429],
-      {
-        params: Params,
-        body: Closed({
-          url: Type.Optional(Url),
-          events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
-          secret: Type.Optional(Secret),
-          active: Type.Optional(Type.Boolean()),
-        }),
-        200: WebhookSchema,
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('Change a webhook (URL, events, secret, active)', [400, 401, 403, 404, 412, 415, 429], {
+      params: Params,
+      body: Closed({
+        url: Type.Optional(Url),
+        events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
+        secret: Type.Optional(Secret),
+        active: Type.Optional(Type.Boolean()),
+      }),
+      200: WebhookSchema,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, { ifMatch }) =>
         services.webhooks.update(
@@ -157,12 +144,10 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId/webhooks/:webhookId',
-    describe(
-      'Delete a webhook and its delivery log',
-      [401, 403, 404, 429],
-      { params: Params },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('Delete a webhook and its delivery log', [401, 403, 404, 429], {
+      params: Params,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) => {
       await services.webhooks.delete(actorOf(request), request.params.projectId, request.params.webhookId);
       return sendNoContent(reply);
@@ -171,16 +156,12 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId/deliveries',
-    describe(
-      'The delivery log, newest first, with every attempt',
-      [400, 401, 403, 404, 429],
-      {
-        params: Params,
-        querystring: Closed(PageQuery),
-        200: Type.Array(DeliverySchema),
-      },
-      { access: { role: 'admin', target: PROJECT } },
-    ),
+    describe('The delivery log, newest first, with every attempt', [400, 401, 403, 404, 429], {
+      params: Params,
+      querystring: Closed(PageQuery),
+      200: Type.Array(DeliverySchema),
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
         services.webhooks.deliveries(
@@ -197,8 +178,11 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe(
       "Send a delivery's event again (a new delivery, at the end of the queue)",
       [401, 403, 404, 429],
-      { params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }), 202: DeliverySchema },
-      { access: { role: 'admin', target: PROJECT } },
+      {
+        params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }),
+        202: DeliverySchema,
+        config: access('admin', PROJECT),
+      },
     ),
     async (request, reply) => {
       const delivery = await services.webhooks.redeliver(
