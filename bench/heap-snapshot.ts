@@ -3,7 +3,7 @@ import * as v8 from 'node:v8';
 import { compileProject } from '../src/evaluation/compile-environment.ts';
 import { generateProject } from './scale.ts';
 
-// Where the memory of a large project's snapshots goes (issue 10): builds the scale benchmark's
+// Where the memory of a large project's snapshots goes (decision 1600): builds the scale benchmark's
 // 10,000 flags × 3 environments and 1,000 segments as a node would (the source flags dropped
 // once compiled), writes a V8 heap snapshot, and prints the self size of what the heap holds by
 // kind (constructor, closure, array, string…), largest first. Run with --expose-gc:

@@ -6,7 +6,7 @@ import { median, ms, quantile, type Row, ratio, si } from './stats.ts';
 // HTTP: GET /v1/flags/{key} on Flagstaff as shipped (auth on, the evaluation rate limit on with a
 // budget too high to refuse anything, /metrics on, log level info with request logging as
 // shipped; the targeted flag, ten attributes) against a bare Fastify route returning the same
-// JSON, with 50 connections (issue 10). Each server runs in a process of its own; the load
+// JSON, with 50 connections (decision 0207). Each server runs in a process of its own; the load
 // generator (autocannon) runs here. Runs alternate, A B A B …; medians.
 
 export interface HttpOptions {

@@ -2,7 +2,7 @@ import { nextMessage, start } from './child.ts';
 import { type HttpOptions, load, type Run, stop, type Target } from './http.ts';
 import { median, type Row, ratio, si } from './stats.ts';
 
-// Issue 14's cost of counting: GET /v1/flags/{key} on two Flagstaff servers that differ only in
+// Decision 1052's cost of counting: GET /v1/flags/{key} on two Flagstaff servers that differ only in
 // FLAGSTAFF_INSIGHTS (on: every evaluation counted per flag, variant, reason and minute, flushed
 // every 10 s; off: not counted). Same harness as http.ts: processes of their own, runs alternating
 // A B B A A B …, medians; the ratio is counting on ÷ counting off, round by round.

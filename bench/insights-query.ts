@@ -9,7 +9,7 @@ import { SqlInsightsStore } from '../src/storage/sql/sql-insights-store.ts';
 import { isMain, sendResult } from './child.ts';
 import { median, ms, quantile, type Row } from './stats.ts';
 
-// The insights query of issue 14: one flag, one environment, 30 days of minute buckets, on SQLite and
+// The insights query of decision 1055: one flag, one environment, 30 days of minute buckets, on SQLite and
 // PostgreSQL (FLAGSTAFF_BENCH_DATABASE_URL or FLAGSTAFF_TEST_DATABASE_URL), timed through the store
 // method GET /v1/flags/{id}/insights calls (SqlInsightsStore.evaluationSeries).
 //

@@ -7,7 +7,7 @@ import { tryCompileWithEngine } from './spike/json-logic-engine-targeting.ts';
 import { type Row, ratio, si } from './stats.ts';
 import { compare, type Measured, type Workload } from './timing.ts';
 
-// Issue 9.6 / decision 0103: Flagstaff's JsonLogic compiler (src/evaluation/jsonlogic/) against
+// Decision 0103: Flagstaff's JsonLogic compiler (src/evaluation/jsonlogic/) against
 // json-logic-engine with flagd's operators (bench/spike/), on the same targeting and contexts.
 // Only the targeting itself is timed: the variant key it yields, for one context.
 

@@ -5,7 +5,7 @@ import { benchmarkContexts, ENVIRONMENT, flag, SEGMENTS, TARGETED_FLAG } from '.
 import { type Row, ratio, si } from './stats.ts';
 import { compare, evaluationWorkload, type Measured } from './timing.ts';
 
-// The targeted flag evaluated with three prerequisites against the same flag without them (SPEC
+// The targeted flag evaluated with three prerequisites against the same flag without them (docs/product.md
 // §10 target: ≥ 0.5×). The prerequisites are what teams put in front of a release: a kill switch
 // for a region, a plan gate and a 90% rollout of the platform change, none of them constant.
 

@@ -10,9 +10,9 @@ import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
 import { median, ms, type Row } from './stats.ts';
 
-// Cross-node propagation (SPEC §8, issue 10): two nodes on one PostgreSQL database, each with
+// Cross-node propagation (docs/product.md §8): two nodes on one PostgreSQL database, each with
 // its own pool and change feed, as two processes would have. Node A changes a flag (the same use
-// case PATCH runs); the clock starts when A acknowledges the write (SPEC §8: "a write
+// case PATCH runs); the clock starts when A acknowledges the write (docs/product.md §8: "a write
 // acknowledged by node A is served by node B within …") and runs until node B serves the change
 // from its snapshot. The baseline is the write itself on A, until acknowledged. A second series
 // writes bursts of changes back to back, the case where notices arrive faster than a node applies

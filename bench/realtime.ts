@@ -3,13 +3,13 @@ import { connect, type Socket } from 'node:net';
 import { isMain, nextMessage, SERVER_V8_FLAGS, sendResult, start } from './child.ts';
 import { median, ms, type Row } from './stats.ts';
 
-// Real-time delivery (SPEC §9, issue 11), one node on loopback:
+// Real-time delivery (docs/product.md §9, decision 0903), one node on loopback:
 // 1. change → SSE message: a PATCH is sent, and the clock runs until the stream's client reads
 //    the refetchEvaluation it causes. Baseline: the PATCH itself (until it is acknowledged).
 // 2. 10,000 streams: the server's RSS growth per idle stream (baseline: its RSS with none), and
 //    fan-out, from a PATCH to the last stream reading its message (baseline: the one-stream p50).
 // 3. With FLAGSTAFF_BENCH_DATABASE_URL (PostgreSQL): two nodes on one schema, the stream held by
-//    node B, the PATCH sent to node A (SPEC §9: < 100 ms p50 across nodes).
+//    node B, the PATCH sent to node A (docs/product.md §9: < 100 ms p50 across nodes).
 // The client is bounded: raw sockets opened 500 at a time, each reading only what it must.
 
 const CHANGES = 30;

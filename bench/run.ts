@@ -10,7 +10,7 @@ import { mb, type Row, table } from './stats.ts';
 // `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,insights,realtime,scheduler]
 //   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
-// Prints each figure of issue 3 with its ratio against a baseline measured in the same run, and
+// Prints each figure of docs/performance.md with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
 // in processes of its own, so that no part's JIT state, heap or event loop colours another's.
 

@@ -7,7 +7,7 @@ import { isMain, sendResult } from './child.ts';
 import { ms, quantile, type Row } from './stats.ts';
 
 // 100 changes scheduled over two seconds, applied by the scheduler as a node runs it (real clock,
-// SQLite): how late each write lands after its `at` (SPEC §10 target: within 1 s). The delay is
+// SQLite): how late each write lands after its `at` (docs/product.md §10 target: within 1 s). The delay is
 // measured to the write's audit event, written in the same transaction as the flag.
 
 const CHANGES = 100;

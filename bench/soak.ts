@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { nextMessage, start } from './child.ts';
 import { mb, type Row } from './stats.ts';
 
-// Soak (issue 16.7): GET /v1/flags/{key} under steady load for 60 s on the Flagstaff server of
+// Soak (docs/performance.md): GET /v1/flags/{key} under steady load for 60 s on the Flagstaff server of
 // the HTTP benchmark (npm start's wiring, log level info), sampling the server's RSS (from
 // /proc, as the kernel counts it) and its V8 heap every 5 s. Native memory that grows under
 // load shows as RSS rising while the heap stays flat.

@@ -8,7 +8,7 @@ import { isMain, sendResult } from './child.ts';
 import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
 import { type Row, ratio, si } from './stats.ts';
 
-// Write throughput against project size (issue 16, item 8): flag patches per second through the
+// Write throughput against project size (decision 1600): flag patches per second through the
 // use case, with this node's snapshot loaded (so the snapshot patch is paid too), in a project of
 // 100 flags (the baseline) and of 5,000. Each write should cost O(the changed flag): the ratio
 // says how much a big project slows a write down. SQLite always; PostgreSQL when

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
-  it('gives the defaults of SPEC §1 on an empty environment', () => {
+  it('gives the defaults of docs/product.md §1 on an empty environment', () => {
     expect(loadConfig({})).toEqual({
       port: 8080,
       host: '127.0.0.1',

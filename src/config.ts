@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 
-/** Configuration is read from the environment once, validated, and frozen (SPEC §1). */
+/** Configuration is read from the environment once, validated, and frozen (docs/product.md §1). */
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -16,7 +16,7 @@ export interface Config {
   readonly trustProxy: TrustProxy;
   /** FLAGSTAFF_REDIS_URL: rate limits shared by every node; unset, per node. */
   readonly redisUrl: string | undefined;
-  /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (SPEC §9); unset: off. */
+  /** FLAGSTAFF_FLAGD_SYNC_PORT: serve flagd's gRPC sync there (docs/product.md §9); unset: off. */
   readonly flagdSyncPort: number | undefined;
   /** FLAGSTAFF_INSIGHTS: count evaluations per flag for insights (default on). */
   readonly insights: boolean;

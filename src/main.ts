@@ -50,7 +50,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     },
   });
   postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
-  // A node started while the database is down waits for it, retrying with backoff (SPEC §8).
+  // A node started while the database is down waits for it, retrying with backoff (docs/product.md §8).
   const { first, accounts } = await retryUntilReachable(app.log, async () => {
     await migrateToLatest(db);
     const first = await bootstrap(store, config.adminKey);

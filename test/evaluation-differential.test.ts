@@ -353,7 +353,7 @@ describe('differential evaluation against flagd-core', () => {
   }, 60_000);
 
   test('evaluates the same flags imported as flagd definitions (JsonLogic targeting) as flagd-core does', () => {
-    // What a flagd import stores (SPEC §6): the targeting as is, no off variant, no native rules.
+    // What a flagd import stores (docs/product.md §6): the targeting as is, no off variant, no native rules.
     const imported = flags.map((flag): Flag => {
       const definition = definitions.get(flag.key) as {
         state: string;

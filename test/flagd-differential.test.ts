@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { describe, expect, it } from 'vitest';
 import { tryCompileWithEngine } from '../bench/spike/json-logic-engine-targeting.ts';
@@ -18,7 +19,7 @@ const compileTargeting = process.env.FLAGSTAFF_JSONLOGIC_SPIKE
 
 // flagd-core reads the clock for $flagd.timestamp: it is pinned to NOW so that both sides see one time.
 const NOW = 1_750_000_000;
-const REFERENCE = '/work/shared/reference/flagd-schema';
+const REFERENCE = join(import.meta.dirname, 'fixtures/flagd-schema');
 const DEFAULT = '__default__';
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 

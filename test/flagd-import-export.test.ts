@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { describe, expect, it } from 'vitest';
 import { FLAGD_REASONS } from '../bench/fixtures.ts';
@@ -13,7 +14,7 @@ import { buildFlag, buildSegment } from './support/builders.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
-const REFERENCE = '/work/shared/reference/flagd-schema';
+const REFERENCE = join(import.meta.dirname, 'fixtures/flagd-schema');
 const NOW = 1_750_000_000;
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -148,7 +149,9 @@ describe('validateFlagdDocument', () => {
 
   it('keeps its schemas identical to flagd’s reference copies', () => {
     for (const file of ['flags.json', 'targeting.json']) {
-      expect(read(`src/flagd/schemas/${file}`)).toEqual(read(`${REFERENCE}/${file}`));
+      expect(read(join(import.meta.dirname, `../src/flagd/schemas/${file}`))).toEqual(
+        read(`${REFERENCE}/${file}`),
+      );
     }
   });
 });

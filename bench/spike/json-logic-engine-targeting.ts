@@ -1,4 +1,4 @@
-// Issue 9.6's spike: flagd targeting evaluated by json-logic-engine (what @openfeature/flagd-core
+// Decision 0103's spike: flagd targeting evaluated by json-logic-engine (what @openfeature/flagd-core
 // uses) with flagd's operators added, instead of src/evaluation/jsonlogic/. Same contract as
 // tryCompileTargeting, so that the differential tests and bench/jsonlogic.ts can run either.
 // Decision 0103 records what it measured; it is not used by the service.

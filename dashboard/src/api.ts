@@ -20,7 +20,7 @@ export type {
   Segment,
 };
 
-/** A scheduled change as the API answers it (SPEC §10). */
+/** A scheduled change as the API answers it (docs/product.md §10). */
 export interface ScheduledChange {
   readonly id: string;
   readonly flagId: string;
@@ -38,7 +38,7 @@ export interface ScheduledChange {
 export const isChangeRequest = (answer: Flag | ChangeRequest): answer is ChangeRequest =>
   'approvals' in answer;
 
-/** One entry of a project's flag list (SPEC §4): `enabled` is the state in `?environment=`. */
+/** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
 export interface FlagSummary {
   readonly id: string;
   readonly key: string;
@@ -53,7 +53,7 @@ export interface FlagSummary {
   readonly updatedAt: string;
   /** In `?environment=`: the minute of the last evaluation, null when never. */
   readonly lastEvaluatedAt: string | null;
-  /** In `?environment=`: why the flag is stale (SPEC §10), null when it is not. */
+  /** In `?environment=`: why the flag is stale (docs/product.md §10), null when it is not. */
   readonly stale: { readonly reason: string; readonly detail: string } | null;
 }
 

@@ -1,4 +1,4 @@
-import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { Options } from './kit/field.tsx';
@@ -15,26 +15,10 @@ import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, ResetPasswordPage, SignInPage } from './pages/sign-in.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { YourAccountPage } from './pages/your-account.tsx';
+import { ProjectContext } from './project.ts';
 import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } from './router.tsx';
 import { can, SessionContext, useSession } from './session.ts';
 import { LoadError, Loading, Toasts } from './ui.tsx';
-
-export interface ProjectValue {
-  readonly project: Project;
-  readonly environments: readonly Environment[];
-  readonly reloadEnvironments: () => void;
-}
-
-const ProjectContext = createContext<ProjectValue | null>(null);
-
-/** The project of the page, or null on organisation pages. */
-export const useOptionalProject = (): ProjectValue | null => useContext(ProjectContext);
-
-export function useProject(): ProjectValue {
-  const value = useContext(ProjectContext);
-  if (!value) throw new Error('useProject outside a project page');
-  return value;
-}
 
 /** Signed in or not, then the page the address names. */
 export function App() {

@@ -171,7 +171,7 @@ export function Time({ at, never = 'Never' }: { at: string | null | undefined; n
   );
 }
 
-/** The roles of API keys and accounts, with what each may do (SPEC §2). */
+/** The roles of API keys and accounts, with what each may do (docs/product.md §2). */
 export const ROLE_HELP: Readonly<Record<string, string>> = {
   evaluator: 'evaluate flags only',
   viewer: 'evaluate and read everything',

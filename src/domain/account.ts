@@ -1,6 +1,6 @@
 import type { Role } from './api-key.ts';
 
-/** A person who signs in to the dashboard (SPEC §7). Roles and scope work as for API keys. */
+/** A person who signs in to the dashboard (docs/product.md §7). Roles and scope work as for API keys. */
 export interface Account {
   readonly id: string;
   /** Lower-cased; unique in the installation. */

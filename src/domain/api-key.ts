@@ -1,4 +1,4 @@
-/** Roles in order of power: each may do everything the one before it may (SPEC §2). */
+/** Roles in order of power: each may do everything the one before it may (docs/product.md §2). */
 export const ROLES = ['evaluator', 'viewer', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,8 +1,8 @@
 import type { FlagMetadata, FlagType, JsonValue } from './flag.ts';
 
 /**
- * Why a value was served (SPEC §3, §4.1, §10). `error`: the flag cannot be evaluated (imported
- * flagd targeting that does not compile, SPEC §6); the result then carries an `errorCode`.
+ * Why a value was served (docs/product.md §3, §4.1, §10). `error`: the flag cannot be evaluated (imported
+ * flagd targeting that does not compile, docs/product.md §6); the result then carries an `errorCode`.
  */
 export type Reason =
   | 'targeting'

@@ -1,7 +1,7 @@
 import type { ProjectResource } from './keyed-resource.ts';
 import { type Rule, segmentsNamedBy } from './segment.ts';
 
-/** Flag value types (SPEC §2). `object` carries any JSON object. */
+/** Flag value types (docs/product.md §2). `object` carries any JSON object. */
 export type FlagType = 'boolean' | 'string' | 'number' | 'object';
 export const FLAG_TYPES: readonly FlagType[] = ['boolean', 'string', 'number', 'object'];
 
@@ -20,7 +20,7 @@ export interface RolloutWeight {
   readonly weight: number;
 }
 
-/** A percentage split, bucketed exactly as flagd's `fractional` (SPEC §3). */
+/** A percentage split, bucketed exactly as flagd's `fractional` (docs/product.md §3). */
 export interface Rollout {
   /** Attribute whose value is hashed; default `targetingKey`. */
   readonly bucketBy?: string;
@@ -51,7 +51,7 @@ export interface IndividualTarget {
   readonly values: readonly string[];
 }
 
-/** Another flag of the project that must serve one of `variants` (in the same environment) for this one to run (SPEC §10). */
+/** Another flag of the project that must serve one of `variants` (in the same environment) for this one to run (docs/product.md §10). */
 export interface Prerequisite {
   /** The required flag's key. */
   readonly flag: string;
@@ -84,7 +84,7 @@ export interface Flag extends ProjectResource {
   readonly environments: Readonly<Record<string, FlagEnvironment>>;
 }
 
-/** Variants a boolean flag gets without being asked (SPEC §2). */
+/** Variants a boolean flag gets without being asked (docs/product.md §2). */
 export const BOOLEAN_VARIANTS: readonly Variant[] = [
   { key: 'on', value: true },
   { key: 'off', value: false },

@@ -1,7 +1,7 @@
 /**
  * How deep JSON in a request may nest (objects and arrays): far beyond any real evaluation
  * context, flag or flagd document, and low enough that no code walking it can exhaust the
- * stack. 10,000 levels of `{"a":` once answered 500 from a stack overflow (issue 16).
+ * stack. 10,000 levels of `{"a":` once answered 500 from a stack overflow (decision 0008).
  */
 export const MAX_JSON_DEPTH = 64;
 

@@ -3,7 +3,7 @@ import type { PendingFlagPatch } from './pending-flag-patch.ts';
 
 export type ScheduledChangeStatus = 'pending' | 'applied' | 'failed' | 'cancelled';
 
-/** A flag patch to apply at a given time, once, on behalf of whoever scheduled it (SPEC §10). */
+/** A flag patch to apply at a given time, once, on behalf of whoever scheduled it (docs/product.md §10). */
 export interface ScheduledChange extends PendingFlagPatch {
   /** When to apply it (RFC 3339). */
   readonly at: string;

@@ -1,5 +1,5 @@
 import type { ProjectResource } from './keyed-resource.ts';
-/** Every operator of SPEC §2. */
+/** Every operator of docs/product.md §2. */
 export const OPERATORS = [
   'equals',
   'not_equals',

@@ -1,4 +1,4 @@
-/** A project's subscription to its audit events, POSTed to `url` (SPEC §9). */
+/** A project's subscription to its audit events, POSTed to `url` (docs/product.md §9). */
 export interface Webhook {
   readonly id: string;
   readonly projectId: string;

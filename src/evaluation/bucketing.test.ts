@@ -18,7 +18,7 @@ interface Vector {
 const vectors = vectorFile.vectors as readonly Vector[];
 const isAscii = (text: string) => /^[\x20-\x7e]*$/.test(text);
 // flagd-core's murmur3 (imurmurhash) hashes UTF-16 code units; handing it the UTF-8 bytes as a
-// Latin-1 string makes it hash exactly the UTF-8 text, as flagd (Go) and the SPEC do.
+// Latin-1 string makes it hash exactly the UTF-8 text, as flagd (Go) and docs/product.md do.
 const utf8AsLatin1 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
 const NONE = '__none__';
 

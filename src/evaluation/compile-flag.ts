@@ -183,7 +183,7 @@ function compileTargetingRule(
 }
 
 /**
- * flagd semantics (SPEC §6): a variant from targeting → `targeting`; none → defaultVariant, `default`;
+ * flagd semantics (docs/product.md §6): a variant from targeting → `targeting`; none → defaultVariant, `default`;
  * targeting that does not compile → reason `error`, PARSE_ERROR, on every evaluation. flagd-core
  * answers ERROR/GENERAL (the caller's default) for a variant the flag lacks; Flagstaff serves
  * defaultVariant with `default` instead, as if targeting had matched nothing (decision 0101).
@@ -336,7 +336,7 @@ function guardByPrerequisites(
 
 /**
  * Compiles one flag's configuration in one environment (a flag without one there is disabled, as a
- * new environment starts it) into an evaluator following SPEC §3, or §6 when it has JsonLogic
+ * new environment starts it) into an evaluator following docs/product.md §3, or §6 when it has JsonLogic
  * `targeting`, behind its prerequisites (§10), whose flags `prerequisites` must already hold
  * compiled. Never throws on a flag that passed validation, and evaluation never throws.
  */

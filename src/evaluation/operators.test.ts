@@ -363,7 +363,7 @@ describe('attribute rules', () => {
     });
   }
 
-  test('covers every operator of the SPEC', () => {
+  test('covers every operator of docs/product.md', () => {
     expect(Object.keys(cases).sort()).toEqual([...OPERATORS].sort());
   });
 

@@ -1,6 +1,6 @@
 /**
  * An immutable map whose next version costs O(changed keys), not O(size): what lets a snapshot of
- * 10,000 flags take a one-flag write without copying 10,000 entries (issue 16, item 8).
+ * 10,000 flags take a one-flag write without copying 10,000 entries (decision 1600).
  *
  * All versions made from one another share one mutable `Map`, which always holds the newest
  * version's entries, so the newest version (the one evaluation reads) costs a plain `Map.get`.

@@ -1,4 +1,4 @@
-// Flagstaff's native rules (SPEC §2–3) as flagd JsonLogic, built to evaluate exactly as the native
+// Flagstaff's native rules (docs/product.md §2–3) as flagd JsonLogic, built to evaluate exactly as the native
 // evaluator in src/evaluation does: values compared by their text (textOf), a list attribute
 // matching when one element does, null meaning missing. Operators flagd cannot express are reported.
 import type { JsonValue, Rollout } from '../domain/flag.ts';

@@ -22,7 +22,7 @@ export interface FlagdFlagEntry {
 }
 
 /**
- * flagd's targeting schema where flagd's evaluation has moved past it (SPEC §6, decision 0102):
+ * flagd's targeting schema where flagd's evaluation has moved past it (docs/product.md §6, decision 0102):
  * `sem_ver` takes any arguments (v prefixes, partial versions, numbers; a wrong operator or count
  * yields null), `starts_with`/`ends_with` any number of arguments (null unless two), and a
  * `fractional` weight any integer (negatives count as 0). Everything else is flagd's own schema.

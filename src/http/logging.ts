@@ -120,7 +120,7 @@ type Logger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
 /**
  * A request's logger that becomes a real pino child (with its `reqId` binding) only when a
  * line at an enabled level is written. Most requests write none, and creating a child per
- * request is a measurable share of an evaluation's cost (issue 10: the lean hot path).
+ * request is a measurable share of an evaluation's cost (decision 0207: the lean evaluation path).
  */
 class LazyChildLogger {
   #child: FastifyBaseLogger | undefined;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeRequest } from '../domain/change-request.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, preconditionFailed, unauthorized } from '../domain/errors.ts';
 import type { Actor } from '../services/actor.ts';
 import type { Gated } from '../services/write-gate.ts';
 import type { Page, PageRequest } from '../storage/store.ts';
@@ -8,7 +8,7 @@ import type { Page, PageRequest } from '../storage/store.ts';
 /** The authenticated actor of a request (set by the authentication plugin). */
 export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
-  if (principal === undefined) throw new DomainError('unauthorized', 'Authentication is required.');
+  if (principal === undefined) throw unauthorized('Authentication is required.');
   return request.grant === undefined
     ? { principal, requestId: request.id }
     : { principal, requestId: request.id, grant: request.grant };
@@ -20,8 +20,7 @@ export function ifMatchOf(request: FastifyRequest): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = /^\s*(?:W\/)?"?(\d+)"?\s*$/.exec(header);
   // An If-Match we cannot read can match no version: refuse it as stale rather than ignore it.
-  if (match === null)
-    throw new DomainError('precondition_failed', `If-Match "${header}" names no version of this resource.`);
+  if (match === null) throw preconditionFailed(`If-Match "${header}" names no version of this resource.`);
   return Number(match[1]);
 }
 

@@ -5,6 +5,7 @@ import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
+  authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
 } from '../services/access.ts';
@@ -35,10 +36,10 @@ const param = (request: FastifyRequest, name: string) =>
 const query = (request: FastifyRequest, name: string) =>
   text((request.query as Record<string, unknown> | undefined)?.[name]);
 
-const ANY = (): AccessTarget => ({ kind: 'any' });
-const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
-const OWN_ACCOUNT = (): AccessTarget => ({ kind: 'own-account' });
-const PROJECT = (request: FastifyRequest): AccessTarget => ({
+export const ANY = (): AccessTarget => ({ kind: 'any' });
+export const ORGANISATION = (): AccessTarget => ({ kind: 'organisation' });
+export const OWN_ACCOUNT = (): AccessTarget => ({ kind: 'own-account' });
+export const PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: param(request, 'projectId') ?? '',
 });
@@ -46,29 +47,29 @@ const PROJECT = (request: FastifyRequest): AccessTarget => ({
 const byId =
   (kind: 'flag' | 'segment' | 'change-request' | 'api-key', name: string) =>
   (request: FastifyRequest): AccessTarget => ({ kind, id: param(request, name) ?? '' });
-const FLAG = byId('flag', 'flagId');
-const SEGMENT = byId('segment', 'segmentId');
-const CHANGE_REQUEST = byId('change-request', 'requestId');
-const API_KEY = byId('api-key', 'keyId');
+export const FLAG = byId('flag', 'flagId');
+export const SEGMENT = byId('segment', 'segmentId');
+export const CHANGE_REQUEST = byId('change-request', 'requestId');
+export const API_KEY = byId('api-key', 'keyId');
 /** Evaluation: `?project=` (organisation-wide keys must send it), else the key's own project. */
-const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
+export const EVALUATED_PROJECT = (request: FastifyRequest): AccessTarget => ({
   kind: 'project',
   idOrKey: query(request, 'project'),
   evaluation: true,
 });
 
 /** The change reaches every environment: creating or deleting flags, environments, segments, projects. */
-const ALL = (): EnvironmentScope => 'all';
-const PATH_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => {
+export const ALL = (): EnvironmentScope => 'all';
+export const PATH_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => {
   const environment = param(request, 'envKey');
   return environment === undefined ? undefined : [environment];
 };
-const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
+export const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
   query(request, 'environment') ?? DEFAULT_ENVIRONMENT,
 ];
 
 /** `{ environment? }` of the evaluation bodies, default production. */
-function bodyEnvironment(principal: Principal, body: unknown): void {
+export function bodyEnvironment(principal: Principal, body: unknown): void {
   const environment = isPlainObject(body) ? (body.environment ?? DEFAULT_ENVIRONMENT) : DEFAULT_ENVIRONMENT;
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
@@ -78,19 +79,19 @@ function patchEnvironments(principal: Principal, patch: unknown, environment: st
   authorizeEnvironments(principal, accessScope(patchReach(patch, environment)));
 }
 
-function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
+export function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
   patchEnvironments(principal, body, query(request, 'environment') ?? DEFAULT_ENVIRONMENT);
 }
 
 /** A scheduled change `{ environment, patch }` reaches what its patch would reach now. */
-function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
+export function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
   if (!isPlainObject(body)) return;
   const environment = typeof body.environment === 'string' ? body.environment : DEFAULT_ENVIRONMENT;
   patchEnvironments(principal, body.patch, environment);
 }
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
-function newKeyPower(principal: Principal, body: unknown): void {
+export function newKeyPower(principal: Principal, body: unknown): void {
   if (!isPlainObject(body)) return;
   const role = ROLES.find((r) => r === body.role) ?? 'evaluator';
   const environments =
@@ -107,138 +108,13 @@ function newKeyPower(principal: Principal, body: unknown): void {
  * declare `config: { access }` itself (OFREP does); the authorisation matrix test fails on a
  * route with neither.
  */
-export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
-  'GET /v1/projects': { role: 'viewer', target: ANY },
-  'POST /v1/projects': { role: 'admin', target: ORGANISATION, environments: ALL },
-  'GET /v1/projects/:projectId': { role: 'viewer', target: PROJECT },
-  'PATCH /v1/projects/:projectId': { role: 'admin', target: PROJECT },
-  'DELETE /v1/projects/:projectId': { role: 'admin', target: ORGANISATION, environments: ALL },
 
-  'GET /v1/projects/:projectId/environments': { role: 'viewer', target: PROJECT },
-  'POST /v1/projects/:projectId/environments': { role: 'editor', target: PROJECT, environments: ALL },
-  'GET /v1/projects/:projectId/environments/:envKey': { role: 'viewer', target: PROJECT },
-  'PATCH /v1/projects/:projectId/environments/:envKey': {
-    role: 'editor',
-    target: PROJECT,
-    // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
-    environments: PATH_ENVIRONMENT,
-  },
-  // Deleting an environment is governance: it takes its approvals and protection with it.
-  'DELETE /v1/projects/:projectId/environments/:envKey': {
-    role: 'admin',
-    target: PROJECT,
-    environments: ALL,
-  },
-
-  'GET /v1/projects/:projectId/flags': { role: 'viewer', target: PROJECT },
-  'POST /v1/projects/:projectId/flags': { role: 'editor', target: PROJECT, environments: ALL },
-  'GET /v1/projects/:projectId/flags/:flagKey': { role: 'viewer', target: PROJECT },
-  'PATCH /v1/flags/:flagId': { role: 'editor', target: FLAG, body: flagPatchEnvironments },
-  'DELETE /v1/flags/:flagId': { role: 'editor', target: FLAG, environments: ALL },
-  'PATCH /v1/projects/:projectId/flags/:flagKey': {
-    role: 'editor',
-    target: PROJECT,
-    body: flagPatchEnvironments,
-  },
-  'DELETE /v1/projects/:projectId/flags/:flagKey': { role: 'editor', target: PROJECT, environments: ALL },
-  'POST /v1/flags/:flagId/restore': { role: 'editor', target: FLAG, environments: ALL },
-  'GET /v1/flags/:flagId/dependants': { role: 'viewer', target: FLAG },
-  'POST /v1/flags/:flagId/scheduled-changes': {
-    role: 'editor',
-    target: FLAG,
-    body: scheduledPatchEnvironments,
-  },
-  'GET /v1/flags/:flagId/scheduled-changes': { role: 'viewer', target: FLAG },
-  'GET /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'viewer', target: FLAG },
-  // Which environments a cancel reaches is the stored change's: the use case checks them.
-  'DELETE /v1/flags/:flagId/scheduled-changes/:changeId': { role: 'editor', target: FLAG },
-  'GET /v1/projects/:projectId/change-requests': { role: 'viewer', target: PROJECT },
-  'GET /v1/change-requests/:requestId': { role: 'viewer', target: CHANGE_REQUEST },
-  // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
-  'POST /v1/change-requests/:requestId/approve': { role: 'editor', target: CHANGE_REQUEST },
-  'POST /v1/change-requests/:requestId/reject': { role: 'editor', target: CHANGE_REQUEST },
-  'POST /v1/change-requests/:requestId/apply': { role: 'editor', target: CHANGE_REQUEST },
-  'POST /v1/change-requests/:requestId/withdraw': { role: 'editor', target: CHANGE_REQUEST },
-
-  'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
-  // A segment is shared by every environment's rules: changing it changes them all.
-  'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
-  'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
-  'GET /v1/segments/:segmentId/used-by': { role: 'viewer', target: SEGMENT },
-  'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
-  'POST /v1/segments/:segmentId/restore': { role: 'editor', target: SEGMENT, environments: ALL },
-  'DELETE /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },
-
-  'GET /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT },
-  'POST /v1/projects/:projectId/api-keys': { role: 'admin', target: PROJECT, body: newKeyPower },
-  'GET /v1/api-keys': { role: 'admin', target: ORGANISATION },
-  'POST /v1/api-keys': { role: 'admin', target: ORGANISATION, body: newKeyPower },
-  'GET /v1/api-keys/:keyId/flagd-sync': { role: 'admin', target: API_KEY },
-  'DELETE /v1/api-keys/:keyId': { role: 'admin', target: API_KEY },
-
-  'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
-
-  'GET /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },
-  'POST /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },
-  'GET /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
-  'PATCH /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
-  'DELETE /v1/projects/:projectId/webhooks/:webhookId': { role: 'admin', target: PROJECT },
-  'GET /v1/projects/:projectId/webhooks/:webhookId/deliveries': { role: 'admin', target: PROJECT },
-  'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver': {
-    role: 'admin',
-    target: PROJECT,
-  },
-  'GET /v1/audit-log': { role: 'admin', target: ORGANISATION },
-
-  'POST /v1/projects/:projectId/flags/:flagKey/explain': {
-    role: 'viewer',
-    target: PROJECT,
-    body: bodyEnvironment,
-  },
-  'POST /v1/projects/:projectId/environments/:envKey/flagd': {
-    role: 'editor',
-    target: PROJECT,
-    environments: PATH_ENVIRONMENT,
-  },
-  'GET /v1/projects/:projectId/environments/:envKey/flagd': {
-    role: 'viewer',
-    target: PROJECT,
-    environments: PATH_ENVIRONMENT,
-  },
-
-  'GET /v1/flags/:flagId/insights': { role: 'viewer', target: FLAG },
-  'GET /v1/projects/:projectId/insights/top-flags': { role: 'viewer', target: PROJECT },
-
-  // Who is asking: anyone authenticated.
-  'GET /v1/me': { role: 'evaluator', target: ANY },
-  // One's own password: signed-in people only, whatever their role.
-  'POST /v1/me/password': { role: 'evaluator', target: OWN_ACCOUNT },
-  // Accounts and invitations: admins; the use case narrows a project admin to its project's.
-  'GET /v1/accounts': { role: 'admin', target: ANY },
-  'DELETE /v1/accounts/:accountId': { role: 'admin', target: ANY },
-  // Changing an account's rights or handing out a way into it reaches every environment it sees.
-  'PATCH /v1/accounts/:accountId': { role: 'admin', target: ANY, environments: ALL },
-  'POST /v1/accounts/:accountId/password-reset': { role: 'admin', target: ANY, environments: ALL },
-  'GET /v1/invitations': { role: 'admin', target: ANY },
-  'POST /v1/invitations': { role: 'admin', target: ANY },
-  'DELETE /v1/invitations/:invitationId': { role: 'admin', target: ANY },
-
-  'GET /v1/flags/:flagKey': {
-    role: 'evaluator',
-    target: EVALUATED_PROJECT,
-    environments: QUERY_ENVIRONMENT,
-    rateLimit: 'evaluation',
-  },
-  'POST /v1/flags/:flagKey/evaluate': {
-    role: 'evaluator',
-    target: EVALUATED_PROJECT,
-    body: bodyEnvironment,
-    rateLimit: 'evaluation',
-  },
-  'POST /v1/evaluate': {
-    role: 'evaluator',
-    target: EVALUATED_PROJECT,
-    body: bodyEnvironment,
-    rateLimit: 'evaluation',
-  },
-};
+/**
+ * A route's rules for its Fastify `config`: the least role that may call it, what it acts on,
+ * and what else it checks (decision 1782). `access('editor', FLAG, { environments: ALL })`.
+ */
+export const access = (
+  role: Role,
+  target: RouteAccess['target'],
+  more: Omit<RouteAccess, 'role' | 'target'> = {},
+): { readonly access: RouteAccess } => ({ access: { role, target, ...more } });

@@ -1,3 +1,4 @@
+import type { FastifyContextConfig } from 'fastify';
 import type { TSchema } from 'typebox';
 import { problems } from './schemas/common.ts';
 
@@ -11,6 +12,8 @@ export interface RouteParts {
   readonly params?: TSchema;
   readonly querystring?: TSchema;
   readonly body?: TSchema;
+  /** The route's rules: who may call it, its rate limit, browser exposure (decision 1782). */
+  readonly config?: FastifyContextConfig;
   readonly [status: number]: TSchema;
 }
 
@@ -19,17 +22,22 @@ type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring
 /**
  * The route options writer for a group of routes under `tags`: each route's schema is what the
  * OpenAPI document shows, the tags and a summary, the problems (application/problem+json) it
- * may answer with by status, and what it takes and answers.
+ * may answer with by status, and what it takes and answers; and its rules (`config`: who may
+ * call it, its rate limit and browser exposure, read once when the route is registered;
+ * decision 1782).
  */
 export const describeRoutes =
   (tags: string[]) =>
   <const P extends RouteParts>(summary: string, problemStatuses: readonly number[], parts: P) => {
-    const { description, params, querystring, body, ...answers } = parts;
+    const { description, params, querystring, body, config = {}, ...answers } = parts;
     const taken = {
       ...(description === undefined ? {} : { description }),
       ...(params === undefined ? {} : { params }),
       ...(querystring === undefined ? {} : { querystring }),
       ...(body === undefined ? {} : { body }),
     } as Taken<P>;
-    return { schema: { tags, summary, ...taken, response: { ...answers, ...problems(...problemStatuses) } } };
+    return {
+      schema: { tags, summary, ...taken, response: { ...answers, ...problems(...problemStatuses) } },
+      config,
+    };
   };

@@ -4,7 +4,7 @@ import { hashSecret } from '../services/secrets.ts';
 import type { SessionService } from '../services/session-service.ts';
 import { type Problem, problem } from './problem.ts';
 
-/** The dashboard's session cookie (SPEC §7): HttpOnly, SameSite=Strict, Secure over HTTPS. */
+/** The dashboard's session cookie (docs/product.md §7): HttpOnly, SameSite=Strict, Secure over HTTPS. */
 export const SESSION_COOKIE = 'flagstaff_session';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -71,7 +71,7 @@ export function originProblem(request: FastifyRequest, required: boolean): Probl
 }
 
 /**
- * The dashboard's way to authenticate the /v1 API (SPEC §7: a second way, same roles, no back
+ * The dashboard's way to authenticate the /v1 API (docs/product.md §7: a second way, same roles, no back
  * door), in the shape of the access control's authenticators: the session cookie, named by its
  * hash; its account's principal, 401 once the session is unknown or expired, 403 when a
  * state-changing request comes from another origin.

@@ -34,7 +34,7 @@ function add(flags: Map<string, FlagCounts>, result: Counted): void {
 }
 
 /**
- * Counts evaluations per flag, environment, variant, reason and minute in memory (SPEC §10).
+ * Counts evaluations per flag, environment, variant, reason and minute in memory (docs/product.md §10).
  * The hot path does a few map lookups and an increment; `drain` hands the counts to the flush,
  * which writes them off the request path.
  */

@@ -14,7 +14,7 @@ const used = (variant: string | null, firstDaysAgo: number, lastDaysAgo: number)
   lastMinute: minuteOf(daysAgo(lastDaysAgo)),
 });
 
-describe('staleness (SPEC §10)', () => {
+describe('staleness (docs/product.md §10)', () => {
   it.each([
     ['a flag younger than 30 days, never evaluated', 10, [], undefined],
     ['a flag never evaluated in 40 days', 40, [], 'not_evaluated'],

@@ -29,7 +29,7 @@ export function lastEvaluatedMinute(usage: readonly VariantUsage[]): number | un
 }
 
 /**
- * SPEC §10: a flag at least 30 days old is stale in an environment when it was not evaluated there
+ * docs/product.md §10: a flag at least 30 days old is stale in an environment when it was not evaluated there
  * for 30 days, or when every evaluation there for 30 days served one and the same variant.
  * `usage` is the flag's in that environment, filtered by `usageSince`.
  */

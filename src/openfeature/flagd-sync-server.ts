@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type { Principal } from '../domain/api-key.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, ERROR_CATALOGUE } from '../domain/errors.ts';
 import { syncCredentialKeyId, syncScope } from '../plane/sync-credential.ts';
 import type { Services } from '../services/services.ts';
 import { parseSyncSelector } from './flagd/sync-selector.ts';
@@ -56,19 +56,28 @@ export interface FlagdSyncServer {
   close(): Promise<void>;
 }
 
+/** gRPC's status for each HTTP status of the error catalogue (src/domain/errors.ts). */
+const GRPC_STATUS: Readonly<Record<number, status>> = {
+  400: status.INVALID_ARGUMENT,
+  401: status.UNAUTHENTICATED,
+  403: status.PERMISSION_DENIED,
+  404: status.NOT_FOUND,
+  409: status.ALREADY_EXISTS,
+  412: status.FAILED_PRECONDITION,
+  429: status.RESOURCE_EXHAUSTED,
+  503: status.UNAVAILABLE,
+};
+
 /** What went wrong, for the client; never the selector, which holds the sync credential. */
 function refusalOf(error: unknown): SyncRefusal {
   if (error instanceof SyncRefusal) return error;
-  if (error instanceof DomainError) {
-    if (error.code === 'forbidden') return new SyncRefusal(status.PERMISSION_DENIED, error.message);
-    if (error.code === 'not_found') return new SyncRefusal(status.NOT_FOUND, error.message);
-    if (error.code === 'unauthorized') return new SyncRefusal(status.UNAUTHENTICATED, error.message);
-  }
+  const code = error instanceof DomainError ? GRPC_STATUS[ERROR_CATALOGUE[error.code].status] : undefined;
+  if (code !== undefined) return new SyncRefusal(code, (error as DomainError).message);
   return new SyncRefusal(status.INTERNAL, 'Something went wrong on our side.');
 }
 
 /**
- * flagd's gRPC sync protocol (`flagd.sync.v1.FlagSyncService`, SPEC §9), so flagd's in-process
+ * flagd's gRPC sync protocol (`flagd.sync.v1.FlagSyncService`, docs/product.md §9), so flagd's in-process
  * providers evaluate locally with Flagstaff as their source. The payload is the environment's
  * flagd export; every change that alters it is pushed to its streams.
  */

@@ -13,7 +13,7 @@ export type DatabaseState = 'up' | 'down';
 
 /**
  * Keeps one node's evaluation plane (snapshots, project references, API keys) in step with
- * the database (SPEC §8): loads everything at start, retrying with backoff while the database
+ * the database (docs/product.md §8): loads everything at start, retrying with backoff while the database
  * is unreachable, then follows the change feed. Remembers whether the database answers, for
  * /readyz; while it does not, the node keeps evaluating from what it loaded last.
  */

@@ -2,7 +2,7 @@ import type { ProjectChanges } from '../plane/project-changes.ts';
 
 /**
  * Resolves once this node serves `revision` of the project, or after `timeoutMs`: a client told
- * of a change by one node may ask another that has not caught up yet (SPEC §9, flagConfigEtag).
+ * of a change by one node may ask another that has not caught up yet (docs/product.md §9, flagConfigEtag).
  */
 export function awaitRevision(
   changes: ProjectChanges,

@@ -5,7 +5,7 @@ import type { ProjectChange, ProjectChanges } from '../plane/project-changes.ts'
 import type { StreamGrant } from './stream-access.ts';
 import { TopicGroups } from './topic-groups.ts';
 
-/** SPEC §9: a comment every 15 s keeps proxies and clients from calling the stream dead. */
+/** docs/product.md §9: a comment every 15 s keeps proxies and clients from calling the stream dead. */
 export const HEARTBEAT_MS = 15_000;
 /** How long after connecting a client reconnects once the stream drops (the SSE `retry` field). */
 const RETRY_MS = 2_000;
@@ -49,7 +49,7 @@ function messageFor(change: { revision: number; at: number }): Buffer {
 }
 
 /**
- * The open OFREP event streams of this node (SPEC §9). Each gets a `refetchEvaluation`
+ * The open OFREP event streams of this node (docs/product.md §9). Each gets a `refetchEvaluation`
  * message when its project changes; a slow client is never buffered for: while its socket is
  * full only the newest revision is remembered, and sent when it drains. Streams are grouped by
  * project and by key, so a change or a revocation is one listener call whatever the number of

@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError } from '../domain/errors.ts';
+import { unauthorized } from '../domain/errors.ts';
 import type { KeyRegistry } from '../plane/key-registry.ts';
 import { authorize } from '../services/access.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
@@ -15,7 +15,7 @@ export interface StreamGrant extends StreamClaims {
   readonly endsAt: number;
 }
 
-const refused = (detail: string) => new DomainError('unauthorized', detail);
+const refused = unauthorized;
 
 /**
  * Issues and checks the signed, expiring tokens by which a stream URL authenticates itself

@@ -1,10 +1,7 @@
 import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
-import { DomainError } from '../domain/errors.ts';
+import { forbidden, noProjectAccess } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
 import type { ApiKeyStore, ChangeSafetyStores, FlagStore, ProjectStore } from '../storage/store.ts';
-
-const forbidden = (detail: string) => new DomainError('forbidden', detail);
-const noProjectAccess = () => forbidden('This API key has no access to this project.');
 
 /**
  * Throws `forbidden` unless the principal may act with `role` in the project (and, when named,
@@ -113,7 +110,7 @@ export interface ProjectReferences {
 }
 
 /**
- * The authorisation of SPEC §5, the one source of truth: the route hook runs it before a
+ * The authorisation of docs/product.md §5, the one source of truth: the route hook runs it before a
  * request is validated, so a key without access gets 403 whatever else is wrong with its
  * request, and hands its Grant to the use case. Use cases called without a route (the CLI)
  * run the same rules through `project-access.ts`.

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account, Invitation } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
-import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -10,9 +10,9 @@ import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './acc
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { hashPassword } from './passwords.ts';
-import { changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { hashSecret } from './secrets.ts';
 import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const INVITATION_PREFIX = 'fsi_';
@@ -265,10 +265,7 @@ export class AccountService {
   #listScope(actor: Actor): string | null | undefined {
     const { principal } = actor;
     if (roleRank(principal.role) < roleRank('admin')) {
-      throw new DomainError(
-        'forbidden',
-        `Listing accounts needs the admin role; you have ${principal.role}.`,
-      );
+      throw forbidden(`Listing accounts needs the admin role; you have ${principal.role}.`);
     }
     return principal.projectId === null ? undefined : principal.projectId;
   }
@@ -284,7 +281,7 @@ export interface AccountBootstrap {
 }
 
 /**
- * The first dashboard account (SPEC §7): from FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD
+ * The first dashboard account (docs/product.md §7): from FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD
  * while no account exists, or else a one-time setup link, issued once: never while an account or
  * any invitation exists, so later starts print nothing.
  */

@@ -18,9 +18,10 @@ import { environmentsOfChanges, StaleChanges, staleChanges } from './field-chang
 import type { FlagService } from './flag-service.ts';
 import type { FlagdService } from './flagd-service.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
-import { accessProject, changedMeanwhile } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 import type { SegmentService } from './segment-service.ts';
+import { changedMeanwhile } from './versioned-write.ts';
 import { conflictWith } from './write-gate.ts';
 
 const forbidden = (detail: string) => new DomainError('forbidden', detail);

@@ -8,7 +8,7 @@ import type { FlagService } from './flag-service.ts';
 export interface SchedulerOptions {
   /** Milliseconds since the epoch; tests pass a clock they move. */
   readonly clock?: () => number;
-  /** How often to look for due changes: well under SPEC §10's 1 s. */
+  /** How often to look for due changes: well under docs/product.md §10's 1 s. */
   readonly intervalMs?: number;
   readonly log?: { warn(object: unknown, message: string): void };
 }
@@ -29,7 +29,7 @@ function reasonOf(error: DomainError): string {
 }
 
 /**
- * Applies due scheduled changes (SPEC §10) on every node. Exactly once across nodes: a change is
+ * Applies due scheduled changes (docs/product.md §10) on every node. Exactly once across nodes: a change is
  * marked applied in the same transaction as its write, by an update that only a pending row
  * passes and that holds the row lock until commit (see ScheduledChangeStore.settle). A change due
  * while no node ran is applied by the first pass after start, its delay in the audit event.

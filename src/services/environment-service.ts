@@ -8,8 +8,9 @@ import { authorizeRole, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 export interface CreateEnvironmentInput {
   readonly key: string;

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { flagNotFound, noSuchEnvironment, notFound, validationFailed } from '../domain/errors.ts';
 import type { EvaluationObserver, EvaluationObservers } from '../domain/evaluation-observer.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
@@ -53,7 +53,7 @@ export class EvaluationService implements EvaluationObservers {
 
   /**
    * Where a request evaluates: its project, environment and compiled snapshot, after the
-   * authorisation of SPEC §5 (the route's, when it ran; else the same rules here). Resolve once
+   * authorisation of docs/product.md §5 (the route's, when it ran; else the same rules here). Resolve once
    * per request and evaluate there with `evaluateIn`/`evaluateAllIn`.
    */
   async target(actor: Actor, scope: EvaluationScope): Promise<EvaluationTarget> {
@@ -66,15 +66,14 @@ export class EvaluationService implements EvaluationObservers {
     const compiled =
       this.#snapshots.peek(projectId, environment) ??
       (await this.#snapshots.environment(projectId, environment));
-    if (compiled === null)
-      throw new DomainError('not_found', `No environment "${environment}" in this project.`);
+    if (compiled === null) throw noSuchEnvironment(environment);
     return { actor, projectId, environment, compiled };
   }
 
   /**
    * `target` without waiting, when the project reference and the snapshot are already in memory
    * (every request once a node is loaded); undefined when only `target` can tell. Throws what
-   * `target` throws. The evaluation route calls it first: no promise on its hot path (issue 10).
+   * `target` throws. The evaluation route calls it first: no promise on its hot path (decision 0207).
    */
   targetInMemory(actor: Actor, scope: EvaluationScope): EvaluationTarget | undefined {
     const projectId = this.#knownProjectId(actor, scope.project);
@@ -85,7 +84,7 @@ export class EvaluationService implements EvaluationObservers {
     return compiled === undefined ? undefined : { actor, projectId, environment, compiled };
   }
 
-  /** The checks of SPEC §5, unless the route's access check made them already (its grant). */
+  /** The checks of docs/product.md §5, unless the route's access check made them already (its grant). */
   #authorize(actor: Actor, projectId: string, environment: string): void {
     if (actor.grant === undefined) authorize(actor.principal, projectId, 'evaluator', environment);
   }
@@ -106,7 +105,7 @@ export class EvaluationService implements EvaluationObservers {
       ]);
     }
     // The route's check found no such project (a project key would have got 403 there).
-    if (grant !== undefined) throw new DomainError('not_found', `No project "${project}".`);
+    if (grant !== undefined) throw notFound(`No project "${project}".`);
     return this.#snapshots.projectIdFor(project);
   }
 
@@ -186,6 +185,6 @@ function evaluateOne(
   nowMs: number,
 ): EvaluationDetail {
   const result = target.compiled.evaluate(flagKey, context, Math.floor(nowMs / 1000));
-  if (result === undefined) throw new DomainError('flag_not_found', `No flag "${flagKey}" in this project.`);
+  if (result === undefined) throw flagNotFound(`No flag "${flagKey}" in this project.`);
   return result;
 }

@@ -32,11 +32,12 @@ import {
 } from './field-changes.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
 import { versionFromAudit } from './version-history.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 /**

@@ -21,9 +21,10 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { flagChanges, refuseStale, staleChanges } from './field-changes.ts';
 import { changesVariantValues } from './flag-service.ts';
-import { accessProject, changedMeanwhile } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { changedMeanwhile } from './versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 /** What an import did, by flag key. */
@@ -84,7 +85,7 @@ function importChanges(writes: readonly ImportWrite[]): FieldChange[] {
 }
 
 /**
- * flagd flag definitions in and out of one environment (SPEC §6). The translations are pure
+ * flagd flag definitions in and out of one environment (docs/product.md §6). The translations are pure
  * functions in src/flagd/; this adds access checks, the one transaction with its audit
  * events, and the snapshot refresh.
  */

@@ -7,7 +7,7 @@ export interface Readiness {
   readonly database: DatabaseState;
 }
 
-/** Readiness (SPEC §1, §8): whether this node can evaluate, and whether the database answers. */
+/** Readiness (docs/product.md §1, §8): whether this node can evaluate, and whether the database answers. */
 export class HealthService {
   readonly #store: Pick<Store, 'ping'>;
   readonly #sync: NodeSync | undefined;

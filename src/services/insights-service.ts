@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { flagNotFound, noSuchEnvironment, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT, type Environment } from '../domain/project.ts';
 import { EvaluationCounter } from '../insights/evaluation-counter.ts';
@@ -72,7 +72,7 @@ function parseTime(field: string, text: string | undefined, fallback: number): n
   return ms;
 }
 
-/** Evaluation counts per flag (SPEC §10): counted in memory, flushed in batches, read back as series and staleness. */
+/** Evaluation counts per flag (docs/product.md §10): counted in memory, flushed in batches, read back as series and staleness. */
 export class InsightsService {
   readonly #store: Store;
   readonly #clock: Clock;
@@ -111,11 +111,11 @@ export class InsightsService {
     const flag = await this.#store.findFlagById(flagId);
     // Another project's flag, as the route's check found it, is answered as an unknown one (decision 0020).
     if (flag === undefined || (actor.grant !== undefined && actor.grant.projectId !== flag.projectId))
-      throw new DomainError('flag_not_found', `No flag with id "${flagId}".`);
+      throw flagNotFound(`No flag with id "${flagId}".`);
     const project = await accessProject(this.#store, actor, flag.projectId, 'viewer');
     const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
-      throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+      throw noSuchEnvironment(environment, project.key);
     }
     const now = this.#clock();
     const toMs = parseTime('to', request.to, now);
@@ -243,7 +243,7 @@ export class InsightsService {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
     const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
-      throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+      throw noSuchEnvironment(environment, project.key);
     }
     const fromMinute = Math.floor(this.#clock() / MS_PER_MINUTE) - request.days * 24 * 60;
     const top = await this.#store.insights.topFlags(project.id, environment, fromMinute, request.limit);

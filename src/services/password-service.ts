@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PasswordReset } from '../domain/account.ts';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { forbidden, notFound } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { StoredAccount, StoredPasswordReset, StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
@@ -9,9 +9,9 @@ import { adminOfAccountScope, checkPassword } from './account-rules.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { hashPassword } from './passwords.ts';
-import { changedMeanwhile } from './project-access.ts';
 import { hashSecret } from './secrets.ts';
 import { principalOfAccount, type SessionService } from './session-service.ts';
+import { changedMeanwhile } from './versioned-write.ts';
 
 const RESET_TTL_MS = 24 * 60 * 60 * 1000;
 const RESET_PREFIX = 'fsr_';
@@ -39,7 +39,7 @@ const unusableLink = () =>
   notFound('This reset link is unknown, has been used already or has expired. Ask an admin for a new one.');
 
 /**
- * Passwords after sign-up (issue 13, decision 1004): people change their own, proving the
+ * Passwords after sign-up (decision 1004): people change their own, proving the
  * current one; admins hand out one-time reset links. Either way the account's other sessions end.
  */
 export class PasswordService {
@@ -163,7 +163,7 @@ export class PasswordService {
   async #signedInAccount(actor: Actor): Promise<StoredAccount> {
     const { principal } = actor;
     const account = principal.type === 'user' ? await this.#store.findAccountById(principal.id) : undefined;
-    if (account === undefined) throw new DomainError('forbidden', 'Only a signed-in account has a password.');
+    if (account === undefined) throw forbidden('Only a signed-in account has a password.');
     return account;
   }
 

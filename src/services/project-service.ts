@@ -12,8 +12,9 @@ import { authorizeOrganisation, authorizeRole } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import type { WriteDeps } from './commit.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 export interface CreateProjectInput {
   readonly key: string;

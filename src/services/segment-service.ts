@@ -14,10 +14,11 @@ import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
 import { applyChanges, refuseStale, segmentChanges, staleChanges } from './field-changes.ts';
 import { mergeField } from './merge-patch.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 export class SegmentService {

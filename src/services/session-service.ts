@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, validationFailed } from '../domain/errors.ts';
+import { DomainError, unauthorized, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 import { TokenBuckets } from './token-buckets.ts';
 
-/** The rate-limit state a response reports (SPEC §5 headers). */
+/** The rate-limit state a response reports (docs/product.md §5 headers). */
 export interface LimitState {
   readonly limit: number;
   readonly remaining: number;
@@ -74,7 +74,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const publicAccount = ({ passwordHash: _, ...account }: StoredAccount): Account => account;
 
-/** A signed-in account acts with its role and scope, exactly like an API key would (SPEC §7). */
+/** A signed-in account acts with its role and scope, exactly like an API key would (docs/product.md §7). */
 export const principalOfAccount = (account: Account): Principal => ({
   type: 'user',
   id: account.id,
@@ -123,7 +123,7 @@ export class SessionService {
     if (account === undefined || !valid) {
       this.#perAccount.take(accountKey);
       this.#perAddress.take(address);
-      throw new DomainError('unauthorized', 'The email or password is not right.');
+      throw unauthorized('The email or password is not right.');
     }
     this.#perAccount.reset(accountKey);
     const at = new Date(now).toISOString();

@@ -8,7 +8,8 @@ import type { StoredWebhook } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
-import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
+import { accessProject } from './project-access.ts';
+import { changedMeanwhile, checkIfMatch } from './versioned-write.ts';
 
 export interface WebhookInput {
   readonly url: string;
@@ -26,7 +27,7 @@ export interface CreatedWebhook extends Webhook {
 
 const publicWebhook = ({ secret: _, ...webhook }: StoredWebhook): Webhook => webhook;
 
-/** Webhooks of a project, managed by its admins (SPEC §9). Deliveries are the dispatcher's. */
+/** Webhooks of a project, managed by its admins (docs/product.md §9). Deliveries are the dispatcher's. */
 export class WebhookService {
   readonly #store: Store;
   readonly #allowPrivate: boolean;

@@ -1,7 +1,7 @@
 import type { ChangeRequest, ChangeRequestStatus } from '../domain/change-request.ts';
-import type { Page, PageRequest } from './store.ts';
+import type { Page, PageRequest } from './page.ts';
 
-/** Approval policies and change requests (SPEC §10); reached as `store.approvals`, in or out of a transaction. */
+/** Approval policies and change requests (docs/product.md §10); reached as `store.approvals`, in or out of a transaction. */
 export interface ApprovalStore {
   /** Approvals each environment of the project requires, by environment key; absent means 0. */
   requiredApprovals(projectId: string): Promise<ReadonlyMap<string, number>>;

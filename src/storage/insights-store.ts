@@ -45,7 +45,7 @@ export interface FlagTotal {
   readonly count: number;
 }
 
-/** Storage of evaluation counts for insights (SPEC §10). */
+/** Storage of evaluation counts for insights (docs/product.md §10). */
 export interface InsightsStore {
   /** Adds the counts to the stored ones in one transaction: flushes of several nodes merge by addition. */
   addEvaluationCounts(counts: readonly EvaluationCount[]): Promise<void>;

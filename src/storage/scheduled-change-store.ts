@@ -1,6 +1,6 @@
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 
-/** Storage of scheduled changes (SPEC §10); reached as `store.scheduledChanges`, in or out of a transaction. */
+/** Storage of scheduled changes (docs/product.md §10); reached as `store.scheduledChanges`, in or out of a transaction. */
 export interface ScheduledChangeStore {
   insert(change: ScheduledChange): Promise<void>;
   find(id: string): Promise<ScheduledChange | undefined>;

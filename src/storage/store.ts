@@ -7,20 +7,11 @@ import type { Segment } from '../domain/segment.ts';
 import type { ApprovalStore } from './approval-store.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
 import type { InsightsStore } from './insights-store.ts';
+import type { Page, PageRequest } from './page.ts';
 import type { ScheduledChangeStore } from './scheduled-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
-/** A page request: at most `limit` items after the opaque `cursor`. */
-export interface PageRequest {
-  readonly limit: number;
-  readonly cursor?: string | undefined;
-}
-
-export interface Page<T> {
-  readonly items: readonly T[];
-  /** Set when more items remain. */
-  readonly nextCursor?: string;
-}
+export type { Page, PageRequest };
 
 export interface FlagFilter {
   readonly tag?: string | undefined;
@@ -252,7 +243,7 @@ export interface AuditStore {
   ): Promise<Page<AuditEvent>>;
 }
 
-/** Change safety (SPEC §10): roles of their own, reached by name, inside transactions too. */
+/** Change safety (docs/product.md §10): roles of their own, reached by name, inside transactions too. */
 export interface ChangeSafetyStores {
   readonly scheduledChanges: ScheduledChangeStore;
   readonly approvals: ApprovalStore;

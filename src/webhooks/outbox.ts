@@ -11,7 +11,7 @@ export function webhookBody(projectId: string, event: AuditEvent): string {
 /**
  * Queues the event for every active webhook of the project that wants it. Call it with the
  * webhook store of the write's own transaction: the outbox commits with the write or not at
- * all, so a delivery survives any restart after the commit (SPEC §9).
+ * all, so a delivery survives any restart after the commit (docs/product.md §9).
  */
 export async function enqueueWebhookDeliveries(
   webhooks: WebhookStore,

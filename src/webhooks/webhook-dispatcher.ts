@@ -18,12 +18,12 @@ export interface DispatcherOptions {
   readonly pollMs?: number;
   /** How long a claimed delivery stays this node's; longer than an attempt can take. */
   readonly leaseMs?: number;
-  /** SPEC §9: an attempt that has no answer after 10 s failed. */
+  /** docs/product.md §9: an attempt that has no answer after 10 s failed. */
   readonly timeoutMs?: number;
   /** The wait after the first failure; it doubles with each failure, up to `maxRetryMs`. */
   readonly firstRetryMs?: number;
   readonly maxRetryMs?: number;
-  /** SPEC §9: retried for 24 h, then given up. */
+  /** docs/product.md §9: retried for 24 h, then given up. */
   readonly giveUpAfterMs?: number;
   readonly clock?: () => number;
 }

@@ -122,7 +122,7 @@ describeEachDatabase('API keys and the order of checks', (database) => {
     });
   });
 
-  describe('order of checks: 401 → 429 → 403 → 400/404 (SPEC §5)', () => {
+  describe('order of checks: 401 → 429 → 403 → 400/404 (docs/product.md §5)', () => {
     it('answers 401 before anything else is looked at', async () => {
       const reply = await node.call('POST', '/v1/projects/no-such/flags', {
         key: 'fsk_wrong',

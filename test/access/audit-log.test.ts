@@ -16,7 +16,7 @@ interface Event {
   requestId: string;
 }
 
-describeEachDatabase('audit log (SPEC §2 Audit event, §4)', (database) => {
+describeEachDatabase('audit log (docs/product.md §2 Audit event, §4)', (database) => {
   let node: Harness;
   let admin: { id: string; name: string };
   const secrets: string[] = [ADMIN_KEY];

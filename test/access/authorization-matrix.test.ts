@@ -4,7 +4,7 @@ import { describeEachDatabase } from '../support/database.ts';
 import { createKey, type Harness, setupActor, startHarness } from './support.ts';
 
 /**
- * SPEC §2 (roles) and §5 (403 before 400) for every /v1 route: each route is called, with a
+ * docs/product.md §2 (roles) and §5 (403 before 400) for every /v1 route: each route is called, with a
  * request valid in every other way, by a key of every role × project scope × environment
  * scope, and must answer exactly the status this table says. Where the request can be made
  * invalid, it is sent again invalid: a key without access still gets 403, others 400.
@@ -834,7 +834,7 @@ const CELLS: readonly Cell[] = ROLES.flatMap((role) =>
   ),
 );
 
-/** What SPEC §2 and §5 say the cell answers. */
+/** What docs/product.md §2 and §5 say the cell answers. */
 function expected(route: RouteCase, cell: Cell): number {
   if (route.signedInOnly) return 403;
   if (route.scope === 'organisation' && cell.scope !== 'organisation') return 403;

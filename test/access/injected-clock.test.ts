@@ -6,7 +6,7 @@ import { FakeClock, type Harness, startHarness } from './support.ts';
 const PINNED = Date.parse('2031-05-06T07:08:09.010Z');
 const MINUTE = 60_000;
 
-describeEachDatabase('one injected clock (issue 9)', (database) => {
+describeEachDatabase('one injected clock', (database) => {
   let node: Harness;
   const clock = new FakeClock();
 

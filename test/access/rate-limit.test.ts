@@ -17,7 +17,7 @@ const limitHeaders = (r: Reply) => ({
   reset: r.headers['ratelimit-reset'],
 });
 
-describeEachDatabase('rate limits (SPEC §5)', (database) => {
+describeEachDatabase('rate limits (docs/product.md §5)', (database) => {
   let node: Harness;
   let clock: FakeClock;
   afterEach(() => node?.close());

@@ -69,7 +69,7 @@ describeEachDatabase('secrets never reach the log or the metrics', (database) =>
     await node.call('GET', '/v1/flags/f?project=default', { key: app }); // 401: revoked
     await node.call('GET', '/v1/audit-log', { key: org });
 
-    // Secrets where they do not belong, in every shape a client might send them (issue 16).
+    // Secrets where they do not belong, in every shape a client might send them.
     await node.call('GET', `/v1/projects?api_key=${org}`, { key: null }); // 401: only the header counts
     await node.call('GET', `/v1/projects?apiKey=${encodeURIComponent(org)}&access_token=${org}`, {
       key: null,

@@ -6,7 +6,7 @@ import { flagBody } from '../support/requests.ts';
 
 const ADMIN = ADMIN_KEY;
 
-describeEachDatabase('change requests and approvals (SPEC §10)', (database) => {
+describeEachDatabase('change requests and approvals (docs/product.md §10)', (database) => {
   let node: Harness;
   let projectId: string;
   let flagId: string;

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
-// Issue 13 item 5 in the dashboard: a person changes their password; an admin demotes an account
+// Decisions 1004 and 1005 in the dashboard: a person changes their password; an admin demotes an account
 // and hands it a reset link, which its owner uses; the organisation's audit log shows all of it.
 
 const toast = (page: Page, text: string | RegExp) =>

@@ -4,7 +4,7 @@ import { ChangeScheduler } from '../../src/services/change-scheduler.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
-// SPEC §10 in the dashboard, as two people meet it: one schedules a change and requests another in
+// docs/product.md §10 in the dashboard, as two people meet it: one schedules a change and requests another in
 // an environment that requires an approval; a second approves it; both see the flag change.
 
 const toast = (page: Page, text: string | RegExp) =>

@@ -4,7 +4,7 @@ import { ADMIN_KEY } from '../dashboard/support.ts';
 import { flagBody } from '../support/requests.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
-// The flag editor's traps of issue 15, as a person meets them: an empty rule that would serve
+// The flag editor's traps (decisions 0603–0605), as a person meets them: an empty rule that would serve
 // everyone, renamed variants that blocked saving, weights that read as percentages, and
 // production one click away.
 

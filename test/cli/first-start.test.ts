@@ -10,15 +10,16 @@ describe('flagstaff serve', { timeout: 60_000 }, () => {
   const env = { FLAGSTAFF_DATABASE_URL: `sqlite:${join(dir, 'data', 'flagstaff.db')}` };
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('prints a generated admin key once on first start, and that key lists the default flags', async () => {
+  it('prints a generated admin key once on first start, and that key reads the default project and its two environments', async () => {
     const first = await serve(env);
     const secret = /^\s+(fsk_\S+)$/m.exec(first.output())?.[1];
     expect(secret).toBeDefined();
-    const res = await fetch(`${first.url}/v1/projects/default/flags`, {
+    const res = await fetch(`${first.url}/v1/projects/default/environments`, {
       headers: { authorization: `Bearer ${secret}` },
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual([]);
+    const environments = (await res.json()) as { key: string }[];
+    expect(environments.map(({ key }) => key).sort()).toEqual(['development', 'production']);
     await stop(first);
 
     const second = await serve(env);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { olderSystemNode, serve, stop } from './support.ts';
 
-// Every way of starting the server caps V8's young generation (issue 10: it was most of the
+// Every way of starting the server caps V8's young generation (docs/performance.md: it was most of the
 // RSS), so `npx flagstaff serve` uses as little memory as `npm start`. Read from the serving
 // process's command line, which Linux shows in /proc.
 const onLinux = existsSync('/proc/self/cmdline');

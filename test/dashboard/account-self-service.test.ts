@@ -8,7 +8,7 @@ import {
   startDashboardServer,
 } from './support.ts';
 
-/** Issue 13 item 5: passwords, role and scope changes, reset links, the organisation's audit log. */
+/** Decisions 1004–1006: passwords, role and scope changes, reset links, the organisation's audit log. */
 describeEachDatabase('account self-service', (database) => {
   let server: DashboardServer;
   let admin: string;

@@ -11,7 +11,7 @@ const DEPTH = 10_000;
 const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (issue 16)', (database) => {
+describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (decision 0008)', (database) => {
   let server: TestServer;
   let flagId: string;
   /** Routes only a signed-in person may call (`/v1/me/…`) get the body as that person. */

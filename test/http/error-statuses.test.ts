@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-describeEachDatabase('error statuses (SPEC §5) as problem+json', (database) => {
+describeEachDatabase('error statuses (docs/product.md §5) as problem+json', (database) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(database);

@@ -3,7 +3,7 @@ import { describeEachDatabase } from '../support/database.ts';
 import { flagBody } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// PATCH /v1/flags/{id} is a JSON merge patch (RFC 7396, SPEC §4) of the flag and of its
+// PATCH /v1/flags/{id} is a JSON merge patch (RFC 7396, docs/product.md §4) of the flag and of its
 // configuration per environment: absent keeps a field, null removes it (it takes its default),
 // a value replaces it; a rollout merges field by field; JsonLogic targeting is replaced whole.
 

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PROJECT = 'prereq';
 
-describeEachDatabase('flag prerequisites over HTTP (SPEC §10)', (database) => {
+describeEachDatabase('flag prerequisites over HTTP (docs/product.md §10)', (database) => {
   let server: TestServer;
   const ids = new Map<string, string>();
   let evaluator: string;

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 const PROJECT = 'restore';
 
-describeEachDatabase('restoring earlier versions (SPEC §10 History)', (database) => {
+describeEachDatabase('restoring earlier versions (docs/product.md §10 History)', (database) => {
   let server: TestServer;
   let flagId: string;
 

@@ -29,7 +29,7 @@ const preflight = (app: FastifyInstance, url: string, method: string, origin = '
     },
   });
 
-describe('CORS (SPEC §6), default origins', () => {
+describe('CORS (docs/product.md §6), default origins', () => {
   let app: FastifyInstance;
   let db: OpenTestDatabase;
   beforeAll(async () => {

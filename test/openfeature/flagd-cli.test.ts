@@ -7,7 +7,10 @@ import { bootstrap } from '../../src/services/bootstrap.ts';
 import { openStore } from '../../src/storage/open-store.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/flagstaff.js');
-const NEGATIVE = '/work/shared/reference/flagd-schema/test/flags/negative/state-set-incorrectly.json';
+const NEGATIVE = join(
+  import.meta.dirname,
+  '../fixtures/flagd-schema/test/flags/negative/state-set-incorrectly.json',
+);
 
 const DOCUMENT = {
   flags: {

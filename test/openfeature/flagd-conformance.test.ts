@@ -4,7 +4,7 @@ import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 
-// flagd's conformance flag file, imported whole, and the cases of SPEC §6 ("Import accepts what
+// flagd's conformance flag file, imported whole, and the cases of docs/product.md §6 ("Import accepts what
 // flagd loads") through import + OFREP + the REST evaluation route. The file is compared flag by
 // flag with flagd-core in flagd-ofrep-differential.test.ts; here are the answers a user reads.
 
@@ -38,7 +38,7 @@ const ONE_BROKEN = {
 const deepTargeting = (levels: number): string =>
   `${'{"!":['.repeat(levels)}{"var":"x"}${']}'.repeat(levels)}`;
 
-describeEachDatabase('flagd documents as flagd loads them (SPEC §6)', (database) => {
+describeEachDatabase('flagd documents as flagd loads them (docs/product.md §6)', (database) => {
   let server: TestServer;
   let projects = 0;
   beforeAll(async () => {

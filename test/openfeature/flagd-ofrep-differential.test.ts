@@ -9,7 +9,7 @@ import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 import { seedVariedProject, VARIED_CONTEXTS } from './support/varied-project.ts';
 
-const REFERENCE = '/work/shared/reference/flagd-schema';
+const REFERENCE = join(import.meta.dirname, '../fixtures/flagd-schema');
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
@@ -232,7 +232,7 @@ function asFlagMap(document: Json): Json {
 type Entry = Record<string, unknown>;
 const TYPES = { boolean: 'boolean', string: 'string', number: 'number', object: 'object' } as const;
 
-/** What Flagstaff must answer over OFREP for flagd-core's answer to one flag (SPEC §6). */
+/** What Flagstaff must answer over OFREP for flagd-core's answer to one flag (docs/product.md §6). */
 function expected(core: ReturnType<FlagdCore['resolve']>, key: string, sentinel: unknown): Entry {
   const metadata = core.flagMetadata ?? {};
   if (core.reason === 'ERROR' && core.errorCode === 'PARSE_ERROR') {

@@ -7,7 +7,7 @@ import type { TestServer } from '../support/server.ts';
 import { startServer } from './support/server.ts';
 import { createKey, seedVariedProject } from './support/varied-project.ts';
 
-const SAMPLES = '/work/shared/reference/flagd-schema/test/flags';
+const SAMPLES = join(import.meta.dirname, '../fixtures/flagd-schema/test/flags');
 const samples = (kind: 'positive' | 'negative') =>
   readdirSync(join(SAMPLES, kind)).map(
     (file) => [file, readFileSync(join(SAMPLES, kind, file), 'utf8')] as const,
@@ -35,7 +35,7 @@ const DOCUMENT = {
   },
 };
 
-describeEachDatabase('flagd import and export over HTTP (SPEC §6)', (database) => {
+describeEachDatabase('flagd import and export over HTTP (docs/product.md §6)', (database) => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer(database);

@@ -7,7 +7,7 @@ import { createKey, flagId, startVariedServer } from './support/varied-project.t
 const SINGLE = '/ofrep/v1/evaluate/flags';
 const PROJECT = { 'x-flagstaff-project': 'default' };
 
-describeEachDatabase('OFREP over a real socket (SPEC §6)', (database) => {
+describeEachDatabase('OFREP over a real socket (docs/product.md §6)', (database) => {
   let server: TestServer;
   let evaluator: string;
   beforeAll(async () => {
@@ -252,7 +252,7 @@ describeEachDatabase('OFREP over a real socket (SPEC §6)', (database) => {
   });
 });
 
-describe('OFREP over its rate limit (SPEC §5)', () => {
+describe('OFREP over its rate limit (docs/product.md §5)', () => {
   let server: TestServer;
   let now = 1_750_000_000_000;
   beforeAll(async () => {

@@ -12,7 +12,7 @@ const OUTAGE_MS = 5000;
 
 /**
  * Two nodes on one PostgreSQL database, each through a TCP proxy the test cuts and restores:
- * a database restart or failover as the nodes see it (SPEC §8). One process: a node that
+ * a database restart or failover as the nodes see it (docs/product.md §8). One process: a node that
  * exited, or an unhandled 'error' event, fails the run.
  */
 describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', () => {

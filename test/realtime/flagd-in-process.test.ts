@@ -184,7 +184,9 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
       selector: 'default/production#fsk_wrong',
       retryBackoffMaxMs: 60_000,
     });
-    await expect(OpenFeature.setProviderAndWait(`${domain}-wrong`, wrong)).rejects.toBeDefined();
+    await expect(OpenFeature.setProviderAndWait(`${domain}-wrong`, wrong)).rejects.toThrow(
+      /UNAUTHENTICATED: /,
+    );
     const details = await OpenFeature.getClient(`${domain}-wrong`).getStringDetails(
       'banner-text',
       'code default',
@@ -193,7 +195,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
       },
     );
     expect(details.value).toBe('code default');
-    expect(details.errorCode).toBeDefined();
+    expect(details.errorCode).toBe('FLAG_NOT_FOUND');
   });
 
   it('refuses an API key in the selector, with a warning naming the key, and the credential anywhere but sync', async () => {

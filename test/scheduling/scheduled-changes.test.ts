@@ -8,7 +8,7 @@ import { describeEachDatabase } from '../support/database.ts';
 
 const MINUTE = 60_000;
 
-describeEachDatabase('scheduled changes (SPEC §10)', (database) => {
+describeEachDatabase('scheduled changes (docs/product.md §10)', (database) => {
   let node: Harness;
   const clock = new FakeClock();
   let flagId: string;

@@ -1,6 +1,6 @@
 /**
  * Asks `probe` again (every 20 ms) until it returns true, for at most `withinMs`; returns whether
- * it did. For what the SPEC promises within a bound ("within 1 s on every other node").
+ * it did. For what docs/product.md promises within a bound ("within 1 s on every other node").
  */
 export async function eventually(probe: () => Promise<boolean>, withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
-import { useOptionalProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { ErrorSummary, Field, InlineError, Options, TextField } from '../kit/field.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { useOptionalProject } from '../project.ts';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 type Created = ApiKey & { secret: string };

@@ -1,10 +1,10 @@
 import { type ReactNode, useEffect, useState } from 'react';
 import { keyOfPointerToken } from '../../../src/domain/json.ts';
 import { type Account, type ApiError, type AuditEvent, apiPage, enc, type Project, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { differences } from '../change-words.ts';
 import { describePath, Options } from '../kit/field.tsx';
 import { TableHead } from '../kit/resource-table.tsx';
+import { useProject } from '../project.ts';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
 
 /** The actions the log records, by resource type, for the filters. */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { ErrorSummary } from '../kit/field.tsx';
+import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { type ApiError, api, type Environment, enc } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { useProject } from '../project.ts';
 import { can, useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 

@@ -10,11 +10,11 @@ import {
   type FlagSummary,
   isChangeRequest,
 } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
+import { useProject } from '../project.ts';
 import { confirmProtected } from '../protected.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';

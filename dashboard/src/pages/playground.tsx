@@ -1,8 +1,8 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { ErrorSummary, Field, Options } from '../kit/field.tsx';
+import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { LoadError, Loading, PageTitle } from '../ui.tsx';
 

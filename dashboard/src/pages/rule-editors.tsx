@@ -223,7 +223,7 @@ export function SegmentPicker({
 }) {
   const rest = available.filter((s) => !chosen.includes(s));
   // Chosen, then added with a button: a select that acted on change would add a segment for
-  // every arrow key pressed on it. A choice left unadded is added on save (issue 15).
+  // every arrow key pressed on it. A choice left unadded is added on save (decision 0603).
   const add = () => {
     if (pick !== '') onAdd(pick);
   };

@@ -1,11 +1,11 @@
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { describePath, ErrorSummary, KeyAndName, RadioChoices, sourceOf, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
+import { useProject } from '../project.ts';
 import { Link, navigate, useLeaveGuard } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, type Explanation, enc, type Flag } from '../api.ts';
-import { useProject } from '../app.tsx';
+import { useProject } from '../project.ts';
 
 /**
  * Says why an environment's imported JsonLogic targeting cannot be evaluated, when it cannot: a

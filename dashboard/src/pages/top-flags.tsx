@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { enc, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
+import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 
 interface TopFlagsAnswer {

@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { type ApiError, api, enc, useApi } from '../api.ts';
-import { useProject } from '../app.tsx';
 import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { ErrorSummary, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { useProject } from '../project.ts';
 import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
 
 interface Webhook {

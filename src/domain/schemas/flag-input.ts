@@ -3,7 +3,7 @@ import { FLAG_TYPES, type JsonValue } from '../flag.ts';
 import { Closed, Description, Key, Name, OneOf } from './kit.ts';
 import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
 
-// What a client sends to create or patch a flag (SPEC §4): the request-body schemas of the HTTP
+// What a client sends to create or patch a flag (docs/product.md §4): the request-body schemas of the HTTP
 // API, and through Static<…> the types FlagService takes. Any JSON is a JsonValue, so fields that
 // take any JSON say so in their static type without changing the schema ({}).
 
@@ -88,5 +88,5 @@ export const PatchFlagSchema = Closed({
 export type CreateFlagInput = Static<typeof CreateFlagSchema>;
 /** A merge patch of a flag's configuration in one environment. */
 export type FlagEnvironmentPatch = Static<typeof FlagEnvironmentPatchSchema>;
-/** A merge patch of a flag (SPEC §4): flag fields, environment fields for `?environment=`, or `environments`. */
+/** A merge patch of a flag (docs/product.md §4): flag fields, environment fields for `?environment=`, or `environments`. */
 export type FlagPatch = Static<typeof PatchFlagSchema>;

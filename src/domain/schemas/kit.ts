@@ -5,7 +5,7 @@ import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../keys.ts';
 // domain (TypeBox is a pure library, not a layer) so that the HTTP schemas and the services
 // share one definition, and the services take the schemas' static types (decision 1053).
 
-/** A closed object: unknown fields are refused (SPEC §4). */
+/** A closed object: unknown fields are refused (docs/product.md §4). */
 export const Closed = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { Closed, Description, Key, Name, OneOf } from './kit.ts';
 import { RuleSchema } from './rules.ts';
 
-// What a client sends to create or patch a segment (SPEC §4): the request-body schemas of the
+// What a client sends to create or patch a segment (docs/product.md §4): the request-body schemas of the
 // HTTP API, and through Static<…> the types SegmentService takes.
 
 export const TargetingKeys = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
@@ -31,5 +31,5 @@ export const PatchSegmentSchema = Closed({
 });
 
 export type CreateSegmentInput = Static<typeof CreateSegmentSchema>;
-/** A merge patch of a segment (SPEC §4): null removes a field, which then takes its default. */
+/** A merge patch of a segment (docs/product.md §4): null removes a field, which then takes its default. */
 export type SegmentPatch = Static<typeof PatchSegmentSchema>;

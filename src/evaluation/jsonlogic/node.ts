@@ -1,16 +1,7 @@
 import type { Token } from './precedence.ts';
+import type { Frame, Run } from './run.ts';
 
-/**
- * Per-call scratch state of a compiled function. flagd's engine compiles JsonLogic to JavaScript
- * that shares one `prev` variable between sub-expressions; some results depend on it, so we model it.
- */
-export interface Frame {
-  prev: unknown;
-  /** Index of the element an iterator callback is working on (`{"var": "../index"}`). */
-  index: number;
-}
-
-export type Run = (data: unknown, above: unknown, frame: Frame) => unknown;
+export type { Frame, Run };
 
 /**
  * A compiled sub-expression: a value known at compile time, or a closure over the evaluation data.

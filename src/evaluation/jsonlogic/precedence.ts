@@ -2,7 +2,7 @@
 // some of which are not parenthesised (`a ? prev : b ? prev : prev` for `or`). Pasted next to other
 // operators (`(X || [])`, `a ?? X`, `'' + X`), that text re-associates as JavaScript grammar says,
 // and flagd-core's results follow. We keep such expressions as tokens and parse the pasted sequence.
-import type { Run } from './node.ts';
+import type { Run } from './run.ts';
 
 export type Operator = '?' | ':' | '||' | '&&' | '??' | '===' | '<' | '+' | '-';
 export type Token = { readonly atom: Run } | { readonly op: Operator };

@@ -13,7 +13,7 @@ import type { AccessChecks, Grant } from '../../services/access.ts';
 import type { ApiKeyService } from '../../services/api-key-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
-import { ROUTE_ACCESS, type RouteAccess } from '../route-access.ts';
+import type { RouteAccess } from '../route-access.ts';
 import {
   type Bucket,
   type Clock,
@@ -191,7 +191,7 @@ export function registerAccessControl(
 }
 
 /**
- * Guards every route registered after it in `scope` (SPEC §5, in this order): authentication
+ * Guards every route registered after it in `scope` (docs/product.md §5, in this order): authentication
  * (401 with `WWW-Authenticate: Bearer`; failures limited per client address), the principal's
  * rate limit (429), and authorisation (403) before validation (400) and existence (404). The
  * checks are route-level hooks chosen once per route, so a request pays only for its own.
@@ -206,7 +206,7 @@ export function registerAuthentication(scope: FastifyInstance, apiKeys: ApiKeySe
     const config = route.config ?? {};
     if (config.access === 'public') return;
     const method = String(route.method);
-    const access = config.access ?? ROUTE_ACCESS[`${method === 'HEAD' ? 'GET' : method} ${route.url}`];
+    const access = config.access;
     const rateLimit = config.rateLimit ?? access?.rateLimit ?? 'management';
     const buckets = rateLimit === false ? undefined : accessControl.budgets[rateLimit];
     const limit =

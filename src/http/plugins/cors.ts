@@ -1,16 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
-/**
- * The routes browsers may call from other origins (SPEC §6): evaluation and OFREP. Matched by
- * method and path, because a preflight names the method and path it asks for before any route
- * is chosen; `PATCH /v1/flags/{id}` shares its path with `GET /v1/flags/{key}` and stays closed.
- * Each pattern takes the raw URL, its query included, so no request splits its URL for CORS.
- */
-const BROWSER_PATHS: Readonly<Record<string, RegExp>> = {
-  GET: /^\/(?:v1\/flags\/[^/?]+|ofrep\/v1\/events)\/?(?:\?|$)/,
-  HEAD: /^\/v1\/flags\/[^/?]+\/?(?:\?|$)/,
-  POST: /^\/(?:v1\/flags\/[^/?]+\/evaluate|v1\/evaluate|ofrep\/v1\/evaluate\/flags(?:\/[^/?]+)?)\/?(?:\?|$)/,
-};
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Browsers may call the route from other origins (docs/product.md §6): evaluation and OFREP. */
+    browser?: boolean;
+  }
+}
+
+/** A route URL (`/v1/flags/:flagKey`) as a pattern of the raw URLs that reach it. */
+const patternOf = (url: string): string =>
+  url
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/?]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('\\/');
 
 export const CORS_ALLOWED_HEADERS = [
   'Authorization',
@@ -34,9 +36,6 @@ const METHODS = 'GET, HEAD, POST';
 /** Seconds a browser may cache a preflight's answer. */
 const MAX_AGE = '600';
 
-const isBrowserRoute = (method: string, url: string): boolean =>
-  BROWSER_PATHS[method.toUpperCase()]?.test(url) === true;
-
 /**
  * Adds the CORS headers a request gets, and answers a preflight; true when it answered. Called
  * from the app's one root onRequest hook (see `registerCors`), so it runs before authentication
@@ -54,6 +53,23 @@ export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => bool
  * fraction of its cost per request (decision 0207).
  */
 export function registerCors(app: FastifyInstance, origins: readonly string[]): CorsHeaders {
+  // The routes that say `config: { browser: true }`, by method, as one pattern each, built as
+  // they are registered. Matched by method and raw URL (its query included, so no request
+  // splits its URL for CORS), because a preflight names the method and path it asks for before
+  // any route is chosen; `PATCH /v1/flags/{id}` shares its path with `GET /v1/flags/{key}` and
+  // stays closed.
+  const patterns = new Map<string, string[]>();
+  const browserPaths = new Map<string, RegExp>();
+  app.addHook('onRoute', (route) => {
+    if (route.config?.browser !== true) return;
+    for (const method of [route.method].flat()) {
+      const list = [...(patterns.get(method) ?? []), patternOf(route.url)];
+      patterns.set(method, list);
+      browserPaths.set(method, new RegExp(`^(?:${list.join('|')})\\/?(?:\\?|$)`));
+    }
+  });
+  const isBrowserRoute = (method: string, url: string): boolean =>
+    browserPaths.get(method.toUpperCase())?.test(url) === true;
   const anyOrigin = origins.includes('*');
   const listed = new Set(origins);
   const allowOrigin = (request: FastifyRequest): string | undefined => {

@@ -36,7 +36,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /**
- * Serves the built dashboard at `/` (SPEC §7): its files, and its page for the paths of its
+ * Serves the built dashboard at `/` (docs/product.md §7): its files, and its page for the paths of its
  * pages that a person may open or reload (`/projects/default/flags`), while /v1 and every other
  * path keep their own answers.
  */

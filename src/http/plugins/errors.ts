@@ -28,7 +28,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return sendProblem(reply, problem('validation_failed', 'The request is not valid.', errors));
     }
     if (isDatabaseUnavailable(error)) {
-      // Evaluation answers from memory meanwhile; what needs the database waits for it (SPEC §8).
+      // Evaluation answers from memory meanwhile; what needs the database waits for it (docs/product.md §8).
       reply.header('retry-after', DATABASE_RETRY_AFTER_SECONDS);
       return sendProblem(
         reply,

@@ -8,14 +8,14 @@ export { type Bucket, type RateLimiter, TokenBuckets } from '../../services/toke
 /** The budgets a route can draw from (`config: { rateLimit: 'evaluation' }`); `false` exempts it. */
 export type RateLimitBudget = 'evaluation' | 'management';
 
-/** `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (SPEC §5) for one bucket. */
+/** `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` (docs/product.md §5) for one bucket. */
 export function setRateLimitHeaders(reply: FastifyReply, buckets: RateLimiter, bucket: Bucket): void {
   reply.header('ratelimit-limit', buckets.capacity);
   reply.header('ratelimit-remaining', Math.floor(bucket.tokens));
   reply.header('ratelimit-reset', buckets.resetSeconds(bucket));
 }
 
-/** The 429 of SPEC §5: `Retry-After` and a problem body. */
+/** The 429 of docs/product.md §5: `Retry-After` and a problem body. */
 export function sendRateLimited(
   reply: FastifyReply,
   buckets: RateLimiter,

@@ -24,7 +24,7 @@ export interface SharedTokenBucketOptions {
 const LEASE_SHARE = 0.02;
 
 /**
- * A budget shared by every node through Redis (SPEC §8, decision 0206), without a Redis round
+ * A budget shared by every node through Redis (docs/product.md §8, decision 0206), without a Redis round
  * trip on any request's path: each node spends tokens it leased in batches, asks for the next
  * batch in the background when half of one is left, and may run up to one batch on credit
  * while a lease is on its way (repaid from the next one). While Redis is unreachable, the node

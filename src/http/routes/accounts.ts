@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendNoContent, sendPage, sendWritten } from '../request-helpers.ts';
+import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import {
   Closed,
   Email,
@@ -67,11 +68,13 @@ const MeSchema = Type.Object({
   account: Type.Union([AccountSchema, Type.Null()]),
 });
 
-/** Who is asking, and the accounts and invitations admins manage (SPEC §7). */
+/** Who is asking, and the accounts and invitations admins manage (docs/product.md §7). */
 export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/me',
+    // Who is asking: anyone authenticated.
     {
+      config: access('evaluator', ANY),
       schema: {
         tags,
         summary: 'Who the request is authenticated as: an API key or a signed-in account',
@@ -86,7 +89,9 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/me/password',
+    // One's own password: signed-in people only, whatever their role.
     {
+      config: access('evaluator', OWN_ACCOUNT),
       schema: {
         tags,
         summary:
@@ -110,7 +115,9 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/accounts',
+    // Accounts and invitations: admins; the use case narrows a project admin to its project's.
     {
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'List dashboard accounts (admin; a project admin sees the project’s own)',
@@ -127,6 +134,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.delete(
     '/accounts/:accountId',
     {
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Remove an account and end its sessions (409 for the last organisation admin)',
@@ -140,9 +148,11 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     },
   );
 
+  // Changing an account's rights or handing out a way into it reaches every environment it sees.
   app.patch(
     '/accounts/:accountId',
     {
+      config: access('admin', ANY, { environments: ALL }),
       schema: {
         tags,
         summary:
@@ -161,6 +171,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/accounts/:accountId/password-reset',
     {
+      config: access('admin', ANY, { environments: ALL }),
       schema: {
         tags,
         summary:
@@ -186,6 +197,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/invitations',
     {
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'List pending invitations (admin)',
@@ -202,6 +214,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/invitations',
     {
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Invite someone: the one-time link is in the response, once',
@@ -231,6 +244,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.delete(
     '/invitations/:invitationId',
     {
+      config: access('admin', ANY),
       schema: {
         tags,
         summary: 'Withdraw an invitation',

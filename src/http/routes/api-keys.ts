@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
+import { API_KEY, access, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
@@ -15,6 +16,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
     const projectOf = (params: unknown) =>
       scope === 'project' ? (params as { projectId: string }).projectId : null;
     const who = scope === 'project' ? "a project's" : 'organisation-wide';
+    const target = scope === 'project' ? PROJECT : ORGANISATION;
 
     app.get(
       url,
@@ -22,6 +24,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
         ...params,
         querystring: Closed(PageQuery),
         200: Type.Array(ApiKeySchema),
+        config: access('admin', target),
       }),
       async (request, reply) =>
         sendListed(request, reply, (actor) =>
@@ -34,7 +37,13 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
       describe(
         `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
         [400, 401, 403, 404, 429],
-        { ...params, body: CreateApiKeySchema, 201: CreatedApiKeySchema },
+        {
+          ...params,
+          body: CreateApiKeySchema,
+          201: CreatedApiKeySchema,
+          config: // A key cannot create a key with a higher role or wider environments than its own.
+            access('admin', target, { body: newKeyPower }),
+        },
       ),
       async (request, reply) => {
         const key = await services.apiKeys.create(actorOf(request), projectOf(request.params), request.body);
@@ -66,6 +75,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
             }),
           }),
         ),
+        config: access('admin', API_KEY),
       },
     ),
     async (request, reply) => {
@@ -83,6 +93,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
     '/api-keys/:keyId',
     describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {
       params: Closed({ keyId: Type.String() }),
+      config: access('admin', API_KEY),
     }),
     async (request, reply) => {
       await services.apiKeys.revoke(actorOf(request), request.params.keyId);

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
 import { pageOf, sendListed } from '../request-helpers.ts';
+import { access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
@@ -45,6 +46,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       params: ProjectParams,
       querystring: ProjectAuditQuery,
       200: Type.Array(AuditEventSchema),
+      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
@@ -62,7 +64,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
     describe(
       'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
       [400, 401, 403, 429],
-      { querystring: OrganisationAuditQuery, 200: Type.Array(AuditEventSchema) },
+      {
+        querystring: OrganisationAuditQuery,
+        200: Type.Array(AuditEventSchema),
+        config: access('admin', ORGANISATION),
+      },
     ),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>

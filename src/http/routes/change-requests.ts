@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { CHANGE_REQUEST_KINDS, CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
+import { access, CHANGE_REQUEST, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -84,6 +85,7 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
         ...PageQuery,
       }),
       200: Type.Array(ChangeRequestSchema),
+      config: access('viewer', PROJECT),
     }),
     async (request, reply) => {
       const { status, flagId } = request.query;
@@ -102,17 +104,22 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     describe('Get a change request', [401, 403, 404, 429], {
       params: RequestParams,
       200: ChangeRequestSchema,
+      config: access('viewer', CHANGE_REQUEST),
     }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
   );
 
+  // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
   app.post(
     '/change-requests/:requestId/approve',
-    decision(
-      'Approve a change request (not your own); at the required count it is applied',
-      Closed({ comment: Type.Optional(Description) }),
-    ),
+    {
+      ...decision(
+        'Approve a change request (not your own); at the required count it is applied',
+        Closed({ comment: Type.Optional(Description) }),
+      ),
+      config: access('editor', CHANGE_REQUEST),
+    },
     async (request, reply) => {
       const body = (request.body ?? {}) as { comment?: string };
       return sendResource(
@@ -124,21 +131,30 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
 
   app.post(
     '/change-requests/:requestId/reject',
-    decision('Reject a change request'),
+    {
+      ...decision('Reject a change request'),
+      config: access('editor', CHANGE_REQUEST),
+    },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.reject(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/apply',
-    decision('Apply a fully approved change request; admins may apply one without its approvals'),
+    {
+      ...decision('Apply a fully approved change request; admins may apply one without its approvals'),
+      config: access('editor', CHANGE_REQUEST),
+    },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.apply(actor, request.params.requestId)),
   );
 
   app.post(
     '/change-requests/:requestId/withdraw',
-    decision('Withdraw your change request (or, as an admin, anyone’s)'),
+    {
+      ...decision('Withdraw your change request (or, as an admin, anyone’s)'),
+      config: access('editor', CHANGE_REQUEST),
+    },
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.changeRequests.withdraw(actor, request.params.requestId)),
   );

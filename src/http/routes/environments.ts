@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
+import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
@@ -15,6 +16,7 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     describe("List a project's environments", [401, 403, 404], {
       params: ProjectParams,
       200: Type.Array(EnvironmentSchema),
+      config: access('viewer', PROJECT),
     }),
     async (request) => {
       const environments = await services.environments.list(actorOf(request), request.params.projectId);
@@ -28,7 +30,12 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     describe(
       'Create an environment (every flag disabled, or a copy of `copyFrom`)',
       [400, 401, 403, 404, 409],
-      { params: ProjectParams, body: CreateEnvironmentSchema, 201: EnvironmentSchema },
+      {
+        params: ProjectParams,
+        body: CreateEnvironmentSchema,
+        201: EnvironmentSchema,
+        config: access('editor', PROJECT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendMade(
@@ -41,7 +48,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.get(
     '/projects/:projectId/environments/:envKey',
-    describe('Get an environment', [401, 403, 404], { params: EnvironmentParams, 200: EnvironmentSchema }),
+    describe('Get an environment', [401, 403, 404], {
+      params: EnvironmentParams,
+      200: EnvironmentSchema,
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
         services.environments.get(actor, request.params.projectId, request.params.envKey),
@@ -54,6 +65,8 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
       params: EnvironmentParams,
       body: PatchEnvironmentSchema,
       200: EnvironmentSchema,
+      // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
+      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
     }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
@@ -71,6 +84,8 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
     '/projects/:projectId/environments/:envKey',
     describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
       params: EnvironmentParams,
+      // Deleting an environment is governance: it takes its approvals and protection with it.
+      config: access('admin', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>

@@ -1,17 +1,33 @@
 import { Type } from 'typebox';
+import { CONTEXT_MAX_BYTES, contextLimitBreach } from '../../domain/context-limits.ts';
 import { validationFailed } from '../../domain/errors.ts';
 import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
 import { isPlainObject } from '../../domain/json.ts';
-import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
+import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
+import {
+  access,
+  bodyEnvironment,
+  EVALUATED_PROJECT,
+  QUERY_ENVIRONMENT,
+  type RouteAccess,
+} from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, OneOf } from '../schemas/common.ts';
 import { FlagTypeSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
-const ATTRIBUTES_MAX = 8 * 1024;
+
+// Evaluation routes: any key of the project, the evaluation budget, callable from browsers
+// (docs/product.md §4.1, §6); the environment from `?environment=` or from the body.
+const evaluation = (more: Omit<RouteAccess, 'role' | 'target' | 'rateLimit'>) => ({
+  browser: true,
+  ...access('evaluator', EVALUATED_PROJECT, { ...more, rateLimit: 'evaluation' }),
+});
+const BY_QUERY = evaluation({ environments: QUERY_ENVIRONMENT });
+const BY_BODY = evaluation({ body: bodyEnvironment });
 
 export const EvaluationResultSchema = Type.Object({
   key: Type.String(),
@@ -51,7 +67,7 @@ function parseAttributes(text: string | undefined): EvaluationContext {
   const fail = (message: string) =>
     validationFailed(`attributes ${message}.`, [{ path: 'querystring:/attributes', message }]);
   // A UTF-16 code unit takes at most 3 bytes in UTF-8: short texts need no count.
-  if (text.length > ATTRIBUTES_MAX / 3 && Buffer.byteLength(text) > ATTRIBUTES_MAX)
+  if (text.length > CONTEXT_MAX_BYTES / 3 && Buffer.byteLength(text) > CONTEXT_MAX_BYTES)
     throw fail('must be at most 8 KiB');
   if (jsonTextNestsDeeperThan(text)) throw fail(`must nest at most ${MAX_JSON_DEPTH} levels deep`);
   let parsed: unknown;
@@ -67,15 +83,9 @@ function parseAttributes(text: string | undefined): EvaluationContext {
 /** Attributes from a JSON body: bounded in depth first, so that measuring their size cannot overflow the stack. */
 function checkAttributesSize(attributes: EvaluationContext | undefined): EvaluationContext {
   if (attributes === undefined) return {};
-  if (nestsDeeperThan(attributes)) {
-    const message = `must nest at most ${MAX_JSON_DEPTH} levels deep`;
-    throw validationFailed(`attributes ${message}.`, [{ path: '/attributes', message }]);
-  }
-  if (Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX) {
-    throw validationFailed('attributes must be at most 8 KiB.', [
-      { path: '/attributes', message: 'must be at most 8 KiB' },
-    ]);
-  }
+  const breach = contextLimitBreach(attributes);
+  if (breach !== undefined)
+    throw validationFailed(`attributes ${breach}.`, [{ path: '/attributes', message: breach }]);
   return attributes;
 }
 
@@ -89,8 +99,9 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         attributes: Type.Optional(Type.String({ description: 'User attributes as JSON text (≤ 8 KiB).' })),
       }),
       200: EvaluationResultSchema,
+      config: BY_QUERY,
     }),
-    // Not async: once the node is loaded, the answer is computed without a promise (issue 10).
+    // Not async: once the node is loaded, the answer is computed without a promise (decision 0207).
     (request) => {
       const { attributes, ...scope } = request.query;
       const context = parseAttributes(attributes);
@@ -115,6 +126,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         querystring: Closed({ project: Scope.project }),
         body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
         200: EvaluationResultSchema,
+        config: BY_BODY,
       },
     ),
     async (request) => {
@@ -136,6 +148,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
       }),
       200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+      config: BY_BODY,
     }),
     async (request) => {
       const context = checkAttributesSize(request.body.attributes);

@@ -4,6 +4,7 @@ import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
+import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { EvaluationResultSchema, wire } from './evaluation.ts';
@@ -17,6 +18,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.post(
     '/projects/:projectId/flags/:flagKey/explain',
     {
+      config: access('viewer', PROJECT, { body: bodyEnvironment }),
       schema: {
         tags: ['Evaluation'],
         summary: 'Evaluate a flag and say which rule or individual target decided (viewer)',
@@ -50,7 +52,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
       const { projectId, flagKey } = request.params;
       const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
-      // The playground shows where OFREP answers otherwise (issue 15), decided by OFREP's own rule.
+      // The playground shows where OFREP answers otherwise (decision 0606), decided by OFREP's own rule.
       const { compiled } = await services.evaluation.target(actor, { project: projectId, environment });
       const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, epochSeconds(services.clock)));
       return {

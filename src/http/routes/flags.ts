@@ -14,6 +14,7 @@ import {
   sendPage,
   sendResource,
 } from '../request-helpers.ts';
+import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
@@ -76,6 +77,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         ),
       }),
       200: Type.Array(FlagSummarySchema),
+      config: access('viewer', PROJECT),
     }),
     async (request, reply) => {
       const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
@@ -106,7 +108,12 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     describe(
       'Create a flag (only `key` is required; `type` defaults to boolean)',
       [400, 401, 403, 404, 409, 413, 415, 429],
-      { params: ProjectParams, body: CreateFlagSchema, 201: FlagSchema },
+      {
+        params: ProjectParams,
+        body: CreateFlagSchema,
+        201: FlagSchema,
+        config: access('editor', PROJECT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendMade(
@@ -123,6 +130,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       description: 'The flag is named by its key or by its `flg_…` id.',
       params: ProjectFlagParams,
       200: FlagSchema,
+      config: access('viewer', PROJECT),
     }),
     async (request, reply) => {
       const flag = await services.flags.get(
@@ -143,6 +151,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       body: PatchFlagSchema,
       200: FlagSchema,
       202: ChangeRequestSchema,
+      config: access('editor', FLAG, { body: flagPatchEnvironments }),
     }),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, { ifMatch }) =>
@@ -155,7 +164,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.delete(
     '/flags/:flagId',
-    describe('Delete a flag', [401, 403, 404, 409, 412], { params: FlagIdParams, 202: ChangeRequestSchema }),
+    describe('Delete a flag', [401, 403, 404, 409, 412], {
+      params: FlagIdParams,
+      202: ChangeRequestSchema,
+      config: access('editor', FLAG, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendGatedDelete(request, reply, (actor, options) =>
         services.flags.delete(actor, request.params.flagId, options),
@@ -177,6 +190,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         body: PatchFlagSchema,
         200: FlagSchema,
         202: ChangeRequestSchema,
+        config: access('editor', PROJECT, { body: flagPatchEnvironments }),
       },
     ),
     async (request, reply) =>
@@ -193,6 +207,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     describe('Delete a flag named by its key', [401, 403, 404, 409, 412], {
       params: ProjectFlagParams,
       202: ChangeRequestSchema,
+      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendGatedDelete(request, reply, async (actor, options) =>
@@ -212,6 +227,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         body: RestoreSchema,
         200: FlagSchema,
         202: ChangeRequestSchema,
+        config: access('editor', FLAG, { environments: ALL }),
       },
     ),
     async (request, reply) =>
@@ -225,7 +241,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     describe(
       'The flags that require this one as a prerequisite, with the environments where they do',
       [401, 403, 404, 429],
-      { params: FlagIdParams, 200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })) },
+      {
+        params: FlagIdParams,
+        200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+        config: access('viewer', FLAG),
+      },
     ),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );

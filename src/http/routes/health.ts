@@ -6,7 +6,7 @@ export const healthRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
   // Ready while the node can evaluate: once its snapshots and keys are loaded, even with the
-  // database down (SPEC §8); the body says whether the database answers.
+  // database down (docs/product.md §8); the body says whether the database answers.
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const { ready, database } = await services.health.readiness();
     if (ready) return { status: 'ready', database };

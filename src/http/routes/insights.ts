@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { STEPS } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
+import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -49,6 +50,7 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
           ),
         }),
         200: InsightsSchema,
+        config: access('viewer', FLAG),
       },
     ),
     async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
@@ -68,6 +70,7 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         from: Timestamp,
         flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
       }),
+      config: access('viewer', PROJECT),
     }),
     async (request) =>
       services.insights.topFlags(actorOf(request), request.params.projectId, {

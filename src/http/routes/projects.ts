@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
+import { ALL, ANY, access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
@@ -14,6 +15,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe('List projects', [400, 401, 429], {
       querystring: Closed(PageQuery),
       200: Type.Array(ProjectSchema),
+      config: access('viewer', ANY),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) => services.projects.list(actor, pageOf(request.query))),
@@ -24,6 +26,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe('Create a project (organisation-wide admin key)', [400, 401, 403, 409, 429], {
       body: CreateProjectSchema,
       201: ProjectSchema,
+      config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(
@@ -36,7 +39,11 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId',
-    describe('Get a project', [401, 403, 404], { params: ProjectParams, 200: ProjectSchema }),
+    describe('Get a project', [401, 403, 404], {
+      params: ProjectParams,
+      200: ProjectSchema,
+      config: access('viewer', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.projects.get(actor, request.params.projectId)),
   );
@@ -47,6 +54,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       params: ProjectParams,
       body: PatchProjectSchema,
       200: ProjectSchema,
+      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, options) =>
@@ -58,6 +66,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/projects/:projectId',
     describe('Delete a project and everything in it (organisation-wide admin key)', [401, 403, 404, 412], {
       params: ProjectParams,
+      config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>
       sendDeleted(request, reply, (actor, options) =>

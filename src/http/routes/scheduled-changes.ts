@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
+import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
@@ -59,6 +60,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
       }),
       201: ScheduledChangeSchema,
       202: ChangeRequestSchema,
+      config: access('editor', FLAG, { body: scheduledPatchEnvironments }),
     }),
     async (request, reply) => {
       const outcome = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
@@ -78,6 +80,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
       params: FlagParams,
       querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
+      config: access('viewer', FLAG),
     }),
     async (request) => {
       const changes = await services.scheduledChanges.list(
@@ -94,6 +97,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
     describe('Get a scheduled change', [401, 403, 404, 429], {
       params: ChangeParams,
       200: ScheduledChangeSchema,
+      config: access('viewer', FLAG),
     }),
     async (request) =>
       wire(
@@ -101,9 +105,13 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
       ),
   );
 
+  // Which environments a cancel reaches is the stored change's: the use case checks them.
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], { params: ChangeParams }),
+    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], {
+      params: ChangeParams,
+      config: access('editor', FLAG),
+    }),
     async (request, reply) => {
       await services.scheduledChanges.cancel(
         actorOf(request),

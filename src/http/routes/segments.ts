@@ -9,6 +9,7 @@ import {
   sendMade,
   sendRead,
 } from '../request-helpers.ts';
+import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import {
@@ -30,6 +31,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       params: ProjectParams,
       querystring: Closed(PageQuery),
       200: Type.Array(SegmentSchema),
+      config: access('viewer', PROJECT),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
@@ -37,12 +39,14 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       ),
   );
 
+  // A segment is shared by every environment's rules: changing it changes them all.
   app.post(
     '/projects/:projectId/segments',
     describe('Create a segment', [400, 401, 403, 404, 409, 413, 415, 429], {
       params: ProjectParams,
       body: CreateSegmentSchema,
       201: SegmentSchema,
+      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(
@@ -55,7 +59,11 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/segments/:segmentId',
-    describe('Get a segment', [401, 403, 404], { params: SegmentParams, 200: SegmentSchema }),
+    describe('Get a segment', [401, 403, 404], {
+      params: SegmentParams,
+      200: SegmentSchema,
+      config: access('viewer', SEGMENT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) => services.segments.get(actor, request.params.segmentId)),
   );
@@ -65,6 +73,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe('The flags and segments that use a segment (what stops its deletion)', [401, 403, 404], {
       params: SegmentParams,
       200: SegmentUsersSchema,
+      config: access('viewer', SEGMENT),
     }),
     async (request) => services.segments.usedBy(actorOf(request), request.params.segmentId),
   );
@@ -76,6 +85,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       body: PatchSegmentSchema,
       200: SegmentSchema,
       202: ChangeRequestSchema,
+      config: access('editor', SEGMENT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, options) =>
@@ -88,6 +98,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe('Delete a segment (409 while a flag or segment uses it)', [401, 403, 404, 409, 412], {
       params: SegmentParams,
       202: ChangeRequestSchema,
+      config: access('editor', SEGMENT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendGatedDelete(request, reply, (actor, options) =>
@@ -100,7 +111,13 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe(
       'Restore an earlier version of a segment, from the audit log, as its next version',
       [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      { params: SegmentParams, body: RestoreSchema, 200: SegmentSchema, 202: ChangeRequestSchema },
+      {
+        params: SegmentParams,
+        body: RestoreSchema,
+        200: SegmentSchema,
+        202: ChangeRequestSchema,
+        config: access('editor', SEGMENT, { environments: ALL }),
+      },
     ),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, options) =>

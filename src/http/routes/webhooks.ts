@@ -9,6 +9,7 @@ import {
   sendRead,
   sendWritten,
 } from '../request-helpers.ts';
+import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -62,13 +63,14 @@ const DeliverySchema = Type.Object({
 
 const Params = Closed({ projectId: Type.String({ description: 'Project id or key.' }), webhookId: Id });
 
-/** A project's webhooks (SPEC §9): project admins only. */
+/** A project's webhooks (docs/product.md §9): project admins only. */
 export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/webhooks',
     describe("List a project's webhooks (never their secrets)", [401, 403, 404, 429], {
       params: Closed({ projectId: Type.String() }),
       200: Type.Array(WebhookSchema),
+      config: access('admin', PROJECT),
     }),
     async (request) => services.webhooks.list(actorOf(request), request.params.projectId),
   );
@@ -86,6 +88,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         active: Type.Optional(Type.Boolean()),
       }),
       201: CreatedWebhookSchema,
+      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendMade(
@@ -103,7 +106,11 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Get a webhook', [401, 403, 404, 429], { params: Params, 200: WebhookSchema }),
+    describe('Get a webhook', [401, 403, 404, 429], {
+      params: Params,
+      200: WebhookSchema,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
         services.webhooks.get(actor, request.params.projectId, request.params.webhookId),
@@ -121,6 +128,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         active: Type.Optional(Type.Boolean()),
       }),
       200: WebhookSchema,
+      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, { ifMatch }) =>
@@ -136,7 +144,10 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Delete a webhook and its delivery log', [401, 403, 404, 429], { params: Params }),
+    describe('Delete a webhook and its delivery log', [401, 403, 404, 429], {
+      params: Params,
+      config: access('admin', PROJECT),
+    }),
     async (request, reply) => {
       await services.webhooks.delete(actorOf(request), request.params.projectId, request.params.webhookId);
       return sendNoContent(reply);
@@ -149,6 +160,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       params: Params,
       querystring: Closed(PageQuery),
       200: Type.Array(DeliverySchema),
+      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
@@ -166,7 +178,11 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe(
       "Send a delivery's event again (a new delivery, at the end of the queue)",
       [401, 403, 404, 429],
-      { params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }), 202: DeliverySchema },
+      {
+        params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }),
+        202: DeliverySchema,
+        config: access('admin', PROJECT),
+      },
     ),
     async (request, reply) => {
       const delivery = await services.webhooks.redeliver(

@@ -38,5 +38,5 @@ export function problems(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((s) => [s, ProblemSchema]));
 }
 
-/** `POST …/restore`: the earlier version to write again (SPEC §10 History). */
+/** `POST …/restore`: the earlier version to write again (docs/product.md §10 History). */
 export const RestoreSchema = Closed({ version: Version });

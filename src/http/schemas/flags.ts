@@ -27,7 +27,7 @@ export const StalenessSchema = Type.Union(
   ],
   {
     description:
-      'Why the flag is stale in this environment (SPEC §10: not evaluated for 30 days, or serving one variant to everyone for 30 days); null: not stale.',
+      'Why the flag is stale in this environment (docs/product.md §10: not evaluated for 30 days, or serving one variant to everyone for 30 days); null: not stale.',
   },
 );
 

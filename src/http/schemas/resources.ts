@@ -49,7 +49,11 @@ export const EnvironmentSchema = Type.Object({
     }),
   ),
   requiredApprovals: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 5, description: 'Approvals a flag change here needs (SPEC §10).' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 5,
+      description: 'Approvals a flag change here needs (docs/product.md §10).',
+    }),
   ),
 });
 

@@ -1,9 +1,9 @@
+import { contextLimitBreach } from '../../domain/context-limits.ts';
 import type { EvaluationContext, EvaluationDetail, Reason } from '../../domain/evaluation-result.ts';
 import type { FlagMetadata, JsonValue } from '../../domain/flag.ts';
 import { isPlainObject } from '../../domain/json.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.ts';
 
-/** OFREP's reasons for SPEC §3's (SPEC §6). */
+/** OFREP's reasons for docs/product.md §3's (docs/product.md §6). */
 export const OFREP_REASONS: Readonly<Record<Reason, string>> = {
   targeting: 'TARGETING_MATCH',
   split: 'SPLIT',
@@ -50,8 +50,6 @@ export class OfrepError extends Error {
   }
 }
 
-export const CONTEXT_MAX_BYTES = 8 * 1024;
-
 /**
  * The evaluation context of an OFREP request body `{ context }`. A missing body or context is
  * the empty context (the providers send `{}` for an anonymous user); other fields are ignored
@@ -70,17 +68,8 @@ export function contextOf(body: unknown): EvaluationContext {
   if (Object.hasOwn(context, 'targetingKey') && typeof context.targetingKey !== 'string') {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"context.targetingKey" must be a string.');
   }
-  // Depth first: measuring the size of a context nested 10,000 deep would overflow the stack.
-  if (nestsDeeperThan(context)) {
-    throw new OfrepError(
-      400,
-      'INVALID_CONTEXT',
-      `"context" must nest at most ${MAX_JSON_DEPTH} levels deep.`,
-    );
-  }
-  if (Buffer.byteLength(JSON.stringify(context)) > CONTEXT_MAX_BYTES) {
-    throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be at most 8 KiB of JSON.');
-  }
+  const breach = contextLimitBreach(context);
+  if (breach !== undefined) throw new OfrepError(400, 'INVALID_CONTEXT', `"context" ${breach}.`);
   return context;
 }
 

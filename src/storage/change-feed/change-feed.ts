@@ -1,5 +1,5 @@
 /**
- * What a node hears about writes it did not make (SPEC §8, decision 0204). Notices are hints:
+ * What a node hears about writes it did not make (docs/product.md §8, decision 0204). Notices are hints:
  * the listener compares revisions with the database, so a lost or duplicated notice costs
  * nothing but a later (or an extra) comparison.
  */

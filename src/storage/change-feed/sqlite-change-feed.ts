@@ -2,7 +2,7 @@ import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from '../sql/database.ts';
 import { type ChangeFeed, type ChangeFeedListener, RESYNC } from './change-feed.ts';
 
-/** SPEC §8 asks for at least every 100 ms. */
+/** docs/product.md §8 asks for at least every 100 ms. */
 const WATCH_EVERY_MS = 50;
 
 /**

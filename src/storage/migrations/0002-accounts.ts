@@ -2,7 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 
 const text = 'text' as const;
 
-/** Dashboard accounts, their one-time invitations and their sessions (SPEC §7). */
+/** Dashboard accounts, their one-time invitations and their sessions (docs/product.md §7). */
 export const accounts: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

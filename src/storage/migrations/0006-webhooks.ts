@@ -3,7 +3,7 @@ import type { Kysely, Migration } from 'kysely';
 const text = 'text' as const;
 const integer = 'integer' as const;
 
-/** Webhooks, their outbox of deliveries (written in the write's transaction) and every attempt (SPEC §9). */
+/** Webhooks, their outbox of deliveries (written in the write's transaction) and every attempt (docs/product.md §9). */
 export const webhooks: Migration = {
   async up(db: Kysely<unknown>) {
     await db.schema

@@ -4,7 +4,7 @@ const text = 'text' as const;
 const integer = 'integer' as const;
 
 /**
- * Change safety (SPEC §10): scheduled changes, approval policies and change requests, one-time
+ * Change safety (docs/product.md §10): scheduled changes, approval policies and change requests, one-time
  * password reset links, and a `details` column on audit events (a scheduled write's delay).
  */
 export const changeSafety: Migration = {

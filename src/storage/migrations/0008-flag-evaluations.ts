@@ -4,7 +4,7 @@ const text = 'text' as const;
 const integer = 'integer' as const;
 
 /**
- * Evaluation counts for insights (SPEC §10): minute buckets kept 30 days, and per variant the
+ * Evaluation counts for insights (docs/product.md §10): minute buckets kept 30 days, and per variant the
  * first and last minute it was served, kept as long as the flag (small: flags × environments × variants).
  * Rows name the flag by project and key, not by a foreign key: a flush must never fail because a
  * flag was deleted meanwhile, and reads ignore minutes before the flag's creation.

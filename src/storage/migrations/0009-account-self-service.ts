@@ -1,7 +1,7 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 
 /**
- * Account self-service (issue 13): the audit log can be filtered by who acted, and an account's
+ * Account self-service (decisions 1004–1006): the audit log can be filtered by who acted, and an account's
  * password reset links (table from 0007) are found by account when a newer one replaces them.
  */
 export const accountSelfService: Migration = {

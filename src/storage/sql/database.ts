@@ -1,5 +1,4 @@
-import type { ApprovalPoliciesTable, ChangeRequestsTable } from './approval-sql.ts';
-import type { ScheduledChangesTable } from './scheduled-change-sql.ts';
+import type { PendingPatchColumns } from './pending-patch-rows.ts';
 
 /**
  * The tables as Kysely sees them. Both dialects store JSON as text, booleans as 0/1 and
@@ -176,6 +175,50 @@ export interface FlagVariantUsageTable {
   variant: string;
   first_minute: number;
   last_minute: number;
+}
+
+export interface ApprovalPoliciesTable {
+  environment_id: string;
+  required_approvals: number;
+}
+
+export interface ChangeRequestsTable {
+  id: string;
+  project_id: string;
+  kind: string;
+  flag_id: string | null;
+  segment_id: string | null;
+  environment: string;
+  /** JSON array of environment keys. */
+  environments: string;
+  /** JSON. */
+  patch: string;
+  /** JSON array of `{ path, before, after }`; NULL for requests made before they were recorded. */
+  changes: string | null;
+  comment: string;
+  base_version: number;
+  required_approvals: number;
+  /** JSON `{ type, id, name }`. */
+  author: string;
+  status: string;
+  conflict: string | null;
+  /** JSON array of `{ by, at, comment }`. */
+  approvals: string;
+  decided_by: string | null;
+  failure: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ScheduledChangesTable extends PendingPatchColumns {
+  at: string;
+  status: string;
+  /** The scheduling principal as JSON. */
+  author: string;
+  created_at: string;
+  applied_at: string | null;
+  failure: string | null;
 }
 
 export interface Database {

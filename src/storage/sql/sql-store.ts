@@ -2,15 +2,15 @@ import { type Kysely, sql, type Transaction } from 'kysely';
 import type { EvaluationSource, Store, StoreRoles } from '../store.ts';
 import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
-import { SqlApprovals } from './approval-sql.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
 import { flagQueries } from './flag-queries.ts';
 import { projectQueries } from './project-queries.ts';
-import { SqlScheduledChanges } from './scheduled-change-sql.ts';
 import { segmentQueries } from './segment-queries.ts';
+import { SqlApprovals } from './sql-approvals.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
 import { SqlInsightsStore } from './sql-insights-store.ts';
+import { SqlScheduledChanges } from './sql-scheduled-changes.ts';
 import { SqlWebhookStore } from './sql-webhook-store.ts';
 
 /** What the snapshots read, in one transaction so the revision matches the contents. */

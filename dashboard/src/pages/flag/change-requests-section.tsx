@@ -1,9 +1,9 @@
 import { api, type ChangeRequest, enc, type Flag, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
+import { useProject } from '../../project.ts';
 import { ChangeRequestCard } from '../change-requests.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
-/** The flag's open change requests (SPEC §10), with what each would change; reloaded after every save. */
+/** The flag's open change requests (docs/product.md §10), with what each would change; reloaded after every save. */
 export function ChangeRequestsSection({ editor }: { editor: FlagEditor }) {
   const { project } = useProject();
   const { flag, generation } = editor;

@@ -1,7 +1,7 @@
 import { api, enc, type Flag } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { confirm } from '../../kit/dialogs.tsx';
 import { describePath, ErrorSummary } from '../../kit/field.tsx';
+import { useProject } from '../../project.ts';
 import { navigate } from '../../router.tsx';
 import { PageTitle, Time, toast } from '../../ui.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';

@@ -1,6 +1,6 @@
 import { enc, type Flag, type Segment, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { SaveBar } from '../../kit/save-bar.tsx';
+import { useProject } from '../../project.ts';
 import { LoadError, Loading } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
 import { FlagHeader } from './flag-header.tsx';

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { type ApiError, type AuditEvent, api, enc, type Flag, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { describeFlagChange } from '../../change-words.ts';
 import { ErrorSummary } from '../../kit/field.tsx';
+import { useProject } from '../../project.ts';
 import { can, useSession } from '../../session.ts';
 import { LoadError, Loading, Time, toast } from '../../ui.tsx';
 import { useReloadOnSave } from './use-flag-editor.ts';

@@ -1,8 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { enc, type Flag, type FlagInsights, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { Options } from '../../kit/field.tsx';
 import { primaryEnvironment } from '../../primary-environment.ts';
+import { useProject } from '../../project.ts';
 import { LoadError, Loading, Time } from '../../ui.tsx';
 
 const RANGES = [

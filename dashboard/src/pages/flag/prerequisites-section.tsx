@@ -9,8 +9,8 @@ import {
   isChangeRequest,
   useApi,
 } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { ErrorSummary, Options } from '../../kit/field.tsx';
+import { useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
 import { toast } from '../../ui.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
@@ -21,7 +21,7 @@ interface Row {
 }
 
 /**
- * The open environment's prerequisites (SPEC §10): other flags that must serve one of the chosen
+ * The open environment's prerequisites (docs/product.md §10): other flags that must serve one of the chosen
  * variants for this one to run. Saved on their own, like a switch, so they do not mix with the draft.
  */
 export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
-import { useProject } from '../../app.tsx';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
 import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
+import { useProject } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
@@ -20,7 +20,7 @@ const describe = (patch: Readonly<Record<string, unknown>>): string =>
       ? 'turn off'
       : JSON.stringify(patch);
 
-/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (SPEC §10). */
+/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (docs/product.md §10). */
 export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
   const { environments } = useProject();
   const { flag, mayEdit, generation } = editor;

@@ -1,5 +1,5 @@
-import { useProject } from '../../app.tsx';
 import { Field, fieldId, InlineError } from '../../kit/field.tsx';
+import { useProject } from '../../project.ts';
 import { isProtected } from '../../protected.tsx';
 import { Switch, Tabs } from '../../ui.tsx';
 import { TargetingProblem } from '../targeting-problem.tsx';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
-import { useProject } from '../../app.tsx';
+import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { useLeaveGuard } from '../../router.tsx';
 import { can, useSession } from '../../session.ts';
@@ -87,7 +87,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     try {
       const next = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
       if (isChangeRequest(next)) {
-        // Nothing was written: the change waits for approvals (SPEC §10), listed on this page.
+        // Nothing was written: the change waits for approvals (docs/product.md §10), listed on this page.
         setDraft(initial);
         setGeneration((g) => g + 1);
         toast(`Change request sent: it needs ${next.requiredApprovals} approval(s) before it is applied.`);

@@ -1,41 +1,8 @@
 import type { ChangeRequest, ChangeRequestKind, ChangeRequestStatus } from '../../domain/change-request.ts';
 import type { ApprovalStore } from '../approval-store.ts';
 import type { Page, PageRequest } from '../store.ts';
+import type { ChangeRequestsTable } from './database.ts';
 import { findOne, paged, SqlRole, touchedOne } from './sql-context.ts';
-
-export interface ApprovalPoliciesTable {
-  environment_id: string;
-  required_approvals: number;
-}
-
-export interface ChangeRequestsTable {
-  id: string;
-  project_id: string;
-  kind: string;
-  flag_id: string | null;
-  segment_id: string | null;
-  environment: string;
-  /** JSON array of environment keys. */
-  environments: string;
-  /** JSON. */
-  patch: string;
-  /** JSON array of `{ path, before, after }`; NULL for requests made before they were recorded. */
-  changes: string | null;
-  comment: string;
-  base_version: number;
-  required_approvals: number;
-  /** JSON `{ type, id, name }`. */
-  author: string;
-  status: string;
-  conflict: string | null;
-  /** JSON array of `{ by, at, comment }`. */
-  approvals: string;
-  decided_by: string | null;
-  failure: string | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
 
 const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
   id: row.id,

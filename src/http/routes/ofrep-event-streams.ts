@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { DomainError } from '../../domain/errors.ts';
-import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { notFound } from '../../domain/errors.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
 import type { Services } from '../../services/services.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
 
 export const EVENT_STREAM_PATH = '/ofrep/v1/events';
 
 /**
- * The OFREP event stream (SPEC §9, reference/ofrep/event-streams.yaml). EventSource sends no
+ * The OFREP event stream (docs/product.md §9, reference/ofrep/event-streams.yaml). EventSource sends no
  * headers, so the URL's token is the credential; the bulk evaluation response hands it out.
  */
 export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
@@ -24,7 +24,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Rea
     {
       // A HEAD would open a stream with no body to send it in.
       exposeHeadRoute: false,
-      config: { access: 'public' },
+      config: { access: 'public', browser: true },
       schema: {
         tags: ['OFREP'],
         summary: 'Stream change notifications (OFREP event stream, SSE)',
@@ -43,7 +43,7 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Rea
     async (request, reply) => {
       const grant = await realtime.streamAccess.verify(request.query.token);
       if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
-        throw new DomainError('not_found', 'The environment of this stream no longer exists.');
+        throw notFound('The environment of this stream no longer exists.');
       }
       const lastEventId = request.headers['last-event-id'];
       // CORS and request-id headers set by hooks so far travel with the stream's own.

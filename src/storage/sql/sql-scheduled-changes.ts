@@ -1,17 +1,8 @@
 import type { ScheduledChange, ScheduledChangeStatus } from '../../domain/scheduled-change.ts';
 import type { ScheduledChangeStore } from '../scheduled-change-store.ts';
-import { type PendingPatchColumns, pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
+import type { ScheduledChangesTable } from './database.ts';
+import { pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
 import { findOne, SqlRole, touchedOne } from './sql-context.ts';
-
-export interface ScheduledChangesTable extends PendingPatchColumns {
-  at: string;
-  status: string;
-  /** The scheduling principal as JSON. */
-  author: string;
-  created_at: string;
-  applied_at: string | null;
-  failure: string | null;
-}
 
 const fromRow = (row: ScheduledChangesTable): ScheduledChange => ({
   ...pendingPatchFromRow(row),

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
-import type { FlagdExportWarning } from '../flagd/export-flagd.ts';
-import { bodyEtag, ifNoneMatchHits } from '../http/etag.ts';
-import { actorOf, sendGated } from '../http/request-helpers.ts';
-import { ChangeRequestSchema } from '../http/routes/change-requests.ts';
-import { Closed, Key, problems } from '../http/schemas/common.ts';
-import type { RoutesPlugin } from '../http/type-provider.ts';
-import type { Services } from '../services/services.ts';
+import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
+import type { Services } from '../../services/services.ts';
+import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { actorOf, sendGated } from '../request-helpers.ts';
+import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { Closed, Key, problems } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+import { ChangeRequestSchema } from './change-requests.ts';
 
 const tags = ['flagd'];
 
@@ -31,11 +32,12 @@ export function warningsHeader(warnings: readonly FlagdExportWarning[]): string 
 
 export const EXPORT_WARNINGS_HEADER = 'flagstaff-export-warnings';
 
-/** flagd flag definitions in and out of one environment (SPEC §6). */
+/** flagd flag definitions in and out of one environment (docs/product.md §6). */
 export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/projects/:projectId/environments/:envKey/flagd',
     {
+      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
       schema: {
         tags,
         summary: 'Import a flagd flags document into an environment',
@@ -94,6 +96,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
   app.get(
     '/projects/:projectId/environments/:envKey/flagd',
     {
+      config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT }),
       schema: {
         tags,
         summary: 'Export an environment as a flagd flags document',
@@ -113,7 +116,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         request.params.projectId,
         request.params.envKey,
       );
-      // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (SPEC §9).
+      // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (docs/product.md §9).
       const body = JSON.stringify(document);
       const etag = bodyEtag(body);
       reply.header('etag', etag);

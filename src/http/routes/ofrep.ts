@@ -1,23 +1,29 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
-import { DomainError, type ErrorCode } from '../../domain/errors.ts';
+import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
-import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
-import { JSON_TOO_DEEP } from '../../http/json-body.ts';
-import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
-import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
-import { actorOf } from '../../http/request-helpers.ts';
-import type { RouteAccess } from '../../http/route-access.ts';
-import type { RoutesPlugin } from '../../http/type-provider.ts';
+import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
+import {
+  contextOf,
+  flagNotFound,
+  OfrepError,
+  type OfrepErrorCode,
+  type OfrepFailure,
+} from '../../openfeature/ofrep/ofrep-wire.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
 import type { EvaluationScope } from '../../services/evaluation-service.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import type { Services } from '../../services/services.ts';
-import { EVENT_STREAM_PATH } from './event-stream-routes.ts';
-import { isFailure, reevaluateIn, toOfrepResult } from './ofrep-evaluation.ts';
-import { contextOf, flagNotFound, OfrepError, type OfrepErrorCode, type OfrepFailure } from './ofrep-wire.ts';
+import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { JSON_TOO_DEEP } from '../json-body.ts';
+import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
+import type { Problem } from '../problem.ts';
+import { actorOf } from '../request-helpers.ts';
+import type { RouteAccess } from '../route-access.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+import { EVENT_STREAM_PATH } from './ofrep-event-streams.ts';
 
 const tags = ['OFREP'];
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -73,7 +79,7 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
 }
 
 /**
- * SPEC §6: the environment a header names, else the key's own when it is bound to exactly one,
+ * docs/product.md §6: the environment a header names, else the key's own when it is bound to exactly one,
  * else production. A header naming an environment the key does not cover is refused (403),
  * rather than silently ignored.
  */
@@ -120,7 +126,7 @@ const CATCH_UP_MS = 1000;
 const INACTIVITY_DELAY_SEC = 120;
 
 /**
- * The OFREP `eventStreams` of a bulk response (SPEC §9): only for API keys, whose secret hash
+ * The OFREP `eventStreams` of a bulk response (docs/product.md §9): only for API keys, whose secret hash
  * signs the URL's token. Absolute, on the origin the client reached us by.
  */
 function eventStreamsFor(
@@ -209,7 +215,7 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
 }
 
 /**
- * The OpenFeature Remote Evaluation Protocol (SPEC §6, reference/ofrep/openapi.yaml), mounted at
+ * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
  * /ofrep/v1, with the same API keys and evaluation service as /v1.
  */
 export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
@@ -223,7 +229,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime 
   app.post(
     '/evaluate/flags/:key',
     {
-      config: { access: OFREP_ACCESS },
+      config: { access: OFREP_ACCESS, browser: true },
       schema: {
         tags,
         summary: 'Evaluate one flag (OFREP)',
@@ -252,7 +258,7 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime 
   app.post(
     '/evaluate/flags',
     {
-      config: { access: OFREP_ACCESS },
+      config: { access: OFREP_ACCESS, browser: true },
       schema: {
         tags,
         summary: 'Evaluate every flag (OFREP bulk)',

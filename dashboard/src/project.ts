@@ -1,0 +1,20 @@
+import { createContext, useContext } from 'react';
+import type { Environment, Project } from './api.ts';
+
+export interface ProjectValue {
+  readonly project: Project;
+  readonly environments: readonly Environment[];
+  readonly reloadEnvironments: () => void;
+}
+
+/** The project a page is in: set by the app around project pages. */
+export const ProjectContext = createContext<ProjectValue | null>(null);
+
+/** The project of the page, or null on organisation pages. */
+export const useOptionalProject = (): ProjectValue | null => useContext(ProjectContext);
+
+export function useProject(): ProjectValue {
+  const value = useContext(ProjectContext);
+  if (!value) throw new Error('useProject outside a project page');
+  return value;
+}
