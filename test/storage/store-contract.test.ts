@@ -2,9 +2,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ApiKey } from '../../src/domain/api-key.ts';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { Flag, FlagEnvironment, JsonValue } from '../../src/domain/flag.ts';
+import { newId } from '../../src/domain/ids.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
-import { newId } from '../../src/domain/ids.ts';
 import {
   type Page,
   type PageRequest,
