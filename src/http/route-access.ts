@@ -196,6 +196,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'DELETE /v1/api-keys/:keyId': { role: 'admin', target: API_KEY },
 
   'GET /v1/projects/:projectId/audit-log': { role: 'admin', target: PROJECT },
+  // A flag's own events are readable by whoever may read the flag (decision 1710).
+  'GET /v1/flags/:flagId/history': { role: 'viewer', target: FLAG },
 
   'GET /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },
   'POST /v1/projects/:projectId/webhooks': { role: 'admin', target: PROJECT },

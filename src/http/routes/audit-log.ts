@@ -16,6 +16,8 @@ const AuditFilters = {
   actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
 };
 const ProjectAuditQuery = Closed(AuditFilters);
+const FlagHistoryParams = Closed({ flagId: Type.String() });
+const FlagHistoryQuery = Closed(PageQuery);
 const OrganisationAuditQuery = Closed({
   ...AuditFilters,
   project: Type.Optional(
@@ -54,6 +56,21 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
           filterOf(request.query),
           pageOf(request.query),
         ),
+      ),
+  );
+
+  app.get(
+    '/flags/:flagId/history',
+    describe("A flag's history: its own audit events, newest first (viewer)", [400, 401, 403, 404, 429], {
+      description:
+        'The events of this flag only, readable by anyone who may read the flag; each `after` is a version `POST /v1/flags/{flagId}/restore` can bring back.',
+      params: FlagHistoryParams,
+      querystring: FlagHistoryQuery,
+      200: Type.Array(AuditEventSchema),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.flags.history(actor, request.params.flagId, pageOf(request.query)),
       ),
   );
 
