@@ -14,7 +14,8 @@ export function ChangeDiff({ request, flag }: { request: ChangeRequestView; flag
     : patchLines(request.patch, flag as unknown as Record<string, unknown> | undefined, request.environment);
   if (lines.length === 0) return null;
   return (
-    <div className="table-wrap">
+    // Fixed columns whose text wraps: the table never needs to scroll sideways, even on a phone.
+    <div className="diff-box">
       <table className="diff-table">
         <caption className="visually-hidden">What it changes</caption>
         <TableHead headers={['Field', recorded ? 'Before' : 'Now', 'Would be']} />

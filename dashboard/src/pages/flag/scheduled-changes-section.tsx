@@ -70,7 +70,6 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       {mayEdit && (
         <form
           className="row schedule-form"
-          aria-label="Schedule a change"
           onSubmit={(e) => {
             e.preventDefault();
             void schedule();
