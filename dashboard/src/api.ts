@@ -34,23 +34,6 @@ export interface ScheduledChange {
   readonly failure: string | null;
 }
 
-/**
- * A change request as the dashboard reads it: what every server answers, and what the one gate
- * adds (the kind of write, the fields it changes with the values they were based on, and why it
- * is conflicted), optional so the pages read both (docs/decisions/1711).
- */
-export type ChangeRequestView = Omit<ChangeRequest, 'status' | 'flagId' | 'patch'> & {
-  readonly flagId: string | null;
-  readonly segmentId?: string | null;
-  readonly patch: Readonly<Record<string, unknown>>;
-  /** Every guarded environment the write reaches. */
-  readonly environments?: readonly string[];
-  readonly kind?: string;
-  readonly status: ChangeRequest['status'] | 'conflicted';
-  readonly changes?: readonly { readonly path: string; readonly before: unknown; readonly after: unknown }[];
-  readonly conflict?: string | null;
-};
-
 /** A PATCH of a flag answers the flag, or (202) a change request when the environment requires approvals. */
 export const isChangeRequest = (answer: Flag | ChangeRequest): answer is ChangeRequest =>
   'approvals' in answer;

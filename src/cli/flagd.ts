@@ -91,9 +91,15 @@ export async function runFlagdCommand(
     }
     return withServices(config, async (services) => {
       try {
-        const result = await services.flagd.import(flagdOperator(), project, environment, document, {
+        const outcome = await services.flagd.import(flagdOperator(), project, environment, document, {
           strict,
         });
+        // The operator is an admin, who passes the gate; a request would only come from a narrower one.
+        if ('request' in outcome) {
+          output.out(`Change request ${outcome.request.id} made: the import waits for approvals.\n`);
+          return 0;
+        }
+        const result = outcome.applied;
         const list = (keys: readonly string[]) => (keys.length > 0 ? keys.join(', ') : '—');
         output.out(
           `Imported into ${project}/${environment}:\n` +

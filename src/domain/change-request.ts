@@ -1,5 +1,3 @@
-import type { PendingFlagPatch } from './pending-flag-patch.ts';
-
 /** Who did something, as the audit log names them. */
 export interface Person {
   readonly type: 'api_key' | 'user';
@@ -7,13 +5,43 @@ export interface Person {
   readonly name: string;
 }
 
-export type ChangeRequestStatus = 'open' | 'applied' | 'rejected' | 'withdrawn';
+export type ChangeRequestStatus = 'open' | 'applied' | 'rejected' | 'withdrawn' | 'conflicted';
 export const CHANGE_REQUEST_STATUSES: readonly ChangeRequestStatus[] = [
   'open',
   'applied',
   'rejected',
   'withdrawn',
+  'conflicted',
 ];
+
+/** The writes that pass the gate (docs/decisions/1700-one-gate.md), as a change request names them. */
+export type ChangeRequestKind =
+  | 'flag.patch'
+  | 'flag.delete'
+  | 'flag.restore'
+  | 'flag.schedule'
+  | 'segment.patch'
+  | 'segment.delete'
+  | 'flagd.import';
+export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
+  'flag.patch',
+  'flag.delete',
+  'flag.restore',
+  'flag.schedule',
+  'segment.patch',
+  'segment.delete',
+  'flagd.import',
+];
+
+/**
+ * One field a write changes: a JSON pointer into the flag or segment (for a flagd import, into
+ * the document's flags, `/<flagKey>/…`), its value when the request was made, and what it becomes.
+ */
+export interface FieldChange {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
 
 export interface Approval {
   readonly by: Person;
@@ -22,20 +50,40 @@ export interface Approval {
 }
 
 /**
- * A flag patch waiting for approvals before it is written (SPEC §10): made instead of the write
- * when a non-admin changes an environment that requires approvals.
+ * A write waiting for approvals before it reaches a guarded environment: made instead of the
+ * write when a non-admin's write reaches an environment that requires approvals.
  */
-export interface ChangeRequest extends PendingFlagPatch {
-  /** The flag's version the patch was made against: applying it to any other is refused. */
+export interface ChangeRequest {
+  readonly id: string;
+  readonly projectId: string;
+  readonly flagId: string | null;
+  readonly segmentId: string | null;
+  /** The guarded environment it waits on (the one the write named, when that one is guarded). */
+  readonly environment: string;
+  /** Every guarded environment the write reaches. */
+  readonly environments: readonly string[];
+  readonly kind: ChangeRequestKind;
+  /** What was asked: the merge patch, `{ version }` of a restore, `{ at, patch, comment }` of a schedule, `{}` of a delete, the flagd document. */
+  readonly patch: Readonly<Record<string, unknown>>;
+  /** Only what the author changes, with the values it was based on: applying checks and writes these. */
+  readonly changes: readonly FieldChange[];
+  readonly comment: string;
+  /**
+   * The flag's version when the request was made. Requests made before changes were recorded
+   * (`changes` empty, `legacy`) are applied only onto this version, as they always were.
+   */
   readonly baseVersion: number;
-  /** How many approvals it needs (the environment's policy when it was made). */
+  readonly legacy?: boolean;
+  /** How many approvals it needs (the environments' policy when it was made). */
   readonly requiredApprovals: number;
   readonly author: Person;
   readonly status: ChangeRequestStatus;
+  /** Why it is conflicted: which field changed since, and by whom. */
+  readonly conflict: string | null;
   readonly approvals: readonly Approval[];
   /** Who applied, rejected or withdrew it. */
   readonly decidedBy: Person | null;
-  /** Why it could not be applied when its approvals were complete (the flag changed meanwhile). */
+  /** Why it could not be applied when its approvals were complete. */
   readonly failure: string | null;
   readonly version: number;
   readonly createdAt: string;

@@ -1,9 +1,6 @@
 import type { FlagPatch } from './schemas/flag-input.ts';
 
-/**
- * What a scheduled change and a change request share: a flag patch, for one environment, that is
- * written later (at a time, or once approved) rather than now.
- */
+/** A flag patch, for one environment, that is written later (at its time) rather than now. */
 export interface PendingFlagPatch {
   readonly id: string;
   readonly projectId: string;

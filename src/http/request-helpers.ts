@@ -1,6 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ChangeRequest } from '../domain/change-request.ts';
 import { DomainError } from '../domain/errors.ts';
 import type { Actor } from '../services/actor.ts';
+import type { Gated } from '../services/write-gate.ts';
 import type { Page, PageRequest } from '../storage/store.ts';
 
 /** The authenticated actor of a request (set by the authentication plugin). */
@@ -102,6 +104,42 @@ export async function sendDeleted(
 ): Promise<FastifyReply> {
   await remove(actorOf(request), writeOptionsOf(request));
   return sendNoContent(reply);
+}
+
+/**
+ * A write through the gate (docs/decisions/1700-one-gate.md): 202 with the change request made
+ * instead, and its address; else the write's answer, as `applied` sends it.
+ */
+export function sendGated<T, R>(
+  reply: FastifyReply,
+  outcome: Gated<T>,
+  applied: (value: T) => R,
+): R | ChangeRequest {
+  if ('applied' in outcome) return applied(outcome.applied);
+  reply.header('location', `/v1/change-requests/${outcome.request.id}`);
+  return sendResource(reply, outcome.request, 202);
+}
+
+/** A gated write under the request's If-Match: what it wrote (with its ETag), or 202 with a change request. */
+export async function sendGatedWrite<T extends { version: number }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  write: (actor: Actor, options: WriteOptions) => Promise<Gated<T>>,
+): Promise<T | ChangeRequest> {
+  return sendGated(reply, await write(actorOf(request), writeOptionsOf(request)), (written) =>
+    sendResource(reply, written),
+  );
+}
+
+/** A gated delete under the request's If-Match: 204, or 202 with a change request. */
+export async function sendGatedDelete(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  remove: (actor: Actor, options: WriteOptions) => Promise<Gated<void>>,
+): Promise<FastifyReply | ChangeRequest> {
+  return sendGated(reply, await remove(actorOf(request), writeOptionsOf(request)), () =>
+    sendNoContent(reply),
+  );
 }
 
 /** One page of a list, with a Link header to the next when more remain. */

@@ -1,15 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
-import { ENVIRONMENT_FIELDS, FLAG_FIELDS } from '../domain/flag.ts';
 import { isPlainObject } from '../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
-  authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
 } from '../services/access.ts';
+import { accessScope, patchReach } from '../services/patch-reach.ts';
 import type { RateLimitBudget } from './plugins/rate-limit.ts';
 
 /**
@@ -74,24 +73,9 @@ function bodyEnvironment(principal: Principal, body: unknown): void {
   if (typeof environment === 'string') authorizeEnvironments(principal, [environment]);
 }
 
-/** Flag fields reach every environment; environment fields the one of `?environment=` (SPEC §4 PATCH /v1/flags). */
-const FLAG_WIDE_FIELDS: ReadonlySet<string> = new Set(FLAG_FIELDS);
-const ENVIRONMENT_WIDE_FIELDS: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
-
-/** The environments a flag patch reaches: `environment` for environment fields, every one for flag fields. */
+/** The environments a flag patch reaches (patchReach, shared with the flag service). */
 function patchEnvironments(principal: Principal, patch: unknown, environment: string): void {
-  if (!isPlainObject(patch)) return;
-  const touched: string[] = [];
-  for (const field of Object.keys(patch)) {
-    if (FLAG_WIDE_FIELDS.has(field)) {
-      authorizeEnvironments(principal, 'all');
-      return;
-    }
-    if (ENVIRONMENT_WIDE_FIELDS.has(field)) touched.push(environment);
-    if (field === 'environments' && isPlainObject(patch.environments))
-      touched.push(...Object.keys(patch.environments));
-  }
-  authorizeEnvironments(principal, touched);
+  authorizeEnvironments(principal, accessScope(patchReach(patch, environment)));
 }
 
 function flagPatchEnvironments(principal: Principal, body: unknown, request: FastifyRequest): void {
@@ -103,11 +87,6 @@ function scheduledPatchEnvironments(principal: Principal, body: unknown): void {
   if (!isPlainObject(body)) return;
   const environment = typeof body.environment === 'string' ? body.environment : DEFAULT_ENVIRONMENT;
   patchEnvironments(principal, body.patch, environment);
-}
-
-/** Only admins change how many approvals an environment requires (SPEC §10). */
-function approvalPolicyChange(principal: Principal, body: unknown): void {
-  if (isPlainObject(body) && body.requiredApprovals !== undefined) authorizeRole(principal, 'admin');
 }
 
 /** A key cannot create a key with a higher role or wider environments than its own. */
@@ -141,11 +120,12 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'PATCH /v1/projects/:projectId/environments/:envKey': {
     role: 'editor',
     target: PROJECT,
+    // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
     environments: PATH_ENVIRONMENT,
-    body: approvalPolicyChange,
   },
+  // Deleting an environment is governance: it takes its approvals and protection with it.
   'DELETE /v1/projects/:projectId/environments/:envKey': {
-    role: 'editor',
+    role: 'admin',
     target: PROJECT,
     environments: ALL,
   },

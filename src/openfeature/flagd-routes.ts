@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { FlagdExportWarning } from '../flagd/export-flagd.ts';
 import { bodyEtag, ifNoneMatchHits } from '../http/etag.ts';
-import { actorOf } from '../http/request-helpers.ts';
+import { actorOf, sendGated } from '../http/request-helpers.ts';
+import { ChangeRequestSchema } from '../http/routes/change-requests.ts';
 import { Closed, Key, problems } from '../http/schemas/common.ts';
 import type { RoutesPlugin } from '../http/type-provider.ts';
 import type { Services } from '../services/services.ts';
@@ -71,14 +72,23 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
               },
             ),
           }),
+          202: ChangeRequestSchema,
           ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
         },
       },
     },
-    async (request) =>
-      services.flagd.import(actorOf(request), request.params.projectId, request.params.envKey, request.body, {
-        strict: request.query.strict === true,
-      }),
+    async (request, reply) =>
+      sendGated(
+        reply,
+        await services.flagd.import(
+          actorOf(request),
+          request.params.projectId,
+          request.params.envKey,
+          request.body,
+          { strict: request.query.strict === true },
+        ),
+        (result) => result,
+      ),
   );
 
   app.get(

@@ -113,8 +113,14 @@ export class EnvironmentService {
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
-    // Editors may not switch off the four eyes that watch them.
-    if (patch.requiredApprovals !== undefined) authorizeRole(actor.principal, 'admin');
+    // Editors may not switch off the four eyes, or the confirmation, that watch them (decision
+    // 1700); sending the values as they are (a whole form) is no change.
+    if (
+      (patch.requiredApprovals !== undefined &&
+        patch.requiredApprovals !== (current.requiredApprovals ?? 0)) ||
+      (patch.protected !== undefined && patch.protected !== current.protected)
+    )
+      authorizeRole(actor.principal, 'admin');
     return this.#deps.store.transaction(async (tx) => {
       const found = await tx.findEnvironment(current.projectId, key);
       const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
@@ -165,6 +171,8 @@ export class EnvironmentService {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
+    // Deleting an environment takes its approvals and protection with it: governance, an admin's.
+    authorizeRole(actor.principal, 'admin');
     await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
       const environments = await tx.listEnvironments(current.projectId);
       const stored = environments.find((e) => e.key === key);

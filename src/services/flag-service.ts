@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AuditEvent } from '../domain/audit-event.ts';
+import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   ENVIRONMENT_FIELDS,
-  FLAG_FIELDS,
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
@@ -21,24 +21,24 @@ import type { TargetingRuleInput } from '../domain/schemas/rules.ts';
 import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
-import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
+import {
+  applyChanges,
+  environmentsOfChanges,
+  flagChanges,
+  refuseStale,
+  staleChanges,
+} from './field-changes.ts';
 import { newId } from './ids.ts';
 import { mergeField, mergePatch } from './merge-patch.ts';
+import { accessScope, patchReach } from './patch-reach.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
 import { dependantsOf, requiredVariantsKept, validatePrerequisites } from './validate-prerequisites.ts';
 import { versionFromAudit } from './version-history.ts';
-
-/** The environments whose configuration a patch changes: `environment` for top-level environment fields, and those under `environments`. */
-export function environmentsTouchedBy(patch: FlagPatch, environment: string): string[] {
-  const touched = new Set<string>();
-  if (setsEnvironmentFields(patch)) touched.add(environment);
-  for (const key of Object.keys(patch.environments ?? {})) touched.add(key);
-  return [...touched];
-}
+import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 /**
  * Whether `next` (a patch's or a written flag's variants) changes what an existing variant
@@ -54,16 +54,22 @@ export function changesVariantValues(current: readonly Variant[], next: unknown)
 }
 
 /**
- * The environments whose approvals a patch needs (SPEC §10): those it configures, and all of the
- * flag's when it changes a variant's value — else an approval-guarded environment would serve a
- * value nobody approved.
+ * The environments whose evaluation a flag's changes reach: those they configure, and all of the
+ * flag's when they change what a variant serves (variants are flag-wide, decision 1003) or archive
+ * or unarchive it (an archived flag is served to no one).
  */
-export function environmentsGatedBy(patch: FlagPatch, environment: string, current: Flag): string[] {
-  const touched = environmentsTouchedBy(patch, environment);
-  return changesVariantValues(current.variants, patch.variants)
-    ? [...new Set([...touched, ...Object.keys(current.environments)])]
-    : touched;
+export function environmentsChangedBy(current: Flag, changes: readonly FieldChange[]): string[] {
+  const flagWide = changes.some(
+    (change) =>
+      change.path === '/archived' ||
+      (change.path === '/variants' && changesVariantValues(current.variants, change.after)),
+  );
+  return flagWide ? Object.keys(current.environments) : environmentsOfChanges(changes);
 }
+
+/** Archiving and unarchiving are audited as themselves, whatever else the write changed. */
+const actionOf = (stored: Flag, next: Flag, otherwise: string): string =>
+  next.archived === stored.archived ? otherwise : next.archived ? 'flag.archived' : 'flag.unarchived';
 
 /** Whether a patch sets environment fields at its top level (for `?environment=`). */
 const setsEnvironmentFields = (patch: FlagPatch) => ENVIRONMENT_FIELDS.some((f) => patch[f] !== undefined);
@@ -196,36 +202,67 @@ export class FlagService {
     );
   }
 
+  /**
+   * `PATCH` of a flag, by id or by key: checked as if written (rights, validation, If-Match), then
+   * through the gate, which writes it or keeps it as a change request.
+   */
   async patch(
     actor: Actor,
     flagId: string,
     patch: FlagPatch,
     options: { environment?: string | undefined; ifMatch?: number | undefined },
-  ): Promise<Flag> {
+  ): Promise<Gated<Flag>> {
     const environment = options.environment ?? DEFAULT_ENVIRONMENT;
-    const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
-    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored) => {
-      const { next, touched } = this.#mergeField(stored, patch, environment);
-      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched) } };
-    });
-  }
-
-  /** Checks that the actor may make this patch and that it would give a valid flag now; writes nothing. */
-  async checkPatch(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<Flag> {
-    const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
-    const flag = await this.#store.findFlagById(flagId);
-    if (flag === undefined || flag.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    const { next } = this.#mergeField(flag, patch, environment);
-    await validateReferences(this.#store, next, new Set(Object.keys(flag.environments)), flag);
-    return flag;
+    const { projectId, stored, next } = await this.preparePatch(actor, flagId, patch, environment);
+    checkIfMatch(options.ifMatch, stored.version);
+    if (next.archived && !stored.archived) await refuseIfRequired(this.#store, stored, 'archived');
+    const changes = flagChanges(stored, next);
+    const write = {
+      kind: 'flag.patch',
+      projectId,
+      flagId,
+      environment,
+      environments: environmentsChangedBy(stored, changes),
+      patch,
+      changes,
+      baseVersion: stored.version,
+    } as const;
+    return throughGate(this.#deps, actor, write, () =>
+      this.#replace(actor, projectId, flagId, options.ifMatch, async (current) => {
+        const { next, touched } = this.#mergeField(current, patch, environment);
+        return {
+          next,
+          audit: { action: actionOf(current, next, 'flag.updated'), environment: onlyOne(touched) },
+        };
+      }),
+    );
   }
 
   /**
-   * Writes a patch that was checked and authorised earlier (a scheduled change, an approved change
-   * request) as `actor`. `claim` runs first in the write's transaction: it marks what is being
-   * applied, or throws to write nothing (already applied elsewhere, stale); it answers what the
-   * write's audit event adds. A patch that no longer validates throws and writes nothing.
+   * Checks that the actor may make this patch and that it would give a valid flag now; writes
+   * nothing. Answers the flag as it is and as the patch would make it.
+   */
+  async preparePatch(
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+  ): Promise<{ projectId: string; stored: Flag; next: Flag }> {
+    const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
+    const stored = await this.#store.findFlagById(flagId);
+    if (stored === undefined || stored.projectId !== projectId)
+      throw flagNotFound(`No flag with id "${flagId}".`);
+    const { next } = this.#mergeField(stored, patch, environment);
+    await validateReferences(this.#store, next, new Set(Object.keys(stored.environments)), stored);
+    return { projectId, stored, next };
+  }
+
+  /**
+   * Writes a patch that was checked and authorised earlier (a scheduled change, a change request
+   * made before changes were recorded) as `actor`. `claim` runs first in the write's transaction:
+   * it marks what is being applied, or throws to write nothing (already applied elsewhere,
+   * stale); it answers what the write's audit event adds. A patch that no longer validates
+   * throws and writes nothing.
    */
   async applyOnBehalf(
     actor: Actor,
@@ -239,7 +276,40 @@ export class FlagService {
     return this.#replace(actor, current.projectId, flagId, undefined, async (stored, tx) => {
       const details = await claim(stored, tx);
       const { next, touched } = this.#mergeField(stored, patch, environment);
-      return { next, audit: { action: 'flag.updated', environment: onlyOne(touched), details } };
+      return {
+        next,
+        audit: { action: actionOf(stored, next, 'flag.updated'), environment: onlyOne(touched), details },
+      };
+    });
+  }
+
+  /**
+   * Writes an approved request's changes over the flag as it is now, as `actor`: only the fields
+   * its author changed. `claim` runs first in the transaction (it marks the request applied) and
+   * answers the audit event's details; a field someone else wrote since throws `conflict`.
+   */
+  async applyChangesOnBehalf(
+    actor: Actor,
+    flagId: string,
+    changes: readonly FieldChange[],
+    action: 'flag.updated' | 'flag.restored',
+    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<Flag> {
+    const current = await this.#store.findFlagById(flagId);
+    if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
+    return this.#replace(actor, current.projectId, flagId, undefined, async (stored, tx) => {
+      refuseStale(staleChanges(changes, stored));
+      const details = await claim(tx);
+      const next: Flag = {
+        ...applyChanges(stored, changes),
+        version: stored.version + 1,
+        updatedAt: isoTime(this.#deps.clock),
+      };
+      const touched = environmentsOfChanges(changes);
+      return {
+        next,
+        audit: { action: actionOf(stored, next, action), environment: onlyOne(touched), details },
+      };
     });
   }
 
@@ -255,6 +325,12 @@ export class FlagService {
   async history(actor: Actor, flagId: string, page: PageRequest): Promise<Page<AuditEvent>> {
     const flag = await this.getById(actor, flagId);
     return this.#store.listAuditEvents(flag.projectId, { resourceType: 'flag', resourceId: flag.id }, page);
+  }
+
+  /** Checks that the actor may write every environment of the flag (a delete, a restore). */
+  async checkWholeFlagAccess(actor: Actor, flagId: string): Promise<void> {
+    await this.#projectOfFlag(actor, flagId, 'editor');
+    requireAllEnvironments(actor.principal);
   }
 
   /** The flags that list this one as a prerequisite, each with the environments where they do. */
@@ -282,8 +358,7 @@ export class FlagService {
     environment: string,
   ): Promise<string> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
-    authorizeEnvironments(actor.principal, environmentsTouchedBy(patch, environment));
-    if (FLAG_FIELDS.some((f) => patch[f] !== undefined)) requireAllEnvironments(actor.principal);
+    authorizeEnvironments(actor.principal, accessScope(patchReach(patch, environment)));
     return projectId;
   }
 
@@ -294,7 +369,7 @@ export class FlagService {
         { path: '/type', message: `is ${stored.type} and cannot change` },
       ]);
     }
-    const touched = environmentsTouchedBy(patch, environment);
+    const touched = [...patchReach(patch, environment).environments];
     for (const key of touched) {
       if (stored.environments[key] === undefined) {
         throw new DomainError('not_found', `No environment "${key}" in the flag's project.`);
@@ -304,49 +379,67 @@ export class FlagService {
   }
 
   /**
-   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10).
-   * Environments created since keep their current configuration; deleted ones are left out.
+   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10),
+   * through the gate. Environments created since keep their current configuration; deleted ones
+   * are left out.
    */
   async restore(
     actor: Actor,
     flagId: string,
     version: number,
     options: { ifMatch?: number | undefined },
-  ): Promise<Flag> {
+  ): Promise<Gated<Flag>> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const current = await this.#store.findFlagById(flagId);
-    if (current !== undefined) {
-      const environments = Object.keys(current.environments);
-      await refuseToSkipApprovals(this.#store, actor.principal, projectId, environments, 'A restore');
-    }
-    return this.#replace(actor, projectId, flagId, options.ifMatch, async (stored, tx) => {
-      const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
-      const environments = Object.fromEntries(
-        Object.entries(stored.environments).map(([key, config]) => [
-          key,
-          earlier.environments[key] ?? config,
-        ]),
-      );
-      const next: Flag = {
-        ...earlier,
-        id: stored.id,
-        projectId: stored.projectId,
-        key: stored.key,
-        type: stored.type,
-        environments,
-        version: stored.version + 1,
-        createdAt: stored.createdAt,
-        updatedAt: isoTime(this.#deps.clock),
-      };
-      return { next, audit: { action: 'flag.restored' } };
-    });
+    const stored = await this.#store.findFlagById(flagId);
+    if (stored === undefined || stored.projectId !== projectId)
+      throw flagNotFound(`No flag with id "${flagId}".`);
+    checkIfMatch(options.ifMatch, stored.version);
+    const restored = this.#restored(
+      stored,
+      await versionFromAudit<Flag>(this.#store, projectId, 'flag', flagId, version),
+    );
+    await validateReferences(this.#store, restored, new Set(Object.keys(stored.environments)), stored);
+    const changes = flagChanges(stored, restored);
+    const write = {
+      kind: 'flag.restore',
+      projectId,
+      flagId,
+      environments: environmentsChangedBy(stored, changes),
+      patch: { version },
+      changes,
+      baseVersion: stored.version,
+    } as const;
+    return throughGate(this.#deps, actor, write, () =>
+      this.#replace(actor, projectId, flagId, options.ifMatch, async (current, tx) => {
+        const earlier = await versionFromAudit<Flag>(tx, projectId, 'flag', flagId, version);
+        return { next: this.#restored(current, earlier), audit: { action: 'flag.restored' } };
+      }),
+    );
+  }
+
+  /** `earlier` as the next version of `stored`: identity kept, environments created since kept, deleted ones left out. */
+  #restored(stored: Flag, earlier: Flag): Flag {
+    const environments = Object.fromEntries(
+      Object.entries(stored.environments).map(([key, config]) => [key, earlier.environments[key] ?? config]),
+    );
+    return {
+      ...earlier,
+      id: stored.id,
+      projectId: stored.projectId,
+      key: stored.key,
+      type: stored.type,
+      environments,
+      version: stored.version + 1,
+      createdAt: stored.createdAt,
+      updatedAt: isoTime(this.#deps.clock),
+    };
   }
 
   /**
    * The one way a stored flag is rewritten: read and lock it in the transaction, check If-Match,
    * build the next version, validate it, refuse archiving what others require, write it unless
-   * another writer got there first, and audit it.
+   * another writer got there first, audit it, and mark the change requests it conflicts with.
    */
   async #replace(
     actor: Actor,
@@ -373,8 +466,9 @@ export class FlagService {
         if (!(await tx.updateFlag(next, stored.version))) {
           throw changedMeanwhile('flag');
         }
+        const at = isoTime(this.#deps.clock);
         await recordAudit(tx, actor, projectId, {
-          at: isoTime(this.#deps.clock),
+          at,
           action: audit.action,
           resource: { type: 'flag', id: flagId, key: next.key },
           ...(audit.environment === undefined ? {} : { environment: audit.environment }),
@@ -382,14 +476,47 @@ export class FlagService {
           after: next,
           ...(audit.details === undefined ? {} : { details: audit.details }),
         });
+        await markConflicts(tx, actor, projectId, { flag: next }, at);
         return next;
       },
     );
   }
 
-  async delete(actor: Actor, flagId: string, options: { ifMatch?: number | undefined }): Promise<void> {
+  /** Deletes a flag, through the gate: in a guarded environment a non-admin's delete is a change request. */
+  async delete(
+    actor: Actor,
+    flagId: string,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Gated<void>> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    const stored = await this.#store.findFlagById(flagId);
+    if (stored === undefined || stored.projectId !== projectId)
+      throw flagNotFound(`No flag with id "${flagId}".`);
+    checkIfMatch(options.ifMatch, stored.version);
+    await refuseIfRequired(this.#store, stored, 'deleted');
+    const write = {
+      kind: 'flag.delete',
+      projectId,
+      flagId,
+      environments: Object.keys(stored.environments),
+      patch: {},
+      changes: [{ path: '', before: stored, after: null }],
+      baseVersion: stored.version,
+    } as const;
+    return throughGate(this.#deps, actor, write, () =>
+      this.deleteOnBehalf(actor, projectId, flagId, options.ifMatch),
+    );
+  }
+
+  /** Deletes a flag as `actor`, whose rights were checked (by `delete`, or when the request was made). */
+  async deleteOnBehalf(
+    actor: Actor,
+    projectId: string,
+    flagId: string,
+    ifMatch: number | undefined,
+    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void> {
     await commitProjectChange(
       this.#deps,
       projectId,
@@ -398,17 +525,21 @@ export class FlagService {
         const stored = await tx.findFlagById(flagId, { forUpdate: true });
         if (stored === undefined || stored.projectId !== projectId)
           throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(options.ifMatch, stored.version);
+        checkIfMatch(ifMatch, stored.version);
         await refuseIfRequired(tx, stored, 'deleted');
+        const details = claim === undefined ? undefined : await claim(tx);
         // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
         if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
+        const at = isoTime(this.#deps.clock);
         await recordAudit(tx, actor, projectId, {
-          at: isoTime(this.#deps.clock),
+          at,
           action: 'flag.deleted',
           resource: { type: 'flag', id: flagId, key: stored.key },
           before: stored,
           after: null,
+          ...(details === undefined ? {} : { details }),
         });
+        await markConflicts(tx, actor, projectId, { flag: stored, gone: true }, at);
         return stored.key;
       },
     );

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../domain/errors.ts';
 import { type Flag, initialFlagEnvironment, type Variant } from '../domain/flag.ts';
@@ -10,14 +11,15 @@ import { inlinePrerequisites } from '../flagd/inline-prerequisites.ts';
 import type { StoreRoles } from '../storage/store.ts';
 import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
-import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { flagChanges, refuseStale, staleChanges } from './field-changes.ts';
 import { changesVariantValues } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { accessProject, changedMeanwhile } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateFlag } from './validate-flag.ts';
+import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 /** What an import did, by flag key. */
 export interface FlagdImportResult {
@@ -52,10 +54,7 @@ function mergeVariants(stored: readonly Variant[], imported: readonly Variant[])
  * The environments whose approvals an import needs: the one it configures, and every one of a
  * flag whose variant values it changes (those serve the new values too).
  */
-function gatedBy(
-  writes: readonly { before: Flag | undefined; after: Flag }[],
-  environment: string,
-): string[] {
+function gatedBy(writes: readonly ImportWrite[], environment: string): string[] {
   if (writes.length === 0) return [];
   const gated = new Set([environment]);
   for (const { before, after } of writes) {
@@ -64,6 +63,34 @@ function gatedBy(
     }
   }
   return [...gated];
+}
+
+interface ImportWrite {
+  readonly before: Flag | undefined;
+  readonly after: Flag;
+}
+
+/** The document's flags, or a 400 naming its first problem. */
+function parsed(document: unknown, options: { readonly strict?: boolean }) {
+  const { flags, errors, warnings } = importFlagd(document, options);
+  if (errors.length > 0) {
+    const first = errors[0] as FieldError;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
+    throw validationFailed(
+      `The flagd document is not valid: ${first.path}: ${first.message}${more}.`,
+      errors,
+    );
+  }
+  return { flags, warnings };
+}
+
+/** What an import changes, under each flag's key: a new flag whole, an existing one field by field. */
+function importChanges(writes: readonly ImportWrite[]): FieldChange[] {
+  return writes.flatMap(({ before, after }) => {
+    const prefix = `/${pointerToken(after.key)}`;
+    if (before === undefined) return [{ path: prefix, before: null, after }];
+    return flagChanges(before, after).map((change) => ({ ...change, path: `${prefix}${change.path}` }));
+  });
 }
 
 /**
@@ -102,62 +129,112 @@ export class FlagdService {
     environment: string,
     document: unknown,
     options: { readonly strict?: boolean } = {},
-  ): Promise<FlagdImportResult> {
+  ): Promise<Gated<FlagdImportResult>> {
     const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'editor');
-    const { flags, errors, warnings } = importFlagd(document, options);
-    if (errors.length > 0) {
-      const first = errors[0] as FieldError;
-      const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems)` : '';
-      throw validationFailed(
-        `The flagd document is not valid: ${first.path}: ${first.message}${more}.`,
-        errors,
-      );
+    const { flags, warnings } = parsed(document, options);
+    // Planned (and checked) first, so the gate sees exactly what the import would change.
+    const plan = await this.#store.transaction((tx) => this.#plan(tx, actor, project, environment, flags));
+    const write = {
+      kind: 'flagd.import',
+      projectId: project.id,
+      environment,
+      environments: gatedBy(plan.writes, environment),
+      patch: document as Record<string, unknown>,
+      changes: importChanges(plan.writes),
+      baseVersion: 0,
+    } as const;
+    return throughGate(this.#deps, actor, write, () =>
+      this.#write(actor, project, environment, flags, warnings),
+    );
+  }
+
+  /**
+   * Imports an approved document as `actor`: only if the fields it changes still hold the values
+   * the request was made against (else `conflict`). `claim` marks the request applied in the
+   * write's transaction and answers the audit events' details.
+   */
+  async importOnBehalf(
+    actor: Actor,
+    projectId: string,
+    environment: string,
+    document: unknown,
+    changes: readonly FieldChange[],
+    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<FlagdImportResult> {
+    const project = await this.#store.findProject(projectId);
+    if (project === undefined) throw notFound(`No project "${projectId}".`);
+    const { flags, warnings } = parsed(document, {});
+    return this.#write(actor, project, environment, flags, warnings, async (tx, current) => {
+      refuseStale(staleChanges(changes, current));
+      return claim(tx);
+    });
+  }
+
+  /** What importing `flags` would write, checked: every problem refuses the whole document. */
+  async #plan(
+    tx: StoreRoles,
+    actor: Actor,
+    project: Project,
+    environment: string,
+    flags: readonly ImportedFlag[],
+  ): Promise<{ writes: ImportWrite[]; unchanged: string[] }> {
+    const [environments, segments] = await Promise.all([
+      tx.listEnvironments(project.id),
+      tx.allSegments(project.id),
+    ]);
+    const environmentKeys = new Set(environments.map((e) => e.key));
+    const segmentKeys = new Set(segments.map((s) => s.key));
+    const problems: FieldError[] = [];
+    const writes: ImportWrite[] = [];
+    const unchanged: string[] = [];
+    for (const imported of flags) {
+      const stored = await tx.findFlagByKey(project.id, imported.key);
+      const next = stored
+        ? this.#updated(actor, stored, imported, environment, problems)
+        : this.#created(
+            actor,
+            project,
+            imported,
+            environment,
+            environments.map((e) => e.key),
+          );
+      if (next === undefined) continue;
+      if (
+        stored !== undefined &&
+        isDeepStrictEqual({ ...next, version: 0, updatedAt: '' }, { ...stored, version: 0, updatedAt: '' })
+      ) {
+        unchanged.push(imported.key);
+        continue;
+      }
+      // The document's targeting was checked above: what cannot work is stored as written, with a warning.
+      for (const error of validateFlag(next, environmentKeys, segmentKeys, next)) {
+        problems.push({ path: `${flagPath(imported.key)}${error.path}`, message: error.message });
+      }
+      writes.push({ before: stored, after: next });
     }
+    if (problems.length > 0) {
+      throw validationFailed('The flagd document cannot be imported into this project.', problems);
+    }
+    return { writes, unchanged };
+  }
+
+  /** Plans again in the write's transaction, and writes it all or nothing. */
+  async #write(
+    actor: Actor,
+    project: Project,
+    environment: string,
+    flags: readonly ImportedFlag[],
+    warnings: readonly FlagdImportWarning[],
+    claim?: (
+      tx: StoreRoles,
+      current: Record<string, Flag | null>,
+    ) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<FlagdImportResult> {
     return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
-      const [environments, segments] = await Promise.all([
-        tx.listEnvironments(project.id),
-        tx.allSegments(project.id),
-      ]);
-      const environmentKeys = new Set(environments.map((e) => e.key));
-      const segmentKeys = new Set(segments.map((s) => s.key));
-      const problems: FieldError[] = [];
-      const writes: { before: Flag | undefined; after: Flag }[] = [];
-      const unchanged: string[] = [];
-      for (const imported of flags) {
-        const stored = await tx.findFlagByKey(project.id, imported.key);
-        const next = stored
-          ? this.#updated(actor, stored, imported, environment, problems)
-          : this.#created(
-              actor,
-              project,
-              imported,
-              environment,
-              environments.map((e) => e.key),
-            );
-        if (next === undefined) continue;
-        if (
-          stored !== undefined &&
-          isDeepStrictEqual({ ...next, version: 0, updatedAt: '' }, { ...stored, version: 0, updatedAt: '' })
-        ) {
-          unchanged.push(imported.key);
-          continue;
-        }
-        // The document's targeting was checked above: what cannot work is stored as written, with a warning.
-        for (const error of validateFlag(next, environmentKeys, segmentKeys, next)) {
-          problems.push({ path: `${flagPath(imported.key)}${error.path}`, message: error.message });
-        }
-        writes.push({ before: stored, after: next });
-      }
-      if (problems.length > 0) {
-        throw validationFailed('The flagd document cannot be imported into this project.', problems);
-      }
-      await refuseToSkipApprovals(
-        tx,
-        actor.principal,
-        project.id,
-        gatedBy(writes, environment),
-        'A flagd import',
-      );
+      const { writes, unchanged } = await this.#plan(tx, actor, project, environment, flags);
+      const current = Object.fromEntries(writes.map((w) => [w.after.key, w.before ?? null]));
+      const details = claim === undefined ? undefined : await claim(tx, current);
+      const at = isoTime(this.#deps.clock);
       for (const { before, after } of writes) {
         if (before === undefined) {
           await tx
@@ -169,13 +246,15 @@ export class FlagdService {
           throw changedMeanwhile('flag');
         }
         await recordAudit(tx, actor, project.id, {
-          at: isoTime(this.#deps.clock),
+          at,
           action: before === undefined ? 'flag.created' : 'flag.updated',
           resource: { type: 'flag', id: after.id, key: after.key },
           environment,
           before: before ?? null,
           after,
+          ...(details === undefined ? {} : { details }),
         });
+        await markConflicts(tx, actor, project.id, { flag: after }, at);
       }
       return {
         environment,

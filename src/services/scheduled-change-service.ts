@@ -1,13 +1,16 @@
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import type { Flag } from '../domain/flag.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
+import type { StoreRoles } from '../storage/store.ts';
 import type { Actor } from './actor.ts';
-import { refuseToSkipApprovals } from './approval-policy.ts';
 import { recordAudit } from './audit.ts';
-import { environmentsGatedBy } from './flag-service.ts';
+import { flagChanges } from './field-changes.ts';
+import { environmentsChangedBy } from './flag-service.ts';
 import { newId } from './ids.ts';
 import { PendingPatchService } from './pending-patch-service.ts';
+import { type Gated, throughGate } from './write-gate.ts';
 
 export interface ScheduleInput {
   readonly at: string;
@@ -18,41 +21,70 @@ export interface ScheduleInput {
 
 /** Scheduling, listing and cancelling flag changes (SPEC §10); `ChangeScheduler` applies them. */
 export class ScheduledChangeService extends PendingPatchService {
-  /** Refuses a patch the actor could not make now, or that would not validate now; applies it later as them. */
-  async schedule(actor: Actor, flagId: string, input: ScheduleInput): Promise<ScheduledChange> {
-    const flag = await this.flags.checkPatch(actor, flagId, input.patch, input.environment);
-    const touched = environmentsGatedBy(input.patch, input.environment, flag);
-    await refuseToSkipApprovals(this.store, actor.principal, flag.projectId, touched, 'A scheduled change');
+  /**
+   * Refuses a patch the actor could not make now, or that would not validate now; then the gate:
+   * scheduling a change to a guarded environment is itself what gets approved (a change request
+   * of kind `flag.schedule`), and once approved the change runs at its time.
+   */
+  async schedule(actor: Actor, flagId: string, input: ScheduleInput): Promise<Gated<ScheduledChange>> {
+    const { projectId, stored, next } = await this.flags.preparePatch(
+      actor,
+      flagId,
+      input.patch,
+      input.environment,
+    );
     const at = Date.parse(input.at);
     if (at <= this.clock()) {
       throw validationFailed('A change can only be scheduled for the future.', [
         { path: '/at', message: 'must be later than now' },
       ]);
     }
+    const changes = flagChanges(stored, next);
+    const write = {
+      kind: 'flag.schedule',
+      projectId,
+      flagId,
+      environment: input.environment,
+      environments: environmentsChangedBy(stored, changes),
+      // The environment too: the request waits on a guarded one, which may not be the one scheduled.
+      patch: {
+        at: new Date(at).toISOString(),
+        environment: input.environment,
+        patch: input.patch,
+        comment: input.comment ?? '',
+      },
+      changes,
+      baseVersion: stored.version,
+    } as const;
+    return throughGate({ store: this.store, clock: this.clock }, actor, write, () =>
+      this.store.transaction((tx) => this.insert(tx, actor, stored, input)),
+    );
+  }
+
+  /** Stores a pending change (checked by the caller) and audits it, in the caller's transaction. */
+  async insert(tx: StoreRoles, actor: Actor, flag: Flag, input: ScheduleInput): Promise<ScheduledChange> {
     const change: ScheduledChange = {
       id: newId('sch'),
       projectId: flag.projectId,
-      flagId,
+      flagId: flag.id,
       environment: input.environment,
       patch: input.patch,
       comment: input.comment ?? '',
-      at: new Date(at).toISOString(),
+      at: new Date(Date.parse(input.at)).toISOString(),
       status: 'pending',
       author: actor.principal,
       createdAt: new Date(this.clock()).toISOString(),
       settledAt: null,
       failure: null,
     };
-    await this.store.transaction(async (tx) => {
-      await tx.scheduledChanges.insert(change);
-      await recordAudit(tx, actor, flag.projectId, {
-        at: isoTime(this.clock),
-        action: 'flag.change_scheduled',
-        resource: { type: 'flag', id: flagId, key: flag.key },
-        environment: input.environment,
-        before: null,
-        after: change,
-      });
+    await tx.scheduledChanges.insert(change);
+    await recordAudit(tx, actor, flag.projectId, {
+      at: isoTime(this.clock),
+      action: 'flag.change_scheduled',
+      resource: { type: 'flag', id: flag.id, key: flag.key },
+      environment: input.environment,
+      before: null,
+      after: change,
     });
     return change;
   }

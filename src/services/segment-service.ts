@@ -1,3 +1,4 @@
+import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
@@ -10,12 +11,14 @@ import { requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { commitProjectChange, type WriteDeps } from './commit.ts';
+import { applyChanges, refuseStale, segmentChanges, staleChanges } from './field-changes.ts';
 import { newId } from './ids.ts';
 import { mergeField } from './merge-patch.ts';
 import { accessProject, changedMeanwhile, checkIfMatch } from './project-access.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 import { validateRules } from './validate-rules.ts';
 import { versionFromAudit } from './version-history.ts';
+import { type Gated, markConflicts, throughGate } from './write-gate.ts';
 
 export class SegmentService {
   readonly #deps: WriteDeps;
@@ -100,57 +103,130 @@ export class SegmentService {
     });
   }
 
+  /** A merge patch of the segment, through the gate: it changes every flag rule that uses the segment. */
   async patch(
     actor: Actor,
     segmentId: string,
     patch: SegmentPatch,
     options: { ifMatch?: number | undefined },
-  ): Promise<Segment> {
+  ): Promise<Gated<Segment>> {
     const projectId = await this.#writableProject(actor, segmentId);
-    return this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (stored) => {
-      // A merge patch (RFC 7396): a field set to null takes its default.
-      return {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: mergeField(stored.description, patch.description) ?? '',
-        match: mergeField(stored.match, patch.match) ?? 'all',
-        // Rules as sent; #validate refuses them before the write if they are not rules.
-        rules: (mergeField<readonly (Rule | RuleInput)[]>(stored.rules, patch.rules) ??
-          []) as readonly Rule[],
-        included: mergeField(stored.included, patch.included) ?? [],
-        excluded: mergeField(stored.excluded, patch.excluded) ?? [],
-        version: stored.version + 1,
-        updatedAt: isoTime(this.#deps.clock),
-      };
-    });
+    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+    const next = this.#merged(stored, patch);
+    await this.#validate(this.#deps.store, next);
+    return this.#throughGate(actor, stored, 'segment.patch', patch, segmentChanges(stored, next), () =>
+      this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.updated', async (current) =>
+        this.#merged(current, patch),
+      ),
+    );
   }
 
-  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10). */
+  /** `stored` after a merge patch (RFC 7396: a field set to null takes its default), not yet validated. */
+  #merged(stored: Segment, patch: SegmentPatch): Segment {
+    return {
+      ...stored,
+      name: patch.name ?? stored.name,
+      description: mergeField(stored.description, patch.description) ?? '',
+      match: mergeField(stored.match, patch.match) ?? 'all',
+      // Rules as sent; #validate refuses them before the write if they are not rules.
+      rules: (mergeField<readonly (Rule | RuleInput)[]>(stored.rules, patch.rules) ?? []) as readonly Rule[],
+      included: mergeField(stored.included, patch.included) ?? [],
+      excluded: mergeField(stored.excluded, patch.excluded) ?? [],
+      version: stored.version + 1,
+      updatedAt: isoTime(this.#deps.clock),
+    };
+  }
+
+  async #stored(projectId: string, segmentId: string, ifMatch: number | undefined): Promise<Segment> {
+    const stored = await this.#deps.store.findSegmentById(segmentId);
+    if (stored === undefined || stored.projectId !== projectId)
+      throw notFound(`No segment with id "${segmentId}".`);
+    checkIfMatch(ifMatch, stored.version);
+    return stored;
+  }
+
+  /** The gate for a segment write: it reaches every environment where a flag uses the segment. */
+  async #throughGate<T>(
+    actor: Actor,
+    stored: Segment,
+    kind: 'segment.patch' | 'segment.delete',
+    patch: Readonly<Record<string, unknown>>,
+    changes: readonly FieldChange[],
+    apply: () => Promise<T>,
+  ): Promise<Gated<T>> {
+    const [flags, segments] = await Promise.all([
+      this.#deps.store.allFlags(stored.projectId),
+      this.#deps.store.allSegments(stored.projectId),
+    ]);
+    const write = {
+      kind,
+      projectId: stored.projectId,
+      segmentId: stored.id,
+      environments: environmentsUsingSegment(stored.key, flags, segments),
+      patch,
+      changes,
+      baseVersion: stored.version,
+    };
+    return throughGate(this.#deps, actor, write, apply);
+  }
+
+  /**
+   * Writes an approved request's changes over the segment as it is now, as `actor`; a field
+   * someone else wrote since throws `conflict`. `claim` marks the request applied in the write's
+   * transaction and answers the audit event's details.
+   */
+  async applyChangesOnBehalf(
+    actor: Actor,
+    segmentId: string,
+    changes: readonly FieldChange[],
+    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<Segment> {
+    const current = await this.#deps.store.findSegmentById(segmentId);
+    if (current === undefined) throw notFound(`No segment with id "${segmentId}".`);
+    return this.#replace(
+      actor,
+      current.projectId,
+      segmentId,
+      undefined,
+      'segment.updated',
+      async (stored) => {
+        refuseStale(staleChanges(changes, stored));
+        return {
+          ...applyChanges(stored, changes),
+          version: stored.version + 1,
+          updatedAt: isoTime(this.#deps.clock),
+        };
+      },
+      claim,
+    );
+  }
+
+  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10), through the gate. */
   async restore(
     actor: Actor,
     segmentId: string,
     version: number,
     options: { ifMatch?: number | undefined },
-  ): Promise<Segment> {
+  ): Promise<Gated<Segment>> {
     const projectId = await this.#writableProject(actor, segmentId);
-    return this.#replace(
-      actor,
-      projectId,
-      segmentId,
-      options.ifMatch,
-      'segment.restored',
-      async (stored, tx) => {
-        const earlier = await versionFromAudit<Segment>(tx, stored.projectId, 'segment', segmentId, version);
-        return {
-          ...earlier,
-          id: stored.id,
-          projectId: stored.projectId,
-          key: stored.key,
-          version: stored.version + 1,
-          createdAt: stored.createdAt,
-          updatedAt: isoTime(this.#deps.clock),
-        };
-      },
+    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+    const restored = restoredSegment(
+      stored,
+      await versionFromAudit<Segment>(this.#deps.store, projectId, 'segment', segmentId, version),
+      isoTime(this.#deps.clock),
+    );
+    await this.#validate(this.#deps.store, restored);
+    const changes = segmentChanges(stored, restored);
+    // As a request, a restore is the merge patch that sets the fields it changes.
+    const patch = Object.fromEntries(changes.map((change) => [change.path.slice(1), change.after]));
+    return this.#throughGate(actor, stored, 'segment.patch', patch, changes, () =>
+      this.#replace(actor, projectId, segmentId, options.ifMatch, 'segment.restored', async (current, tx) =>
+        restoredSegment(
+          current,
+          await versionFromAudit<Segment>(tx, current.projectId, 'segment', segmentId, version),
+          isoTime(this.#deps.clock),
+        ),
+      ),
     );
   }
 
@@ -162,6 +238,7 @@ export class SegmentService {
     ifMatch: number | undefined,
     action: string,
     build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
+    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Segment> {
     return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
       // The one read of the segment, locked until commit: a concurrent patch without If-Match
@@ -172,16 +249,20 @@ export class SegmentService {
       checkIfMatch(ifMatch, stored.version);
       const next = await build(stored, tx);
       await this.#validate(tx, next);
+      const details = claim === undefined ? undefined : await claim(tx);
       if (!(await tx.updateSegment(next, stored.version))) {
         throw changedMeanwhile('segment');
       }
+      const at = isoTime(this.#deps.clock);
       await recordAudit(tx, actor, stored.projectId, {
-        at: isoTime(this.#deps.clock),
+        at,
         action,
         resource: { type: 'segment', id: segmentId, key: next.key },
         before: stored,
         after: next,
+        ...(details === undefined ? {} : { details }),
       });
+      await markConflicts(tx, actor, stored.projectId, { segment: next }, at);
       return next;
     });
   }
@@ -196,15 +277,35 @@ export class SegmentService {
     return segmentUsers(segment.key, flags, segments);
   }
 
-  async delete(actor: Actor, segmentId: string, options: { ifMatch?: number | undefined }): Promise<void> {
+  /** Deletes an unused segment, through the gate (where a flag in a guarded environment uses it, it is in use anyway). */
+  async delete(
+    actor: Actor,
+    segmentId: string,
+    options: { ifMatch?: number | undefined },
+  ): Promise<Gated<void>> {
     const projectId = await this.#writableProject(actor, segmentId);
+    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+    const changes = [{ path: '', before: stored, after: null }];
+    return this.#throughGate(actor, stored, 'segment.delete', {}, changes, () =>
+      this.deleteOnBehalf(actor, projectId, segmentId, options.ifMatch),
+    );
+  }
+
+  /** Deletes the segment as `actor`, whose rights were checked; refused (409) while anything uses it. */
+  async deleteOnBehalf(
+    actor: Actor,
+    projectId: string,
+    segmentId: string,
+    ifMatch: number | undefined,
+    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void> {
     await commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
       // Locked first, so writes naming the segment either committed already (and show up as
       // users below) or wait, and then find it gone.
       const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
       if (stored === undefined || stored.projectId !== projectId)
         throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(options.ifMatch, stored.version);
+      checkIfMatch(ifMatch, stored.version);
       const users = segmentUsers(
         stored.key,
         await tx.allFlags(stored.projectId),
@@ -220,14 +321,18 @@ export class SegmentService {
           `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
         );
       }
+      const details = claim === undefined ? undefined : await claim(tx);
       if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
+      const at = isoTime(this.#deps.clock);
       await recordAudit(tx, actor, stored.projectId, {
-        at: isoTime(this.#deps.clock),
+        at,
         action: 'segment.deleted',
         resource: { type: 'segment', id: segmentId, key: stored.key },
         before: stored,
         after: null,
+        ...(details === undefined ? {} : { details }),
       });
+      await markConflicts(tx, actor, stored.projectId, { segment: stored, gone: true }, at);
     });
   }
 
@@ -274,4 +379,45 @@ function segmentUsers(key: string, flags: readonly Flag[], segments: readonly Se
     }),
     segments: segments.filter((s) => s.key !== key && refers(s.rules)).map(user),
   };
+}
+
+/** `earlier` as the next version of `stored`: its identity kept. */
+function restoredSegment(stored: Segment, earlier: Segment, at: string): Segment {
+  return {
+    ...earlier,
+    id: stored.id,
+    projectId: stored.projectId,
+    key: stored.key,
+    version: stored.version + 1,
+    createdAt: stored.createdAt,
+    updatedAt: at,
+  };
+}
+
+/**
+ * The environments whose evaluation a change of the segment `key` reaches: those where a flag's
+ * rules use it, directly or through segments that use it (segment-in-segment, to any depth).
+ */
+export function environmentsUsingSegment(
+  key: string,
+  flags: readonly Flag[],
+  segments: readonly Segment[],
+): string[] {
+  const reached = new Set([key]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const segment of segments) {
+      if (!reached.has(segment.key) && segmentsNamedBy(segment.rules).some((k) => reached.has(k))) {
+        reached.add(segment.key);
+        grew = true;
+      }
+    }
+  }
+  const environments = new Set<string>();
+  for (const segmentKey of reached) {
+    for (const user of segmentUsers(segmentKey, flags, segments).flags) {
+      for (const environment of user.environments) environments.add(environment);
+    }
+  }
+  return [...environments];
 }

@@ -79,6 +79,9 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
+  const segments = new SegmentService(deps);
+  const flagd = new FlagdService(deps);
+  const scheduledChanges = new ScheduledChangeService(store, flags, clock);
   const sessions = new SessionService(store, { clock, ...options.sessions });
   return {
     clock,
@@ -89,12 +92,12 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
-    segments: new SegmentService(deps),
+    segments,
     apiKeys,
     access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
     evaluation: new EvaluationService(store, snapshots, insights.counter, clock),
-    flagd: new FlagdService(deps),
+    flagd,
     accounts: new AccountService(store, clock),
     sessions,
     passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
@@ -102,7 +105,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     health: new HealthService(store, sync),
     sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),
-    scheduledChanges: new ScheduledChangeService(store, flags, clock),
-    changeRequests: new ChangeRequestService(store, flags, clock),
+    scheduledChanges,
+    changeRequests: new ChangeRequestService(store, { flags, segments, flagd, scheduledChanges }, clock),
   };
 }

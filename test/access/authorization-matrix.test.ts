@@ -76,7 +76,8 @@ async function scheduleOne(c: Context): Promise<string> {
     environment: 'production',
     patch: { enabled: c.next() % 2 === 0 },
   });
-  return change.id;
+  if (!('applied' in change)) throw new Error('A full-rights schedule is not a change request.');
+  return change.applied.id;
 }
 
 /** An open change request of production for the flag, by someone no test key is; `approved` already has its one approval. */
@@ -89,8 +90,14 @@ async function openRequest(c: Context, approved = false): Promise<string> {
     id,
     projectId: flag?.projectId as string,
     flagId: c.flagId,
+    segmentId: null,
     environment: 'production',
+    environments: ['production'],
+    kind: 'flag.patch',
     patch: { enabled: c.next() % 2 === 0 },
+    // No fields: whatever other rows did to the flag meanwhile, applying it is a matter of rights only.
+    changes: [],
+    conflict: null,
     comment: '',
     baseVersion: flag?.version as number,
     requiredApprovals: 1,

@@ -19,8 +19,9 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
   const decide = (key: string, id: string, verb: string, body?: unknown) =>
     node.call('POST', `/v1/change-requests/${id}/${verb}`, { key, ...(body === undefined ? {} : { body }) });
   const flag = async () => (await node.call('GET', '/v1/projects/default/flags/checkout')).body;
-  const request = async (key = editors.ann, body: Record<string, unknown> = { enabled: true }) => {
-    const res = await patchFlag(key, body);
+  const request = async (key = editors.ann, body?: Record<string, unknown>) => {
+    // By default, production switched the other way: a request must change something.
+    const res = await patchFlag(key, body ?? { enabled: !(await flag()).environments.production.enabled });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     return res.body;
   };
@@ -118,19 +119,32 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       expect((await decide(editors.bob, open.id, 'withdraw')).status).toBe(409);
     });
 
-    it('fails a stale request instead of overwriting a newer version', async () => {
-      const stale = await request(editors.ann, { defaultVariant: 'off' });
-      // An admin writes directly meanwhile.
+    it('keeps a request valid across writes to other fields, and marks it conflicted on a write to the same field', async () => {
+      const valid = await request(editors.ann, { defaultVariant: 'off' });
+      // An admin writes another field of production meanwhile: the request is still good.
       expect((await patchFlag(ADMIN, { enabled: false })).status).toBe(200);
+      await decide(editors.bob, valid.id, 'approve');
+      const applied = await decide(editors.cat, valid.id, 'approve');
+      expect(applied.body).toMatchObject({ status: 'applied' });
+      expect((await flag()).environments.production).toMatchObject({ enabled: false, defaultVariant: 'off' });
+
+      const stale = await request(editors.ann, { defaultVariant: 'on' });
+      expect(stale.changes).toEqual([
+        { path: '/environments/production/defaultVariant', before: 'off', after: 'on' },
+      ]);
+      // The same field, written directly by an admin: conflicted before anyone approves.
+      expect((await patchFlag(ADMIN, { defaultVariant: null })).status).toBe(200);
+      const shown = await node.call('GET', `/v1/change-requests/${stale.id}`);
+      expect(shown.body).toMatchObject({ status: 'conflicted' });
+      expect(shown.body.conflict).toMatch(/\/environments\/production\/defaultVariant/);
+      const listed = await node.call('GET', '/v1/projects/default/change-requests?status=conflicted');
+      expect(listed.body.map((r: { id: string }) => r.id)).toContain(stale.id);
       const current = await flag();
-      await decide(editors.bob, stale.id, 'approve');
-      const last = await decide(editors.cat, stale.id, 'approve');
-      expect(last.status).toBe(200);
-      expect(last.body.status).toBe('open');
-      expect(last.body.failure).toMatch(/^The flag changed since this change request was made/);
+      const approve = await decide(editors.bob, stale.id, 'approve');
+      expect(approve.status).toBe(409);
+      expect(approve.body.detail).toMatch(/^The change request is conflicted/);
+      expect((await decide(ADMIN, stale.id, 'apply')).status).toBe(409);
       expect(await flag()).toEqual(current);
-      const forced = await decide(ADMIN, stale.id, 'apply');
-      expect(forced.status).toBe(412);
       expect((await decide(editors.bob, stale.id, 'withdraw')).status).toBe(403);
       expect((await decide(editors.ann, stale.id, 'withdraw')).body.status).toBe('withdrawn');
     });
@@ -159,7 +173,7 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
   });
 
   describe('who may', () => {
-    it('refuses viewers and editors of other environments, and a restore or schedule that skips approvals', async () => {
+    it('refuses viewers and editors of other environments, and turns a restore or schedule into a request', async () => {
       const open = await request();
       expect((await decide(viewer, open.id, 'approve')).status).toBe(403);
       expect((await decide(devEditor, open.id, 'approve')).status).toBe(403);
@@ -168,12 +182,16 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
         key: editors.bob,
         body: { version: 1 },
       });
-      expect(restore.status).toBe(403);
+      expect(restore.status, JSON.stringify(restore.body)).toBe(202);
+      expect(restore.body).toMatchObject({ kind: 'flag.restore', patch: { version: 1 } });
+      await decide(editors.bob, restore.body.id, 'withdraw');
       const scheduled = await node.call('POST', `/v1/flags/${flagId}/scheduled-changes`, {
         key: editors.bob,
         body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
       });
-      expect(scheduled.status).toBe(403);
+      expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(202);
+      expect(scheduled.body).toMatchObject({ kind: 'flag.schedule', environment: 'production' });
+      await decide(editors.bob, scheduled.body.id, 'withdraw');
       await decide(editors.ann, open.id, 'withdraw');
     });
   });
@@ -199,7 +217,11 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       });
       // Production serves variant "a" too: its new value needs production's approvals.
       expect(changed.status, JSON.stringify(changed.body)).toBe(202);
-      expect(changed.body).toMatchObject({ environment: 'development', requiredApprovals: 2 });
+      expect(changed.body).toMatchObject({
+        environment: 'production',
+        environments: ['production'],
+        requiredApprovals: 2,
+      });
       await decide(editors.ann, changed.body.id, 'withdraw');
       // A new variant changes nothing anyone is served: written at once.
       const added = await node.call('PATCH', bannerPath, {
@@ -209,14 +231,18 @@ describeEachDatabase('change requests and approvals (SPEC §10)', (database) => 
       expect(added.status, JSON.stringify(added.body)).toBe(200);
     });
 
-    it('refuses a flagd import that would skip approvals, and lets admins and other imports through', async () => {
+    it('turns a flagd import that reaches a guarded environment into a request, and lets admins and other imports through', async () => {
       const intoProduction = await importInto(editors.ann, 'production', 'A');
-      expect(intoProduction.status).toBe(403);
-      expect(intoProduction.body.detail).toMatch(
-        /^A flagd import would change an environment that requires approvals/,
-      );
+      expect(intoProduction.status).toBe(202);
+      expect(intoProduction.body).toMatchObject({
+        kind: 'flagd.import',
+        flagId: null,
+        environment: 'production',
+      });
+      await decide(editors.ann, intoProduction.body.id, 'withdraw');
       const newValue = await importInto(editors.ann, 'development', 'A-changed');
-      expect(newValue.status).toBe(403);
+      expect(newValue.status).toBe(202);
+      await decide(editors.ann, newValue.body.id, 'withdraw');
       const banner = (await node.call('GET', '/v1/projects/default/flags/banner')).body;
       expect(banner.variants.find((v: { key: string }) => v.key === 'a').value).toBe('A');
       expect((await importInto(editors.ann, 'development', 'A')).status).toBe(200);

@@ -197,7 +197,7 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('scheduled changes on 
             environment: 'production',
             patch: { description: `change ${c}` },
           });
-          scheduled.push(change?.id as string);
+          scheduled.push(change !== undefined && 'applied' in change ? change.applied.id : '');
         }
       }
       clock.advance(10_000);

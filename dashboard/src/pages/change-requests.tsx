@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import { CHANGE_REQUEST_STATUSES } from '../../../src/domain/change-request.ts';
-import { type ApiError, api, type ChangeRequestView, enc, type Flag, useApi } from '../api.ts';
+import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { ErrorSummary, Field, Options } from '../kit/field.tsx';
 import { Link } from '../router.tsx';
@@ -24,7 +24,7 @@ export const WAITING = CHANGE_REQUEST_STATUSES.filter((s) => isWaiting({ status:
  * newest first; `flagId` narrows them to one flag.
  */
 export function useChangeRequests(projectId: string, statuses: readonly string[], flagId?: string) {
-  const [state, setState] = useState<{ data?: ChangeRequestView[]; error?: ApiError }>({});
+  const [state, setState] = useState<{ data?: ChangeRequest[]; error?: ApiError }>({});
   const [generation, setGeneration] = useState(0);
   const query = statuses.join(',');
   // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
@@ -33,7 +33,7 @@ export function useChangeRequests(projectId: string, statuses: readonly string[]
     setState({});
     const base = `/projects/${enc(projectId)}/change-requests?limit=100${flagId ? `&flagId=${enc(flagId)}` : ''}`;
     const wanted = query === '' ? [''] : query.split(',');
-    Promise.all(wanted.map((s) => api<ChangeRequestView[]>('GET', s ? `${base}&status=${s}` : base))).then(
+    Promise.all(wanted.map((s) => api<ChangeRequest[]>('GET', s ? `${base}&status=${s}` : base))).then(
       (lists) =>
         current && setState({ data: lists.flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt)) }),
       (error: ApiError) => current && setState({ error }),
@@ -60,10 +60,10 @@ export function ChangeRequestCard({
   flagKey,
   onDecided,
 }: {
-  request: ChangeRequestView;
+  request: ChangeRequest;
   flag: Flag | undefined;
   flagKey?: string | undefined;
-  onDecided: (request: ChangeRequestView) => void;
+  onDecided: (request: ChangeRequest) => void;
 }) {
   const { project, environments } = useProject();
   const { me } = useSession();
@@ -80,7 +80,7 @@ export function ChangeRequestCard({
     setBusy(true);
     setProblem(undefined);
     try {
-      const next = await api<ChangeRequestView>('POST', `/change-requests/${enc(request.id)}/${verb}`, {});
+      const next = await api<ChangeRequest>('POST', `/change-requests/${enc(request.id)}/${verb}`, {});
       toast(next.status === 'applied' ? 'Applied.' : `${DONE[verb]}.`);
       onDecided(next);
     } catch (error) {
@@ -90,7 +90,7 @@ export function ChangeRequestCard({
     }
   };
   const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
-  const reached = request.environments?.length ? request.environments : [request.environment];
+  const reached = request.environments.length > 0 ? request.environments : [request.environment];
   const conflicted = request.status === 'conflicted';
   return (
     <article
@@ -208,7 +208,7 @@ function FlagOfRequest({
   flagKey,
   onDecided,
 }: {
-  request: ChangeRequestView;
+  request: ChangeRequest;
   flagKey: string | undefined;
   onDecided: () => void;
 }) {

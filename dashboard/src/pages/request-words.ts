@@ -1,4 +1,4 @@
-import type { ChangeRequestView } from '../api.ts';
+import type { ChangeRequest } from '../api.ts';
 
 // What a change request says to the person looking at it, and what they may do with it.
 // Pure, so it is unit-tested (request-words.test.ts); change-requests.tsx renders it.
@@ -22,7 +22,7 @@ export interface RequestAction {
 }
 
 /** Still waiting for a decision: open, or conflicted (it can still be rejected or withdrawn). */
-export const isWaiting = (request: Pick<ChangeRequestView, 'status'>): boolean =>
+export const isWaiting = (request: Pick<ChangeRequest, 'status'>): boolean =>
   request.status === 'open' || request.status === 'conflicted';
 
 /** Why a conflicted request cannot be approved or applied, in the words shown beside its buttons. */
@@ -35,7 +35,7 @@ export const CONFLICT_HELP =
  * (decision 1003). A conflicted request keeps Approve and Apply, disabled, with the reason.
  */
 export function requestActions(
-  request: Pick<ChangeRequestView, 'status' | 'approvals' | 'requiredApprovals'>,
+  request: Pick<ChangeRequest, 'status' | 'approvals' | 'requiredApprovals'>,
   viewer: Viewer,
 ): RequestAction[] {
   if (!isWaiting(request)) return [];
@@ -58,7 +58,7 @@ export function requestActions(
 }
 
 /** What the request asks, completing "<author> asks to …": by the kind of write it holds back. */
-export function askedWords(request: Pick<ChangeRequestView, 'kind' | 'patch'>): string {
+export function askedWords(request: Pick<ChangeRequest, 'kind' | 'patch'>): string {
   switch (request.kind) {
     case 'flag.delete':
       return 'delete';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
+import { CHANGE_REQUEST_KINDS, CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
@@ -23,16 +23,34 @@ const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.
 export const ChangeRequestSchema = Type.Object({
   id: Id,
   projectId: Id,
-  flagId: Id,
+  flagId: Type.Union([Id, Type.Null()], {
+    description: 'The flag it changes; null for segments and flagd imports.',
+  }),
+  segmentId: Type.Union([Id, Type.Null()], { description: 'The segment it changes, if any.' }),
   environment: Key,
+  environments: Type.Array(Key, {
+    description: 'Every environment requiring approvals that the write reaches.',
+  }),
+  kind: OneOf(CHANGE_REQUEST_KINDS),
   patch: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'What PATCH /v1/flags/{flagId} was sent.',
+    description:
+      'What was asked: the merge patch (archiving is `{archived:true}`), `{version}` of a restore, `{at, patch, comment}` of a scheduled change, `{}` of a delete, the flagd document of an import.',
+  }),
+  changes: Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() }), {
+    description:
+      'Only what the author changes, as JSON pointers into the flag or segment (for an import: `/<flagKey>/…`), with the values it was based on.',
   }),
   comment: Type.String(),
-  baseVersion: Version,
+  baseVersion: Type.Integer({
+    minimum: 0,
+    description: "The flag's (or segment's) version it was made against; 0 for a flagd import.",
+  }),
   requiredApprovals: Type.Integer({ minimum: 0, maximum: 5 }),
   author: Person,
   status: OneOf(CHANGE_REQUEST_STATUSES),
+  conflict: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why it is conflicted: a field it changes was written since it was made.',
+  }),
   approvals: Type.Array(Type.Object({ by: Person, at: Timestamp, comment: Type.String() })),
   decidedBy: Type.Union([Person, Type.Null()]),
   failure: Type.Union([Type.String(), Type.Null()], {

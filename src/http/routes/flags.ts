@@ -7,13 +7,12 @@ import type { Services } from '../../services/services.ts';
 import type { Page, PageRequest } from '../../storage/store.ts';
 import {
   actorOf,
-  ifMatchOf,
   pageOf,
-  sendDeleted,
+  sendGatedDelete,
+  sendGatedWrite,
   sendMade,
   sendPage,
   sendResource,
-  sendWritten,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
@@ -145,26 +144,20 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       200: FlagSchema,
       202: ChangeRequestSchema,
     }),
-    async (request, reply) => {
-      const outcome = await services.changeRequests.patchOrRequest(
-        actorOf(request),
-        request.params.flagId,
-        request.body,
-        { environment: request.query.environment, ifMatch: ifMatchOf(request) },
-      );
-      if ('request' in outcome) {
-        reply.header('location', `/v1/change-requests/${outcome.request.id}`);
-        return sendResource(reply, outcome.request, 202);
-      }
-      return sendResource(reply, outcome.flag);
-    },
+    async (request, reply) =>
+      sendGatedWrite(request, reply, (actor, { ifMatch }) =>
+        services.flags.patch(actor, request.params.flagId, request.body, {
+          environment: request.query.environment,
+          ifMatch,
+        }),
+      ),
   );
 
   app.delete(
     '/flags/:flagId',
-    describe('Delete a flag', [401, 403, 404, 409, 412], { params: FlagIdParams }),
+    describe('Delete a flag', [401, 403, 404, 409, 412], { params: FlagIdParams, 202: ChangeRequestSchema }),
     async (request, reply) =>
-      sendDeleted(request, reply, (actor, options) =>
+      sendGatedDelete(request, reply, (actor, options) =>
         services.flags.delete(actor, request.params.flagId, options),
       ),
   );
@@ -174,27 +167,35 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.patch(
     '/projects/:projectId/flags/:flagKey',
-    describe('Change a flag named by its key (JSON merge patch)', [400, 401, 403, 404, 412, 413, 415, 429], {
-      description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
-      params: ProjectFlagParams,
-      querystring: Closed({ environment: EnvironmentQuery }),
-      body: PatchFlagSchema,
-      200: FlagSchema,
-    }),
-    async (request, reply) => {
-      const flag = await services.flags.patch(actorOf(request), await idOf(request), request.body, {
-        environment: request.query.environment,
-        ifMatch: ifMatchOf(request),
-      });
-      return sendResource(reply, flag);
-    },
+    describe(
+      'Change a flag named by its key (JSON merge patch)',
+      [400, 401, 403, 404, 409, 412, 413, 415, 429],
+      {
+        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
+        params: ProjectFlagParams,
+        querystring: Closed({ environment: EnvironmentQuery }),
+        body: PatchFlagSchema,
+        200: FlagSchema,
+        202: ChangeRequestSchema,
+      },
+    ),
+    async (request, reply) =>
+      sendGatedWrite(request, reply, async (actor, { ifMatch }) =>
+        services.flags.patch(actor, await idOf(request), request.body, {
+          environment: request.query.environment,
+          ifMatch,
+        }),
+      ),
   );
 
   app.delete(
     '/projects/:projectId/flags/:flagKey',
-    describe('Delete a flag named by its key', [401, 403, 404, 412], { params: ProjectFlagParams }),
+    describe('Delete a flag named by its key', [401, 403, 404, 409, 412], {
+      params: ProjectFlagParams,
+      202: ChangeRequestSchema,
+    }),
     async (request, reply) =>
-      sendDeleted(request, reply, async (actor, options) =>
+      sendGatedDelete(request, reply, async (actor, options) =>
         services.flags.delete(actor, await idOf(request), options),
       ),
   );
@@ -210,10 +211,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         params: FlagIdParams,
         body: RestoreSchema,
         200: FlagSchema,
+        202: ChangeRequestSchema,
       },
     ),
     async (request, reply) =>
-      sendWritten(request, reply, (actor, options) =>
+      sendGatedWrite(request, reply, (actor, options) =>
         services.flags.restore(actor, request.params.flagId, request.body.version, options),
       ),
   );

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { ScheduledChange } from '../../domain/scheduled-change.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, sendNoContent } from '../request-helpers.ts';
+import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Scheduled changes']);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
@@ -57,14 +58,17 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
         comment: Type.Optional(Description),
       }),
       201: ScheduledChangeSchema,
+      202: ChangeRequestSchema,
     }),
     async (request, reply) => {
-      const change = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
+      const outcome = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
         ...request.body,
         patch: request.body.patch,
       });
-      reply.code(201).header('location', `/v1/flags/${change.flagId}/scheduled-changes/${change.id}`);
-      return wire(change);
+      return sendGated(reply, outcome, (change) => {
+        reply.code(201).header('location', `/v1/flags/${change.flagId}/scheduled-changes/${change.id}`);
+        return wire(change);
+      });
     },
   );
 

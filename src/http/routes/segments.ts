@@ -3,11 +3,11 @@ import type { Services } from '../../services/services.ts';
 import {
   actorOf,
   pageOf,
-  sendDeleted,
+  sendGatedDelete,
+  sendGatedWrite,
   sendListed,
   sendMade,
   sendRead,
-  sendWritten,
 } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
@@ -18,6 +18,7 @@ import {
   SegmentUsersSchema,
 } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
@@ -70,13 +71,14 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/segments/:segmentId',
-    describe('Change a segment (JSON merge patch)', [400, 401, 403, 404, 412], {
+    describe('Change a segment (JSON merge patch)', [400, 401, 403, 404, 409, 412], {
       params: SegmentParams,
       body: PatchSegmentSchema,
       200: SegmentSchema,
+      202: ChangeRequestSchema,
     }),
     async (request, reply) =>
-      sendWritten(request, reply, (actor, options) =>
+      sendGatedWrite(request, reply, (actor, options) =>
         services.segments.patch(actor, request.params.segmentId, request.body, options),
       ),
   );
@@ -85,9 +87,10 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/segments/:segmentId',
     describe('Delete a segment (409 while a flag or segment uses it)', [401, 403, 404, 409, 412], {
       params: SegmentParams,
+      202: ChangeRequestSchema,
     }),
     async (request, reply) =>
-      sendDeleted(request, reply, (actor, options) =>
+      sendGatedDelete(request, reply, (actor, options) =>
         services.segments.delete(actor, request.params.segmentId, options),
       ),
   );
@@ -97,10 +100,10 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe(
       'Restore an earlier version of a segment, from the audit log, as its next version',
       [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      { params: SegmentParams, body: RestoreSchema, 200: SegmentSchema },
+      { params: SegmentParams, body: RestoreSchema, 200: SegmentSchema, 202: ChangeRequestSchema },
     ),
     async (request, reply) =>
-      sendWritten(request, reply, (actor, options) =>
+      sendGatedWrite(request, reply, (actor, options) =>
         services.segments.restore(actor, request.params.segmentId, request.body.version, options),
       ),
   );

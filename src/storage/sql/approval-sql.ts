@@ -1,7 +1,6 @@
-import type { ChangeRequest, ChangeRequestStatus } from '../../domain/change-request.ts';
+import type { ChangeRequest, ChangeRequestKind, ChangeRequestStatus } from '../../domain/change-request.ts';
 import type { ApprovalStore } from '../approval-store.ts';
 import type { Page, PageRequest } from '../store.ts';
-import { type PendingPatchColumns, pendingPatchFromRow, pendingPatchToRow } from './pending-patch-rows.ts';
 import { findOne, paged, SqlRole, touchedOne } from './sql-context.ts';
 
 export interface ApprovalPoliciesTable {
@@ -9,12 +8,26 @@ export interface ApprovalPoliciesTable {
   required_approvals: number;
 }
 
-export interface ChangeRequestsTable extends PendingPatchColumns {
+export interface ChangeRequestsTable {
+  id: string;
+  project_id: string;
+  kind: string;
+  flag_id: string | null;
+  segment_id: string | null;
+  environment: string;
+  /** JSON array of environment keys. */
+  environments: string;
+  /** JSON. */
+  patch: string;
+  /** JSON array of `{ path, before, after }`; NULL for requests made before they were recorded. */
+  changes: string | null;
+  comment: string;
   base_version: number;
   required_approvals: number;
   /** JSON `{ type, id, name }`. */
   author: string;
   status: string;
+  conflict: string | null;
   /** JSON array of `{ by, at, comment }`. */
   approvals: string;
   decided_by: string | null;
@@ -25,11 +38,22 @@ export interface ChangeRequestsTable extends PendingPatchColumns {
 }
 
 const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
-  ...pendingPatchFromRow(row),
+  id: row.id,
+  projectId: row.project_id,
+  flagId: row.flag_id,
+  segmentId: row.segment_id,
+  environment: row.environment,
+  environments: JSON.parse(row.environments),
+  kind: row.kind as ChangeRequestKind,
+  patch: JSON.parse(row.patch),
+  changes: row.changes === null ? [] : JSON.parse(row.changes),
+  ...(row.changes === null ? { legacy: true } : {}),
+  comment: row.comment,
   baseVersion: Number(row.base_version),
   requiredApprovals: Number(row.required_approvals),
   author: JSON.parse(row.author),
   status: row.status as ChangeRequestStatus,
+  conflict: row.conflict,
   approvals: JSON.parse(row.approvals),
   decidedBy: row.decided_by === null ? null : JSON.parse(row.decided_by),
   failure: row.failure,
@@ -39,11 +63,21 @@ const fromRow = (row: ChangeRequestsTable): ChangeRequest => ({
 });
 
 const toRow = (request: ChangeRequest): ChangeRequestsTable => ({
-  ...pendingPatchToRow(request),
+  id: request.id,
+  project_id: request.projectId,
+  kind: request.kind,
+  flag_id: request.flagId,
+  segment_id: request.segmentId,
+  environment: request.environment,
+  environments: JSON.stringify(request.environments),
+  patch: JSON.stringify(request.patch),
+  changes: request.legacy === true ? null : JSON.stringify(request.changes),
+  comment: request.comment,
   base_version: request.baseVersion,
   required_approvals: request.requiredApprovals,
   author: JSON.stringify(request.author),
   status: request.status,
+  conflict: request.conflict,
   approvals: JSON.stringify(request.approvals),
   decided_by: request.decidedBy === null ? null : JSON.stringify(request.decidedBy),
   failure: request.failure,

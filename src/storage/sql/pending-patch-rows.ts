@@ -1,6 +1,6 @@
 import type { PendingFlagPatch } from '../../domain/pending-flag-patch.ts';
 
-/** The columns of a pending flag patch, shared by the scheduled_changes and change_requests tables. */
+/** The columns of a pending flag patch (the scheduled_changes table). */
 export interface PendingPatchColumns {
   id: string;
   project_id: string;

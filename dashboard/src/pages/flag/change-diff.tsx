@@ -1,4 +1,4 @@
-import type { ChangeRequestView, Flag } from '../../api.ts';
+import type { ChangeRequest, Flag } from '../../api.ts';
 import { TableHead } from '../../kit/resource-table.tsx';
 import { changeLines, patchLines } from './patch-words.ts';
 
@@ -7,10 +7,11 @@ import { changeLines, patchLines } from './patch-words.ts';
  * value it was based on (the gate's `changes`); for a request that has none recorded, its patch
  * against the flag as it is now.
  */
-export function ChangeDiff({ request, flag }: { request: ChangeRequestView; flag: Flag | undefined }) {
-  const recorded = request.changes !== undefined && request.changes.length > 0;
+export function ChangeDiff({ request, flag }: { request: ChangeRequest; flag: Flag | undefined }) {
+  // Requests made before changes were recorded (`legacy`) have none: their patch is all there is.
+  const recorded = request.changes.length > 0;
   const lines = recorded
-    ? changeLines(request.changes ?? [])
+    ? changeLines(request.changes)
     : patchLines(request.patch, flag as unknown as Record<string, unknown> | undefined, request.environment);
   if (lines.length === 0) return null;
   return (

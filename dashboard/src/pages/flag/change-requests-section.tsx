@@ -1,4 +1,4 @@
-import { api, type ChangeRequestView, enc, type Flag } from '../../api.ts';
+import { api, type ChangeRequest, enc, type Flag } from '../../api.ts';
 import { useProject } from '../../app.tsx';
 import { ChangeRequestCard, useChangeRequests, WAITING } from '../change-requests.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
@@ -14,7 +14,7 @@ export function ChangeRequestsSection({ editor }: { editor: FlagEditor }) {
   const { reload } = requests;
   useReloadOnSave(generation, reload);
   if (!requests.data || requests.data.length === 0) return null;
-  const decided = async (request: ChangeRequestView) => {
+  const decided = async (request: ChangeRequest) => {
     reload();
     if (request.status === 'applied') {
       editor.saved(await api<Flag>('GET', `/projects/${enc(project.id)}/flags/${enc(flag.key)}`));
