@@ -231,6 +231,15 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await ask.getByText(/Production requires 1 approval/).waitFor();
       await ask.getByRole('button', { name: 'Cancel' }).click();
       expect((await flag()).version).toBe(before.version);
+      // Sent, it waits on the flag page as a request to restore that version.
+      await history.getByRole('button', { name: `Restore this version (${onVersion})` }).click();
+      await ask.getByRole('button', { name: 'Send for approval' }).click();
+      await toast(eve, `Change request sent: restoring version ${onVersion} waits for approvals.`);
+      await eve
+        .getByRole('region', { name: 'Pending change requests' })
+        .getByText(`asks to restore version ${onVersion} of`)
+        .waitFor();
+      expect((await flag()).version).toBe(before.version);
 
       const admin = await openAs(ADMIN_EMAIL, '/projects/gov/flags/banner');
       const adminHistory = admin.getByRole('region', { name: 'History' });
@@ -245,6 +254,65 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await confirm.getByRole('button', { name: `Yes, restore version ${onVersion}` }).click();
       await toast(admin, `Restored version ${onVersion}`);
       expect((await flag()).environments.production.enabled).toBe(true);
+    },
+    SLOW,
+  );
+
+  it(
+    'a conflicted request shows its badge and reason in the list and on the flag page, with Approve and Apply disabled',
+    async () => {
+      await call('POST', '/v1/projects/gov/flags', { key: 'sale', name: 'Sale' });
+      const eve = await ui.server.signIn('eve@example.com', PASSWORD);
+      // Eve withdraws what she still has waiting, so the one conflicted request is this test's.
+      for (const status of ['open', 'conflicted'])
+        for (const waiting of await call('GET', `/v1/projects/gov/change-requests?status=${status}`))
+          await ui.server.call('POST', `/v1/change-requests/${waiting.id}/withdraw`, {
+            cookie: eve,
+            body: {},
+          });
+      const asked = await ui.server.call('PATCH', '/v1/projects/gov/flags/sale?environment=production', {
+        cookie: eve,
+        body: { enabled: true },
+      });
+      expect(asked.status).toBe(202);
+      // An admin writes the same field directly: the request is now based on a value that is gone.
+      await call('PATCH', '/v1/projects/gov/flags/sale?environment=production', { enabled: true });
+      const request = await call('GET', `/v1/change-requests/${asked.body.id}`);
+      expect(request.status).toBe('conflicted');
+      expect(request.conflict).toBeTruthy();
+
+      const conflicted = (page: Page) =>
+        page.getByRole('article', { name: 'Change request by Eve' }).filter({ hasText: 'Conflicted.' });
+      let adminPage: Page | undefined;
+      const check = async (page: Page) => {
+        const card = conflicted(page);
+        await card.getByText('conflicted', { exact: true }).waitFor();
+        await card.getByText(request.conflict).waitFor();
+        // An editor would approve it; an admin would also apply it: neither can now, and both say why.
+        const names = page === adminPage ? ['Approve', 'Apply without approvals (admin)'] : ['Approve'];
+        for (const name of names) {
+          const button = card.getByRole('button', { name, exact: true });
+          expect(await button.isDisabled()).toBe(true);
+          const help = await button.getAttribute('aria-describedby');
+          expect(await page.locator(`[id="${help}"]`).textContent()).toContain(
+            'can no longer be approved or applied',
+          );
+        }
+        expect(await card.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(false);
+        await card.getByRole('rowheader', { name: 'production enabled' }).waitFor();
+      };
+      await cleanAtBothWidths('ed@example.com', '/projects/gov/change-requests', check);
+      await cleanAtBothWidths('ed@example.com', '/projects/gov/flags/sale', check);
+
+      adminPage = await openAs(ADMIN_EMAIL, '/projects/gov/change-requests');
+      await check(adminPage);
+
+      // Ed rejects it; it leaves what waits for a decision.
+      const ed = await openAs('ed@example.com', '/projects/gov/change-requests');
+      await check(ed);
+      await conflicted(ed).getByRole('button', { name: 'Reject' }).click();
+      await toast(ed, 'Rejected.');
+      expect((await call('GET', `/v1/change-requests/${asked.body.id}`)).status).toBe('rejected');
     },
     SLOW,
   );
