@@ -12,7 +12,7 @@ const FLAG_WIDE: ReadonlySet<string> = new Set(FLAG_FIELDS);
 const PER_ENVIRONMENT: ReadonlySet<string> = new Set(ENVIRONMENT_FIELDS);
 
 /**
- * The one answer to "which environments does this flag patch touch" (SPEC §4 PATCH /v1/flags):
+ * The one answer to "which environments does this flag patch touch" (the README's PATCH of a flag):
  * top-level environment fields are `environment`'s, `environments: { <key>: … }` names others.
  * It reads unvalidated input as well, since access is checked before validation (decision 0203).
  */

@@ -3,7 +3,7 @@ import type { StoreRoles } from '../storage/store.ts';
 import type { FlagService } from './flag-service.ts';
 
 /**
- * What the services of pending flag patches (scheduled changes, change requests) stand on: the
+ * What the service of pending flag patches (scheduled changes) stands on: the
  * store, the flag service that writes the patch in the end, and the clock.
  */
 export abstract class PendingPatchService {

@@ -43,8 +43,9 @@ export async function throughGate<T>(
   write: GatedWrite,
   apply: () => Promise<T>,
 ): Promise<Gated<T>> {
+  if (actor.principal.role === 'admin') return { applied: await apply() };
   const guarded = await guardedEnvironments(deps.store, write.projectId, write.environments);
-  if (actor.principal.role === 'admin' || guarded.size === 0) return { applied: await apply() };
+  if (guarded.size === 0) return { applied: await apply() };
   const environments = [...guarded.keys()];
   const at = isoTime(deps.clock);
   const request: ChangeRequest = {
@@ -156,12 +157,15 @@ export function conflictWith(request: ChangeRequest, written: Written): string |
     }
     if (request.flagId !== flag.id) return undefined;
     if (gone) return `The flag "${flag.key}" was deleted`;
+    // A delete removes the flag whatever it holds: only its being gone already conflicts.
+    if (request.kind === 'flag.delete') return undefined;
     // A request from before changes were recorded was made against a version: any write stales it.
     if (request.legacy === true) return `The flag "${flag.key}" changed`;
     return describe(staleChanges(request.changes, flag), `flag "${flag.key}"`);
   }
   if (request.segmentId !== written.segment.id) return undefined;
   if (written.gone) return 'The segment was deleted';
+  if (request.kind === 'segment.delete') return undefined;
   return describe(staleChanges(request.changes, written.segment), 'segment');
 }
 

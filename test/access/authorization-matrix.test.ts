@@ -83,6 +83,7 @@ async function scheduleOne(c: Context): Promise<string> {
 /** An open change request of production for the flag, by someone no test key is; `approved` already has its one approval. */
 async function openRequest(c: Context, approved = false): Promise<string> {
   const flag = await c.node.store.findFlagById(c.flagId);
+  const enabled = flag?.environments.production?.enabled ?? false;
   const someone = { type: 'user' as const, id: `someone-${c.next()}`, name: 'Someone' };
   const at = new Date().toISOString();
   const id = `chr_matrix${c.next()}`;
@@ -94,9 +95,9 @@ async function openRequest(c: Context, approved = false): Promise<string> {
     environment: 'production',
     environments: ['production'],
     kind: 'flag.patch',
-    patch: { enabled: c.next() % 2 === 0 },
-    // No fields: whatever other rows did to the flag meanwhile, applying it is a matter of rights only.
-    changes: [],
+    patch: { enabled: !enabled },
+    // Production's switch, the other way from how it is now: deciding it needs rights over production.
+    changes: [{ path: '/environments/production/enabled', before: enabled, after: !enabled }],
     conflict: null,
     comment: '',
     baseVersion: flag?.version as number,
@@ -217,7 +218,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/projects/:projectId/environments/:envKey',
-    minRole: 'editor',
+    minRole: 'admin', // Governance: an environment takes its approvals and protection with it (decision 1700).
     scope: 'project',
     touches: 'all',
     success: 204,
