@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import type { AuditEvent } from '../domain/audit-event.ts';
 import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
 import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
@@ -316,6 +317,15 @@ export class FlagService {
   /** Checks that the actor may make this patch, whatever the flag now holds. */
   async checkAccess(actor: Actor, flagId: string, patch: FlagPatch, environment: string): Promise<void> {
     await this.#authorisePatch(actor, flagId, patch, environment);
+  }
+
+  /**
+   * The flag's history: its own audit events, newest first, for anyone who may read the flag
+   * (docs/decisions/1710-flag-history-for-readers.md). The rest of the audit log stays an admin's.
+   */
+  async history(actor: Actor, flagId: string, page: PageRequest): Promise<Page<AuditEvent>> {
+    const flag = await this.getById(actor, flagId);
+    return this.#store.listAuditEvents(flag.projectId, { resourceType: 'flag', resourceId: flag.id }, page);
   }
 
   /** Checks that the actor may write every environment of the flag (a delete, a restore). */

@@ -324,6 +324,16 @@ const CASES: readonly RouteCase[] = [
     request: (c) => ({ url: `/v1/flags/${c.flagId}/dependants` }),
   },
   {
+    route: 'GET /v1/flags/:flagId/history',
+    byId: true,
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: (c) => ({ url: `/v1/flags/${c.flagId}/history?limit=5` }),
+    invalid: badLimit,
+  },
+  {
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     byId: true,
     minRole: 'editor',

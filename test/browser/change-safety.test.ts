@@ -79,9 +79,10 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
     await eve.getByRole('tab', { name: /Production/ }).click();
     await eve.getByRole('switch', { name: 'Serve Banner in Production', exact: true }).click();
     await eve.getByRole('button', { name: 'Save changes' }).click();
-    const confirm = eve.getByRole('dialog', { name: 'Change Production?' });
-    await confirm.waitFor();
-    await confirm.getByRole('button', { name: /^Yes/ }).click();
+    // It becomes a request, and the question says so (docs/decisions/1711).
+    const confirm = eve.getByRole('dialog', { name: 'Send for approval: save Banner?' });
+    await confirm.getByText(/not applied/).waitFor();
+    await confirm.getByRole('button', { name: 'Send for approval' }).click();
     await toast(eve, /Change request sent/);
     expect((await flag()).environments.production.enabled).toBe(false);
     // Eve sees her request on the flag page, and cannot approve it.

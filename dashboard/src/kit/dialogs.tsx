@@ -9,6 +9,8 @@ export interface ConfirmOptions {
   readonly body?: ReactNode;
   readonly confirmLabel: string;
   readonly danger?: boolean;
+  /** What must be typed before the confirm button works (e.g. an environment's key). */
+  readonly typeToConfirm?: string;
 }
 
 let openConfirm: (options: ConfirmOptions) => Promise<boolean> = async (o) => window.confirm(o.title);
@@ -38,18 +40,29 @@ export function ConfirmHost() {
   const [asked, setAsked] = useState<{ options: ConfirmOptions; resolve: (ok: boolean) => void } | null>(
     null,
   );
+  const [typed, setTyped] = useState('');
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  const typedId = useId();
   useEffect(() => {
     openConfirm = (options) =>
       new Promise((resolve) => {
+        setTyped('');
         setAsked({ options, resolve });
       });
   }, []);
   useEffect(() => {
     const dialog = ref.current;
-    if (asked && dialog && !dialog.open) dialog.showModal();
+    if (asked && dialog && !dialog.open) {
+      dialog.showModal();
+      // Typing starts at once when something must be typed; else the safe choice has focus.
+      dialog
+        .querySelector<HTMLElement>(asked.options.typeToConfirm === undefined ? 'button' : 'input')
+        ?.focus();
+    }
   }, [asked]);
+  const mustType = asked?.options.typeToConfirm;
+  const typedRight = mustType === undefined || typed === mustType;
   const answer = useCallback(
     (ok: boolean) => {
       asked?.resolve(ok);
@@ -73,16 +86,34 @@ export function ConfirmHost() {
           method="dialog"
           onSubmit={(event) => {
             event.preventDefault();
-            answer(true);
+            if (typedRight) answer(true);
           }}
         >
           <h2 id={titleId}>{asked.options.title}</h2>
           {asked.options.body && <div className="dialog-body">{asked.options.body}</div>}
+          {mustType !== undefined && (
+            <div className="field">
+              <label htmlFor={typedId}>
+                Type <code>{mustType}</code> to confirm
+              </label>
+              <input
+                id={typedId}
+                value={typed}
+                autoComplete="off"
+                spellCheck={false}
+                onChange={(event) => setTyped(event.target.value)}
+              />
+            </div>
+          )}
           <div className="dialog-actions">
             <button type="button" className="btn" onClick={() => answer(false)}>
               Cancel
             </button>
-            <button type="submit" className={`btn ${asked.options.danger ? 'danger' : 'primary'}`}>
+            <button
+              type="submit"
+              className={`btn ${asked.options.danger ? 'danger' : 'primary'}`}
+              disabled={!typedRight}
+            >
               {asked.options.confirmLabel}
             </button>
           </div>

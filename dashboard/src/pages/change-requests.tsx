@@ -1,18 +1,56 @@
-import { useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
+import { CHANGE_REQUEST_STATUSES } from '../../../src/domain/change-request.ts';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../api.ts';
-import { ErrorSummary } from '../kit/field.tsx';
+import { ErrorSummary, Field, Options } from '../kit/field.tsx';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 import { ChangeDiff } from './flag/change-diff.tsx';
+import { askedWords, CONFLICT_HELP, isWaiting, requestActions, type Verb } from './request-words.ts';
 
-type Verb = 'approve' | 'reject' | 'withdraw' | 'apply';
 const DONE: Readonly<Record<Verb, string>> = {
   approve: 'Approved',
   reject: 'Rejected',
   withdraw: 'Withdrawn',
   apply: 'Applied',
+};
+
+/** The statuses still waiting for a decision, as this server knows them (open, and conflicted). */
+export const WAITING = CHANGE_REQUEST_STATUSES.filter((s) => isWaiting({ status: s }));
+
+/**
+ * The project's change requests with any of `statuses` (one call each, as the API filters by one),
+ * newest first; `flagId` narrows them to one flag.
+ */
+export function useChangeRequests(projectId: string, statuses: readonly string[], flagId?: string) {
+  const [state, setState] = useState<{ data?: ChangeRequest[]; error?: ApiError }>({});
+  const [generation, setGeneration] = useState(0);
+  const query = statuses.join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
+  useEffect(() => {
+    let current = true;
+    setState({});
+    const base = `/projects/${enc(projectId)}/change-requests?limit=100${flagId ? `&flagId=${enc(flagId)}` : ''}`;
+    const wanted = query === '' ? [''] : query.split(',');
+    Promise.all(wanted.map((s) => api<ChangeRequest[]>('GET', s ? `${base}&status=${s}` : base))).then(
+      (lists) =>
+        current && setState({ data: lists.flat().sort((a, b) => b.createdAt.localeCompare(a.createdAt)) }),
+      (error: ApiError) => current && setState({ error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [projectId, query, flagId, generation]);
+  return { ...state, reload: useCallback(() => setGeneration((g) => g + 1), []) };
+}
+
+const STATUS_LABEL: Readonly<Record<string, string>> = {
+  open: 'open',
+  applied: 'applied',
+  rejected: 'rejected',
+  withdrawn: 'withdrawn',
+  conflicted: 'conflicted',
 };
 
 /** One change request: who asked, what would change, its approvals, and what you may do with it. */
@@ -31,11 +69,13 @@ export function ChangeRequestCard({
   const { me } = useSession();
   const [problem, setProblem] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
-  const mine = me.actor.type === request.author.type && me.actor.id === request.author.id;
-  const approvedByMe = request.approvals.some((a) => a.by.type === me.actor.type && a.by.id === me.actor.id);
-  const editor = can(me, 'editor', project);
-  const admin = can(me, 'admin', project);
-  const complete = request.approvals.length >= request.requiredApprovals;
+  const helpId = useId();
+  const actions = requestActions(request, {
+    mine: me.actor.type === request.author.type && me.actor.id === request.author.id,
+    approvedByMe: request.approvals.some((a) => a.by.type === me.actor.type && a.by.id === me.actor.id),
+    editor: can(me, 'editor', project),
+    admin: can(me, 'admin', project),
+  });
   const act = async (verb: Verb) => {
     setBusy(true);
     setProblem(undefined);
@@ -49,94 +89,120 @@ export function ChangeRequestCard({
       setBusy(false);
     }
   };
-  const environmentName =
-    environments.find((e) => e.key === request.environment)?.name ?? request.environment;
+  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  const reached = request.environments.length > 0 ? request.environments : [request.environment];
+  const conflicted = request.status === 'conflicted';
   return (
-    <article className="card" aria-label={`Change request by ${request.author.name}`}>
-      <p>
-        <strong>{request.author.name}</strong> asks to change{' '}
-        {flagKey ? (
-          <Link to={`/projects/${enc(project.key)}/flags/${enc(flagKey)}`}>{flagKey}</Link>
-        ) : (
-          'this flag'
-        )}{' '}
-        in <strong>{environmentName}</strong> · <Time at={request.createdAt} /> · {request.status} ·{' '}
-        {request.approvals.length} of {request.requiredApprovals} approvals
+    <article
+      className={`card request${conflicted ? ' conflicted' : ''}`}
+      aria-label={`Change request by ${request.author.name}`}
+    >
+      <div className="request-head">
+        <p className="request-title">
+          <strong>{request.author.name}</strong> asks to {askedWords(request)}{' '}
+          {flagKey ? (
+            <Link to={`/projects/${enc(project.key)}/flags/${enc(flagKey)}`}>{flagKey}</Link>
+          ) : request.flagId ? (
+            'this flag'
+          ) : (
+            'the project'
+          )}{' '}
+          in <strong>{reached.map(nameOf).join(', ')}</strong>
+        </p>
+        <span className={`badge status-${request.status}`}>
+          {STATUS_LABEL[request.status] ?? request.status}
+        </span>
+      </div>
+      <p className="muted small">
+        <Time at={request.createdAt} /> · {request.approvals.length} of {request.requiredApprovals} approvals
         {request.approvals.length > 0 && <> ({request.approvals.map((a) => a.by.name).join(', ')})</>}
       </p>
-      <ChangeDiff flag={flag} environment={request.environment} patch={request.patch} />
+      {request.comment && <p className="request-comment">{request.comment}</p>}
+      {conflicted && (
+        <div className="notice conflict" id={helpId}>
+          <p>
+            <strong>Conflicted.</strong> {request.conflict ?? 'The fields it changes were changed since.'}
+          </p>
+          <p className="small">{CONFLICT_HELP}</p>
+        </div>
+      )}
+      <ChangeDiff request={request} flag={flag} />
       {request.failure && <p className="error">{request.failure}</p>}
       <ErrorSummary problem={problem} />
-      {request.status === 'open' && (
+      {actions.length > 0 && (
         <div className="actions">
-          {editor && !mine && !approvedByMe && (
-            <button type="button" className="primary" disabled={busy} onClick={() => act('approve')}>
-              Approve
+          {actions.map((action) => (
+            <button
+              key={action.verb}
+              type="button"
+              className={`btn${action.primary ? ' primary' : ''}`}
+              disabled={busy || action.disabledBecause !== undefined}
+              aria-describedby={action.disabledBecause ? helpId : undefined}
+              onClick={() => act(action.verb)}
+            >
+              {action.label}
             </button>
-          )}
-          {editor && !mine && (
-            <button type="button" disabled={busy} onClick={() => act('reject')}>
-              Reject
-            </button>
-          )}
-          {(mine || admin) && (
-            <button type="button" disabled={busy} onClick={() => act('withdraw')}>
-              Withdraw
-            </button>
-          )}
-          {(admin || (editor && complete)) && (
-            <button type="button" disabled={busy} onClick={() => act('apply')}>
-              {complete ? 'Apply' : 'Apply without approvals (admin)'}
-            </button>
-          )}
+          ))}
         </div>
       )}
     </article>
   );
 }
 
-/** The project's change requests, open ones first by default, each with what it would change. */
+/** The project's change requests, those waiting for a decision first by default, each with what it would change. */
 export function ChangeRequestsPage() {
   const { project } = useProject();
-  const [status, setStatus] = useState('open');
-  const requests = useApi<ChangeRequest[]>(
-    `/projects/${enc(project.id)}/change-requests?limit=100${status ? `&status=${status}` : ''}`,
+  const [status, setStatus] = useState('waiting');
+  const requests = useChangeRequests(
+    project.id,
+    status === 'waiting' ? WAITING : status === '' ? [] : [status],
   );
   const flags = useApi<{ id: string; key: string }[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
-  const keyOf = (id: string) => flags.data?.find((f) => f.id === id)?.key;
+  const keyOf = (id: string | null) => (id === null ? undefined : flags.data?.find((f) => f.id === id)?.key);
   return (
     <>
       <PageTitle>Change requests</PageTitle>
-      <label>
-        Status{' '}
-        <select value={status} onChange={(e) => setStatus(e.target.value)}>
-          <option value="open">Open</option>
-          <option value="applied">Applied</option>
-          <option value="rejected">Rejected</option>
-          <option value="withdrawn">Withdrawn</option>
-          <option value="">All</option>
-        </select>
-      </label>
+      <p className="muted">
+        Changes to environments that require approvals wait here until others approve them. A request whose
+        fields were changed since is conflicted: it can no longer be approved or applied.
+      </p>
+      <div className="filters">
+        <Field label="Show" path="/status">
+          {(props) => (
+            <select {...props} value={status} onChange={(e) => setStatus(e.target.value)}>
+              <Options
+                choices={[
+                  ['waiting', 'Waiting for a decision'],
+                  ...CHANGE_REQUEST_STATUSES.map((s) => [s, `${s[0]?.toUpperCase()}${s.slice(1)}`] as const),
+                  ['', 'All'],
+                ]}
+              />
+            </select>
+          )}
+        </Field>
+      </div>
       {requests.error && <LoadError error={requests.error} retry={requests.reload} />}
-      {requests.loading && <Loading what="change requests" />}
+      {!requests.error && !requests.data && <Loading what="change requests" />}
       {requests.data?.length === 0 && (
         <Empty title="No change requests">
-          Changes to environments that require approvals wait here for others to approve them.
+          {status === 'waiting' ? 'Nothing waits for a decision.' : 'None with this status.'}
         </Empty>
       )}
-      {requests.data?.map((request) => (
-        <FlagOfRequest
-          key={request.id}
-          request={request}
-          flagKey={keyOf(request.flagId ?? '')}
-          onDecided={requests.reload}
-        />
-      ))}
+      <div className="requests">
+        {requests.data?.map((request) => (
+          <FlagOfRequest
+            key={request.id}
+            request={request}
+            flagKey={keyOf(request.flagId)}
+            onDecided={requests.reload}
+          />
+        ))}
+      </div>
     </>
   );
 }
 
-/** A request with its flag loaded, so the diff can show what is there now. */
+/** A request with its flag loaded, so a request without recorded changes can show what is there now. */
 function FlagOfRequest({
   request,
   flagKey,

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { type ApiError, api, type Environment, enc } from '../api.ts';
+import { type ApiError, api, apiPage, type Environment, enc, type FlagSummary } from '../api.ts';
+import { requiredApprovals } from '../change-reach.ts';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
@@ -8,6 +9,29 @@ import { useProject } from '../project.ts';
 import { can, useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
+/** Most approvals an environment may require (the API's limit, decision 1003). */
+const MOST_APPROVALS = 5;
+
+const approvalsText = (n: number) => (n === 0 ? 'None' : n === 1 ? '1 approval' : `${n} approvals`);
+const flagsText = (n: number) => (n === 1 ? '1 flag is' : `${n} flags are`);
+
+/** How many of the project's flags are on in the environment, reading every page of the flag list. */
+async function flagsOnIn(projectId: string, environment: string): Promise<number> {
+  let on = 0;
+  let next: string | null = `/projects/${enc(projectId)}/flags?environment=${enc(environment)}&limit=1000`;
+  while (next !== null) {
+    const page: { items: FlagSummary[]; next: string | null } = await apiPage<FlagSummary>(next);
+    on += page.items.filter((f) => f.enabled).length;
+    next = page.next;
+  }
+  return on;
+}
+
+/**
+ * The project's environments. Governance is an admin's (decision 1003 and docs/decisions/1711):
+ * only admins see the controls for `protected` and required approvals, and Delete; editors
+ * rename; everyone sees the values.
+ */
 export function EnvironmentsPage() {
   const { project, environments, reloadEnvironments } = useProject();
   const { me } = useSession();
@@ -15,19 +39,34 @@ export function EnvironmentsPage() {
   const [editing, setEditing] = useState<string>();
   const [problem, setProblem] = useState<ApiError>();
   const mayEdit = can(me, 'editor', project);
+  const admin = can(me, 'admin', project);
 
   const remove = async (environment: Environment) => {
+    setProblem(undefined);
+    let on: number;
+    try {
+      on = await flagsOnIn(project.id, environment.key);
+    } catch (error) {
+      setProblem(error as ApiError);
+      return;
+    }
     await confirmThen(
       {
         title: `Delete the environment ${environment.name}?`,
         body: (
-          <p>
-            Every flag's configuration in <code>{environment.key}</code> is deleted with it, and applications
-            evaluating there get errors. This cannot be undone.
-          </p>
+          <>
+            <p>
+              <strong>{flagsText(on)} on</strong> in {environment.name} now.
+            </p>
+            <p>
+              Every flag's configuration in <code>{environment.key}</code> is deleted with it, and
+              applications evaluating there get errors. This cannot be undone.
+            </p>
+          </>
         ),
         confirmLabel: 'Delete environment',
         danger: true,
+        typeToConfirm: environment.key,
       },
       async () => {
         await api(
@@ -70,6 +109,7 @@ export function EnvironmentsPage() {
           editing === e.key ? (
             <EditEnvironment
               environment={e}
+              governs={admin}
               onDone={() => {
                 setEditing(undefined);
                 reloadEnvironments();
@@ -99,6 +139,15 @@ export function EnvironmentsPage() {
                 <span className="muted">no</span>
               ),
           },
+          {
+            header: 'Approvals required',
+            cell: (e) =>
+              requiredApprovals(e) > 0 ? (
+                <span className="badge protected">{approvalsText(requiredApprovals(e))}</span>
+              ) : (
+                <span className="muted">None</span>
+              ),
+          },
           { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
           mayEdit &&
             actionsColumn<Environment>((e) => (
@@ -106,21 +155,25 @@ export function EnvironmentsPage() {
                 <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
                   Edit<span className="visually-hidden"> {e.name}</span>
                 </button>
-                <button
-                  type="button"
-                  className="btn subtle danger-text"
-                  onClick={() => remove(e)}
-                  disabled={environments.length <= 1}
-                  title={environments.length <= 1 ? 'A project keeps at least one environment' : undefined}
-                >
-                  Delete<span className="visually-hidden"> {e.name}</span>
-                </button>
+                {admin && (
+                  <button
+                    type="button"
+                    className="btn subtle danger-text"
+                    onClick={() => remove(e)}
+                    disabled={environments.length <= 1}
+                    title={environments.length <= 1 ? 'A project keeps at least one environment' : undefined}
+                  >
+                    Delete<span className="visually-hidden"> {e.name}</span>
+                  </button>
+                )}
               </>
             )),
         ]}
       />
       <p className="muted small">
-        Switching a flag or saving its targeting in a protected environment asks for confirmation first.
+        Switching a flag or saving its targeting in a protected environment asks for confirmation first. Where
+        approvals are required, a change by anyone but an admin becomes a change request that others approve.
+        {!admin && ' Only admins change protection and approvals, and delete environments.'}
       </p>
     </>
   );
@@ -173,22 +226,39 @@ function ProtectedBox({ checked, onChange }: { checked: boolean; onChange: (chec
 
 function EditEnvironment({
   environment,
+  governs,
   onDone,
   onCancel,
 }: {
   environment: Environment;
+  /** An admin: protection and approvals are theirs to change. */
+  governs: boolean;
   onDone: () => void;
   onCancel: () => void;
 }) {
   const { project } = useProject();
-  const form = useForm({ name: environment.name, description: environment.description });
+  const form = useForm({
+    name: environment.name,
+    description: environment.description,
+    requiredApprovals: String(requiredApprovals(environment)),
+  });
   const [guarded, setGuarded] = useState(environment.protected);
+  const { name, description } = form.values;
+  const approvals = form.values.requiredApprovals;
   const submit = () =>
     form.run(async () => {
+      // Only what changed: the governance fields are an admin's, so an editor never sends them.
+      // What does not parse is sent as typed, for the API to say what is wrong (decision 0602).
+      const typed = /^\s*-?\d+\s*$/.test(approvals) ? Number(approvals) : approvals;
       await api(
         'PATCH',
         `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
-        { ...form.values, protected: guarded },
+        {
+          name,
+          description,
+          ...(governs && guarded !== environment.protected ? { protected: guarded } : {}),
+          ...(governs && typed !== requiredApprovals(environment) ? { requiredApprovals: typed } : {}),
+        },
         environment.version,
       );
       toast('Environment saved.');
@@ -205,8 +275,30 @@ function EditEnvironment({
       <div className="row">
         <TextField of={form} name="name" label="Name" />
         <TextField of={form} name="description" label="Description" />
+        {governs && (
+          <Field
+            label="Approvals required"
+            path="/requiredApprovals"
+            problem={form.problem}
+            hint={`0–${MOST_APPROVALS}: others' approvals a change by a non-admin needs before it applies.`}
+          >
+            {(props) => (
+              <input
+                {...props}
+                type="number"
+                inputMode="numeric"
+                min={0}
+                max={MOST_APPROVALS}
+                step={1}
+                className="narrow"
+                value={approvals}
+                onChange={(e) => form.set('requiredApprovals', e.target.value)}
+              />
+            )}
+          </Field>
+        )}
       </div>
-      <ProtectedBox checked={guarded} onChange={setGuarded} />
+      {governs && <ProtectedBox checked={guarded} onChange={setGuarded} />}
     </InlineForm>
   );
 }

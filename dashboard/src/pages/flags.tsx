@@ -97,7 +97,7 @@ export function FlagsPage() {
 
   const toggle = async (row: Row, environment: Environment, enabled: boolean) => {
     const action = `switch ${row.flag.name} ${enabled ? 'on' : 'off'}`;
-    if (!(await confirmProtected([environment], action))) return;
+    if (!(await confirmProtected([environment], action, can(me, 'admin', project)))) return;
     setRows((rs) =>
       rs?.map((r) =>
         r.flag.id === row.flag.id ? { ...r, enabled: { ...r.enabled, [environment.key]: enabled } } : r,

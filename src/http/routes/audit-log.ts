@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
 import { pageOf, sendListed } from '../request-helpers.ts';
-import { access, ORGANISATION, PROJECT } from '../route-access.ts';
+import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
@@ -17,6 +17,8 @@ const AuditFilters = {
   actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
 };
 const ProjectAuditQuery = Closed(AuditFilters);
+const FlagHistoryParams = Closed({ flagId: Type.String() });
+const FlagHistoryQuery = Closed(PageQuery);
 const OrganisationAuditQuery = Closed({
   ...AuditFilters,
   project: Type.Optional(
@@ -56,6 +58,22 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
           filterOf(request.query),
           pageOf(request.query),
         ),
+      ),
+  );
+
+  app.get(
+    '/flags/:flagId/history',
+    describe("A flag's history: its own audit events, newest first (viewer)", [400, 401, 403, 404, 429], {
+      description:
+        'The events of this flag only, readable by anyone who may read the flag; each `after` is a version `POST /v1/flags/{flagId}/restore` can bring back.',
+      params: FlagHistoryParams,
+      querystring: FlagHistoryQuery,
+      200: Type.Array(AuditEventSchema),
+      config: access('viewer', FLAG),
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.flags.history(actor, request.params.flagId, pageOf(request.query)),
       ),
   );
 

@@ -1,34 +1,39 @@
-import type { Flag } from '../../api.ts';
+import type { ChangeRequest, Flag } from '../../api.ts';
 import { TableHead } from '../../kit/resource-table.tsx';
-import { patchLines } from './patch-words.ts';
+import { changeLines, patchLines } from './patch-words.ts';
 
-/** What a patch would change in one environment of the flag, as a small table. */
-export function ChangeDiff({
-  flag,
-  environment,
-  patch,
-}: {
-  flag: Flag | undefined;
-  environment: string;
-  patch: Readonly<Record<string, unknown>>;
-}) {
-  const lines = patchLines(patch, flag as unknown as Record<string, unknown> | undefined, environment);
+/**
+ * What a change request would change, as a small table: only what its author changed, with the
+ * value it was based on (the gate's `changes`); for a request that has none recorded, its patch
+ * against the flag as it is now.
+ */
+export function ChangeDiff({ request, flag }: { request: ChangeRequest; flag: Flag | undefined }) {
+  // Requests made before changes were recorded (`legacy`) have none: their patch is all there is.
+  const recorded = request.changes.length > 0;
+  const lines = recorded
+    ? changeLines(request.changes)
+    : patchLines(request.patch, flag as unknown as Record<string, unknown> | undefined, request.environment);
+  if (lines.length === 0) return null;
   return (
-    <table className="diff">
-      <TableHead headers={['Field', 'Now', 'Would be']} />
-      <tbody>
-        {lines.map((line) => (
-          <tr key={line.field}>
-            <th scope="row">{line.field}</th>
-            <td>
-              <code>{line.now}</code>
-            </td>
-            <td>
-              <code>{line.next}</code>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    // Fixed columns whose text wraps: the table never needs to scroll sideways, even on a phone.
+    <div className="diff-box">
+      <table className="diff-table">
+        <caption className="visually-hidden">What it changes</caption>
+        <TableHead headers={['Field', recorded ? 'Before' : 'Now', 'Would be']} />
+        <tbody>
+          {lines.map((line) => (
+            <tr key={line.field}>
+              <th scope="row">{line.field}</th>
+              <td>
+                <code>{line.now}</code>
+              </td>
+              <td>
+                <code>{line.next}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

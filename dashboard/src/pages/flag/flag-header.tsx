@@ -1,4 +1,4 @@
-import { api, enc, type Flag } from '../../api.ts';
+import { api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { confirm } from '../../kit/dialogs.tsx';
 import { describePath, ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
@@ -19,6 +19,12 @@ export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () 
     }
   };
 
+  /** The write became a change request (docs/decisions/1711): nothing changed yet. */
+  const sentForApproval = (request: ChangeRequest) => {
+    toast(`Change request sent: it needs ${request.requiredApprovals} approval(s) before it is applied.`);
+    editor.requested();
+  };
+
   const setArchived = async (archived: boolean) => {
     if (
       archived &&
@@ -30,8 +36,17 @@ export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () 
     )
       return;
     await act(async () => {
-      editor.saved(await api<Flag>('PATCH', `/flags/${enc(flag.id)}`, { archived }, flag.version));
-      toast(archived ? `${flag.name} archived.` : `${flag.name} restored.`);
+      const answer = await api<Flag | ChangeRequest>(
+        'PATCH',
+        `/flags/${enc(flag.id)}`,
+        { archived },
+        flag.version,
+      );
+      if (isChangeRequest(answer)) sentForApproval(answer);
+      else {
+        editor.saved(answer);
+        toast(archived ? `${flag.name} archived.` : `${flag.name} restored.`);
+      }
     });
   };
 
@@ -49,7 +64,14 @@ export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () 
     });
     if (!ok) return;
     await act(async () => {
-      await api('DELETE', `/flags/${enc(flag.id)}`, undefined, flag.version);
+      // 204 when deleted; 202 with a change request when a guarded environment holds it back.
+      const answer = await api<ChangeRequest | undefined>(
+        'DELETE',
+        `/flags/${enc(flag.id)}`,
+        undefined,
+        flag.version,
+      );
+      if (answer !== undefined) return sentForApproval(answer);
       toast(`${flag.name} deleted.`);
       void navigate(`/projects/${enc(project.key)}/flags`, { replace: true });
     });

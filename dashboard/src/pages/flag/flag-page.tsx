@@ -54,7 +54,12 @@ function FlagSections({
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
-      <HistorySection flag={flag} generation={editor.generation} onRestored={editor.saved} />
+      <HistorySection
+        flag={flag}
+        generation={editor.generation}
+        onRestored={editor.saved}
+        onRequested={editor.requested}
+      />
       {editor.dirty && (
         <SaveBar
           saving={editor.saving}

@@ -1,71 +1,103 @@
 import { useState } from 'react';
-import { type ApiError, type AuditEvent, api, enc, type Flag, useApi } from '../../api.ts';
+import {
+  type ApiError,
+  type AuditEvent,
+  api,
+  type ChangeRequest,
+  enc,
+  type Flag,
+  isChangeRequest,
+  useApi,
+} from '../../api.ts';
+import { environmentsRestoreChanges } from '../../change-reach.ts';
 import { describeFlagChange } from '../../change-words.ts';
 import { ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
+import { confirmProtected } from '../../protected.tsx';
 import { can, useSession } from '../../session.ts';
 import { LoadError, Loading, Time, toast } from '../../ui.tsx';
 import { useReloadOnSave } from './use-flag-editor.ts';
 
-/** The flag version an audit event's `after` holds, when it holds a whole flag. */
-const versionOf = (after: unknown): number | undefined => {
-  const snapshot = after as { variants?: unknown; version?: unknown } | null;
-  return snapshot?.variants !== undefined && typeof snapshot.version === 'number'
-    ? snapshot.version
-    : undefined;
+/** The flag as an audit event's `after` holds it, when it holds a whole flag. */
+const versionOf = (after: unknown): Flag | undefined => {
+  const snapshot = after as Flag | null;
+  return snapshot?.variants !== undefined && typeof snapshot.version === 'number' ? snapshot : undefined;
 };
 
-/** The flag's history from the audit log (admins may read it), reloaded after every save. */
+/**
+ * The flag's history (GET /v1/flags/{id}/history, anyone who may read the flag: decision 1710),
+ * reloaded after every save. Editors restore a version; one that reaches a protected or guarded
+ * environment asks first, naming them.
+ */
 export function HistorySection({
   flag,
   generation,
   onRestored,
+  onRequested,
 }: {
   flag: Flag;
   generation: number;
   onRestored: (flag: Flag) => void;
+  /** The restore became a change request (it waits for approvals). */
+  onRequested: () => void;
 }) {
   const { project, environments } = useProject();
   const { me } = useSession();
-  const admin = can(me, 'admin', project);
+  const mayRestore = can(me, 'editor', project);
   const [problem, setProblem] = useState<ApiError>();
-  const restore = async (version: number) => {
+  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  const restore = async (version: Flag) => {
+    const changed = environmentsRestoreChanges(flag, version);
+    const reached = environments.filter((e) => changed.includes(e.key));
+    const action = `restore version ${version.version}`;
+    if (!(await confirmProtected(reached, action, can(me, 'admin', project)))) return;
     setProblem(undefined);
     try {
-      const next = await api<Flag>('POST', `/flags/${enc(flag.id)}/restore`, { version }, flag.version);
-      onRestored(next);
-      toast(`Restored version ${version} as version ${next.version}.`);
+      const next = await api<Flag | ChangeRequest>(
+        'POST',
+        `/flags/${enc(flag.id)}/restore`,
+        { version: version.version },
+        flag.version,
+      );
+      if (isChangeRequest(next)) {
+        toast(`Change request sent: restoring version ${version.version} waits for approvals.`);
+        onRequested();
+      } else {
+        onRestored(next);
+        toast(`Restored version ${version.version} as version ${next.version}.`);
+      }
     } catch (error) {
       setProblem(error as ApiError);
     }
   };
-  const events = useApi<AuditEvent[]>(
-    admin ? `/projects/${enc(project.id)}/audit-log?resourceId=${enc(flag.id)}&limit=50` : null,
-  );
+  const events = useApi<AuditEvent[]>(`/flags/${enc(flag.id)}/history?limit=50`);
   const { reload } = events;
   useReloadOnSave(generation, reload);
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
   return (
     <section className="panel" aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      {!admin && <p className="muted">The history comes from the audit log, which admins can read.</p>}
       <ErrorSummary problem={problem} />
       {events.error && <LoadError error={events.error} retry={events.reload} />}
       {events.loading && !events.data && <Loading what="history" />}
       {events.data && (
         <ol className="history">
-          {events.data.map((e) => (
-            <li key={e.id}>
-              <Time at={e.at} /> · <strong>{e.actor.name}</strong>{' '}
-              <span className="muted">({e.actor.type === 'user' ? 'person' : 'API key'})</span>
-              <div>{describeFlagChange(e.action, e.before, e.after, nameOf)}</div>
-              {versionOf(e.after) !== undefined && versionOf(e.after) !== flag.version && (
-                <button type="button" onClick={() => restore(versionOf(e.after) as number)}>
-                  Restore this version ({versionOf(e.after)})
-                </button>
-              )}
-            </li>
-          ))}
+          {events.data.map((e) => {
+            const version = versionOf(e.after);
+            return (
+              <li key={e.id} className="history-entry">
+                <div>
+                  <Time at={e.at} /> · <strong>{e.actor.name}</strong>{' '}
+                  <span className="muted">({e.actor.type === 'user' ? 'person' : 'API key'})</span>
+                  <div>{describeFlagChange(e.action, e.before, e.after, nameOf)}</div>
+                </div>
+                {mayRestore && version !== undefined && version.version !== flag.version && (
+                  <button type="button" className="btn" onClick={() => restore(version)}>
+                    Restore this version ({version.version})
+                  </button>
+                )}
+              </li>
+            );
+          })}
         </ol>
       )}
     </section>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { patchLines } from './patch-words.ts';
+import { changeLines, patchLines } from './patch-words.ts';
 
 const flag = {
   name: 'Banner',
@@ -26,6 +26,24 @@ describe('patchLines', () => {
   it('says when a field would be removed', () => {
     expect(patchLines({ offVariant: null }, flag, 'production')).toEqual([
       { field: 'production offVariant', now: '"off"', next: '(removed)' },
+    ]);
+  });
+});
+
+describe('changeLines', () => {
+  it('words each recorded change as the patch lines do, with the value it was based on', () => {
+    expect(
+      changeLines([
+        { path: '/environments/production/enabled', before: false, after: true },
+        { path: '/name', before: 'Banner', after: 'Big banner' },
+        { path: '/environments/production/offVariant', before: 'off', after: null },
+        { path: '/metadata/a~1b', before: undefined, after: 1 },
+      ]),
+    ).toEqual([
+      { field: 'production enabled', now: 'false', next: 'true' },
+      { field: 'name', now: '"Banner"', next: '"Big banner"' },
+      { field: 'production offVariant', now: '"off"', next: '(removed)' },
+      { field: 'metadata a/b', now: '—', next: '1' },
     ]);
   });
 });

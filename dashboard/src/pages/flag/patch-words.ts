@@ -1,4 +1,5 @@
 import { ENVIRONMENT_FIELDS as FIELDS } from '../../../../src/domain/flag.ts';
+import { keyOfPointerToken } from '../../../../src/domain/json.ts';
 
 /** A flag patch (or change request) as lines a person reads: field, what it is now, what it would be. */
 export interface PatchLine {
@@ -42,4 +43,28 @@ export function patchLines(patch: Json, flag: Json | undefined, environment: str
     }
   }
   return lines;
+}
+
+/** One field a change request changes, as the one gate records it: where, its value then, and after. */
+export interface FieldChange {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/**
+ * A change request's own changes as lines: only what its author changed, each with the value it
+ * was based on (`now` is that value, as it was when the request was made). Environment fields read
+ * `<environment> <field>`, as `patchLines` words them.
+ */
+export function changeLines(changes: readonly FieldChange[]): PatchLine[] {
+  return changes.map(({ path, before, after }) => {
+    const tokens = path.split('/').slice(1).map(keyOfPointerToken);
+    const field = tokens[0] === 'environments' && tokens.length > 2 ? tokens.slice(1) : tokens;
+    return {
+      field: field.join(' ') || '(the whole document)',
+      now: show(before),
+      next: after === undefined || after === null ? '(removed)' : show(after),
+    };
+  });
 }

@@ -83,13 +83,14 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
         <div className="actions">
           <button
             type="button"
+            className="btn"
             disabled={unused.length === 0}
             onClick={() => setRows([...rows, { flag: unused[0]?.key ?? '', variants: [] }])}
           >
             Add prerequisite
           </button>
           {changed && (
-            <button type="button" className="primary" disabled={busy} onClick={save}>
+            <button type="button" className="btn primary" disabled={busy} onClick={save}>
               Save prerequisites
             </button>
           )}
@@ -128,10 +129,10 @@ function PrerequisiteRow({
   const { project } = useProject();
   const required = useApi<Flag>(row.flag ? `/projects/${enc(project.id)}/flags/${enc(row.flag)}` : null);
   return (
-    <fieldset className="row">
+    <fieldset className="prerequisite">
       <legend className="visually-hidden">Prerequisite {row.flag}</legend>
-      <label>
-        Flag{' '}
+      <label className="field inline">
+        <span>Flag</span>
         <select
           value={row.flag}
           disabled={readOnly}
@@ -140,9 +141,9 @@ function PrerequisiteRow({
           <Options choices={candidates.map((f) => [f.key, f.key] as const)} />
         </select>
       </label>
-      <span>must serve</span>
+      <span className="muted">must serve</span>
       {required.data?.variants.map((v) => (
-        <label key={v.key}>
+        <label key={v.key} className="checkbox">
           <input
             type="checkbox"
             disabled={readOnly}
@@ -160,8 +161,8 @@ function PrerequisiteRow({
         </label>
       ))}
       {!readOnly && (
-        <button type="button" onClick={onRemove}>
-          Remove
+        <button type="button" className="btn subtle danger-text" onClick={onRemove}>
+          Remove<span className="visually-hidden"> {row.flag}</span>
         </button>
       )}
     </fieldset>

@@ -69,7 +69,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       <h2 id="schedule-title">Scheduled changes</h2>
       {mayEdit && (
         <form
-          className="row"
+          className="row schedule-form"
           onSubmit={(e) => {
             e.preventDefault();
             void schedule();
@@ -102,43 +102,47 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
           <Field label="Comment" path="/comment" problem={problem}>
             {(props) => <input {...props} value={comment} onChange={(e) => setComment(e.target.value)} />}
           </Field>
-          <button type="submit" className="primary" disabled={busy}>
-            Schedule
-          </button>
+          <div className="form-actions">
+            <button type="submit" className="btn primary" disabled={busy}>
+              Schedule
+            </button>
+          </div>
         </form>
       )}
       <ErrorSummary problem={problem} />
       {changes.data && changes.data.length > 0 && (
-        <table>
-          <caption className="visually-hidden">Scheduled changes of this flag</caption>
-          <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
-          <tbody>
-            {changes.data.map((change) => (
-              <tr key={change.id}>
-                <td>
-                  <Time at={change.at} />
-                </td>
-                <td>{nameOf(change.environment)}</td>
-                <td>
-                  {describe(change.patch)}
-                  {change.comment && <div className="muted">{change.comment}</div>}
-                </td>
-                <td>{change.author.name}</td>
-                <td>
-                  {change.status}
-                  {change.failure && <div className="error">{change.failure}</div>}
-                </td>
-                <td>
-                  {mayEdit && change.status === 'pending' && (
-                    <button type="button" onClick={() => cancel(change)}>
-                      Cancel
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Scheduled changes of this flag</caption>
+            <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
+            <tbody>
+              {changes.data.map((change) => (
+                <tr key={change.id}>
+                  <td>
+                    <Time at={change.at} />
+                  </td>
+                  <td>{nameOf(change.environment)}</td>
+                  <td>
+                    {describe(change.patch)}
+                    {change.comment && <div className="muted">{change.comment}</div>}
+                  </td>
+                  <td>{change.author.name}</td>
+                  <td>
+                    {change.status}
+                    {change.failure && <div className="error">{change.failure}</div>}
+                  </td>
+                  <td className="row-actions">
+                    {mayEdit && change.status === 'pending' && (
+                      <button type="button" className="btn subtle danger-text" onClick={() => cancel(change)}>
+                        Cancel<span className="visually-hidden"> the change at {change.at}</span>
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
+import { variantsReachEveryEnvironment } from '../../change-reach.ts';
 import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { useLeaveGuard } from '../../router.tsx';
@@ -30,6 +31,8 @@ export interface FlagEditor {
   /** For actions outside the draft (archive, delete): shows their problem with the others. */
   readonly setProblem: (problem: ApiError | undefined) => void;
   readonly saved: (flag: Flag) => void;
+  /** A write became a change request (nothing changed): sections that list requests reload. */
+  readonly requested: () => void;
 }
 
 /**
@@ -74,11 +77,15 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
 
   const save = async () => {
     const patch = flagPatch(flag.type, draft, initial);
-    const touched = Object.keys((patch.environments as object | undefined) ?? {});
+    // Variants are served in every environment (decision 1003): changing one reaches them all.
+    const touched = variantsReachEveryEnvironment(flag.variants, patch.variants)
+      ? environmentKeys
+      : Object.keys((patch.environments as object | undefined) ?? {});
     if (
       !(await confirmProtected(
         environments.filter((e) => touched.includes(e.key)),
         `save ${flag.name}`,
+        can(me, 'admin', project),
       ))
     )
       return;
@@ -127,6 +134,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     },
     setProblem,
     saved,
+    requested: () => setGeneration((g) => g + 1),
   };
 }
 
