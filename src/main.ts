@@ -41,6 +41,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         ? undefined
         : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
     redisUrl: config.redisUrl,
+    publicUrl: config.publicUrl,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },

@@ -54,6 +54,8 @@ export interface AppOptions {
   readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
+  /** FLAGSTAFF_PUBLIC_URL: the origin of URLs handed out (event streams); unset, the listening address. */
+  readonly publicUrl?: string | undefined;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -144,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
-  await app.register(ofrepRoutes, { services, prefix: '/ofrep/v1' });
+  await app.register(ofrepRoutes, { services, publicUrl: options.publicUrl, prefix: '/ofrep/v1' });
   await app.register(eventStreamRoutes, { services });
   await registerDashboard(app, options.dashboardRoot);
   return app;

@@ -7,6 +7,7 @@ import { bodyEtag, ifNoneMatchHits } from '../../http/etag.ts';
 import { JSON_TOO_DEEP } from '../../http/json-body.ts';
 import { bearerSecret, registerAuthentication } from '../../http/plugins/authentication.ts';
 import { ERROR_CATALOGUE, type Problem } from '../../http/problem.ts';
+import { publicOrigin } from '../../http/public-origin.ts';
 import { actorOf } from '../../http/request-helpers.ts';
 import type { RouteAccess } from '../../http/route-access.ts';
 import type { RoutesPlugin } from '../../http/type-provider.ts';
@@ -120,11 +121,12 @@ const INACTIVITY_DELAY_SEC = 120;
 
 /**
  * The OFREP `eventStreams` of a bulk response (SPEC §9): only for API keys, whose secret hash
- * signs the URL's token. Absolute, on the origin the client reached us by.
+ * signs the URL's token. Absolute, on FLAGSTAFF_PUBLIC_URL or the listening address (never the Host header).
  */
 function eventStreamsFor(
   request: FastifyRequest,
   services: Services,
+  publicUrl: string | undefined,
   projectId: string,
   environment: string,
 ) {
@@ -132,7 +134,7 @@ function eventStreamsFor(
   const secret = bearerSecret(request);
   if (principal.type !== 'api_key' || secret === undefined) return undefined;
   const token = services.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
-  const url = `${request.protocol}://${request.host}${EVENT_STREAM_PATH}?token=${token}`;
+  const url = `${publicOrigin(request, publicUrl)}${EVENT_STREAM_PATH}?token=${token}`;
   return [{ type: 'sse' as const, url, inactivityDelaySec: INACTIVITY_DELAY_SEC }];
 }
 
@@ -211,7 +213,10 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
  * The OpenFeature Remote Evaluation Protocol (SPEC §6, reference/ofrep/openapi.yaml), mounted at
  * /ofrep/v1, with the same API keys and evaluation service as /v1.
  */
-export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const ofrepRoutes: RoutesPlugin<{ services: Services; publicUrl?: string | undefined }> = async (
+  app,
+  { services, publicUrl },
+) => {
   registerAuthentication(app, services.apiKeys);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
@@ -290,7 +295,13 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       const context = contextOf(request.body);
       const reevaluate = reevaluateIn(target.compiled, epochSeconds(services.clock));
       const details = services.evaluation.evaluateAllIn(target, context);
-      const eventStreams = eventStreamsFor(request, services, target.projectId, target.environment);
+      const eventStreams = eventStreamsFor(
+        request,
+        services,
+        publicUrl,
+        target.projectId,
+        target.environment,
+      );
       const body = JSON.stringify({
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),
