@@ -280,6 +280,34 @@ describeEachDatabase('webhooks', (database) => {
     for (const n of nodes) await n.stop();
   });
 
+  it('a receiver that never answers delays only its own webhook: another gets each event within 1 s', async () => {
+    const hanging = await receiver();
+    hanging.receiver.answer = () => 'hang';
+    const fast = await receiver();
+    const arrivals = new Map<string, number>();
+    fast.receiver.answer = (request) => {
+      arrivals.set(String(request.headers['flagstaff-delivery']), Date.now());
+      return 200;
+    };
+    const dispatcher = node();
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = fast.receiver.received.length;
+      const written = Date.now();
+      await createFlags(`beside-a-hang-${i}`, 1);
+      await waitFor(() => fast.receiver.received.length > before, `event ${i} at the fast receiver`);
+      delays.push((arrivals.get(fast.receiver.received.at(-1)?.delivery ?? '') ?? Infinity) - written);
+    }
+    // The hanging receiver has its first event and is still holding it (the timeout is 10 s).
+    expect(hanging.receiver.received.length).toBe(1);
+    expect(Math.max(...delays)).toBeLessThan(1000);
+    expect(fast.receiver.keys()).toEqual(['beside-a-hang-0-0', 'beside-a-hang-1-0', 'beside-a-hang-2-0']);
+    await dispatcher.stop();
+    for (const { webhook } of [hanging, fast]) {
+      await call('PATCH', `/v1/projects/default/webhooks/${webhook.id}`, { active: false });
+    }
+  });
+
   it('logs no webhook secret', () => {
     const log = logLines.join('');
     expect(log.length).toBeGreaterThan(0);
