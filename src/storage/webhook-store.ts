@@ -36,6 +36,13 @@ export interface WebhookBacklog {
   readonly oldestPendingAt: string | null;
 }
 
+/** An attempt made on a leased delivery, and the delivery's next state. */
+export interface FinishedAttempt {
+  readonly deliveryId: string;
+  readonly attempt: WebhookAttempt & { readonly id: string; readonly node: string };
+  readonly outcome: AttemptOutcome;
+}
+
 /** What an attempt decided: the delivery's next state. */
 export interface AttemptOutcome {
   readonly state: DeliveryState;
@@ -93,11 +100,9 @@ export interface WebhookStore {
   releaseLeases(owner: string, ids: readonly string[]): Promise<void>;
   /** Every webhook's backlog (only webhooks with pending deliveries), or one project's. */
   backlogs(projectId?: string): Promise<readonly WebhookBacklog[]>;
-  /** Logs an attempt; applies its outcome and releases the lease only while `owner` still holds it (else false). */
-  finishAttempt(
-    deliveryId: string,
-    owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ): Promise<boolean>;
+  /**
+   * Logs attempts, in one transaction; applies each outcome and releases its lease only while
+   * `owner` still holds it. Answers how many of them it applied.
+   */
+  finishAttempts(owner: string, finished: readonly FinishedAttempt[]): Promise<number>;
 }

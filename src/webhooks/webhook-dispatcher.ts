@@ -1,7 +1,12 @@
 import { hostname } from 'node:os';
 import { systemClock } from '../domain/clock.ts';
 import { newId } from '../services/ids.ts';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../storage/webhook-store.ts';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  FinishedAttempt,
+  WebhookStore,
+} from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from './address-guard.ts';
 import { webhookSignature } from './signature.ts';
 
@@ -40,6 +45,8 @@ const DEFAULTS = {
 const MAX_WORKERS = 64;
 /** A worker leases this many consecutive deliveries of its webhook at a time. */
 const RUN = 50;
+/** Attempts are recorded in one transaction once the oldest unrecorded one is this old, or when a run ends. */
+const RECORD_MS = 250;
 /** At most this much of a receiver's answer is kept in the delivery log. */
 const ERROR_TEXT_LIMIT = 200;
 
@@ -132,17 +139,23 @@ export class WebhookDispatcher {
   async #work(head: ClaimedDelivery): Promise<void> {
     let run: ClaimedDelivery[] = [head];
     let current: ClaimedDelivery | undefined;
+    // Attempts made and not yet recorded: recorded together, which spares a transaction per event.
+    const unrecorded: FinishedAttempt[] = [];
+    const record = async (): Promise<boolean> => {
+      const batch = unrecorded.splice(0);
+      if (batch.length === 0) return true;
+      const applied = await this.#store.finishAttempts(this.node, batch);
+      if (applied === batch.length) return true;
+      this.#log.warn({ webhook: head.webhookId }, 'webhook lease expired during the attempts');
+      return false;
+    };
     // The lease is renewed while the worker lives, so it can be short: a node killed mid-run
     // leaves its webhook to the others within one lease, not after the longest attempt.
     const renewal = setInterval(() => {
-      const held = [...(current === undefined ? [] : [current]), ...run];
+      const held = [...unrecorded.map((f) => f.deliveryId), ...[current, ...run].flatMap((d) => d?.id ?? [])];
       if (held.length === 0) return;
       this.#store
-        .renewLeases(
-          this.node,
-          held.map((d) => d.id),
-          this.#leaseUntil(this.#clock()),
-        )
+        .renewLeases(this.node, held, this.#leaseUntil(this.#clock()))
         .then((count) => {
           // Another node took over (this one stalled past its lease): stop sending at once.
           if (count < held.length) this.#inFlight.get(current?.id ?? '')?.abort(new Error('lease lost'));
@@ -153,6 +166,8 @@ export class WebhookDispatcher {
       while (!this.#stopped) {
         current = run.shift();
         if (current === undefined) {
+          // Recorded before the next run is leased, or the run would begin with them again.
+          if (!(await record())) return;
           const now = this.#clock();
           run = [
             ...(await this.#store.claimRun(head.webhookId, this.node, iso(now), this.#leaseUntil(now), RUN)),
@@ -160,13 +175,22 @@ export class WebhookDispatcher {
           if (run.length === 0) return;
           continue;
         }
-        if (!(await this.#attempt(current))) return;
+        const finished = await this.#attempt(current);
+        unrecorded.push(finished);
         current = undefined;
+        if (finished.outcome.state !== 'delivered') return;
+        // A slow receiver's log is not left behind: record whatever waited for RECORD_MS.
+        if (this.#clock() - Date.parse((unrecorded[0] as FinishedAttempt).attempt.at) >= RECORD_MS) {
+          if (!(await record())) return;
+        }
       }
     } catch (error) {
       this.#log.warn({ err: error, webhook: head.webhookId }, 'webhook delivery failed');
     } finally {
       clearInterval(renewal);
+      await record().catch((error) =>
+        this.#log.warn({ err: error, webhook: head.webhookId }, 'recording webhook attempts failed'),
+      );
       await this.#store
         .releaseLeases(
           this.node,
@@ -176,8 +200,8 @@ export class WebhookDispatcher {
     }
   }
 
-  /** One attempt, logged with its outcome; true when it was delivered and the queue may move on. */
-  async #attempt(delivery: ClaimedDelivery): Promise<boolean> {
+  /** One attempt, logged if it failed; what it decided, to be recorded. */
+  async #attempt(delivery: ClaimedDelivery): Promise<FinishedAttempt> {
     const controller = new AbortController();
     this.#inFlight.set(delivery.id, controller);
     const started = this.#clock();
@@ -222,11 +246,15 @@ export class WebhookDispatcher {
       this.#inFlight.delete(delivery.id);
     }
     const finished = this.#clock();
-    const outcome = this.#outcome(delivery, error === null, finished, controller.signal.aborted);
-    const kept = await this.#store.finishAttempt(
-      delivery.id,
-      this.node,
-      {
+    if (error !== null) {
+      this.#log.info(
+        { delivery: delivery.id, webhook: delivery.webhookId, statusCode },
+        'webhook attempt failed',
+      );
+    }
+    return {
+      deliveryId: delivery.id,
+      attempt: {
         id: newId('att'),
         node: this.node,
         at: iso(started),
@@ -234,16 +262,8 @@ export class WebhookDispatcher {
         error,
         durationMs: finished - started,
       },
-      outcome,
-    );
-    if (!kept) this.#log.warn({ delivery: delivery.id }, 'webhook lease expired during the attempt');
-    if (error !== null) {
-      this.#log.info(
-        { delivery: delivery.id, webhook: delivery.webhookId, statusCode },
-        'webhook attempt failed',
-      );
-    }
-    return kept && outcome.state === 'delivered';
+      outcome: this.#outcome(delivery, error === null, finished, controller.signal.aborted),
+    };
   }
 
   #outcome(delivery: ClaimedDelivery, succeeded: boolean, now: number, shutdown: boolean): AttemptOutcome {

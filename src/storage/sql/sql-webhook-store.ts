@@ -1,9 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DeliveryState, WebhookAttempt, WebhookDelivery } from '../../domain/webhook.ts';
+import type { DeliveryState, WebhookDelivery } from '../../domain/webhook.ts';
 import type { Page, PageRequest } from '../store.ts';
 import type {
-  AttemptOutcome,
   ClaimedDelivery,
+  FinishedAttempt,
   NewDelivery,
   StoredWebhook,
   WebhookBacklog,
@@ -353,48 +353,42 @@ export class SqlWebhookStore implements WebhookStore {
     }));
   }
 
-  async finishAttempt(
-    deliveryId: string,
-    owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ) {
-    return this.#atomically((db) => SqlWebhookStore.#finish(db, deliveryId, owner, attempt, outcome));
-  }
-
-  static async #finish(
-    db: Db,
-    deliveryId: string,
-    owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ) {
-    await db
-      .insertInto('webhook_attempts')
-      .values({
-        id: attempt.id,
-        delivery_id: deliveryId,
-        at: attempt.at,
-        node: attempt.node,
-        status_code: attempt.statusCode,
-        error: attempt.error,
-        duration_ms: attempt.durationMs,
-      })
-      .execute();
-    const result = await db
-      .updateTable('webhook_deliveries')
-      .set({
-        state: outcome.state,
-        attempts: sql`attempts + 1`,
-        next_attempt_at: outcome.nextAttemptAt,
-        finished_at: outcome.finishedAt,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where('id', '=', deliveryId)
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+  async finishAttempts(owner: string, finished: readonly FinishedAttempt[]) {
+    if (finished.length === 0) return 0;
+    return this.#atomically(async (db) => {
+      await db
+        .insertInto('webhook_attempts')
+        .values(
+          finished.map(({ deliveryId, attempt }) => ({
+            id: attempt.id,
+            delivery_id: deliveryId,
+            at: attempt.at,
+            node: attempt.node,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            duration_ms: attempt.durationMs,
+          })),
+        )
+        .execute();
+      let applied = 0;
+      for (const { deliveryId, outcome } of finished) {
+        const result = await db
+          .updateTable('webhook_deliveries')
+          .set({
+            state: outcome.state,
+            attempts: sql`attempts + 1`,
+            next_attempt_at: outcome.nextAttemptAt,
+            finished_at: outcome.finishedAt,
+            lease_owner: null,
+            lease_until: null,
+          })
+          .where('id', '=', deliveryId)
+          .where('lease_owner', '=', owner)
+          .executeTakeFirst();
+        applied += Number(result.numUpdatedRows);
+      }
+      return applied;
+    });
   }
 
   async #withAttempts(rows: readonly WebhookDeliveriesTable[]): Promise<WebhookDelivery[]> {
