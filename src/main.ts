@@ -107,6 +107,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       port: config.flagdSyncPort,
       host: config.host,
       log: app.log,
+      failedAuthentications: app.accessControl.failedAuthentications,
     });
     app.addHook('preClose', () => sync.close());
   }
