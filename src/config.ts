@@ -26,6 +26,10 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME, default flagstaff. */
   readonly otelServiceName: string;
+  /** FLAGSTAFF_STREAMS_PER_NODE: open event streams this node holds at most; unset, 10,000 (under the descriptor limit). */
+  readonly streamsPerNode: number | undefined;
+  /** FLAGSTAFF_STREAMS_PER_KEY: open event streams one API key holds on one node at most; unset, 5,000. */
+  readonly streamsPerKey: number | undefined;
   /** FLAGSTAFF_PUBLIC_URL: the absolute http(s) URL clients reach this service by, without a trailing slash. */
   readonly publicUrl: string | undefined;
 }
@@ -150,5 +154,11 @@ export function loadConfig(env: Env = process.env): Config {
     otlpEndpoint,
     otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
     publicUrl: publicUrl(env),
+    streamsPerNode: env.FLAGSTAFF_STREAMS_PER_NODE
+      ? integer(env, 'FLAGSTAFF_STREAMS_PER_NODE', 0, 1, 10_000_000)
+      : undefined,
+    streamsPerKey: env.FLAGSTAFF_STREAMS_PER_KEY
+      ? integer(env, 'FLAGSTAFF_STREAMS_PER_KEY', 0, 1, 10_000_000)
+      : undefined,
   });
 }

@@ -3,6 +3,7 @@ import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { loggerOptions } from './http/logging.ts';
 import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
+import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { ChangeScheduler } from './services/change-scheduler.ts';
@@ -31,8 +32,13 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
   });
+  const streams = streamLimits(
+    { perNode: config.streamsPerNode, perKey: config.streamsPerKey },
+    descriptorLimit(),
+  );
   const app = await buildApp({
     services,
+    streamLimits: streams,
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
@@ -46,6 +52,12 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  if (streams.lowered) {
+    app.log.warn(
+      { streamsPerNode: streams.perNode },
+      'FLAGSTAFF_STREAMS_PER_NODE lowered to stay under the open-file limit (raise ulimit -n to hold more)',
+    );
+  }
   postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   // A node started while the database is down waits for it, retrying with backoff (SPEC §8).
   const { first, accounts } = await retryUntilReachable(app.log, async () => {

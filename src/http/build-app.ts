@@ -5,6 +5,7 @@ import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { flagdRoutes } from '../openfeature/flagd-routes.ts';
 import { eventStreamRoutes } from '../openfeature/ofrep/event-stream-routes.ts';
 import { ofrepRoutes } from '../openfeature/ofrep/ofrep-routes.ts';
+import type { StreamLimits } from '../realtime/stream-limits.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
@@ -54,6 +55,8 @@ export interface AppOptions {
   readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
+  /** FLAGSTAFF_STREAMS_PER_NODE / _PER_KEY, already kept under the descriptor limit; default from it. */
+  readonly streamLimits?: StreamLimits;
   /** FLAGSTAFF_PUBLIC_URL: the origin of URLs handed out (event streams); unset, the listening address. */
   readonly publicUrl?: string | undefined;
 }
@@ -147,7 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(ofrepRoutes, { services, publicUrl: options.publicUrl, prefix: '/ofrep/v1' });
-  await app.register(eventStreamRoutes, { services });
+  await app.register(eventStreamRoutes, { services, limits: options.streamLimits });
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }
