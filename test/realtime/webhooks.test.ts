@@ -247,6 +247,34 @@ describeEachDatabase('webhooks', (database) => {
     }
   });
 
+  it("shows each webhook's backlog, and its oldest event's age, in the read API and in /metrics", async () => {
+    const { webhook } = await receiver();
+    // No dispatcher runs yet: the events wait in the outbox.
+    await createFlags('backlogged', 3);
+    const read = await call('GET', `/v1/projects/default/webhooks/${webhook.id}`);
+    expect(read.body.backlog).toEqual({ pending: 3, oldestPendingAt: expect.any(String) });
+    const listed = await call('GET', '/v1/projects/default/webhooks');
+    expect(listed.body.find((w: { id: string }) => w.id === webhook.id).backlog.pending).toBe(3);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const series = `{project="default",webhook="${webhook.id}"}`;
+    expect(metrics).toContain(`flagstaff_webhook_backlog${series} 3`);
+    expect(metrics).toMatch(
+      new RegExp(`flagstaff_webhook_backlog_oldest_seconds${series.replace(/[{}]/g, '\\$&')} \\d`),
+    );
+
+    const dispatcher = node();
+    const deadline = Date.now() + 15_000;
+    let after = read;
+    while (after.body.backlog.pending > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await call('GET', `/v1/projects/default/webhooks/${webhook.id}`);
+    }
+    expect(after.body.backlog).toEqual({ pending: 0, oldestPendingAt: null });
+    expect(await (await fetch(`${url}/metrics`)).text()).not.toContain(`flagstaff_webhook_backlog${series}`);
+    await dispatcher.stop();
+    await call('PATCH', `/v1/projects/default/webhooks/${webhook.id}`, { active: false });
+  });
+
   it('logs no webhook secret', () => {
     const log = logLines.join('');
     expect(log.length).toBeGreaterThan(0);
