@@ -26,6 +26,12 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME, default flagstaff. */
   readonly otelServiceName: string;
+  /** FLAGSTAFF_STREAMS_PER_NODE: open event streams this node holds at most; unset, 10,000 (under the descriptor limit). */
+  readonly streamsPerNode: number | undefined;
+  /** FLAGSTAFF_STREAMS_PER_KEY: open event streams one API key holds on one node at most; unset, 5,000. */
+  readonly streamsPerKey: number | undefined;
+  /** FLAGSTAFF_PUBLIC_URL: the absolute http(s) URL clients reach this service by, without a trailing slash. */
+  readonly publicUrl: string | undefined;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -86,6 +92,15 @@ function redisUrl(env: Env): string | undefined {
   );
 }
 
+function publicUrl(env: Env): string | undefined {
+  const raw = env.FLAGSTAFF_PUBLIC_URL || undefined;
+  if (raw === undefined) return undefined;
+  if (!/^https?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) {
+    throw new ConfigError(`FLAGSTAFF_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
 function databaseUrl(env: Env): string {
   const url = env.FLAGSTAFF_DATABASE_URL || 'sqlite:./data/flagstaff.db';
   if (/^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url)) return url;
@@ -138,5 +153,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
     otlpEndpoint,
     otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
+    publicUrl: publicUrl(env),
+    streamsPerNode: env.FLAGSTAFF_STREAMS_PER_NODE
+      ? integer(env, 'FLAGSTAFF_STREAMS_PER_NODE', 0, 1, 10_000_000)
+      : undefined,
+    streamsPerKey: env.FLAGSTAFF_STREAMS_PER_KEY
+      ? integer(env, 'FLAGSTAFF_STREAMS_PER_KEY', 0, 1, 10_000_000)
+      : undefined,
   });
 }

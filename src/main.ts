@@ -5,6 +5,7 @@ import { loggerOptions } from './http/logging.ts';
 import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { SnapshotRegistry } from './plane/snapshots.ts';
 import { createRealtime } from './realtime/realtime.ts';
+import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/account-service.ts';
 import { bootstrap } from './services/bootstrap.ts';
 import { ChangeScheduler } from './services/change-scheduler.ts';
@@ -34,9 +35,14 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   });
   // Consumers of the plane and of evaluations are wired here, not by the services (docs/decisions/1772).
   const realtime = createRealtime(services);
+  const streams = streamLimits(
+    { perNode: config.streamsPerNode, perKey: config.streamsPerKey },
+    descriptorLimit(),
+  );
   const app = await buildApp({
     services,
     realtime,
+    streamLimits: streams,
     logger: loggerOptions(config.logLevel),
     corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
@@ -45,10 +51,17 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         ? undefined
         : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
     redisUrl: config.redisUrl,
+    publicUrl: config.publicUrl,
     accessControl: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  if (streams.lowered) {
+    app.log.warn(
+      { streamsPerNode: streams.perNode },
+      'FLAGSTAFF_STREAMS_PER_NODE lowered to stay under the open-file limit (raise ulimit -n to hold more)',
+    );
+  }
   postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   // A node started while the database is down waits for it, retrying with backoff (docs/product.md §8).
   const { first, accounts } = await retryUntilReachable(app.log, async () => {
@@ -110,6 +123,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       port: config.flagdSyncPort,
       host: config.host,
       log: app.log,
+      failedAuthentications: app.accessControl.failedAuthentications,
     });
     app.addHook('preClose', () => sync.close());
   }

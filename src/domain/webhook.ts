@@ -9,6 +9,8 @@ export interface Webhook {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Read answers only: the events not delivered yet, and since when the oldest has waited. */
+  readonly backlog?: { readonly pending: number; readonly oldestPendingAt: string | null };
 }
 
 /** `pending` until a 2xx answer (`delivered`) or 24 h of failures (`failed`). */

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { TrustProxy } from '../config.ts';
 import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { createRealtime, type Realtime } from '../realtime/realtime.ts';
+import type { StreamLimits } from '../realtime/stream-limits.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
@@ -58,6 +59,10 @@ export interface AppOptions {
   readonly telemetry?: TelemetryOptions | undefined;
   /** The built dashboard to serve at `/`; default dashboard/dist (tests build their own). */
   readonly dashboardRoot?: string;
+  /** FLAGSTAFF_STREAMS_PER_NODE / _PER_KEY, already kept under the descriptor limit; default from it. */
+  readonly streamLimits?: StreamLimits;
+  /** FLAGSTAFF_PUBLIC_URL: the origin of URLs handed out (event streams); unset, the listening address. */
+  readonly publicUrl?: string | undefined;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -150,8 +155,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   const realtime = options.realtime ?? createRealtime(services);
-  await app.register(ofrepRoutes, { services, realtime, prefix: '/ofrep/v1' });
-  await app.register(eventStreamRoutes, { services, realtime });
+  await app.register(ofrepRoutes, { services, realtime, publicUrl: options.publicUrl, prefix: '/ofrep/v1' });
+  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -13,8 +13,11 @@ import {
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type { Principal } from '../domain/api-key.ts';
+import { systemClock } from '../domain/clock.ts';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.ts';
 import { syncCredentialKeyId, syncScope } from '../plane/sync-credential.ts';
+import { FAILED_AUTHENTICATION_LIMITS, FailedAuthentications } from '../services/failed-authentications.ts';
+import { hashSecret } from '../services/secrets.ts';
 import type { Services } from '../services/services.ts';
 import { parseSyncSelector } from './flagd/sync-selector.ts';
 
@@ -68,6 +71,14 @@ const GRPC_STATUS: Readonly<Record<number, status>> = {
   503: status.UNAVAILABLE,
 };
 
+/** The client's address from grpc-js' peer (`127.0.0.1:5000`, `[::1]:5000`, `ipv4:…`). */
+function peerAddress(peer: string): string {
+  const bare = peer.replace(/^ipv[46]:/, '');
+  const bracketed = /^\[(.*)\]:\d+$/.exec(bare);
+  if (bracketed?.[1] !== undefined) return bracketed[1];
+  return bare.replace(/:\d+$/, '');
+}
+
 /** What went wrong, for the client; never the selector, which holds the sync credential. */
 function refusalOf(error: unknown): SyncRefusal {
   if (error instanceof SyncRefusal) return error;
@@ -83,7 +94,13 @@ function refusalOf(error: unknown): SyncRefusal {
  */
 export async function startFlagdSyncServer(
   services: Services,
-  options: { port: number; host: string; log: SyncServerLog },
+  options: {
+    port: number;
+    host: string;
+    log: SyncServerLog;
+    /** The HTTP API's failure budgets per address, so a guesser gets one budget across both; default its own. */
+    failedAuthentications?: FailedAuthentications;
+  },
 ): Promise<FlagdSyncServer> {
   const definition = loadSync(PROTO, { keepCase: false, longs: String, enums: String, defaults: true });
   const sync = (loadPackageDefinition(definition).flagd as GrpcObject).sync as GrpcObject;
@@ -131,19 +148,33 @@ export async function startFlagdSyncServer(
     );
   };
 
-  const sourceOf = async (metadata: Metadata, request: SyncRequest): Promise<SyncSource> => {
-    const header = metadata.get(SELECTOR_HEADER)[0];
-    const selector = typeof header === 'string' && header !== '' ? header : (request.selector ?? '');
+  const failures =
+    options.failedAuthentications ?? new FailedAuthentications(FAILED_AUTHENTICATION_LIMITS, systemClock);
+  const tooManyFailures = new SyncRefusal(
+    status.RESOURCE_EXHAUSTED,
+    'Too many failed authentications from this address; retry later.',
+  );
+  /** UNAUTHENTICATED, or RESOURCE_EXHAUSTED once the address has used up its failure budget (as HTTP's 429). */
+  const failed = (address: string, details: string) =>
+    failures.failed(address).allowed ? new SyncRefusal(status.UNAUTHENTICATED, details) : tooManyFailures;
+
+  const sourceOf = async (call: { metadata: Metadata; request: SyncRequest; getPeer(): string }) => {
+    const address = peerAddress(call.getPeer());
+    const header = call.metadata.get(SELECTOR_HEADER)[0];
+    const selector = typeof header === 'string' && header !== '' ? header : (call.request.selector ?? '');
     const parsed = parseSyncSelector(selector);
+    const credential = parsed === undefined ? '' : hashSecret(parsed.secret);
+    if (failures.refuses(address, credential) !== undefined) throw tooManyFailures;
     if (parsed === undefined) {
-      throw new SyncRefusal(
-        status.UNAUTHENTICATED,
+      throw failed(
+        address,
         'Send the selector "<project>/<environment>#<sync credential>" (flagd-selector header or request field); the key\'s selectors are in Settings → API keys.',
       );
     }
     const scope = syncScope(parsed.project, parsed.environment);
     const principal = await services.apiKeys.authenticateSyncCredential(parsed.secret, scope);
-    if (principal === undefined) throw await refusedCredential(parsed.secret);
+    if (principal === undefined) throw failed(address, (await refusedCredential(parsed.secret)).details);
+    failures.succeeded(credential);
     // The same checks as an evaluation request's: the key's project and environments, and an environment that exists.
     const { projectId } = await services.evaluation.target(
       { principal, requestId: 'flagd-sync' },
@@ -155,7 +186,7 @@ export async function startFlagdSyncServer(
   const syncFlags = async (call: ServerWritableStream<SyncRequest, unknown>) => {
     let source: SyncSource;
     try {
-      source = await sourceOf(call.metadata, call.request);
+      source = await sourceOf(call);
     } catch (error) {
       const refusal = refusalOf(error);
       options.log.info({ code: status[refusal.code] }, 'flagd sync refused');
@@ -204,7 +235,7 @@ export async function startFlagdSyncServer(
     callback: sendUnaryData<unknown>,
   ) => {
     try {
-      const source = await sourceOf(call.metadata, call.request);
+      const source = await sourceOf(call);
       callback(null, { flagConfiguration: await payloadOf(source) });
     } catch (error) {
       const refusal = refusalOf(error);

@@ -103,6 +103,11 @@ export class SseStreams {
     return this.#streams.size;
   }
 
+  /** Streams open for one API key. */
+  openFor(keyId: string): number {
+    return this.#byKey.count(keyId);
+  }
+
   /**
    * Makes `sink` (a connection whose response headers are sent) the stream of `grant`.
    * `lastEventId` is the Last-Event-ID a reconnecting client sent: the revision it was last told of.

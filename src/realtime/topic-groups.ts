@@ -43,6 +43,11 @@ export class TopicGroups<M, E> {
     group.unsubscribe();
   }
 
+  /** How many members the topic has. */
+  count(topic: string): number {
+    return this.#groups.get(topic)?.members.size ?? 0;
+  }
+
   /** Topics with members: what this node listens to upstream. */
   get topics(): number {
     return this.#groups.size;

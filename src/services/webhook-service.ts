@@ -4,7 +4,7 @@ import { notFound, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
 import type { Page, PageRequest, Store, StoreRoles } from '../storage/store.ts';
-import type { StoredWebhook } from '../storage/webhook-store.ts';
+import type { StoredWebhook, WebhookBacklog } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -27,6 +27,14 @@ export interface CreatedWebhook extends Webhook {
 
 const publicWebhook = ({ secret: _, ...webhook }: StoredWebhook): Webhook => webhook;
 
+const withBacklog = (webhook: Webhook, backlogs: readonly WebhookBacklog[]): Webhook => {
+  const backlog = backlogs.find((b) => b.webhookId === webhook.id);
+  return {
+    ...webhook,
+    backlog: { pending: backlog?.pending ?? 0, oldestPendingAt: backlog?.oldestPendingAt ?? null },
+  };
+};
+
 /** Webhooks of a project, managed by its admins (docs/product.md §9). Deliveries are the dispatcher's. */
 export class WebhookService {
   readonly #store: Store;
@@ -41,11 +49,21 @@ export class WebhookService {
 
   async list(actor: Actor, projectIdOrKey: string): Promise<readonly Webhook[]> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
-    return this.#store.webhooks.listWebhooks(project.id);
+    const [webhooks, backlogs] = await Promise.all([
+      this.#store.webhooks.listWebhooks(project.id),
+      this.#store.webhooks.backlogs(project.id),
+    ]);
+    return webhooks.map((webhook) => withBacklog(webhook, backlogs));
   }
 
   async get(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<Webhook> {
-    return publicWebhook(await this.#find(actor, projectIdOrKey, webhookId));
+    const webhook = await this.#find(actor, projectIdOrKey, webhookId);
+    return withBacklog(publicWebhook(webhook), await this.#store.webhooks.backlogs(webhook.projectId));
+  }
+
+  /** Every webhook's undelivered events (for /metrics), across projects. */
+  backlogs(): Promise<readonly WebhookBacklog[]> {
+    return this.#store.webhooks.backlogs();
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: WebhookInput): Promise<CreatedWebhook> {

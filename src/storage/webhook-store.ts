@@ -27,6 +27,22 @@ export interface NewDelivery {
   readonly redeliveryOf?: string;
 }
 
+/** A webhook's undelivered events: how many, and since when the oldest has waited. */
+export interface WebhookBacklog {
+  readonly webhookId: string;
+  readonly projectId: string;
+  readonly pending: number;
+  /** When the oldest pending delivery was queued; null when none is pending. */
+  readonly oldestPendingAt: string | null;
+}
+
+/** An attempt made on a leased delivery, and the delivery's next state. */
+export interface FinishedAttempt {
+  readonly deliveryId: string;
+  readonly attempt: WebhookAttempt & { readonly id: string; readonly node: string };
+  readonly outcome: AttemptOutcome;
+}
+
 /** What an attempt decided: the delivery's next state. */
 export interface AttemptOutcome {
   readonly state: DeliveryState;
@@ -64,12 +80,29 @@ export interface WebhookStore {
     now: string,
     leaseUntil: string,
     limit: number,
+    skipWebhooks?: readonly string[],
   ): Promise<readonly ClaimedDelivery[]>;
-  /** Logs an attempt; applies its outcome and releases the lease only while `owner` still holds it (else false). */
-  finishAttempt(
-    deliveryId: string,
+  /**
+   * Leases to `owner` up to `limit` of one webhook's pending deliveries in queue order, from its
+   * head, stopping at the first one not due yet or leased to someone else: the run a node
+   * delivers one after the other without polling in between.
+   */
+  claimRun(
+    webhookId: string,
     owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ): Promise<boolean>;
+    now: string,
+    leaseUntil: string,
+    limit: number,
+  ): Promise<readonly ClaimedDelivery[]>;
+  /** Moves the lease of those of `ids` that `owner` still holds to `leaseUntil`; how many it holds. */
+  renewLeases(owner: string, ids: readonly string[], leaseUntil: string): Promise<number>;
+  /** Gives back the leases `owner` holds on `ids`, so any node may attempt them at once. */
+  releaseLeases(owner: string, ids: readonly string[]): Promise<void>;
+  /** Every webhook's backlog (only webhooks with pending deliveries), or one project's. */
+  backlogs(projectId?: string): Promise<readonly WebhookBacklog[]>;
+  /**
+   * Logs attempts, in one transaction; applies each outcome and releases its lease only while
+   * `owner` still holds it. Answers how many of them it applied.
+   */
+  finishAttempts(owner: string, finished: readonly FinishedAttempt[]): Promise<number>;
 }

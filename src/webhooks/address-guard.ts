@@ -23,18 +23,71 @@ for (const [address, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-  ['64:ff9b::', 96],
+  // NAT64 local-use prefix (RFC 8215): the IPv4 part's position depends on the network's prefix length.
+  ['64:ff9b:1::', 48],
 ] as const) {
   BLOCKED.addSubnet(address, prefix, 'ipv6');
 }
 
-/** Whether an IP address is one webhooks must not reach (IPv4-mapped IPv6 judged by its IPv4). */
+/** An IPv6 address as its eight 16-bit groups (a trailing dotted IPv4 included), or undefined. */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string | undefined) =>
+    part ? part.split(':').map((g) => Number.parseInt(g, 16)) : [];
+  const head = parse(halves[0]);
+  const tail = parse(halves[1]);
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 0) return undefined;
+  const groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
+  return groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that route to it or that a resolver
+ * or socket may treat as it: IPv4-mapped `::ffff:0:0/96`, IPv4-compatible `::/96`, the
+ * deprecated IPv4-translated `::ffff:0:0:0/96`, 6to4 `2002::/16`, NAT64 `64:ff9b::/96`, and
+ * Teredo's client address (`2001::/32`, stored inverted).
+ */
+export function embeddedIPv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (g === undefined) return undefined;
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(5) && g5 === 0xffff) return ipv4(g6, g7);
+  if (zeroTo(6)) return ipv4(g6, g7);
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return ipv4(g6, g7);
+  if (g0 === 0x2002) return ipv4(g1, g2);
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return ipv4(g6, g7);
+  if (g0 === 0x2001 && g1 === 0) return ipv4(g6 ^ 0xffff, g7 ^ 0xffff);
+  return undefined;
+}
+
+/** Whether an IP address is one webhooks must not reach; an IPv6 address that embeds an IPv4 one is judged by both. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return BLOCKED.check(mapped[1], 'ipv4');
-  const family = isIP(address);
+  const family = isIP(address.replace(/%.*$/, ''));
   if (family === 0) return true;
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  const embedded = embeddedIPv4(address);
+  if (embedded !== undefined && BLOCKED.check(embedded, 'ipv4')) return true;
+  return BLOCKED.check(address.replace(/%.*$/, ''), 'ipv6');
 }
 
 /**

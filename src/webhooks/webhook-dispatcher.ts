@@ -1,7 +1,12 @@
 import { hostname } from 'node:os';
 import { systemClock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
-import type { AttemptOutcome, ClaimedDelivery, WebhookStore } from '../storage/webhook-store.ts';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  FinishedAttempt,
+  WebhookStore,
+} from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from './address-guard.ts';
 import { webhookSignature } from './signature.ts';
 
@@ -16,7 +21,7 @@ export interface DispatcherOptions {
   readonly allowPrivate?: boolean;
   /** How often to look for due deliveries. */
   readonly pollMs?: number;
-  /** How long a claimed delivery stays this node's; longer than an attempt can take. */
+  /** How long a claimed delivery stays this node's unless renewed (every third of it while the node works on it). */
   readonly leaseMs?: number;
   /** docs/product.md §9: an attempt that has no answer after 10 s failed. */
   readonly timeoutMs?: number;
@@ -30,13 +35,18 @@ export interface DispatcherOptions {
 
 const DEFAULTS = {
   pollMs: 1000,
-  leaseMs: 30_000,
+  leaseMs: 15_000,
   timeoutMs: 10_000,
   firstRetryMs: 10_000,
   maxRetryMs: 60 * 60 * 1000,
   giveUpAfterMs: 24 * 60 * 60 * 1000,
 };
-const BATCH = 20;
+/** At most this many webhooks are worked on by one node at once (one worker each). */
+const MAX_WORKERS = 64;
+/** A worker leases this many consecutive deliveries of its webhook at a time. */
+const RUN = 50;
+/** Attempts are recorded in one transaction once the oldest unrecorded one is this old, or when a run ends. */
+const RECORD_MS = 250;
 /** At most this much of a receiver's answer is kept in the delivery log. */
 const ERROR_TEXT_LIMIT = 200;
 
@@ -45,6 +55,10 @@ const ERROR_TEXT_LIMIT = 200;
  * queue's head is ever attempted), exactly one node at a time per delivery (a lease in the
  * database), retried with exponential backoff for 24 h, every attempt logged. Every node runs
  * one; they share the work through the leases.
+ *
+ * Each webhook has a worker of its own, so a slow or hanging receiver holds up only its own
+ * queue; a worker leases a run of its queue and delivers it event after event without waiting
+ * for the next poll, so a backlog drains at the receiver's pace (docs/decisions/1760).
  */
 export class WebhookDispatcher {
   readonly #store: WebhookStore;
@@ -55,6 +69,8 @@ export class WebhookDispatcher {
   /** Unique per process start, so a restarted node never mistakes a dead one's lease for its own. */
   readonly node = `${hostname()}:${process.pid}:${newId('node').slice(-8)}`;
   readonly #inFlight = new Map<string, AbortController>();
+  /** The running worker of each webhook this node delivers, by webhook id. */
+  readonly #workers = new Map<string, Promise<void>>();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #stopped = false;
@@ -94,16 +110,98 @@ export class WebhookDispatcher {
     for (const controller of this.#inFlight.values())
       controller.abort(new Error('the node is shutting down'));
     await this.#ticking;
+    await Promise.all(this.#workers.values());
   }
 
-  /** One round: claims the due queue heads and attempts them. */
+  /** One poll: claims the due queue heads of webhooks no worker of this node serves, and starts a worker on each. */
   async tick(): Promise<void> {
+    const room = MAX_WORKERS - this.#workers.size;
+    if (room <= 0) return;
     const now = this.#clock();
-    const claimed = await this.#store.claimDue(this.node, iso(now), iso(now + this.#options.leaseMs), BATCH);
-    await Promise.all(claimed.map((delivery) => this.#attempt(delivery)));
+    const claimed = await this.#store.claimDue(this.node, iso(now), this.#leaseUntil(now), room, [
+      ...this.#workers.keys(),
+    ]);
+    for (const head of claimed) {
+      const worker = this.#work(head).finally(() => this.#workers.delete(head.webhookId));
+      this.#workers.set(head.webhookId, worker);
+    }
   }
 
-  async #attempt(delivery: ClaimedDelivery): Promise<void> {
+  #leaseUntil(now: number): string {
+    return iso(now + this.#options.leaseMs);
+  }
+
+  /**
+   * Delivers one webhook's queue from `head`, one delivery after the other, leasing the next run
+   * as each ends, until the queue is empty, an attempt fails (it waits for its retry) or the
+   * node stops. Whatever it leased and did not attempt is given back.
+   */
+  async #work(head: ClaimedDelivery): Promise<void> {
+    let run: ClaimedDelivery[] = [head];
+    let current: ClaimedDelivery | undefined;
+    // Attempts made and not yet recorded: recorded together, which spares a transaction per event.
+    const unrecorded: FinishedAttempt[] = [];
+    const record = async (): Promise<boolean> => {
+      const batch = unrecorded.splice(0);
+      if (batch.length === 0) return true;
+      const applied = await this.#store.finishAttempts(this.node, batch);
+      if (applied === batch.length) return true;
+      this.#log.warn({ webhook: head.webhookId }, 'webhook lease expired during the attempts');
+      return false;
+    };
+    // The lease is renewed while the worker lives, so it can be short: a node killed mid-run
+    // leaves its webhook to the others within one lease, not after the longest attempt.
+    const renewal = setInterval(() => {
+      const held = [...unrecorded.map((f) => f.deliveryId), ...[current, ...run].flatMap((d) => d?.id ?? [])];
+      if (held.length === 0) return;
+      this.#store
+        .renewLeases(this.node, held, this.#leaseUntil(this.#clock()))
+        .then((count) => {
+          // Another node took over (this one stalled past its lease): stop sending at once.
+          if (count < held.length) this.#inFlight.get(current?.id ?? '')?.abort(new Error('lease lost'));
+        })
+        .catch(() => undefined);
+    }, this.#options.leaseMs / 3);
+    try {
+      while (!this.#stopped) {
+        current = run.shift();
+        if (current === undefined) {
+          // Recorded before the next run is leased, or the run would begin with them again.
+          if (!(await record())) return;
+          const now = this.#clock();
+          run = [
+            ...(await this.#store.claimRun(head.webhookId, this.node, iso(now), this.#leaseUntil(now), RUN)),
+          ];
+          if (run.length === 0) return;
+          continue;
+        }
+        const finished = await this.#attempt(current);
+        unrecorded.push(finished);
+        current = undefined;
+        if (finished.outcome.state !== 'delivered') return;
+        // A slow receiver's log is not left behind: record whatever waited for RECORD_MS.
+        if (this.#clock() - Date.parse((unrecorded[0] as FinishedAttempt).attempt.at) >= RECORD_MS) {
+          if (!(await record())) return;
+        }
+      }
+    } catch (error) {
+      this.#log.warn({ err: error, webhook: head.webhookId }, 'webhook delivery failed');
+    } finally {
+      clearInterval(renewal);
+      await record().catch((error) =>
+        this.#log.warn({ err: error, webhook: head.webhookId }, 'recording webhook attempts failed'),
+      );
+      await this.#store
+        .releaseLeases(
+          this.node,
+          run.map((d) => d.id),
+        )
+        .catch(() => undefined);
+    }
+  }
+
+  /** One attempt, logged if it failed; what it decided, to be recorded. */
+  async #attempt(delivery: ClaimedDelivery): Promise<FinishedAttempt> {
     const controller = new AbortController();
     this.#inFlight.set(delivery.id, controller);
     const started = this.#clock();
@@ -148,11 +246,15 @@ export class WebhookDispatcher {
       this.#inFlight.delete(delivery.id);
     }
     const finished = this.#clock();
-    const outcome = this.#outcome(delivery, error === null, finished, controller.signal.aborted);
-    const kept = await this.#store.finishAttempt(
-      delivery.id,
-      this.node,
-      {
+    if (error !== null) {
+      this.#log.info(
+        { delivery: delivery.id, webhook: delivery.webhookId, statusCode },
+        'webhook attempt failed',
+      );
+    }
+    return {
+      deliveryId: delivery.id,
+      attempt: {
         id: newId('att'),
         node: this.node,
         at: iso(started),
@@ -160,15 +262,8 @@ export class WebhookDispatcher {
         error,
         durationMs: finished - started,
       },
-      outcome,
-    );
-    if (!kept) this.#log.warn({ delivery: delivery.id }, 'webhook lease expired during the attempt');
-    if (error !== null) {
-      this.#log.info(
-        { delivery: delivery.id, webhook: delivery.webhookId, statusCode },
-        'webhook attempt failed',
-      );
-    }
+      outcome: this.#outcome(delivery, error === null, finished, controller.signal.aborted),
+    };
   }
 
   #outcome(delivery: ClaimedDelivery, succeeded: boolean, now: number, shutdown: boolean): AttemptOutcome {

@@ -35,7 +35,8 @@ export function startNodeProcess(env: Record<string, string>): NodeProcess {
     listening,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // A node killed by a signal (kill -9) has no exit code, only its signal.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

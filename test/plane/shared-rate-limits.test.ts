@@ -83,6 +83,33 @@ describe.skipIf(redisUrl === undefined)('evaluation rate limits shared by two no
     expect(await eventually(async () => leases.every((l) => l.available), 5000)).toBe(true);
     expect(lines.filter((line) => line.startsWith('Redis reachable')).length).toBeGreaterThanOrEqual(4);
   }, 30_000);
+
+  it('falls back to per-node limits within 1 s when Redis hangs (connection open, nothing answered), says so once, and shares again within 5 s of its return', async () => {
+    const { a, b, proxy, lines, leases } = await twoNodes();
+    await allowed([a, b], 20);
+    const reachableBefore = lines.filter((line) => line.startsWith('Redis reachable')).length;
+
+    proxy.hang();
+    const hungAt = Date.now();
+    // Traffic goes on meanwhile; the first lease that goes unanswered gives the node away.
+    while (!leases.every((l) => !l.available) && Date.now() - hungAt < 5000) await allowed([a, b], 2);
+    const detectedMs = Date.now() - hungAt;
+    expect(detectedMs).toBeLessThan(1000);
+    const [fallbackA, fallbackB] = await allowed([a, b], RATE * 2 + 20);
+    // Each node answers at its own full budget (less the few requests it served while finding out).
+    for (const count of [fallbackA, fallbackB]) {
+      expect(count).toBeGreaterThanOrEqual(RATE - 10);
+      expect(count).toBeLessThanOrEqual(RATE);
+    }
+    expect(lines.filter((line) => line.startsWith('Redis unreachable'))).toHaveLength(2);
+
+    proxy.restore();
+    const restoredAt = Date.now();
+    expect(await eventually(async () => leases.every((l) => l.available), 5000)).toBe(true);
+    expect(Date.now() - restoredAt).toBeLessThan(5000);
+    expect(lines.filter((line) => line.startsWith('Redis reachable')).length - reachableBefore).toBe(2);
+    expect(lines.filter((line) => line.startsWith('Redis unreachable'))).toHaveLength(2);
+  }, 30_000);
 });
 
 describe.skipIf(redisUrl !== undefined)('shared rate limits (set FLAGSTAFF_TEST_REDIS_URL to run)', () => {

@@ -222,6 +222,25 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     }
   });
 
+  it('throttles failed authentications per address like HTTP: after 10, RESOURCE_EXHAUSTED, while a key that worked still passes', async () => {
+    // A sync server of its own, so the other tests' failures do not count here.
+    const own = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
+    const raw = fetchAllClient(own.port);
+    try {
+      expect((await raw.fetchAll(selector)).code).toBe(0);
+      const codes: number[] = [];
+      for (let i = 0; i < 50; i++) codes.push((await raw.fetchAll(`default/production#fsc.guess-${i}`)).code);
+      expect(codes.slice(0, 10)).toEqual(Array(10).fill(16));
+      // RESOURCE_EXHAUSTED (8) for the other 40: guessing is slowed to one a second.
+      expect(codes.slice(10)).toEqual(Array(40).fill(8));
+      expect((await raw.fetchAll('default/production#fsc.never-seen')).code).toBe(8);
+      expect((await raw.fetchAll(selector)).code).toBe(0);
+    } finally {
+      raw.close();
+      await own.close();
+    }
+  });
+
   it("ends a revoked key's stream", async () => {
     expect(sync.openStreams()).toBe(1);
     expect((await api.call('DELETE', `/v1/api-keys/${keyId}`)).status).toBe(204);

@@ -1,4 +1,6 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { signStreamToken } from '../../src/realtime/stream-token.ts';
 import { hashSecret } from '../../src/services/secrets.ts';
 import { startServer, UNLIMITED } from '../openfeature/support/server.ts';
@@ -70,6 +72,63 @@ describeEachDatabase('OFREP event streams (SSE)', (database) => {
       headers: { 'if-none-match': bulk.headers.get('etag') ?? '' },
     });
     expect(again.status).toBe(304);
+  });
+
+  it('builds the stream URL from the listening address, never from a forged Host or X-Forwarded-Host header', async () => {
+    const { port } = new URL(api.url);
+    const body = JSON.stringify(context);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const forged = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: BULK,
+          headers: {
+            host: 'attacker.example',
+            'x-forwarded-host': 'attacker.example',
+            'x-forwarded-proto': 'https',
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+          },
+        },
+        (response) => {
+          let text = '';
+          response.on('data', (chunk) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(text));
+        },
+      );
+      forged.on('error', reject);
+      forged.end(body);
+    });
+    const url: string = JSON.parse(raw).eventStreams[0].url;
+    expect(url).not.toContain('attacker');
+    expect(url.startsWith(`http://127.0.0.1:${port}/ofrep/v1/events?token=`)).toBe(true);
+  });
+
+  it('builds the stream URL from FLAGSTAFF_PUBLIC_URL when it is set', async () => {
+    expect(loadConfig({ FLAGSTAFF_PUBLIC_URL: 'https://flags.example.com/' }).publicUrl).toBe(
+      'https://flags.example.com',
+    );
+    expect(() => loadConfig({ FLAGSTAFF_PUBLIC_URL: 'flags.example.com' })).toThrow(/FLAGSTAFF_PUBLIC_URL/);
+    const behindProxy = await startServer(database, {
+      accessControl: UNLIMITED,
+      publicUrl: 'https://flags.example.com',
+    });
+    try {
+      const bulk = await behindProxy.call('POST', BULK, {
+        body: context,
+        headers: { host: 'attacker.example', 'x-flagstaff-project': 'default' },
+      });
+      expect(bulk.status).toBe(200);
+      expect(bulk.body.eventStreams[0].url).toMatch(
+        /^https:\/\/flags\.example\.com\/ofrep\/v1\/events\?token=/,
+      );
+    } finally {
+      await behindProxy.close();
+    }
   });
 
   it('sends refetchEvaluation with the revision as etag when a flag changes', async () => {

@@ -1,6 +1,3 @@
-import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/build-app.ts';
@@ -13,65 +10,7 @@ import { UNLIMITED } from '../openfeature/support/server.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY } from '../support/server.ts';
-
-interface Received {
-  readonly delivery: string;
-  readonly event: string;
-  readonly body: { type: string; projectId: string; event: { id: string; resource: { key: string } } };
-  readonly signatureValid: boolean;
-}
-
-/** A receiver that checks every signature the way the docs tell users to. */
-class Receiver {
-  readonly received: Received[] = [];
-  /** Decides each answer: a status, or 'hang' to never answer. */
-  answer: (request: IncomingMessage) => number | 'hang' = () => 200;
-  readonly #hanging: ServerResponse[] = [];
-  readonly #server: Server;
-  url = '';
-  secret = '';
-
-  constructor() {
-    this.#server = createServer((request, response) => {
-      let raw = '';
-      request.on('data', (chunk) => {
-        raw += chunk;
-      });
-      request.on('end', () => {
-        const header = String(request.headers['flagstaff-signature'] ?? '');
-        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header) ?? [];
-        const expected = createHmac('sha256', this.secret).update(`${t}.${raw}`).digest('hex');
-        this.received.push({
-          delivery: String(request.headers['flagstaff-delivery']),
-          event: String(request.headers['flagstaff-event']),
-          body: JSON.parse(raw),
-          signatureValid: v1 === expected && Math.abs(Date.now() / 1000 - Number(t)) < 300,
-        });
-        const answer = this.answer(request);
-        if (answer === 'hang') this.#hanging.push(response);
-        else response.writeHead(answer).end();
-      });
-    });
-  }
-
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/hook`;
-  }
-
-  /** Resource keys of the events received, first arrival of each delivery only. */
-  keys(): string[] {
-    const seen = new Set<string>();
-    return this.received
-      .filter((r) => !seen.has(r.body.event.id) && seen.add(r.body.event.id))
-      .map((r) => r.body.event.resource.key);
-  }
-
-  async stop(): Promise<void> {
-    for (const response of this.#hanging) response.destroy();
-    await new Promise((resolve) => this.#server.close(resolve));
-  }
-}
+import { Receiver } from '../support/webhook-receiver.ts';
 
 async function waitFor(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 15_000;
@@ -278,6 +217,62 @@ describeEachDatabase('webhooks', (database) => {
       expect(r.keys()).toEqual(Array.from({ length: 15 }, (_, i) => `shared-${i}`));
     }
     for (const n of nodes) await n.stop();
+  });
+
+  it('a receiver that never answers delays only its own webhook: another gets each event within 1 s', async () => {
+    const hanging = await receiver();
+    hanging.receiver.answer = () => 'hang';
+    const fast = await receiver();
+    const arrivals = new Map<string, number>();
+    fast.receiver.answer = (request) => {
+      arrivals.set(String(request.headers['flagstaff-delivery']), Date.now());
+      return 200;
+    };
+    const dispatcher = node();
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = fast.receiver.received.length;
+      const written = Date.now();
+      await createFlags(`beside-a-hang-${i}`, 1);
+      await waitFor(() => fast.receiver.received.length > before, `event ${i} at the fast receiver`);
+      delays.push((arrivals.get(fast.receiver.received.at(-1)?.delivery ?? '') ?? Infinity) - written);
+    }
+    // The hanging receiver has its first event and is still holding it (the timeout is 10 s).
+    expect(hanging.receiver.received.length).toBe(1);
+    expect(Math.max(...delays)).toBeLessThan(1000);
+    expect(fast.receiver.keys()).toEqual(['beside-a-hang-0-0', 'beside-a-hang-1-0', 'beside-a-hang-2-0']);
+    await dispatcher.stop();
+    for (const { webhook } of [hanging, fast]) {
+      await call('PATCH', `/v1/projects/default/webhooks/${webhook.id}`, { active: false });
+    }
+  });
+
+  it("shows each webhook's backlog, and its oldest event's age, in the read API and in /metrics", async () => {
+    const { webhook } = await receiver();
+    // No dispatcher runs yet: the events wait in the outbox.
+    await createFlags('backlogged', 3);
+    const read = await call('GET', `/v1/projects/default/webhooks/${webhook.id}`);
+    expect(read.body.backlog).toEqual({ pending: 3, oldestPendingAt: expect.any(String) });
+    const listed = await call('GET', '/v1/projects/default/webhooks');
+    expect(listed.body.find((w: { id: string }) => w.id === webhook.id).backlog.pending).toBe(3);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const series = `{project="default",webhook="${webhook.id}"}`;
+    expect(metrics).toContain(`flagstaff_webhook_backlog${series} 3`);
+    expect(metrics).toMatch(
+      new RegExp(`flagstaff_webhook_backlog_oldest_seconds${series.replace(/[{}]/g, '\\$&')} \\d`),
+    );
+
+    const dispatcher = node();
+    const deadline = Date.now() + 15_000;
+    let after = read;
+    while (after.body.backlog.pending > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await call('GET', `/v1/projects/default/webhooks/${webhook.id}`);
+    }
+    expect(after.body.backlog).toEqual({ pending: 0, oldestPendingAt: null });
+    expect(await (await fetch(`${url}/metrics`)).text()).not.toContain(`flagstaff_webhook_backlog${series}`);
+    await dispatcher.stop();
+    await call('PATCH', `/v1/projects/default/webhooks/${webhook.id}`, { active: false });
   });
 
   it('logs no webhook secret', () => {

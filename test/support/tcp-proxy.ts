@@ -1,35 +1,66 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of a service (PostgreSQL, Redis) that a test can cut and restore, to
- * play an outage or a failover without touching the machine's shared service.
+ * A TCP proxy in front of a service (PostgreSQL, Redis) that a test can cut, hang and restore,
+ * to play an outage, a partition or a failover without touching the machine's shared service.
  */
 export interface TcpProxy {
   readonly port: number;
   /** Drops every open connection and refuses new ones until `restore`. */
   cut(): void;
+  /**
+   * Keeps every connection open but forwards nothing either way, and accepts new connections
+   * without forwarding them: a partition, or a service stopped behind a proxy. `restore` resumes.
+   */
+  hang(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
+/** One client connection and its upstream; forwarding can be paused and resumed. */
+interface Link {
+  readonly client: Socket;
+  upstream: Socket | undefined;
+}
+
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
-  let cut = false;
+  const links = new Set<Link>();
+  let state: 'open' | 'cut' | 'hung' = 'open';
+  const track = (link: Link, socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      link.client.destroy();
+      link.upstream?.destroy();
+      links.delete(link);
+    });
+    socket.on('error', () => socket.destroy());
+  };
+  // Forwarding: pipe resumes both sockets; unpipe and pause leave the bytes unread in the kernel.
+  const forward = (link: Link) => {
+    if (link.upstream === undefined) {
+      link.upstream = connect(targetPort, targetHost);
+      track(link, link.upstream);
+    }
+    link.client.pipe(link.upstream).pipe(link.client);
+  };
+  const pause = (link: Link) => {
+    link.client.unpipe();
+    link.upstream?.unpipe();
+    link.client.pause();
+    link.upstream?.pause();
+  };
   const server: Server = createServer((client) => {
-    if (cut) {
+    if (state === 'cut') {
       client.destroy();
       return;
     }
-    const upstream = connect(targetPort, targetHost);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
+    const link: Link = { client, upstream: undefined };
+    links.add(link);
+    track(link, client);
+    if (state === 'open') forward(link);
+    else client.pause();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -37,11 +68,17 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   return {
     port: address.port,
     cut() {
-      cut = true;
+      state = 'cut';
       for (const socket of sockets) socket.destroy();
     },
+    hang() {
+      state = 'hung';
+      for (const link of links) pause(link);
+    },
     restore() {
-      cut = false;
+      const wasHung = state === 'hung';
+      state = 'open';
+      if (wasHung) for (const link of links) forward(link);
     },
     close() {
       for (const socket of sockets) socket.destroy();

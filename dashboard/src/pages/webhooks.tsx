@@ -14,6 +14,7 @@ interface Webhook {
   readonly active: boolean;
   readonly version: number;
   readonly createdAt: string;
+  readonly backlog?: { readonly pending: number; readonly oldestPendingAt: string | null };
 }
 
 interface Attempt {
@@ -128,6 +129,7 @@ export function WebhooksPage() {
               <p className="muted">
                 Events: {webhook.events.join(', ')} · added <Time at={webhook.createdAt} />
               </p>
+              <Backlog backlog={webhook.backlog} />
             </div>
             <Switch
               checked={webhook.active}
@@ -152,6 +154,22 @@ export function WebhooksPage() {
         </section>
       ))}
     </>
+  );
+}
+
+/** What the webhook has still to deliver: a growing number, or an old oldest, means the receiver lags. */
+function Backlog({ backlog }: { backlog: Webhook['backlog'] }) {
+  if (backlog === undefined) return null;
+  if (backlog.pending === 0) return <p className="muted">Backlog: nothing waiting.</p>;
+  return (
+    <p>
+      Backlog: {backlog.pending} {backlog.pending === 1 ? 'event' : 'events'} waiting
+      {backlog.oldestPendingAt !== null && (
+        <>
+          , the oldest since <Time at={backlog.oldestPendingAt} />
+        </>
+      )}
+    </p>
   );
 }
 

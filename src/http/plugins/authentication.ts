@@ -11,6 +11,10 @@ import type { Principal } from '../../domain/api-key.ts';
 import { systemClock } from '../../domain/clock.ts';
 import type { AccessChecks, Grant } from '../../services/access.ts';
 import type { ApiKeyService } from '../../services/api-key-service.ts';
+import {
+  FAILED_AUTHENTICATION_LIMITS,
+  FailedAuthentications,
+} from '../../services/failed-authentications.ts';
 import { hashSecret } from '../../services/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
 import type { RouteAccess } from '../route-access.ts';
@@ -130,10 +134,8 @@ export interface AccessControl {
   /** Authorisation before validation; absent, routes are left to their use cases. */
   readonly checks: AccessChecks | undefined;
   readonly budgets: Readonly<Partial<Record<RateLimitBudget, RateLimiter>>>;
-  /** Per client address, for requests that fail authentication. */
-  readonly failures: TokenBuckets;
-  /** Credential → until when (ms) it passes an address that is over its failure budget. */
-  readonly trusted: Map<string, number>;
+  /** Per client address, for requests that fail authentication (shared with flagd's gRPC sync). */
+  readonly failedAuthentications: FailedAuthentications;
   readonly clock: Clock;
   readonly routes: GuardedRoute[];
 }
@@ -141,11 +143,8 @@ export interface AccessControl {
 export const DEFAULT_RATE_LIMITS = {
   evaluation: 1000,
   management: 50,
-  failedAuthentication: { burst: 10, perSecond: 1 },
+  failedAuthentication: FAILED_AUTHENTICATION_LIMITS,
 } as const;
-
-/** A credential that authenticated recently still passes an address over its failure budget. */
-const TRUSTED_FOR_MS = 10 * 60 * 1000;
 
 export function createAccessControl(
   apiKeys: ApiKeyService,
@@ -167,12 +166,7 @@ export function createAccessControl(
     authenticators: [apiKeyAuthenticator(apiKeys), ...(options.authenticators ?? [])],
     checks,
     budgets: { ...(evaluation && { evaluation }), ...(management && { management }) },
-    failures: new TokenBuckets({
-      capacity: limits.failedAuthentication.burst,
-      perSecond: limits.failedAuthentication.perSecond,
-      clock,
-    }),
-    trusted: new Map(),
+    failedAuthentications: new FailedAuthentications(limits.failedAuthentication, clock),
     clock,
     routes: [],
   };
@@ -269,7 +263,8 @@ function prepend(
 type Authentication = (request: FastifyRequest, reply: FastifyReply) => boolean | Promise<boolean>;
 
 function authentication(accessControl: AccessControl): Authentication {
-  const { authenticators, failures, trusted, clock } = accessControl;
+  const { authenticators, failedAuthentications } = accessControl;
+  const failures = failedAuthentications.buckets;
 
   const tooManyFailures = (reply: FastifyReply, bucket: Bucket): false => {
     sendRateLimited(reply, failures, bucket, 'Too many failed authentications from this address.');
@@ -278,7 +273,7 @@ function authentication(accessControl: AccessControl): Authentication {
 
   /** A 401, or a 429 once the client address has used up its failure budget. */
   const fail = (request: FastifyRequest, reply: FastifyReply, detail: string): false => {
-    const bucket = failures.take(request.ip);
+    const bucket = failedAuthentications.failed(request.ip);
     setRateLimitHeaders(reply, failures, bucket);
     // Never the credential itself, nor its hash: the reason and the address are enough.
     request.log.debug({ address: request.ip, reason: detail }, 'authentication failed');
@@ -293,7 +288,6 @@ function authentication(accessControl: AccessControl): Authentication {
     reply: FastifyReply,
     authenticator: Authenticator,
     credential: string,
-    now: number,
     found: Principal | Problem | undefined,
   ): boolean => {
     if (found === undefined) return fail(request, reply, authenticator.rejection);
@@ -302,7 +296,7 @@ function authentication(accessControl: AccessControl): Authentication {
       sendProblem(reply, found);
       return false;
     }
-    if ((trusted.get(credential) ?? 0) < now + TRUSTED_FOR_MS / 2) remember(trusted, credential, now);
+    failedAuthentications.succeeded(credential);
     request.principal = found;
     return true;
   };
@@ -311,32 +305,20 @@ function authentication(accessControl: AccessControl): Authentication {
     for (const authenticator of authenticators) {
       const credential = authenticator.credential(request);
       if (credential === undefined) continue;
-      const now = clock();
       // An address over its failure budget gets no answer for a credential it has not proven,
       // so guessing stays slow; credentials that worked recently still pass (clients behind one proxy).
-      if ((trusted.get(credential) ?? 0) < now) {
-        const bucket = failures.peek(request.ip);
-        if (bucket.tokens < 1) {
-          setRateLimitHeaders(reply, failures, bucket);
-          return tooManyFailures(reply, bucket);
-        }
+      const overBudget = failedAuthentications.refuses(request.ip, credential);
+      if (overBudget !== undefined) {
+        setRateLimitHeaders(reply, failures, overBudget);
+        return tooManyFailures(reply, overBudget);
       }
       // API keys answer synchronously from memory: no promise, unless a lookup is still pending.
       const verified = authenticator.verify(request, credential);
-      if (!(verified instanceof Promise))
-        return settle(request, reply, authenticator, credential, now, verified);
-      return verified.then((found) => settle(request, reply, authenticator, credential, now, found));
+      if (!(verified instanceof Promise)) return settle(request, reply, authenticator, credential, verified);
+      return verified.then((found) => settle(request, reply, authenticator, credential, found));
     }
     return fail(request, reply, 'Send the API key as "Authorization: Bearer <key>".');
   };
-}
-
-/** Keeps the trusted credentials bounded: expired ones go when the map grows. */
-function remember(trusted: Map<string, number>, credential: string, now: number): void {
-  if (trusted.size >= 10_000) {
-    for (const [key, until] of trusted) if (until < now) trusted.delete(key);
-  }
-  trusted.set(credential, now + TRUSTED_FOR_MS);
 }
 
 /** Establishes the request's grant, then `done`; or `done(error)` with the 403/404 to answer. */

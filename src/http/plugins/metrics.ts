@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Counter, collectDefaultMetrics, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { EvaluationCounts } from '../../observability/evaluation-counts.ts';
 import { FastHistogram } from '../../observability/request-durations.ts';
 import type { Services } from '../../services/services.ts';
@@ -23,7 +23,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
  */
 export function registerMetrics(
   app: FastifyInstance,
-  services: Pick<Services, 'evaluation' | 'projects'>,
+  services: Pick<Services, 'evaluation' | 'projects'> & Partial<Pick<Services, 'webhooks'>>,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -60,6 +60,48 @@ export function registerMetrics(
       });
     },
   });
+
+  // Read from the outbox on scrape: one grouped query over the queue index, shared by both
+  // gauges (prom-client collects them concurrently) (docs/decisions/1760).
+  const webhooks = services.webhooks;
+  if (webhooks !== undefined) {
+    const labelNames = ['project', 'webhook'] as const;
+    let refreshing: Promise<void> | undefined;
+    const refresh = () => {
+      refreshing ??= (async () => {
+        // While the database is down the last values stay: /metrics still answers.
+        const rows = await webhooks.backlogs().catch(() => undefined);
+        if (rows === undefined) return;
+        const keys = await Promise.all(rows.map((row) => projectKeyOf(row.projectId)));
+        const now = Date.now();
+        backlog.reset();
+        oldest.reset();
+        rows.forEach((row, i) => {
+          const labels = { project: keys[i], webhook: row.webhookId };
+          backlog.set(labels, row.pending);
+          const at = row.oldestPendingAt === null ? now : Date.parse(row.oldestPendingAt);
+          oldest.set(labels, Math.max(0, (now - at) / 1000));
+        });
+      })().finally(() => {
+        refreshing = undefined;
+      });
+      return refreshing;
+    };
+    const backlog = new Gauge({
+      name: 'flagstaff_webhook_backlog',
+      help: 'Webhook deliveries queued and not delivered yet, by project key and webhook id.',
+      labelNames,
+      registers: [registry],
+      collect: refresh,
+    });
+    const oldest = new Gauge({
+      name: 'flagstaff_webhook_backlog_oldest_seconds',
+      help: 'Age of the oldest undelivered webhook delivery, by project key and webhook id.',
+      labelNames,
+      registers: [registry],
+      collect: refresh,
+    });
+  }
 
   const duration = new FastHistogram({
     name: 'flagstaff_http_request_duration_seconds',

@@ -36,28 +36,39 @@ return {granted, tostring(tokens)}
 `;
 
 /**
+ * How long a lease may take before Redis counts as unreachable: well under a request's budget
+ * and a second's refill, so a hung Redis (a partition: the connection open, nothing answered)
+ * means per-node limits within a fraction of a second (docs/decisions/1761).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 250;
+/** While Redis is away over a connection that stays open, it is asked (PING) this often whether it is back. */
+const PROBE_MS = 1000;
+/** Probes that time out in a row before the connection is dropped and made again. */
+const PROBES_BEFORE_RECONNECT = 3;
+
+/**
  * The Redis side of rate limits shared by all nodes (FLAGSTAFF_REDIS_URL, decision 0206).
- * Commands fail at once while Redis is unreachable (no offline queue), so a caller falls back
- * to per-node limits instead of waiting; the client reconnects by itself, with backoff.
+ * Commands fail at once while Redis is unreachable (no offline queue) and after
+ * REDIS_COMMAND_TIMEOUT_MS when it does not answer, so a caller falls back to per-node limits
+ * instead of waiting; the client reconnects by itself, with backoff.
  */
 export class RedisLeases {
   readonly #client: Redis;
   readonly #log: LeaseLog;
   #available = false;
+  #probe: NodeJS.Timeout | undefined;
+  #failedProbes = 0;
 
   constructor(url: string, log: LeaseLog) {
     this.#log = log;
     this.#client = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: 1000,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
-    this.#client.on('ready', () => {
-      if (this.#available) return;
-      this.#available = true;
-      this.#log.info({}, 'Redis reachable: rate limits are shared by every node');
-    });
+    this.#client.on('ready', () => this.#found());
     // Handled, or the client's errors would end the process; one line when Redis goes away.
     this.#client.on('error', (error) => this.#lost(error));
     this.#client.on('close', () => this.#lost(undefined));
@@ -88,12 +99,40 @@ export class RedisLeases {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#probe);
     this.#client.disconnect();
+  }
+
+  #found(): void {
+    clearInterval(this.#probe);
+    this.#probe = undefined;
+    this.#failedProbes = 0;
+    if (this.#available) return;
+    this.#available = true;
+    this.#log.info({}, 'Redis reachable: rate limits are shared by every node');
   }
 
   #lost(error: unknown): void {
     if (!this.#available) return;
     this.#available = false;
-    this.#log.warn({ err: error }, 'Redis unreachable: rate limits are per node until it answers again');
+    this.#log.warn(
+      { err: error instanceof Error ? error.message : undefined },
+      'Redis unreachable: rate limits are per node until it answers again',
+    );
+    // A closed connection comes back through ioredis' reconnects ('ready'); one that stays open
+    // but silent (a partition) never does by itself: ask it, and after a few silences reconnect.
+    this.#probe ??= setInterval(() => this.#ask(), PROBE_MS).unref();
+  }
+
+  #ask(): void {
+    const silent = () => {
+      if (++this.#failedProbes < PROBES_BEFORE_RECONNECT) return;
+      this.#failedProbes = 0;
+      this.#client.disconnect(true);
+    };
+    // 'connect': connected, but its ready check went unanswered — silent too.
+    if (this.#client.status === 'connect') silent();
+    if (this.#client.status !== 'ready') return;
+    this.#client.ping().then(() => this.#found(), silent);
   }
 }

@@ -1,21 +1,38 @@
+import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../domain/errors.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
+import { descriptorLimit, type StreamLimits, streamLimits } from '../../realtime/stream-limits.ts';
 import type { Services } from '../../services/services.ts';
+import { rateLimitStep } from '../plugins/rate-limit.ts';
+import { problem, sendProblem } from '../problem.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 export const EVENT_STREAM_PATH = '/ofrep/v1/events';
+/** What a refused stream's Retry-After says: streams come and go, so soon. */
+const STREAM_RETRY_SECONDS = 5;
 
 /**
  * The OFREP event stream (docs/product.md §9, reference/ofrep/event-streams.yaml). EventSource sends no
  * headers, so the URL's token is the credential; the bulk evaluation response hands it out.
  */
-export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
-  app,
-  { services, realtime },
-) => {
+export const eventStreamRoutes: RoutesPlugin<{
+  services: Services;
+  realtime: Realtime;
+  limits?: StreamLimits;
+}> = async (app, { services, realtime, limits = streamLimits({}, descriptorLimit()) }) => {
   const streams = realtime.eventStreams;
+  // A handshake costs the key an evaluation (decision 1762): the stream's token stands for it.
+  const evaluationBudget = app.hasDecorator('accessControl')
+    ? app.accessControl.budgets.evaluation
+    : undefined;
+  const rateLimit = evaluationBudget && rateLimitStep(evaluationBudget, 'evaluation');
+  /** 429 before descriptors run out: the client's EventSource retries, the provider keeps polling. */
+  const refuseStream = (reply: FastifyReply, detail: string) => {
+    reply.header('retry-after', STREAM_RETRY_SECONDS);
+    return sendProblem(reply, problem('rate_limited', detail));
+  };
   // Open streams would keep close() waiting forever; clients reconnect to another node.
   app.addHook('preClose', async () => streams.closeAll());
 
@@ -35,6 +52,10 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Rea
         response: {
           200: Type.String({ description: 'text/event-stream' }),
           401: Type.Unknown({ description: 'Malformed, tampered, expired, or its key revoked.' }),
+          429: Type.Unknown({
+            description:
+              "The key's evaluation rate limit, or the streams open for the key or on this node, are at their limit.",
+          }),
           403: Type.Unknown({ description: 'The key no longer covers the project or environment.' }),
           404: Type.Unknown({ description: 'The environment no longer exists.' }),
         },
@@ -42,8 +63,23 @@ export const eventStreamRoutes: RoutesPlugin<{ services: Services; realtime: Rea
     },
     async (request, reply) => {
       const grant = await realtime.streamAccess.verify(request.query.token);
+      request.principal = grant.principal;
+      if (rateLimit !== undefined && !rateLimit(request, reply)) return reply;
       if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
         throw notFound('The environment of this stream no longer exists.');
+      }
+      // Checked last, with nothing awaited between the check and the stream's opening.
+      if (streams.size >= limits.perNode) {
+        return refuseStream(
+          reply,
+          `This server holds its limit of ${limits.perNode} event streams; retry later or poll.`,
+        );
+      }
+      if (streams.openFor(grant.keyId) >= limits.perKey) {
+        return refuseStream(
+          reply,
+          `This API key holds its limit of ${limits.perKey} event streams on this server.`,
+        );
       }
       const lastEventId = request.headers['last-event-id'];
       // CORS and request-id headers set by hooks so far travel with the stream's own.

@@ -20,6 +20,7 @@ import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
 import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
 import type { Problem } from '../problem.ts';
+import { publicOrigin } from '../public-origin.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -127,11 +128,12 @@ const INACTIVITY_DELAY_SEC = 120;
 
 /**
  * The OFREP `eventStreams` of a bulk response (docs/product.md §9): only for API keys, whose secret hash
- * signs the URL's token. Absolute, on the origin the client reached us by.
+ * signs the URL's token. Absolute, on FLAGSTAFF_PUBLIC_URL or the listening address (never the Host header).
  */
 function eventStreamsFor(
   request: FastifyRequest,
   realtime: Realtime,
+  publicUrl: string | undefined,
   projectId: string,
   environment: string,
 ) {
@@ -139,7 +141,7 @@ function eventStreamsFor(
   const secret = bearerSecret(request);
   if (principal.type !== 'api_key' || secret === undefined) return undefined;
   const token = realtime.streamAccess.issue(principal.id, hashSecret(secret), projectId, environment);
-  const url = `${request.protocol}://${request.host}${EVENT_STREAM_PATH}?token=${token}`;
+  const url = `${publicOrigin(request, publicUrl)}${EVENT_STREAM_PATH}?token=${token}`;
   return [{ type: 'sse' as const, url, inactivityDelaySec: INACTIVITY_DELAY_SEC }];
 }
 
@@ -218,10 +220,11 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
  * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
  * /ofrep/v1, with the same API keys and evaluation service as /v1.
  */
-export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime }> = async (
-  app,
-  { services, realtime },
-) => {
+export const ofrepRoutes: RoutesPlugin<{
+  services: Services;
+  realtime: Realtime;
+  publicUrl?: string | undefined;
+}> = async (app, { services, realtime, publicUrl }) => {
   registerAuthentication(app, services.apiKeys);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
@@ -300,7 +303,13 @@ export const ofrepRoutes: RoutesPlugin<{ services: Services; realtime: Realtime 
       const context = contextOf(request.body);
       const reevaluate = reevaluateIn(target.compiled, epochSeconds(services.clock));
       const details = services.evaluation.evaluateAllIn(target, context);
-      const eventStreams = eventStreamsFor(request, realtime, target.projectId, target.environment);
+      const eventStreams = eventStreamsFor(
+        request,
+        realtime,
+        publicUrl,
+        target.projectId,
+        target.environment,
+      );
       const body = JSON.stringify({
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),

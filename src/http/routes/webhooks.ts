@@ -40,6 +40,17 @@ const WebhookSchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  backlog: Type.Optional(
+    Type.Object(
+      {
+        pending: Type.Integer({ minimum: 0, description: 'Events queued and not delivered yet.' }),
+        oldestPendingAt: Type.Union([Timestamp, Type.Null()], {
+          description: 'When the oldest of them was queued; null when none is.',
+        }),
+      },
+      { description: 'In read answers: what the webhook has still to deliver.' },
+    ),
+  ),
 });
 const CreatedWebhookSchema = Type.Object({ ...WebhookSchema.properties, secret: Type.String() });
 const AttemptSchema = Type.Object({

@@ -1,11 +1,12 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DeliveryState, WebhookAttempt, WebhookDelivery } from '../../domain/webhook.ts';
+import type { DeliveryState, WebhookDelivery } from '../../domain/webhook.ts';
 import type { Page, PageRequest } from '../store.ts';
 import type {
-  AttemptOutcome,
   ClaimedDelivery,
+  FinishedAttempt,
   NewDelivery,
   StoredWebhook,
+  WebhookBacklog,
   WebhookStore,
 } from '../webhook-store.ts';
 import type { Database } from './database.ts';
@@ -69,6 +70,38 @@ const webhookFromRow = (row: WebhooksTable): StoredWebhook => ({
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+});
+
+/** What a claim reads of a delivery and its webhook. */
+const CLAIMED_COLUMNS = [
+  'd.id',
+  'd.webhook_id',
+  'd.event',
+  'd.payload',
+  'd.attempts',
+  'd.created_at',
+  'w.url',
+  'w.secret',
+] as const;
+
+const claimedFromRow = (row: {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  attempts: number;
+  created_at: string;
+  url: string;
+  secret: string;
+}): ClaimedDelivery => ({
+  id: row.id,
+  webhookId: row.webhook_id,
+  url: row.url,
+  secret: row.secret,
+  event: row.event,
+  payload: row.payload,
+  attempts: row.attempts,
+  createdAt: row.created_at,
 });
 
 const withoutSecret = ({ secret: _, ...webhook }: StoredWebhook) => webhook;
@@ -207,20 +240,17 @@ export class SqlWebhookStore implements WebhookStore {
     return row && (await this.#withAttempts([row]))[0];
   }
 
-  async claimDue(owner: string, now: string, leaseUntil: string, limit: number) {
-    const heads = await this.#db
+  async claimDue(
+    owner: string,
+    now: string,
+    leaseUntil: string,
+    limit: number,
+    skipWebhooks: readonly string[] = [],
+  ) {
+    let query = this.#db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-      .select([
-        'd.id',
-        'd.webhook_id',
-        'd.event',
-        'd.payload',
-        'd.attempts',
-        'd.created_at',
-        'w.url',
-        'w.secret',
-      ])
+      .select(CLAIMED_COLUMNS)
       .where('w.active', '=', 1)
       .where('d.state', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
@@ -232,77 +262,133 @@ export class SqlWebhookStore implements WebhookStore {
           .select((q) => q.fn.min('q.position').as('head'))
           .whereRef('q.webhook_id', '=', 'd.webhook_id')
           .where('q.state', '=', 'pending'),
-      )
-      .orderBy('d.next_attempt_at')
-      .limit(limit)
-      .execute();
+      );
+    if (skipWebhooks.length > 0) query = query.where('d.webhook_id', 'not in', [...skipWebhooks]);
+    const heads = await query.orderBy('d.next_attempt_at').limit(limit).execute();
     const claimed: ClaimedDelivery[] = [];
     for (const head of heads) {
       // Whoever updates the row first owns it; the other node's update then matches nothing.
-      const result = await this.#db
-        .updateTable('webhook_deliveries')
-        .set({ lease_owner: owner, lease_until: leaseUntil })
-        .where('id', '=', head.id)
-        .where('state', '=', 'pending')
-        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) !== 1) continue;
-      claimed.push({
-        id: head.id,
-        webhookId: head.webhook_id,
-        url: head.url,
-        secret: head.secret,
-        event: head.event,
-        payload: head.payload,
-        attempts: head.attempts,
-        createdAt: head.created_at,
-      });
+      if ((await this.#lease([head.id], owner, now, leaseUntil)) === 1) claimed.push(claimedFromRow(head));
     }
     return claimed;
   }
 
-  async finishAttempt(
-    deliveryId: string,
-    owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ) {
-    return this.#atomically((db) => SqlWebhookStore.#finish(db, deliveryId, owner, attempt, outcome));
+  async claimRun(webhookId: string, owner: string, now: string, leaseUntil: string, limit: number) {
+    const queue = await this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select([...CLAIMED_COLUMNS, 'd.next_attempt_at', 'd.lease_owner', 'd.lease_until'])
+      .where('d.webhook_id', '=', webhookId)
+      .where('w.active', '=', 1)
+      .where('d.state', '=', 'pending')
+      .orderBy('d.position')
+      .limit(limit)
+      .execute();
+    const free = (row: (typeof queue)[number]) =>
+      row.lease_owner === owner || row.lease_until === null || row.lease_until < now;
+    const stop = queue.findIndex((row) => row.next_attempt_at > now || !free(row));
+    const run = stop === -1 ? queue : queue.slice(0, stop);
+    if (run.length === 0) return [];
+    const ids = run.map((row) => row.id);
+    if ((await this.#lease(ids, owner, now, leaseUntil)) === ids.length) return run.map(claimedFromRow);
+    // Another node leased part of the run between the read and the update: keep nothing of it.
+    await this.releaseLeases(owner, ids);
+    return [];
   }
 
-  static async #finish(
-    db: Db,
-    deliveryId: string,
-    owner: string,
-    attempt: WebhookAttempt & { readonly id: string; readonly node: string },
-    outcome: AttemptOutcome,
-  ) {
-    await db
-      .insertInto('webhook_attempts')
-      .values({
-        id: attempt.id,
-        delivery_id: deliveryId,
-        at: attempt.at,
-        node: attempt.node,
-        status_code: attempt.statusCode,
-        error: attempt.error,
-        duration_ms: attempt.durationMs,
-      })
-      .execute();
-    const result = await db
+  /** Leases `ids` to `owner` where free (or already `owner`'s); how many it now holds. */
+  async #lease(ids: readonly string[], owner: string, now: string, leaseUntil: string): Promise<number> {
+    const result = await this.#db
       .updateTable('webhook_deliveries')
-      .set({
-        state: outcome.state,
-        attempts: sql`attempts + 1`,
-        next_attempt_at: outcome.nextAttemptAt,
-        finished_at: outcome.finishedAt,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where('id', '=', deliveryId)
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where('id', 'in', [...ids])
+      .where('state', '=', 'pending')
+      .where((eb) =>
+        eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]),
+      )
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async renewLeases(owner: string, ids: readonly string[], leaseUntil: string) {
+    if (ids.length === 0) return 0;
+    const result = await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ lease_until: leaseUntil })
+      .where('id', 'in', [...ids])
       .where('lease_owner', '=', owner)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return Number(result.numUpdatedRows);
+  }
+
+  async releaseLeases(owner: string, ids: readonly string[]) {
+    if (ids.length === 0) return;
+    await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: null, lease_until: null })
+      .where('id', 'in', [...ids])
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  async backlogs(projectId?: string): Promise<readonly WebhookBacklog[]> {
+    let query = this.#db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select((eb) => [
+        'd.webhook_id',
+        'w.project_id',
+        eb.fn.countAll<number | string>().as('pending'),
+        eb.fn.min('d.created_at').as('oldest'),
+      ])
+      .where('d.state', '=', 'pending')
+      .groupBy(['d.webhook_id', 'w.project_id']);
+    if (projectId !== undefined) query = query.where('w.project_id', '=', projectId);
+    const rows = await query.execute();
+    return rows.map((row) => ({
+      webhookId: row.webhook_id,
+      projectId: row.project_id,
+      pending: Number(row.pending),
+      oldestPendingAt: row.oldest,
+    }));
+  }
+
+  async finishAttempts(owner: string, finished: readonly FinishedAttempt[]) {
+    if (finished.length === 0) return 0;
+    return this.#atomically(async (db) => {
+      await db
+        .insertInto('webhook_attempts')
+        .values(
+          finished.map(({ deliveryId, attempt }) => ({
+            id: attempt.id,
+            delivery_id: deliveryId,
+            at: attempt.at,
+            node: attempt.node,
+            status_code: attempt.statusCode,
+            error: attempt.error,
+            duration_ms: attempt.durationMs,
+          })),
+        )
+        .execute();
+      let applied = 0;
+      for (const { deliveryId, outcome } of finished) {
+        const result = await db
+          .updateTable('webhook_deliveries')
+          .set({
+            state: outcome.state,
+            attempts: sql`attempts + 1`,
+            next_attempt_at: outcome.nextAttemptAt,
+            finished_at: outcome.finishedAt,
+            lease_owner: null,
+            lease_until: null,
+          })
+          .where('id', '=', deliveryId)
+          .where('lease_owner', '=', owner)
+          .executeTakeFirst();
+        applied += Number(result.numUpdatedRows);
+      }
+      return applied;
+    });
   }
 
   async #withAttempts(rows: readonly WebhookDeliveriesTable[]): Promise<WebhookDelivery[]> {
