@@ -30,6 +30,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
+    sso: config.oidc,
+    passwordSignIn: config.passwordSignIn,
   });
   const app = await buildApp({
     services,

@@ -16,7 +16,8 @@ export type ErrorCode =
   | 'request_timeout'
   | 'header_too_large'
   | 'internal_error'
-  | 'database_unavailable';
+  | 'database_unavailable'
+  | 'identity_provider_unavailable';
 
 /** One problem with one field of a request, addressed by JSON pointer (`/rules/0/operator`). */
 export interface FieldError {

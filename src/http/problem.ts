@@ -17,6 +17,7 @@ export const ERROR_CATALOGUE: Readonly<Record<ErrorCode, { status: number; title
   header_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   database_unavailable: { status: 503, title: 'Database unavailable' },
+  identity_provider_unavailable: { status: 503, title: 'Identity provider unavailable' },
 };
 
 export interface Problem {

@@ -18,10 +18,12 @@ import { InsightsService } from './insights-service.ts';
 import { NodeSync } from './node-sync.ts';
 import { PasswordService } from './password-service.ts';
 import { ProjectService } from './project-service.ts';
+import { ProvisioningService } from './provisioning-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
+import { SsoService, type SsoSettings } from './sso-service.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
@@ -48,6 +50,10 @@ export interface Services {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
   readonly passwords: PasswordService;
+  /** Single sign-on through the organisation's OpenID provider; undefined when not configured. */
+  readonly sso: SsoService | undefined;
+  /** Accounts as the identity provider manages them over SCIM. */
+  readonly provisioning: ProvisioningService;
   readonly health: HealthService;
   readonly insights: InsightsService;
   readonly webhooks: WebhookService;
@@ -67,6 +73,10 @@ export interface ServiceOptions {
   readonly insights?: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
   readonly webhooksAllowPrivate?: boolean;
+  /** FLAGSTAFF_OIDC_*: single sign-on (decision 1720). */
+  readonly sso?: SsoSettings | undefined;
+  /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
+  readonly passwordSignIn?: boolean;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -79,7 +89,12 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
-  const sessions = new SessionService(store, { clock, ...options.sessions });
+  const sessions = new SessionService(store, {
+    clock,
+    passwordSignIn: options.passwordSignIn,
+    ssoLabel: options.sso?.label,
+    ...options.sessions,
+  });
   return {
     clock,
     changes: snapshots,
@@ -98,6 +113,8 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     accounts: new AccountService(store, clock),
     sessions,
     passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
+    sso: options.sso && new SsoService(store, options.sso, clock),
+    provisioning: new ProvisioningService(store, clock),
     insights,
     health: new HealthService(store, sync),
     sync,

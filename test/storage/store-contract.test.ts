@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import type { ApiKey } from '../../src/domain/api-key.ts';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { Flag, FlagEnvironment, JsonValue } from '../../src/domain/flag.ts';
@@ -168,6 +169,7 @@ function anAccount(overrides: Partial<StoredAccount> = {}): StoredAccount {
     createdAt: CREATED,
     lastLoginAt: null,
     version: 1,
+    ...LOCAL_ACCOUNT,
     ...overrides,
   };
 }

@@ -9,6 +9,7 @@ import { changeSafety } from './0007-change-safety.ts';
 import { flagEvaluations } from './0008-flag-evaluations.ts';
 import { accountSelfService } from './0009-account-self-service.ts';
 import { insightsIndexOnlyScan } from './0010-insights-index-only-scan.ts';
+import { singleSignOn } from './0012-single-sign-on.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008-flag-evaluations': flagEvaluations,
   '0009-account-self-service': accountSelfService,
   '0010-insights-index-only-scan': insightsIndexOnlyScan,
+  '0012-single-sign-on': singleSignOn,
 };
 
 export const migrationProvider: MigrationProvider = {
