@@ -45,7 +45,7 @@ export class SignInNotVerified extends DomainError {
 /**
  * The OpenID Connect relying party, done by `openid-client` (certified): discovery, the
  * authorization URL with PKCE (S256), state and nonce, and the code exchange with every ID-token
- * check (signature, issuer, audience, expiry, nonce). Discovery happens at the first sign-in and
+ * check (signature against the provider's published keys, issuer, audience, expiry, nonce). Discovery happens at the first sign-in and
  * is retried at the next one when the provider was down, so a provider that is down never stops
  * the server from starting.
  */
@@ -105,7 +105,12 @@ export class OidcRelyingParty {
       const server = new URL(issuer);
       const discovery = oidc.discovery(server, clientId, clientSecret, undefined, {
         timeout: timeoutMs / 1000,
-        execute: allowsPlainHttp(server) ? [oidc.allowInsecureRequests] : [],
+        // The ID token's signature is checked against the provider's keys, not left to TLS alone
+        // (the library's default for tokens from the token endpoint): decision 1720.
+        execute: [
+          oidc.enableNonRepudiationChecks,
+          ...(allowsPlainHttp(server) ? [oidc.allowInsecureRequests] : []),
+        ],
       });
       this.#configuration = discovery;
       // A failed discovery is forgotten, so the next sign-in tries again.

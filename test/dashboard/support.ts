@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/build-app.ts';
+import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
 import { bootstrapAccounts } from '../../src/services/account-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services/services.ts';
@@ -56,6 +56,7 @@ export async function startDashboardServer(
     dashboardRoot?: string;
     /** Single sign-on and password sign-in, as FLAGSTAFF_OIDC_* and FLAGSTAFF_PASSWORD_SIGN_IN set them. */
     signIn?: Pick<ServiceOptions, 'sso' | 'passwordSignIn'>;
+    logger?: AppOptions['logger'];
   } = {},
 ): Promise<DashboardServer> {
   const opened = await (options.database ?? sqlite).open();
@@ -65,6 +66,7 @@ export async function startDashboardServer(
   const services = createServices(opened.store, { sessions: options.sessions ?? {}, ...options.signIn });
   const app = await buildApp({
     services,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.dashboardRoot === undefined ? {} : { dashboardRoot: options.dashboardRoot }),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -66,7 +66,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
   const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
 
   app.get(
-    `${PENDING_PATH}/login`,
+    '/auth/oidc/login',
     {
       schema: {
         tags,
@@ -98,7 +98,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
   );
 
   app.get(
-    `${PENDING_PATH}/callback`,
+    '/auth/oidc/callback',
     {
       schema: {
         tags,
