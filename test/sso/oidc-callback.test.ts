@@ -140,11 +140,36 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   });
 
   it.each([
-    ['a wrong nonce', () => void (forging.claims = { nonce: 'not-the-one-sent' })],
-    ['a token signed by another key', () => void (forging.foreignKey = true)],
-    ['a token for another audience', () => void (forging.claims = { aud: 'another-client' })],
-    ['an expired token', () => void (forging.claims = { exp: Math.floor(Date.now() / 1000) - 3600 })],
-    ['a token from another issuer', () => void (forging.claims = { iss: 'https://evil.example.com' })],
+    [
+      'a wrong nonce',
+      () => {
+        forging.claims = { nonce: 'not-the-one-sent' };
+      },
+    ],
+    [
+      'a token signed by another key',
+      () => {
+        forging.foreignKey = true;
+      },
+    ],
+    [
+      'a token for another audience',
+      () => {
+        forging.claims = { aud: 'another-client' };
+      },
+    ],
+    [
+      'an expired token',
+      () => {
+        forging.claims = { exp: Math.floor(Date.now() / 1000) - 3600 };
+      },
+    ],
+    [
+      'a token from another issuer',
+      () => {
+        forging.claims = { iss: 'https://evil.example.com' };
+      },
+    ],
   ])('refuses %s', async (_, forge) => {
     const { state, cookie } = await begin();
     forge();

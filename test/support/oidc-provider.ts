@@ -49,6 +49,7 @@ export async function startOidcProvider(redirectUri: () => string): Promise<Test
     // The claims of the requested scopes go into the ID token, as Okta and Entra ID put groups there.
     conformIdTokenClaims: false,
     cookies: { keys: ['test-provider-cookie-key-0123456789'] },
+    ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
     features: { devInteractions: { enabled: true } },
     async findAccount(_ctx: unknown, id: string) {
       const person = people.get(id);
