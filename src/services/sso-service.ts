@@ -137,8 +137,8 @@ export class SsoService {
   }
 
   /**
-   * The account of this subject. An account with the same email is bound only when SCIM made it
-   * for this provider and it is bound to no one yet; a password account is never taken over
+   * The account of this subject. An account with the same email is bound only when it has no
+   * password and is bound to no one yet (SCIM made it); a password account is never taken over
    * silently (decision 1720).
    */
   async #account(
@@ -151,7 +151,10 @@ export class SsoService {
     if (bound !== undefined) return bound;
     const sameEmail = await this.#store.findAccountByEmail(email);
     if (sameEmail === undefined) return undefined;
-    if (sameEmail.sso === null && sameEmail.externalId !== null && emailVerified !== false) return sameEmail;
+    // Provisioned over SCIM (no password, bound to no one): the same provider made it for this person.
+    if (sameEmail.sso === null && sameEmail.passwordHash === UNUSABLE_HASH && emailVerified !== false) {
+      return sameEmail;
+    }
     throw new SignInRefused(
       `There is already a Flagstaff account for ${email} that does not sign in with ${this.label}. ` +
         'It is not linked automatically: an admin must remove it (or link it), then you can sign in here.',

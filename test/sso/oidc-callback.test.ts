@@ -210,6 +210,33 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(ada?.sso).toBeNull();
   });
 
+  it('binds an account the provider created over SCIM at its first sign-in, and refuses it once deactivated', async () => {
+    const provisioned = await server.call('POST', '/scim/v2/Users', {
+      key: ADMIN_KEY,
+      origin: null,
+      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'mallory@example.com' },
+    });
+    expect(provisioned.status).toBe(201);
+    const first = await begin();
+    const signedIn = await callback(`code=c1&state=${first.state}`, first.cookie);
+    expect(signedIn.status).toBe(302);
+    expect(await server.store.findAccountByEmail('mallory@example.com')).toMatchObject({
+      id: provisioned.body.id,
+      role: 'admin',
+      sso: { subject: 'forged-subject' },
+    });
+
+    await server.call('PATCH', `/scim/v2/Users/${provisioned.body.id}`, {
+      key: ADMIN_KEY,
+      origin: null,
+      body: { Operations: [{ op: 'replace', path: 'active', value: false }] },
+    });
+    const again = await begin();
+    const refused = await callback(`code=c1&state=${again.state}`, again.cookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/deactivated/);
+  });
+
   it('logs neither the code, the state nor any token', () => {
     const logged = lines.join('');
     expect(logged).toContain('/v1/auth/oidc/callback');
