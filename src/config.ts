@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { MappedRole } from './domain/account.ts';
-import { allowsPlainHttp } from './domain/oidc-issuer.ts';
+import { allowsPlainHttp, type OidcSettings } from './domain/oidc-issuer.ts';
 import { parseRoleMappings } from './domain/role-mapping.ts';
 
 /** Configuration is read from the environment once, validated, and frozen (SPEC §1). */
@@ -32,24 +32,9 @@ export interface Config {
   /** FLAGSTAFF_PUBLIC_URL: the absolute http(s) URL people and identity providers reach this server at, without a trailing slash. */
   readonly publicUrl: string | undefined;
   /** Single sign-on through an OpenID provider (decision 1720); undefined when FLAGSTAFF_OIDC_ISSUER is unset. */
-  readonly oidc: OidcConfig | undefined;
+  readonly oidc: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: the dashboard's password sign-in is refused (API keys still work). */
   readonly passwordSignIn: boolean;
-}
-
-export interface OidcConfig {
-  /** FLAGSTAFF_OIDC_ISSUER */
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  /** Where the provider sends people back: `<FLAGSTAFF_PUBLIC_URL>/v1/auth/oidc/callback`. */
-  readonly redirectUri: string;
-  /** FLAGSTAFF_OIDC_LABEL: "Sign in with <label>", default SSO. */
-  readonly label: string;
-  /** FLAGSTAFF_OIDC_ROLES_CLAIM, default groups. */
-  readonly rolesClaim: string;
-  /** FLAGSTAFF_OIDC_ROLES, parsed. */
-  readonly roles: readonly MappedRole[];
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -143,7 +128,7 @@ const OIDC_REQUIRED = [
 ] as const;
 
 /** Single sign-on, all or nothing: the issuer turns it on and needs the client and the public URL. */
-function oidc(env: Env, base: string | undefined): OidcConfig | undefined {
+function oidc(env: Env, base: string | undefined): OidcSettings | undefined {
   const issuer = env.FLAGSTAFF_OIDC_ISSUER || undefined;
   if (issuer === undefined) {
     const stray = ['FLAGSTAFF_OIDC_CLIENT_ID', 'FLAGSTAFF_OIDC_ROLES'].find((name) => env[name]);

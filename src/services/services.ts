@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
+import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { KeyRevocations } from '../realtime/key-revocations.ts';
 import type { ProjectChanges } from '../realtime/project-changes.ts';
 import { SseStreams } from '../realtime/sse-streams.ts';
@@ -23,7 +24,7 @@ import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
 import { SnapshotRegistry } from './snapshots.ts';
-import { SsoService, type SsoSettings } from './sso-service.ts';
+import { SsoService } from './sso-service.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
@@ -74,7 +75,7 @@ export interface ServiceOptions {
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
   readonly webhooksAllowPrivate?: boolean;
   /** FLAGSTAFF_OIDC_*: single sign-on (decision 1720). */
-  readonly sso?: SsoSettings | undefined;
+  readonly sso?: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
   readonly passwordSignIn?: boolean;
 }

@@ -3,6 +3,7 @@ import type { MappedRole } from '../domain/account.ts';
 import { LOCAL_ACCOUNT } from '../domain/account.ts';
 import { type Clock, isoTime } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { claimValues, highestRole, matchingRoles } from '../domain/role-mapping.ts';
 import type { StoredAccount, StoreRoles } from '../storage/store.ts';
 import { recordAudit } from './audit.ts';
@@ -11,17 +12,6 @@ import { OidcRelyingParty, SignInNotVerified } from './oidc-relying-party.ts';
 import { UNUSABLE_HASH } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 import { normaliseEmail, principalOfAccount, publicAccount, refuseDeactivated } from './session-service.ts';
-
-/** What single sign-on needs of the configuration (FLAGSTAFF_OIDC_*; decision 1720). */
-export interface SsoSettings {
-  readonly issuer: string;
-  readonly clientId: string;
-  readonly clientSecret: string;
-  readonly redirectUri: string;
-  readonly label: string;
-  readonly rolesClaim: string;
-  readonly roles: readonly MappedRole[];
-}
 
 /** How long the provider may take to send the person back. */
 const PENDING_TTL_MS = 10 * 60 * 1000;
@@ -49,11 +39,11 @@ const notStartedHere = () =>
 /** Single sign-on through the organisation's OpenID provider: accounts bound to (issuer, sub), roles from a claim. */
 export class SsoService {
   readonly #store: StoreRoles;
-  readonly #settings: SsoSettings;
+  readonly #settings: OidcSettings;
   readonly #relyingParty: OidcRelyingParty;
   readonly #clock: Clock;
 
-  constructor(store: StoreRoles, settings: SsoSettings, clock: Clock) {
+  constructor(store: StoreRoles, settings: OidcSettings, clock: Clock) {
     this.#store = store;
     this.#settings = settings;
     this.#relyingParty = new OidcRelyingParty(settings);

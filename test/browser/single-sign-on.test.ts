@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
 import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
-import type { SsoSettings } from '../../src/services/sso-service.ts';
 import { ADMIN_KEY, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import {
   CLIENT_ID,
@@ -27,7 +27,7 @@ describeInChromium('Single sign-on in the dashboard', () => {
 
   beforeAll(async () => {
     // The server's address is known once it listens; the settings read it when a sign-in starts.
-    const settings: SsoSettings = {
+    const settings: OidcSettings = {
       get issuer() {
         return provider.issuer;
       },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
 import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
-import type { SsoSettings } from '../../src/services/sso-service.ts';
 import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
@@ -22,7 +22,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   beforeAll(async () => {
     forging = await startForgingIssuer(CLIENT_ID);
     forging.down = true; // the provider is down while Flagstaff starts
-    const settings: SsoSettings = {
+    const settings: OidcSettings = {
       issuer: forging.issuer,
       clientId: CLIENT_ID,
       clientSecret: 'client-secret-0123456789',
