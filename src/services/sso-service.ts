@@ -12,9 +12,12 @@ import { OidcRelyingParty, SignInNotVerified } from './oidc-relying-party.ts';
 import { UNUSABLE_HASH } from './passwords.ts';
 import { hashSecret } from './secrets.ts';
 import { normaliseEmail, principalOfAccount, publicAccount, refuseDeactivated } from './session-service.ts';
+import { TokenBuckets } from './token-buckets.ts';
 
 /** How long the provider may take to send the person back. */
 const PENDING_TTL_MS = 10 * 60 * 1000;
+/** Sign-ins started per client address: each keeps a row for 10 minutes, so starting is limited. */
+const STARTS_PER_ADDRESS = { capacity: 30, perSecond: 1 / 10 };
 
 /** A sign-in that was started here and can be finished: state and nonce are single-use. */
 export interface StartedSignIn {
@@ -42,12 +45,14 @@ export class SsoService {
   readonly #settings: OidcSettings;
   readonly #relyingParty: OidcRelyingParty;
   readonly #clock: Clock;
+  readonly #starts: TokenBuckets;
 
   constructor(store: StoreRoles, settings: OidcSettings, clock: Clock) {
     this.#store = store;
     this.#settings = settings;
     this.#relyingParty = new OidcRelyingParty(settings);
     this.#clock = clock;
+    this.#starts = new TokenBuckets({ ...STARTS_PER_ADDRESS, clock });
   }
 
   /** Where the provider sends people back (`<FLAGSTAFF_PUBLIC_URL>/v1/auth/oidc/callback`). */
@@ -61,7 +66,14 @@ export class SsoService {
   }
 
   /** Starts a sign-in: where to send the browser, and the cookie that ties the way back to it. */
-  async start(returnTo: string): Promise<StartedSignIn> {
+  async start(returnTo: string, address: string): Promise<StartedSignIn> {
+    const bucket = this.#starts.take(address);
+    if (!bucket.allowed) {
+      throw new DomainError(
+        'rate_limited',
+        `Too many sign-ins started from your address. Try again in ${this.#starts.retryAfterSeconds(bucket)} seconds.`,
+      );
+    }
     const started = await this.#relyingParty.start();
     const browserToken = randomBytes(32).toString('base64url');
     await this.#store.insertOidcSignIn({

@@ -242,4 +242,12 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(logged).toContain('/v1/auth/oidc/callback');
     expect(logged).not.toMatch(/code=c1|forged-state|forged-access-token|eyJ/);
   });
+
+  it('limits how many sign-ins one address may start (each keeps a pending row)', async () => {
+    let status = 302;
+    for (let i = 0; i < 40 && status === 302; i++) {
+      status = (await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' })).status;
+    }
+    expect(status).toBe(429);
+  });
 });

@@ -73,13 +73,13 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
         summary: 'Start single sign-on: redirects to the identity provider',
         security: [],
         querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
-        response: { ...problems(404, 503) },
+        response: { ...problems(404, 429, 503) },
       },
     },
     async (request, reply) => {
       if (sso === undefined) return sendSignInError(request, reply, notConfigured);
       try {
-        const { redirect, browserToken } = await sso.start(dashboardPath(request.query.returnTo));
+        const { redirect, browserToken } = await sso.start(dashboardPath(request.query.returnTo), request.ip);
         reply.header(
           'set-cookie',
           httpOnlyCookie(request, PENDING_COOKIE, browserToken, {
