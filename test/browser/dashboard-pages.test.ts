@@ -1,36 +1,20 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { rolloutWeights, variantList } from '../support/builders.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  type DashboardBrowser,
+  describeInChromium,
+  seriousViolations,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** FLAGSTAFF_SCREENSHOTS=1 saves each page to docs/screenshots/ (the README shows them). */
 const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
   : undefined;
-
-interface Violation {
-  readonly id: string;
-  readonly impact: string | null;
-  readonly help: string;
-  readonly nodes: readonly { readonly target: readonly string[] }[];
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
-    async () => (await (window as any).axe.run(document, { resultTypes: ['violations'] })).violations,
-  )) as Violation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /** A project a team would have after a few weeks: the pages then show what they are for. */
 async function seed(ui: DashboardBrowser): Promise<void> {

@@ -13,6 +13,7 @@ import {
   buildDashboard,
   type DashboardBrowser,
   describeInChromium,
+  seriousViolations,
   startDashboardBrowser,
 } from './dashboard-support.ts';
 
@@ -64,6 +65,8 @@ describeInChromium('Single sign-on in the dashboard', () => {
   /** From the dashboard's sign-in page through the provider's login form, as a person would. */
   async function signInWithSso(page: Page, login: string, startAt = '/') {
     await page.goto(`${dashboard.server.url}${startAt}`);
+    await page.getByRole('link', { name: 'Sign in with Acme ID' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('link', { name: 'Sign in with Acme ID' }).click();
     await page.locator('input[name="login"]').fill(login);
     await page.locator('input[name="password"]').fill('anything');
@@ -112,6 +115,7 @@ describeInChromium('Single sign-on in the dashboard', () => {
     const text = await page.locator('main').textContent();
     expect(text).toMatch(/not in any group that has access to Flagstaff/);
     expect(text).not.toMatch(/marketing|groups/);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(await dashboard.server.store.findAccountByEmail('bob@example.com')).toBeUndefined();
     await page.getByRole('link', { name: 'Back to the sign-in page' }).click();
     await page.getByRole('link', { name: 'Sign in with Acme ID' }).waitFor();
