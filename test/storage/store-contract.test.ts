@@ -1429,6 +1429,37 @@ describeEachDatabase('Store contract', (database) => {
     });
   });
 
+  it('finds an account by its identity provider subject, and refuses a second account for the same subject', async () => {
+    const sso = {
+      issuer: 'https://id.example.com',
+      subject: 'sub-1',
+      roles: [{ value: 'devs', role: 'editor' as const, project: null }],
+    };
+    const bound = anAccount({ sso, externalId: 'ext-1', active: false });
+    await store.insertAccount(bound);
+    expect(await store.findAccountBySubject(sso.issuer, sso.subject)).toStrictEqual(bound);
+    expect(await store.findAccountBySubject('https://other.example.com', sso.subject)).toBeUndefined();
+    await expect(store.insertAccount(anAccount({ sso }))).rejects.toBeInstanceOf(UniqueViolation);
+  });
+
+  it('takes a pending sign-in once, even when two callbacks take it at the same time', async () => {
+    const pending = {
+      stateHash: `state-${newId('x')}`,
+      browserHash: 'browser',
+      nonce: 'nonce',
+      codeVerifier: 'verifier',
+      returnTo: '/projects',
+      expiresAt: '2999-01-01T00:00:00.000Z',
+    };
+    await store.insertOidcSignIn(pending);
+    const taken = await Promise.all([
+      store.takeOidcSignIn(pending.stateHash),
+      store.takeOidcSignIn(pending.stateHash),
+    ]);
+    expect(taken.filter((t) => t !== undefined)).toStrictEqual([pending]);
+    expect(await store.takeOidcSignIn(pending.stateHash)).toBeUndefined();
+  });
+
   it('refuses a second invitation with the same token hash, and deletes an invitation once', async () => {
     const invitation = anInvitation();
     await store.insertInvitation(invitation);
