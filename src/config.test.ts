@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       webhooksAllowPrivate: false,
       otlpEndpoint: undefined,
       otelServiceName: 'flagstaff',
+      publicUrl: undefined,
+      oidc: undefined,
+      passwordSignIn: true,
     });
   });
 
@@ -64,6 +67,11 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_RATE_LIMIT_MANAGEMENT', '1.5'],
     ['FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['FLAGSTAFF_FLAGD_SYNC_PORT', '0'],
+    ['FLAGSTAFF_PUBLIC_URL', 'flags.example.com'],
+    ['FLAGSTAFF_PUBLIC_URL', 'ftp://flags.example.com'],
+    ['FLAGSTAFF_PASSWORD_SIGN_IN', 'no'],
+    ['FLAGSTAFF_OIDC_ISSUER', 'not a url'],
+    ['FLAGSTAFF_OIDC_ISSUER', 'http://id.example.com'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -73,5 +81,48 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FLAGSTAFF_DATABASE_URL: 'mysql://user:hunter2@db/x' })).toThrow(
       /^(?!.*hunter2)/,
     );
+  });
+
+  describe('single sign-on', () => {
+    const sso = {
+      FLAGSTAFF_OIDC_ISSUER: 'https://id.example.com',
+      FLAGSTAFF_OIDC_CLIENT_ID: 'flagstaff',
+      FLAGSTAFF_OIDC_CLIENT_SECRET: 'client-secret',
+      FLAGSTAFF_PUBLIC_URL: 'https://flags.example.com',
+      FLAGSTAFF_OIDC_ROLES: 'flag-admins=admin,shop-devs=editor:webshop',
+    };
+
+    it('reads the provider, the client, the callback address and the role mapping', () => {
+      expect(loadConfig({ ...sso, FLAGSTAFF_PASSWORD_SIGN_IN: 'off' })).toMatchObject({
+        publicUrl: 'https://flags.example.com',
+        passwordSignIn: false,
+        oidc: {
+          issuer: 'https://id.example.com',
+          clientId: 'flagstaff',
+          redirectUri: 'https://flags.example.com/v1/auth/oidc/callback',
+          label: 'SSO',
+          rolesClaim: 'groups',
+          roles: [
+            { value: 'flag-admins', role: 'admin', project: null },
+            { value: 'shop-devs', role: 'editor', project: 'webshop' },
+          ],
+        },
+      });
+    });
+
+    it('stops with one line naming FLAGSTAFF_OIDC_ROLES when the mapping is bad', () => {
+      expect(() => loadConfig({ ...sso, FLAGSTAFF_OIDC_ROLES: 'flag-admins=owner' })).toThrow(
+        /^FLAGSTAFF_OIDC_ROLES "flag-admins=owner": the role must be one of [^\n]+$/,
+      );
+    });
+
+    it.each([
+      'FLAGSTAFF_OIDC_CLIENT_ID',
+      'FLAGSTAFF_OIDC_CLIENT_SECRET',
+      'FLAGSTAFF_PUBLIC_URL',
+      'FLAGSTAFF_OIDC_ROLES',
+    ])('names %s when the issuer is set without it', (name) => {
+      expect(() => loadConfig({ ...sso, [name]: '' })).toThrow(name);
+    });
   });
 });

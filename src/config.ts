@@ -1,4 +1,7 @@
 import { isIP } from 'node:net';
+import type { MappedRole } from './domain/account.ts';
+import { allowsPlainHttp, type OidcSettings } from './domain/oidc-issuer.ts';
+import { parseRoleMappings } from './domain/role-mapping.ts';
 
 /** Configuration is read from the environment once, validated, and frozen (docs/product.md §1). */
 export interface Config {
@@ -32,6 +35,10 @@ export interface Config {
   readonly streamsPerKey: number | undefined;
   /** FLAGSTAFF_PUBLIC_URL: the absolute http(s) URL clients reach this service by, without a trailing slash. */
   readonly publicUrl: string | undefined;
+  /** Single sign-on through an OpenID provider (decision 1720); undefined when FLAGSTAFF_OIDC_ISSUER is unset. */
+  readonly oidc: OidcSettings | undefined;
+  /** FLAGSTAFF_PASSWORD_SIGN_IN=off: the dashboard's password sign-in is refused (API keys still work). */
+  readonly passwordSignIn: boolean;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -109,6 +116,48 @@ function databaseUrl(env: Env): string {
   );
 }
 
+const OIDC_REQUIRED = [
+  'FLAGSTAFF_OIDC_CLIENT_ID',
+  'FLAGSTAFF_OIDC_CLIENT_SECRET',
+  'FLAGSTAFF_PUBLIC_URL',
+] as const;
+
+/** Single sign-on, all or nothing: the issuer turns it on and needs the client and the public URL. */
+function oidc(env: Env, base: string | undefined): OidcSettings | undefined {
+  const issuer = env.FLAGSTAFF_OIDC_ISSUER || undefined;
+  if (issuer === undefined) {
+    const stray = ['FLAGSTAFF_OIDC_CLIENT_ID', 'FLAGSTAFF_OIDC_ROLES'].find((name) => env[name]);
+    if (stray)
+      throw new ConfigError(`${stray} is set but FLAGSTAFF_OIDC_ISSUER is not: set both, or neither`);
+    return undefined;
+  }
+  const url = URL.canParse(issuer) ? new URL(issuer) : undefined;
+  // Plain http only for a provider on this machine (a local test provider): decision 1720.
+  if (url === undefined || (url.protocol !== 'https:' && !allowsPlainHttp(url))) {
+    throw new ConfigError(
+      `FLAGSTAFF_OIDC_ISSUER must be the provider's https issuer URL (http only on 127.0.0.1 or localhost), got "${issuer}"`,
+    );
+  }
+  const missing = OIDC_REQUIRED.find((name) => !env[name]);
+  if (missing) throw new ConfigError(`${missing} must be set when FLAGSTAFF_OIDC_ISSUER is`);
+  const rawRoles = env.FLAGSTAFF_OIDC_ROLES || '';
+  let roles: readonly MappedRole[];
+  try {
+    roles = parseRoleMappings(rawRoles);
+  } catch (error) {
+    throw new ConfigError(`FLAGSTAFF_OIDC_ROLES ${(error as Error).message}`);
+  }
+  return Object.freeze({
+    issuer,
+    clientId: env.FLAGSTAFF_OIDC_CLIENT_ID as string,
+    clientSecret: env.FLAGSTAFF_OIDC_CLIENT_SECRET as string,
+    redirectUri: `${base}/v1/auth/oidc/callback`,
+    label: env.FLAGSTAFF_OIDC_LABEL?.trim() || 'SSO',
+    rolesClaim: env.FLAGSTAFF_OIDC_ROLES_CLAIM?.trim() || 'groups',
+    roles,
+  });
+}
+
 /** Reads and validates every FLAGSTAFF_* variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const adminKey = env.FLAGSTAFF_ADMIN_KEY || undefined;
@@ -131,6 +180,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
     throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, got "${otlpEndpoint}"`);
   }
+  const passwordSignIn = env.FLAGSTAFF_PASSWORD_SIGN_IN || 'on';
+  if (passwordSignIn !== 'on' && passwordSignIn !== 'off') {
+    throw new ConfigError(`FLAGSTAFF_PASSWORD_SIGN_IN must be on or off, got "${passwordSignIn}"`);
+  }
+  const base = publicUrl(env);
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
   return Object.freeze({
@@ -153,12 +207,14 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
     otlpEndpoint,
     otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
-    publicUrl: publicUrl(env),
+    publicUrl: base,
     streamsPerNode: env.FLAGSTAFF_STREAMS_PER_NODE
       ? integer(env, 'FLAGSTAFF_STREAMS_PER_NODE', 0, 1, 10_000_000)
       : undefined,
     streamsPerKey: env.FLAGSTAFF_STREAMS_PER_KEY
       ? integer(env, 'FLAGSTAFF_STREAMS_PER_KEY', 0, 1, 10_000_000)
       : undefined,
+    oidc: oidc(env, base),
+    passwordSignIn: passwordSignIn === 'on',
   });
 }

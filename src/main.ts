@@ -32,6 +32,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
+    sso: config.oidc,
+    passwordSignIn: config.passwordSignIn,
   });
   // Consumers of the plane and of evaluations are wired here, not by the services (docs/decisions/1772).
   const realtime = createRealtime(services);

@@ -13,6 +13,28 @@ export interface Account {
   readonly lastLoginAt: string | null;
   /** Moves on every update (compare-and-set, as for every other resource). */
   readonly version: number;
+  /** false: deactivated (by SCIM): no session works and no sign-in is accepted (decision 1721). */
+  readonly active: boolean;
+  /** Set once the person has signed in through the identity provider (decision 1720). */
+  readonly sso: AccountSso | null;
+  /** The identity provider's id for a person it provisioned over SCIM; null otherwise. */
+  readonly externalId: string | null;
+}
+
+/** How an account signs in through the organisation's identity provider. */
+export interface AccountSso {
+  /** The account is bound to (issuer, subject), never to its email. */
+  readonly issuer: string;
+  readonly subject: string;
+  /** The mapped claim values of the last sign-in, which gave the account its role. */
+  readonly roles: readonly MappedRole[];
+}
+
+/** One claim value and the role it maps to (FLAGSTAFF_OIDC_ROLES). `project`: a project key, null organisation-wide. */
+export interface MappedRole {
+  readonly value: string;
+  readonly role: Role;
+  readonly project: string | null;
 }
 
 /**
@@ -59,3 +81,6 @@ export interface Session {
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 1024;
 export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
+
+/** What a new account has until SSO or SCIM say otherwise: active, bound to no identity provider. */
+export const LOCAL_ACCOUNT = Object.freeze({ active: true, sso: null, externalId: null });

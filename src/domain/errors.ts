@@ -77,6 +77,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       'A write or management read while the database is away; evaluation keeps answering. Retry later.',
   },
+  identity_provider_unavailable: {
+    status: 503,
+    title: 'Identity provider unavailable',
+    meaning: 'Single sign-on could not reach the OpenID provider (discovery, token or keys). Retry later.',
+  },
 } as const satisfies Record<string, ErrorEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

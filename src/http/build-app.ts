@@ -36,7 +36,9 @@ import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
+import { scimRoutes } from './routes/scim.ts';
 import { segmentRoutes } from './routes/segments.ts';
+import { singleSignOnRoutes } from './routes/single-sign-on.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { sessionAuthenticator } from './session-cookie.ts';
 import type { RequestTypeProvider } from './type-provider.ts';
@@ -155,6 +157,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   const realtime = options.realtime ?? createRealtime(services);
+  await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
+  await app.register(scimRoutes, { services, prefix: '/scim/v2' });
   await app.register(ofrepRoutes, { services, realtime, publicUrl: options.publicUrl, prefix: '/ofrep/v1' });
   await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
   await registerDashboard(app, options.dashboardRoot);

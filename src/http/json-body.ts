@@ -16,10 +16,15 @@ const tooDeep = () =>
  * route, schema and service after this sees bounded input. Anything else is a 415.
  */
 export function registerJsonBodies(app: FastifyInstance, bodyLimit: number): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  for (const type of ['application/json', 'application/merge-patch+json']) {
-    app.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (request, body, done) => {
+  acceptJson(app, ['application/json', 'application/merge-patch+json'], bodyLimit);
+}
+
+/** Parses these JSON media types in `scope` (SCIM adds application/scim+json to its own routes), with the depth check. */
+export function acceptJson(scope: FastifyInstance, types: readonly string[], bodyLimit: number): void {
+  const parse = scope.getDefaultJsonParser('error', 'error');
+  for (const type of types) {
+    scope.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (request, body, done) => {
       if (jsonTextNestsDeeperThan(body as string)) return done(tooDeep(), undefined);
       return parse(request, body as string, done);
     });

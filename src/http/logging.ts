@@ -9,9 +9,10 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
 
 /**
  * Query parameters whose values are secrets whatever they hold. A key belongs in the
- * Authorization header, but one sent as `?api_key=` must still never reach a log line.
+ * Authorization header, but one sent as `?api_key=` must still never reach a log line; nor
+ * may the authorization code and state of a single sign-on callback (decision 1720).
  */
-const SECRET_NAME = /key|token|secret|passw|auth|session|cookie|signature|credential/i;
+const SECRET_NAME = /key|token|secret|passw|auth|session|cookie|signature|credential|^(code|state|nonce)$/i;
 /** Values that look like one of ours wherever they appear: API keys, sessions, invitations. */
 const SECRET_VALUE = /fs[a-z]_[A-Za-z0-9_-]+/g;
 const REDACTED = '[redacted]';

@@ -27,10 +27,19 @@ export function cookieOf(request: FastifyRequest, name: string): string | undefi
 const overHttps = (request: FastifyRequest) =>
   request.protocol === 'https' || request.headers['x-forwarded-proto'] === 'https';
 
-function cookie(request: FastifyRequest, value: string, maxAgeSeconds: number): string {
+/** An HttpOnly cookie, Secure whenever the request came over HTTPS. */
+export function httpOnlyCookie(
+  request: FastifyRequest,
+  name: string,
+  value: string,
+  { path, maxAgeSeconds, sameSite }: { path: string; maxAgeSeconds: number; sameSite: 'Strict' | 'Lax' },
+): string {
   const secure = overHttps(request) ? '; Secure' : '';
-  return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+  return `${name}=${value}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=${sameSite}${secure}`;
 }
+
+const cookie = (request: FastifyRequest, value: string, maxAgeSeconds: number) =>
+  httpOnlyCookie(request, SESSION_COOKIE, value, { path: '/', maxAgeSeconds, sameSite: 'Strict' });
 
 export function setSessionCookie(
   request: FastifyRequest,

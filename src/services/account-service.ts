@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Account, Invitation } from '../domain/account.ts';
+import { type Account, type Invitation, LOCAL_ACCOUNT } from '../domain/account.ts';
 import { type Role, roleRank } from '../domain/api-key.ts';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../domain/errors.ts';
@@ -190,6 +190,7 @@ export class AccountService {
       createdAt: at,
       lastLoginAt: at,
       version: 1,
+      ...LOCAL_ACCOUNT,
     };
     await this.#store.transaction(async (tx) => {
       if (!(await tx.acceptInvitation(invitation.id, at))) throw usedLink();
@@ -308,6 +309,7 @@ export async function bootstrapAccounts(
         createdAt: at,
         lastLoginAt: null,
         version: 1,
+        ...LOCAL_ACCOUNT,
       };
       await tx.insertAccount(account);
       await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
+import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { KeyRevocations } from '../plane/key-revocations.ts';
 import { NodeSync } from '../plane/node-sync.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
@@ -17,9 +18,11 @@ import { HealthService } from './health-service.ts';
 import { InsightsService } from './insights-service.ts';
 import { PasswordService } from './password-service.ts';
 import { ProjectService } from './project-service.ts';
+import { ProvisioningService } from './provisioning-service.ts';
 import { ScheduledChangeService } from './scheduled-change-service.ts';
 import { SegmentService } from './segment-service.ts';
 import { type SessionOptions, SessionService } from './session-service.ts';
+import { SsoService } from './sso-service.ts';
 import { WebhookService } from './webhook-service.ts';
 
 /** The use cases routes may call; storage and the snapshots stay behind them. */
@@ -42,6 +45,10 @@ export interface Services {
   readonly accounts: AccountService;
   readonly sessions: SessionService;
   readonly passwords: PasswordService;
+  /** Single sign-on through the organisation's OpenID provider; undefined when not configured. */
+  readonly sso: SsoService | undefined;
+  /** Accounts as the identity provider manages them over SCIM. */
+  readonly provisioning: ProvisioningService;
   readonly health: HealthService;
   readonly insights: InsightsService;
   readonly webhooks: WebhookService;
@@ -61,6 +68,10 @@ export interface ServiceOptions {
   readonly insights?: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
   readonly webhooksAllowPrivate?: boolean;
+  /** FLAGSTAFF_OIDC_*: single sign-on (decision 1720). */
+  readonly sso?: OidcSettings | undefined;
+  /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
+  readonly passwordSignIn?: boolean;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -79,7 +90,12 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const evaluation = new EvaluationService(store, snapshots, clock);
   // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
   if (insights.counter !== null) evaluation.observe(insights.counter);
-  const sessions = new SessionService(store, { clock, ...options.sessions });
+  const sessions = new SessionService(store, {
+    clock,
+    passwordSignIn: options.passwordSignIn,
+    ssoLabel: options.sso?.label,
+    ...options.sessions,
+  });
   return {
     clock,
     changes: snapshots,
@@ -96,6 +112,8 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     accounts: new AccountService(store, clock),
     sessions,
     passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
+    sso: options.sso && new SsoService(store, options.sso, clock),
+    provisioning: new ProvisioningService(store, clock),
     insights,
     health: new HealthService(store, sync),
     sync,

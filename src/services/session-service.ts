@@ -55,6 +55,9 @@ export interface SessionOptions {
   /** Failed sign-ins per client address. Default 20, one back every 15 seconds. */
   readonly perAddress?: BucketPolicy;
   readonly clock?: Clock;
+  /** false (FLAGSTAFF_PASSWORD_SIGN_IN=off): password sign-in is refused; `ssoLabel` names the way in instead. */
+  readonly passwordSignIn?: boolean;
+  readonly ssoLabel?: string | undefined;
 }
 
 export interface StartedSession {
@@ -86,6 +89,16 @@ export const principalOfAccount = (account: Account): Principal => ({
 
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
+/** A deactivated account (decision 1721) signs in no way at all, whatever it proves. */
+export function refuseDeactivated(account: Account): void {
+  if (!account.active) {
+    throw new DomainError(
+      'forbidden',
+      'This account has been deactivated. Ask an admin of your organisation.',
+    );
+  }
+}
+
 /** Sign-in, the sessions it starts, and the rate limit that keeps passwords from being guessed. */
 export class SessionService {
   readonly #store: AccountStore;
@@ -93,6 +106,7 @@ export class SessionService {
   readonly #perAccount: TokenBuckets;
   readonly #perAddress: TokenBuckets;
   readonly #clock: Clock;
+  readonly #passwordRefusal: string | undefined;
   #lastSweep = 0;
 
   constructor(store: AccountStore, options: SessionOptions = {}) {
@@ -103,6 +117,15 @@ export class SessionService {
       new TokenBuckets({ capacity, perSecond: 1000 / refillMs, clock: this.#clock });
     this.#perAccount = buckets(options.perAccount ?? { capacity: 5, refillMs: 60_000 });
     this.#perAddress = buckets(options.perAddress ?? { capacity: 20, refillMs: 15_000 });
+    this.#passwordRefusal =
+      options.passwordSignIn === false
+        ? `Password sign-in is turned off on this server${options.ssoLabel ? `; use "Sign in with ${options.ssoLabel}"` : ''}. API keys still work.`
+        : undefined;
+  }
+
+  /** Whether people may sign in with a password (FLAGSTAFF_PASSWORD_SIGN_IN). */
+  get passwordSignIn(): boolean {
+    return this.#passwordRefusal === undefined;
   }
 
   /**
@@ -114,6 +137,7 @@ export class SessionService {
     password: string,
     address: string,
   ): Promise<StartedSession & { limit: LimitState }> {
+    if (this.#passwordRefusal !== undefined) throw new DomainError('forbidden', this.#passwordRefusal);
     const now = this.#clock();
     const accountKey = normaliseEmail(email);
     this.#refuseWhenThrottled(accountKey, address);
@@ -126,6 +150,7 @@ export class SessionService {
       throw unauthorized('The email or password is not right.');
     }
     this.#perAccount.reset(accountKey);
+    refuseDeactivated(account);
     const at = new Date(now).toISOString();
     const signedIn: StoredAccount = { ...account, lastLoginAt: at, version: account.version + 1 };
     // A lost race means another sign-in of this account wrote its time just now: good enough.
@@ -152,6 +177,7 @@ export class SessionService {
 
   /** Starts a session for an account that has just proved who it is (sign-in, accepted invitation). */
   async start(account: StoredAccount): Promise<StartedSession> {
+    refuseDeactivated(account);
     const now = this.#clock();
     const token = randomBytes(32).toString('base64url');
     const session: StoredSession = {
@@ -184,7 +210,8 @@ export class SessionService {
       return undefined;
     }
     const account = await this.#store.findAccountById(session.accountId);
-    if (account === undefined) return undefined;
+    // Deactivating deletes the sessions too; this covers a session started in the same instant.
+    if (account === undefined || !account.active) return undefined;
     const visible = publicAccount(account);
     return { principal: principalOfAccount(visible), account: visible, session };
   }

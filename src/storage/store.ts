@@ -49,6 +49,19 @@ export interface StoredPasswordReset extends PasswordReset {
   readonly tokenHash: string;
 }
 
+/** A sign-in through the identity provider that waits for the person to come back (decision 1720). */
+export interface PendingOidcSignIn {
+  /** SHA-256 of the `state` sent to the provider. */
+  readonly stateHash: string;
+  /** SHA-256 of the cookie that ties the sign-in to the browser that started it. */
+  readonly browserHash: string;
+  readonly nonce: string;
+  readonly codeVerifier: string;
+  /** The dashboard path to return to. */
+  readonly returnTo: string;
+  readonly expiresAt: string;
+}
+
 export interface AccountFilter {
   /** A project id, or null for organisation-wide accounts; undefined: every account. */
   readonly projectId?: string | null | undefined;
@@ -195,6 +208,10 @@ export interface AccountStore {
   findAccountById(id: string): Promise<StoredAccount | undefined>;
   /** `email` lower-cased, as stored. */
   findAccountByEmail(email: string): Promise<StoredAccount | undefined>;
+  /** The account bound to this identity provider's subject. */
+  findAccountBySubject(issuer: string, subject: string): Promise<StoredAccount | undefined>;
+  /** Accounts in id order from `offset` (SCIM pages by index), with how many there are in all. */
+  accountsFrom(offset: number, limit: number): Promise<{ total: number; items: StoredAccount[] }>;
   /** Throws UniqueViolation when the email is taken. */
   insertAccount(account: StoredAccount): Promise<void>;
   /** Replaces every field but id and createdAt. */
@@ -223,6 +240,11 @@ export interface AccountStore {
   deleteSessionsOfAccount(accountId: string, except?: string): Promise<number>;
   /** Housekeeping: drops sessions that expired before `at`. */
   deleteExpiredSessions(at: string): Promise<void>;
+
+  /** Keeps a sign-in in progress; drops those that expired before its start. */
+  insertOidcSignIn(pending: PendingOidcSignIn): Promise<void>;
+  /** Takes (deletes and answers) the pending sign-in of a state, so each works once even in a race. */
+  takeOidcSignIn(stateHash: string): Promise<PendingOidcSignIn | undefined>;
 
   insertPasswordReset(reset: StoredPasswordReset): Promise<void>;
   findPasswordResetByHash(tokenHash: string): Promise<StoredPasswordReset | undefined>;

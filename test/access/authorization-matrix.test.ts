@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import { ROLES, type Role, roleRank } from '../../src/domain/api-key.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { createKey, type Harness, setupActor, startHarness } from './support.ts';
@@ -127,6 +128,7 @@ async function alphaAccount(c: Context): Promise<string> {
     createdAt: new Date().toISOString(),
     lastLoginAt: null,
     version: 1,
+    ...LOCAL_ACCOUNT,
   });
   return id;
 }

@@ -92,9 +92,11 @@ export interface DashboardBrowser {
 }
 
 /** A server with the freshly built dashboard and a first admin account, and Chromium to drive it. */
-export async function startDashboardBrowser(): Promise<DashboardBrowser> {
+export async function startDashboardBrowser(
+  options: Pick<Parameters<typeof startDashboardServer>[0] & object, 'signIn'> = {},
+): Promise<DashboardBrowser> {
   const dashboardRoot = await buildDashboard();
-  const server = await startDashboardServer({ dashboardRoot });
+  const server = await startDashboardServer({ dashboardRoot, ...options });
   const browser = await launchChromium();
   return {
     server,

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -8,26 +7,18 @@ import { newId } from '../../src/domain/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { buildFlag, inEnvironments } from '../support/builders.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  type DashboardBrowser,
+  describeInChromium,
+  seriousViolations,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** FLAGSTAFF_SCREENSHOTS=1 saves docs/screenshots/insights.png (the README shows it). */
 const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
   : undefined;
 const DAY = 24 * 60 * 60 * 1000;
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(
-    // biome-ignore lint/suspicious/noExplicitAny: axe is the script just evaluated
-    async () => (await (window as any).axe.run(document, { resultTypes: ['violations'] })).violations,
-  )) as { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 describeInChromium('insights in the dashboard (Chromium)', () => {
   let ui: DashboardBrowser;

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/http/build-app.ts';
+import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
 import { bootstrapAccounts } from '../../src/services/account-service.ts';
 import { bootstrap } from '../../src/services/bootstrap.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import { createServices, type ServiceOptions, type Services } from '../../src/services/services.ts';
 import type { SessionOptions } from '../../src/services/session-service.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { type TestDatabase, testDatabases } from '../support/database.ts';
@@ -54,15 +54,19 @@ export async function startDashboardServer(
     sessions?: SessionOptions;
     account?: boolean;
     dashboardRoot?: string;
+    /** Single sign-on and password sign-in, as FLAGSTAFF_OIDC_* and FLAGSTAFF_PASSWORD_SIGN_IN set them. */
+    signIn?: Pick<ServiceOptions, 'sso' | 'passwordSignIn'>;
+    logger?: AppOptions['logger'];
   } = {},
 ): Promise<DashboardServer> {
   const opened = await (options.database ?? sqlite).open();
   await bootstrap(opened.store, ADMIN_KEY);
   if (options.account !== false)
     await bootstrapAccounts(opened.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-  const services = createServices(opened.store, { sessions: options.sessions ?? {} });
+  const services = createServices(opened.store, { sessions: options.sessions ?? {}, ...options.signIn });
   const app = await buildApp({
     services,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.dashboardRoot === undefined ? {} : { dashboardRoot: options.dashboardRoot }),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import type { ApiKey } from '../../src/domain/api-key.ts';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { Flag, FlagEnvironment, JsonValue } from '../../src/domain/flag.ts';
@@ -168,6 +169,7 @@ function anAccount(overrides: Partial<StoredAccount> = {}): StoredAccount {
     createdAt: CREATED,
     lastLoginAt: null,
     version: 1,
+    ...LOCAL_ACCOUNT,
     ...overrides,
   };
 }
@@ -1425,6 +1427,37 @@ describeEachDatabase('Store contract', (database) => {
       ...invitation,
       acceptedAt: UPDATED,
     });
+  });
+
+  it('finds an account by its identity provider subject, and refuses a second account for the same subject', async () => {
+    const sso = {
+      issuer: 'https://id.example.com',
+      subject: 'sub-1',
+      roles: [{ value: 'devs', role: 'editor' as const, project: null }],
+    };
+    const bound = anAccount({ sso, externalId: 'ext-1', active: false });
+    await store.insertAccount(bound);
+    expect(await store.findAccountBySubject(sso.issuer, sso.subject)).toStrictEqual(bound);
+    expect(await store.findAccountBySubject('https://other.example.com', sso.subject)).toBeUndefined();
+    await expect(store.insertAccount(anAccount({ sso }))).rejects.toBeInstanceOf(UniqueViolation);
+  });
+
+  it('takes a pending sign-in once, even when two callbacks take it at the same time', async () => {
+    const pending = {
+      stateHash: `state-${newId('x')}`,
+      browserHash: 'browser',
+      nonce: 'nonce',
+      codeVerifier: 'verifier',
+      returnTo: '/projects',
+      expiresAt: '2999-01-01T00:00:00.000Z',
+    };
+    await store.insertOidcSignIn(pending);
+    const taken = await Promise.all([
+      store.takeOidcSignIn(pending.stateHash),
+      store.takeOidcSignIn(pending.stateHash),
+    ]);
+    expect(taken.filter((t) => t !== undefined)).toStrictEqual([pending]);
+    expect(await store.takeOidcSignIn(pending.stateHash)).toBeUndefined();
   });
 
   it('refuses a second invitation with the same token hash, and deletes an invitation once', async () => {

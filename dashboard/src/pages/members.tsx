@@ -16,6 +16,21 @@ import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
 import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
+/** Single sign-on with the claim values that gave the role, a provisioned account not yet signed in, or a password. */
+function signsInWith(account: Account) {
+  if (account.sso !== null) {
+    const mapped = account.sso.roles
+      .map((r) => `${r.value} → ${r.role}${r.project === null ? '' : ` of ${r.project}`}`)
+      .join(', ');
+    return (
+      <>
+        SSO <span className="muted small">({mapped || 'no mapped group'})</span>
+      </>
+    );
+  }
+  return account.externalId === null ? 'Password' : 'SSO (provisioned, not signed in yet)';
+}
+
 /** The people who may sign in, and the invitations not yet accepted. */
 export function MembersPage() {
   const { me } = useSession();
@@ -133,11 +148,13 @@ export function MembersPage() {
               className: 'strong',
               cell: (a) => (
                 <>
-                  {a.name} {a.id === me.account?.id && <span className="badge">you</span>}
+                  {a.name} {a.id === me.account?.id && <span className="badge">you</span>}{' '}
+                  {!a.active && <span className="badge">deactivated</span>}
                 </>
               ),
             },
             { header: 'Email', cell: (a) => a.email },
+            { header: 'Signs in with', cell: signsInWith },
             { header: 'Role', cell: (a) => a.role },
             { header: 'Projects', cell: (a) => scopeName(a.projectId) },
             { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },

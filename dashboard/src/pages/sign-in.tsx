@@ -25,11 +25,25 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
   );
 }
 
+/** How this server lets people in (GET /v1/auth/options): a password, the organisation's identity provider, or both. */
+interface SignInOptions {
+  passwordSignIn: boolean;
+  sso: { label: string; loginPath: string } | null;
+}
+
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [problem, setProblem] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
+  const [options, setOptions] = useState<SignInOptions>();
+
+  useEffect(() => {
+    // Unreadable options leave the password form, which answers for itself.
+    api<SignInOptions>('GET', '/auth/options').then(setOptions, () =>
+      setOptions({ passwordSignIn: true, sso: null }),
+    );
+  }, []);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -44,24 +58,39 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     }
   };
 
+  if (options === undefined) return <Loading />;
+  // Back to the page the person asked for once the identity provider has signed them in.
+  const returnTo = encodeURIComponent(location.pathname + location.search);
   return (
     <AuthFrame title="Sign in">
-      <form onSubmit={submit} noValidate>
-        <ErrorSummary problem={problem} />
-        <EmailField problem={problem} value={email} onChange={setEmail} required />
-        <PasswordField
-          label="Password"
-          path="/password"
-          problem={problem}
-          value={password}
-          onChange={setPassword}
-          autoComplete="current-password"
-        />
-        <SubmitButton busy={busy} busyLabel="Signing in…" wide>
-          Sign in
-        </SubmitButton>
-      </form>
-      <p className="muted small">No account? Ask an admin of your Flagstaff for an invitation.</p>
+      {options.sso && (
+        <a className="btn primary wide" href={`${options.sso.loginPath}?returnTo=${returnTo}`}>
+          Sign in with {options.sso.label}
+        </a>
+      )}
+      {options.sso && options.passwordSignIn && <p className="muted small center">or with your password</p>}
+      {options.passwordSignIn && (
+        <form onSubmit={submit} noValidate>
+          <ErrorSummary problem={problem} />
+          <EmailField problem={problem} value={email} onChange={setEmail} required />
+          <PasswordField
+            label="Password"
+            path="/password"
+            problem={problem}
+            value={password}
+            onChange={setPassword}
+            autoComplete="current-password"
+          />
+          <SubmitButton busy={busy} busyLabel="Signing in…" wide>
+            Sign in
+          </SubmitButton>
+        </form>
+      )}
+      <p className="muted small">
+        {options.passwordSignIn
+          ? 'No account? Ask an admin of your Flagstaff for an invitation.'
+          : 'No access? Ask an admin of your organisation.'}
+      </p>
     </AuthFrame>
   );
 }

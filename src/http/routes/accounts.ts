@@ -29,6 +29,28 @@ export const AccountSchema = Type.Object({
   createdAt: Timestamp,
   lastLoginAt: Type.Union([Timestamp, Type.Null()]),
   version: Version,
+  active: Type.Boolean({ description: 'false: deactivated over SCIM; it cannot sign in.' }),
+  sso: Type.Union(
+    [
+      Type.Object({
+        issuer: Type.String(),
+        subject: Type.String(),
+        roles: Type.Array(
+          Type.Object({
+            value: Type.String(),
+            role: Role,
+            project: Type.Union([Type.String(), Type.Null()]),
+          }),
+          { description: 'The claim values of the last sign-in that map to a role (FLAGSTAFF_OIDC_ROLES).' },
+        ),
+      }),
+      Type.Null(),
+    ],
+    { description: 'Set when the account signs in through the identity provider; null otherwise.' },
+  ),
+  externalId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The identity provider’s id of an account it provisioned over SCIM.',
+  }),
 });
 
 /** A project by key or id, or null for organisation-wide: where an account or invitation belongs. */

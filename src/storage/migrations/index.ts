@@ -10,6 +10,7 @@ import { flagEvaluations } from './0008-flag-evaluations.ts';
 import { accountSelfService } from './0009-account-self-service.ts';
 import { insightsIndexOnlyScan } from './0010-insights-index-only-scan.ts';
 import { changeRequestsForEveryWrite } from './0011-change-requests-for-every-write.ts';
+import { singleSignOn } from './0012-single-sign-on.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0009-account-self-service': accountSelfService,
   '0010-insights-index-only-scan': insightsIndexOnlyScan,
   '0011-change-requests-for-every-write': changeRequestsForEveryWrite,
+  '0012-single-sign-on': singleSignOn,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -39,6 +39,27 @@ export function accountQueries(context: SqlContext): AccountStore {
     findAccountByEmail: (email) =>
       findOne(db.selectFrom('accounts').selectAll().where('email', '=', email), accountFromRow),
 
+    findAccountBySubject: (issuer, subject) =>
+      findOne(
+        db
+          .selectFrom('accounts')
+          .selectAll()
+          .where('oidc_issuer', '=', issuer)
+          .where('oidc_subject', '=', subject),
+        accountFromRow,
+      ),
+
+    async accountsFrom(offset, limit) {
+      const [counted, rows] = await Promise.all([
+        db
+          .selectFrom('accounts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
+        db.selectFrom('accounts').selectAll().orderBy('id').offset(offset).limit(limit).execute(),
+      ]);
+      return { total: Number(counted.n), items: rows.map(accountFromRow) };
+    },
+
     async insertAccount(account) {
       await mapUnique(db.insertInto('accounts').values(accountToRow(account)).execute());
     },
@@ -109,6 +130,44 @@ export function accountQueries(context: SqlContext): AccountStore {
 
     async deleteExpiredSessions(at) {
       await db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
+    },
+
+    async insertOidcSignIn(pending) {
+      await db.deleteFrom('oidc_sign_ins').where('expires_at', '<=', new Date().toISOString()).execute();
+      await db
+        .insertInto('oidc_sign_ins')
+        .values({
+          state_hash: pending.stateHash,
+          browser_hash: pending.browserHash,
+          nonce: pending.nonce,
+          code_verifier: pending.codeVerifier,
+          return_to: pending.returnTo,
+          expires_at: pending.expiresAt,
+        })
+        .execute();
+    },
+
+    async takeOidcSignIn(stateHash) {
+      const row = await db
+        .selectFrom('oidc_sign_ins')
+        .selectAll()
+        .where('state_hash', '=', stateHash)
+        .executeTakeFirst();
+      if (row === undefined) return undefined;
+      const deleted = await db
+        .deleteFrom('oidc_sign_ins')
+        .where('state_hash', '=', stateHash)
+        .executeTakeFirst();
+      // Two callbacks with one state: only the one whose delete removed the row may go on.
+      if (Number(deleted.numDeletedRows) !== 1) return undefined;
+      return {
+        stateHash: row.state_hash,
+        browserHash: row.browser_hash,
+        nonce: row.nonce,
+        codeVerifier: row.code_verifier,
+        returnTo: row.return_to,
+        expiresAt: row.expires_at,
+      };
     },
 
     async insertPasswordReset(reset) {

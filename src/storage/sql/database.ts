@@ -121,6 +121,24 @@ export interface AccountsTable {
   created_at: string;
   last_login_at: string | null;
   version: number;
+  /** 1 active, 0 deactivated. */
+  active: number;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  /** MappedRole[] as JSON. */
+  sso_roles: string | null;
+  external_id: string | null;
+}
+
+/** A sign-in through the identity provider in progress: one-time, found by its state's hash. */
+export interface OidcSignInsTable {
+  state_hash: string;
+  /** The hash of the cookie that ties the sign-in to the browser that started it. */
+  browser_hash: string;
+  nonce: string;
+  code_verifier: string;
+  return_to: string;
+  expires_at: string;
 }
 
 export interface InvitationsTable {
@@ -234,6 +252,7 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  oidc_sign_ins: OidcSignInsTable;
   password_resets: PasswordResetsTable;
   scheduled_changes: ScheduledChangesTable;
   approval_policies: ApprovalPoliciesTable;

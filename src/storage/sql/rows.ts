@@ -1,4 +1,4 @@
-import type { Invitation, PasswordReset } from '../../domain/account.ts';
+import type { Invitation, MappedRole, PasswordReset } from '../../domain/account.ts';
 import type { ApiKey, Role } from '../../domain/api-key.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment, FlagType } from '../../domain/flag.ts';
@@ -216,6 +216,16 @@ export const accountFromRow = (row: AccountsTable): StoredAccount => ({
   createdAt: row.created_at,
   lastLoginAt: row.last_login_at,
   version: Number(row.version),
+  active: Number(row.active) === 1,
+  sso:
+    row.oidc_issuer === null || row.oidc_subject === null
+      ? null
+      : {
+          issuer: row.oidc_issuer,
+          subject: row.oidc_subject,
+          roles: row.sso_roles === null ? [] : (JSON.parse(row.sso_roles) as MappedRole[]),
+        },
+  externalId: row.external_id,
 });
 
 export const accountToRow = (a: StoredAccount): AccountsTable => ({
@@ -228,6 +238,11 @@ export const accountToRow = (a: StoredAccount): AccountsTable => ({
   created_at: a.createdAt,
   last_login_at: a.lastLoginAt,
   version: a.version,
+  active: a.active ? 1 : 0,
+  oidc_issuer: a.sso?.issuer ?? null,
+  oidc_subject: a.sso?.subject ?? null,
+  sso_roles: a.sso === null ? null : JSON.stringify(a.sso.roles),
+  external_id: a.externalId,
 });
 
 export const invitationFromRow = (row: InvitationsTable): StoredInvitation => ({

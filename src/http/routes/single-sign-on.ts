@@ -1,0 +1,139 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { DomainError } from '../../domain/errors.ts';
+import { SignInNotVerified } from '../../services/oidc-relying-party.ts';
+import type { Services } from '../../services/services.ts';
+import { problem } from '../problem.ts';
+import { problems } from '../schemas/common.ts';
+import { cookieOf, httpOnlyCookie, setSessionCookie } from '../session-cookie.ts';
+import { sendSignInError } from '../sign-in-error-page.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const tags = ['Dashboard sign-in'];
+
+/** Ties a sign-in's way back from the provider to the browser that started it (decision 1720). */
+const PENDING_COOKIE = 'flagstaff_oidc';
+const PENDING_PATH = '/v1/auth/oidc';
+const PENDING_SECONDS = 600;
+
+/**
+ * Only a path of this server's dashboard, so a crafted link cannot send someone elsewhere after
+ * signing in: one leading slash (not `//host` nor `/\host`), not the API.
+ */
+export function dashboardPath(raw: unknown): string {
+  if (typeof raw !== 'string' || !/^\/(?![/\\])[^\s\\]*$/.test(raw)) return '/';
+  if (/^\/(v1|scim|ofrep)(\/|$|\?)/.test(raw)) return '/';
+  return raw;
+}
+
+/**
+ * How the dashboard's sign-in page offers a way in, and single sign-on through the organisation's
+ * OpenID provider: `login` sends the browser there, `callback` brings it back signed in. Both
+ * are browser navigations, so a refusal is a page (problem+json when the client asks for JSON).
+ */
+export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  const { sso } = services;
+
+  app.get(
+    '/auth/options',
+    {
+      schema: {
+        tags,
+        summary: 'The ways to sign in to the dashboard: password, single sign-on, or both',
+        security: [],
+        response: {
+          200: Type.Object({
+            passwordSignIn: Type.Boolean(),
+            sso: Type.Union([Type.Object({ label: Type.String(), loginPath: Type.String() }), Type.Null()]),
+          }),
+        },
+      },
+    },
+    async () => ({
+      passwordSignIn: services.sessions.passwordSignIn,
+      sso: sso === undefined ? null : { label: sso.label, loginPath: `${PENDING_PATH}/login` },
+    }),
+  );
+
+  const refuse = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
+    if (!(error instanceof DomainError)) throw error;
+    // The failed check, for operators; never a token, a code or the claims.
+    if (error instanceof SignInNotVerified)
+      request.log.info({ reason: error.reason }, 'single sign-on refused');
+    else request.log.info({ code: error.code }, 'single sign-on refused');
+    return sendSignInError(request, reply, problem(error.code, error.message));
+  };
+  const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
+
+  app.get(
+    '/auth/oidc/login',
+    {
+      schema: {
+        tags,
+        summary: 'Start single sign-on: redirects to the identity provider',
+        security: [],
+        querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
+        response: { ...problems(404, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      if (sso === undefined) return sendSignInError(request, reply, notConfigured);
+      try {
+        const { redirect, browserToken } = await sso.start(dashboardPath(request.query.returnTo), request.ip);
+        reply.header(
+          'set-cookie',
+          httpOnlyCookie(request, PENDING_COOKIE, browserToken, {
+            path: PENDING_PATH,
+            maxAgeSeconds: PENDING_SECONDS,
+            // The provider sends the browser back by a top-level navigation from its own site.
+            sameSite: 'Lax',
+          }),
+        );
+        reply.header('cache-control', 'no-store');
+        return reply.redirect(redirect.href, 302);
+      } catch (error) {
+        return refuse(request, reply, error);
+      }
+    },
+  );
+
+  app.get(
+    '/auth/oidc/callback',
+    {
+      schema: {
+        tags,
+        summary: 'Where the identity provider sends people back: signs in and redirects to the dashboard',
+        security: [],
+        response: { ...problems(400, 403, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      if (sso === undefined) return sendSignInError(request, reply, notConfigured);
+      // The pending sign-in is used up whatever happens next: clear its cookie.
+      reply.header(
+        'set-cookie',
+        httpOnlyCookie(request, PENDING_COOKIE, '', {
+          path: PENDING_PATH,
+          maxAgeSeconds: 0,
+          sameSite: 'Lax',
+        }),
+      );
+      try {
+        // The registered redirect URI with the query the provider added: right behind a proxy too.
+        const callback = new URL(sso.redirectUri);
+        const query = request.url.indexOf('?');
+        callback.search = query === -1 ? '' : request.url.slice(query);
+        const { account, returnTo } = await sso.finish(
+          callback,
+          cookieOf(request, PENDING_COOKIE),
+          request.id,
+        );
+        const { token } = await services.sessions.start(account);
+        setSessionCookie(request, reply, token, services.sessions.ttlSeconds);
+        return reply.redirect(returnTo, 302);
+      } catch (error) {
+        return refuse(request, reply, error);
+      }
+    },
+  );
+};

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
+import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
+import { loggerOptions } from '../../src/http/logging.ts';
+import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
+import { describeEachDatabase } from '../support/database.ts';
+import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
+import { collectLines } from '../support/log-lines.ts';
+
+const CLIENT_ID = 'flagstaff';
+
+/**
+ * Every way a single sign-on callback can be wrong, over HTTP against an issuer whose tokens the
+ * test chooses: each is refused with a page (problem+json when asked), creates no account and
+ * logs no token or code.
+ */
+describeEachDatabase('Single sign-on refuses a callback it cannot trust', (database) => {
+  let forging: ForgingIssuer;
+  let server: DashboardServer;
+  const lines: string[] = [];
+
+  beforeAll(async () => {
+    forging = await startForgingIssuer(CLIENT_ID);
+    forging.down = true; // the provider is down while Flagstaff starts
+    const settings: OidcSettings = {
+      issuer: forging.issuer,
+      clientId: CLIENT_ID,
+      clientSecret: 'client-secret-0123456789',
+      get redirectUri() {
+        return `${server.url}/v1/auth/oidc/callback`;
+      },
+      label: 'Acme ID',
+      rolesClaim: 'groups',
+      roles: parseRoleMappings('flag-admins=admin,support=viewer'),
+    };
+    server = await startDashboardServer({
+      database,
+      signIn: { sso: settings },
+      logger: loggerOptions('debug', collectLines(lines)),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await forging?.close();
+  });
+  beforeEach(() => {
+    forging.down = false;
+    forging.foreignKey = false;
+    forging.claims = {};
+  });
+
+  /** Starts a sign-in as a browser would: the provider's URL (state, nonce) and the pending-sign-in cookie. */
+  async function begin(returnTo = '/projects') {
+    const response = await fetch(
+      `${server.url}/v1/auth/oidc/login?returnTo=${encodeURIComponent(returnTo)}`,
+      {
+        redirect: 'manual',
+      },
+    );
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get('location') ?? '');
+    forging.nonce = location.searchParams.get('nonce') ?? '';
+    return {
+      location,
+      state: location.searchParams.get('state') ?? '',
+      cookie: cookiePair(response.headers),
+    };
+  }
+
+  const callback = (query: string, cookie?: string, accept = 'text/html,application/xhtml+xml') =>
+    fetch(`${server.url}/v1/auth/oidc/callback?${query}`, {
+      redirect: 'manual',
+      headers: { accept, ...(cookie === undefined ? {} : { cookie }) },
+    });
+
+  async function expectRefusedPage(response: Response, status: number, text: RegExp) {
+    expect(response.status).toBe(status);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await response.text();
+    expect(page).toMatch(text);
+    expect(page).toContain('href="/"');
+    expect(response.headers.get('set-cookie') ?? '').not.toMatch(/flagstaff_session=[^;]/);
+    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+  }
+
+  it('starts even though the provider is down, and says so at sign-in until it is back', async () => {
+    forging.down = true;
+    const options = await server.call('GET', '/v1/auth/options');
+    expect(options.body).toEqual({
+      passwordSignIn: true,
+      sso: { label: 'Acme ID', loginPath: '/v1/auth/oidc/login' },
+    });
+    const login = await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
+    await expectRefusedPage(login, 503, /identity provider cannot be reached/);
+
+    forging.down = false;
+    const { location } = await begin();
+    expect(location.origin).toBe(forging.issuer);
+    expect(Object.fromEntries(location.searchParams)).toMatchObject({
+      client_id: CLIENT_ID,
+      response_type: 'code',
+      code_challenge_method: 'S256',
+      redirect_uri: `${server.url}/v1/auth/oidc/callback`,
+    });
+    expect(location.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+  });
+
+  it('signs in with a good token, once: the same callback again is refused', async () => {
+    const { state, cookie } = await begin('/projects/default/flags');
+    const good = await callback(`code=c1&state=${state}`, cookie);
+    expect(good.status).toBe(302);
+    expect(good.headers.get('location')).toBe('/projects/default/flags');
+    const session = good.headers.getSetCookie().find((c) => c.startsWith('flagstaff_session=')) ?? '';
+    const me = await server.call('GET', '/v1/me', { cookie: session.split(';')[0] });
+    expect(me.body.account).toMatchObject({ email: 'mallory@example.com', role: 'admin', projectId: null });
+    expect(me.body.account.sso.roles).toEqual([{ value: 'flag-admins', role: 'admin', project: null }]);
+
+    const replayed = await callback(`code=c1&state=${state}`, cookie);
+    expect(replayed.status).toBe(400);
+    // Later tests check that their refusals create no account for this email.
+    const removed = await server.call('DELETE', `/v1/accounts/${me.body.account.id}`, { key: ADMIN_KEY });
+    expect(removed.status).toBe(204);
+  });
+
+  it('refuses a callback with no sign-in started, a forged state, or another browser’s', async () => {
+    await expectRefusedPage(await callback('code=c1'), 400, /could not be verified/);
+    const { state, cookie } = await begin();
+    await expectRefusedPage(
+      await callback('code=c1&state=forged-state', cookie),
+      400,
+      /could not be verified/,
+    );
+    await expectRefusedPage(await callback(`code=c1&state=${state}`), 400, /could not be verified/);
+    const other = await begin();
+    await expectRefusedPage(
+      await callback(`code=c1&state=${other.state}`, cookie),
+      400,
+      /could not be verified/,
+    );
+  });
+
+  it.each([
+    [
+      'a wrong nonce',
+      () => {
+        forging.claims = { nonce: 'not-the-one-sent' };
+      },
+    ],
+    [
+      'a token signed by another key',
+      () => {
+        forging.foreignKey = true;
+      },
+    ],
+    [
+      'a token for another audience',
+      () => {
+        forging.claims = { aud: 'another-client' };
+      },
+    ],
+    [
+      'an expired token',
+      () => {
+        forging.claims = { exp: Math.floor(Date.now() / 1000) - 3600 };
+      },
+    ],
+    [
+      'a token from another issuer',
+      () => {
+        forging.claims = { iss: 'https://evil.example.com' };
+      },
+    ],
+  ])('refuses %s', async (_, forge) => {
+    const { state, cookie } = await begin();
+    forge();
+    await expectRefusedPage(await callback(`code=c1&state=${state}`, cookie), 400, /could not be verified/);
+  });
+
+  it('refuses when the provider goes down during the sign-in', async () => {
+    const { state, cookie } = await begin();
+    forging.down = true;
+    await expectRefusedPage(await callback(`code=c1&state=${state}`, cookie), 503, /cannot be reached/);
+  });
+
+  it('answers problem+json to a client that asks for JSON', async () => {
+    const response = await callback('code=c1&state=nothing', undefined, 'application/json');
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await response.json()).toMatchObject({ status: 400, code: 'validation_failed' });
+  });
+
+  it('refuses a person in no mapped group, naming no group or claim', async () => {
+    const { state, cookie } = await begin();
+    forging.claims = { groups: ['marketing'] };
+    const refused = await callback(`code=c1&state=${state}`, cookie);
+    expect(refused.status).toBe(403);
+    const page = await refused.text();
+    expect(page).toMatch(/not in any group that has access to Flagstaff/);
+    expect(page).not.toMatch(/marketing|groups|flag-admins/);
+    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+  });
+
+  it('never links a password account with the same email silently', async () => {
+    const { state, cookie } = await begin();
+    forging.claims = { email: 'ada@example.com', sub: 'someone-else' };
+    const refused = await callback(`code=c1&state=${state}`, cookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/already a Flagstaff account for ada@example.com/);
+    const ada = await server.store.findAccountByEmail('ada@example.com');
+    expect(ada?.sso).toBeNull();
+  });
+
+  it('binds an account the provider created over SCIM at its first sign-in, and refuses it once deactivated', async () => {
+    const provisioned = await server.call('POST', '/scim/v2/Users', {
+      key: ADMIN_KEY,
+      origin: null,
+      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'mallory@example.com' },
+    });
+    expect(provisioned.status).toBe(201);
+    const first = await begin();
+    const signedIn = await callback(`code=c1&state=${first.state}`, first.cookie);
+    expect(signedIn.status).toBe(302);
+    expect(await server.store.findAccountByEmail('mallory@example.com')).toMatchObject({
+      id: provisioned.body.id,
+      role: 'admin',
+      sso: { subject: 'forged-subject' },
+    });
+
+    await server.call('PATCH', `/scim/v2/Users/${provisioned.body.id}`, {
+      key: ADMIN_KEY,
+      origin: null,
+      body: { Operations: [{ op: 'replace', path: 'active', value: false }] },
+    });
+    const again = await begin();
+    const refused = await callback(`code=c1&state=${again.state}`, again.cookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/deactivated/);
+  });
+
+  it('logs neither the code, the state nor any token', () => {
+    const logged = lines.join('');
+    expect(logged).toContain('/v1/auth/oidc/callback');
+    expect(logged).not.toMatch(/code=c1|forged-state|forged-access-token|eyJ/);
+  });
+
+  it('limits how many sign-ins one address may start (each keeps a pending row)', async () => {
+    let status = 302;
+    for (let i = 0; i < 40 && status === 302; i++) {
+      status = (await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' })).status;
+    }
+    expect(status).toBe(429);
+  });
+});

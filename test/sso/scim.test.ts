@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  ADMIN_KEY,
+  type CallOptions,
+  type DashboardServer,
+  inviteAndJoin,
+  type Reply,
+  startDashboardServer,
+} from '../dashboard/support.ts';
+import { describeEachDatabase } from '../support/database.ts';
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+describeEachDatabase('SCIM 2.0 provisioning at /scim/v2/Users', (database) => {
+  let server: DashboardServer;
+  let admin: string;
+  /** A SCIM request as Okta or Entra send it: application/scim+json, the admin key unless told otherwise. */
+  const scim = (method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Reply> =>
+    server.call(method, `/scim/v2${path}`, {
+      key: ADMIN_KEY,
+      origin: null,
+      ...options,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
+        ...options.headers,
+      },
+      ...(body === undefined ? {} : { body }),
+    });
+
+  beforeAll(async () => {
+    server = await startDashboardServer({ database });
+    admin = await server.signIn();
+  });
+  afterAll(() => server?.close());
+
+  it('creates, lists, filters, deactivates and deletes a user, each change in the audit log', async () => {
+    const created = await scim('POST', '/Users', {
+      schemas: [USER],
+      userName: 'Grace.Hopper@example.com',
+      name: { givenName: 'Grace', familyName: 'Hopper' },
+      emails: [{ value: 'grace.hopper@example.com', primary: true }],
+      externalId: 'okta-00u1',
+      active: true,
+      locale: 'en-US',
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+    expect(created.body).toMatchObject({
+      schemas: [USER],
+      userName: 'grace.hopper@example.com',
+      displayName: 'Grace Hopper',
+      externalId: 'okta-00u1',
+      active: true,
+      meta: { resourceType: 'User' },
+    });
+    const id: string = created.body.id;
+    expect(created.headers.get('location')).toBe(`${server.url}/scim/v2/Users/${id}`);
+
+    const all = await scim('GET', '/Users?startIndex=1&count=10');
+    expect(all.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: 2,
+      startIndex: 1,
+      itemsPerPage: 2,
+    });
+    const second = await scim('GET', '/Users?startIndex=2&count=1');
+    expect(second.body).toMatchObject({ totalResults: 2, startIndex: 2, itemsPerPage: 1 });
+
+    const filtered = await scim(
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName eq "grace.hopper@example.com"')}`,
+    );
+    expect(filtered.body.totalResults).toBe(1);
+    expect(filtered.body.Resources[0].id).toBe(id);
+    const nobody = await scim(
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`,
+    );
+    expect(nobody.body).toMatchObject({ totalResults: 0, Resources: [] });
+
+    // Entra ID's form: op capitalised, active as a string.
+    const deactivated = await scim('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    });
+    expect(deactivated.status).toBe(200);
+    expect(deactivated.body.active).toBe(false);
+    expect((await scim('GET', `/Users/${id}`)).body.active).toBe(false);
+
+    expect((await scim('DELETE', `/Users/${id}`)).status).toBe(204);
+    const gone = await scim('GET', `/Users/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ schemas: [ERROR], status: '404' });
+
+    const audit = await server.call('GET', `/v1/audit-log?resourceType=account&limit=50`, { cookie: admin });
+    const actions = audit.body
+      .filter((event: { resource: { id: string } }) => event.resource.id === id)
+      .map((event: { action: string; details?: { via?: string }; actor: { type: string } }) => [
+        event.action,
+        event.details?.via,
+        event.actor.type,
+      ]);
+    expect(actions).toEqual([
+      ['account.deleted', 'scim', 'api_key'],
+      ['account.deactivated', 'scim', 'api_key'],
+      ['account.created', 'scim', 'api_key'],
+    ]);
+  });
+
+  it('ends a deactivated person’s open session at once and refuses their sign-in', async () => {
+    const person = { name: 'Linus', password: 'a long enough password' };
+    const { joined, cookie } = await inviteAndJoin(
+      server,
+      admin,
+      { email: 'linus@example.com', role: 'editor', project: null },
+      person,
+    );
+    expect((await server.call('GET', '/v1/me', { cookie })).status).toBe(200);
+
+    const id: string = joined.body.account.id;
+    const patched = await scim('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
+    expect(patched.status).toBe(200);
+
+    expect((await server.call('GET', '/v1/me', { cookie })).status).toBe(401);
+    const again = await server.call('POST', '/v1/auth/sign-in', {
+      body: { email: 'linus@example.com', password: person.password },
+    });
+    expect(again.status).toBe(403);
+    expect(again.body.detail).toMatch(/deactivated/);
+
+    await scim('PATCH', `/Users/${id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', path: 'active', value: true }],
+    });
+    const back = await server.call('POST', '/v1/auth/sign-in', {
+      body: { email: 'linus@example.com', password: person.password },
+    });
+    expect(back.status).toBe(200);
+  });
+
+  it('replaces a user with PUT and refuses a userName another account has', async () => {
+    const created = await scim('POST', '/Users', { schemas: [USER], userName: 'ken@example.com' });
+    const id: string = created.body.id;
+    const replaced = await scim('PUT', `/Users/${id}`, {
+      schemas: [USER],
+      userName: 'ken.thompson@example.com',
+      displayName: 'Ken Thompson',
+      active: true,
+    });
+    expect(replaced.body).toMatchObject({
+      userName: 'ken.thompson@example.com',
+      displayName: 'Ken Thompson',
+    });
+
+    const taken = await scim('POST', '/Users', { schemas: [USER], userName: 'KEN.thompson@example.com' });
+    expect(taken.status).toBe(409);
+    expect(taken.body).toMatchObject({ schemas: [ERROR], status: '409', scimType: 'uniqueness' });
+  });
+
+  it('answers bad requests with SCIM errors', async () => {
+    const noName = await scim('POST', '/Users', { schemas: [USER], displayName: 'Nobody' });
+    expect(noName.status).toBe(400);
+    expect(noName.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidValue' });
+
+    const filter = await scim('GET', `/Users?filter=${encodeURIComponent('emails co "x"')}`);
+    expect(filter.body).toMatchObject({ status: '400', scimType: 'invalidFilter' });
+
+    const op = await scim('PATCH', '/Users/acc_x', { schemas: [PATCH], Operations: [{ op: 'move' }] });
+    expect(op.body).toMatchObject({ status: '400', scimType: 'invalidSyntax' });
+  });
+
+  it('takes only an organisation-wide admin API key', async () => {
+    const none = await scim('GET', '/Users', undefined, { key: '' });
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ schemas: [ERROR], status: '401' });
+    expect(none.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+
+    const keyOf = async (path: string, body: unknown) =>
+      (await server.call('POST', path, { cookie: admin, body })).body.secret as string;
+    const viewer = await keyOf('/v1/api-keys', { name: 'viewer', role: 'viewer' });
+    const projectAdmin = await keyOf('/v1/projects/default/api-keys', {
+      name: 'project admin',
+      role: 'admin',
+    });
+    const someEnvironments = await keyOf('/v1/api-keys', {
+      name: 'production admin',
+      role: 'admin',
+      environments: ['production'],
+    });
+    for (const key of [viewer, projectAdmin, someEnvironments]) {
+      const refused = await scim('GET', '/Users', undefined, { key });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ schemas: [ERROR], status: '403' });
+    }
+    const bySession = await scim('GET', '/Users', undefined, { key: '', cookie: admin });
+    expect(bySession.status).toBe(403);
+  });
+});
