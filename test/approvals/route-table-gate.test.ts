@@ -40,6 +40,11 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'POST /v1/invitations': 'accounts (admins)',
   'DELETE /v1/invitations/:invitationId': 'accounts (admins)',
   'POST /v1/me/password': "one's own password",
+  // SCIM provisioning creates, changes and deactivates accounts: people, not flag state.
+  'POST /scim/v2/Users': 'accounts (SCIM)',
+  'PUT /scim/v2/Users/:id': 'accounts (SCIM)',
+  'PATCH /scim/v2/Users/:id': 'accounts (SCIM)',
+  'DELETE /scim/v2/Users/:id': 'accounts (SCIM)',
   'POST /v1/auth/sign-in': 'sessions',
   'POST /v1/auth/sign-out': 'sessions',
   'POST /v1/auth/invitation': 'reads an invitation',

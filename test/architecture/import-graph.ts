@@ -16,7 +16,11 @@ interface Part {
 
 export const PARTS: readonly Part[] = [
   { name: 'domain', level: 0, why: 'the domain is the vocabulary everyone shares: it imports nothing' },
-  { name: 'config', level: 0, why: 'config reads the environment once and imports nothing' },
+  {
+    name: 'config',
+    level: 1,
+    why: "config reads the environment once, into the domain's types (roles, the OIDC role mapping)",
+  },
   {
     name: 'evaluation',
     level: 1,

@@ -71,7 +71,7 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
     ],
     ['openfeature/ofrep/ofrep-wire.ts', "import { e } from '../../http/etag.ts';", 'openfeature → http'],
     ['http/build-app.ts', "import { serve } from '../main.ts';", 'http → main'],
-    ['config.ts', "import { m } from './domain/limits.ts';", 'config → domain'],
+    ['config.ts', "import { m } from './evaluation/operators.ts';", 'config → evaluation'],
   ])('fails on a deliberately wrong import: %s %s', (file, source, rule) => {
     const found = violations(new Map([[file, source]]));
     expect(found).toHaveLength(1);
