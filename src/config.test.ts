@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       webhooksAllowPrivate: false,
       otlpEndpoint: undefined,
       otelServiceName: 'flagstaff',
+      shutdownGraceMs: 10_000,
     });
   });
 
@@ -37,6 +38,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_FLAGD_SYNC_PORT: '8015',
       FLAGSTAFF_INSIGHTS: 'off',
       FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
+      FLAGSTAFF_SHUTDOWN_GRACE: '25',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -50,6 +52,7 @@ describe('loadConfig', () => {
       flagdSyncPort: 8015,
       insights: false,
       webhooksAllowPrivate: true,
+      shutdownGraceMs: 25_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -64,6 +67,8 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_RATE_LIMIT_MANAGEMENT', '1.5'],
     ['FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['FLAGSTAFF_FLAGD_SYNC_PORT', '0'],
+    ['FLAGSTAFF_SHUTDOWN_GRACE', '0'],
+    ['FLAGSTAFF_SHUTDOWN_GRACE', '10s'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -26,6 +26,8 @@ export interface Config {
   readonly otlpEndpoint: string | undefined;
   /** OTEL_SERVICE_NAME, default flagstaff. */
   readonly otelServiceName: string;
+  /** FLAGSTAFF_SHUTDOWN_GRACE (seconds, default 10): how long requests in flight get to finish on SIGTERM. */
+  readonly shutdownGraceMs: number;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -138,5 +140,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
     otlpEndpoint,
     otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
+    shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
   });
 }
