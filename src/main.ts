@@ -68,7 +68,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     process.stdout.write(
       `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
         `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
-        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
+        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
