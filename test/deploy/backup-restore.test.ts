@@ -228,7 +228,7 @@ describe('flagstaff backup and restore', () => {
     }
   });
 
-  it('refuses a truncated file and an altered one before writing anything', { timeout: 60_000 }, async () => {
+  it('refuses a truncated file and an altered one before writing anything', { timeout: 120_000 }, async () => {
     const text = readFileSync(backupFile, 'utf8');
     const truncated = join(dir, 'truncated.backup');
     writeFileSync(truncated, text.slice(0, Math.floor(text.length * 0.7)));
@@ -250,7 +250,7 @@ describe('flagstaff backup and restore', () => {
     expect(() => readFileSync(join(dir, 'refused.db'))).toThrow();
   });
 
-  it('refuses to restore into a database that holds data', { timeout: 60_000 }, async () => {
+  it('refuses to restore into a database that holds data', { timeout: 120_000 }, async () => {
     const run = await runCliProcess(['restore', '--from', backupFile], {
       ...BASE_ENV,
       FLAGSTAFF_DATABASE_URL: sqliteUrl,
