@@ -228,7 +228,9 @@ describe('flagstaff backup and restore', () => {
     }
   });
 
-  it('refuses a truncated file and an altered one before writing anything', { timeout: 120_000 }, async () => {
+  it('refuses a truncated file and an altered one before writing anything', {
+    timeout: 120_000,
+  }, async () => {
     const text = readFileSync(backupFile, 'utf8');
     const truncated = join(dir, 'truncated.backup');
     writeFileSync(truncated, text.slice(0, Math.floor(text.length * 0.7)));
