@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSchema } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
+import { runAdmin } from '../support/postgres-admin.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const IMAGE = 'localhost/flagstaff:latest';
@@ -63,6 +63,7 @@ const evaluate = (base: string, key: string) =>
 
 describe.skipIf(!podman)('the container image, built with npm run image and run with podman', () => {
   const containers: string[] = [];
+  const databases: string[] = [];
   const volume = `flagstaff-test-${suffix}`;
 
   beforeAll(async () => {
@@ -81,7 +82,10 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
   }, 1_200_000);
 
   afterAll(async () => {
-    for (const name of containers) await run('podman', ['rm', '-f', '-t', '0', name]).catch(() => {});
+    for (const name of containers) await run('podman', ['rm', '-f', '-v', '-t', '0', name]).catch(() => {});
+    for (const name of databases) {
+      await runAdmin(postgresUrl as string, `drop database if exists ${name} with (force)`).catch(() => {});
+    }
     await run('podman', ['volume', 'rm', '-f', volume]).catch(() => {});
   }, 60_000);
 
@@ -146,9 +150,12 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
     () => {
       const RATE = 50;
       it('share changes and one rate-limit budget', { timeout: 600_000 }, async () => {
-        const schema = await createTestSchema(postgresUrl as string);
+        // A database of its own: other suites' schemas come and go in the shared one, and a schema
+        // dropped while a node introspects the catalogue would stop its start.
         const database = new URL(postgresUrl as string);
-        database.searchParams.set('options', `-c search_path=${schema}`);
+        database.pathname = `/flagstaff_container_${suffix}`;
+        await runAdmin(postgresUrl as string, `create database flagstaff_container_${suffix}`);
+        databases.push(`flagstaff_container_${suffix}`);
         const key = `fsk_container-test-${suffix}-0123456789abcdefghij`;
         const env = [
           ['FLAGSTAFF_DATABASE_URL', database.href],
