@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startNodeProcess } from '../plane/node-process.ts';
+import { eventually } from '../support/eventually.ts';
 
 const ADMIN_KEY = 'fsk_shutdown-test-admin-key-0123456789abcdef';
 
@@ -86,7 +87,7 @@ describe('graceful shutdown on SIGTERM', () => {
   const dir = mkdtempSync(join(tmpdir(), 'flagstaff-shutdown-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('says draining at once, fails no request accepted before the signal, ends streams with a retry hint, and exits 0', {
+  it('says draining at once, fails no request accepted before the signal, ends streams with a retry hint, keeps webhooks in the outbox, flushes insights, and exits 0', {
     timeout: 120_000,
   }, async () => {
     const env = {
@@ -95,7 +96,13 @@ describe('graceful shutdown on SIGTERM', () => {
       FLAGSTAFF_RATE_LIMIT_EVALUATION: '0',
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '0',
       FLAGSTAFF_SHUTDOWN_GRACE: '10',
+      FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
     };
+    // A webhook receiver that takes deliveries and never answers: one is in flight at the signal.
+    const held: Socket[] = [];
+    const receiver = createServer((socket) => held.push(socket)).listen(0, '127.0.0.1');
+    await new Promise((resolve) => receiver.once('listening', resolve));
+    const receiverPort = (receiver.address() as { port: number }).port;
     const node = startNodeProcess(env);
     const base = new URL(await node.listening);
     const api = (method: string, path: string, body?: unknown, key = ADMIN_KEY) =>
@@ -104,6 +111,12 @@ describe('graceful shutdown on SIGTERM', () => {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
+    const webhook = await (
+      await api('POST', '/v1/projects/default/webhooks', {
+        url: `http://127.0.0.1:${receiverPort}/hook`,
+        events: ['flag.*'],
+      })
+    ).json();
     await api('POST', '/v1/projects/default/flags', { key: 'checkout' });
     const evaluator = await (
       await api('POST', '/v1/projects/default/api-keys', {
@@ -142,6 +155,8 @@ describe('graceful shutdown on SIGTERM', () => {
       send(slowAgent, base, 'POST', '/v1/projects/default/flags', JSON.stringify({ key: `late-${i}` }), 1500),
     );
     await new Promise((resolve) => setTimeout(resolve, 1000));
+
+    expect(await eventually(async () => held.length > 0, 10_000)).toBe(true);
 
     const exited = new Promise<number | null>((resolve) => node.child.once('exit', (code) => resolve(code)));
     signalledAt = performance.now();
@@ -189,8 +204,20 @@ describe('graceful shutdown on SIGTERM', () => {
       ).json();
       expect(top.flags[0]).toMatchObject({ key: 'checkout' });
       expect(top.flags[0].count).toBeGreaterThanOrEqual(before.length);
+      // The delivery cut short by the shutdown is still in the outbox, not failed.
+      const deliveries = await (
+        await fetch(new URL(`/v1/projects/default/webhooks/${webhook.id}/deliveries`, restarted), {
+          headers: { authorization: `Bearer ${ADMIN_KEY}` },
+        })
+      ).json();
+      const created = (deliveries.items ?? deliveries).find(
+        (delivery: { event: string }) => delivery.event === 'flag.created',
+      );
+      expect(created).toMatchObject({ state: 'pending' });
     } finally {
       await again.stop();
+      for (const socket of held) socket.destroy();
+      receiver.close();
     }
   });
 });
