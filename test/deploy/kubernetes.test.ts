@@ -25,7 +25,10 @@ describe.skipIf(render === undefined)(
   () => {
     const manifests = (): Manifest[] => {
       const [command, ...args] = render as string[];
-      const text = execFileSync(command as string, [...args, BASE], { encoding: 'utf8' });
+      const text = execFileSync(command as string, [...args, BASE], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       return parseAllDocuments(text).map((document) => document.toJS());
     };
     const all = render === undefined ? [] : manifests();
