@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
@@ -15,6 +16,7 @@ Commands:
   migrate    bring the database schema up to date and exit
 ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
+${BACKUP_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -62,6 +64,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
       }
       return 0;
     }
+    case 'backup':
+    case 'restore':
+      return runBackupCommand(command, argv.slice(argv.indexOf(command) + 1), config);
     case 'import':
     case 'export':
       return runFlagdCommand(command, argv.slice(argv.indexOf(command) + 1), config);

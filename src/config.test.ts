@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       oidc: undefined,
       passwordSignIn: true,
+      shutdownGraceMs: 10_000,
     });
   });
 
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_FLAGD_SYNC_PORT: '8015',
       FLAGSTAFF_INSIGHTS: 'off',
       FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
+      FLAGSTAFF_SHUTDOWN_GRACE: '25',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -53,6 +55,7 @@ describe('loadConfig', () => {
       flagdSyncPort: 8015,
       insights: false,
       webhooksAllowPrivate: true,
+      shutdownGraceMs: 25_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -72,6 +75,8 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_PASSWORD_SIGN_IN', 'no'],
     ['FLAGSTAFF_OIDC_ISSUER', 'not a url'],
     ['FLAGSTAFF_OIDC_ISSUER', 'http://id.example.com'],
+    ['FLAGSTAFF_SHUTDOWN_GRACE', '0'],
+    ['FLAGSTAFF_SHUTDOWN_GRACE', '10s'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -39,6 +39,8 @@ export interface Config {
   readonly oidc: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: the dashboard's password sign-in is refused (API keys still work). */
   readonly passwordSignIn: boolean;
+  /** FLAGSTAFF_SHUTDOWN_GRACE (seconds, default 10): how long requests in flight get to finish on SIGTERM. */
+  readonly shutdownGraceMs: number;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -216,5 +218,6 @@ export function loadConfig(env: Env = process.env): Config {
       : undefined,
     oidc: oidc(env, base),
     passwordSignIn: passwordSignIn === 'on',
+    shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
   });
 }

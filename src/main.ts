@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
+import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
 import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { SnapshotRegistry } from './plane/snapshots.ts';
@@ -14,6 +15,7 @@ import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
+import { withStartLock } from './storage/start-lock.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
@@ -66,22 +68,26 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   }
   postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   // A node started while the database is down waits for it, retrying with backoff (docs/product.md §8).
-  const { first, accounts } = await retryUntilReachable(app.log, async () => {
-    await migrateToLatest(db);
-    const first = await bootstrap(store, config.adminKey);
-    const accounts = await bootstrapAccounts(store, {
-      email: config.adminEmail,
-      password: config.adminPassword,
-    });
-    return { first, accounts };
-  });
+  // Under a lock: nodes starting together migrate once and create one first project (decision 1732).
+  const { first, accounts } = await retryUntilReachable(app.log, () =>
+    withStartLock(db, async () => {
+      const migrations = await migrateToLatest(db);
+      if (migrations.length > 0) app.log.info({ migrations }, 'database schema migrated');
+      const first = await bootstrap(store, config.adminKey);
+      const accounts = await bootstrapAccounts(store, {
+        email: config.adminEmail,
+        password: config.adminPassword,
+      });
+      return { first, accounts };
+    }),
+  );
   if (first.generatedSecret !== undefined) {
     // The one time a secret is shown: on first start, to the operator, never through the logger.
     // Before listening, so that a start that fails (a port in use) has shown it all the same.
     process.stdout.write(
       `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
         `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
-        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host}:${config.port}/v1/projects/default/flags\n\n`,
+        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/v1/projects/default/flags\n\n`,
     );
   }
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
@@ -107,10 +113,24 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     await flushUsage();
     await store.close();
   });
+  const shutdown = new GracefulShutdown(app, config.shutdownGraceMs);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      app.log.info(`${signal}: shutting down`);
-      void app.close().then(() => process.exit(0));
+      app.log.info(`${signal}: draining, then shutting down`);
+      services.health.startDraining();
+      shutdown.begin();
+      // Should a close hook hang, the process still ends: a supervisor waits only so long.
+      setTimeout(() => {
+        app.log.error('shutdown did not finish in time; exiting');
+        process.exit(1);
+      }, config.shutdownGraceMs + 10_000).unref();
+      void app.close().then(
+        () => process.exit(0),
+        (error) => {
+          app.log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     });
   }
   // Every node delivers webhooks; database leases keep two from sending the same attempt.

@@ -90,6 +90,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     genReqId: () => `req_${randomUUID()}`,
     requestIdHeader: false,
+    // While draining, requests already on open connections are served (with Connection: close),
+    // not refused: clients sent them before the node stopped (docs/decisions/1731).
+    return503OnClosing: false,
     trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },

@@ -9,6 +9,8 @@ import { TopicGroups } from './topic-groups.ts';
 export const HEARTBEAT_MS = 15_000;
 /** How long after connecting a client reconnects once the stream drops (the SSE `retry` field). */
 const RETRY_MS = 2_000;
+/** At shutdown: reconnect soon, to another node behind the same address (docs/decisions/1731). */
+const RETRY_ON_SHUTDOWN = Buffer.from('retry: 500\n\n');
 /**
  * A client that connects without Last-Event-ID fetched its evaluations just before; a change
  * this recent may have landed in between, so it is told to fetch again (a 304 if not).
@@ -138,10 +140,13 @@ export class SseStreams {
     if (missed && current > 0) this.#send(stream, { revision: current, at: lastChange || this.#clock() });
   }
 
-  /** Ends every stream (shutdown); clients reconnect to another node. */
+  /** Ends every stream (shutdown) with a `retry` hint; clients reconnect to another node. */
   closeAll(): void {
     clearInterval(this.#heartbeat);
-    for (const stream of [...this.#streams.values()]) this.#end(stream);
+    for (const stream of [...this.#streams.values()]) {
+      if (!stream.congested) stream.sink.write(RETRY_ON_SHUTDOWN);
+      this.#end(stream);
+    }
   }
 
   #changed(stream: OpenStream, change: ProjectChange): void {

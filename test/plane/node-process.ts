@@ -47,14 +47,14 @@ export function startNodeProcess(env: Record<string, string>): NodeProcess {
 export async function runCliProcess(
   argv: readonly string[],
   env: Record<string, string>,
-): Promise<{ code: number; stdout: string }> {
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, ...argv], {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...argv], {
       env: { ...process.env, ...env },
     });
-    return { code: 0, stdout };
+    return { code: 0, stdout, stderr };
   } catch (error) {
-    const failed = error as { code?: number; stdout?: string };
-    return { code: failed.code ?? 1, stdout: failed.stdout ?? '' };
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
