@@ -13,7 +13,7 @@ import { accessScope, patchReach } from '../services/patch-reach.ts';
 import type { RateLimitBudget } from './plugins/rate-limit.ts';
 
 /**
- * Who may call a route (SPEC §2 roles, §5 order of checks). Read from the request before it is
+ * Who may call a route (docs/product.md §2 roles, §5 order of checks). Read from the request before it is
  * validated, so a key without access gets 403 whatever else is wrong with the request: every
  * reader below copes with missing or mistyped input by leaving the question to validation.
  */

@@ -380,7 +380,7 @@ export class FlagService {
   }
 
   /**
-   * Writes the flag as it was at `version` (from the audit log) as its next version (SPEC §10),
+   * Writes the flag as it was at `version` (from the audit log) as its next version (docs/product.md §10),
    * through the gate. Environments created since keep their current configuration; deleted ones
    * are left out.
    */
@@ -620,7 +620,7 @@ async function requiredFlags(store: FlagStore, flag: Flag): Promise<Map<string, 
 const hasPrerequisites = (flag: Flag) =>
   Object.values(flag.environments).some((config) => (config.prerequisites?.length ?? 0) > 0);
 
-/** Refuses to delete or archive a flag that live flags still require (SPEC §10). */
+/** Refuses to delete or archive a flag that live flags still require (docs/product.md §10). */
 async function refuseIfRequired(
   store: FlagStore,
   flag: Flag,

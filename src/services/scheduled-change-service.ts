@@ -19,7 +19,7 @@ export interface ScheduleInput {
   readonly comment?: string | undefined;
 }
 
-/** Scheduling, listing and cancelling flag changes (SPEC §10); `ChangeScheduler` applies them. */
+/** Scheduling, listing and cancelling flag changes (docs/product.md §10); `ChangeScheduler` applies them. */
 export class ScheduledChangeService extends PendingPatchService {
   /**
    * Refuses a patch the actor could not make now, or that would not validate now; then the gate:

@@ -202,7 +202,7 @@ export class SegmentService {
     );
   }
 
-  /** Writes the segment as it was at `version` (from the audit log) as its next version (SPEC §10), through the gate. */
+  /** Writes the segment as it was at `version` (from the audit log) as its next version (docs/product.md §10), through the gate. */
   async restore(
     actor: Actor,
     segmentId: string,

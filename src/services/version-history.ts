@@ -5,7 +5,7 @@ import type { AuditStore } from '../storage/store.ts';
 type Versioned = 'flag' | 'segment';
 
 /**
- * The resource as it was at `version`, from the `after` of the audit event that wrote it (SPEC
+ * The resource as it was at `version`, from the `after` of the audit event that wrote it (docs/product.md
  * §10 History). Reads the resource's events newest first, a page at a time, until it finds it.
  */
 export async function versionFromAudit<T extends { readonly version: number }>(
