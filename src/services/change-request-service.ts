@@ -7,7 +7,7 @@ import {
 } from '../domain/change-request.ts';
 import type { Clock } from '../domain/clock.ts';
 import { isoTime } from '../domain/clock.ts';
-import { conflict, DomainError, notFound } from '../domain/errors.ts';
+import { conflict, DomainError, forbidden, notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { FlagPatch } from '../domain/schemas/flag-input.ts';
 import type { Page, PageRequest, StoreRoles } from '../storage/store.ts';
@@ -23,8 +23,6 @@ import type { ScheduledChangeService } from './scheduled-change-service.ts';
 import type { SegmentService } from './segment-service.ts';
 import { changedMeanwhile } from './versioned-write.ts';
 import { conflictWith } from './write-gate.ts';
-
-const forbidden = (detail: string) => new DomainError('forbidden', detail);
 
 /** The environments a flag's changes reach: those they configure, every one for a flag-wide field. */
 const scopeOfChanges = (changes: readonly FieldChange[]): readonly string[] | 'all' =>

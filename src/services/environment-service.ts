@@ -1,5 +1,5 @@
 import { isoTime } from '../domain/clock.ts';
-import { DomainError, notFound } from '../domain/errors.ts';
+import { conflict, notFound, validationFailed } from '../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../domain/flag.ts';
 import { newId } from '../domain/ids.ts';
 import { type Environment, protectedByDefault } from '../domain/project.ts';
@@ -80,7 +80,7 @@ export class EnvironmentService {
         input.copyFrom !== undefined &&
         (await tx.findEnvironment(project.id, input.copyFrom)) === undefined
       ) {
-        throw new DomainError('validation_failed', `No environment "${input.copyFrom}" to copy from.`, [
+        throw validationFailed(`No environment "${input.copyFrom}" to copy from.`, [
           { path: '/copyFrom', message: `no environment "${input.copyFrom}" in this project` },
         ]);
       }
@@ -180,7 +180,7 @@ export class EnvironmentService {
       if (stored === undefined) throw notFound(`No environment "${key}".`);
       checkIfMatch(options.ifMatch, stored.version);
       if (environments.length === 1) {
-        throw new DomainError('conflict', 'The last environment of a project cannot be deleted.');
+        throw conflict('The last environment of a project cannot be deleted.');
       }
       await tx.deleteEnvironment(stored.id);
       await this.#audit(tx, actor, 'environment.deleted', stored, null);

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AuditEvent } from '../domain/audit-event.ts';
 import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
-import { conflict, DomainError, validationFailed } from '../domain/errors.ts';
+import { conflict, flagNotFound, notFound, validationFailed } from '../domain/errors.ts';
 import {
   BOOLEAN_VARIANTS,
   ENVIRONMENT_FIELDS,
@@ -85,8 +85,6 @@ interface AuditOf {
 const onlyOne = (touched: readonly string[]): string | undefined =>
   touched.length === 1 ? touched[0] : undefined;
 
-const flagNotFound = (detail: string) => new DomainError('flag_not_found', detail);
-
 export class FlagService {
   readonly #deps: WriteDeps;
 
@@ -108,7 +106,7 @@ export class FlagService {
   ): Promise<Page<Flag>> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
-      throw new DomainError('not_found', `No environment "${environment}" in project "${project.key}".`);
+      throw notFound(`No environment "${environment}" in project "${project.key}".`);
     }
     return this.#store.listFlags(project.id, filter, page);
   }
@@ -373,7 +371,7 @@ export class FlagService {
     const touched = [...patchReach(patch, environment).environments];
     for (const key of touched) {
       if (stored.environments[key] === undefined) {
-        throw new DomainError('not_found', `No environment "${key}" in the flag's project.`);
+        throw notFound(`No environment "${key}" in the flag's project.`);
       }
     }
     return { next: this.#applyPatch(stored, patch, environment), touched };

@@ -1,6 +1,6 @@
 import { type Account, EMAIL_PATTERN, LOCAL_ACCOUNT } from '../domain/account.ts';
 import { type Clock, isoTime } from '../domain/clock.ts';
-import { conflict, DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import { conflict, forbidden, notFound, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { StoredAccount, StoreRoles } from '../storage/store.ts';
 import { authorizeOrganisation } from './access.ts';
@@ -162,14 +162,11 @@ export class ProvisioningService {
 function refuseNonAdmin(actor: Actor): void {
   const { principal } = actor;
   if (principal.type !== 'api_key') {
-    throw new DomainError(
-      'forbidden',
-      'SCIM takes an organisation-wide admin API key, not a dashboard session.',
-    );
+    throw forbidden('SCIM takes an organisation-wide admin API key, not a dashboard session.');
   }
   authorizeOrganisation(principal, 'admin');
   if (principal.environments !== null) {
-    throw new DomainError('forbidden', 'SCIM needs an admin key for every environment.');
+    throw forbidden('SCIM needs an admin key for every environment.');
   }
 }
 

@@ -1,5 +1,5 @@
 import { isoTime } from '../domain/clock.ts';
-import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import { conflict, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { newId } from '../domain/ids.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
@@ -115,8 +115,7 @@ export class ScheduledChangeService extends PendingPatchService {
       const at = new Date(this.clock()).toISOString();
       if (!(await tx.scheduledChanges.settle(id, 'cancelled', at))) {
         const now = await tx.scheduledChanges.find(id);
-        throw new DomainError(
-          'conflict',
+        throw conflict(
           `The scheduled change is ${now?.status ?? 'gone'}; only a pending one can be cancelled.`,
         );
       }

@@ -1,6 +1,6 @@
 import type { FieldChange } from '../domain/change-request.ts';
 import { isoTime } from '../domain/clock.ts';
-import { DomainError, notFound, validationFailed } from '../domain/errors.ts';
+import { conflict, notFound, validationFailed } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import { newId } from '../domain/ids.ts';
 import type { RuleInput } from '../domain/schemas/rules.ts';
@@ -317,8 +317,7 @@ export class SegmentService {
         ...users.segments.map((s) => `segment "${s.key}"`),
       ];
       if (names.length > 0) {
-        throw new DomainError(
-          'conflict',
+        throw conflict(
           `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
         );
       }

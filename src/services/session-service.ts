@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Account } from '../domain/account.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { DomainError, unauthorized, validationFailed } from '../domain/errors.ts';
+import { DomainError, forbidden, unauthorized, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../storage/store.ts';
 import { UNUSABLE_HASH, verifyPassword } from './passwords.ts';
@@ -92,10 +92,7 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 /** A deactivated account (decision 1721) signs in no way at all, whatever it proves. */
 export function refuseDeactivated(account: Account): void {
   if (!account.active) {
-    throw new DomainError(
-      'forbidden',
-      'This account has been deactivated. Ask an admin of your organisation.',
-    );
+    throw forbidden('This account has been deactivated. Ask an admin of your organisation.');
   }
 }
 
@@ -137,7 +134,7 @@ export class SessionService {
     password: string,
     address: string,
   ): Promise<StartedSession & { limit: LimitState }> {
-    if (this.#passwordRefusal !== undefined) throw new DomainError('forbidden', this.#passwordRefusal);
+    if (this.#passwordRefusal !== undefined) throw forbidden(this.#passwordRefusal);
     const now = this.#clock();
     const accountKey = normaliseEmail(email);
     this.#refuseWhenThrottled(accountKey, address);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { MappedRole } from '../domain/account.ts';
 import { LOCAL_ACCOUNT } from '../domain/account.ts';
 import { type Clock, isoTime } from '../domain/clock.ts';
-import { DomainError } from '../domain/errors.ts';
+import { conflict, DomainError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { claimValues, highestRole, matchingRoles } from '../domain/role-mapping.ts';
@@ -228,7 +228,7 @@ export class SsoService {
         version: current.version + 1,
       };
       if (!(await tx.updateAccount(next, current.version))) {
-        throw new DomainError('conflict', 'Your account changed while you were signing in. Sign in again.');
+        throw conflict('Your account changed while you were signing in. Sign in again.');
       }
       const changed =
         current.role !== next.role ||
