@@ -1,0 +1,49 @@
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { KEY_MAX_LENGTH } from '../../src/domain/keys.ts';
+import { ADMIN_KEY } from '../dashboard/support.ts';
+import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+
+// The dashboard's unfinished corners a new user met: long keys, a project's own address,
+// empty conditions, scheduling, stale-flag texts and validation messages.
+
+describeInChromium('the dashboard, finished where a new user found it not', () => {
+  let ui: DashboardBrowser;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  beforeAll(async () => {
+    ui = await startDashboardBrowser();
+    await call('POST', '/v1/projects', { key: 'finish', name: 'Finish' });
+  }, 120_000);
+  afterAll(() => ui?.close());
+
+  let errors: string[] = [];
+  afterEach(() => expect(errors).toEqual([]));
+
+  async function signedIn(options: { width?: number; height?: number } = {}): Promise<Page> {
+    const opened = await ui.newPage({ height: 1000, ...options });
+    errors = opened.errors;
+    await ui.signIn(opened.page);
+    return opened.page;
+  }
+
+  it('a flag with a key of the maximum length opens in the flag editor', async () => {
+    const key = `long-${'k'.repeat(KEY_MAX_LENGTH - 5)}`;
+    await call('POST', '/v1/projects/finish/flags', { key, name: 'Long key' });
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/flags/${key}`);
+    await page.getByRole('heading', { level: 2, name: 'Targeting' }).waitFor();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Long key');
+  });
+
+  it("a project's own address opens its flags", async () => {
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish`);
+    await page.waitForURL(`${ui.server.url}/projects/finish/flags`);
+    await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor();
+  });
+});
