@@ -163,6 +163,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /v1/projects/:projectId/segments': { role: 'viewer', target: PROJECT },
   // A segment is shared by every environment's rules: changing it changes them all.
   'POST /v1/projects/:projectId/segments': { role: 'editor', target: PROJECT, environments: ALL },
+  'GET /v1/projects/:projectId/segments/:segmentKey': { role: 'viewer', target: PROJECT },
   'GET /v1/segments/:segmentId': { role: 'viewer', target: SEGMENT },
   'GET /v1/segments/:segmentId/used-by': { role: 'viewer', target: SEGMENT },
   'PATCH /v1/segments/:segmentId': { role: 'editor', target: SEGMENT, environments: ALL },

@@ -162,6 +162,7 @@ export interface SegmentStore {
   /** Every segment of a project, key order. */
   allSegments(projectId: string): Promise<readonly Segment[]>;
   findSegmentById(id: string, options?: ReadOptions): Promise<Segment | undefined>;
+  findSegmentByKey(projectId: string, key: string): Promise<Segment | undefined>;
   /**
    * Which of `keys` name segments of the project. Inside a transaction the found segments stay
    * locked against deletion until it ends, so a write that refers to them cannot race their delete.
