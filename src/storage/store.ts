@@ -31,7 +31,8 @@ export interface FlagFilter {
 
 export interface AuditFilter {
   readonly resourceType?: string | undefined;
-  readonly resourceId?: string | undefined;
+  /** One resource's events: any of these ids (a key resolves to its flag's and segment's ids). */
+  readonly resourceId?: string | readonly string[] | undefined;
   readonly action?: string | undefined;
   /** The id of the API key or account that acted. */
   readonly actorId?: string | undefined;

@@ -46,4 +46,15 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     await page.waitForURL(`${ui.server.url}/projects/finish/flags`);
     await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor();
   });
+
+  it("the audit log's resource filter finds a flag's events by its key", async () => {
+    await call('POST', '/v1/projects/finish/flags', { key: 'audited', name: 'Audited' });
+    await call('POST', '/v1/projects/finish/flags', { key: 'bystander', name: 'Bystander' });
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/audit-log`);
+    await page.getByLabel('Resource id or key').fill('audited');
+    const events = page.locator('.audit-event');
+    await expect.poll(() => events.count()).toBe(1);
+    await expect.poll(() => events.first().textContent()).toContain('audited');
+  });
 });
