@@ -57,4 +57,35 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     await expect.poll(() => events.count()).toBe(1);
     await expect.poll(() => events.first().textContent()).toContain('audited');
   });
+
+  /** The message a control's aria-describedby names last: its error. */
+  const errorOf = async (page: Page, control: ReturnType<Page['getByLabel']>) => {
+    await expect.poll(() => control.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
+    return page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
+  };
+
+  it("a new rule's variant must be chosen, and an empty condition value is refused beside its field", async () => {
+    await call('POST', '/v1/projects/finish/flags', { key: 'blanks', name: 'Blanks' });
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/flags/blanks`);
+    await page.getByRole('heading', { level: 2, name: 'Targeting' }).waitFor();
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const rule = page.getByRole('listitem', { name: 'Rule 1' });
+    const variant = rule.getByLabel('Variant', { exact: true });
+    expect(await variant.locator('option:checked').textContent()).toBe('Choose a variant');
+    await rule.getByRole('button', { name: 'Add condition' }).click();
+    await rule.getByLabel('Attribute').fill('country');
+
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await errorOf(page, variant)).toBe('Choose a variant to serve');
+
+    await variant.selectOption('on');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    expect(await errorOf(page, rule.getByLabel('Value', { exact: true }))).toContain(
+      'is empty: enter a value',
+    );
+    const stored = await call('GET', '/v1/projects/finish/flags/blanks');
+    expect(stored.version).toBe(1);
+  });
 });
