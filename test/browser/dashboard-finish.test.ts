@@ -88,4 +88,40 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     const stored = await call('GET', '/v1/projects/finish/flags/blanks');
     expect(stored.version).toBe(1);
   });
+
+  it('on a phone every environment tab, "Production protected" too, is whole on screen', async () => {
+    await call('POST', '/v1/projects', {
+      key: 'phone',
+      name: 'Phone',
+      environments: [
+        { key: 'development', name: 'Development' },
+        { key: 'staging', name: 'Staging' },
+        { key: 'production', name: 'Production' },
+      ],
+    });
+    await call('POST', '/v1/projects/phone/flags', { key: 'small-screen', name: 'Small screen' });
+    const page = await signedIn({ width: 375, height: 800 });
+    await page.goto(`${ui.server.url}/projects/phone/flags/small-screen`);
+    const tabs = page.getByRole('tablist', { name: 'Environment' }).getByRole('tab');
+    await expect.poll(() => tabs.count()).toBe(3);
+    const production = tabs.filter({ hasText: 'Production' });
+    expect(await production.textContent()).toContain('protected');
+    for (const tab of await tabs.all()) {
+      const name = (await tab.textContent()) ?? '';
+      const box = await tab.boundingBox();
+      expect(box, name).not.toBeNull();
+      expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 375, name).toBe(true);
+    }
+  });
+
+  it('the stale-flags filter, finding none, names both kinds of staleness', async () => {
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/flags`);
+    await page.getByLabel('Stale flags only').check();
+    await page.getByText('No flag matches').waitFor();
+    const text = await page.getByText('No flag is stale in').textContent();
+    expect(text).toContain('30 days without being evaluated');
+    expect(text).toContain('served one variant to everyone for 30 days');
+    expect(text).not.toContain('served more than one variant');
+  });
 });

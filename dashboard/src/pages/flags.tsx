@@ -160,7 +160,7 @@ export function FlagsPage() {
             <Empty title="No flag matches">
               <p>
                 {staleOnly
-                  ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: every flag was evaluated in the last 30 days and served more than one variant.`
+                  ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: none has gone 30 days without being evaluated, nor served one variant to everyone for 30 days.`
                   : 'Try another search or tag.'}
               </p>
             </Empty>
