@@ -124,4 +124,43 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     expect(text).toContain('served one variant to everyone for 30 days');
     expect(text).not.toContain('served more than one variant');
   });
+
+  it('schedules a default variant a minute ahead, listed as "in 1 minute", after asking for the variant', async () => {
+    await call('POST', '/v1/projects/finish/flags', {
+      key: 'theme',
+      name: 'Theme',
+      type: 'string',
+      variants: [
+        { key: 'light', value: 'light' },
+        { key: 'dark', value: 'dark' },
+      ],
+    });
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/flags/theme`);
+    const section = page.getByRole('region', { name: 'Scheduled changes' });
+    await section.getByLabel('Environment').selectOption('development');
+    await section.getByLabel('Change').selectOption({ label: 'Serve a variant by default' });
+    // The form takes minutes: 85 s ahead, cut to the minute, is 25–85 s ahead.
+    const inAMinute = new Date(Date.now() + 85_000);
+    const local = new Date(inAMinute.getTime() - inAMinute.getTimezoneOffset() * 60_000)
+      .toISOString()
+      .slice(0, 16);
+    await section.getByLabel('At').fill(local);
+    await section.getByRole('button', { name: 'Schedule' }).click();
+    expect(await errorOf(page, section.getByLabel('Variant to serve'))).toBe('Choose a variant to serve');
+
+    await section.getByLabel('Variant to serve').selectOption('dark');
+    await section.getByRole('button', { name: 'Schedule' }).click();
+    await page.locator('.toast', { hasText: 'Scheduled: serve "dark" by default in Development.' }).waitFor();
+    const row = section.getByRole('row', { name: /serve "dark" by default/ });
+    await expect.poll(() => row.getByRole('cell').first().textContent()).toBe('in 1 minute');
+    const [scheduled] = await call(
+      'GET',
+      `/v1/flags/${(await call('GET', '/v1/projects/finish/flags/theme')).id}/scheduled-changes`,
+    );
+    expect(scheduled).toMatchObject({
+      environment: 'development',
+      patch: { defaultVariant: 'dark', defaultRollout: null },
+    });
+  });
 });
