@@ -8,5 +8,7 @@ export const KEY_PATTERN = `^[A-Za-z0-9][A-Za-z0-9._-]{0,${KEY_MAX_LENGTH - 1}}$
  */
 export const MAX_PATH_PART_LENGTH = KEY_MAX_LENGTH;
 export const KEY_REGEX = new RegExp(KEY_PATTERN);
+/** The key pattern in words: the API's message for a key that does not match, and the forms' hint. */
+export const KEY_RULE = `Letters, digits, ".", "_" and "-", starting with a letter or digit; at most ${KEY_MAX_LENGTH} characters.`;
 export const NAME_MAX = 200;
 export const DESCRIPTION_MAX = 2000;

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { KEY_MAX_LENGTH } from '../../src/domain/keys.ts';
+import { KEY_MAX_LENGTH, KEY_RULE } from '../../src/domain/keys.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
@@ -162,5 +162,24 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
       environment: 'development',
       patch: { defaultVariant: 'dark', defaultRollout: null },
     });
+  });
+
+  it('a new flag shows the limits of its fields before submitting, and a bad key is refused in words beside it', async () => {
+    const page = await signedIn();
+    await page.goto(`${ui.server.url}/projects/finish/flags`);
+    await page.getByRole('button', { name: 'New flag' }).click();
+    const dialog = page.getByRole('dialog');
+    const key = dialog.getByLabel('Key');
+    const hintOf = async (control: ReturnType<Page['getByLabel']>) => {
+      const [hint] = ((await control.getAttribute('aria-describedby')) ?? '').split(' ');
+      return page.locator(`[id="${hint}"]`).textContent();
+    };
+    expect(await hintOf(key)).toContain(KEY_RULE);
+    expect(await hintOf(dialog.getByLabel('Name'))).toBe('At most 200 characters.');
+    expect(await hintOf(dialog.getByLabel('Description'))).toBe('Optional; at most 2000 characters.');
+
+    await key.fill('not a key!');
+    await dialog.getByRole('button', { name: 'Create flag' }).click();
+    expect(await errorOf(page, key)).toBe(KEY_RULE);
   });
 });

@@ -6,7 +6,12 @@ import {
   useEffect,
   useRef,
 } from 'react';
+import { DESCRIPTION_MAX, KEY_RULE, NAME_MAX } from '../../../src/domain/keys.ts';
 import type { ApiError } from '../api.ts';
+
+/** The limits of the fields every resource shares, shown before submitting (the API's, from one place). */
+export const NAME_HINT = `At most ${NAME_MAX} characters.`;
+export const DESCRIPTION_HINT = `Optional; at most ${DESCRIPTION_MAX} characters.`;
 
 /** The id of the control for a JSON pointer of the API's errors: `/rules/0/value` → `f-rules-0-value`. */
 export const fieldId = (path: string) => `f${path.replace(/[^A-Za-z0-9_-]/g, '-')}`;
@@ -278,8 +283,18 @@ export function KeyAndName<T extends { key: string; name: string }>({
   const fields = of as unknown as FieldSource<{ key: string; name: string }>;
   return (
     <div className="row">
-      <TextField of={fields} name="key" label="Key" hint={keyHint} code />
-      <TextField of={fields} name="name" label="Name" />
+      <TextField
+        of={fields}
+        name="key"
+        label="Key"
+        hint={
+          <>
+            {keyHint} {KEY_RULE}
+          </>
+        }
+        code
+      />
+      <TextField of={fields} name="name" label="Name" hint={NAME_HINT} />
       {children}
     </div>
   );

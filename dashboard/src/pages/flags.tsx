@@ -12,7 +12,7 @@ import {
 } from '../api.ts';
 import { useProject } from '../app.tsx';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
+import { DESCRIPTION_HINT, Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { confirmProtected } from '../protected.tsx';
@@ -283,7 +283,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
           )}
         </Field>
       </KeyAndName>
-      <TextField of={form} name="description" label="Description" />
+      <TextField of={form} name="description" label="Description" hint={DESCRIPTION_HINT} />
       <TextField of={form} name="tags" label="Tags" hint="Separated by commas." />
       {type === 'boolean' ? (
         <p className="muted small">A boolean flag serves the variants on (true) and off (false).</p>
