@@ -31,13 +31,14 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 
 /**
  * The message of a length or pattern error in words a person can act on beside the field (the
- * dashboard shows them there): Ajv's own ("must NOT have fewer than 1 characters") otherwise.
+ * dashboard shows them there), in the API's style of words that follow the field's name; Ajv's
+ * own ("must NOT have fewer than 1 characters") for the rest.
  */
 function inWords(e: ErrorObject): string {
   const params = e.params as { limit?: number; pattern?: string };
   if (e.keyword === 'minLength')
-    return params.limit === 1 ? 'Required' : `Must be at least ${params.limit} characters`;
-  if (e.keyword === 'maxLength') return `Must be at most ${params.limit} characters`;
+    return params.limit === 1 ? 'is required' : `must be at least ${params.limit} characters`;
+  if (e.keyword === 'maxLength') return `must be at most ${params.limit} characters`;
   if (e.keyword === 'pattern' && params.pattern === KEY_PATTERN) return KEY_RULE;
   return e.message ?? 'is invalid';
 }

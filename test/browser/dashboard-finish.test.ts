@@ -82,9 +82,7 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
 
     await variant.selectOption('on');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    expect(await errorOf(page, rule.getByLabel('Value', { exact: true }))).toContain(
-      'is empty: enter a value',
-    );
+    expect(await errorOf(page, rule.getByLabel('Value', { exact: true }))).toContain('Empty: enter a value');
     const stored = await call('GET', '/v1/projects/finish/flags/blanks');
     expect(stored.version).toBe(1);
   });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-it('schema errors read as words at their field: the key rule, "Required", and the length limit', async () => {
+it('schema errors read as words at their field: the key rule, "is required", and the length limit', async () => {
   const res = await server.call('POST', '/v1/projects/default/flags', {
     body: { key: 'not a key!', name: '', description: 'x'.repeat(2001) },
   });
@@ -16,8 +16,8 @@ it('schema errors read as words at their field: the key rule, "Required", and th
   expect(res.body.errors).toEqual(
     expect.arrayContaining([
       { path: '/key', message: KEY_RULE },
-      { path: '/name', message: 'Required' },
-      { path: '/description', message: 'Must be at most 2000 characters' },
+      { path: '/name', message: 'is required' },
+      { path: '/description', message: 'must be at most 2000 characters' },
     ]),
   );
   expect(KEY_RULE).toBe(

@@ -16,9 +16,20 @@ export const DESCRIPTION_HINT = `Optional; at most ${DESCRIPTION_MAX} characters
 /** The id of the control for a JSON pointer of the API's errors: `/rules/0/value` → `f-rules-0-value`. */
 export const fieldId = (path: string) => `f${path.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
-/** The message the API gave for exactly this field, if any. */
-export const errorAt = (problem: ApiError | undefined, path: string): string | undefined =>
-  problem?.errors.find((e) => e.path === path)?.message;
+/**
+ * The API's words for a field follow its name ("name: is required"); beside the field they stand
+ * alone: "Required", "Must be at most 200 characters".
+ */
+export const besideField = (message: string): string => {
+  const words = message.replace(/^is /, '');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/** The message the API gave for exactly this field, if any, worded to stand beside it. */
+export const errorAt = (problem: ApiError | undefined, path: string): string | undefined => {
+  const message = problem?.errors.find((e) => e.path === path)?.message;
+  return message === undefined ? undefined : besideField(message);
+};
 
 export interface ControlProps {
   readonly id: string;
