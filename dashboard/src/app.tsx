@@ -118,6 +118,10 @@ function SignedIn({ path }: { path: string }) {
       <ProjectStart id={me.actor.projectId} />
     );
   }
+  // A project's own address opens its flags, the page its navigation starts with.
+  const projectRoot = match('/projects/:project', path);
+  if (projectRoot !== undefined)
+    return <Redirect to={`/projects/${encodeURIComponent(projectRoot.project ?? '')}/flags`} />;
   const projectKey = /^\/projects\/([^/?]+)\//.exec(path)?.[1];
   if (projectKey !== undefined)
     return <ProjectPages projectKey={decodeURIComponent(projectKey)} path={path} />;

@@ -1,5 +1,6 @@
 import { type ReactNode, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import type { ApiError } from './api.ts';
+import { relativeTime } from './relative-time.ts';
 
 /** An on/off switch: a button with role=switch, so keyboards and screen readers know it. */
 export function Switch({
@@ -147,23 +148,13 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
   );
 }
 
-const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 const absolute = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' });
 
 /** "3 minutes ago", with the exact time on hover and for screen readers in the datetime. */
 export function Time({ at, never = 'Never' }: { at: string | null | undefined; never?: string }) {
   if (!at) return <span className="muted">{never}</span>;
   const date = new Date(at);
-  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const units: [Intl.RelativeTimeFormatUnit, number][] = [
-    ['year', 31536000],
-    ['month', 2592000],
-    ['day', 86400],
-    ['hour', 3600],
-    ['minute', 60],
-  ];
-  const [unit, size] = units.find(([, s]) => Math.abs(seconds) >= s) ?? ['second', 1];
-  const text = Math.abs(seconds) < 45 ? 'just now' : relative.format(Math.round(seconds / size), unit);
+  const text = relativeTime(Math.round((date.getTime() - Date.now()) / 1000));
   return (
     <time dateTime={at} title={absolute.format(date)}>
       {text}

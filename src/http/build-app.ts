@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
+import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
 import type { TelemetryOptions } from '../observability/telemetry.ts';
 import { createRealtime, type Realtime } from '../realtime/realtime.ts';
 import type { StreamLimits } from '../realtime/stream-limits.ts';
@@ -95,7 +96,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     trustProxy: trustProxyOption(options.trustProxy ?? false),
     // A trailing slash should not turn a known route into a 404.
-    routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      querystringParser: parseQueryString,
+      maxParamLength: MAX_PATH_PART_LENGTH,
+    },
   }).withTypeProvider<RequestTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

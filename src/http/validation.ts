@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { FieldError } from '../domain/errors.ts';
+import { KEY_PATTERN, KEY_RULE } from '../domain/keys.ts';
 
 /**
  * Bodies are validated strictly: unknown fields are refused, never stripped, and nothing is
@@ -28,6 +29,20 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   return ajv.compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
 };
 
+/**
+ * The message of a length or pattern error in words a person can act on beside the field (the
+ * dashboard shows them there), in the API's style of words that follow the field's name; Ajv's
+ * own ("must NOT have fewer than 1 characters") for the rest.
+ */
+function inWords(e: ErrorObject): string {
+  const params = e.params as { limit?: number; pattern?: string };
+  if (e.keyword === 'minLength')
+    return params.limit === 1 ? 'is required' : `must be at least ${params.limit} characters`;
+  if (e.keyword === 'maxLength') return `must be at most ${params.limit} characters`;
+  if (e.keyword === 'pattern' && params.pattern === KEY_PATTERN) return KEY_RULE;
+  return e.message ?? 'is invalid';
+}
+
 /** Turns Ajv errors into `{ path, message }` with JSON-pointer paths a person can follow. */
 export function fieldErrors(errors: readonly ErrorObject[], part: string): FieldError[] {
   const prefix = part === 'body' ? '' : `${part}:`;
@@ -47,6 +62,6 @@ export function fieldErrors(errors: readonly ErrorObject[], part: string): Field
         message: `must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
       };
     }
-    return { path: `${prefix}${e.instancePath || '/'}`, message: e.message ?? 'is invalid' };
+    return { path: `${prefix}${e.instancePath || '/'}`, message: inWords(e) };
   });
 }

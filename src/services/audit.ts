@@ -3,6 +3,7 @@ import { newId } from '../domain/ids.ts';
 import type {
   AuditFilter,
   AuditStore,
+  FlagStore,
   Page,
   PageRequest,
   ProjectStore,
@@ -57,10 +58,27 @@ function withoutSecrets(snapshot: unknown): unknown {
 
 /** Reading the audit log: a project's (its admins) or the whole installation's (organisation-wide admins). */
 export class AuditLogService {
-  readonly #store: AuditStore & ProjectStore;
+  readonly #store: AuditStore & ProjectStore & FlagStore;
 
-  constructor(store: AuditStore & ProjectStore) {
+  constructor(store: AuditStore & ProjectStore & FlagStore) {
     this.#store = store;
+  }
+
+  /**
+   * `resourceId` names a resource by id or, as people know them, by a flag's or segment's key in
+   * the project: the key resolves to their ids (of the `resourceType` asked for). A key the
+   * project lacks resolves to nothing, so the list is empty rather than an error.
+   */
+  async #resolveResource(projectId: string, filter: AuditFilter): Promise<AuditFilter> {
+    const named = filter.resourceId;
+    if (typeof named !== 'string' || named === '') return filter;
+    const type = filter.resourceType;
+    const [flag, segment] = await Promise.all([
+      type === undefined || type === 'flag' ? this.#store.findFlagByKey(projectId, named) : undefined,
+      type === undefined || type === 'segment' ? this.#store.findSegmentByKey(projectId, named) : undefined,
+    ]);
+    const ids = [named, flag?.id, segment?.id].filter((id): id is string => id !== undefined);
+    return { ...filter, resourceId: ids };
   }
 
   /** A project's events, newest first. */
@@ -71,7 +89,7 @@ export class AuditLogService {
     page: PageRequest,
   ): Promise<Page<AuditEvent>> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
-    return this.#store.listAuditEvents(project.id, filter, page);
+    return this.#store.listAuditEvents(project.id, await this.#resolveResource(project.id, filter), page);
   }
 
   /**
@@ -88,6 +106,7 @@ export class AuditLogService {
     authorizeOrganisation(actor.principal, 'admin');
     if (project === undefined) return this.#store.listAuditEvents(null, filter, page);
     const found = await this.#store.findProject(project);
-    return this.#store.listAuditEvents(found?.id ?? project, filter, page);
+    if (found === undefined) return this.#store.listAuditEvents(project, filter, page);
+    return this.#store.listAuditEvents(found.id, await this.#resolveResource(found.id, filter), page);
   }
 }

@@ -40,6 +40,21 @@ export class SegmentService {
   }
 
   /**
+   * A segment of the project by its key or, as the API's other paths name it, by its `seg_…` id.
+   * The key wins, as for flags: a key may itself look like an id.
+   */
+  async getInProject(actor: Actor, projectIdOrKey: string, segmentKeyOrId: string): Promise<Segment> {
+    const { store } = this.#deps;
+    const project = await accessProject(store, actor, projectIdOrKey, 'viewer');
+    const segment =
+      (await store.findSegmentByKey(project.id, segmentKeyOrId)) ??
+      (segmentKeyOrId.startsWith('seg_') ? await store.findSegmentById(segmentKeyOrId) : undefined);
+    if (segment === undefined || segment.projectId !== project.id)
+      throw notFound(`No segment "${segmentKeyOrId}" in project "${project.key}".`);
+    return segment;
+  }
+
+  /**
    * The project of a segment named by id: the route's grant when it ran (unset when the segment
    * is unknown or another project's: both 404), else the segment's own after the same rules.
    */

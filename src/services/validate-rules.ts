@@ -25,12 +25,34 @@ export function validateRules(
     const errors = (FOREIGN_FIELDS[rule.type] ?? [])
       .filter((field) => fields[field] !== undefined)
       .map((field) => ({ path: `${at}/${field}`, message: `is not used by a ${rule.type} rule` }));
-    errors.push(...validateRule(rule, at));
+    errors.push(...validateRule(rule, at), ...emptyOperands(rule, at));
     if (rule.type === 'segment' && typeof rule.segment === 'string' && !segmentKeys.has(rule.segment)) {
       errors.push({ path: `${at}/segment`, message: `no segment "${rule.segment}" in this project` });
     }
     return errors;
   });
+}
+
+/**
+ * An empty string as an operand is a form left blank, not a wish: `contains ""` matches every
+ * value, `equals ""` only an attribute set to nothing. Refused for every operator (decision
+ * 1750); an empty attribute is still matched on purpose by `matches "^$"`.
+ */
+function emptyOperands(rule: Rule, at: string): FieldError[] {
+  if (rule.type !== 'attribute') return [];
+  if (rule.value === '')
+    return [
+      {
+        path: `${at}/value`,
+        message: `is empty: enter a value (an empty attribute is matched by matches "^$")`,
+      },
+    ];
+  if (!Array.isArray(rule.values)) return [];
+  if (rule.values.length === 0)
+    return [{ path: `${at}/values`, message: `is empty: ${rule.operator} needs at least one value` }];
+  return rule.values.flatMap((value, i) =>
+    value === '' ? [{ path: `${at}/values/${i}`, message: 'is empty: enter a value or remove it' }] : [],
+  );
 }
 
 /**

@@ -22,7 +22,8 @@ export interface FlagFilter {
 
 export interface AuditFilter {
   readonly resourceType?: string | undefined;
-  readonly resourceId?: string | undefined;
+  /** One resource's events: any of these ids (a key resolves to its flag's and segment's ids). */
+  readonly resourceId?: string | readonly string[] | undefined;
   readonly action?: string | undefined;
   /** The id of the API key or account that acted. */
   readonly actorId?: string | undefined;
@@ -166,6 +167,7 @@ export interface SegmentStore {
   /** Every segment of a project, key order. */
   allSegments(projectId: string): Promise<readonly Segment[]>;
   findSegmentById(id: string, options?: ReadOptions): Promise<Segment | undefined>;
+  findSegmentByKey(projectId: string, key: string): Promise<Segment | undefined>;
   /**
    * Which of `keys` name segments of the project. Inside a transaction the found segments stay
    * locked against deletion until it ends, so a write that refers to them cannot race their delete.

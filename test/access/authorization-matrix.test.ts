@@ -448,6 +448,14 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'GET /v1/projects/:projectId/segments/:segmentKey',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/segments/beta-users' }),
+  },
+  {
     route: 'GET /v1/segments/:segmentId',
     byId: true,
     minRole: 'viewer',

@@ -61,7 +61,7 @@ describeInChromium(
       await form.getByRole('button', { name: 'Change password' }).click();
       await expect
         .poll(() => form.locator('.field.invalid .error').textContent())
-        .toBe('is not your current password');
+        .toBe('Not your current password');
 
       await form.getByLabel('Current password').fill(PASSWORD);
       await form.getByRole('button', { name: 'Change password' }).click();

@@ -204,7 +204,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await expect.poll(() => key.getAttribute('aria-invalid')).toBe('true');
     const describedBy = (await key.getAttribute('aria-describedby')) ?? '';
     const message = page.locator(`[id="${describedBy.split(' ').at(-1)}"]`);
-    await expect.poll(() => message.textContent()).toContain('must match pattern');
+    await expect.poll(() => message.textContent()).toContain('Letters, digits, ".", "_" and "-"');
     // The summary links to the field.
     await page.getByRole('alert').getByRole('link', { name: 'key' }).click();
     await expect.poll(() => isFocused(key)).toBe(true);

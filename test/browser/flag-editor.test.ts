@@ -61,6 +61,7 @@ describeInChromium(
       const first = page.getByRole('listitem', { name: 'Rule 1' });
       await first.getByLabel('If the user is in every one of these segments').selectOption('beta');
       await first.getByText('Saving adds beta too').waitFor();
+      await first.getByLabel('Variant', { exact: true }).selectOption('on');
       await save(page);
       await saved(page, 'Contrast');
       expect((await flagOf('contrast')).environments.development.rules).toMatchObject([
@@ -74,6 +75,7 @@ describeInChromium(
       // A rule left empty is refused, with the error beside its segment picker.
       await page.getByRole('button', { name: 'Add rule' }).click();
       const second = page.getByRole('listitem', { name: 'Rule 2' });
+      await second.getByLabel('Variant', { exact: true }).selectOption('on');
       await save(page);
       const picker = second.getByLabel('If the user is in every one of these segments');
       await expect.poll(() => picker.getAttribute('aria-invalid')).toBe('true');

@@ -1000,7 +1000,7 @@ describeEachDatabase('Store contract', (database) => {
 
   // Segments
 
-  it('stores a segment exactly as given and finds it by id', async () => {
+  it('stores a segment exactly as given and finds it by id and by key in its project', async () => {
     const { project } = await givenProject(store, 'checkout');
     const segment = aSegment(project.id, 'beta-users', {
       name: 'Beta users',
@@ -1024,6 +1024,9 @@ describeEachDatabase('Store contract', (database) => {
 
     expect(await store.findSegmentById(segment.id)).toStrictEqual(segment);
     expect(await store.findSegmentById('seg_unknown')).toBeUndefined();
+    expect(await store.findSegmentByKey(segment.projectId, segment.key)).toStrictEqual(segment);
+    expect(await store.findSegmentByKey(segment.projectId, 'unknown')).toBeUndefined();
+    expect(await store.findSegmentByKey('prj_other', segment.key)).toBeUndefined();
   });
 
   it("lists a project's segments in key order, a page at a time, with a cursor exactly while more remain", async () => {

@@ -6,14 +6,30 @@ import {
   useEffect,
   useRef,
 } from 'react';
+import { DESCRIPTION_MAX, KEY_RULE, NAME_MAX } from '../../../src/domain/keys.ts';
 import type { ApiError } from '../api.ts';
+
+/** The limits of the fields every resource shares, shown before submitting (the API's, from one place). */
+export const NAME_HINT = `At most ${NAME_MAX} characters.`;
+export const DESCRIPTION_HINT = `Optional; at most ${DESCRIPTION_MAX} characters.`;
 
 /** The id of the control for a JSON pointer of the API's errors: `/rules/0/value` → `f-rules-0-value`. */
 export const fieldId = (path: string) => `f${path.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
-/** The message the API gave for exactly this field, if any. */
-export const errorAt = (problem: ApiError | undefined, path: string): string | undefined =>
-  problem?.errors.find((e) => e.path === path)?.message;
+/**
+ * The API's words for a field follow its name ("name: is required"); beside the field they stand
+ * alone: "Required", "Must be at most 200 characters".
+ */
+export const besideField = (message: string): string => {
+  const words = message.replace(/^is /, '');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/** The message the API gave for exactly this field, if any, worded to stand beside it. */
+export const errorAt = (problem: ApiError | undefined, path: string): string | undefined => {
+  const message = problem?.errors.find((e) => e.path === path)?.message;
+  return message === undefined ? undefined : besideField(message);
+};
 
 export interface ControlProps {
   readonly id: string;
@@ -278,8 +294,18 @@ export function KeyAndName<T extends { key: string; name: string }>({
   const fields = of as unknown as FieldSource<{ key: string; name: string }>;
   return (
     <div className="row">
-      <TextField of={fields} name="key" label="Key" hint={keyHint} code />
-      <TextField of={fields} name="name" label="Name" />
+      <TextField
+        of={fields}
+        name="key"
+        label="Key"
+        hint={
+          <>
+            {keyHint} {KEY_RULE}
+          </>
+        }
+        code
+      />
+      <TextField of={fields} name="name" label="Name" hint={NAME_HINT} />
       {children}
     </div>
   );

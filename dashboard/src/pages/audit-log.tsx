@@ -167,11 +167,11 @@ function AuditLog({
           </select>
         </label>
         <label className="field inline">
-          <span>Resource id</span>
+          <span>Resource id or key</span>
           <input
             value={resourceId}
             onChange={(e) => setResourceId(e.target.value)}
-            placeholder="flg_…"
+            placeholder="new-checkout or flg_…"
             spellCheck={false}
           />
         </label>

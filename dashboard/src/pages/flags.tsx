@@ -11,7 +11,7 @@ import {
   isChangeRequest,
 } from '../api.ts';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
+import { DESCRIPTION_HINT, Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { useProject } from '../project.ts';
@@ -160,7 +160,7 @@ export function FlagsPage() {
             <Empty title="No flag matches">
               <p>
                 {staleOnly
-                  ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: every flag was evaluated in the last 30 days and served more than one variant.`
+                  ? `No flag is stale in ${primaryEnvironment(environments)?.name ?? 'production'}: none has gone 30 days without being evaluated, nor served one variant to everyone for 30 days.`
                   : 'Try another search or tag.'}
               </p>
             </Empty>
@@ -283,7 +283,7 @@ function CreateFlag({ onCancel }: { onCancel: () => void }) {
           )}
         </Field>
       </KeyAndName>
-      <TextField of={form} name="description" label="Description" />
+      <TextField of={form} name="description" label="Description" hint={DESCRIPTION_HINT} />
       <TextField of={form} name="tags" label="Tags" hint="Separated by commas." />
       {type === 'boolean' ? (
         <p className="muted small">A boolean flag serves the variants on (true) and off (false).</p>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { api, enc, type Project, useApi } from '../api.ts';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { KeyAndName, TextField } from '../kit/field.tsx';
+import { DESCRIPTION_HINT, KeyAndName, TextField } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
@@ -63,8 +63,8 @@ function CreateProject({ onCancel }: { onCancel: () => void }) {
     });
   return (
     <CreateDialog what="project" form={form} onSubmit={submit} onCancel={onCancel}>
-      <KeyAndName of={form} keyHint="Letters, digits, . _ - ; used in the API." />
-      <TextField of={form} name="description" label="Description" />
+      <KeyAndName of={form} keyHint="Used in the API and in URLs." />
+      <TextField of={form} name="description" label="Description" hint={DESCRIPTION_HINT} />
       <p className="muted small">
         It starts with the environments development and production; production is protected.
       </p>

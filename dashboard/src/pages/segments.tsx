@@ -2,7 +2,16 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { describePath, ErrorSummary, KeyAndName, RadioChoices, sourceOf, TextField } from '../kit/field.tsx';
+import {
+  DESCRIPTION_HINT,
+  describePath,
+  ErrorSummary,
+  KeyAndName,
+  NAME_HINT,
+  RadioChoices,
+  sourceOf,
+  TextField,
+} from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { useProject } from '../project.ts';
@@ -248,8 +257,8 @@ function SegmentEditor({
       </section>
       <section className="panel" aria-labelledby="segment-details">
         <h2 id="segment-details">Details</h2>
-        <TextField of={fields} name="name" label="Name" />
-        <TextField of={fields} name="description" label="Description" rows={2} />
+        <TextField of={fields} name="name" label="Name" hint={NAME_HINT} />
+        <TextField of={fields} name="description" label="Description" rows={2} hint={DESCRIPTION_HINT} />
       </section>
       <UsedBy segment={segment} />
       {dirty && (

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors.ts';
+import { KEY_MAX_LENGTH, MAX_PATH_PART_LENGTH } from '../../domain/keys.ts';
 import { isDatabaseUnavailable } from '../../storage/database-unavailable.ts';
 import { problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
@@ -47,10 +48,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // The router refuses an over-long part before routing only when no wildcard (the dashboard's
+    // pages) could take the path instead; either way the client hears why.
+    if (path.split('/').some((part) => part.length > MAX_PATH_PART_LENGTH))
+      return sendProblem(reply, problem('validation_failed', PATH_PART_TOO_LONG));
+    return sendProblem(reply, problem('not_found', `No route ${request.method} ${path}.`));
+  });
 }
+
+const PATH_PART_TOO_LONG = `A part of the URL path is longer than ${MAX_PATH_PART_LENGTH} characters; keys are at most ${KEY_MAX_LENGTH}.`;
 
 /**
  * Fastify's `frameworkErrors`: errors raised while routing, before any route runs. A malformed
@@ -62,7 +70,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   reply.header('x-request-id', request.id);
   const detail =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? 'A part of the URL path is longer than 100 characters.'
+      ? PATH_PART_TOO_LONG
       : 'The URL is not valid: it has a malformed percent-encoding.';
   void sendProblem(reply, problem('validation_failed', detail));
 }

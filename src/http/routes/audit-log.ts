@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
 import { pageOf, sendListed } from '../request-helpers.ts';
@@ -12,7 +13,12 @@ const describe = describeRoutes(['Audit log']);
 const AuditFilters = {
   ...PageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
-  resourceId: Type.Optional(Type.String({ maxLength: 64 })),
+  resourceId: Type.Optional(
+    Type.String({
+      maxLength: KEY_MAX_LENGTH,
+      description: "The resource's id, or a flag's or segment's key in the project.",
+    }),
+  ),
   action: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag.updated' })),
   actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
 };

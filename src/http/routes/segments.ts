@@ -11,7 +11,7 @@ import {
 } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import {
   CreateSegmentSchema,
   PatchSegmentSchema,
@@ -23,6 +23,7 @@ import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
+const ProjectSegmentParams = Closed({ projectId: Type.String(), segmentKey: Key });
 
 export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -54,6 +55,20 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         reply,
         (actor) => services.segments.create(actor, request.params.projectId, request.body),
         (segment) => `/v1/segments/${segment.id}`,
+      ),
+  );
+
+  app.get(
+    '/projects/:projectId/segments/:segmentKey',
+    describe('Get a segment by its key', [401, 403, 404], {
+      description: 'The segment is named by its key or by its `seg_…` id.',
+      params: ProjectSegmentParams,
+      200: SegmentSchema,
+      config: access('viewer', PROJECT),
+    }),
+    async (request, reply) =>
+      sendRead(request, reply, (actor) =>
+        services.segments.getInProject(actor, request.params.projectId, request.params.segmentKey),
       ),
   );
 

@@ -37,6 +37,12 @@ export function segmentQueries(context: SqlContext): SegmentStore {
         segmentFromRow,
       ),
 
+    findSegmentByKey: (projectId, key) =>
+      findOne(
+        db.selectFrom('segments').selectAll().where('project_id', '=', projectId).where('key', '=', key),
+        segmentFromRow,
+      ),
+
     async existingSegmentKeys(projectId, keys) {
       if (keys.length === 0) return new Set();
       // FOR SHARE: a delete of these segments (which locks them FOR UPDATE) waits for this

@@ -13,6 +13,7 @@ import type {
   Rollout,
   Variant,
 } from '../../../../src/domain/flag.ts';
+import type { FieldError } from '../../api.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from '../condition-draft.ts';
 
 /** A variant as edited: its value as the text in the input. */
@@ -198,8 +199,25 @@ export const newRuleDraft = (variants: readonly VariantDraft[]): RuleDraft => ({
   segments: [],
   pick: '',
   conditions: [],
-  serve: serveDraftOf(variants[0]?.key ?? null, undefined, variants),
+  // No variant until the person picks one: a rule that silently served the first was a trap.
+  serve: serveDraftOf(null, undefined, variants),
 });
+
+/** Rules told to serve a variant without one chosen, as field errors beside their pickers. */
+export function unchosenVariants(draft: FlagDraft): FieldError[] {
+  return Object.entries(draft.environments).flatMap(([environment, e]) =>
+    e.rules.flatMap((rule, i) =>
+      rule.serve.kind === 'variant' && rule.serve.variant === ''
+        ? [
+            {
+              path: `/environments/${environment}/rules/${i}/serve/variant`,
+              message: 'Choose a variant to serve',
+            },
+          ]
+        : [],
+    ),
+  );
+}
 
 function environmentDraftOf(config: FlagEnvironment, variants: readonly VariantDraft[]): EnvironmentDraft {
   return {

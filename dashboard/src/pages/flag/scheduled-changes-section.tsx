@@ -1,9 +1,16 @@
 import { useState } from 'react';
-import { type ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
+import { ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
 import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
+import {
+  describeSchedulePatch,
+  needsVariant,
+  SCHEDULE_ACTIONS,
+  type ScheduleAction,
+  schedulePatch,
+} from './schedule-actions.ts';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
 /** A `datetime-local` value an hour from now, in the browser's time zone. */
@@ -13,14 +20,7 @@ function inAnHour(): string {
   return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
-const describe = (patch: Readonly<Record<string, unknown>>): string =>
-  patch.enabled === true && Object.keys(patch).length === 1
-    ? 'turn on'
-    : patch.enabled === false && Object.keys(patch).length === 1
-      ? 'turn off'
-      : JSON.stringify(patch);
-
-/** Schedule turning the flag on or off in an environment, and see or cancel what is scheduled (docs/product.md §10). */
+/** Schedule turning the flag on or off, or what it serves by default, in an environment, and see or cancel what is scheduled (docs/product.md §10). */
 export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
   const { environments } = useProject();
   const { flag, mayEdit, generation } = editor;
@@ -28,7 +28,8 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
   const { reload } = changes;
   useReloadOnSave(generation, reload);
   const [environment, setEnvironment] = useState(editor.environment);
-  const [action, setAction] = useState<'on' | 'off'>('on');
+  const [action, setAction] = useState<ScheduleAction>('on');
+  const [variant, setVariant] = useState('');
   const [at, setAt] = useState(inAnHour);
   const [comment, setComment] = useState('');
   const [problem, setProblem] = useState<ApiError>();
@@ -36,16 +37,26 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
   const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
 
   const schedule = async () => {
+    if (needsVariant(action) && !variant) {
+      setProblem(
+        new ApiError(400, {
+          detail: 'Choose the variant to serve.',
+          errors: [{ path: '/patch/defaultVariant', message: 'Choose a variant to serve' }],
+        }),
+      );
+      return;
+    }
     setBusy(true);
     setProblem(undefined);
+    const patch = schedulePatch(action, variant);
     try {
       await api('POST', `/flags/${enc(flag.id)}/scheduled-changes`, {
         at: new Date(at).toISOString(),
         environment,
-        patch: { enabled: action === 'on' },
+        patch,
         ...(comment ? { comment } : {}),
       });
-      toast(`Scheduled: turn ${action} in ${nameOf(environment)}.`);
+      toast(`Scheduled: ${describeSchedulePatch(patch)} in ${nameOf(environment)}.`);
       setComment('');
       reload();
     } catch (error) {
@@ -88,12 +99,29 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
           </Field>
           <Field label="Change" path="/patch" problem={problem}>
             {(props) => (
-              <select {...props} value={action} onChange={(e) => setAction(e.target.value as 'on' | 'off')}>
-                <option value="on">Turn on</option>
-                <option value="off">Turn off</option>
+              <select {...props} value={action} onChange={(e) => setAction(e.target.value as ScheduleAction)}>
+                {SCHEDULE_ACTIONS.map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
+          {needsVariant(action) && (
+            <Field label="Variant to serve" path="/patch/defaultVariant" problem={problem}>
+              {(props) => (
+                <select {...props} value={variant} onChange={(e) => setVariant(e.target.value)}>
+                  <option value="">Choose a variant</option>
+                  {flag.variants.map((v) => (
+                    <option key={v.key} value={v.key}>
+                      {v.name ?? v.key}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          )}
           <Field label="At" path="/at" problem={problem}>
             {(props) => (
               <input {...props} type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} />
@@ -123,7 +151,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
                   </td>
                   <td>{nameOf(change.environment)}</td>
                   <td>
-                    {describe(change.patch)}
+                    {describeSchedulePatch(change.patch)}
                     {change.comment && <div className="muted">{change.comment}</div>}
                   </td>
                   <td>{change.author.name}</td>

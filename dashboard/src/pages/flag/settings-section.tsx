@@ -1,4 +1,4 @@
-import { type FieldSource, TextField } from '../../kit/field.tsx';
+import { DESCRIPTION_HINT, type FieldSource, NAME_HINT, TextField } from '../../kit/field.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 import { VariantsEditor } from './variants-editor.tsx';
 
@@ -14,10 +14,10 @@ export function SettingsSection({ editor }: { editor: FlagEditor }) {
     <section className="panel" aria-labelledby="settings-title">
       <h2 id="settings-title">Settings</h2>
       <div className="row">
-        <TextField of={fields} name="name" label="Name" />
+        <TextField of={fields} name="name" label="Name" hint={NAME_HINT} />
         <TextField of={fields} name="tags" label="Tags" hint="Separated by commas." />
       </div>
-      <TextField of={fields} name="description" label="Description" rows={2} />
+      <TextField of={fields} name="description" label="Description" rows={2} hint={DESCRIPTION_HINT} />
       <VariantsEditor
         type={flag.type}
         variants={draft.variants}

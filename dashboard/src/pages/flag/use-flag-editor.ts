@@ -1,12 +1,19 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
+import { ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { variantsReachEveryEnvironment } from '../../change-reach.ts';
 import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { useLeaveGuard } from '../../router.tsx';
 import { can, useSession } from '../../session.ts';
 import { toast } from '../../ui.tsx';
-import { draftOf, type EnvironmentDraft, type FlagDraft, flagPatch, same } from './draft.ts';
+import {
+  draftOf,
+  type EnvironmentDraft,
+  type FlagDraft,
+  flagPatch,
+  same,
+  unchosenVariants,
+} from './draft.ts';
 
 /** Everything the flag page's sections share: the flag, its draft, the open environment, and saving. */
 export interface FlagEditor {
@@ -75,7 +82,17 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     [onSaved],
   );
 
+  /** Shows a refusal, opening the environment of its first field so that field is on screen. */
+  const refused = (e: ApiError) => {
+    setProblem(e);
+    const envOfError = e.errors.map((x) => /^\/environments\/([^/]+)/.exec(x.path)?.[1]).find(Boolean);
+    if (envOfError && envOfError !== environment) openEnvironment(envOfError);
+  };
+
   const save = async () => {
+    const unchosen = unchosenVariants(draft);
+    if (unchosen.length > 0)
+      return refused(new ApiError(400, { detail: 'A rule has no variant to serve.', errors: unchosen }));
     const patch = flagPatch(flag.type, draft, initial);
     // Variants are served in every environment (decision 1003): changing one reaches them all.
     const touched = variantsReachEveryEnvironment(flag.variants, patch.variants)
@@ -103,11 +120,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
         toast(`Saved ${next.name}.`);
       }
     } catch (error) {
-      const e = error as ApiError;
-      setProblem(e);
-      // Show the environment the first error is in, so its field is on screen.
-      const envOfError = e.errors.map((x) => /^\/environments\/([^/]+)/.exec(x.path)?.[1]).find(Boolean);
-      if (envOfError && envOfError !== environment) openEnvironment(envOfError);
+      refused(error as ApiError);
     } finally {
       setSaving(false);
     }
