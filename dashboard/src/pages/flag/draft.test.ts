@@ -10,7 +10,9 @@ import {
   madeHundred,
   newRuleDraft,
   newVariantDraft,
+  type RuleDraft,
   sharesOf,
+  type VariantDraft,
   weightsOf,
 } from './draft.ts';
 
@@ -42,6 +44,13 @@ function flag(environments: Record<string, Partial<FlagEnvironment>> = {}): Flag
       production: { ...off, ...environments.production },
     },
   };
+}
+
+/** A new rule whose person chose to serve `control` (a new rule starts with no variant chosen). */
+function ruleServingControl(variants: readonly VariantDraft[]): RuleDraft {
+  const rule = newRuleDraft(variants);
+  const control = variants.find((v) => v.key === 'control');
+  return { ...rule, serve: { ...rule.serve, variant: control?.id ?? '' } };
 }
 
 describe('draftOf and environmentPatch', () => {
@@ -76,7 +85,7 @@ describe('draftOf and environmentPatch', () => {
 
   it('sends a rule that was left empty as a list of nothing, never as "everyone"', () => {
     const draft = draftOf(flag());
-    const rule = newRuleDraft(draft.variants);
+    const rule = ruleServingControl(draft.variants);
     const patch = environmentPatch(
       { ...(draft.environments.production as EnvironmentDraft), rules: [rule] },
       draft.variants,
@@ -86,7 +95,7 @@ describe('draftOf and environmentPatch', () => {
 
   it('adds a segment that was chosen in the picker but not added', () => {
     const draft = draftOf(flag());
-    const rule = { ...newRuleDraft(draft.variants), pick: 'beta' };
+    const rule = { ...ruleServingControl(draft.variants), pick: 'beta' };
     const patch = environmentPatch(
       { ...(draft.environments.production as EnvironmentDraft), rules: [rule] },
       draft.variants,
@@ -96,7 +105,7 @@ describe('draftOf and environmentPatch', () => {
 
   it('says "matchAll" only when everyone was chosen, and then sends no segments', () => {
     const draft = draftOf(flag());
-    const rule = { ...newRuleDraft(draft.variants), everyone: true, segments: ['beta'] };
+    const rule = { ...ruleServingControl(draft.variants), everyone: true, segments: ['beta'] };
     const patch = environmentPatch(
       { ...(draft.environments.production as EnvironmentDraft), rules: [rule] },
       draft.variants,
