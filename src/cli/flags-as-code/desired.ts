@@ -113,18 +113,7 @@ export function desiredOf(
     environments.add(e.key);
   });
 
-  const segments = new Map<string, { state: SegmentState; file: SourceFile }>();
-  for (const file of segmentFiles) {
-    const value = file.value as Loose;
-    const other = segments.get(value.key);
-    if (other !== undefined) {
-      problems.push(
-        problemAt(file, '/key', `segment "${value.key}" is also in ${other.file.path} (duplicated key)`),
-      );
-      continue;
-    }
-    segments.set(value.key, { state: segmentState(value), file });
-  }
+  const segments = byKey('segment', segmentFiles, segmentState, problems);
   const knownSegments = new Set([...server.segments, ...segments.keys()]);
   const checkSegment = (file: SourceFile, field: string, key: string) => {
     if (!knownSegments.has(key)) problems.push(problemAt(file, field, `unknown segment "${key}"`));
@@ -134,18 +123,7 @@ export function desiredOf(
       checkSegment(file, `/rules/${index}/segment`, key);
   }
 
-  const flags = new Map<string, { state: FlagState; file: SourceFile }>();
-  for (const file of flagFiles) {
-    const value = file.value as Loose;
-    const other = flags.get(value.key);
-    if (other !== undefined) {
-      problems.push(
-        problemAt(file, '/key', `flag "${value.key}" is also in ${other.file.path} (duplicated key)`),
-      );
-      continue;
-    }
-    flags.set(value.key, { state: flagState(value), file });
-  }
+  const flags = byKey('flag', flagFiles, flagState, problems);
   mergeFlagdDocuments(folder, server, flags, problems);
 
   for (const { state, file } of flags.values()) {
@@ -153,6 +131,28 @@ export function desiredOf(
   }
   if (problems.length > 0) return { problems };
   return { desired: { project, projectFile, segments, flags }, problems };
+}
+
+/** Each file's resource by its key; a key in two files is a problem named at the second. */
+function byKey<State>(
+  kind: 'segment' | 'flag',
+  files: readonly SourceFile[],
+  stateOf: (value: Loose) => State,
+  problems: Problem[],
+): Map<string, { state: State; file: SourceFile }> {
+  const found = new Map<string, { state: State; file: SourceFile }>();
+  for (const file of files) {
+    const value = file.value as Loose;
+    const other = found.get(value.key);
+    if (other !== undefined) {
+      problems.push(
+        problemAt(file, '/key', `${kind} "${value.key}" is also in ${other.file.path} (duplicated key)`),
+      );
+      continue;
+    }
+    found.set(value.key, { state: stateOf(value), file });
+  }
+  return found;
 }
 
 interface FlagChecks {
