@@ -40,6 +40,27 @@ export interface PlannedResource {
   readonly environment?: string;
 }
 
+/** One merge-patch update of a resource to its desired state, with If-Match; undefined when nothing differs. */
+function updateOf(
+  kind: ResourceKind,
+  key: string,
+  current: { readonly id: string; readonly version: number; readonly state: unknown },
+  desired: unknown,
+  path: string,
+): PlannedResource | undefined {
+  const patch = mergeDiff(current.state as Json, desired as Json);
+  if (Object.keys(patch).length === 0) return undefined;
+  return {
+    kind,
+    key,
+    action: 'update',
+    id: current.id,
+    version: current.version,
+    changes: fieldChanges(current.state as Json, desired as Json),
+    writes: [{ method: 'PATCH', path, body: patch, ifMatch: current.version }],
+  };
+}
+
 export interface ProjectPlan {
   readonly project: string;
   readonly resources: readonly PlannedResource[];
@@ -296,17 +317,8 @@ export function planProject(
       });
       continue;
     }
-    const patch = mergeDiff(current.state as unknown as Json, env as unknown as Json);
-    if (Object.keys(patch).length === 0) continue;
-    out.push({
-      kind: 'environment',
-      key: envKey,
-      action: 'update',
-      id: current.id,
-      version: current.version,
-      changes: fieldChanges(current.state as unknown as Json, env as unknown as Json),
-      writes: [{ method: 'PATCH', path, body: patch, ifMatch: current.version }],
-    });
+    const update = updateOf('environment', envKey, current, env, path);
+    if (update !== undefined) out.push(update);
   }
 
   const segmentOrder = dependencyOrder([...desired.segments.keys()], (k) =>
@@ -325,19 +337,8 @@ export function planProject(
       });
       continue;
     }
-    const patch = mergeDiff(current.state as unknown as Json, state as unknown as Json);
-    if (Object.keys(patch).length === 0) continue;
-    out.push({
-      kind: 'segment',
-      key: segmentKey,
-      action: 'update',
-      id: current.id,
-      version: current.version,
-      changes: fieldChanges(current.state as unknown as Json, state as unknown as Json),
-      writes: [
-        { method: 'PATCH', path: `/v1/segments/${enc(current.id)}`, body: patch, ifMatch: current.version },
-      ],
-    });
+    const update = updateOf('segment', segmentKey, current, state, `/v1/segments/${enc(current.id)}`);
+    if (update !== undefined) out.push(update);
   }
 
   const guarded = new Set(
