@@ -2,6 +2,7 @@ import { type Clock, systemClock } from '../domain/clock.ts';
 import { flagNotFound, noSuchEnvironment, notFound, validationFailed } from '../domain/errors.ts';
 import type { EvaluationObserver, EvaluationObservers } from '../domain/evaluation-observer.ts';
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
+import type { Flag, TargetingRule } from '../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import type { CompiledEnvironment } from '../evaluation/compile-environment.ts';
 import type { SnapshotRegistry } from '../plane/snapshots.ts';
@@ -160,11 +161,35 @@ export class EvaluationService implements EvaluationObservers {
     context: EvaluationContext,
     environment: string,
   ): Promise<EvaluationDetail> {
+    const target = await this.#explainTarget(actor, projectIdOrKey, environment);
+    return evaluateOne(target, flagKey, context, this.#clock());
+  }
+
+  /**
+   * The user view (decision 1810): every live flag for one context, each with what decided it and
+   * the rule that did as stored, so a person reads "rule 2, segment beta" without opening the flag.
+   * Not counted, like `explain`.
+   */
+  async explainAll(
+    actor: Actor,
+    projectIdOrKey: string,
+    context: EvaluationContext,
+    environment: string,
+  ): Promise<{ readonly target: EvaluationTarget; readonly flags: readonly ExplainedFlag[] }> {
+    const target = await this.#explainTarget(actor, projectIdOrKey, environment);
+    const stored = new Map(
+      (await this.#snapshots.definitions(target.projectId)).flags.map((f) => [f.key, f]),
+    );
+    const details = target.compiled.evaluateAll(context, Math.floor(this.#clock() / 1000));
+    return { target, flags: details.map((detail) => explained(detail, stored.get(detail.key), environment)) };
+  }
+
+  /** Where the playground and the user view evaluate: the viewer role, in the project named. */
+  async #explainTarget(actor: Actor, projectIdOrKey: string, environment: string): Promise<EvaluationTarget> {
     const projectId =
       actor.grant?.projectId ??
       (await accessProject(this.#store, actor, projectIdOrKey, 'viewer', environment)).id;
-    const target = await this.target({ ...actor, grant: { projectId } }, { environment });
-    return evaluateOne(target, flagKey, context, this.#clock());
+    return this.target({ ...actor, grant: { projectId } }, { environment });
   }
 
   async evaluateAll(
@@ -175,6 +200,21 @@ export class EvaluationService implements EvaluationObservers {
   ): Promise<EvaluationDetail[]> {
     return this.evaluateAllIn(await this.target(actor, scope), context, flagKeys);
   }
+}
+
+/** A flag's result for the user view, with its name and the rule that decided (its 1-based number). */
+export interface ExplainedFlag {
+  readonly detail: EvaluationDetail;
+  readonly name: string;
+  readonly rule?: { readonly number: number; readonly rule: TargetingRule };
+}
+
+function explained(detail: EvaluationDetail, flag: Flag | undefined, environment: string): ExplainedFlag {
+  const name = flag?.name ?? detail.key;
+  const rules = flag?.environments[environment]?.rules ?? [];
+  const index = detail.ruleId === undefined ? -1 : rules.findIndex((r) => r.id === detail.ruleId);
+  const rule = rules[index];
+  return rule === undefined ? { detail, name } : { detail, name, rule: { number: index + 1, rule } };
 }
 
 /** One flag's result at `nowMs`, with nothing counted. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { personOf } from '../domain/change-request.ts';
 import { type Clock, isoTime, systemClock } from '../domain/clock.ts';
 import { notFound, validationFailed } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
@@ -6,6 +7,7 @@ import type { Webhook, WebhookDelivery } from '../domain/webhook.ts';
 import type { Page, PageRequest, Store, StoreRoles } from '../storage/store.ts';
 import type { StoredWebhook, WebhookBacklog } from '../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../webhooks/address-guard.ts';
+import { postSigned } from '../webhooks/signed-post.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { accessProject } from './project-access.ts';
@@ -19,6 +21,23 @@ export interface WebhookInput {
 }
 
 export type WebhookPatch = Partial<WebhookInput>;
+
+/** The event a test sends (`Flagstaff-Event`); no audit action has this name, so no real event is mistaken for it. */
+export const TEST_EVENT = 'webhook.test';
+
+/** What the receiver made of a test event, told to whoever sent it (docs/decisions/1812). */
+export interface WebhookTestReport {
+  readonly event: typeof TEST_EVENT;
+  /** `Flagstaff-Delivery` of the test: `tst_…`, never a delivery of the log. */
+  readonly deliveryId: string;
+  readonly sentAt: string;
+  /** The receiver answered 2xx. */
+  readonly delivered: boolean;
+  /** null when it never answered (refused address, no connection, timeout). */
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
 
 export interface CreatedWebhook extends Webhook {
   /** Shown in the response that creates it (generated when none was given), never again. */
@@ -176,6 +195,44 @@ export class WebhookService {
       }),
     );
     return (await this.#store.webhooks.findDelivery(id)) as WebhookDelivery;
+  }
+
+  /**
+   * Sends a signed test event to the webhook's URL now (active or not), under the rules real
+   * deliveries follow (the address guard, checked again; 10 s; no redirects), and reports the
+   * receiver's answer. It is not queued, retried or kept in the delivery log (docs/decisions/1812).
+   */
+  async sendTest(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<WebhookTestReport> {
+    const webhook = await this.#find(actor, projectIdOrKey, webhookId);
+    const deliveryId = newId('tst');
+    const sentAt = isoTime(this.#clock);
+    const payload = JSON.stringify({
+      type: TEST_EVENT,
+      projectId: webhook.projectId,
+      event: {
+        id: deliveryId,
+        at: sentAt,
+        actor: personOf(actor.principal),
+        action: TEST_EVENT,
+        resource: { type: 'webhook', id: webhook.id, key: null },
+        before: null,
+        after: null,
+        requestId: actor.requestId,
+      },
+    });
+    const sent = await postSigned(
+      { url: webhook.url, secret: webhook.secret, event: TEST_EVENT, deliveryId, payload },
+      { allowPrivate: this.#allowPrivate, clock: this.#clock },
+    );
+    return {
+      event: TEST_EVENT,
+      deliveryId,
+      sentAt,
+      delivered: sent.error === null,
+      statusCode: sent.statusCode,
+      error: sent.error,
+      durationMs: sent.durationMs,
+    };
   }
 
   async #find(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<StoredWebhook> {

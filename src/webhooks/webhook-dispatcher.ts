@@ -7,8 +7,7 @@ import type {
   FinishedAttempt,
   WebhookStore,
 } from '../storage/webhook-store.ts';
-import { refusedWebhookUrl } from './address-guard.ts';
-import { webhookSignature } from './signature.ts';
+import { type PostOutcome, postSigned, WEBHOOK_TIMEOUT_MS } from './signed-post.ts';
 
 export interface DispatcherLog {
   info(object: object, message: string): void;
@@ -23,7 +22,7 @@ export interface DispatcherOptions {
   readonly pollMs?: number;
   /** How long a claimed delivery stays this node's unless renewed (every third of it while the node works on it). */
   readonly leaseMs?: number;
-  /** docs/product.md §9: an attempt that has no answer after 10 s failed. */
+  /** An attempt with no answer by then failed; default WEBHOOK_TIMEOUT_MS (10 s, docs/product.md §9). */
   readonly timeoutMs?: number;
   /** The wait after the first failure; it doubles with each failure, up to `maxRetryMs`. */
   readonly firstRetryMs?: number;
@@ -36,7 +35,7 @@ export interface DispatcherOptions {
 const DEFAULTS = {
   pollMs: 1000,
   leaseMs: 15_000,
-  timeoutMs: 10_000,
+  timeoutMs: WEBHOOK_TIMEOUT_MS,
   firstRetryMs: 10_000,
   maxRetryMs: 60 * 60 * 1000,
   giveUpAfterMs: 24 * 60 * 60 * 1000,
@@ -47,8 +46,6 @@ const MAX_WORKERS = 64;
 const RUN = 50;
 /** Attempts are recorded in one transaction once the oldest unrecorded one is this old, or when a run ends. */
 const RECORD_MS = 250;
-/** At most this much of a receiver's answer is kept in the delivery log. */
-const ERROR_TEXT_LIMIT = 200;
 
 /**
  * Delivers the webhook outbox from this node: at least once, in order per webhook (only a
@@ -204,48 +201,29 @@ export class WebhookDispatcher {
   async #attempt(delivery: ClaimedDelivery): Promise<FinishedAttempt> {
     const controller = new AbortController();
     this.#inFlight.set(delivery.id, controller);
-    const started = this.#clock();
-    let statusCode: number | null = null;
-    let error: string | null = null;
+    let sent: PostOutcome;
     try {
-      const refused = await refusedWebhookUrl(delivery.url, this.#allowPrivate);
-      if (refused !== undefined) {
-        error = `not sent: the URL ${refused}`;
-      } else {
-        const response = await fetch(delivery.url, {
-          method: 'POST',
-          redirect: 'manual',
-          signal: AbortSignal.any([controller.signal, AbortSignal.timeout(this.#options.timeoutMs)]),
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Flagstaff-Webhooks',
-            'flagstaff-event': delivery.event,
-            'flagstaff-delivery': delivery.id,
-            'flagstaff-signature': webhookSignature(
-              delivery.secret,
-              delivery.payload,
-              Math.floor(started / 1000),
-            ),
-          },
-          body: delivery.payload,
-        });
-        statusCode = response.status;
-        if (statusCode < 200 || statusCode > 299) {
-          error = `answered ${statusCode}: ${(await response.text().catch(() => '')).slice(0, ERROR_TEXT_LIMIT)}`;
-        } else {
-          await response.body?.cancel();
-        }
-      }
-    } catch (caught) {
-      error = controller.signal.aborted
-        ? 'cut short: the delivering node shut down'
-        : caught instanceof Error && caught.name === 'TimeoutError'
-          ? `no answer within ${this.#options.timeoutMs / 1000} s`
-          : `could not connect: ${caught instanceof Error ? caught.message : String(caught)}`;
+      sent = await postSigned(
+        {
+          url: delivery.url,
+          secret: delivery.secret,
+          event: delivery.event,
+          deliveryId: delivery.id,
+          payload: delivery.payload,
+        },
+        {
+          allowPrivate: this.#allowPrivate,
+          timeoutMs: this.#options.timeoutMs,
+          signal: controller.signal,
+          clock: this.#clock,
+        },
+      );
     } finally {
       this.#inFlight.delete(delivery.id);
     }
-    const finished = this.#clock();
+    const { statusCode, aborted } = sent;
+    const error = aborted ? 'cut short: the delivering node shut down' : sent.error;
+    const finished = sent.startedAt + sent.durationMs;
     if (error !== null) {
       this.#log.info(
         { delivery: delivery.id, webhook: delivery.webhookId, statusCode },
@@ -257,12 +235,12 @@ export class WebhookDispatcher {
       attempt: {
         id: newId('att'),
         node: this.node,
-        at: iso(started),
+        at: iso(sent.startedAt),
         statusCode,
         error,
-        durationMs: finished - started,
+        durationMs: sent.durationMs,
       },
-      outcome: this.#outcome(delivery, error === null, finished, controller.signal.aborted),
+      outcome: this.#outcome(delivery, error === null, finished, aborted),
     };
   }
 

@@ -67,6 +67,32 @@ const sharedWebhook = (c: Context) => {
   return shared;
 };
 
+/**
+ * A webhook whose address this node refuses to reach (loopback, stored as if registered where
+ * private addresses are allowed): a test event to it is answered at once, without a connection.
+ */
+const unreachableWebhooks = new WeakMap<Harness, Promise<string>>();
+const unreachableWebhook = (c: Context) => {
+  let id = unreachableWebhooks.get(c.node);
+  if (id === undefined) {
+    const at = new Date().toISOString();
+    const stored = { id: `whk_unreachable${c.next()}`, projectId: c.alphaId, url: 'http://127.0.0.1:9/hook' };
+    id = c.node.store.webhooks
+      .insertWebhook({
+        ...stored,
+        events: ['flag.*'],
+        secret: 'a secret of sixteen+',
+        active: true,
+        version: 1,
+        createdAt: at,
+        updatedAt: at,
+      })
+      .then(() => stored.id);
+    unreachableWebhooks.set(c.node, id);
+  }
+  return id;
+};
+
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
@@ -647,6 +673,23 @@ const CASES: readonly RouteCase[] = [
       const hook = await sharedWebhook(c);
       return { url: `/v1/projects/alpha/webhooks/${hook.id}/deliveries/${hook.deliveryId}/redeliver` };
     },
+  },
+  {
+    route: 'POST /v1/projects/:projectId/webhooks/:webhookId/test',
+    minRole: 'admin',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${await unreachableWebhook(c)}/test` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/explain',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'production',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/explain', body: { attributes: { targetingKey: 'u1' } } }),
+    invalid: unknownField,
   },
   {
     route: 'POST /v1/projects/:projectId/flags/:flagKey/explain',

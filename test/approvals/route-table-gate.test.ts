@@ -18,6 +18,7 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'POST /v1/projects/:projectId/environments': 'a new environment; the existing ones are untouched',
   // Reads sent as POST (large contexts).
   'POST /v1/projects/:projectId/flags/:flagKey/explain': 'explains an evaluation; writes nothing',
+  'POST /v1/projects/:projectId/explain': 'explains every flag for one user; writes nothing',
   'POST /v1/flags/:flagKey/evaluate': 'an evaluation; writes nothing',
   'POST /v1/evaluate': 'an evaluation; writes nothing',
   'POST /ofrep/v1/evaluate/flags': 'an OFREP evaluation; writes nothing',
@@ -56,6 +57,7 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'PATCH /v1/projects/:projectId/webhooks/:webhookId': 'webhooks (admins)',
   'DELETE /v1/projects/:projectId/webhooks/:webhookId': 'webhooks (admins)',
   'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver': 'webhooks (admins)',
+  'POST /v1/projects/:projectId/webhooks/:webhookId/test': 'webhooks (admins): a test event to the receiver',
 };
 
 interface Fixture {

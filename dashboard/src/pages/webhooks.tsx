@@ -146,6 +146,7 @@ export function WebhooksPage() {
             >
               {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
             </button>
+            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
             <button type="button" className="btn subtle danger-text" onClick={() => remove(webhook)}>
               Delete<span className="visually-hidden"> {webhook.url}</span>
             </button>
@@ -156,6 +157,62 @@ export function WebhooksPage() {
     </>
   );
 }
+
+/** POST …/test's answer: how the receiver took a test event sent just now. */
+interface TestReport {
+  readonly delivered: boolean;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+/**
+ * Sends a signed test event now and says how the receiver answered, beside the button, where
+ * the person is looking; the test is not a delivery, so the log below does not change.
+ */
+function SendTest({
+  path,
+  url,
+  onProblem,
+}: {
+  path: string;
+  url: string;
+  onProblem: (problem: ApiError | undefined) => void;
+}) {
+  const [sending, setSending] = useState(false);
+  const [report, setReport] = useState<TestReport>();
+  const send = async () => {
+    setSending(true);
+    setReport(undefined);
+    onProblem(undefined);
+    try {
+      setReport(await api<TestReport>('POST', path));
+    } catch (e) {
+      onProblem(e as ApiError);
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <>
+      <button type="button" className="btn" onClick={send} disabled={sending}>
+        {sending ? 'Sending test…' : 'Send test event'}
+        <span className="visually-hidden"> to {url}</span>
+      </button>
+      <output
+        className={`test-report${report && !report.delivered ? ' danger-text' : ''}`}
+        aria-live="polite"
+      >
+        {report && testWords(report)}
+      </output>
+    </>
+  );
+}
+
+const testWords = (report: TestReport) =>
+  report.delivered
+    ? `Test delivered: the receiver answered ${report.statusCode} in ${report.durationMs} ms.`
+    : `Test not delivered (${report.durationMs} ms): ${report.error}`;
 
 /** What the webhook has still to deliver: a growing number, or an old oldest, means the receiver lags. */
 function Backlog({ backlog }: { backlog: Webhook['backlog'] }) {

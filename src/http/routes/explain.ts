@@ -1,7 +1,14 @@
 import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
+import type { EvaluationContext, EvaluationDetail } from '../../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
-import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
+import {
+  isFailure,
+  type Reevaluate,
+  reevaluateIn,
+  toOfrepResult,
+} from '../../openfeature/ofrep/ofrep-evaluation.ts';
+import type { EvaluationTarget } from '../../services/evaluation-service.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
@@ -9,12 +16,61 @@ import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { EvaluationResultSchema, wire } from './evaluation.ts';
 
+/** What decided an evaluation, beside its result: the playground's answer for one flag. */
+const ExplanationSchema = Type.Object({
+  ...EvaluationResultSchema.properties,
+  ruleId: Type.Union([Type.String(), Type.Null()], {
+    description: 'The targeting rule that matched, if one did.',
+  }),
+  targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
+  failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
+    description: 'The prerequisite flag that did not serve a required variant, if one did not.',
+  }),
+  ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
+    description:
+      'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
+  }),
+});
+
+const MatchedRuleSchema = Type.Object(
+  {
+    number: Type.Integer({ minimum: 1, description: "The rule's place in the environment's list, from 1." }),
+    id: Type.String(),
+    description: Type.Optional(Type.String()),
+    matchAll: Type.Boolean(),
+    segments: Type.Array(Type.String(), { description: 'The user is in every one of these segments.' }),
+    conditions: Type.Array(Type.Unknown(), { description: 'Every one of these holds for the user.' }),
+  },
+  { description: 'The rule that matched, as stored; null when no rule decided.' },
+);
+
+const ContextBody = Closed({
+  environment: Type.Optional(Key),
+  attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+/** The result with what decided it; the OFREP difference is decided by OFREP's own rule (decision 0606). */
+function explanation(detail: EvaluationDetail, context: EvaluationContext, reevaluate: Reevaluate) {
+  const ofrep = toOfrepResult(detail, context, reevaluate);
+  return {
+    ...wire(detail),
+    ruleId: detail.ruleId ?? null,
+    targetMatched: detail.targetMatched ?? false,
+    failedPrerequisite: detail.failedPrerequisite ?? null,
+    ofrepErrorCode: isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
+  };
+}
+
 /**
- * The playground's evaluation: the result applications get, plus what decided it. A separate
- * route, so the seed's evaluation response keeps its shape; it needs the viewer role, since
- * rule ids and targets are what a viewer may read anyway.
+ * The playground's evaluation and the user view's: the result applications get, plus what decided
+ * it. Separate routes, so the seed's evaluation responses keep their shape; they need the viewer
+ * role, since rule ids and targets are what a viewer may read anyway, and count nothing
+ * (decision 1054).
  */
 export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  const reevaluation = (target: EvaluationTarget) =>
+    reevaluateIn(target.compiled, epochSeconds(services.clock));
+
   app.post(
     '/projects/:projectId/flags/:flagKey/explain',
     {
@@ -23,27 +79,8 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         tags: ['Evaluation'],
         summary: 'Evaluate a flag and say which rule or individual target decided (viewer)',
         params: Closed({ projectId: Type.String(), flagKey: Type.String() }),
-        body: Closed({
-          environment: Type.Optional(Key),
-          attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-        }),
-        response: {
-          200: Type.Object({
-            ...EvaluationResultSchema.properties,
-            ruleId: Type.Union([Type.String(), Type.Null()], {
-              description: 'The targeting rule that matched, if one did.',
-            }),
-            targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
-            failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
-              description: 'The prerequisite flag that did not serve a required variant, if one did not.',
-            }),
-            ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
-              description:
-                'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
-            }),
-          }),
-          ...problems(400, 401, 403, 404, 429),
-        },
+        body: ContextBody,
+        response: { 200: ExplanationSchema, ...problems(400, 401, 403, 404, 429) },
       },
     },
     async (request) => {
@@ -52,16 +89,64 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
       const { projectId, flagKey } = request.params;
       const detail = await services.evaluation.explain(actor, projectId, flagKey, attributes, environment);
-      // The playground shows where OFREP answers otherwise (decision 0606), decided by OFREP's own rule.
-      const { compiled } = await services.evaluation.target(actor, { project: projectId, environment });
-      const ofrep = toOfrepResult(detail, attributes, reevaluateIn(compiled, epochSeconds(services.clock)));
+      const target = await services.evaluation.target(actor, { project: projectId, environment });
+      return explanation(detail, attributes, reevaluation(target));
+    },
+  );
+
+  app.post(
+    '/projects/:projectId/explain',
+    {
+      config: access('viewer', PROJECT, { body: bodyEnvironment }),
+      schema: {
+        tags: ['Evaluation'],
+        summary: 'Evaluate every flag for one user and say what decided each: the user view (viewer)',
+        description:
+          'Every non-archived flag in key order, as POST /v1/evaluate serves them, with the rule (as stored), individual target or prerequisite that decided each. Not counted in insights or metrics.',
+        params: Closed({ projectId: Type.String() }),
+        body: ContextBody,
+        response: {
+          200: Type.Object({
+            environment: Type.String(),
+            flags: Type.Array(
+              Type.Object({
+                ...ExplanationSchema.properties,
+                name: Type.String(),
+                rule: Type.Union([MatchedRuleSchema, Type.Null()]),
+              }),
+            ),
+          }),
+          ...problems(400, 401, 403, 404, 429),
+        },
+      },
+    },
+    async (request) => {
+      const attributes = request.body.attributes ?? {};
+      const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;
+      const { target, flags } = await services.evaluation.explainAll(
+        actorOf(request),
+        request.params.projectId,
+        attributes,
+        environment,
+      );
+      const reevaluate = reevaluation(target);
       return {
-        ...wire(detail),
-        ruleId: detail.ruleId ?? null,
-        targetMatched: detail.targetMatched ?? false,
-        failedPrerequisite: detail.failedPrerequisite ?? null,
-        ofrepErrorCode:
-          isFailure(ofrep) && ofrep.errorCode === 'TARGETING_KEY_MISSING' ? ofrep.errorCode : null,
+        environment,
+        flags: flags.map(({ detail, name, rule }) => ({
+          ...explanation(detail, attributes, reevaluate),
+          name,
+          rule:
+            rule === undefined
+              ? null
+              : {
+                  number: rule.number,
+                  id: rule.rule.id,
+                  ...(rule.rule.description === undefined ? {} : { description: rule.rule.description }),
+                  matchAll: rule.rule.matchAll === true,
+                  segments: rule.rule.segments,
+                  conditions: rule.rule.conditions,
+                },
+        })),
       };
     },
   );

@@ -72,6 +72,21 @@ const DeliverySchema = Type.Object({
   payload: Type.Unknown({ description: 'The JSON body sent.' }),
 });
 
+const TestReportSchema = Type.Object({
+  event: Type.Literal('webhook.test'),
+  deliveryId: Type.String({ description: 'Sent as Flagstaff-Delivery; `tst_…`, not in the delivery log.' }),
+  sentAt: Timestamp,
+  delivered: Type.Boolean({ description: 'The receiver answered 2xx.' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'null when the receiver never answered.',
+  }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'What went wrong: the status and the start of the answer, no connection, no answer within 10 s, or an address the server may not reach.',
+  }),
+  durationMs: Type.Integer(),
+});
+
 const Params = Closed({ projectId: Type.String({ description: 'Project id or key.' }), webhookId: Id });
 
 /** A project's webhooks (docs/product.md §9): project admins only. */
@@ -204,5 +219,18 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       );
       return reply.code(202).send(delivery);
     },
+  );
+
+  app.post(
+    '/projects/:projectId/webhooks/:webhookId/test',
+    describe('Send a signed test event to the webhook now and report its answer', [401, 403, 404, 429], {
+      description:
+        'POSTs `{ type: "webhook.test", projectId, event }` signed like every delivery, active or not, and answers how the receiver responded (200 whatever it answered). Not queued, retried or kept in the delivery log.',
+      params: Params,
+      200: TestReportSchema,
+      config: access('admin', PROJECT),
+    }),
+    async (request) =>
+      services.webhooks.sendTest(actorOf(request), request.params.projectId, request.params.webhookId),
   );
 };
