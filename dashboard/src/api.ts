@@ -5,7 +5,7 @@ import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { Flag, FlagType, JsonValue } from '../../src/domain/flag.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
-import type { Segment } from '../../src/domain/segment.ts';
+import type { Rule, Segment } from '../../src/domain/segment.ts';
 
 export type {
   Account,
@@ -100,6 +100,20 @@ export interface Explanation {
   readonly errorMessage?: string;
   /** What OFREP answers instead for the same context, when it differs. */
   readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
+}
+
+/** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
+export interface UserViewFlag extends Explanation {
+  readonly name: string;
+  readonly type: FlagType;
+  readonly rule: {
+    readonly number: number;
+    readonly id: string;
+    readonly description?: string;
+    readonly matchAll: boolean;
+    readonly segments: readonly string[];
+    readonly conditions: readonly Rule[];
+  } | null;
 }
 
 export interface FieldError {

@@ -13,6 +13,7 @@ import { PlaygroundPage } from './pages/playground.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SegmentPage, SegmentsPage } from './pages/segments.tsx';
 import { JoinPage, ResetPasswordPage, SignInPage } from './pages/sign-in.tsx';
+import { UserViewPage } from './pages/user-view.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { YourAccountPage } from './pages/your-account.tsx';
 import { ProjectContext } from './project.ts';
@@ -94,6 +95,7 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentKey={p.segment ?? ''} />],
   [`${P}/environments`, () => <EnvironmentsPage />],
   [`${P}/playground`, () => <PlaygroundPage />],
+  [`${P}/user-view`, () => <UserViewPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
   [`${P}/change-requests`, () => <ChangeRequestsPage />],
   [`${P}/settings/api-keys`, () => <ApiKeysPage />],
@@ -251,6 +253,7 @@ function Shell({
                 {item(`${p}/segments`, 'Segments')}
                 {item(`${p}/environments`, 'Environments')}
                 {item(`${p}/playground`, 'Playground')}
+                {item(`${p}/user-view`, 'User view')}
                 {item(`${p}/change-requests`, 'Change requests')}
                 {item(`${p}/audit-log`, 'Audit log', admin)}
                 {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}

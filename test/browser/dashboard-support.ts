@@ -93,7 +93,7 @@ export interface DashboardBrowser {
 
 /** A server with the freshly built dashboard and a first admin account, and Chromium to drive it. */
 export async function startDashboardBrowser(
-  options: Pick<Parameters<typeof startDashboardServer>[0] & object, 'signIn'> = {},
+  options: Pick<Parameters<typeof startDashboardServer>[0] & object, 'signIn' | 'webhooksAllowPrivate'> = {},
 ): Promise<DashboardBrowser> {
   const dashboardRoot = await buildDashboard();
   const server = await startDashboardServer({ dashboardRoot, ...options });

@@ -184,7 +184,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await expect.poll(() => result.textContent()).toContain('true');
     await expect
       .poll(() => result.textContent())
-      .toContain('rule 1 (“Dutch pro customers first”) — segments beta-nl');
+      .toContain('rule 1 (“Dutch pro customers first”): in segment beta-nl');
 
     // The audit log names the person.
     await page.getByRole('link', { name: 'Audit log', exact: true }).click();

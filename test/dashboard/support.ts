@@ -56,6 +56,8 @@ export async function startDashboardServer(
     dashboardRoot?: string;
     /** Single sign-on and password sign-in, as FLAGSTAFF_OIDC_* and FLAGSTAFF_PASSWORD_SIGN_IN set them. */
     signIn?: Pick<ServiceOptions, 'sso' | 'passwordSignIn'>;
+    /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE, so a receiver on this machine can be registered. */
+    webhooksAllowPrivate?: boolean;
     logger?: AppOptions['logger'];
   } = {},
 ): Promise<DashboardServer> {
@@ -63,7 +65,13 @@ export async function startDashboardServer(
   await bootstrap(opened.store, ADMIN_KEY);
   if (options.account !== false)
     await bootstrapAccounts(opened.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-  const services = createServices(opened.store, { sessions: options.sessions ?? {}, ...options.signIn });
+  const services = createServices(opened.store, {
+    sessions: options.sessions ?? {},
+    ...options.signIn,
+    ...(options.webhooksAllowPrivate === undefined
+      ? {}
+      : { webhooksAllowPrivate: options.webhooksAllowPrivate }),
+  });
   const app = await buildApp({
     services,
     ...(options.logger === undefined ? {} : { logger: options.logger }),

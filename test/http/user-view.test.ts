@@ -5,6 +5,7 @@ import {
   inviteAndJoin,
   startDashboardServer,
 } from '../dashboard/support.ts';
+import { BANNER_IN_PRODUCTION } from '../support/banner-rules.ts';
 import { describeEachDatabase } from '../support/database.ts';
 
 // The user view (docs/decisions/1810): every flag for one context, each with what decided it,
@@ -26,18 +27,7 @@ describeEachDatabase('the user view: POST /v1/projects/{p}/explain', (database) 
     await admin('POST', '/v1/projects', { key: 'shop' });
     await admin('POST', '/v1/projects/shop/segments', { key: 'beta', included: ['ada'] });
     const banner = await admin('POST', '/v1/projects/shop/flags', { key: 'banner', name: 'Banner' });
-    await admin('PATCH', `/v1/flags/${banner.id}?environment=production`, {
-      enabled: true,
-      defaultVariant: 'off',
-      rules: [
-        {
-          description: 'Dutch shoppers',
-          conditions: [{ type: 'attribute', attribute: 'country', operator: 'equals', value: 'NL' }],
-          serve: { variant: 'on' },
-        },
-        { description: 'Beta testers', segments: ['beta'], serve: { variant: 'on' } },
-      ],
-    });
+    await admin('PATCH', `/v1/flags/${banner.id}?environment=production`, BANNER_IN_PRODUCTION);
     const vip = await admin('POST', '/v1/projects/shop/flags', { key: 'vip', name: 'VIP' });
     await admin('PATCH', `/v1/flags/${vip.id}?environment=production`, {
       enabled: true,

@@ -78,6 +78,33 @@ export function Field({
   );
 }
 
+/** A Field bound to one text value: its label and hint, where the API's errors for it point, the value. */
+export interface TextValueProps {
+  readonly label: ReactNode;
+  readonly path: string;
+  readonly problem?: ApiError | undefined;
+  readonly hint?: ReactNode;
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+}
+
+/** Text taken as typed (keys, attribute names and values): no spelling checks, no autofill. */
+export function VerbatimField({ value, onChange, ...field }: TextValueProps) {
+  return (
+    <Field {...field}>
+      {(props) => (
+        <input
+          {...props}
+          value={value}
+          spellCheck={false}
+          autoComplete="off"
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 interface PasswordFieldProps {
   label: ReactNode;
   path: string;

@@ -5,16 +5,8 @@ import { ErrorSummary, Field, Options } from '../kit/field.tsx';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { LoadError, Loading, PageTitle } from '../ui.tsx';
-
-const REASONS: Readonly<Record<string, string>> = {
-  targeting: 'a target or rule matched',
-  split: 'a percentage rollout picked it',
-  default: 'no rule matched: the default',
-  disabled: 'the flag is off in this environment',
-  static: 'the flag is on with no rules',
-  prerequisite_failed: 'a prerequisite flag failed: the off variant',
-  error: 'its targeting cannot be evaluated (an imported flagd targeting that does not compile)',
-};
+import { ContextJsonField } from './context-json-field.tsx';
+import { DecidedBy, REASON_WORDS } from './decided-by.tsx';
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
 export function PlaygroundPage() {
@@ -103,23 +95,13 @@ export function PlaygroundPage() {
                 )}
               </Field>
             </div>
-            <Field
+            <ContextJsonField
               label="Attributes (JSON)"
               path="/attributes"
               problem={problem}
-              hint="targetingKey identifies the user; any other attribute can be targeted."
-            >
-              {(props) => (
-                <textarea
-                  {...props}
-                  rows={8}
-                  className="mono"
-                  spellCheck={false}
-                  value={attributes}
-                  onChange={(e) => setAttributes(e.target.value)}
-                />
-              )}
-            </Field>
+              value={attributes}
+              onChange={setAttributes}
+            />
             <button type="submit" className="btn primary">
               Evaluate
             </button>
@@ -171,34 +153,11 @@ function Outcome({
         <dd>{explanation.variant ?? <span className="muted">none</span>}</dd>
         <dt>Reason</dt>
         <dd>
-          <code>{explanation.reason}</code> — {REASONS[explanation.reason] ?? ''}
+          <code>{explanation.reason}</code> — {REASON_WORDS[explanation.reason] ?? ''}
         </dd>
         <dt>Decided by</dt>
         <dd>
-          {explanation.failedPrerequisite ? (
-            <>
-              the prerequisite <strong>{explanation.failedPrerequisite}</strong>: it is off or does not serve
-              a required variant
-            </>
-          ) : explanation.targetMatched ? (
-            'the individual targets: this targetingKey is listed'
-          ) : rule ? (
-            <>
-              rule {ruleIndex + 1}
-              {rule.description ? ` (“${rule.description}”)` : ''}
-              {rule.matchAll && <> — everyone</>}
-              {rule.segments.length > 0 && <> — segments {rule.segments.join(', ')}</>}
-              {rule.conditions.length > 0 && <> — {rule.conditions.length} condition(s)</>}
-            </>
-          ) : explanation.reason === 'disabled' ? (
-            'the switch: off'
-          ) : explanation.reason === 'error' ? (
-            <>
-              {explanation.errorCode}: {explanation.errorMessage}
-            </>
-          ) : (
-            'the default'
-          )}
+          <DecidedBy decision={{ ...explanation, rule: rule && { ...rule, number: ruleIndex + 1 } }} />
           {' · '}
           <Link to={`/projects/${enc(project.key)}/flags/${enc(flag.key)}`}>open the flag</Link>
         </dd>

@@ -2,31 +2,7 @@ import { LIST_OPERATORS, OPERATORS, type Operator, UNARY_OPERATORS } from '../..
 import type { ApiError } from '../api.ts';
 import { Field, fieldId, InlineError, Options, SelectField, sourceOf, TextField } from '../kit/field.tsx';
 import { type ConditionDraft, DATE_OPERATORS, NUMERIC_OPERATORS, newCondition } from './condition-draft.ts';
-
-export const OPERATOR_LABELS: Readonly<Record<Operator, string>> = {
-  equals: 'is',
-  not_equals: 'is not',
-  in: 'is one of',
-  not_in: 'is none of',
-  contains: 'contains',
-  not_contains: 'does not contain',
-  starts_with: 'starts with',
-  ends_with: 'ends with',
-  matches: 'matches regex',
-  exists: 'is set',
-  not_exists: 'is not set',
-  gt: '>',
-  gte: '≥',
-  lt: '<',
-  lte: '≤',
-  semver_eq: 'version =',
-  semver_gt: 'version >',
-  semver_gte: 'version ≥',
-  semver_lt: 'version <',
-  semver_lte: 'version ≤',
-  before: 'is before',
-  after: 'is after',
-};
+import { OPERATOR_LABELS } from './rule-words.ts';
 
 /** The value's input for an operator: a number, a date and time, or text that is not spell-checked. */
 const valueInputOf = (operator: Operator) =>
