@@ -38,6 +38,12 @@ export interface PostOutcome {
   readonly aborted: boolean;
 }
 
+/** fetch says only "fetch failed"; its cause says what: "connect ECONNREFUSED 127.0.0.1:9". */
+function failureText(caught: unknown): string {
+  if (!(caught instanceof Error)) return String(caught);
+  return caught.cause instanceof Error ? caught.cause.message : caught.message;
+}
+
 /**
  * POSTs one signed event (`Flagstaff-Signature`, docs/product.md §9) to an address the guard allows,
  * checked again now since DNS answers change; redirects are not followed, so a receiver cannot
@@ -78,7 +84,7 @@ export async function postSigned(post: SignedPost, options: PostOptions): Promis
     error =
       caught instanceof Error && caught.name === 'TimeoutError'
         ? `no answer within ${timeoutMs / 1000} s`
-        : `could not connect: ${caught instanceof Error ? caught.message : String(caught)}`;
+        : `could not connect: ${failureText(caught)}`;
   }
   return {
     startedAt,

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ADMIN_KEY } from '../dashboard/support.ts';
+import { ADMIN_KEY, inviteAndJoin } from '../dashboard/support.ts';
 import { BANNER_IN_PRODUCTION } from '../support/banner-rules.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
 import {
@@ -16,6 +16,8 @@ import {
 
 /** Each test opens a few pages on a loaded machine. */
 const SLOW = 90_000;
+const EDITOR = 'eve@example.com';
+const PASSWORD = 'a long enough password';
 
 describeInChromium('the dashboard, finished for every feature', () => {
   let ui: DashboardBrowser;
@@ -32,17 +34,31 @@ describeInChromium('the dashboard, finished for every feature', () => {
     const banner = await call('POST', '/v1/projects/feat/flags', { key: 'banner', name: 'Banner' });
     await call('PATCH', `/v1/flags/${banner.id}?environment=production`, BANNER_IN_PRODUCTION);
     await call('POST', '/v1/projects/feat/flags', { key: 'checkout', name: 'Checkout' });
+    await call('POST', '/v1/projects/feat/environments', { key: 'staging', name: 'Staging' });
+    await call('PATCH', '/v1/projects/feat/environments/staging', { requiredApprovals: 1 });
+    const admin = await ui.server.signIn();
+    await inviteAndJoin(
+      ui.server,
+      admin,
+      { email: EDITOR, role: 'editor', project: 'feat' },
+      { name: 'Eve', password: PASSWORD },
+    );
   }, 120_000);
   afterAll(() => ui?.close());
 
   let errors: string[] = [];
-  afterEach(() => expect(errors).toEqual([]));
+  afterEach(() => {
+    expect(errors).toEqual([]);
+    errors = [];
+  });
+  const toast = (page: Page, text: string | RegExp) =>
+    page.locator('.toast', { hasText: text }).first().waitFor();
 
-  async function signedIn(path: string, width = 1280): Promise<Page> {
+  async function signedIn(path: string, width = 1280, email?: string): Promise<Page> {
     const opened = await ui.newPage({ width, height: width < 600 ? 844 : 1000 });
-    errors = opened.errors;
+    opened.page.on('pageerror', (error) => errors.push(error.message));
     opened.page.setDefaultTimeout(20_000);
-    await ui.signIn(opened.page);
+    await ui.signIn(opened.page, email, email === undefined ? undefined : PASSWORD);
     await opened.page.goto(`${ui.server.url}${path}`);
     return opened.page;
   }
@@ -135,6 +151,97 @@ describeInChromium('the dashboard, finished for every feature', () => {
       } finally {
         await receiver.stop();
       }
+    },
+    SLOW,
+  );
+
+  it(
+    "a flag's settings in two environments are compared in words and copied over, through the approval gate",
+    async () => {
+      const page = await signedIn('/projects/feat/flags/banner');
+      const section = page.getByRole('region', { name: 'Compare environments' });
+      await section.getByLabel('Compare').selectOption('production');
+      await section.getByLabel('with').selectOption('development');
+      await expect.poll(() => section.getByRole('status').textContent()).toMatch(/^\d+ settings differ/);
+      const rules = section.getByRole('row', { name: /^Rules/ });
+      expect(await rules.textContent()).toContain('rule 2 (“Beta testers”): in segment beta → on');
+      expect(await rules.textContent()).toContain('differs');
+
+      await section.getByRole('button', { name: 'Copy Production to Development' }).click();
+      const dialog = page.getByRole('dialog', { name: "Copy Production's settings to Development?" });
+      await dialog.getByRole('row', { name: /^Switch/ }).waitFor();
+      expect(await dialog.textContent()).toContain('Applications in Development get these settings at once.');
+      await dialog.getByRole('button', { name: 'Copy to Development' }).click();
+      await toast(page, "Copied Production's settings to Development.");
+      await expect
+        .poll(() => section.getByRole('status').textContent())
+        .toBe('Production and Development have the same settings.');
+      const copied = await call('GET', '/v1/projects/feat/flags/banner');
+      expect(
+        copied.environments.development.rules.map((r: { description: string }) => r.description),
+      ).toEqual(['Dutch shoppers', 'Beta testers']);
+      await clean(page, 'the flag page with environments compared');
+
+      // An editor copying into Staging, which requires an approval, sends a change request instead.
+      const eve = await signedIn('/projects/feat/flags/banner', 390, EDITOR);
+      const compare = eve.getByRole('region', { name: 'Compare environments' });
+      await compare.getByLabel('Compare').selectOption('production');
+      await compare.getByLabel('with').selectOption('staging');
+      await compare.getByRole('button', { name: 'Copy Production to Staging' }).click();
+      const asked = eve.getByRole('dialog', { name: "Copy Production's settings to Staging?" });
+      await asked.getByText('the copy is sent as a change request').waitFor();
+      await clean(eve, 'the copy dialog at phone width');
+      await asked.getByRole('button', { name: 'Send for approval' }).click();
+      await toast(eve, /Change request sent/);
+      const after = await call('GET', '/v1/projects/feat/flags/banner');
+      expect(after.environments.staging).toEqual(copied.environments.staging);
+      const requests = await call('GET', '/v1/projects/feat/change-requests?status=open');
+      expect(requests).toMatchObject([{ environment: 'staging', author: { name: 'Eve' } }]);
+    },
+    SLOW,
+  );
+
+  it(
+    'two tabs save one flag: the second is asked in a focused dialog, keeps its edits until it chooses, then reloads the other version',
+    async () => {
+      const first = await signedIn('/projects/feat/flags/checkout');
+      const second = await signedIn('/projects/feat/flags/checkout');
+      for (const tab of [first, second])
+        await tab.getByRole('heading', { level: 2, name: 'Targeting' }).waitFor();
+
+      await first.getByRole('switch', { name: 'Serve Checkout in Development' }).click();
+      await first.getByRole('button', { name: 'Save changes' }).click();
+      await toast(first, 'Saved Checkout.');
+
+      const offVariant = second.getByLabel('When off, serve');
+      const served = () => offVariant.locator('option:checked').textContent();
+      await offVariant.selectOption({ label: 'on' });
+      // Far down the page, where an alert at the top would be out of sight.
+      await second.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      await second.getByRole('button', { name: 'Save changes' }).click();
+      const dialog = second.getByRole('dialog', { name: 'Someone else changed this flag' });
+      await dialog.waitFor();
+      expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+      const box = await dialog.boundingBox();
+      expect(box && box.y >= 0 && box.y + box.height <= 1000).toBe(true);
+      expect(await dialog.textContent()).toContain('your changes were not saved');
+      expect(await seriousViolations(second)).toEqual([]);
+
+      // Kept: the edit is still there, and the bar says why saving will not work and offers the way out.
+      await dialog.getByRole('button', { name: 'Keep my edits' }).click();
+      expect(await served()).toBe('on');
+      const bar = second.getByRole('region', { name: 'Unsaved changes' });
+      await bar.getByText('Someone else saved a newer version of this flag.').waitFor();
+      expect(await seriousViolations(second)).toEqual([]);
+      await bar.getByRole('button', { name: 'Reload the other version' }).click();
+      // Reloaded: the edit is gone, and the first tab's change is there.
+      await expect.poll(served).toBe('off');
+      await expect
+        .poll(() =>
+          second.getByRole('switch', { name: 'Serve Checkout in Development' }).getAttribute('aria-checked'),
+        )
+        .toBe('true');
+      expect(await bar.count()).toBe(0);
     },
     SLOW,
   );

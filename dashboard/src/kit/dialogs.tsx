@@ -8,6 +8,8 @@ export interface ConfirmOptions {
   readonly title: string;
   readonly body?: ReactNode;
   readonly confirmLabel: string;
+  /** What declining does, when "Cancel" does not say it (e.g. "Keep my edits"). */
+  readonly cancelLabel?: string;
   readonly danger?: boolean;
   /** What must be typed before the confirm button works (e.g. an environment's key). */
   readonly typeToConfirm?: string;
@@ -107,7 +109,7 @@ export function ConfirmHost() {
           )}
           <div className="dialog-actions">
             <button type="button" className="btn" onClick={() => answer(false)}>
-              Cancel
+              {asked.options.cancelLabel ?? 'Cancel'}
             </button>
             <button
               type="submit"

@@ -146,10 +146,10 @@ export function WebhooksPage() {
             >
               {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
             </button>
-            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
             <button type="button" className="btn subtle danger-text" onClick={() => remove(webhook)}>
               Delete<span className="visually-hidden"> {webhook.url}</span>
             </button>
+            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
           </div>
           {open === webhook.id && <Deliveries path={`${base}/${enc(webhook.id)}/deliveries`} />}
         </section>

@@ -4,10 +4,11 @@ import { describePath, ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { navigate } from '../../router.tsx';
 import { PageTitle, Time, toast } from '../../ui.tsx';
+import { StaleNotice } from './stale-flag.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 
 /** The flag's title, archive and delete, and what went wrong with the last save. */
-export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () => void }) {
+export function FlagHeader({ editor }: { editor: FlagEditor }) {
   const { project } = useProject();
   const { flag, dirty, mayEdit, problem, setProblem } = editor;
 
@@ -104,19 +105,12 @@ export function FlagHeader({ editor, reload }: { editor: FlagEditor; reload: () 
         <code>{flag.key}</code> · {flag.type} flag · version {flag.version} · updated{' '}
         <Time at={flag.updatedAt} />
       </p>
-      {problem?.status === 412 ? (
-        <div className="error-summary" role="alert">
-          <p>
-            <strong>Someone else changed this flag since you opened it.</strong> Reload to see their version;
-            your edits here will be discarded.
-          </p>
-          <button type="button" className="btn" onClick={reload}>
-            Reload the flag
-          </button>
+      {editor.stale && !dirty && (
+        <div className="notice">
+          <StaleNotice edited={false} onReload={editor.reloadOtherVersion} />
         </div>
-      ) : (
-        <ErrorSummary problem={problem} describe={describePath} />
       )}
+      <ErrorSummary problem={problem} describe={describePath} />
     </>
   );
 }

@@ -3,12 +3,14 @@ import { SaveBar } from '../../kit/save-bar.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Loading } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
+import { EnvironmentCompareSection } from './environment-compare-section.tsx';
 import { FlagHeader } from './flag-header.tsx';
 import { HistorySection } from './history-section.tsx';
 import { FlagInsightsSection } from './insights-section.tsx';
 import { PrerequisitesSection } from './prerequisites-section.tsx';
 import { ScheduledChangesSection } from './scheduled-changes-section.tsx';
 import { SettingsSection } from './settings-section.tsx';
+import { StaleNotice } from './stale-flag.tsx';
 import { TargetingSection } from './targeting-section.tsx';
 import { useFlagEditor } from './use-flag-editor.ts';
 
@@ -44,13 +46,14 @@ function FlagSections({
   onSaved: (flag: Flag) => void;
   reload: () => void;
 }) {
-  const editor = useFlagEditor(flag, onSaved);
+  const editor = useFlagEditor(flag, onSaved, reload);
   return (
     <>
-      <FlagHeader editor={editor} reload={reload} />
+      <FlagHeader editor={editor} />
       <ChangeRequestsSection editor={editor} />
       <TargetingSection editor={editor} segments={segments} />
       <PrerequisitesSection editor={editor} />
+      <EnvironmentCompareSection editor={editor} />
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
@@ -66,6 +69,7 @@ function FlagSections({
           mayEdit={editor.mayEdit}
           onDiscard={editor.discard}
           onSave={editor.save}
+          notice={editor.stale && <StaleNotice edited onReload={editor.reloadOtherVersion} />}
         />
       )}
     </>

@@ -14,6 +14,7 @@ import {
   same,
   unchosenVariants,
 } from './draft.ts';
+import { askToReload } from './stale-flag.tsx';
 
 /** Everything the flag page's sections share: the flag, its draft, the open environment, and saving. */
 export interface FlagEditor {
@@ -35,8 +36,15 @@ export interface FlagEditor {
   readonly changeEnvironment: (change: Partial<EnvironmentDraft>) => void;
   readonly save: () => Promise<void>;
   readonly discard: () => void;
-  /** For actions outside the draft (archive, delete): shows their problem with the others. */
+  /**
+   * For actions outside the draft (archive, delete, copy): shows their problem with the others,
+   * or, for a 412, asks about the other version (stale-flag.tsx).
+   */
   readonly setProblem: (problem: ApiError | undefined) => void;
+  /** Someone else saved the flag since it was loaded: saving again would be refused. */
+  readonly stale: boolean;
+  /** Loads the stored flag again, discarding the draft: the person chose the other version. */
+  readonly reloadOtherVersion: () => void;
   readonly saved: (flag: Flag) => void;
   /** A write became a change request (nothing changed): sections that list requests reload. */
   readonly requested: () => void;
@@ -46,7 +54,7 @@ export interface FlagEditor {
  * The flag page's state and save logic. The page opens on the first environment that is not
  * protected, so a first click does not land in production.
  */
-export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEditor {
+export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload: () => void): FlagEditor {
   const { project, environments } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(flag), [flag]);
@@ -54,6 +62,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
   const [problem, setProblem] = useState<ApiError>();
   const [saving, setSaving] = useState(false);
   const [generation, setGeneration] = useState(0);
+  const [stale, setStale] = useState(false);
   const environmentKeys = environments.map((e) => e.key).filter((k) => flag.environments[k]);
   const [environment, openEnvironment] = useState(
     () =>
@@ -61,7 +70,10 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
   );
   const dirty = !same(draft, initial);
   useLeaveGuard(dirty);
-  useEffect(() => setDraft(initial), [initial]);
+  useEffect(() => {
+    setDraft(initial);
+    setStale(false);
+  }, [initial]);
 
   const changeEnvironment = useCallback(
     (change: Partial<EnvironmentDraft>) =>
@@ -82,9 +94,22 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
     [onSaved],
   );
 
+  const reloadOtherVersion = useCallback(() => {
+    setProblem(undefined);
+    reload();
+  }, [reload]);
+
+  /** A write refused with 412: ask now; the draft stays until the person chooses (decision 1813). */
+  const report = (e: ApiError | undefined) => {
+    if (e?.status !== 412) return setProblem(e);
+    setProblem(undefined);
+    setStale(true);
+    void askToReload(dirty).then((reloading) => reloading && reloadOtherVersion());
+  };
+
   /** Shows a refusal, opening the environment of its first field so that field is on screen. */
   const refused = (e: ApiError) => {
-    setProblem(e);
+    report(e);
     const envOfError = e.errors.map((x) => /^\/environments\/([^/]+)/.exec(x.path)?.[1]).find(Boolean);
     if (envOfError && envOfError !== environment) openEnvironment(envOfError);
   };
@@ -145,7 +170,9 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void): FlagEd
       setDraft(initial);
       setProblem(undefined);
     },
-    setProblem,
+    setProblem: report,
+    stale,
+    reloadOtherVersion,
     saved,
     requested: () => setGeneration((g) => g + 1),
   };
