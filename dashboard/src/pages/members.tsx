@@ -6,6 +6,7 @@ import {
   api,
   enc,
   type Invitation,
+  type Loaded,
   type Project,
   type Role,
   useApi,
@@ -33,7 +34,6 @@ function signsInWith(account: Account) {
 
 /** The people who may sign in, and the invitations not yet accepted. */
 export function MembersPage() {
-  const { me } = useSession();
   const accounts = useApi<Account[]>('/accounts?limit=1000');
   const invitations = useApi<Invitation[]>('/invitations?limit=1000');
   const projects = useApi<Project[]>('/projects?limit=1000');
@@ -41,65 +41,7 @@ export function MembersPage() {
   const [link, setLink] = useState<OneTimeLinkProps>();
   const [editing, setEditing] = useState<Account>();
   const [problem, setProblem] = useState<ApiError>();
-  const scopeName = (projectId: string | null) =>
-    projectId === null ? 'All projects' : (projects.data?.find((p) => p.id === projectId)?.name ?? projectId);
-
-  const remove = async (account: Account) => {
-    const self = account.id === me.account?.id;
-    await confirmThen(
-      {
-        title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
-        body: self
-          ? 'You will be signed out and cannot sign in again.'
-          : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
-        confirmLabel: 'Remove account',
-        danger: true,
-      },
-      async () => {
-        await api('DELETE', `/accounts/${enc(account.id)}`);
-        toast(`${account.name} removed.`);
-        accounts.reload();
-      },
-      setProblem,
-    );
-  };
-
-  const resetLink = (account: Account) =>
-    confirmThen(
-      {
-        title: `Create a password reset link for ${account.name}?`,
-        body: `Whoever opens it chooses a new password for ${account.email}, and every session of the account ends. An earlier unused link stops working.`,
-        confirmLabel: 'Create reset link',
-      },
-      async () => {
-        const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
-        setLink({
-          title: `Send this link to ${account.email}`,
-          label: 'Password reset link',
-          validity: 'works once, for 24 hours',
-          url: `${location.origin}${reset.path}`,
-        });
-      },
-      setProblem,
-    );
-
-  const withdraw = async (invitation: Invitation) => {
-    await confirmThen(
-      {
-        title: `Withdraw the invitation for ${invitation.email}?`,
-        body: 'The link stops working.',
-        confirmLabel: 'Withdraw invitation',
-        danger: true,
-      },
-      async () => {
-        await api('DELETE', `/invitations/${enc(invitation.id)}`);
-        toast('Invitation withdrawn.');
-        invitations.reload();
-      },
-      setProblem,
-    );
-  };
-
+  const scopeName = scopeNames(projects.data ?? []);
   return (
     <>
       <PageTitle actions={<OpenButton label="Invite someone" open={inviting} setOpen={setInviting} />}>
@@ -111,12 +53,7 @@ export function MembersPage() {
           projects={projects.data ?? []}
           onInvited={(invitation) => {
             setInviting(false);
-            setLink({
-              title: `Send this link to ${invitation.email ?? ''}`,
-              label: 'Invitation link',
-              validity: 'works once, for 7 days',
-              url: `${location.origin}${invitation.path}`,
-            });
+            setLink(invitationLink(invitation));
             invitations.reload();
           }}
           onCancel={() => setInviting(false)}
@@ -135,68 +72,199 @@ export function MembersPage() {
         />
       )}
       <ErrorSummary problem={problem} />
-      <section aria-labelledby="accounts-title">
-        <h2 id="accounts-title">Accounts</h2>
-        <ResourceTable
-          caption="Accounts"
-          of={accounts}
-          rowKey={(a) => a.id}
-          empty={<Empty title="No accounts" />}
-          columns={[
-            {
-              header: 'Name',
-              className: 'strong',
-              cell: (a) => (
-                <>
-                  {a.name} {a.id === me.account?.id && <span className="badge">you</span>}{' '}
-                  {!a.active && <span className="badge">deactivated</span>}
-                </>
-              ),
-            },
-            { header: 'Email', cell: (a) => a.email },
-            { header: 'Signs in with', cell: signsInWith },
-            { header: 'Role', cell: (a) => a.role },
-            { header: 'Projects', cell: (a) => scopeName(a.projectId) },
-            { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },
-            actionsColumn<Account>((a) => (
-              <>
-                <button type="button" className="btn subtle" onClick={() => setEditing(a)}>
-                  Change role<span className="visually-hidden"> of {a.name}</span>
-                </button>
-                <button type="button" className="btn subtle" onClick={() => resetLink(a)}>
-                  Reset password<span className="visually-hidden"> of {a.name}</span>
-                </button>
-                <button type="button" className="btn subtle danger-text" onClick={() => remove(a)}>
-                  Remove<span className="visually-hidden"> {a.name}</span>
-                </button>
-              </>
-            )),
-          ]}
-        />
-      </section>
-      <section aria-labelledby="invitations-title">
-        <h2 id="invitations-title">Pending invitations</h2>
-        <ResourceTable
-          caption="Pending invitations"
-          what="invitations"
-          of={invitations}
-          rowKey={(i) => i.id}
-          empty={<Empty title="No pending invitations" />}
-          columns={[
-            { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
-            { header: 'Role', cell: (i) => i.role },
-            { header: 'Projects', cell: (i) => scopeName(i.projectId) },
-            { header: 'Invited by', cell: (i) => i.invitedBy.name },
-            { header: 'Expires', cell: (i) => <Time at={i.expiresAt} /> },
-            actionsColumn<Invitation>((i) => (
-              <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
-                Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
-              </button>
-            )),
-          ]}
-        />
-      </section>
+      <AccountsSection
+        accounts={accounts}
+        scopeName={scopeName}
+        onEdit={setEditing}
+        onLink={setLink}
+        onProblem={setProblem}
+      />
+      <InvitationsSection invitations={invitations} scopeName={scopeName} onProblem={setProblem} />
     </>
+  );
+}
+
+/** A project scope in words: "All projects", or the project's name. */
+const scopeNames =
+  (projects: readonly Project[]) =>
+  (projectId: string | null): string =>
+    projectId === null ? 'All projects' : (projects.find((p) => p.id === projectId)?.name ?? projectId);
+
+const invitationLink = (invitation: Invitation & { path: string }): OneTimeLinkProps => ({
+  title: `Send this link to ${invitation.email ?? ''}`,
+  label: 'Invitation link',
+  validity: 'works once, for 7 days',
+  url: `${location.origin}${invitation.path}`,
+});
+
+/** What both lists need: the words for a project scope, and where to report what the API refused. */
+interface ListProps {
+  readonly scopeName: (projectId: string | null) => string;
+  readonly onProblem: (problem: ApiError) => void;
+}
+
+/** Every account: who, how they sign in, their role and projects, and what an admin may do to it. */
+function AccountsSection({
+  accounts,
+  scopeName,
+  onEdit,
+  onLink,
+  onProblem,
+}: ListProps & {
+  accounts: Loaded<Account[]>;
+  onEdit: (account: Account) => void;
+  onLink: (link: OneTimeLinkProps) => void;
+}) {
+  const { me } = useSession();
+  return (
+    <section aria-labelledby="accounts-title">
+      <h2 id="accounts-title">Accounts</h2>
+      <ResourceTable
+        caption="Accounts"
+        of={accounts}
+        rowKey={(a) => a.id}
+        empty={<Empty title="No accounts" />}
+        columns={[
+          {
+            header: 'Name',
+            className: 'strong',
+            cell: (a) => (
+              <>
+                {a.name} {a.id === me.account?.id && <span className="badge">you</span>}{' '}
+                {!a.active && <span className="badge">deactivated</span>}
+              </>
+            ),
+          },
+          { header: 'Email', cell: (a) => a.email },
+          { header: 'Signs in with', cell: signsInWith },
+          { header: 'Role', cell: (a) => a.role },
+          { header: 'Projects', cell: (a) => scopeName(a.projectId) },
+          { header: 'Last sign-in', cell: (a) => <Time at={a.lastLoginAt} /> },
+          actionsColumn<Account>((a) => (
+            <AccountActions
+              account={a}
+              onEdit={onEdit}
+              onLink={onLink}
+              onRemoved={accounts.reload}
+              onProblem={onProblem}
+            />
+          )),
+        ]}
+      />
+    </section>
+  );
+}
+
+/** Change role, send a password reset link, remove: each asks first where it cannot be undone. */
+function AccountActions({
+  account,
+  onEdit,
+  onLink,
+  onRemoved,
+  onProblem,
+}: {
+  account: Account;
+  onEdit: (account: Account) => void;
+  onLink: (link: OneTimeLinkProps) => void;
+  onRemoved: () => void;
+  onProblem: (problem: ApiError) => void;
+}) {
+  const { me } = useSession();
+  const self = account.id === me.account?.id;
+  const remove = () =>
+    confirmThen(
+      {
+        title: self ? 'Remove your own account?' : `Remove ${account.name}?`,
+        body: self
+          ? 'You will be signed out and cannot sign in again.'
+          : `${account.email} is signed out everywhere and can no longer sign in. API keys they created keep working.`,
+        confirmLabel: 'Remove account',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/accounts/${enc(account.id)}`);
+        toast(`${account.name} removed.`);
+        onRemoved();
+      },
+      onProblem,
+    );
+  const resetLink = () =>
+    confirmThen(
+      {
+        title: `Create a password reset link for ${account.name}?`,
+        body: `Whoever opens it chooses a new password for ${account.email}, and every session of the account ends. An earlier unused link stops working.`,
+        confirmLabel: 'Create reset link',
+      },
+      async () => {
+        const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
+        onLink({
+          title: `Send this link to ${account.email}`,
+          label: 'Password reset link',
+          validity: 'works once, for 24 hours',
+          url: `${location.origin}${reset.path}`,
+        });
+      },
+      onProblem,
+    );
+  return (
+    <>
+      <button type="button" className="btn subtle" onClick={() => onEdit(account)}>
+        Change role<span className="visually-hidden"> of {account.name}</span>
+      </button>
+      <button type="button" className="btn subtle" onClick={resetLink}>
+        Reset password<span className="visually-hidden"> of {account.name}</span>
+      </button>
+      <button type="button" className="btn subtle danger-text" onClick={remove}>
+        Remove<span className="visually-hidden"> {account.name}</span>
+      </button>
+    </>
+  );
+}
+
+/** Invitations not yet accepted, each of which an admin may withdraw. */
+function InvitationsSection({
+  invitations,
+  scopeName,
+  onProblem,
+}: ListProps & { invitations: Loaded<Invitation[]> }) {
+  const withdraw = (invitation: Invitation) =>
+    confirmThen(
+      {
+        title: `Withdraw the invitation for ${invitation.email}?`,
+        body: 'The link stops working.',
+        confirmLabel: 'Withdraw invitation',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/invitations/${enc(invitation.id)}`);
+        toast('Invitation withdrawn.');
+        invitations.reload();
+      },
+      onProblem,
+    );
+  return (
+    <section aria-labelledby="invitations-title">
+      <h2 id="invitations-title">Pending invitations</h2>
+      <ResourceTable
+        caption="Pending invitations"
+        what="invitations"
+        of={invitations}
+        rowKey={(i) => i.id}
+        empty={<Empty title="No pending invitations" />}
+        columns={[
+          { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
+          { header: 'Role', cell: (i) => i.role },
+          { header: 'Projects', cell: (i) => scopeName(i.projectId) },
+          { header: 'Invited by', cell: (i) => i.invitedBy.name },
+          { header: 'Expires', cell: (i) => <Time at={i.expiresAt} /> },
+          actionsColumn<Invitation>((i) => (
+            <button type="button" className="btn subtle danger-text" onClick={() => withdraw(i)}>
+              Withdraw<span className="visually-hidden"> the invitation for {i.email}</span>
+            </button>
+          )),
+        ]}
+      />
+    </section>
   );
 }
 

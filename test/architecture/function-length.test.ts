@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Pages split into components with one job each stay split (docs/architecture.md: small modules
+ * with one job): no top-level function of these files grows past a screenful again. A file joins
+ * the list once its long functions are split.
+ */
+const SPLIT = ['dashboard/src/pages/flag/targeting-section.tsx', 'dashboard/src/pages/members.tsx'];
+const MOST_LINES = 70;
+
+const ROOT = join(import.meta.dirname, '../..');
+const START = /^(?:export )?(?:async )?(?:function\*? (\w+)|const (\w+)\s*=)/;
+const END = /^[}\])][;,)]*$/;
+
+/** Each top-level function or constant of a source text: its name and how many lines it spans. */
+function topLevelLengths(text: string): { name: string; lines: number }[] {
+  const lines = text.split('\n');
+  const found: { name: string; lines: number }[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const start = START.exec(lines[i] ?? '');
+    if (start === null) continue;
+    let end = i;
+    // A one-line declaration ends where it starts; a block ends at the first line closing it at column 0.
+    if (!/[;,]$/.test(lines[i] ?? '')) while (end + 1 < lines.length && !END.test(lines[end] ?? '')) end++;
+    found.push({ name: start[1] ?? start[2] ?? '?', lines: end - i + 1 });
+    i = end;
+  }
+  return found;
+}
+
+describe('split pages stay split', () => {
+  it('measures what it should', () => {
+    const text =
+      'const a = 1;\nexport function B() {\n  return (\n    1\n  );\n}\nconst c = () => ({\n  d: 1,\n});\n';
+    expect(topLevelLengths(text)).toEqual([
+      { name: 'a', lines: 1 },
+      { name: 'B', lines: 5 },
+      { name: 'c', lines: 3 },
+    ]);
+  });
+
+  for (const file of SPLIT) {
+    it(`${file}: no function longer than ${MOST_LINES} lines`, () => {
+      const lengths = topLevelLengths(readFileSync(join(ROOT, file), 'utf8'));
+      expect(lengths.length).toBeGreaterThan(3);
+      expect(lengths.filter((f) => f.lines > MOST_LINES)).toEqual([]);
+    });
+  }
+});
