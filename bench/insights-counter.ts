@@ -1,5 +1,5 @@
-import type { Actor } from '../src/services/actor.ts';
-import { bootstrap } from '../src/services/bootstrap.ts';
+import type { Actor } from '../src/services/core/actor.ts';
+import { bootstrap } from '../src/services/projects/bootstrap.ts';
 import { createServices, type Services } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Flag } from '../src/domain/flag.ts';
 import { SnapshotRegistry } from '../src/plane/snapshots.ts';
-import { bootstrap } from '../src/services/bootstrap.ts';
+import { bootstrap } from '../src/services/projects/bootstrap.ts';
 import { createServices, type Services } from '../src/services/services.ts';
 import { openChangeFeed } from '../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';

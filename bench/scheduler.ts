@@ -1,5 +1,5 @@
-import { bootstrap } from '../src/services/bootstrap.ts';
-import { ChangeScheduler } from '../src/services/change-scheduler.ts';
+import { ChangeScheduler } from '../src/services/governance/change-scheduler.ts';
+import { bootstrap } from '../src/services/projects/bootstrap.ts';
 import { createServices } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';

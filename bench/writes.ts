@@ -1,5 +1,5 @@
 import type { Flag } from '../src/domain/flag.ts';
-import { bootstrap } from '../src/services/bootstrap.ts';
+import { bootstrap } from '../src/services/projects/bootstrap.ts';
 import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';

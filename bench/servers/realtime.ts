@@ -3,7 +3,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
 import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
 import { createRealtime } from '../../src/realtime/realtime.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';

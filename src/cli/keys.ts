@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { type ApiKey, ROLES } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
-import type { Actor } from '../services/actor.ts';
-import { ApiKeyService } from '../services/api-key-service.ts';
+import { ApiKeyService } from '../services/access/api-key-service.ts';
+import type { Actor } from '../services/core/actor.ts';
 import type { Store } from '../storage/store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
 

@@ -1,6 +1,6 @@
 import { userInfo } from 'node:os';
 import { newId } from '../domain/ids.ts';
-import type { Actor } from '../services/actor.ts';
+import type { Actor } from '../services/core/actor.ts';
 
 /** Where a CLI command writes; tests pass their own. */
 export interface CliOutput {

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeRequest } from '../domain/change-request.ts';
 import { DomainError, preconditionFailed, unauthorized } from '../domain/errors.ts';
-import type { Actor } from '../services/actor.ts';
-import type { Gated } from '../services/write-gate.ts';
+import type { Actor } from '../services/core/actor.ts';
+import type { Gated } from '../services/core/write-gate.ts';
 import type { Page, PageRequest } from '../storage/store.ts';
 
 /** The authenticated actor of a request (set by the authentication plugin). */

@@ -8,8 +8,8 @@ import {
   authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
-} from '../services/access.ts';
-import { accessScope, patchReach } from '../services/patch-reach.ts';
+} from '../services/core/access.ts';
+import { accessScope, patchReach } from '../services/flags/patch-reach.ts';
 import type { RateLimitBudget } from './plugins/rate-limit.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../domain/api-key.ts';
-import { hashSecret } from '../services/secrets.ts';
-import type { SessionService } from '../services/session-service.ts';
+import type { SessionService } from '../services/accounts/session-service.ts';
+import { hashSecret } from '../services/core/secrets.ts';
 import { type Problem, problem } from './problem.ts';
 
 /** The dashboard's session cookie (docs/product.md §7): HttpOnly, SameSite=Strict, Secure over HTTPS. */

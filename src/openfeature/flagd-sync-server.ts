@@ -16,8 +16,11 @@ import type { Principal } from '../domain/api-key.ts';
 import { systemClock } from '../domain/clock.ts';
 import { DomainError, ERROR_CATALOGUE } from '../domain/errors.ts';
 import { syncCredentialKeyId, syncScope } from '../plane/sync-credential.ts';
-import { FAILED_AUTHENTICATION_LIMITS, FailedAuthentications } from '../services/failed-authentications.ts';
-import { hashSecret } from '../services/secrets.ts';
+import {
+  FAILED_AUTHENTICATION_LIMITS,
+  FailedAuthentications,
+} from '../services/access/failed-authentications.ts';
+import { hashSecret } from '../services/core/secrets.ts';
 import type { Services } from '../services/services.ts';
 import { parseSyncSelector } from './flagd/sync-selector.ts';
 

@@ -2,7 +2,7 @@ import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { unauthorized } from '../domain/errors.ts';
 import type { KeyRegistry } from '../plane/key-registry.ts';
-import { authorize } from '../services/access.ts';
+import { authorize } from '../services/core/access.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */

@@ -34,7 +34,7 @@ export interface StoredApiKey extends ApiKey {
 }
 
 export interface StoredAccount extends Account {
-  /** scrypt parameters, salt and hash (see services/passwords.ts). */
+  /** scrypt parameters, salt and hash (see services/core/passwords.ts). */
   readonly passwordHash: string;
 }
 

@@ -2,7 +2,7 @@ import { Agent, get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { runKeysCommand } from '../../src/cli/keys.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logging.ts';
-import { hashSecret } from '../../src/services/secrets.ts';
+import { hashSecret } from '../../src/services/core/secrets.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY, type Harness, startHarness } from './support.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChangeScheduler } from '../../src/services/change-scheduler.ts';
+import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import {
   ADMIN_KEY,
   createKey,

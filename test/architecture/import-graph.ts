@@ -128,6 +128,67 @@ export function violations(files: ReadonlyMap<string, string>): Violation[] {
   return found;
 }
 
+/**
+ * The folders of services/ (docs/architecture.md), lowest first: each owns one part of the product,
+ * and a folder imports only folders of a lower level, so use cases never reach back into each other.
+ */
+export const SERVICE_FOLDERS: readonly Part[] = [
+  {
+    name: 'core',
+    level: 0,
+    why: 'core holds what every use case writes with: access rules, the actor, audit, the commit, the gate',
+  },
+  { name: 'flags', level: 1, why: 'flags and segments, their validation and their flagd form' },
+  { name: 'access', level: 1, why: 'API keys and failed sign-in budgets' },
+  { name: 'accounts', level: 1, why: 'accounts, passwords, sessions, single sign-on and provisioning' },
+  {
+    name: 'serving',
+    level: 1,
+    why: 'evaluation, insights and health: reads that serve applications and operators',
+  },
+  {
+    name: 'projects',
+    level: 2,
+    why: 'projects, environments and their webhooks; a new project gets its first key',
+  },
+  {
+    name: 'governance',
+    level: 2,
+    why: 'change requests and scheduled changes hold pending flag and segment changes and apply them later',
+  },
+];
+
+const SERVICE_FOLDER = new Map(SERVICE_FOLDERS.map((folder) => [folder.name, folder]));
+
+/** The folder of a file under services/ (`services.ts`, the assembly, is `assembly`), or undefined. */
+export function serviceFolderOf(srcRelative: string): string | undefined {
+  const parts = srcRelative.split('/');
+  if (parts[0] !== 'services') return undefined;
+  return parts.length > 2 ? parts[1] : 'assembly';
+}
+
+/** Every import between folders of services/ that breaks their order (only the assembly imports them all). */
+export function serviceFolderViolations(files: ReadonlyMap<string, string>): Violation[] {
+  const found: Violation[] = [];
+  for (const [file, targets] of importGraph(files)) {
+    const fromName = serviceFolderOf(file);
+    if (fromName === undefined || fromName === 'assembly') continue;
+    const from = SERVICE_FOLDER.get(fromName);
+    if (from === undefined) {
+      found.push({ file, imports: '', rule: `services/${fromName} is not a folder of docs/architecture.md` });
+      continue;
+    }
+    for (const target of targets) {
+      const toName = serviceFolderOf(target);
+      if (toName === undefined || toName === fromName) continue;
+      const to = SERVICE_FOLDER.get(toName);
+      if (to !== undefined && to.level < from.level) continue;
+      found.push({ file, imports: target, rule: `services/${from.name} → services/${toName}: ${from.why}` });
+    }
+  }
+  return found;
+}
+
 /** Strongly connected components of more than one node (Tarjan), each in a stable order. */
 function cyclicComponents(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let next = 0;

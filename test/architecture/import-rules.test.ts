@@ -7,6 +7,8 @@ import {
   partCycles,
   partOf,
   readSources,
+  SERVICE_FOLDERS,
+  serviceFolderViolations,
   violations,
 } from './import-graph.ts';
 
@@ -54,14 +56,14 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
     ['domain/flag.ts', "import { z } from '../evaluation/rollout.ts';", 'domain → evaluation'],
     ['domain/flag.ts', "export { z } from './../services/ids.ts';", 'domain → services'],
     ['storage/sql/flags.ts', "import {\n  a,\n  b,\n} from '../../services/ids.ts';", 'storage → services'],
-    ['services/flag-service.ts', "import { p } from '../http/problem.ts';", 'services → http'],
+    ['services/flags/flag-service.ts', "import { p } from '../../http/problem.ts';", 'services → http'],
     ['webhooks/outbox.ts', "import { newId } from '../services/ids.ts';", 'webhooks → services'],
     ['plane/snapshots.ts', "import { s } from '../services/commit.ts';", 'plane → services'],
     ['plane/node-sync.ts', "import { r } from '../realtime/sse-streams.ts';", 'plane → realtime'],
     ['services/services.ts', "import { S } from '../realtime/sse-streams.ts';", 'services → realtime'],
     [
-      'services/evaluation-service.ts',
-      "import { C } from '../observability/evaluation-counts.ts';",
+      'services/serving/evaluation-service.ts',
+      "import { C } from '../../observability/evaluation-counts.ts';",
       'services → observability',
     ],
     [
@@ -81,11 +83,11 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
   it.each([
     ['flagd/import-flagd.ts', "import { KEY_PATTERN } from '../domain/keys.ts';"],
     ['flagd/native-to-json-logic.ts', "import { textOf } from '../evaluation/operators.ts';"],
-    ['services/flagd-service.ts', "import { importFlagd } from '../flagd/import-flagd.ts';"],
+    ['services/flags/flagd-service.ts', "import { importFlagd } from '../../flagd/import-flagd.ts';"],
     ['openfeature/flagd/sync-selector.ts', "import { x } from '../../services/services.ts';"],
     ['storage/sql/flags.ts', "import type { Flag } from '../../domain/flag.ts';"],
     ['http/routes/flags.ts', "import type { Services } from '../../services/services.ts';"],
-    ['services/audit.ts', "import { enqueue } from '../webhooks/outbox.ts';"],
+    ['services/core/audit.ts', "import { enqueue } from '../../webhooks/outbox.ts';"],
     [
       'http/routes/explain.ts',
       "import { toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';",
@@ -99,13 +101,13 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
   it('fails on a deliberate cycle between parts, naming its chain and imports', () => {
     const graph = importGraph(
       new Map([
-        ['services/audit.ts', "import { o } from '../webhooks/outbox.ts';"],
+        ['services/core/audit.ts', "import { o } from '../../webhooks/outbox.ts';"],
         ['webhooks/outbox.ts', "import { newId } from '../services/ids.ts';"],
         ['services/ids.ts', ''],
       ]),
     );
     expect(partCycles(graph)).toEqual([
-      'services → webhooks → services (services/audit.ts imports webhooks/outbox.ts; webhooks/outbox.ts imports services/ids.ts)',
+      'services → webhooks → services (services/core/audit.ts imports webhooks/outbox.ts; webhooks/outbox.ts imports services/ids.ts)',
     ]);
   });
 
@@ -129,6 +131,51 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
     expect(partOf('cli/keys.ts')).toBe('cli');
     expect(partOf('openfeature/flagd/sync-selector.ts')).toBe('openfeature');
     expect(partOf('flagd/import-flagd.ts')).toBe('flagd');
+  });
+});
+
+describe('import rules between the folders of src/services/ (docs/architecture.md)', () => {
+  const sources = readSources(SRC);
+
+  it('holds for every use case, and every file of services/ sits in a named folder or is the assembly', () => {
+    const folders = new Set(SERVICE_FOLDERS.map(({ name }) => name));
+    const loose = [...sources.keys()].filter(
+      (file) => /^services\/[^/]+$/.test(file) && file !== 'services/services.ts',
+    );
+    expect(loose).toEqual([]);
+    expect(folders.size).toBe(7);
+    expect(serviceFolderViolations(sources)).toEqual([]);
+  });
+
+  it.each([
+    [
+      'services/core/audit.ts',
+      "import { f } from '../flags/flag-service.ts';",
+      'services/core → services/flags',
+    ],
+    [
+      'services/flags/flag-service.ts',
+      "import { c } from '../governance/change-request-service.ts';",
+      'services/flags → services/governance',
+    ],
+    [
+      'services/accounts/session-service.ts',
+      "import { k } from '../access/api-key-service.ts';",
+      'services/accounts → services/access',
+    ],
+  ])('fails on a deliberately wrong import: %s %s', (file, source, rule) => {
+    const found = serviceFolderViolations(new Map([[file, source]]));
+    expect(found).toHaveLength(1);
+    expect(found[0]?.rule).toMatch(new RegExp(`^${rule}`));
+  });
+
+  it('allows a use case to build on core and a higher folder on a lower one', () => {
+    const files = new Map([
+      ['services/governance/change-scheduler.ts', "import { f } from '../flags/flag-service.ts';"],
+      ['services/flags/flag-service.ts', "import { a } from '../core/audit.ts';"],
+      ['services/services.ts', "import { c } from './governance/change-scheduler.ts';"],
+    ]);
+    expect(serviceFolderViolations(files)).toEqual([]);
   });
 });
 

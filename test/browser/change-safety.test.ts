@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ChangeScheduler } from '../../src/services/change-scheduler.ts';
+import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapAccounts } from '../../src/services/account-service.ts';
-import { hashPassword, verifyPassword } from '../../src/services/passwords.ts';
+import { bootstrapAccounts } from '../../src/services/accounts/account-service.ts';
+import { hashPassword, verifyPassword } from '../../src/services/core/passwords.ts';
 import { rolloutWeights } from '../support/builders.ts';
 import { describeEachDatabase, testDatabases } from '../support/database.ts';
 import {

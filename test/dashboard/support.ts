@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
-import { bootstrapAccounts } from '../../src/services/account-service.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrapAccounts } from '../../src/services/accounts/account-service.ts';
+import type { SessionOptions } from '../../src/services/accounts/session-service.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices, type ServiceOptions, type Services } from '../../src/services/services.ts';
-import type { SessionOptions } from '../../src/services/session-service.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { type TestDatabase, testDatabases } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nestsDeeperThan } from '../../src/domain/json-depth.ts';
 import { contextOf, OfrepError } from '../../src/openfeature/ofrep/ofrep-wire.ts';
-import { bootstrapAccounts } from '../../src/services/account-service.ts';
+import { bootstrapAccounts } from '../../src/services/accounts/account-service.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, cookiePair } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -239,7 +239,7 @@ describeEachDatabase('evaluation counts for insights', (database) => {
 
 /** One more node over a store another node already bootstrapped. */
 async function startHarnessOn(store: import('../../src/storage/store.ts').Store): Promise<Node> {
-  const { bootstrap } = await import('../../src/services/bootstrap.ts');
+  const { bootstrap } = await import('../../src/services/projects/bootstrap.ts');
   await bootstrap(store, ADMIN_KEY);
   const node = await startNode(store);
   cleanups.push(() => node.app.close());

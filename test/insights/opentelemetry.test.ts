@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/build-app.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
 import { ADMIN_KEY } from '../access/support.ts';
 import { testDatabases } from '../support/database.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/build-app.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
 import { type OpenTestDatabase, testDatabases } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { openStore } from '../../src/storage/open-store.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/flagstaff.js');

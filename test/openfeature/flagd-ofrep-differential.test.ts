@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Actor } from '../../src/services/actor.ts';
+import type { Actor } from '../../src/services/core/actor.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { chance, pick, type Random, seededRandom } from '../support/random.ts';
 import type { TestServer } from '../support/server.ts';

@@ -2,7 +2,7 @@ import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import { ADMIN_KEY, type Node, startNode } from '../access/support.ts';

@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
-import { hashSecret } from '../../src/services/secrets.ts';
+import { hashSecret } from '../../src/services/core/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { signStreamToken } from '../../src/realtime/stream-token.ts';
-import { hashSecret } from '../../src/services/secrets.ts';
+import { hashSecret } from '../../src/services/core/secrets.ts';
 import { startServer, UNLIMITED } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';

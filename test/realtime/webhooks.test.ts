@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/build-app.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
+import { WebhookService } from '../../src/services/projects/webhook-service.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
-import { WebhookService } from '../../src/services/webhook-service.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
 import { UNLIMITED } from '../openfeature/support/server.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/services/bootstrap.ts';
-import { ChangeScheduler } from '../../src/services/change-scheduler.ts';
-import type { FlagService } from '../../src/services/flag-service.ts';
+import type { FlagService } from '../../src/services/flags/flag-service.ts';
+import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';

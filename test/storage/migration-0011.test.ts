@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { changeRequestsForEveryWrite } from '../../src/storage/migrations/0011-change-requests-for-every-write.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';

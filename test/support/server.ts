@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
 import { createRealtime, type Realtime } from '../../src/realtime/realtime.ts';
-import { bootstrap } from '../../src/services/bootstrap.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices, type Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { type TestDatabase, testDatabases } from './database.ts';

@@ -9,13 +9,13 @@ import type {
 } from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
 import { systemClock } from '../../domain/clock.ts';
-import type { AccessChecks, Grant } from '../../services/access.ts';
-import type { ApiKeyService } from '../../services/api-key-service.ts';
+import type { ApiKeyService } from '../../services/access/api-key-service.ts';
 import {
   FAILED_AUTHENTICATION_LIMITS,
   FailedAuthentications,
-} from '../../services/failed-authentications.ts';
-import { hashSecret } from '../../services/secrets.ts';
+} from '../../services/access/failed-authentications.ts';
+import type { AccessChecks, Grant } from '../../services/core/access.ts';
+import { hashSecret } from '../../services/core/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
 import type { RouteAccess } from '../route-access.ts';
 import {

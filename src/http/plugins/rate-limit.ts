@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Bucket, RateLimiter } from '../../services/token-buckets.ts';
+import type { Bucket, RateLimiter } from '../../services/core/token-buckets.ts';
 import { problem, sendProblem } from '../problem.ts';
 
 export type { Clock } from '../../domain/clock.ts';
-export { type Bucket, type RateLimiter, TokenBuckets } from '../../services/token-buckets.ts';
+export { type Bucket, type RateLimiter, TokenBuckets } from '../../services/core/token-buckets.ts';
 
 /** The budgets a route can draw from (`config: { rateLimit: 'evaluation' }`); `false` exempts it. */
 export type RateLimitBudget = 'evaluation' | 'management';

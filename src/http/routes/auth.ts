@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
+import { SignInThrottled } from '../../services/accounts/session-service.ts';
 import type { Services } from '../../services/services.ts';
-import { SignInThrottled } from '../../services/session-service.ts';
 import { sendProblem } from '../problem.ts';
 import { Closed, Email, LinkToken, Name, Password, problems, Timestamp } from '../schemas/common.ts';
 import {

@@ -8,8 +8,8 @@ import {
   reevaluateIn,
   toOfrepResult,
 } from '../../openfeature/ofrep/ofrep-evaluation.ts';
-import type { EvaluationTarget } from '../../services/evaluation-service.ts';
 import type { Services } from '../../services/services.ts';
+import type { EvaluationTarget } from '../../services/serving/evaluation-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';

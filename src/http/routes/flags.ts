@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
-import type { FlagUsage } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
+import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import type { Page, PageRequest } from '../../storage/store.ts';
 import {
   actorOf,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { STEPS } from '../../services/insights-service.ts';
 import type { Services } from '../../services/services.ts';
+import { STEPS } from '../../services/serving/insights-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';

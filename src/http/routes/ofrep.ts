@@ -13,9 +13,9 @@ import {
 } from '../../openfeature/ofrep/ofrep-wire.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
-import type { EvaluationScope } from '../../services/evaluation-service.ts';
-import { hashSecret } from '../../services/secrets.ts';
+import { hashSecret } from '../../services/core/secrets.ts';
 import type { Services } from '../../services/services.ts';
+import type { EvaluationScope } from '../../services/serving/evaluation-service.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
 import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.ts';
-import { SignInNotVerified } from '../../services/oidc-relying-party.ts';
+import { SignInNotVerified } from '../../services/accounts/oidc-relying-party.ts';
 import type { Services } from '../../services/services.ts';
 import { problem } from '../problem.ts';
 import { problems } from '../schemas/common.ts';

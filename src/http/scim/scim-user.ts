@@ -1,6 +1,6 @@
 import type { Account } from '../../domain/account.ts';
 import { isPlainObject } from '../../domain/json.ts';
-import type { ProvisionedPerson } from '../../services/provisioning-service.ts';
+import type { ProvisionedPerson } from '../../services/accounts/provisioning-service.ts';
 
 /** The schema URNs of RFC 7643 and RFC 7644 this server speaks. */
 export const SCIM = {

@@ -1,0 +1,32 @@
+import type { Role } from '../../domain/api-key.ts';
+import { noProjectAccess, notFound } from '../../domain/errors.ts';
+import type { Project } from '../../domain/project.ts';
+import type { ProjectStore } from '../../storage/store.ts';
+import { authorize } from './access.ts';
+import type { Actor } from './actor.ts';
+
+/**
+ * The project a request acts in, checked that the actor may act in it with `role`. When the
+ * route's access check already resolved it (the actor's grant), that is trusted as it is;
+ * otherwise (the CLI, direct calls) the project is found by id or key and the same rules run.
+ * A key bound to another project gets `forbidden` whether or not the project exists, so
+ * probing reveals nothing.
+ */
+export async function accessProject(
+  store: ProjectStore,
+  actor: Actor,
+  idOrKey: string,
+  role: Role,
+  environment?: string,
+): Promise<Project> {
+  const granted = actor.grant?.project;
+  if (granted !== undefined && (granted.id === idOrKey || granted.key === idOrKey)) return granted;
+  const { principal } = actor;
+  const project = await store.findProject(idOrKey);
+  if (principal.projectId !== null && project?.id !== principal.projectId) {
+    throw noProjectAccess();
+  }
+  if (project === undefined) throw notFound(`No project "${idOrKey}".`);
+  authorize(principal, project.id, role, environment);
+  return project;
+}

@@ -1,0 +1,153 @@
+import { isoTime, systemClock } from '../../domain/clock.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { type ScheduledChange, ScheduledChangeSettled } from '../../domain/scheduled-change.ts';
+import type { StoreRoles } from '../../storage/store.ts';
+import { recordAudit } from '../core/audit.ts';
+import type { FlagService } from '../flags/flag-service.ts';
+
+export interface SchedulerOptions {
+  /** Milliseconds since the epoch; tests pass a clock they move. */
+  readonly clock?: () => number;
+  /** How often to look for due changes: well under docs/product.md §10's 1 s. */
+  readonly intervalMs?: number;
+  readonly log?: { warn(object: unknown, message: string): void };
+}
+
+/** What one pass did: ids of the changes this node applied, and of those it marked failed. */
+export interface SchedulerPass {
+  readonly applied: readonly string[];
+  readonly failed: readonly string[];
+}
+
+const BATCH = 50;
+/** Errors that say the patch cannot be applied as it stands: retrying would not help. */
+const FINAL: ReadonlySet<string> = new Set(['validation_failed', 'not_found', 'flag_not_found', 'conflict']);
+
+function reasonOf(error: DomainError): string {
+  const fields = (error.errors ?? []).map((e) => `${e.path}: ${e.message}`);
+  return fields.length === 0 ? error.message : `${error.message} ${fields.join('; ')}`;
+}
+
+/**
+ * Applies due scheduled changes (docs/product.md §10) on every node. Exactly once across nodes: a change is
+ * marked applied in the same transaction as its write, by an update that only a pending row
+ * passes and that holds the row lock until commit (see ScheduledChangeStore.settle). A change due
+ * while no node ran is applied by the first pass after start, its delay in the audit event.
+ */
+export class ChangeScheduler {
+  readonly #store: StoreRoles;
+  readonly #flags: FlagService;
+  readonly #clock: () => number;
+  readonly #intervalMs: number;
+  readonly #log: SchedulerOptions['log'];
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<SchedulerPass> | undefined;
+
+  constructor(store: StoreRoles, flags: FlagService, options: SchedulerOptions = {}) {
+    this.#store = store;
+    this.#flags = flags;
+    this.#clock = options.clock ?? systemClock;
+    this.#intervalMs = options.intervalMs ?? 200;
+    this.#log = options.log;
+  }
+
+  /** Runs a pass now, then every interval; passes never overlap. */
+  start(): void {
+    const tick = () => {
+      if (this.#running !== undefined) return;
+      this.#running = this.runDue()
+        .catch((error: unknown) => {
+          this.#log?.warn({ err: error }, 'applying scheduled changes failed; retrying');
+          return { applied: [], failed: [] };
+        })
+        .finally(() => {
+          this.#running = undefined;
+        });
+    };
+    tick();
+    this.#timer = setInterval(tick, this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the timer and waits for a pass under way. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** Applies every change due by the clock's now; what another node settles first is skipped. */
+  async runDue(): Promise<SchedulerPass> {
+    const applied: string[] = [];
+    const failed: string[] = [];
+    const seen = new Set<string>();
+    for (;;) {
+      const due = (
+        await this.#store.scheduledChanges.due(new Date(this.#clock()).toISOString(), BATCH)
+      ).filter((change) => !seen.has(change.id));
+      if (due.length === 0) break;
+      for (const change of due) {
+        seen.add(change.id);
+        const outcome = await this.#apply(change);
+        if (outcome === 'applied') applied.push(change.id);
+        if (outcome === 'failed') failed.push(change.id);
+      }
+    }
+    return { applied, failed };
+  }
+
+  async #apply(change: ScheduledChange): Promise<'applied' | 'failed' | 'skipped'> {
+    try {
+      const appliedAt = new Date(this.#clock());
+      const actor = { principal: change.author, requestId: `scheduled-change:${change.id}` };
+      await this.#flags.applyOnBehalf(
+        actor,
+        change.flagId,
+        change.patch,
+        change.environment,
+        async (_, tx) => {
+          if (!(await tx.scheduledChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
+            throw new ScheduledChangeSettled(change.id);
+          }
+          return {
+            scheduledChange: change.id,
+            scheduledAt: change.at,
+            delayMs: appliedAt.getTime() - Date.parse(change.at),
+          };
+        },
+      );
+      return 'applied';
+    } catch (error) {
+      if (error instanceof ScheduledChangeSettled) return 'skipped';
+      if (error instanceof DomainError && FINAL.has(error.code)) {
+        return (await this.#markFailed(change, reasonOf(error))) ? 'failed' : 'skipped';
+      }
+      // A lost race with another writer of the flag, or the database away: the next pass retries.
+      this.#log?.warn({ err: error, scheduledChange: change.id }, 'scheduled change not applied yet');
+      return 'skipped';
+    }
+  }
+
+  /** Records why the change could not be applied; nothing of it was written. */
+  async #markFailed(change: ScheduledChange, reason: string): Promise<boolean> {
+    const at = new Date(this.#clock()).toISOString();
+    return this.#store.transaction(async (tx) => {
+      if (!(await tx.scheduledChanges.settle(change.id, 'failed', at, reason))) return false;
+      await recordAudit(
+        tx,
+        { principal: change.author, requestId: `scheduled-change:${change.id}` },
+        change.projectId,
+        {
+          at: isoTime(this.#clock),
+          action: 'flag.scheduled_change_failed',
+          resource: { type: 'flag', id: change.flagId, key: null },
+          environment: change.environment,
+          before: change,
+          after: { ...change, status: 'failed', settledAt: at, failure: reason },
+          details: { scheduledChange: change.id, reason },
+        },
+      );
+      return true;
+    });
+  }
+}
