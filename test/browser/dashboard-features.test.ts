@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ADMIN_KEY, inviteAndJoin } from '../dashboard/support.ts';
+import { inviteAndJoin } from '../dashboard/support.ts';
 import { BANNER_IN_PRODUCTION } from '../support/banner-rules.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
 import {
@@ -21,11 +21,7 @@ const PASSWORD = 'a long enough password';
 
 describeInChromium('the dashboard, finished for every feature', () => {
   let ui: DashboardBrowser;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const call = (method: string, path: string, body?: unknown) => ui.admin(method, path, body);
 
   beforeAll(async () => {
     ui = await startDashboardBrowser({ webhooksAllowPrivate: true });

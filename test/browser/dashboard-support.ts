@@ -9,6 +9,7 @@ import { build } from 'vite';
 import { describe } from 'vitest';
 import {
   ADMIN_EMAIL,
+  ADMIN_KEY,
   ADMIN_PASSWORD,
   type DashboardServer,
   startDashboardServer,
@@ -88,6 +89,9 @@ export interface DashboardBrowser {
   }): Promise<{ page: Page; context: BrowserContext; errors: string[] }>;
   /** Signs in through the sign-in page, as a person would. */
   signIn(page: Page, email?: string, password?: string): Promise<void>;
+  /** Calls the API with the admin key for a test's setup; anything but a 2xx throws, naming the call. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
+  admin(method: string, path: string, body?: unknown): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -114,6 +118,11 @@ export async function startDashboardBrowser(
       await page.getByLabel('Password', { exact: true }).fill(password);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    },
+    async admin(method, path, body) {
+      const res = await server.call(method, path, { key: ADMIN_KEY, body });
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
     },
     async close() {
       await browser.close();
