@@ -34,11 +34,11 @@ const sqlite: TestDatabase = {
   },
 };
 
-/** Prefix of this run's schemas; global-setup.ts sets it and drops them all when the run ends. */
+/** Prefix of this run's schemas; global-setup.ts sets it, and the last run to end drops them. */
 export const schemaPrefix = () => `t_${process.env.FLAGSTAFF_TEST_RUN ?? 'adhoc'}_`;
 
 /**
- * A fresh schema of this run. Schemas are dropped once, after the whole run: dropping them
+ * A fresh schema of this run. Schemas are dropped once no run is going on (global-setup.ts): dropping them
  * while other files migrate breaks Kysely's catalogue reads ("schema … does not exist").
  */
 export async function createTestSchema(url: string): Promise<string> {
