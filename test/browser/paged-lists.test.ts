@@ -36,6 +36,20 @@ describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
   };
   const range = () => page.locator('.pager-range').textContent();
   const firstKey = () => page.locator('tbody tr').first().locator('code').textContent();
+  /** Opens the flag list; how long until its first page was on screen, and how long its list request took. */
+  const firstPageTimes = async () => {
+    await page.goto(`${base()}/flags`);
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 100);
+    const [onScreen = 0, listRequest = 0] = await page.evaluate(() => [
+      performance.now(),
+      performance
+        .getEntriesByType('resource')
+        .filter((r) => /\/v1\/projects\/[^/]+\/flags\?/.test(r.name))
+        .map((r) => r.duration)
+        .at(-1) ?? 0,
+    ]);
+    return { onScreen: Math.round(onScreen), listRequest: Math.round(listRequest) };
+  };
 
   beforeAll(async () => {
     ui = await startDashboardBrowser();
@@ -114,30 +128,23 @@ describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
       page.on('request', (request) => {
         if (/\/v1\/projects\/[^/]+\/flags\?/.test(request.url())) lists.push(request.url());
       });
-      const started = performance.now();
-      await page.goto(`${base()}/flags`);
-      await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 100);
-      const wall = performance.now() - started;
-      const [inPage, listRequest] = await page.evaluate(() => [
-        performance.now(),
-        performance
-          .getEntriesByType('resource')
-          .filter((r) => /\/v1\/projects\/[^/]+\/flags\?/.test(r.name))
-          .map((r) => r.duration)
-          .at(-1) ?? 0,
-      ]);
-      console.info(
-        `first page of ${FLAGS} flags rendered ${Math.round(inPage)} ms after navigation started (${Math.round(wall)} ms as the test saw it); its one list request took ${Math.round(listRequest ?? 0)} ms`,
-      );
+      // Timed, not asserted (a loaded machine is no place for a time limit): the first visit meets
+      // a server that has not run the list's code yet, the second one the server as it runs.
+      for (const visit of ['first visit', 'second visit']) {
+        const shown = await firstPageTimes();
+        console.info(
+          `${visit}: the first page of ${FLAGS} flags was on screen ${shown.onScreen} ms after navigation started; its one list request took ${shown.listRequest} ms`,
+        );
+      }
+      page.removeAllListeners('request');
 
       expect(await range()).toBe('1–100 of 10,000 flags');
-      // One page, one request: not one per environment. (The test build runs React in development
-      // mode, whose StrictMode mounts the page twice, so the one request may be sent twice.)
+      // One page, one request, the same on both visits: not one per environment. (The test build
+      // runs React in development mode, whose StrictMode mounts the page twice, so it may be sent twice.)
       expect(new Set(lists).size).toBe(1);
       const row = page.getByRole('row', { name: /Flag 3\b/ });
       expect(await row.getByRole('switch').count()).toBe(3);
       expect(await row.getByRole('switch', { name: 'Flag 3 in staging' }).isChecked()).toBe(true);
-      page.removeAllListeners('request');
     },
     SLOW,
   );

@@ -108,10 +108,11 @@ export async function paged<Row, T>(
       ? { items, nextCursor: encodeCursor(order.of(last)) }
       : { items };
   }
+  const firstPage = !page.cursor && !backward;
   const { total, offset } = await countAround(
     query,
     order,
-    first === undefined ? undefined : order.of(first),
+    first === undefined || firstPage ? undefined : order.of(first),
   );
   const after = first === undefined && page.cursor ? total : offset;
   return {
@@ -125,24 +126,28 @@ export async function paged<Row, T>(
   };
 }
 
-/** How many rows the query matches, and how many of them come before `firstKey` in the list's order. */
+/**
+ * How many rows the query matches, and how many of them come before `firstKey` in the list's order
+ * (none on a first page): two counts, each a range of the list's index when no filter gets in the way.
+ */
 async function countAround<Row>(
   // biome-ignore lint/suspicious/noExplicitAny: as in `paged`
   query: SelectQueryBuilder<Database, any, Row>,
   order: { readonly column: string; readonly direction: Direction },
   firstKey: string | undefined,
 ): Promise<{ total: number; offset: number }> {
-  const before =
-    firstKey === undefined
-      ? sql<number>`0`
-      : sql<number>`sum(case when ${sql.ref(order.column)} ${sql.raw(comparison(order.direction, false))} ${firstKey} then 1 else 0 end)`;
-  const row = (await query
-    .clearSelect()
-    .select((eb) => [eb.fn.countAll().as('total'), before.as('offset')])
-    .executeTakeFirst()) as
-    | { total: number | string | bigint; offset: number | string | bigint | null }
-    | undefined;
-  return { total: Number(row?.total ?? 0), offset: Number(row?.offset ?? 0) };
+  // biome-ignore lint/suspicious/noExplicitAny: as in `paged`
+  const count = async (q: SelectQueryBuilder<Database, any, Row>) => {
+    const row = await q
+      .clearSelect()
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    return Number((row as { n?: number | string | bigint } | undefined)?.n ?? 0);
+  };
+  const total = await count(query);
+  if (firstKey === undefined) return { total, offset: 0 };
+  const before = query.where(sql.ref(order.column), comparison(order.direction, false), firstKey);
+  return { total, offset: await count(before) };
 }
 
 /** Tables whose rows carry `id` and `version`: updates compare and set on the version. */
