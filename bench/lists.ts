@@ -3,9 +3,9 @@ import { bootstrap } from '../src/services/bootstrap.ts';
 import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { buildFlag, inEnvironments } from '../test/support/builders.ts';
-import { isMain, sendResult } from './child.ts';
+import { benchPostgresUrl, isMain, report } from './child.ts';
 import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
-import { median, ms, type Row, ratio } from './stats.ts';
+import { median, ms, type Row } from './stats.ts';
 
 // The flag list at 10,000 flags (docs/decisions/1800–1802): one page through the whole route
 // (access, store, count, usage, JSON), against the same page of a project of 100 flags. Each
@@ -88,7 +88,7 @@ async function pageTimes(open: () => Promise<BenchDatabase>, size: number): Prom
 
 async function rows(): Promise<Row[]> {
   const databases: [string, () => Promise<BenchDatabase>][] = [['SQLite', () => openBenchSqlite('lists')]];
-  const url = process.env.FLAGSTAFF_BENCH_DATABASE_URL || process.env.FLAGSTAFF_TEST_DATABASE_URL;
+  const url = benchPostgresUrl();
   if (url) databases.push(['PostgreSQL', () => openBenchPostgres(url, 'lists')]);
   const result: Row[] = [];
   for (const [name, open] of databases) {
@@ -110,10 +110,4 @@ async function rows(): Promise<Row[]> {
   return result;
 }
 
-if (isMain(import.meta.url)) {
-  const result = await rows();
-  if (process.send) sendResult(result);
-  else
-    for (const row of result)
-      console.log(`${row.figure}: ${row.value} vs ${row.baseline} (${ratio(row.ratio)})`);
-}
+if (isMain(import.meta.url)) report(await rows());
