@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { type Row, ratio } from './stats.ts';
 
 /** Whether the module at `url` (its import.meta.url) is the process's entry point. */
 export function isMain(url: string): boolean {
@@ -56,3 +57,15 @@ export async function runPart<T>(
 export function sendResult(value: unknown): void {
   process.send?.({ type: 'result', value }, () => process.disconnect());
 }
+
+/** A bench module's figures: handed to `runPart` when it started the module, else printed. */
+export function report(rows: readonly Row[]): void {
+  if (process.send) sendResult(rows);
+  else
+    for (const row of rows)
+      console.log(`${row.figure}: ${row.value} vs ${row.baseline} (${ratio(row.ratio)})`);
+}
+
+/** The PostgreSQL a bench measures too, when one is named. */
+export const benchPostgresUrl = (): string | undefined =>
+  process.env.FLAGSTAFF_BENCH_DATABASE_URL || process.env.FLAGSTAFF_TEST_DATABASE_URL || undefined;

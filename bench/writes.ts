@@ -4,9 +4,9 @@ import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';
 import { buildFlag, inEnvironments } from '../test/support/builders.ts';
-import { isMain, sendResult } from './child.ts';
+import { benchPostgresUrl, isMain, report } from './child.ts';
 import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
-import { type Row, ratio, si } from './stats.ts';
+import { type Row, si } from './stats.ts';
 
 // Write throughput against project size (decision 1600): flag patches per second through the
 // use case, with this node's snapshot loaded (so the snapshot patch is paid too), in a project of
@@ -100,7 +100,7 @@ async function writesPerSecond(open: () => Promise<Opened> | Opened, size: numbe
 
 async function rows(): Promise<Row[]> {
   const databases: [string, () => Promise<Opened> | Opened][] = [['SQLite', openSqlite]];
-  const url = process.env.FLAGSTAFF_BENCH_DATABASE_URL || process.env.FLAGSTAFF_TEST_DATABASE_URL;
+  const url = benchPostgresUrl();
   if (url) databases.push(['PostgreSQL', () => openPostgres(url)]);
   const result: Row[] = [];
   for (const [name, open] of databases) {
@@ -129,10 +129,4 @@ async function rows(): Promise<Row[]> {
   return result;
 }
 
-if (isMain(import.meta.url)) {
-  const result = await rows();
-  if (process.send) sendResult(result);
-  else
-    for (const row of result)
-      console.log(`${row.figure}: ${row.value} vs ${row.baseline} (${ratio(row.ratio)})`);
-}
+if (isMain(import.meta.url)) report(await rows());

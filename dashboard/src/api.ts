@@ -55,6 +55,10 @@ export interface FlagSummary {
   readonly lastEvaluatedAt: string | null;
   /** In `?environment=`: why the flag is stale (docs/product.md §10), null when it is not. */
   readonly stale: { readonly reason: string; readonly detail: string } | null;
+  /** Its state and last evaluation in every environment, by key (docs/decisions/1802). */
+  readonly environments: Readonly<
+    Record<string, { readonly enabled: boolean; readonly lastEvaluatedAt: string | null }>
+  >;
 }
 
 /** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
@@ -148,6 +152,12 @@ export interface Page<T> {
   readonly items: T[];
   /** The next page's path (from the `Link` header), when more remain. */
   readonly next: string | null;
+  /** Counted lists (docs/decisions/1800): the previous page's path, when there is one. */
+  readonly previous: string | null;
+  /** Counted lists: how many items match on every page together (`X-Total-Count`), else null. */
+  readonly total: number | null;
+  /** Counted lists: how many come before this page's first (`X-Page-Offset`). */
+  readonly offset: number;
 }
 
 async function request(method: string, path: string, body?: unknown, ifMatch?: number): Promise<Response> {
@@ -179,11 +189,19 @@ export async function api<T>(method: string, path: string, body?: unknown, ifMat
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
-/** A list and the path of its next page. */
+/** A list, the paths of the pages either side of it, and (counted lists) where it stands in the whole. */
 export async function apiPage<T>(path: string): Promise<Page<T>> {
   const response = await request('GET', path);
-  const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('link') ?? '')?.[1] ?? null;
-  return { items: (await response.json()) as T[], next };
+  const link = response.headers.get('link') ?? '';
+  const linked = (rel: string) => new RegExp(`<([^>]+)>;\\s*rel="${rel}"`).exec(link)?.[1] ?? null;
+  const total = response.headers.get('x-total-count');
+  return {
+    items: (await response.json()) as T[],
+    next: linked('next'),
+    previous: linked('prev'),
+    total: total === null ? null : Number(total),
+    offset: Number(response.headers.get('x-page-offset') ?? 0),
+  };
 }
 
 export interface Loaded<T> {
@@ -195,21 +213,29 @@ export interface Loaded<T> {
 }
 
 /** GETs `path` (null: nothing yet) and keeps the answer; `reload()` asks again. */
-export function useApi<T>(path: string | null): Loaded<T> {
+export const useApi = <T>(path: string | null): Loaded<T> => useLoaded(path, getJson<T>);
+
+/** One page of a list at `path` (null: nothing yet), with the paths either side and its count. */
+export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>);
+
+const getJson = <T>(path: string): Promise<T> => api<T>('GET', path);
+
+/** Loads `path` with `load` and keeps the answer; `reload()` asks again. */
+function useLoaded<T>(path: string | null, load: (path: string) => Promise<T>): Loaded<T> {
   const [state, setState] = useState<{ path: string | null; data?: T; error?: ApiError }>({ path: null });
   const [generation, setGeneration] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
   useEffect(() => {
     if (path === null) return;
     let current = true;
-    api<T>('GET', path).then(
+    load(path).then(
       (data) => current && setState({ path, data }),
       (error: ApiError) => current && setState({ path, error }),
     );
     return () => {
       current = false;
     };
-  }, [path, generation]);
+  }, [path, load, generation]);
   const fresh = state.path === path;
   return {
     data: fresh ? state.data : undefined,

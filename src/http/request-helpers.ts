@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeRequest } from '../domain/change-request.ts';
-import { DomainError, preconditionFailed, unauthorized } from '../domain/errors.ts';
+import { DomainError, preconditionFailed, unauthorized, validationFailed } from '../domain/errors.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Gated } from '../services/core/write-gate.ts';
 import type { Page, PageRequest } from '../storage/store.ts';
@@ -29,18 +29,44 @@ export const pageOf = (query: { limit?: number; cursor?: string }): PageRequest 
   cursor: query.cursor,
 });
 
-/** Sends a list as a JSON array; when more remain, a `Link: <…>; rel="next"` header points at them. */
+/** A page of a list that pages both ways and is counted (CountedPageQuery; docs/decisions/1800). */
+export function countedPageOf(query: { limit?: number; cursor?: string; before?: string }): PageRequest {
+  if (query.cursor !== undefined && query.before !== undefined) {
+    const message = 'must not be given with cursor: a page is either after one cursor or before another';
+    throw validationFailed(`before ${message}.`, [{ path: 'querystring:/before', message }]);
+  }
+  return { ...pageOf(query), before: query.before, counted: true };
+}
+
+/** The header that says how many items a counted list holds, on every page together. */
+export const TOTAL_COUNT_HEADER = 'X-Total-Count';
+/** The header that says how many of them come before this page's first. */
+export const PAGE_OFFSET_HEADER = 'X-Page-Offset';
+
+/**
+ * Sends a list as a JSON array; when more remain, a `Link: <…>; rel="next"` header points at them,
+ * and on a counted list `rel="prev"` at those before, with the count in `X-Total-Count` and the
+ * page's place in it in `X-Page-Offset`.
+ */
 export function sendPage<T, R>(
   request: FastifyRequest,
   reply: FastifyReply,
   page: Page<T>,
   map: (item: T) => R,
 ): R[] {
-  if (page.nextCursor !== undefined) {
+  const linkTo = (cursor: string, rel: 'next' | 'prev') => {
     const url = new URL(request.url, 'http://placeholder');
-    url.searchParams.set('cursor', page.nextCursor);
-    reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
+    url.searchParams.delete(rel === 'next' ? 'before' : 'cursor');
+    url.searchParams.set(rel === 'next' ? 'cursor' : 'before', cursor);
+    return `<${url.pathname}${url.search}>; rel="${rel}"`;
+  };
+  const links = [
+    ...(page.nextCursor === undefined ? [] : [linkTo(page.nextCursor, 'next')]),
+    ...(page.previousCursor === undefined ? [] : [linkTo(page.previousCursor, 'prev')]),
+  ];
+  if (links.length > 0) reply.header('link', links.join(', '));
+  if (page.total !== undefined) reply.header(TOTAL_COUNT_HEADER, String(page.total));
+  if (page.offset !== undefined) reply.header(PAGE_OFFSET_HEADER, String(page.offset));
   return page.items.map(map);
 }
 

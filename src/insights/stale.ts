@@ -28,10 +28,15 @@ export function lastEvaluatedMinute(usage: readonly VariantUsage[]): number | un
   return last;
 }
 
+/** The first minute of the 30 days the stale rule looks back on from `nowMs`. */
+export const staleWindowStart = (nowMs: number): number =>
+  Math.floor(nowMs / MS_PER_MINUTE) - STALE_AFTER_MINUTES;
+
 /**
  * docs/product.md §10: a flag at least 30 days old is stale in an environment when it was not evaluated there
  * for 30 days, or when every evaluation there for 30 days served one and the same variant.
- * `usage` is the flag's in that environment, filtered by `usageSince`.
+ * `usage` is the flag's in that environment, filtered by `usageSince`. The store answers the same
+ * rule in SQL for the list's `?stale=` (StaleFilter in storage/store.ts), held to this by a test.
  */
 export function staleness(
   flag: { readonly createdAt: string },
@@ -39,7 +44,7 @@ export function staleness(
   usage: readonly VariantUsage[],
   nowMs: number,
 ): Staleness | undefined {
-  const windowStart = Math.floor(nowMs / MS_PER_MINUTE) - STALE_AFTER_MINUTES;
+  const windowStart = staleWindowStart(nowMs);
   const created = minuteOf(flag.createdAt);
   if (created > windowStart) return undefined;
   const last = lastEvaluatedMinute(usage);

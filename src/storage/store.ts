@@ -18,6 +18,22 @@ export interface FlagFilter {
   /** Key or name contains this text (case-insensitive). */
   readonly q?: string | undefined;
   readonly archived?: boolean | undefined;
+  /** Only the flags stale (or not stale) in one environment (docs/product.md §10). */
+  readonly stale?: StaleFilter | undefined;
+}
+
+/**
+ * The stale rule of insights/stale.ts (`staleness`), as the store answers it in its query so that a
+ * page of stale flags is read like any other (docs/decisions/1801-list-filters-in-the-database.md):
+ * a flag created by the window's start is stale when, in `environment`, at most one variant was
+ * served since the window's start, and none of them was first served after it.
+ */
+export interface StaleFilter {
+  readonly environment: string;
+  /** The first minute (since the epoch) of the 30 days the rule looks at. */
+  readonly windowStartMinute: number;
+  /** true: only stale flags; false: only flags that are not. */
+  readonly stale: boolean;
 }
 
 export interface AuditFilter {
@@ -184,6 +200,8 @@ export interface FlagStore extends SegmentStore {
   listFlags(projectId: string, filter: FlagFilter, page: PageRequest): Promise<Page<Flag>>;
   /** Every flag of a project, key order. */
   allFlags(projectId: string): Promise<readonly Flag[]>;
+  /** Every tag of the project's flags, once each, sorted. */
+  flagTags(projectId: string): Promise<readonly string[]>;
   /** The project's flags with these keys (those that exist), key order. */
   flagsByKeys(projectId: string, keys: readonly string[]): Promise<readonly Flag[]>;
   /**

@@ -265,6 +265,14 @@ const CASES: readonly RouteCase[] = [
     invalid: badLimit,
   },
   {
+    route: 'GET /v1/projects/:projectId/flag-tags',
+    minRole: 'viewer',
+    scope: 'project',
+    touches: 'none',
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/flag-tags' }),
+  },
+  {
     route: 'POST /v1/projects/:projectId/flags',
     minRole: 'editor',
     scope: 'project',

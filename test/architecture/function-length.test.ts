@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
  * with one job): no top-level function of these files grows past a screenful again. A file joins
  * the list once its long functions are split.
  */
-const SPLIT = ['dashboard/src/pages/flag/targeting-section.tsx', 'dashboard/src/pages/members.tsx'];
+const SPLIT = [
+  'dashboard/src/pages/flag/targeting-section.tsx',
+  'dashboard/src/pages/members.tsx',
+  'dashboard/src/pages/flags.tsx',
+  'dashboard/src/pages/audit-log.tsx',
+];
 const MOST_LINES = 70;
 
 const ROOT = join(import.meta.dirname, '../..');

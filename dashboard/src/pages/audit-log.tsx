@@ -1,11 +1,15 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useId } from 'react';
 import { keyOfPointerToken } from '../../../src/domain/json.ts';
-import { type Account, type ApiError, type AuditEvent, apiPage, enc, type Project, useApi } from '../api.ts';
+import { type Account, type AuditEvent, enc, type Project, useApi, usePage } from '../api.ts';
 import { differences } from '../change-words.ts';
-import { describePath, Options } from '../kit/field.tsx';
+import { describePath } from '../kit/field.tsx';
+import { FilterSelect } from '../kit/filter-controls.tsx';
+import { Pager } from '../kit/pager.tsx';
 import { TableHead } from '../kit/resource-table.tsx';
+import { SettlingInput } from '../kit/settling-input.tsx';
 import { useProject } from '../project.ts';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
+import { firstPageWith, type QueryChanges, useUrlQuery } from '../url-query.ts';
 
 /** The actions the log records, by resource type, for the filters. */
 const ACTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -55,7 +59,32 @@ export function OrganisationAuditLogPage() {
   );
 }
 
-/** Who changed what, newest first, with filters and the change itself; `projects`: organisation-wide, filter by project. */
+/** Events a page of the log shows. */
+const PAGE_SIZE = 50;
+
+/** The log's filters and page, as its URL says (docs/decisions/1803). */
+const FILTERS = ['project', 'actorId', 'resourceType', 'verb', 'resourceId'] as const;
+type AuditQuery = Readonly<Record<(typeof FILTERS)[number] | 'cursor' | 'before', string>>;
+
+const auditQueryOf = (params: URLSearchParams): AuditQuery =>
+  Object.fromEntries(
+    [...FILTERS, 'cursor', 'before'].map((name) => [name, params.get(name)?.trim() ?? '']),
+  ) as AuditQuery;
+
+/** The one request of a page of the log. */
+function auditPath(path: string, query: AuditQuery): string {
+  const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  if (query.project) params.set('project', query.project);
+  if (query.actorId) params.set('actorId', query.actorId);
+  if (query.resourceType) params.set('resourceType', query.resourceType);
+  if (query.resourceType && query.verb) params.set('action', `${query.resourceType}.${query.verb}`);
+  if (query.resourceId) params.set('resourceId', query.resourceId);
+  if (query.cursor) params.set('cursor', query.cursor);
+  else if (query.before) params.set('before', query.before);
+  return `${path}?${params}`;
+}
+
+/** Who changed what, newest first, a page at a time, with filters; `projects`: organisation-wide, filter by project. */
 function AuditLog({
   path,
   intro,
@@ -67,155 +96,128 @@ function AuditLog({
   projects?: readonly Project[];
   people?: readonly Account[];
 }) {
-  const [project, setProject] = useState('');
-  const [actorId, setActorId] = useState('');
-  const [resourceType, setResourceType] = useState('');
-  const [verb, setVerb] = useState('');
-  const [resourceId, setResourceId] = useState('');
-  const [events, setEvents] = useState<AuditEvent[]>();
-  const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<ApiError>();
-  const [loadingMore, setLoadingMore] = useState(false);
-
-  const first = (() => {
-    const query = new URLSearchParams({ limit: '50' });
-    if (project) query.set('project', project);
-    if (actorId) query.set('actorId', actorId);
-    if (resourceType) query.set('resourceType', resourceType);
-    if (resourceType && verb) query.set('action', `${resourceType}.${verb}`);
-    if (resourceId.trim()) query.set('resourceId', resourceId.trim());
-    return `${path}?${query}`;
-  })();
+  const { params, change } = useUrlQuery();
+  const query = auditQueryOf(params);
+  const events = usePage<AuditEvent>(auditPath(path, query));
   const projectName = (id: string | null | undefined) =>
     id ? (projects?.find((p) => p.id === id)?.name ?? 'a deleted project') : 'Organisation';
-  useEffect(() => {
-    let current = true;
-    setEvents(undefined);
-    apiPage<AuditEvent>(first).then(
-      (page) => {
-        if (!current) return;
-        setEvents(page.items);
-        setNext(page.next);
-        setError(undefined);
-      },
-      (e: ApiError) => current && setError(e),
-    );
-    return () => {
-      current = false;
-    };
-  }, [first]);
-
-  const more = async () => {
-    if (!next) return;
-    setLoadingMore(true);
-    try {
-      const page = await apiPage<AuditEvent>(next);
-      setEvents((e) => [...(e ?? []), ...page.items]);
-      setNext(page.next);
-    } catch (e) {
-      setError(e as ApiError);
-    } finally {
-      setLoadingMore(false);
-    }
-  };
-
   return (
     <>
       <PageTitle>Audit log</PageTitle>
       <p className="muted">{intro}</p>
-      <search className="filters" aria-label="Filter the audit log">
-        {projects && (
-          <label className="field inline">
-            <span>Project</span>
-            <select value={project} onChange={(e) => setProject(e.target.value)}>
-              <option value="">Any project</option>
-              <Options choices={projects.map((p) => [p.id, p.name] as const)} />
-            </select>
-          </label>
-        )}
-        {people && (
-          <label className="field inline">
-            <span>Who</span>
-            <select value={actorId} onChange={(e) => setActorId(e.target.value)}>
-              <option value="">Anyone</option>
-              <Options choices={people.map((a) => [a.id, a.name] as const)} />
-            </select>
-          </label>
-        )}
-        <label className="field inline">
-          <span>Resource</span>
-          <select
-            value={resourceType}
-            onChange={(e) => {
-              setResourceType(e.target.value);
-              setVerb('');
-            }}
-          >
-            <option value="">Any resource</option>
-            {Object.keys(ACTIONS).map((t) => (
-              <option key={t} value={t}>
-                {words(t)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="field inline">
-          <span>Action</span>
-          <select value={verb} onChange={(e) => setVerb(e.target.value)} disabled={!resourceType}>
-            <option value="">Any action</option>
-            <Options choices={(ACTIONS[resourceType] ?? []).map((v) => [v, words(v)] as const)} />
-          </select>
-        </label>
-        <label className="field inline">
-          <span>Resource id or key</span>
-          <input
-            value={resourceId}
-            onChange={(e) => setResourceId(e.target.value)}
-            placeholder="new-checkout or flg_…"
-            spellCheck={false}
-          />
-        </label>
-      </search>
-      {error && <LoadError error={error} />}
-      {!events && !error && <Loading what="the audit log" />}
-      {events?.length === 0 && <Empty title="Nothing recorded matches" />}
-      {events && events.length > 0 && (
+      <AuditFilters
+        query={query}
+        onChange={(changes, options) => change(firstPageWith(changes), options)}
+        projects={projects}
+        people={people}
+      />
+      {events.error && <LoadError error={events.error} retry={events.reload} />}
+      {!events.data && !events.error && <Loading what="the audit log" />}
+      {events.data?.items.length === 0 && <Empty title="Nothing recorded matches" />}
+      {events.data && events.data.items.length > 0 && (
         <ol className="audit">
-          {events.map((e) => (
-            <li key={e.id} className="audit-event">
-              <div className="audit-line">
-                <Time at={e.at} />
-                <span>
-                  <strong>{e.actor.name}</strong>{' '}
-                  <span className="muted">({e.actor.type === 'user' ? 'person' : 'API key'})</span>
-                </span>
-                <code>{e.action}</code>
-                <span>
-                  {e.resource.key ?? e.resource.id}
-                  {e.environment && <span className="badge">{e.environment}</span>}
-                </span>
-                {projects && <span className="muted">{projectName(e.projectId)}</span>}
-              </div>
-              <details>
-                <summary>Show the change</summary>
-                <Change before={e.before} after={e.after} />
-                {e.details && (
-                  <div className="diff">
-                    <h3 className="diff-title">Details</h3>
-                    {shown(e.details)}
-                  </div>
-                )}
-              </details>
-            </li>
+          {events.data.items.map((e) => (
+            <AuditEventItem key={e.id} event={e} project={projects && projectName(e.projectId)} />
           ))}
         </ol>
       )}
-      {next && (
-        <button type="button" className="btn" onClick={more} disabled={loadingMore}>
-          {loadingMore ? 'Loading…' : 'Load older events'}
-        </button>
-      )}
+      <Pager page={events.data} what="events" />
     </>
+  );
+}
+
+/** Project (organisation-wide), who, resource, action and resource id: each a parameter of the URL. */
+function AuditFilters({
+  query,
+  onChange,
+  projects,
+  people,
+}: {
+  query: AuditQuery;
+  onChange: (changes: QueryChanges, options?: { replace?: boolean }) => void;
+  projects: readonly Project[] | undefined;
+  people: readonly Account[] | undefined;
+}) {
+  const resourceIdId = useId();
+  return (
+    <search className="filters" aria-label="Filter the audit log">
+      {projects && (
+        <FilterSelect
+          label="Project"
+          any="Any project"
+          value={query.project}
+          choices={projects.map((p) => [p.id, p.name] as const)}
+          onChange={(project) => onChange({ project })}
+        />
+      )}
+      {people && (
+        <FilterSelect
+          label="Who"
+          any="Anyone"
+          value={query.actorId}
+          choices={people.map((a) => [a.id, a.name] as const)}
+          onChange={(actorId) => onChange({ actorId })}
+        />
+      )}
+      <FilterSelect
+        label="Resource"
+        any="Any resource"
+        value={query.resourceType}
+        choices={Object.keys(ACTIONS).map((t) => [t, words(t)] as const)}
+        onChange={(resourceType) => onChange({ resourceType, verb: null })}
+      />
+      <FilterSelect
+        label="Action"
+        any="Any action"
+        value={query.verb}
+        choices={(ACTIONS[query.resourceType] ?? []).map((v) => [v, words(v)] as const)}
+        onChange={(verb) => onChange({ verb })}
+        disabled={!query.resourceType}
+      />
+      <label className="field inline" htmlFor={resourceIdId}>
+        <span>Resource id or key</span>
+        <SettlingInput
+          id={resourceIdId}
+          value={query.resourceId}
+          onSettle={(resourceId) =>
+            onChange({ resourceId }, { replace: query.resourceId !== '' && resourceId !== '' })
+          }
+          placeholder="new-checkout or flg_…"
+          spellCheck={false}
+        />
+      </label>
+    </search>
+  );
+}
+
+/** One event: when, who, what and on which resource; the change itself behind a disclosure. */
+function AuditEventItem({ event: e, project }: { event: AuditEvent; project: string | undefined }) {
+  return (
+    <li className="audit-event">
+      <div className="audit-line">
+        <Time at={e.at} />
+        <span>
+          <strong>{e.actor.name}</strong>{' '}
+          <span className="muted">({e.actor.type === 'user' ? 'person' : 'API key'})</span>
+        </span>
+        <code>{e.action}</code>
+        <span>
+          {e.resource.key ?? e.resource.id}
+          {e.environment && <span className="badge">{e.environment}</span>}
+        </span>
+        {project !== undefined && <span className="muted">{project}</span>}
+      </div>
+      <details>
+        <summary>Show the change</summary>
+        <Change before={e.before} after={e.after} />
+        {e.details && (
+          <div className="diff">
+            <h3 className="diff-title">Details</h3>
+            {shown(e.details)}
+          </div>
+        )}
+      </details>
+    </li>
   );
 }
 

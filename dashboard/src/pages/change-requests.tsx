@@ -157,8 +157,6 @@ export function ChangeRequestsPage() {
     project.id,
     status === 'waiting' ? WAITING : status === '' ? [] : [status],
   );
-  const flags = useApi<{ id: string; key: string }[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
-  const keyOf = (id: string | null) => (id === null ? undefined : flags.data?.find((f) => f.id === id)?.key);
   return (
     <>
       <PageTitle>Change requests</PageTitle>
@@ -190,29 +188,24 @@ export function ChangeRequestsPage() {
       )}
       <div className="requests">
         {requests.data?.map((request) => (
-          <FlagOfRequest
-            key={request.id}
-            request={request}
-            flagKey={keyOf(request.flagId)}
-            onDecided={requests.reload}
-          />
+          <FlagOfRequest key={request.id} request={request} onDecided={requests.reload} />
         ))}
       </div>
     </>
   );
 }
 
-/** A request with its flag loaded, so a request without recorded changes can show what is there now. */
-function FlagOfRequest({
-  request,
-  flagKey,
-  onDecided,
-}: {
-  request: ChangeRequest;
-  flagKey: string | undefined;
-  onDecided: () => void;
-}) {
+/**
+ * A request with its flag, read by the id the request names (the flag path takes an id too): the
+ * card links to it by key, and a request without recorded changes shows what is there now. Only
+ * the flags of the requests shown are read, however many flags the project has.
+ */
+function FlagOfRequest({ request, onDecided }: { request: ChangeRequest; onDecided: () => void }) {
   const { project } = useProject();
-  const flag = useApi<Flag>(flagKey ? `/projects/${enc(project.id)}/flags/${enc(flagKey)}` : null);
-  return <ChangeRequestCard request={request} flag={flag.data} flagKey={flagKey} onDecided={onDecided} />;
+  const flag = useApi<Flag>(
+    request.flagId ? `/projects/${enc(project.id)}/flags/${enc(request.flagId)}` : null,
+  );
+  return (
+    <ChangeRequestCard request={request} flag={flag.data} flagKey={flag.data?.key} onDecided={onDecided} />
+  );
 }

@@ -2,16 +2,18 @@ import { Type } from 'typebox';
 import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
 import type { Services } from '../../services/services.ts';
 import type { AuditFilter } from '../../storage/store.ts';
-import { pageOf, sendListed } from '../request-helpers.ts';
+import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { Closed, CountedPageQuery, PageQuery, ProjectParams } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Audit log']);
+const COUNTED =
+  'Pages both ways: `Link` rel="next" (older) and rel="prev" (newer), with `X-Total-Count` (the events that match) and `X-Page-Offset` (how many newer ones come before this page).';
 const AuditFilters = {
-  ...PageQuery,
+  ...CountedPageQuery,
   resourceType: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. flag, segment, api_key' })),
   resourceId: Type.Optional(
     Type.String({
@@ -51,6 +53,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
   app.get(
     '/projects/:projectId/audit-log',
     describe("A project's audit log, newest first (admin)", [400, 401, 403, 404, 429], {
+      description: COUNTED,
       params: ProjectParams,
       querystring: ProjectAuditQuery,
       200: Type.Array(AuditEventSchema),
@@ -62,7 +65,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
           actor,
           request.params.projectId,
           filterOf(request.query),
-          pageOf(request.query),
+          countedPageOf(request.query),
         ),
       ),
   );
@@ -89,6 +92,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
       [400, 401, 403, 429],
       {
+        description: COUNTED,
         querystring: OrganisationAuditQuery,
         200: Type.Array(AuditEventSchema),
         config: access('admin', ORGANISATION),
@@ -99,7 +103,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         services.auditLog.listAll(
           actor,
           filterOf(request.query),
-          pageOf(request.query),
+          countedPageOf(request.query),
           request.query.project,
         ),
       ),

@@ -4,10 +4,9 @@ import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
-import type { Page, PageRequest } from '../../storage/store.ts';
 import {
   actorOf,
-  pageOf,
+  countedPageOf,
   sendGatedDelete,
   sendGatedWrite,
   sendMade,
@@ -16,7 +15,7 @@ import {
 } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import { Closed, CountedPageQuery, Key, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
@@ -28,44 +27,45 @@ const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
 
-/** Every flag of a project, when the list is filtered in memory (`?stale=`). */
-const WHOLE_PROJECT = 100_000;
-
-/** The seed's list shape: `enabled` is the flag's state in one environment; insights add its use there. */
-const summary = (environment: string, usage: ReadonlyMap<string, FlagUsage>) => (flag: Flag) => ({
-  id: flag.id,
-  key: flag.key,
-  name: flag.name,
-  type: flag.type,
-  enabled: flag.environments[environment]?.enabled ?? false,
-  description: flag.description,
-  tags: flag.tags,
-  archived: flag.archived,
-  version: flag.version,
-  createdAt: flag.createdAt,
-  updatedAt: flag.updatedAt,
-  lastEvaluatedAt: usage.get(flag.key)?.lastEvaluatedAt ?? null,
-  stale: usage.get(flag.key)?.stale ?? null,
-});
-
-/** One page of flags already in key order, with the cursor scheme of the store's pages (the last key, base64url). */
-function pageInMemory(flags: readonly Flag[], page: PageRequest): Page<Flag> {
-  const after = page.cursor === undefined ? undefined : Buffer.from(page.cursor, 'base64url').toString();
-  const rest = after === undefined ? flags : flags.filter((f) => f.key > after);
-  const items = rest.slice(0, page.limit);
-  const last = items.at(-1);
-  return rest.length > page.limit && last !== undefined
-    ? { items, nextCursor: Buffer.from(last.key).toString('base64url') }
-    : { items };
-}
+/**
+ * The seed's list shape: `enabled` is the flag's state in one environment; insights add its use
+ * there. `environments` gives its state and last evaluation in each, so that one request shows a
+ * page of flags in every environment (docs/decisions/1802-one-request-per-page-of-flags.md).
+ */
+const summary = (environment: string, usage: ReadonlyMap<string, FlagUsage>) => (flag: Flag) => {
+  const used = usage.get(flag.key);
+  return {
+    id: flag.id,
+    key: flag.key,
+    name: flag.name,
+    type: flag.type,
+    enabled: flag.environments[environment]?.enabled ?? false,
+    description: flag.description,
+    tags: flag.tags,
+    archived: flag.archived,
+    version: flag.version,
+    createdAt: flag.createdAt,
+    updatedAt: flag.updatedAt,
+    lastEvaluatedAt: used?.lastEvaluatedAt ?? null,
+    stale: used?.stale ?? null,
+    environments: Object.fromEntries(
+      Object.entries(flag.environments).map(([key, config]) => [
+        key,
+        { enabled: config.enabled, lastEvaluatedAt: used?.lastEvaluatedIn[key] ?? null },
+      ]),
+    ),
+  };
+};
 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/flags',
     describe("List a project's flags", [400, 401, 403, 404, 429], {
       params: ProjectParams,
+      description:
+        'Pages both ways: `Link` rel="next" and rel="prev", with `X-Total-Count` (the flags that match, on every page) and `X-Page-Offset` (how many come before this page).',
       querystring: Closed({
-        ...PageQuery,
+        ...CountedPageQuery,
         environment: EnvironmentQuery,
         tag: Type.Optional(Key),
         q: Type.Optional(Type.String({ maxLength: 200 })),
@@ -81,26 +81,39 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     }),
     async (request, reply) => {
       const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
-      const list = (page: PageRequest) =>
-        services.flags.list(
-          actorOf(request),
-          request.params.projectId,
-          environment,
-          { tag, q, archived },
-          page,
-        );
-      let page = await list(stale === undefined ? pageOf(request.query) : { limit: WHOLE_PROJECT });
+      const page = await services.flags.list(
+        actorOf(request),
+        request.params.projectId,
+        environment,
+        {
+          tag,
+          q,
+          archived,
+          stale: stale === undefined ? undefined : services.insights.staleFilter(environment, stale),
+        },
+        countedPageOf(request.query),
+      );
       const projectId = page.items[0]?.projectId;
       const usage =
         projectId === undefined
           ? new Map()
           : await services.insights.usageIn(projectId, environment, page.items);
-      if (stale !== undefined) {
-        const matching = page.items.filter((flag) => (usage.get(flag.key)?.stale != null) === stale);
-        page = pageInMemory(matching, pageOf(request.query));
-      }
       return sendPage(request, reply, page, summary(environment, usage));
     },
+  );
+
+  app.get(
+    '/projects/:projectId/flag-tags',
+    describe(
+      "Every tag of a project's flags, sorted: the choices of the list's `?tag=`",
+      [401, 403, 404, 429],
+      {
+        params: ProjectParams,
+        200: Type.Array(Type.String()),
+        config: access('viewer', PROJECT),
+      },
+    ),
+    async (request) => services.flags.tags(actorOf(request), request.params.projectId),
   );
 
   app.post(

@@ -21,6 +21,17 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 };
 
+/** A list that pages both ways and says how long it is (docs/decisions/1800-paged-lists.md). */
+export const CountedPageQuery = {
+  ...PageQuery,
+  before: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'The page just before this cursor (from a `Link: <…>; rel="prev"`); not with `cursor`.',
+    }),
+  ),
+};
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(),

@@ -47,6 +47,12 @@ export const FlagSummarySchema = Type.Object({
   updatedAt: Timestamp,
   lastEvaluatedAt: Type.Optional(LastEvaluatedAt),
   stale: Type.Optional(StalenessSchema),
+  environments: Type.Optional(
+    Type.Record(Key, Type.Object({ enabled: Type.Boolean(), lastEvaluatedAt: LastEvaluatedAt }), {
+      description:
+        'The state and last evaluation of the flag in each environment, by key: a page of flags in every environment in one request.',
+    }),
+  ),
 });
 
 export const FlagSchema = Type.Object({

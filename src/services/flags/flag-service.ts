@@ -111,6 +111,12 @@ export class FlagService {
     return this.#store.listFlags(project.id, filter, page);
   }
 
+  /** Every tag of the project's flags, sorted: what the list's `?tag=` can choose from. */
+  async tags(actor: Actor, projectIdOrKey: string): Promise<readonly string[]> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    return this.#store.flagTags(project.id);
+  }
+
   /**
    * A flag of the project by its key or, as the API's other paths name it, by its `flg_…` id.
    * The key wins: a key may itself look like an id (keys allow "_").

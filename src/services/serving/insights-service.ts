@@ -9,10 +9,11 @@ import {
   STALE_AFTER_DAYS,
   type Staleness,
   staleness,
+  staleWindowStart,
   usageSince,
 } from '../../insights/stale.ts';
 import type { VariantUsage } from '../../storage/insights-store.ts';
-import type { Store } from '../../storage/store.ts';
+import type { StaleFilter, Store } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { accessProject } from '../core/project-access.ts';
 
@@ -60,6 +61,8 @@ export interface FlagInsights {
 export interface FlagUsage {
   readonly lastEvaluatedAt: string | null;
   readonly stale: Staleness | null;
+  /** The last evaluation in each of the flag's environments, by key (null: never). */
+  readonly lastEvaluatedIn: Readonly<Record<string, string | null>>;
 }
 
 const badQuery = (field: string, message: string) =>
@@ -177,28 +180,44 @@ export class InsightsService {
     };
   }
 
-  /** Last evaluation and staleness of each flag in one environment (the caller has read the flags). */
+  /**
+   * Last evaluation and staleness of each flag in one environment, and its last evaluation in each of
+   * its environments (the caller has read the flags: a page of them, so only their usage is read).
+   */
   async usageIn(
     projectId: string,
     environment: string,
     flags: readonly Flag[],
   ): Promise<Map<string, FlagUsage>> {
-    const usage = await this.#store.insights.variantUsage(projectId, { environment });
+    if (flags.length === 0) return new Map();
+    const usage = await this.#store.insights.variantUsage(projectId, { flagKeys: flags.map((f) => f.key) });
     const byFlag = groupByFlag(usage);
     const now = this.#clock();
+    const lastIn = (own: readonly VariantUsage[], key: string) => {
+      const last = lastEvaluatedMinute(own.filter((u) => u.environment === key));
+      return last === undefined ? null : isoOfMinute(last);
+    };
     return new Map(
       flags.map((flag) => {
         const own = usageSince(byFlag.get(flag.key) ?? [], flag.createdAt);
-        const last = lastEvaluatedMinute(own);
+        const here = own.filter((u) => u.environment === environment);
         return [
           flag.key,
           {
-            lastEvaluatedAt: last === undefined ? null : isoOfMinute(last),
-            stale: staleness(flag, environment, own, now) ?? null,
+            lastEvaluatedAt: lastIn(own, environment),
+            stale: staleness(flag, environment, here, now) ?? null,
+            lastEvaluatedIn: Object.fromEntries(
+              Object.keys(flag.environments).map((key) => [key, lastIn(own, key)]),
+            ),
           },
         ];
       }),
     );
+  }
+
+  /** `?stale=` of the flag list, for the store to answer with the page (docs/decisions/1801). */
+  staleFilter(environment: string, stale: boolean): StaleFilter {
+    return { environment, stale, windowStartMinute: staleWindowStart(this.#clock()) };
   }
 
   /** The last evaluation of one flag in each of its environments (null: never). */

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
-import type { FlagStore, SegmentStore } from '../store.ts';
+import type { FlagStore, SegmentStore, StaleFilter } from '../store.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
 import {
@@ -68,6 +68,35 @@ async function writeFlagEnvironments(db: SqlContext['db'], flag: Flag): Promise<
   }
 }
 
+/**
+ * The store's form of the stale rule (StaleFilter; insights/stale.ts holds the rule): usage rows name
+ * flags by key, and only rows evaluated in the window count, which a deleted namesake's never are.
+ * Both subqueries read the usage table's primary key (project, environment, flag key, variant).
+ */
+function staleIn(projectId: string, { environment, windowStartMinute, stale }: StaleFilter) {
+  // A flag counts once its creation minute is the window's start or earlier.
+  const createdBy = new Date((windowStartMinute + 1) * 60_000).toISOString();
+  return (eb: ExpressionBuilder<Database, 'flags'>) => {
+    const recent = () =>
+      eb
+        .selectFrom('flag_variant_usage')
+        .where('flag_variant_usage.project_id', '=', projectId)
+        .where('flag_variant_usage.environment', '=', environment)
+        .where(sql<boolean>`flag_variant_usage.flag_key = flags.key`)
+        .where('flag_variant_usage.last_minute', '>=', windowStartMinute);
+    const isStale = eb.and([
+      eb('flags.created_at', '<', createdBy),
+      eb(
+        recent().select((e) => e.fn.countAll().as('served')),
+        '<=',
+        1,
+      ),
+      eb.not(eb.exists(recent().select('variant').where('first_minute', '>', windowStartMinute))),
+    ]);
+    return stale ? isStale : eb.not(isStale);
+  };
+}
+
 /** Flags and their per-environment configuration. */
 export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentStore> {
   const { db, atomically } = context;
@@ -94,6 +123,7 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
           eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
         );
       }
+      if (filter.stale) query = query.where(staleIn(projectId, filter.stale));
       return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
         withEnvironments(db, rows),
       );
@@ -101,6 +131,13 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
 
     async allFlags(projectId) {
       return withEnvironments(db, await allOfProject(db, 'flags', projectId, 'key'));
+    },
+
+    async flagTags(projectId) {
+      // Only the tags column: a project's tags are few, its flags may be ten thousand.
+      const rows = await db.selectFrom('flags').select('tags').where('project_id', '=', projectId).execute();
+      const tags = new Set(rows.flatMap((r) => JSON.parse(r.tags) as string[]));
+      return [...tags].sort();
     },
 
     async flagsByKeys(projectId, keys) {

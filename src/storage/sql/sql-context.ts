@@ -69,26 +69,85 @@ export async function findOne<Row, T>(
 export const encodeCursor = (value: string) => Buffer.from(value).toString('base64url');
 export const decodeCursor = (cursor: string) => Buffer.from(cursor, 'base64url').toString();
 
-/** Keyset paging over one unique text column: fetch one more than asked to learn whether more remain. */
+type Direction = 'asc' | 'desc';
+const reversed = (direction: Direction): Direction => (direction === 'asc' ? 'desc' : 'asc');
+/** The comparison that keeps the rows after (`ahead`) or before (`behind`) a key in the list's order. */
+const comparison = (direction: Direction, ahead: boolean) => ((direction === 'asc') === ahead ? '>' : '<');
+
+/**
+ * Keyset paging over one unique text column: fetch one more than asked to learn whether more remain.
+ * `before` reads the rows just before a key in reverse and turns them round; `counted` counts the
+ * matching rows as well, in one more query (docs/decisions/1800-paged-lists.md).
+ */
 export async function paged<Row, T>(
   // biome-ignore lint/suspicious/noExplicitAny: the query's table is whatever the caller selected from
   query: SelectQueryBuilder<Database, any, Row>,
-  order: { readonly column: string; readonly direction: 'asc' | 'desc'; readonly of: (row: Row) => string },
+  order: { readonly column: string; readonly direction: Direction; readonly of: (row: Row) => string },
   page: PageRequest,
   map: (rows: Row[]) => Promise<T[]> | T[],
 ): Promise<Page<T>> {
   const { column, direction } = order;
+  const backward = !page.cursor && Boolean(page.before);
   let q = query;
-  if (page.cursor) q = q.where(sql.ref(column), direction === 'asc' ? '>' : '<', decodeCursor(page.cursor));
+  if (page.cursor) q = q.where(sql.ref(column), comparison(direction, true), decodeCursor(page.cursor));
+  else if (page.before) q = q.where(sql.ref(column), comparison(direction, false), decodeCursor(page.before));
   const rows = await q
-    .orderBy(sql.ref(column), direction)
+    .orderBy(sql.ref(column), backward ? reversed(direction) : direction)
     .limit(page.limit + 1)
     .execute();
   const more = rows.length > page.limit;
+  // Less than a page before `before` is the start of the list: answer its first page, full.
+  if (backward && !more) return paged(query, order, { limit: page.limit, counted: page.counted }, map);
   const kept = more ? rows.slice(0, page.limit) : rows;
+  if (backward) kept.reverse();
   const items = await map(kept);
+  const first = kept[0];
   const last = kept.at(-1);
-  return more && last !== undefined ? { items, nextCursor: encodeCursor(order.of(last)) } : { items };
+  if (!page.counted) {
+    return (more || backward) && last !== undefined
+      ? { items, nextCursor: encodeCursor(order.of(last)) }
+      : { items };
+  }
+  const firstPage = !page.cursor && !backward;
+  const { total, offset } = await countAround(
+    query,
+    order,
+    first === undefined || firstPage ? undefined : order.of(first),
+  );
+  const after = first === undefined && page.cursor ? total : offset;
+  return {
+    items,
+    total,
+    offset: after,
+    ...(after + kept.length < total && last !== undefined
+      ? { nextCursor: encodeCursor(order.of(last)) }
+      : {}),
+    ...(after > 0 && first !== undefined ? { previousCursor: encodeCursor(order.of(first)) } : {}),
+  };
+}
+
+/**
+ * How many rows the query matches, and how many of them come before `firstKey` in the list's order
+ * (none on a first page): two counts, each a range of the list's index when no filter gets in the way.
+ */
+async function countAround<Row>(
+  // biome-ignore lint/suspicious/noExplicitAny: as in `paged`
+  query: SelectQueryBuilder<Database, any, Row>,
+  order: { readonly column: string; readonly direction: Direction },
+  firstKey: string | undefined,
+): Promise<{ total: number; offset: number }> {
+  // biome-ignore lint/suspicious/noExplicitAny: as in `paged`
+  const count = async (q: SelectQueryBuilder<Database, any, Row>) => {
+    const row = await q
+      .clearSelect()
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst();
+    return Number((row as { n?: number | string | bigint } | undefined)?.n ?? 0);
+  };
+  const total = await count(query);
+  if (firstKey === undefined) return { total, offset: 0 };
+  const before = query.where(sql.ref(order.column), comparison(order.direction, false), firstKey);
+  return { total, offset: await count(before) };
 }
 
 /** Tables whose rows carry `id` and `version`: updates compare and set on the version. */

@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { newId } from '../../src/domain/ids.ts';
+import { buildFlag, buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
+import { describeEachDatabase } from '../support/database.ts';
+import { startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
+
+// The flag list and the audit log page both ways with a count (docs/decisions/1800-paged-lists.md),
+// filter in the database (1801), and show a page of flags in every environment at once (1802).
+
+const ENVIRONMENTS = ['development', 'staging', 'production'];
+/** Made long ago and never evaluated: stale in every environment. */
+const LONG_AGO = '2025-01-01T00:00:00.000Z';
+
+const linkOf = (res: TestResponse, rel: 'next' | 'prev') =>
+  new RegExp(`<([^>]+)>; rel="${rel}"`).exec(res.headers.get('link') ?? '')?.[1] ?? null;
+const keysOf = (res: TestResponse) => res.body.map((f: { key: string }) => f.key);
+const countOf = (res: TestResponse) => [res.headers.get('x-total-count'), res.headers.get('x-page-offset')];
+
+describeEachDatabase('paged lists over the API', (database) => {
+  let server: TestServer;
+  let keys: string[];
+
+  beforeAll(async () => {
+    server = await startTestServer(database);
+    const project = await server.call('POST', '/v1/projects', {
+      body: { key: 'big', environments: ENVIRONMENTS.map((key) => ({ key })) },
+    });
+    // 250 flags in one transaction, as a large project's would be: every fifth tagged, every
+    // tenth switched on in staging.
+    keys = Array.from({ length: 250 }, (_, i) => `flag-${String(i).padStart(3, '0')}`);
+    await server.store.transaction(async (tx) => {
+      for (const [i, key] of keys.entries()) {
+        await tx.insertFlag(
+          buildFlag(key, {
+            id: newId('flg'),
+            projectId: project.body.id,
+            name: `Flag ${i}`,
+            tags: i % 5 === 0 ? ['fifth'] : [],
+            createdAt: LONG_AGO,
+            updatedAt: LONG_AGO,
+            environments: {
+              ...inEnvironments(ENVIRONMENTS, buildFlagEnvironment({ enabled: false })),
+              staging: buildFlagEnvironment({ enabled: i % 10 === 0 }),
+            },
+          }),
+        );
+      }
+    });
+  });
+  afterAll(() => server.close());
+
+  it('pages the flags forward and back with their total and each page’s place in it', async () => {
+    const first = await server.call('GET', '/v1/projects/big/flags?limit=100');
+    expect(keysOf(first)).toEqual(keys.slice(0, 100));
+    expect(countOf(first)).toEqual(['250', '0']);
+    expect(linkOf(first, 'prev')).toBeNull();
+
+    const second = await server.call('GET', linkOf(first, 'next') as string);
+    expect(keysOf(second)).toEqual(keys.slice(100, 200));
+    expect(countOf(second)).toEqual(['250', '100']);
+
+    const third = await server.call('GET', linkOf(second, 'next') as string);
+    expect(keysOf(third)).toEqual(keys.slice(200));
+    expect(countOf(third)).toEqual(['250', '200']);
+    expect(linkOf(third, 'next')).toBeNull();
+
+    const back = await server.call('GET', linkOf(third, 'prev') as string);
+    expect(keysOf(back)).toEqual(keys.slice(100, 200));
+    const start = await server.call('GET', linkOf(back, 'prev') as string);
+    expect(start.body).toEqual(first.body);
+    expect(linkOf(start, 'prev')).toBeNull();
+  });
+
+  it('counts only what the filters keep, and pages within it', async () => {
+    const tagged = await server.call('GET', '/v1/projects/big/flags?tag=fifth&limit=20');
+    expect(countOf(tagged)).toEqual(['50', '0']);
+    expect(keysOf(tagged)).toEqual(keys.filter((_, i) => i % 5 === 0).slice(0, 20));
+
+    const searched = await server.call('GET', '/v1/projects/big/flags?q=FLAG%2024&limit=5');
+    expect(countOf(searched)).toEqual(['11', '0']); // flag-024 and flag-240 … flag-249
+    expect(keysOf(searched)).toEqual(['flag-024', 'flag-240', 'flag-241', 'flag-242', 'flag-243']);
+
+    // A flag made now is not stale; the 250 made long ago and never evaluated are.
+    await server.call('POST', '/v1/projects/big/flags', { body: { key: 'fresh', tags: ['fifth'] } });
+    const stale = await server.call('GET', '/v1/projects/big/flags?stale=true&tag=fifth&limit=30');
+    expect(countOf(stale)).toEqual(['50', '0']);
+    const staleNext = await server.call('GET', linkOf(stale, 'next') as string);
+    expect([...keysOf(stale), ...keysOf(staleNext)]).toEqual(keys.filter((_, i) => i % 5 === 0));
+    expect(staleNext.body.every((f: { stale: unknown }) => f.stale !== null)).toBe(true);
+    const notStale = await server.call('GET', '/v1/projects/big/flags?stale=false&environment=staging');
+    expect([keysOf(notStale), countOf(notStale)]).toEqual([['fresh'], ['1', '0']]);
+  });
+
+  it('gives each flag’s state in every environment in the one list', async () => {
+    const res = await server.call('GET', '/v1/projects/big/flags?limit=2&environment=production');
+    expect(res.body.map((f: { enabled: boolean }) => f.enabled)).toEqual([false, false]);
+    expect(res.body.map((f: { environments: unknown }) => f.environments)).toEqual([
+      {
+        development: { enabled: false, lastEvaluatedAt: null },
+        staging: { enabled: true, lastEvaluatedAt: null },
+        production: { enabled: false, lastEvaluatedAt: null },
+      },
+      {
+        development: { enabled: false, lastEvaluatedAt: null },
+        staging: { enabled: false, lastEvaluatedAt: null },
+        production: { enabled: false, lastEvaluatedAt: null },
+      },
+    ]);
+  });
+
+  it('names every tag of the project’s flags once, for the tag filter', async () => {
+    await server.call('POST', '/v1/projects/big/flags', { body: { key: 'tagged', tags: ['web', 'beta'] } });
+    const tags = await server.call('GET', '/v1/projects/big/flag-tags');
+    expect([tags.status, tags.body]).toEqual([200, ['beta', 'fifth', 'web']]);
+  });
+
+  it('refuses a page both after one cursor and before another', async () => {
+    const first = await server.call('GET', '/v1/projects/big/flags?limit=10');
+    const next = new URL(linkOf(first, 'next') as string, server.url);
+    next.searchParams.set('before', next.searchParams.get('cursor') as string);
+    const both = await server.call('GET', `${next.pathname}${next.search}`);
+    expect(both.status).toBe(400);
+    expect(both.body.errors).toEqual([
+      {
+        path: 'querystring:/before',
+        message: 'must not be given with cursor: a page is either after one cursor or before another',
+      },
+    ]);
+  });
+
+  it('pages the audit log from newest to oldest and back, with its total', async () => {
+    for (let i = 0; i < 5; i++) {
+      await server.call('PATCH', `/v1/projects/big/flags/flag-00${i}`, { body: { description: `v${i}` } });
+    }
+    const all = await server.call('GET', '/v1/projects/big/audit-log?action=flag.updated');
+    expect(countOf(all)).toEqual(['5', '0']);
+    const first = await server.call('GET', '/v1/projects/big/audit-log?action=flag.updated&limit=2');
+    const second = await server.call('GET', linkOf(first, 'next') as string);
+    expect(countOf(second)).toEqual(['5', '2']);
+    expect(second.body).toEqual(all.body.slice(2, 4));
+    const back = await server.call('GET', linkOf(second, 'prev') as string);
+    expect(back.body).toEqual(first.body);
+    const organisation = await server.call('GET', '/v1/audit-log?action=flag.updated&limit=1');
+    expect(countOf(organisation)).toEqual(['5', '0']);
+  });
+});
