@@ -49,7 +49,7 @@ describe('split pages stay split', () => {
   for (const file of SPLIT) {
     it(`${file}: no function longer than ${MOST_LINES} lines`, () => {
       const lengths = topLevelLengths(readFileSync(join(ROOT, file), 'utf8'));
-      expect(lengths.length).toBeGreaterThan(3);
+      expect(lengths.length).toBeGreaterThan(0);
       expect(lengths.filter((f) => f.lines > MOST_LINES)).toEqual([]);
     });
   }
