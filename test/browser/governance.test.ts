@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_KEY, ADMIN_PASSWORD } from '../dashboard/support.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../dashboard/support.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
@@ -21,11 +22,7 @@ const toast = (page: Page, text: string | RegExp) =>
 describeInChromium('governance in Chromium: approvals, environments, requests and restore', () => {
   let ui: DashboardBrowser;
   let errors: string[] = [];
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
   const environment = async (key: string) =>
     (await call('GET', '/v1/projects/gov/environments')).find((e: { key: string }) => e.key === key);
   const flag = (key = 'banner') => call('GET', `/v1/projects/gov/flags/${key}`);
