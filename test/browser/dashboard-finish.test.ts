@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { KEY_MAX_LENGTH, KEY_RULE } from '../../src/domain/keys.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
-import { flagBody } from '../support/requests.ts';
+import { flagBody, WITH_STAGING } from '../support/requests.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
 // The dashboard's unfinished corners a new user met: long keys, a project's own address,
@@ -88,11 +88,7 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     await call('POST', '/v1/projects', {
       key: 'phone',
       name: 'Phone',
-      environments: [
-        { key: 'development', name: 'Development' },
-        { key: 'staging', name: 'Staging' },
-        { key: 'production', name: 'Production' },
-      ],
+      environments: WITH_STAGING,
     });
     await call('POST', '/v1/projects/phone/flags', { key: 'small-screen', name: 'Small screen' });
     const page = await signedIn({ width: 375, height: 800 });

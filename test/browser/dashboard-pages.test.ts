@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { rolloutWeights, variantList } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
+import { WITH_STAGING } from '../support/requests.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 import {
   type DashboardBrowser,
@@ -19,11 +20,7 @@ async function seed(ui: DashboardBrowser): Promise<void> {
     key: 'shop',
     name: 'Web shop',
     description: 'Storefront, checkout and the mobile apps',
-    environments: [
-      { key: 'development', name: 'Development' },
-      { key: 'staging', name: 'Staging' },
-      { key: 'production', name: 'Production' },
-    ],
+    environments: WITH_STAGING,
   });
   await call('POST', '/v1/projects', { key: 'warehouse', name: 'Warehouse', description: 'Internal tools' });
   const segment = (key: string, name: string, rules: unknown[], extra: object = {}) =>
