@@ -2,8 +2,7 @@ import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
-import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
-import { type Node, startNode } from '../access/support.ts';
+import type { Node } from '../access/support.ts';
 import { eventually } from '../support/eventually.ts';
 import { fetchAllClient, openSyncStream, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
@@ -31,9 +30,8 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
   beforeAll(async () => {
     const database = await postgresBehindProxy(url as string);
     proxy = database.proxy;
-    const [proxied, direct] = [database.open('proxied'), database.open('direct')];
-    a = await startNode(createSqlStore(proxied), { feedFrom: proxied });
-    b = await startNode(createSqlStore(direct), { feedFrom: direct });
+    a = await database.startNode('proxied');
+    b = await database.startNode('direct');
     sync = await startFlagdSyncServer(a.services, {
       port: 0,
       host: '127.0.0.1',
@@ -42,8 +40,6 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
     closers.push(
       () => OpenFeature.clearProviders(),
       () => sync.close(),
-      () => a.app.close(),
-      () => b.app.close(),
       () => database.close(),
     );
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
-import { createKey, type Node, startNode } from '../access/support.ts';
+import { createKey, type Node } from '../access/support.ts';
 import { POSTGRES_SKIPPED } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
@@ -23,14 +22,9 @@ describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', 
   beforeAll(async () => {
     const database = await postgresBehindProxy(url as string);
     proxy = database.proxy;
-    const [first, second] = [database.open('proxied'), database.open('proxied')];
-    a = await startNode(createSqlStore(first), { feedFrom: first });
-    b = await startNode(createSqlStore(second), { feedFrom: second });
-    closers.push(
-      () => a.app.close(),
-      () => b.app.close(),
-      () => database.close(),
-    );
+    a = await database.startNode('proxied');
+    b = await database.startNode('proxied');
+    closers.push(() => database.close());
   });
 
   afterAll(async () => {
