@@ -123,6 +123,8 @@ const EVERY_JSON_VALUE: { [key: string]: JsonValue } = {
 /** A resource keyed within its project, as the store holds environments, flags and segments alike. */
 interface ProjectKeyed {
   readonly kind: string;
+  /** The kind with its article, for the tests' names. */
+  readonly a: string;
   readonly make: (projectId: string, key: string) => Resource;
   /** A change of what the kind holds besides its key (its configuration, rules, protection). */
   readonly edit: (item: Resource) => Resource;
@@ -140,6 +142,7 @@ type Resource = Environment | Flag | Segment;
 const PROJECT_KEYED: readonly ProjectKeyed[] = [
   {
     kind: 'environment',
+    a: 'an environment',
     make: (projectId, key) => anEnvironment(projectId, key),
     edit: (e) => ({ ...e, name: 'Live', description: 'Customers see this', protected: true }),
     insert: (store, e) => store.insertEnvironment(e as Environment),
@@ -150,6 +153,7 @@ const PROJECT_KEYED: readonly ProjectKeyed[] = [
   },
   {
     kind: 'flag',
+    a: 'a flag',
     make: (projectId, key) => aFlag(projectId, key, ['development', 'production']),
     edit: (f) => ({
       ...(f as Flag),
@@ -164,6 +168,7 @@ const PROJECT_KEYED: readonly ProjectKeyed[] = [
   },
   {
     kind: 'segment',
+    a: 'a segment',
     make: (projectId, key) => aSegment(projectId, key),
     edit: (s) => ({
       ...s,
@@ -477,7 +482,7 @@ describeEachDatabase('Store contract', (database) => {
       ]);
     });
 
-    it(`updates a ${k.kind} only when the expected version matches`, async () => {
+    it(`updates ${k.a} only when the expected version matches`, async () => {
       const { project } = await givenProject(store, 'checkout');
       const item = k.make(project.id, 'first');
       await k.insert(store, item);
@@ -489,7 +494,7 @@ describeEachDatabase('Store contract', (database) => {
       expect(await k.find(store, item)).toStrictEqual(changed);
     });
 
-    it(`refuses to rename a ${k.kind} to a key another ${k.kind} of its project has, changing nothing`, async () => {
+    it(`refuses to rename ${k.a} to a key another ${k.kind} of its project has, changing nothing`, async () => {
       const { project } = await givenProject(store, 'checkout');
       const first = k.make(project.id, 'first');
       const second = k.make(project.id, 'second');
@@ -503,7 +508,7 @@ describeEachDatabase('Store contract', (database) => {
       expect(await k.find(store, first)).toStrictEqual(first);
     });
 
-    it(`deletes a ${k.kind}, leaving the others alone`, async () => {
+    it(`deletes ${k.a}, leaving the others alone`, async () => {
       const { project } = await givenProject(store, 'checkout');
       const before = await k.all(store, project.id);
       const doomed = k.make(project.id, 'doomed');
