@@ -27,13 +27,18 @@ interface Context {
   readonly next: () => number;
 }
 
-interface RouteCase {
-  /** `METHOD /v1/path` as registered. */
-  readonly route: string;
+interface RouteAccess {
   readonly minRole: Role;
   /** project: acts in project alpha; organisation: organisation-wide keys only; any: no project in particular. */
   readonly scope: 'project' | 'organisation' | 'any';
   readonly touches: Touches;
+}
+
+interface RouteCase {
+  /** `METHOD /v1/path` as registered. */
+  readonly route: string;
+  /** Who may call it, as the route declares it with `access(role, TARGET, …)`. */
+  readonly access: RouteAccess;
   readonly success: number;
   /** A valid request; may create what it acts on (with full rights), fresh for each call. */
   readonly request: (ctx: Context) => Request | Promise<Request>;
@@ -91,6 +96,16 @@ const unreachableWebhook = (c: Context) => {
     unreachableWebhooks.set(c.node, id);
   }
   return id;
+};
+
+/** Fresh resources of alpha, made with full rights, for the calls that delete them. */
+const fresh = {
+  flag: (c: Context) => c.node.services.flags.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
+  segment: (c: Context) => c.node.services.segments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
+  environment: (c: Context) =>
+    c.node.services.environments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
+  /** An evaluator of alpha's production: acting on it takes that much power. */
+  evaluatorKey: (c: Context) => createKey(c.node.services, c.alphaId, 'evaluator', ['production']),
 };
 
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
@@ -162,44 +177,34 @@ async function alphaAccount(c: Context): Promise<string> {
 const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/projects',
-    minRole: 'viewer',
-    scope: 'any',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'any', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects' }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/projects',
-    minRole: 'admin',
-    scope: 'organisation',
-    touches: 'all',
+    access: { minRole: 'admin', scope: 'organisation', touches: 'all' },
     success: 201,
     request: (c) => ({ url: '/v1/projects', body: { key: `made-${c.next()}` } }),
     invalid: unknownField,
   },
   {
     route: 'GET /v1/projects/:projectId',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha' }),
   },
   {
     route: 'PATCH /v1/projects/:projectId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: '/v1/projects/alpha', body: { description: `changed ${c.next()}` } }),
     invalid: unknownField,
   },
   {
     route: 'DELETE /v1/projects/:projectId',
-    minRole: 'admin',
-    scope: 'organisation',
-    touches: 'all',
+    access: { minRole: 'admin', scope: 'organisation', touches: 'all' },
     success: 204,
     request: async (c) => {
       const project = await c.node.services.projects.create(setupActor, { key: `doomed-${c.next()}` });
@@ -208,35 +213,27 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/projects/:projectId/environments',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/environments' }),
   },
   {
     route: 'POST /v1/projects/:projectId/environments',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 201,
     request: (c) => ({ url: '/v1/projects/alpha/environments', body: { key: `env-${c.next()}` } }),
     invalid: unknownField,
   },
   {
     route: 'GET /v1/projects/:projectId/environments/:envKey',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/environments/production' }),
     invalid: () => ({ url: '/v1/projects/alpha/environments/-not-a-key' }),
   },
   {
     route: 'PATCH /v1/projects/:projectId/environments/:envKey',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: (c) => ({
       url: '/v1/projects/alpha/environments/production',
@@ -246,46 +243,34 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/projects/:projectId/environments/:envKey',
-    minRole: 'admin', // Governance: an environment takes its approvals and protection with it (decision 1700).
-    scope: 'project',
-    touches: 'all',
+    // Governance: an environment takes its approvals and protection with it (decision 1700).
+    access: { minRole: 'admin', scope: 'project', touches: 'all' },
     success: 204,
-    request: async (c) => {
-      const env = await c.node.services.environments.create(setupActor, 'alpha', { key: `gone-${c.next()}` });
-      return { url: `/v1/projects/alpha/environments/${env.key}` };
-    },
+    request: async (c) => ({ url: `/v1/projects/alpha/environments/${(await fresh.environment(c)).key}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/flags',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/flags?environment=production' }),
     invalid: badLimit,
   },
   {
     route: 'GET /v1/projects/:projectId/flag-tags',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/flag-tags' }),
   },
   {
     route: 'POST /v1/projects/:projectId/flags',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 201,
     request: (c) => ({ url: '/v1/projects/alpha/flags', body: { key: `flag-${c.next()}` } }),
     invalid: unknownField,
   },
   {
     route: 'GET /v1/projects/:projectId/flags/:flagKey',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/flags/checkout' }),
     invalid: () => ({ url: '/v1/projects/alpha/flags/-not-a-key' }),
@@ -293,9 +278,7 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'PATCH /v1/flags/:flagId',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: (c) => ({
       url: `/v1/flags/${c.flagId}?environment=production`,
@@ -306,20 +289,13 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'DELETE /v1/flags/:flagId',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 204,
-    request: async (c) => {
-      const flag = await c.node.services.flags.create(setupActor, 'alpha', { key: `gone-${c.next()}` });
-      return { url: `/v1/flags/${flag.id}` };
-    },
+    request: async (c) => ({ url: `/v1/flags/${(await fresh.flag(c)).id}` }),
   },
   {
     route: 'PATCH /v1/projects/:projectId/flags/:flagKey',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: (c) => ({
       url: '/v1/projects/alpha/flags/checkout?environment=production',
@@ -329,23 +305,14 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/projects/:projectId/flags/:flagKey',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 204,
-    request: async (c) => {
-      const flag = await c.node.services.flags.create(setupActor, 'alpha', {
-        key: `gone-by-key-${c.next()}`,
-      });
-      return { url: `/v1/projects/alpha/flags/${flag.key}` };
-    },
+    request: async (c) => ({ url: `/v1/projects/alpha/flags/${(await fresh.flag(c)).key}` }),
   },
   {
     route: 'POST /v1/flags/:flagId/restore',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/restore`, body: { version: 1 } }),
     invalid: unknownField,
@@ -353,18 +320,14 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/flags/:flagId/dependants',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/dependants` }),
   },
   {
     route: 'GET /v1/flags/:flagId/history',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/history?limit=5` }),
     invalid: badLimit,
@@ -372,9 +335,7 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 201,
     request: (c) => ({
       url: `/v1/flags/${c.flagId}/scheduled-changes`,
@@ -385,9 +346,7 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/flags/:flagId/scheduled-changes',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes` }),
     invalid: (r) => ({ url: `${r.url}?status=bogus` }),
@@ -395,9 +354,7 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'GET /v1/flags/:flagId/scheduled-changes/:changeId',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
   },
@@ -405,34 +362,26 @@ const CASES: readonly RouteCase[] = [
     route: 'DELETE /v1/flags/:flagId/scheduled-changes/:changeId',
     byId: true,
     environmentOfResource: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 204,
     request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/change-requests',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/change-requests?status=open' }),
     invalid: badLimit,
   },
   {
     route: 'GET /v1/change-requests/:requestId',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}` }),
   },
   {
     route: 'POST /v1/change-requests/:requestId/approve',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     // No invalid case: the environments a decision reaches are the stored request's, checked by the
     // use case after validation, so a key limited to other environments would see 400 before 403.
@@ -440,79 +389,61 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/change-requests/:requestId/reject',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}/reject` }),
   },
   {
     route: 'POST /v1/change-requests/:requestId/apply',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c, true)}/apply` }),
   },
   {
     // The author may withdraw too; no test key is the author, so only admins may.
     route: 'POST /v1/change-requests/:requestId/withdraw',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'admin', scope: 'project', touches: 'production' },
     success: 200,
     request: async (c) => ({ url: `/v1/change-requests/${await openRequest(c)}/withdraw` }),
   },
   {
     route: 'GET /v1/projects/:projectId/segments',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/segments' }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/projects/:projectId/segments',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 201,
     request: (c) => ({ url: '/v1/projects/alpha/segments', body: { key: `seg-${c.next()}` } }),
     invalid: unknownField,
   },
   {
     route: 'GET /v1/projects/:projectId/segments/:segmentKey',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/segments/beta-users' }),
   },
   {
     route: 'GET /v1/segments/:segmentId',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}` }),
   },
   {
     route: 'GET /v1/segments/:segmentId/used-by',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}/used-by` }),
   },
   {
     route: 'PATCH /v1/segments/:segmentId',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}`, body: { description: `changed ${c.next()}` } }),
     invalid: unknownField,
@@ -520,9 +451,7 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'POST /v1/segments/:segmentId/restore',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 200,
     request: (c) => ({ url: `/v1/segments/${c.segmentId}/restore`, body: { version: 1 } }),
     invalid: unknownField,
@@ -530,29 +459,20 @@ const CASES: readonly RouteCase[] = [
   {
     route: 'DELETE /v1/segments/:segmentId',
     byId: true,
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'editor', scope: 'project', touches: 'all' },
     success: 204,
-    request: async (c) => {
-      const segment = await c.node.services.segments.create(setupActor, 'alpha', { key: `gone-${c.next()}` });
-      return { url: `/v1/segments/${segment.id}` };
-    },
+    request: async (c) => ({ url: `/v1/segments/${(await fresh.segment(c)).id}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/api-keys',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/api-keys' }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/projects/:projectId/api-keys',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'admin', scope: 'project', touches: 'production' },
     success: 201,
     request: (c) => ({
       url: '/v1/projects/alpha/api-keys',
@@ -562,18 +482,14 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/api-keys',
-    minRole: 'admin',
-    scope: 'organisation',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'organisation', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/api-keys' }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/api-keys',
-    minRole: 'admin',
-    scope: 'organisation',
-    touches: 'production',
+    access: { minRole: 'admin', scope: 'organisation', touches: 'production' },
     success: 201,
     request: (c) => ({
       url: '/v1/api-keys',
@@ -584,49 +500,33 @@ const CASES: readonly RouteCase[] = [
   {
     // The selectors of an evaluator of alpha's production: reading them takes that much power.
     route: 'GET /v1/api-keys/:keyId/flagd-sync',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'admin', scope: 'project', touches: 'production' },
     success: 200,
-    request: async (c) => {
-      const key = await createKey(c.node.services, c.alphaId, 'evaluator', ['production']);
-      return { url: `/v1/api-keys/${key.id}/flagd-sync` };
-    },
+    request: async (c) => ({ url: `/v1/api-keys/${(await fresh.evaluatorKey(c)).id}/flagd-sync` }),
   },
   {
     // The key revoked is an evaluator of alpha's production: revoking it takes that much power.
     route: 'DELETE /v1/api-keys/:keyId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'admin', scope: 'project', touches: 'production' },
     success: 204,
-    request: async (c) => {
-      const key = await createKey(c.node.services, c.alphaId, 'evaluator', ['production']);
-      return { url: `/v1/api-keys/${key.id}` };
-    },
+    request: async (c) => ({ url: `/v1/api-keys/${(await fresh.evaluatorKey(c)).id}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/audit-log',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/audit-log?limit=5' }),
     invalid: badLimit,
   },
   {
     route: 'GET /v1/projects/:projectId/webhooks',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/webhooks' }),
   },
   {
     route: 'POST /v1/projects/:projectId/webhooks',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 201,
     request: () => ({
       url: '/v1/projects/alpha/webhooks',
@@ -636,17 +536,13 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/projects/:projectId/webhooks/:webhookId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}` }),
   },
   {
     route: 'PATCH /v1/projects/:projectId/webhooks/:webhookId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({
       url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}`,
@@ -656,26 +552,20 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/projects/:projectId/webhooks/:webhookId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 204,
     request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await webhook(c)).id}` }),
   },
   {
     route: 'GET /v1/projects/:projectId/webhooks/:webhookId/deliveries',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${(await sharedWebhook(c)).id}/deliveries` }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 202,
     request: async (c) => {
       const hook = await sharedWebhook(c);
@@ -684,26 +574,20 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/projects/:projectId/webhooks/:webhookId/test',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 200,
     request: async (c) => ({ url: `/v1/projects/alpha/webhooks/${await unreachableWebhook(c)}/test` }),
   },
   {
     route: 'POST /v1/projects/:projectId/explain',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'viewer', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/explain', body: { attributes: { targetingKey: 'u1' } } }),
     invalid: unknownField,
   },
   {
     route: 'POST /v1/projects/:projectId/flags/:flagKey/explain',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'viewer', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({
       url: '/v1/projects/alpha/flags/checkout/explain',
@@ -713,9 +597,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/projects/:projectId/environments/:envKey/flagd',
-    minRole: 'editor',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({
       url: '/v1/projects/alpha/environments/production/flagd',
@@ -727,44 +609,34 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/projects/:projectId/environments/:envKey/flagd',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'viewer', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/environments/production/flagd' }),
   },
   {
     route: 'GET /v1/flags/:flagId/insights',
     byId: true,
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: (c) => ({ url: `/v1/flags/${c.flagId}/insights` }),
     invalid: (r) => ({ url: `${r.url}?environment=-not-a-key` }),
   },
   {
     route: 'GET /v1/projects/:projectId/insights/top-flags',
-    minRole: 'viewer',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/projects/alpha/insights/top-flags' }),
     invalid: (r) => ({ url: `${r.url}?environment=-not-a-key` }),
   },
   {
     route: 'GET /v1/me',
-    minRole: 'evaluator',
-    scope: 'any',
-    touches: 'none',
+    access: { minRole: 'evaluator', scope: 'any', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/me' }),
   },
   {
     route: 'POST /v1/me/password',
-    minRole: 'evaluator',
-    scope: 'any',
-    touches: 'none',
+    access: { minRole: 'evaluator', scope: 'any', touches: 'none' },
     success: 204,
     signedInOnly: true,
     request: () => ({
@@ -775,28 +647,22 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'GET /v1/accounts',
-    minRole: 'admin',
-    scope: 'any',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'any', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/accounts' }),
     invalid: badLimit,
   },
   {
     route: 'GET /v1/invitations',
-    minRole: 'admin',
-    scope: 'any',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'any', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/invitations' }),
     invalid: badLimit,
   },
   {
     route: 'POST /v1/invitations',
-    minRole: 'admin',
-    scope: 'project',
     // An admin limited to some environments may not hand out an account that sees them all.
-    touches: 'all',
+    access: { minRole: 'admin', scope: 'project', touches: 'all' },
     success: 201,
     request: (c) => ({
       url: '/v1/invitations',
@@ -805,9 +671,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/invitations/:invitationId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 204,
     request: async (c) => {
       const invitation = await c.node.services.accounts.invite(setupActor, {
@@ -820,54 +684,40 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'DELETE /v1/accounts/:accountId',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'project', touches: 'none' },
     success: 204,
-    request: async (c) => {
-      return { url: `/v1/accounts/${await alphaAccount(c)}` };
-    },
+    request: async (c) => ({ url: `/v1/accounts/${await alphaAccount(c)}` }),
   },
   {
     route: 'PATCH /v1/accounts/:accountId',
-    minRole: 'admin',
-    scope: 'project',
     // The account sees every environment: an admin limited to some may not hand that out.
-    touches: 'all',
+    access: { minRole: 'admin', scope: 'project', touches: 'all' },
     success: 200,
     request: async (c) => ({ url: `/v1/accounts/${await alphaAccount(c)}`, body: { role: 'editor' } }),
   },
   {
     route: 'POST /v1/accounts/:accountId/password-reset',
-    minRole: 'admin',
-    scope: 'project',
-    touches: 'all',
+    access: { minRole: 'admin', scope: 'project', touches: 'all' },
     success: 201,
     request: async (c) => ({ url: `/v1/accounts/${await alphaAccount(c)}/password-reset` }),
   },
   {
     route: 'GET /v1/audit-log',
-    minRole: 'admin',
-    scope: 'organisation',
-    touches: 'none',
+    access: { minRole: 'admin', scope: 'organisation', touches: 'none' },
     success: 200,
     request: () => ({ url: '/v1/audit-log?limit=5' }),
     invalid: badLimit,
   },
   {
     route: 'GET /v1/flags/:flagKey',
-    minRole: 'evaluator',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({ url: '/v1/flags/checkout?project=alpha&environment=production' }),
     invalid: (r) => ({ url: `${r.url}&attributes=${encodeURIComponent('[1,2]')}` }),
   },
   {
     route: 'POST /v1/flags/:flagKey/evaluate',
-    minRole: 'evaluator',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({
       url: '/v1/flags/checkout/evaluate?project=alpha',
@@ -877,9 +727,7 @@ const CASES: readonly RouteCase[] = [
   },
   {
     route: 'POST /v1/evaluate',
-    minRole: 'evaluator',
-    scope: 'project',
-    touches: 'production',
+    access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
     success: 200,
     request: () => ({ url: '/v1/evaluate?project=alpha', body: { environment: 'production' } }),
     invalid: unknownField,
@@ -907,19 +755,15 @@ const CELLS: readonly Cell[] = ROLES.flatMap((role) =>
 
 /** What docs/product.md §2 and §5 say the cell answers. */
 function expected(route: RouteCase, cell: Cell): number {
+  const { minRole, scope, touches } = route.access;
   if (route.signedInOnly) return 403;
-  if (route.scope === 'organisation' && cell.scope !== 'organisation') return 403;
-  const otherProject = route.scope === 'project' && cell.scope === 'other';
+  if (scope === 'organisation' && cell.scope !== 'organisation') return 403;
+  const otherProject = scope === 'project' && cell.scope === 'other';
   if (otherProject && route.byId === undefined) return 403;
-  if (otherProject && route.environmentOfResource && roleRank(cell.role) >= roleRank(route.minRole))
-    return 404;
-  if (roleRank(cell.role) < roleRank(route.minRole)) return 403;
-  if (route.touches === 'all' && cell.environments !== null) return 403;
-  if (
-    route.touches === 'production' &&
-    cell.environments !== null &&
-    !cell.environments.includes('production')
-  ) {
+  if (otherProject && route.environmentOfResource && roleRank(cell.role) >= roleRank(minRole)) return 404;
+  if (roleRank(cell.role) < roleRank(minRole)) return 403;
+  if (touches === 'all' && cell.environments !== null) return 403;
+  if (touches === 'production' && cell.environments !== null && !cell.environments.includes('production')) {
     return 403;
   }
   if (otherProject) return 404;
@@ -959,7 +803,7 @@ describeEachDatabase('authorisation matrix: every /v1 route × role × project �
   });
 
   for (const route of CASES) {
-    it(`${route.route}: ${route.minRole}+, ${route.scope}, touches ${route.touches}`, async () => {
+    it(`${route.route}: ${route.access.minRole}+, ${route.access.scope}, touches ${route.access.touches}`, async () => {
       const [method] = route.route.split(' ') as [string];
       const want: Record<string, number> = {};
       const got: Record<string, number> = {};

@@ -31,6 +31,17 @@ describeEachDatabase('one gate: change requests that stay valid', (database) => 
     return res.body;
   };
   const approve = (id: string, key = bob) => call(key, 'POST', `/v1/change-requests/${id}/approve`, {});
+  /** A change scheduled by `key` a second ahead, then the scheduler's run once it falls due. */
+  const scheduleAndRun = async (key: string, environment: string, patch: object) => {
+    const scheduled = await call(key, 'POST', `/v1/flags/${flagId}/scheduled-changes`, {
+      at: new Date(clock.now + 1000).toISOString(),
+      environment,
+      patch,
+    });
+    expect(scheduled.status).toBe(201);
+    clock.advance(2000);
+    return { id: scheduled.body.id as string, ran: await scheduler.runDue() };
+  };
   const actions = async (resourceId: string) =>
     (await call(ADMIN_KEY, 'GET', `/v1/projects/default/audit-log?resourceId=${resourceId}`)).body.map(
       (e: { action: string }) => e.action,
@@ -60,14 +71,8 @@ describeEachDatabase('one gate: change requests that stay valid', (database) => 
       conflict: null,
     });
     // Development has no approvals: Ann's schedule there is written at once, and runs at its time.
-    const scheduled = await call(ann, 'POST', `/v1/flags/${flagId}/scheduled-changes`, {
-      at: new Date(clock.now + 1000).toISOString(),
-      environment: 'development',
-      patch: { enabled: true },
-    });
-    expect(scheduled.status).toBe(201);
-    clock.advance(2000);
-    expect((await scheduler.runDue()).applied).toEqual([scheduled.body.id]);
+    const scheduled = await scheduleAndRun(ann, 'development', { enabled: true });
+    expect(scheduled.ran.applied).toEqual([scheduled.id]);
     expect((await flag()).version).toBe(2);
 
     const applied = await approve(request.id);
@@ -98,14 +103,7 @@ describeEachDatabase('one gate: change requests that stay valid', (database) => 
       }),
     );
     // The same field, by an admin's scheduled change that falls due.
-    const scheduled = await call(ADMIN_KEY, 'POST', `/v1/flags/${flagId}/scheduled-changes`, {
-      at: new Date(clock.now + 1000).toISOString(),
-      environment: 'production',
-      patch: { enabled: true },
-    });
-    expect(scheduled.status).toBe(201);
-    clock.advance(2000);
-    await scheduler.runDue();
+    await scheduleAndRun(ADMIN_KEY, 'production', { enabled: true });
     const shown = await call(bob, 'GET', `/v1/change-requests/${request.id}`);
     expect(shown.body.status).toBe('conflicted');
     expect(shown.body.conflict).toMatch(/\/environments\/production\/enabled .*changed, by /);

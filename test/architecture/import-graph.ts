@@ -1,12 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
-/**
- * The parts of src/ (docs/architecture.md), lowest first. A part is a file's first folder under
- * src/; of the files directly in src/, config.ts is `config`, main.ts `main` and cli.ts `cli`
- * (with src/cli/). A part imports only parts of a lower level, so no two parts can import each
- * other; parts of one level do not import each other either.
- */
+/** A part of src/, or a folder of services/, on its level of docs/architecture.md. */
 interface Part {
   readonly name: string;
   readonly level: number;
@@ -14,53 +9,31 @@ interface Part {
   readonly why: string;
 }
 
-export const PARTS: readonly Part[] = [
-  { name: 'domain', level: 0, why: 'the domain is the vocabulary everyone shares: it imports nothing' },
-  {
-    name: 'config',
-    level: 1,
-    why: "config reads the environment once, into the domain's types (roles, the OIDC role mapping)",
-  },
-  {
-    name: 'evaluation',
-    level: 1,
-    why: 'evaluation is pure: no storage, HTTP or use cases, so it runs anywhere and is benchmarked alone',
-  },
-  { name: 'flagd', level: 2, why: 'the flagd codec is pure translation between documents and the domain' },
-  { name: 'storage', level: 3, why: 'storage serves the use cases; it never calls them' },
-  {
-    name: 'plane',
-    level: 4,
-    why: 'the evaluation plane reads storage and the change feed; the use cases write through it',
-  },
-  {
-    name: 'insights',
-    level: 4,
-    why: 'insights count evaluations and hold the stale rule: fed at the composition root, read by a use case',
-  },
-  {
-    name: 'webhooks',
-    level: 4,
-    why: 'webhooks: the outbox the use cases write in their transaction, the dispatcher main.ts starts',
-  },
-  { name: 'services', level: 5, why: 'use cases know nothing of the protocols and consumers around them' },
-  { name: 'realtime', level: 6, why: 'realtime consumes changes; it is wired at the composition root' },
-  {
-    name: 'observability',
-    level: 6,
-    why: 'metrics and tracing consume evaluations and requests; they are wired at the composition root',
-  },
-  {
-    name: 'openfeature',
-    level: 7,
-    why: 'OpenFeature translations (OFREP shapes, flagd sync) sit below the HTTP routes that serve them',
-  },
-  { name: 'http', level: 8, why: 'HTTP is the edge: only the composition root and the CLI sit above it' },
-  { name: 'main', level: 9, why: 'main.ts wires every part' },
-  { name: 'cli', level: 10, why: 'the command line starts the server or talks to the store' },
-];
+const ARCHITECTURE = readFileSync(join(import.meta.dirname, '../../docs/architecture.md'), 'utf8');
 
-const BY_NAME = new Map(PARTS.map((part) => [part.name, part]));
+/**
+ * The level table (`| level | names | why |`) of the section `heading` of docs/architecture.md:
+ * every name in backquotes on its row's level, with the row's why. The page states the rule and
+ * the test reads it there, so the two cannot disagree.
+ */
+function levelTable(heading: string): Part[] {
+  const section = ARCHITECTURE.split(/^## /m).find((s) => s.startsWith(`${heading}\n`)) ?? '';
+  return [...section.matchAll(/^\| (\d+) \| ([^|]+) \| ([^|]+) \|$/gm)].flatMap(([, level, names, why]) =>
+    [...(names as string).matchAll(/`([^`]+)`/g)].map(([, name]) => ({
+      name: name as string,
+      level: Number(level),
+      why: (why as string).trim(),
+    })),
+  );
+}
+
+/**
+ * The parts of src/, lowest first. A part is a file's first folder under src/; of the files
+ * directly in src/, config.ts is `config`, main.ts `main` and cli.ts `cli` (with src/cli/). A part
+ * imports only parts of a lower level, so no two parts can import each other; parts of one level
+ * do not import each other either.
+ */
+export const PARTS: readonly Part[] = levelTable('What may import what');
 
 export function partOf(srcRelative: string): string {
   const parts = srcRelative.split(/[\\/]/);
@@ -106,87 +79,79 @@ export interface Violation {
   readonly rule: string;
 }
 
-/** Every import between parts of `files` (src-relative path → source) that breaks the order. */
-export function violations(files: ReadonlyMap<string, string>): Violation[] {
+/** Groups of files on levels: a group imports only groups of a lower level. */
+interface Layering {
+  readonly levels: readonly Part[];
+  /** What docs/architecture.md's table lists: `parts`, `folders of services/`. */
+  readonly kind: string;
+  /** The group of a file, or undefined for a file this layering does not order. */
+  readonly groupOf: (file: string) => string | undefined;
+  /** A group as a rule names it: `flags`, `services/flags`. */
+  readonly named: (group: string) => string;
+}
+
+/** Every import between groups of `files` (src-relative path → source) that breaks the order. */
+function layerViolations(files: ReadonlyMap<string, string>, layering: Layering): Violation[] {
+  const byName = new Map(layering.levels.map((group) => [group.name, group]));
   const found: Violation[] = [];
   for (const [file, targets] of importGraph(files)) {
-    const from = BY_NAME.get(partOf(file));
+    const fromName = layering.groupOf(file);
+    if (fromName === undefined) continue;
+    const from = byName.get(fromName);
     if (from === undefined) {
-      found.push({ file, imports: '', rule: `${partOf(file)} is not a part of docs/architecture.md` });
+      const rule = `${layering.named(fromName)} is not in docs/architecture.md's table of ${layering.kind}`;
+      found.push({ file, imports: '', rule });
       continue;
     }
     for (const target of targets) {
-      if (target.startsWith('..')) {
-        found.push({ file, imports: target, rule: `${from.name} imports from outside src/` });
-        continue;
-      }
-      const to = BY_NAME.get(partOf(target));
-      if (to === undefined || to === from || to.level < from.level) continue;
-      found.push({ file, imports: target, rule: `${from.name} → ${to.name}: ${from.why}` });
+      const toName = layering.groupOf(target);
+      if (toName === undefined || toName === fromName) continue;
+      const to = byName.get(toName);
+      if (to !== undefined && to.level < from.level) continue;
+      const rule = `${layering.named(fromName)} → ${layering.named(toName)}: ${from.why}`;
+      found.push({ file, imports: target, rule });
     }
   }
   return found;
+}
+
+/** Every import of `files` (src-relative path → source) that breaks the order of the parts of src/. */
+export function violations(files: ReadonlyMap<string, string>): Violation[] {
+  const outside = [...importGraph(files)].flatMap(([file, targets]) =>
+    targets
+      .filter((target) => target.startsWith('..'))
+      .map((target) => ({ file, imports: target, rule: `${partOf(file)} imports from outside src/` })),
+  );
+  const parts = layerViolations(files, {
+    levels: PARTS,
+    kind: 'parts',
+    groupOf: (file) => (file.startsWith('..') ? undefined : partOf(file)),
+    named: (part) => part,
+  });
+  return [...outside, ...parts];
 }
 
 /**
- * The folders of services/ (docs/architecture.md), lowest first: each owns one part of the product,
- * and a folder imports only folders of a lower level, so use cases never reach back into each other.
+ * The folders of services/, lowest first: each owns one part of the product, and a folder imports
+ * only folders of a lower level, so use cases never reach back into each other. `services.ts`, the
+ * assembly, stands above them all.
  */
-export const SERVICE_FOLDERS: readonly Part[] = [
-  {
-    name: 'core',
-    level: 0,
-    why: 'core holds what every use case writes with: access rules, the actor, audit, the commit, the gate',
-  },
-  { name: 'flags', level: 1, why: 'flags and segments, their validation and their flagd form' },
-  { name: 'access', level: 1, why: 'API keys and failed sign-in budgets' },
-  { name: 'accounts', level: 1, why: 'accounts, passwords, sessions, single sign-on and provisioning' },
-  {
-    name: 'serving',
-    level: 1,
-    why: 'evaluation, insights and health: reads that serve applications and operators',
-  },
-  {
-    name: 'projects',
-    level: 2,
-    why: 'projects, environments and their webhooks; a new project gets its first key',
-  },
-  {
-    name: 'governance',
-    level: 2,
-    why: 'change requests and scheduled changes hold pending flag and segment changes and apply them later',
-  },
-];
+export const SERVICE_FOLDERS: readonly Part[] = levelTable('The folders of services/');
 
-const SERVICE_FOLDER = new Map(SERVICE_FOLDERS.map((folder) => [folder.name, folder]));
-
-/** The folder of a file under services/ (`services.ts`, the assembly, is `assembly`), or undefined. */
+/** The folder of a file under services/ (`services.ts` for the assembly), or undefined. */
 export function serviceFolderOf(srcRelative: string): string | undefined {
-  const parts = srcRelative.split('/');
-  if (parts[0] !== 'services') return undefined;
-  return parts.length > 2 ? parts[1] : 'assembly';
+  const [top, folder] = srcRelative.split('/');
+  return top === 'services' ? folder : undefined;
 }
 
-/** Every import between folders of services/ that breaks their order (only the assembly imports them all). */
+/** Every import between folders of services/ that breaks their order. */
 export function serviceFolderViolations(files: ReadonlyMap<string, string>): Violation[] {
-  const found: Violation[] = [];
-  for (const [file, targets] of importGraph(files)) {
-    const fromName = serviceFolderOf(file);
-    if (fromName === undefined || fromName === 'assembly') continue;
-    const from = SERVICE_FOLDER.get(fromName);
-    if (from === undefined) {
-      found.push({ file, imports: '', rule: `services/${fromName} is not a folder of docs/architecture.md` });
-      continue;
-    }
-    for (const target of targets) {
-      const toName = serviceFolderOf(target);
-      if (toName === undefined || toName === fromName) continue;
-      const to = SERVICE_FOLDER.get(toName);
-      if (to !== undefined && to.level < from.level) continue;
-      found.push({ file, imports: target, rule: `services/${from.name} → services/${toName}: ${from.why}` });
-    }
-  }
-  return found;
+  return layerViolations(files, {
+    levels: SERVICE_FOLDERS,
+    kind: 'folders of services/',
+    groupOf: serviceFolderOf,
+    named: (folder) => `services/${folder}`,
+  });
 }
 
 /** Strongly connected components of more than one node (Tarjan), each in a stable order. */

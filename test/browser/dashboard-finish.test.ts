@@ -1,7 +1,8 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { KEY_MAX_LENGTH, KEY_RULE } from '../../src/domain/keys.ts';
-import { ADMIN_KEY } from '../dashboard/support.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
+import { flagBody, WITH_STAGING } from '../support/requests.ts';
 import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
 
 // The dashboard's unfinished corners a new user met: long keys, a project's own address,
@@ -9,11 +10,7 @@ import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from
 
 describeInChromium('the dashboard, finished where a new user found it not', () => {
   let ui: DashboardBrowser;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
 
   beforeAll(async () => {
     ui = await startDashboardBrowser();
@@ -91,11 +88,7 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     await call('POST', '/v1/projects', {
       key: 'phone',
       name: 'Phone',
-      environments: [
-        { key: 'development', name: 'Development' },
-        { key: 'staging', name: 'Staging' },
-        { key: 'production', name: 'Production' },
-      ],
+      environments: WITH_STAGING,
     });
     await call('POST', '/v1/projects/phone/flags', { key: 'small-screen', name: 'Small screen' });
     const page = await signedIn({ width: 375, height: 800 });
@@ -125,13 +118,8 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
 
   it('schedules a default variant a minute ahead, listed as "in 1 minute", after asking for the variant', async () => {
     await call('POST', '/v1/projects/finish/flags', {
-      key: 'theme',
+      ...flagBody('theme', 'string', { light: 'light', dark: 'dark' }),
       name: 'Theme',
-      type: 'string',
-      variants: [
-        { key: 'light', value: 'light' },
-        { key: 'dark', value: 'dark' },
-      ],
     });
     const page = await signedIn();
     await page.goto(`${ui.server.url}/projects/finish/flags/theme`);

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { rolloutWeights, variantList } from '../support/builders.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
+import { WITH_STAGING } from '../support/requests.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
@@ -12,27 +13,14 @@ import {
   startDashboardBrowser,
 } from './dashboard-support.ts';
 
-/** FLAGSTAFF_SCREENSHOTS=1 saves each page to docs/screenshots/ (the README shows them). */
-const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : undefined;
-
 /** A project a team would have after a few weeks: the pages then show what they are for. */
 async function seed(ui: DashboardBrowser): Promise<void> {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
   await call('POST', '/v1/projects', {
     key: 'shop',
     name: 'Web shop',
     description: 'Storefront, checkout and the mobile apps',
-    environments: [
-      { key: 'development', name: 'Development' },
-      { key: 'staging', name: 'Staging' },
-      { key: 'production', name: 'Production' },
-    ],
+    environments: WITH_STAGING,
   });
   await call('POST', '/v1/projects', { key: 'warehouse', name: 'Warehouse', description: 'Internal tools' });
   const segment = (key: string, name: string, rules: unknown[], extra: object = {}) =>
@@ -232,12 +220,11 @@ describeInChromium(
       await page.waitForTimeout(200);
     }
 
-    async function shot(page: Page, name: string): Promise<void> {
-      if (SCREENSHOTS === undefined) return;
-      mkdirSync(SCREENSHOTS, { recursive: true });
+    /** Each page, for the README (FLAGSTAFF_SCREENSHOTS=1). */
+    function shot(page: Page, name: string): Promise<void> {
       // Long editors are shown whole; the other pages as the screen shows them.
       const fullPage = ['flag', 'flag-rollout', 'segment'].includes(name);
-      await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage });
+      return saveScreenshot(name, (path) => page.screenshot({ path, fullPage }));
     }
 
     it('the sign-in and join pages', async () => {

@@ -1,6 +1,8 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_KEY, ADMIN_PASSWORD } from '../dashboard/support.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, inviteAndJoin } from '../dashboard/support.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
+import { failOnPageErrors } from '../support/page-errors.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
@@ -20,30 +22,27 @@ const toast = (page: Page, text: string | RegExp) =>
 
 describeInChromium('governance in Chromium: approvals, environments, requests and restore', () => {
   let ui: DashboardBrowser;
-  let errors: string[] = [];
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
+  const watch = failOnPageErrors();
+  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
   const environment = async (key: string) =>
     (await call('GET', '/v1/projects/gov/environments')).find((e: { key: string }) => e.key === key);
   const flag = (key = 'banner') => call('GET', `/v1/projects/gov/flags/${key}`);
 
   /** An account of `role` in the project, joined through an invitation as a person would. */
   async function account(email: string, name: string, role: 'editor' | 'viewer'): Promise<void> {
-    const admin = await ui.server.signIn();
-    const invited = await ui.server.call('POST', '/v1/invitations', {
-      cookie: admin,
-      body: { email, role, project: 'gov' },
-    });
-    await call('POST', '/v1/auth/join', { token: invited.body.token, name, password: PASSWORD });
+    const { joined } = await inviteAndJoin(
+      ui.server,
+      await ui.server.signIn(),
+      { email, role, project: 'gov' },
+      { name, password: PASSWORD },
+    );
+    expect(joined.status).toBe(201);
   }
 
   /** A signed-in page at `path`; its script errors fail the test. */
   async function openAs(email: string, path: string, width = 1280): Promise<Page> {
     const opened = await ui.newPage({ width, height: width < 600 ? 844 : 1400 });
-    opened.page.on('pageerror', (error) => errors.push(error.message));
+    watch(opened.page);
     // Shorter than the test's own time, so a failure names what it waited for.
     opened.page.setDefaultTimeout(20_000);
     await ui.signIn(opened.page, email, email === ADMIN_EMAIL ? ADMIN_PASSWORD : PASSWORD);
@@ -73,10 +72,6 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
     await account('vic@example.com', 'Vic', 'viewer');
   }, 120_000);
   afterAll(() => ui?.close());
-  afterEach(() => {
-    expect(errors).toEqual([]);
-    errors = [];
-  });
 
   it(
     'an admin sets the approvals an environment requires, and a value out of range is shown beside its field',

@@ -1,12 +1,11 @@
-import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { initialFlagEnvironment } from '../../src/domain/flag.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
-import { ADMIN_KEY } from '../dashboard/support.ts';
 import { buildFlag, inEnvironments } from '../support/builders.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
+import { saveScreenshot } from '../support/screenshots.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
@@ -14,10 +13,6 @@ import {
   startDashboardBrowser,
 } from './dashboard-support.ts';
 
-/** FLAGSTAFF_SCREENSHOTS=1 saves docs/screenshots/insights.png (the README shows it). */
-const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
-  ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url))
-  : undefined;
 const DAY = 24 * 60 * 60 * 1000;
 
 describeInChromium('insights in the dashboard (Chromium)', () => {
@@ -27,11 +22,7 @@ describeInChromium('insights in the dashboard (Chromium)', () => {
 
   beforeAll(async () => {
     ui = await startDashboardBrowser();
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    };
+    const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
     const { store } = ui.server;
     const project = await store.findProject('default');
     if (project === undefined) throw new Error('no default project');
@@ -110,10 +101,7 @@ describeInChromium('insights in the dashboard (Chromium)', () => {
     });
     await chart.waitFor();
     expect(await seriousViolations(page)).toEqual([]);
-    if (SCREENSHOTS !== undefined) {
-      mkdirSync(SCREENSHOTS, { recursive: true });
-      await section.screenshot({ path: `${SCREENSHOTS}insights.png` });
-    }
+    await saveScreenshot('insights', (path) => section.screenshot({ path }));
 
     const summary = await section.getByText(/evaluations in Production/).textContent();
     const total = Number(/([\d,]+) evaluations/.exec(summary ?? '')?.[1]?.replaceAll(',', ''));

@@ -110,14 +110,12 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
   it('prints the admin key once on first start, and keeps flags and keys in its volume across containers', {
     timeout: 600_000,
   }, async () => {
-    const first = await start(`flagstaff-first-${suffix}`, [
-      '-p',
-      '127.0.0.1::8080',
-      '-v',
-      `${volume}:/data`,
-    ]);
-    containers.push(first);
-    const base = `http://${await podmanOut('port', first, '8080')}`;
+    /** A container on the test's volume, its port 8080 published on the loopback: its name and address. */
+    const startOnVolume = async (name: string) => {
+      containers.push(await start(name, ['-p', '127.0.0.1::8080', '-v', `${volume}:/data`]));
+      return [name, `http://${await podmanOut('port', name, '8080')}`] as const;
+    };
+    const [first, base] = await startOnVolume(`flagstaff-first-${suffix}`);
     const logs = await podmanLogs(first);
     const key = /It is shown this once; store it now:\s+(fsk_\S+)/.exec(logs)?.[1] as string;
     expect(key).toBeDefined();
@@ -133,14 +131,7 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
     expect(await podmanOut('inspect', first, '--format', '{{.State.ExitCode}}')).toBe('0');
     await podmanOut('rm', first);
 
-    const second = await start(`flagstaff-second-${suffix}`, [
-      '-p',
-      '127.0.0.1::8080',
-      '-v',
-      `${volume}:/data`,
-    ]);
-    containers.push(second);
-    const again = `http://${await podmanOut('port', second, '8080')}`;
+    const [second, again] = await startOnVolume(`flagstaff-second-${suffix}`);
     expect(await podmanLogs(second)).not.toContain('It is shown this once');
     expect((await evaluate(again, key)).body).toMatchObject({ value: true });
   });

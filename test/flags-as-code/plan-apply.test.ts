@@ -1,7 +1,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { flagBody } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { cli, edit, keyOf, tempFolder } from './support.ts';
 
@@ -10,10 +12,7 @@ vi.setConfig({ testTimeout: 90_000 });
 
 /** A small project: two segments (one inside the other), a string flag using them, a boolean flag requiring it. */
 async function seed(server: TestServer): Promise<void> {
-  const ok = async (method: string, path: string, body: unknown) => {
-    const answer = await server.call(method, path, { body });
-    if (answer.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(answer.body)}`);
-  };
+  const ok = (method: string, path: string, body: unknown) => callAsAdmin(server, method, path, body);
   await ok('POST', '/v1/projects', { key: 'shop', name: 'Shop' });
   await ok('POST', '/v1/projects/shop/segments', {
     key: 'pro',
@@ -26,12 +25,7 @@ async function seed(server: TestServer): Promise<void> {
     included: ['ann'],
   });
   await ok('POST', '/v1/projects/shop/flags', {
-    key: 'checkout',
-    type: 'string',
-    variants: [
-      { key: 'old', value: 'old' },
-      { key: 'new', value: 'new' },
-    ],
+    ...flagBody('checkout', 'string', { old: 'old', new: 'new' }),
     tags: ['web'],
     metadata: { team: 'payments' },
   });

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { chance, pick, type Random, seededRandom } from '../support/random.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -16,11 +17,8 @@ const SEGMENTS = 12;
 
 type Body = Record<string, unknown>;
 
-async function ok(server: TestServer, method: string, path: string, body: unknown): Promise<Body> {
-  const answer = await server.call(method, path, { body });
-  if (answer.status >= 300) throw new Error(`${method} ${path}: ${JSON.stringify(answer.body)}`);
-  return answer.body;
-}
+const ok = (server: TestServer, method: string, path: string, body: unknown): Promise<Body> =>
+  callAsAdmin(server, method, path, body);
 
 function condition(random: Random, segments: readonly string[]): Body {
   if (segments.length > 0 && chance(random, 0.2)) {

@@ -2,14 +2,11 @@ import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
-import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
-import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
-import { ADMIN_KEY, type Node, startNode } from '../access/support.ts';
-import { createTestSchema } from '../support/database.ts';
+import type { Node } from '../access/support.ts';
 import { eventually } from '../support/eventually.ts';
 import { fetchAllClient, openSyncStream, syncSelectorOf } from '../support/flagd-sync-client.ts';
-import { startTcpProxy, type TcpProxy, throughProxy } from '../support/tcp-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
+import type { TcpProxy } from '../support/tcp-proxy.ts';
 
 const url = process.env.FLAGSTAFF_TEST_DATABASE_URL;
 const OUTAGE_MS = 10_000;
@@ -31,15 +28,10 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
   const warned: string[] = [];
 
   beforeAll(async () => {
-    const target = new URL(url as string);
-    proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const schema = await createTestSchema(url as string);
-    const proxied = openDatabase(throughProxy(url as string, proxy), { schema }).db;
-    const direct = openDatabase(url as string, { schema }).db;
-    await migrateToLatest(direct);
-    await bootstrap(createSqlStore(direct), ADMIN_KEY);
-    a = await startNode(createSqlStore(proxied), { feedFrom: proxied });
-    b = await startNode(createSqlStore(direct), { feedFrom: direct });
+    const database = await postgresBehindProxy(url as string);
+    proxy = database.proxy;
+    a = await database.startNode('proxied');
+    b = await database.startNode('direct');
     sync = await startFlagdSyncServer(a.services, {
       port: 0,
       host: '127.0.0.1',
@@ -48,11 +40,7 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
     closers.push(
       () => OpenFeature.clearProviders(),
       () => sync.close(),
-      () => a.app.close(),
-      () => b.app.close(),
-      () => proxied.destroy(),
-      () => direct.destroy(),
-      () => proxy.close(),
+      () => database.close(),
     );
 
     const flag = await b.call('POST', '/v1/projects/default/flags', {

@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
-import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
-import { ADMIN_KEY, createKey, type Node, startNode } from '../access/support.ts';
-import { createTestSchema, POSTGRES_SKIPPED } from '../support/database.ts';
+import { createKey, type Node } from '../access/support.ts';
+import { POSTGRES_SKIPPED } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTcpProxy, type TcpProxy, throughProxy } from '../support/tcp-proxy.ts';
+import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
+import type { TcpProxy } from '../support/tcp-proxy.ts';
 
 const url = process.env.FLAGSTAFF_TEST_DATABASE_URL;
 const OUTAGE_MS = 5000;
@@ -22,21 +20,11 @@ describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', 
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    proxy = await startTcpProxy(new URL(url as string).hostname, Number(new URL(url as string).port || 5432));
-    const schema = await createTestSchema(url as string);
-    const proxied = throughProxy(url as string, proxy);
-    const [first, second] = [openDatabase(proxied, { schema }).db, openDatabase(proxied, { schema }).db];
-    await migrateToLatest(first);
-    await bootstrap(createSqlStore(first), ADMIN_KEY);
-    a = await startNode(createSqlStore(first), { feedFrom: first });
-    b = await startNode(createSqlStore(second), { feedFrom: second });
-    closers.push(
-      () => a.app.close(),
-      () => b.app.close(),
-      () => first.destroy(),
-      () => second.destroy(),
-      () => proxy.close(),
-    );
+    const database = await postgresBehindProxy(url as string);
+    proxy = database.proxy;
+    a = await database.startNode('proxied');
+    b = await database.startNode('proxied');
+    closers.push(() => database.close());
   });
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSchema } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTcpProxy, throughProxy } from '../support/tcp-proxy.ts';
+import { proxyInFrontOf, throughProxy } from '../support/tcp-proxy.ts';
 import { type NodeProcess, runCliProcess, startNodeProcess } from './node-process.ts';
 
 const ADMIN_KEY = 'fsk_process-admin-key-0123456789abcdefghijkl';
@@ -47,7 +47,7 @@ describe('the CLI and a running node on one SQLite file', () => {
 describe.skipIf(postgresUrl === undefined)('a node started while PostgreSQL is unreachable', () => {
   it('retries with backoff, logging each attempt, and becomes ready once the database returns', async () => {
     const url = postgresUrl as string;
-    const proxy = await startTcpProxy(new URL(url).hostname, Number(new URL(url).port || 5432));
+    const proxy = await proxyInFrontOf(url, 5432);
     cleanups.push(() => proxy.close());
     const schema = await createTestSchema(url);
     const proxied = new URL(throughProxy(url, proxy));

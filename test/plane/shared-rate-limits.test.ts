@@ -3,7 +3,7 @@ import { RedisLeases } from '../../src/http/plugins/redis-leases.ts';
 import { FakeClock, type Harness, type Node, startHarness, startNode } from '../access/support.ts';
 import { testDatabases } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
+import { proxyInFrontOf, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const redisUrl = process.env.FLAGSTAFF_TEST_REDIS_URL;
 const RATE = 100;
@@ -30,8 +30,7 @@ describe.skipIf(redisUrl === undefined)('evaluation rate limits shared by two no
     lines: string[];
     leases: RedisLeases[];
   }> {
-    const target = new URL(redisUrl as string);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const proxy = await proxyInFrontOf(redisUrl as string, 6379);
     cleanups.push(() => proxy.close());
     const { lines, log } = recordingLog();
     const leases = [0, 1].map(() => new RedisLeases(`redis://127.0.0.1:${proxy.port}`, log));

@@ -120,6 +120,71 @@ const EVERY_JSON_VALUE: { [key: string]: JsonValue } = {
   nested: { a: { b: { c: [{ d: 'deep' }] } }, 'key with spaces': { '': 'empty key' } },
 };
 
+/** A resource keyed within its project, as the store holds environments, flags and segments alike. */
+interface ProjectKeyed {
+  readonly kind: string;
+  /** The kind with its article, for the tests' names. */
+  readonly a: string;
+  readonly make: (projectId: string, key: string) => Resource;
+  /** A change of what the kind holds besides its key (its configuration, rules, protection). */
+  readonly edit: (item: Resource) => Resource;
+  readonly insert: (store: Store, item: Resource) => Promise<void>;
+  readonly update: (store: Store, item: Resource, expectedVersion: number) => Promise<boolean>;
+  readonly remove: (store: Store, item: Resource) => Promise<unknown>;
+  /** The stored one named as the API names it: by id, an environment by its project and key. */
+  readonly find: (store: Store, item: Resource) => Promise<Resource | undefined>;
+  /** Every one of a project, in the order the store lists them. */
+  readonly all: (store: Store, projectId: string) => Promise<readonly Resource[]>;
+}
+
+type Resource = Environment | Flag | Segment;
+
+const PROJECT_KEYED: readonly ProjectKeyed[] = [
+  {
+    kind: 'environment',
+    a: 'an environment',
+    make: (projectId, key) => anEnvironment(projectId, key),
+    edit: (e) => ({ ...e, name: 'Live', description: 'Customers see this', protected: true }),
+    insert: (store, e) => store.insertEnvironment(e as Environment),
+    update: (store, e, version) => store.updateEnvironment(e as Environment, version),
+    remove: (store, e) => store.deleteEnvironment(e.id),
+    find: (store, e) => store.findEnvironment(e.projectId, e.key),
+    all: (store, projectId) => store.listEnvironments(projectId),
+  },
+  {
+    kind: 'flag',
+    a: 'a flag',
+    make: (projectId, key) => aFlag(projectId, key, ['development', 'production']),
+    edit: (f) => ({
+      ...(f as Flag),
+      name: 'Renamed',
+      environments: { ...(f as Flag).environments, production: { ...disabled, enabled: true } },
+    }),
+    insert: (store, f) => store.insertFlag(f as Flag),
+    update: (store, f, version) => store.updateFlag(f as Flag, version),
+    remove: (store, f) => store.deleteFlag(f.id),
+    find: (store, f) => store.findFlagById(f.id),
+    all: (store, projectId) => store.allFlags(projectId),
+  },
+  {
+    kind: 'segment',
+    a: 'a segment',
+    make: (projectId, key) => aSegment(projectId, key),
+    edit: (s) => ({
+      ...s,
+      name: 'Beta testers',
+      match: 'any',
+      rules: [{ type: 'attribute', attribute: 'beta', operator: 'equals', value: true }],
+      included: ['user-1'],
+    }),
+    insert: (store, s) => store.insertSegment(s as Segment),
+    update: (store, s, version) => store.updateSegment(s as Segment, version),
+    remove: (store, s) => store.deleteSegment(s.id),
+    find: (store, s) => store.findSegmentById(s.id),
+    all: (store, projectId) => store.allSegments(projectId),
+  },
+];
+
 /** A project with its environments, stored. */
 async function givenProject(
   store: Store,
@@ -388,6 +453,76 @@ describeEachDatabase('Store contract', (database) => {
     );
   });
 
+  // What environments, flags and segments share: a key unique in their project, versioned
+  // updates, deletes by id. Held for each kind of PROJECT_KEYED.
+
+  for (const k of PROJECT_KEYED) {
+    it(`refuses a second ${k.kind} with the same key in one project with UniqueViolation, changing nothing`, async () => {
+      const { project } = await givenProject(store, 'checkout');
+      const first = k.make(project.id, 'first');
+      await k.insert(store, first);
+
+      await expect(k.insert(store, k.edit(k.make(project.id, 'first')))).rejects.toBeInstanceOf(
+        UniqueViolation,
+      );
+      expect((await k.all(store, project.id)).filter((item) => item.key === 'first')).toStrictEqual([first]);
+    });
+
+    it(`allows the same ${k.kind} key in another project`, async () => {
+      const { project } = await givenProject(store, 'checkout');
+      const other = await givenProject(store, 'payments');
+      await k.insert(store, k.make(project.id, 'first'));
+      const elsewhere = k.make(other.project.id, 'first');
+
+      await k.insert(store, elsewhere);
+
+      expect(await k.find(store, elsewhere)).toStrictEqual(elsewhere);
+      expect((await k.all(store, other.project.id)).filter((item) => item.key === 'first')).toStrictEqual([
+        elsewhere,
+      ]);
+    });
+
+    it(`updates ${k.a} only when the expected version matches`, async () => {
+      const { project } = await givenProject(store, 'checkout');
+      const item = k.make(project.id, 'first');
+      await k.insert(store, item);
+      const changed = { ...k.edit(item), version: 2, updatedAt: UPDATED };
+
+      expect(await k.update(store, { ...changed, name: 'Stale' }, 2)).toBe(false);
+      expect(await k.find(store, item)).toStrictEqual(item);
+      expect(await k.update(store, changed, 1)).toBe(true);
+      expect(await k.find(store, item)).toStrictEqual(changed);
+    });
+
+    it(`refuses to rename ${k.a} to a key another ${k.kind} of its project has, changing nothing`, async () => {
+      const { project } = await givenProject(store, 'checkout');
+      const first = k.make(project.id, 'first');
+      const second = k.make(project.id, 'second');
+      await k.insert(store, first);
+      await k.insert(store, second);
+
+      await expect(
+        k.update(store, { ...k.edit(second), key: 'first', version: 2 }, 1),
+      ).rejects.toBeInstanceOf(UniqueViolation);
+      expect(await k.find(store, second)).toStrictEqual(second);
+      expect(await k.find(store, first)).toStrictEqual(first);
+    });
+
+    it(`deletes ${k.a}, leaving the others alone`, async () => {
+      const { project } = await givenProject(store, 'checkout');
+      const before = await k.all(store, project.id);
+      const doomed = k.make(project.id, 'doomed');
+      const kept = k.make(project.id, 'kept');
+      await k.insert(store, doomed);
+      await k.insert(store, kept);
+
+      await k.remove(store, doomed);
+
+      expect(await k.find(store, doomed)).toBeUndefined();
+      expect(await k.all(store, project.id)).toStrictEqual([...before, kept]);
+    });
+  }
+
   // Environments
 
   it("lists a project's environments in creation order, not key order", async () => {
@@ -409,53 +544,6 @@ describeEachDatabase('Store contract', (database) => {
     expect(await store.findEnvironment(project.id, 'qa')).toBeUndefined();
     expect(await store.findEnvironment(other.project.id, 'production')).toBeUndefined();
     expect(await store.findEnvironment(project.id, 'Production')).toBeUndefined();
-  });
-
-  it('refuses a second environment with the same key in one project with UniqueViolation', async () => {
-    const { project } = await givenProject(store, 'checkout');
-
-    await expect(store.insertEnvironment(anEnvironment(project.id, 'production'))).rejects.toBeInstanceOf(
-      UniqueViolation,
-    );
-    expect(await store.listEnvironments(project.id)).toHaveLength(2);
-  });
-
-  it('allows the same environment key in another project', async () => {
-    await givenProject(store, 'checkout');
-    const other = await givenProject(store, 'payments', []);
-    const production = anEnvironment(other.project.id, 'production');
-
-    await store.insertEnvironment(production);
-
-    expect(await store.findEnvironment(other.project.id, 'production')).toStrictEqual(production);
-  });
-
-  it('updates an environment only when the expected version matches', async () => {
-    const { project, environments } = await givenProject(store, 'checkout');
-    const production = environments[1]!;
-    const changed = {
-      ...production,
-      name: 'Live',
-      description: 'Customers see this',
-      protected: true,
-      version: 2,
-      updatedAt: UPDATED,
-    };
-
-    expect(await store.updateEnvironment({ ...changed, name: 'Stale' }, 2)).toBe(false);
-    expect(await store.findEnvironment(project.id, 'production')).toStrictEqual(production);
-    expect(await store.updateEnvironment(changed, 1)).toBe(true);
-    expect(await store.findEnvironment(project.id, 'production')).toStrictEqual(changed);
-  });
-
-  it('refuses to rename an environment to a key its project already has', async () => {
-    const { project, environments } = await givenProject(store, 'checkout');
-    const production = environments[1]!;
-
-    await expect(
-      store.updateEnvironment({ ...production, key: 'development', version: 2 }, 1),
-    ).rejects.toBeInstanceOf(UniqueViolation);
-    expect(await store.listEnvironments(project.id)).toStrictEqual(environments);
   });
 
   it("deleting an environment removes every flag's configuration in it and keeps the others", async () => {
@@ -640,22 +728,6 @@ describeEachDatabase('Store contract', (database) => {
     expect(await store.findFlagByKey(project.id, 'old-button')).toBeUndefined();
     expect(await store.findFlagByKey(project.id, 'New-Button')).toBeUndefined();
     expect(await store.findFlagByKey(other.project.id, 'new-button')).toBeUndefined();
-  });
-
-  it('refuses a second flag with the same key in one project with UniqueViolation, and allows it in another', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const other = await givenProject(store, 'payments');
-    const first = aFlag(project.id, 'new-button', ['production']);
-    await store.insertFlag(first);
-
-    await expect(store.insertFlag(aFlag(project.id, 'new-button', ['development']))).rejects.toBeInstanceOf(
-      UniqueViolation,
-    );
-    expect(await store.allFlags(project.id)).toStrictEqual([first]);
-
-    const elsewhere = aFlag(other.project.id, 'new-button', ['production']);
-    await store.insertFlag(elsewhere);
-    expect(await store.findFlagByKey(other.project.id, 'new-button')).toStrictEqual(elsewhere);
   });
 
   it("lists a project's flags in key order with every environment's configuration", async () => {
@@ -927,35 +999,6 @@ describeEachDatabase('Store contract', (database) => {
     expect(await store.allFlags(project.id)).toEqual([]);
   });
 
-  it('refuses to rename a flag to a key another flag of its project has, changing nothing', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const first = aFlag(project.id, 'first', ['production']);
-    const second = aFlag(project.id, 'second', ['production']);
-    await store.insertFlag(first);
-    await store.insertFlag(second);
-
-    await expect(
-      store.updateFlag(
-        { ...second, key: 'first', version: 2, environments: { production: { ...disabled, enabled: true } } },
-        1,
-      ),
-    ).rejects.toBeInstanceOf(UniqueViolation);
-    expect(await store.findFlagById(second.id)).toStrictEqual(second);
-  });
-
-  it('deletes a flag with its configurations, leaving other flags alone', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const doomed = aFlag(project.id, 'doomed', ['development', 'production']);
-    const kept = aFlag(project.id, 'kept', ['development', 'production']);
-    await store.insertFlag(doomed);
-    await store.insertFlag(kept);
-
-    await store.deleteFlag(doomed.id);
-
-    expect(await store.findFlagById(doomed.id)).toBeUndefined();
-    expect(await store.allFlags(project.id)).toStrictEqual([kept]);
-  });
-
   it('gives 1,200 flags a configuration in a new environment at once', async () => {
     const { project } = await givenProject(store, 'checkout', ['production']);
     const flags = Array.from({ length: 1200 }, (_, i) =>
@@ -1042,65 +1085,6 @@ describeEachDatabase('Store contract', (database) => {
     expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
     expect(pages.flatMap((p) => p.items.map((s) => s.key))).toEqual(sorted(keys));
     expect((await store.allSegments(project.id)).map((s) => s.key)).toEqual(sorted(keys));
-  });
-
-  it('updates a segment only when the expected version matches', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const segment = aSegment(project.id, 'beta');
-    await store.insertSegment(segment);
-    const changed: Segment = {
-      ...segment,
-      name: 'Beta testers',
-      match: 'any',
-      rules: [{ type: 'attribute', attribute: 'beta', operator: 'equals', value: true }],
-      included: ['user-1'],
-      version: 2,
-      updatedAt: UPDATED,
-    };
-
-    expect(await store.updateSegment({ ...changed, name: 'Stale' }, 2)).toBe(false);
-    expect(await store.findSegmentById(segment.id)).toStrictEqual(segment);
-    expect(await store.updateSegment(changed, 1)).toBe(true);
-    expect(await store.findSegmentById(segment.id)).toStrictEqual(changed);
-  });
-
-  it('refuses a second segment with the same key in one project with UniqueViolation, and allows it in another', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const other = await givenProject(store, 'payments');
-    await store.insertSegment(aSegment(project.id, 'beta'));
-
-    await expect(store.insertSegment(aSegment(project.id, 'beta'))).rejects.toBeInstanceOf(UniqueViolation);
-    const elsewhere = aSegment(other.project.id, 'beta');
-    await store.insertSegment(elsewhere);
-
-    expect(await store.allSegments(project.id)).toHaveLength(1);
-    expect(await store.allSegments(other.project.id)).toStrictEqual([elsewhere]);
-  });
-
-  it('refuses to rename a segment to a key another segment of its project has', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const beta = aSegment(project.id, 'beta');
-    const staff = aSegment(project.id, 'staff');
-    await store.insertSegment(beta);
-    await store.insertSegment(staff);
-
-    await expect(store.updateSegment({ ...staff, key: 'beta', version: 2 }, 1)).rejects.toBeInstanceOf(
-      UniqueViolation,
-    );
-    expect(await store.findSegmentById(staff.id)).toStrictEqual(staff);
-  });
-
-  it('deletes a segment, leaving the others alone', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    const doomed = aSegment(project.id, 'doomed');
-    const kept = aSegment(project.id, 'kept');
-    await store.insertSegment(doomed);
-    await store.insertSegment(kept);
-
-    await store.deleteSegment(doomed.id);
-
-    expect(await store.findSegmentById(doomed.id)).toBeUndefined();
-    expect(await store.allSegments(project.id)).toStrictEqual([kept]);
   });
 
   // API keys
@@ -1650,7 +1634,8 @@ describeEachDatabase('Store contract', (database) => {
     const existingKey = anApiKey(project.id);
     await store.insertFlag(existingFlag);
     await store.insertApiKey(existingKey);
-    const before = {
+    /** Everything the work below writes to, as the store reads it. */
+    const everything = async () => ({
       projects: await store.listProjects({ limit: 100 }),
       revisions: await store.listRevisions(),
       environments: await store.listEnvironments(project.id),
@@ -1658,7 +1643,8 @@ describeEachDatabase('Store contract', (database) => {
       segments: await store.allSegments(project.id),
       keys: await store.listApiKeys(project.id, { limit: 100 }),
       audit: await store.listAuditEvents(project.id, {}, { limit: 100 }),
-    };
+    });
+    const before = await everything();
     const failure = new Error('the work failed');
 
     const attempt = store.transaction(async (tx) => {
@@ -1681,15 +1667,7 @@ describeEachDatabase('Store contract', (database) => {
     });
 
     await expect(attempt).rejects.toBe(failure);
-    expect({
-      projects: await store.listProjects({ limit: 100 }),
-      revisions: await store.listRevisions(),
-      environments: await store.listEnvironments(project.id),
-      flags: await store.allFlags(project.id),
-      segments: await store.allSegments(project.id),
-      keys: await store.listApiKeys(project.id, { limit: 100 }),
-      audit: await store.listAuditEvents(project.id, {}, { limit: 100 }),
-    }).toStrictEqual(before);
+    expect(await everything()).toStrictEqual(before);
   });
 
   it('rolls back a transaction whose work fails on a UniqueViolation, keeping nothing it wrote before', async () => {

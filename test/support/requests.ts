@@ -7,3 +7,10 @@ import { variantList } from './builders.ts';
 export function flagBody(key: string, type: string, values: Readonly<Record<string, JsonValue>>) {
   return { key, type, variants: variantList(values) };
 }
+
+/** The environments of a project with a staging step, for POST /v1/projects: what a larger team runs. */
+export const WITH_STAGING = [
+  { key: 'development', name: 'Development' },
+  { key: 'staging', name: 'Staging' },
+  { key: 'production', name: 'Production' },
+];

@@ -94,3 +94,9 @@ export function throughProxy(url: string, proxy: TcpProxy): string {
   parsed.port = String(proxy.port);
   return parsed.toString();
 }
+
+/** A proxy in front of the service a URL names (`defaultPort` when it names none). */
+export function proxyInFrontOf(url: string, defaultPort: number): Promise<TcpProxy> {
+  const target = new URL(url);
+  return startTcpProxy(target.hostname, Number(target.port || defaultPort));
+}

@@ -1,6 +1,6 @@
 import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ApiError } from '../api.ts';
-import { ErrorSummary } from './field.tsx';
+import { ApiForm, type Submission } from './api-form.tsx';
 
 // Confirmation dialog: one for the app, opened by confirm() from anywhere.
 
@@ -154,6 +154,34 @@ export function useForm<T>(initial: T) {
   return { ...submission, values, set };
 }
 
+/** What a page's create form is given: where to create, and what to do once made or abandoned. */
+export interface CreateFormProps<T> {
+  readonly base: string;
+  readonly onCreated: (created: T) => void;
+  readonly onCancel: () => void;
+}
+
+/**
+ * A page's create form and what creating answered that is shown once (a key's secret): making one
+ * closes the form, reloads the page's list and keeps the answer until the person is done with it.
+ */
+export function useCreation<T>(reload: () => void) {
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<T>();
+  return {
+    creating,
+    setCreating,
+    created,
+    done: (value: T) => {
+      setCreating(false);
+      setCreated(value);
+      reload();
+    },
+    cancel: () => setCreating(false),
+    dismiss: () => setCreated(undefined),
+  };
+}
+
 /** The page's button that opens its create dialog; it is hidden while the dialog is open. */
 export function OpenButton({
   label,
@@ -190,8 +218,7 @@ export function CreateDialog({
   what: string;
   title?: string;
   submitLabel?: string;
-  /** The submission under way (useSubmission or useForm). */
-  form: { readonly problem: ApiError | undefined; readonly busy: boolean };
+  form: Submission;
   onSubmit: () => void;
   onCancel: () => void;
   wide?: boolean;
@@ -215,15 +242,7 @@ export function CreateDialog({
         onCancel();
       }}
     >
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          onSubmit();
-        }}
-      >
-        <h2 id={titleId}>{title}</h2>
-        <ErrorSummary problem={problem} />
+      <ApiForm problem={problem} heading={<h2 id={titleId}>{title}</h2>} onSubmit={onSubmit}>
         {children}
         <div className="dialog-actions">
           <button type="button" className="btn" onClick={onCancel}>
@@ -233,7 +252,7 @@ export function CreateDialog({
             {submitLabel}
           </button>
         </div>
-      </form>
+      </ApiForm>
     </dialog>
   );
 }

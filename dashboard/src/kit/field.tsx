@@ -105,41 +105,6 @@ export function VerbatimField({ value, onChange, ...field }: TextValueProps) {
   );
 }
 
-interface PasswordFieldProps {
-  label: ReactNode;
-  path: string;
-  problem?: ApiError | undefined;
-  hint?: ReactNode;
-  value: string;
-  onChange: (value: string) => void;
-  autoComplete: 'current-password' | 'new-password';
-}
-
-/** A password box in a Field; `autoComplete` tells password managers whether to fill or to save it. */
-export function PasswordField({
-  label,
-  path,
-  problem,
-  hint,
-  value,
-  onChange,
-  autoComplete,
-}: PasswordFieldProps) {
-  return (
-    <Field label={label} path={path} problem={problem} hint={hint}>
-      {(props) => (
-        <input
-          {...props}
-          type="password"
-          autoComplete={autoComplete}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-        />
-      )}
-    </Field>
-  );
-}
-
 /** An error shown beside something that is not a form control (a list, a group). */
 export function InlineError({ problem, path }: { problem?: ApiError | undefined; path: string }) {
   const error = errorAt(problem, path);
@@ -401,60 +366,48 @@ export function RadioChoices<V extends string | boolean>({
   ));
 }
 
+interface PasswordFieldProps<T> {
+  of: FieldSource<T>;
+  name: TextKeys<T> & string;
+  label: ReactNode;
+  hint?: ReactNode;
+  autoComplete: 'current-password' | 'new-password';
+}
+
+/** A password box bound to one of `of`'s values; `autoComplete` tells password managers whether to fill or to save it. */
+export function PasswordField<T>(props: PasswordFieldProps<T>) {
+  return <TextField {...props} type="password" />;
+}
+
 /**
  * A field for choosing a new password: every such field states the same length rule and asks the
  * browser's password manager to suggest one.
  */
-export function NewPasswordField({
+export function NewPasswordField<T>({
   hint = 'At least 12 characters.',
   ...rest
-}: Omit<PasswordFieldProps, 'autoComplete'>) {
+}: Omit<PasswordFieldProps<T>, 'autoComplete'>) {
   return <PasswordField {...rest} hint={hint} autoComplete="new-password" />;
 }
 
-/** A form's primary submit button that says what is happening while the request runs. */
-export function SubmitButton({
-  busy,
-  busyLabel,
-  wide = false,
-  children,
-}: {
-  busy: boolean;
-  busyLabel: string;
-  wide?: boolean;
-  children: ReactNode;
-}) {
-  return (
-    <button type="submit" className={wide ? 'btn primary wide' : 'btn primary'} disabled={busy}>
-      {busy ? busyLabel : children}
-    </button>
-  );
-}
-
 /** The email an account signs in with; `autoComplete` lets password managers pair it with the password. */
-export function EmailField({
-  problem,
-  value,
-  onChange,
+export function EmailField<T extends { email: string }>({
+  of,
   required = false,
 }: {
-  problem?: ApiError | undefined;
-  value: string;
-  onChange: (value: string) => void;
+  of: FieldSource<T>;
   required?: boolean;
 }) {
+  // Only `email` is read and written, which every such T has.
+  const fields = of as unknown as FieldSource<{ email: string }>;
   return (
-    <Field label="Email" path="/email" problem={problem}>
-      {(props) => (
-        <input
-          {...props}
-          type="email"
-          autoComplete="username"
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          required={required}
-        />
-      )}
-    </Field>
+    <TextField
+      of={fields}
+      name="email"
+      label="Email"
+      type="email"
+      autoComplete="username"
+      required={required}
+    />
   );
 }

@@ -1,6 +1,6 @@
 import { type ReactNode, useId } from 'react';
-import type { ApiError } from '../api.ts';
-import { ErrorSummary, useFocusFirstField } from './field.tsx';
+import { ApiForm, type Submission } from './api-form.tsx';
+import { useFocusFirstField } from './field.tsx';
 
 /**
  * A form shown in the page rather than in a dialog (a panel, or a table row being edited): the
@@ -22,7 +22,7 @@ export function InlineForm({
   /** A visible heading that names the form. */
   title?: string;
   className?: string;
-  form: { readonly problem: ApiError | undefined; readonly busy?: boolean };
+  form: Submission;
   submitLabel: string;
   onSubmit: () => void;
   onCancel: () => void;
@@ -32,19 +32,15 @@ export function InlineForm({
   const id = useId();
   const titleId = title ? id : undefined;
   return (
-    <form
+    <ApiForm
       ref={ref}
       className={className}
-      noValidate
       aria-label={label}
       aria-labelledby={titleId}
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSubmit();
-      }}
+      problem={problem}
+      heading={title && <h2 id={titleId}>{title}</h2>}
+      onSubmit={onSubmit}
     >
-      {title && <h2 id={titleId}>{title}</h2>}
-      <ErrorSummary problem={problem} />
       {children}
       <div className="form-actions">
         <button type="submit" className="btn primary" disabled={busy}>
@@ -54,6 +50,6 @@ export function InlineForm({
           Cancel
         </button>
       </div>
-    </form>
+    </ApiForm>
   );
 }

@@ -1,11 +1,19 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
 import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
-import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field, InlineError, Options, TextField } from '../kit/field.tsx';
+import {
+  CreateDialog,
+  type CreateFormProps,
+  confirmThen,
+  OpenButton,
+  useCreation,
+  useForm,
+} from '../kit/dialogs.tsx';
+import { ErrorSummary, InlineError, RadioChoices, SelectField, TextField } from '../kit/field.tsx';
+import { CopyableValue, OpenedPanel } from '../kit/opened-panel.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useOptionalProject } from '../project.ts';
-import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
+import { Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
 type Created = ApiKey & { secret: string };
 
@@ -17,8 +25,7 @@ export function ApiKeysPage() {
   const scope = useOptionalProject();
   const base = scope ? `/projects/${enc(scope.project.id)}/api-keys` : '/api-keys';
   const keys = useApi<ApiKey[]>(`${base}?limit=1000`);
-  const [creating, setCreating] = useState(false);
-  const [created, setCreated] = useState<Created>();
+  const creation = useCreation<Created>(keys.reload);
   const [problem, setProblem] = useState<ApiError>();
   const [syncing, setSyncing] = useState<ApiKey>();
 
@@ -51,7 +58,13 @@ export function ApiKeysPage() {
   return (
     <>
       <PageTitle
-        actions={<OpenButton label="Create API key" open={creating || !!created} setOpen={setCreating} />}
+        actions={
+          <OpenButton
+            label="Create API key"
+            open={creation.creating || !!creation.created}
+            setOpen={creation.setCreating}
+          />
+        }
       >
         {scope ? 'Settings → API keys' : 'Organisation API keys'}
       </PageTitle>
@@ -60,18 +73,8 @@ export function ApiKeysPage() {
           ? `Applications send a key as "Authorization: Bearer <key>". An evaluator key is all an application needs to evaluate the flags of ${scope.project.name}.`
           : 'Organisation-wide keys reach every project. Prefer a project key where one project is enough.'}
       </p>
-      {created && <NewSecret created={created} onDone={() => setCreated(undefined)} />}
-      {creating && (
-        <CreateKey
-          base={base}
-          onCreated={(key) => {
-            setCreating(false);
-            setCreated(key);
-            keys.reload();
-          }}
-          onCancel={() => setCreating(false)}
-        />
-      )}
+      {creation.created && <NewSecret created={creation.created} onDone={creation.dismiss} />}
+      {creation.creating && <CreateKey base={base} onCreated={creation.done} onCancel={creation.cancel} />}
       {scope && syncing && (
         <SyncSelectors keyOf={syncing} projectId={scope.project.id} onDone={() => setSyncing(undefined)} />
       )}
@@ -153,13 +156,13 @@ function SyncSelectors({
   const selectors = useApi<{ environment: string; selector: string }[]>(
     `/api-keys/${enc(keyOf.id)}/flagd-sync?project=${enc(projectId)}`,
   );
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
   return (
-    <section className="panel" aria-labelledby="sync-title">
-      <h2 id="sync-title" tabIndex={-1} ref={ref}>
-        flagd sync selectors of “{keyOf.name}”
-      </h2>
+    <OpenedPanel
+      id="sync-title"
+      title={<>flagd sync selectors of “{keyOf.name}”</>}
+      closeLabel="Close"
+      onClose={onDone}
+    >
       <p className="muted">
         Give one to a flagd in-process provider as its <code>selector</code>. The credential after{' '}
         <code>#</code> can read that environment’s flag definitions over flagd sync and nothing else; revoking
@@ -168,74 +171,48 @@ function SyncSelectors({
       </p>
       <ErrorSummary problem={selectors.error} />
       {selectors.data?.map(({ environment, selector }) => (
-        <div className="secret-row" key={environment}>
-          <label htmlFor={`sync-${environment}`}>{environment}</label>
-          <input
-            id={`sync-${environment}`}
-            readOnly
-            value={selector}
-            spellCheck={false}
-            onFocus={(e) => e.target.select()}
-            className="mono"
-          />
-          <CopyButton text={selector} label={`Copy the ${environment} selector`} />
-        </div>
+        <CopyableValue
+          key={environment}
+          id={`sync-${environment}`}
+          label={environment}
+          value={selector}
+          copyLabel={`Copy the ${environment} selector`}
+        />
       ))}
-      <button type="button" className="btn" onClick={onDone}>
-        Close
-      </button>
-    </section>
+    </OpenedPanel>
   );
 }
 
 /** The secret, once: with a copy button and a warning that it will not be shown again. */
 function NewSecret({ created, onDone }: { created: Created; onDone: () => void }) {
-  const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
   return (
-    <section className="panel secret" aria-labelledby="secret-title">
-      <h2 id="secret-title" tabIndex={-1} ref={ref}>
-        Copy the key “{created.name}” now
-      </h2>
+    <OpenedPanel
+      id="secret-title"
+      title={<>Copy the key “{created.name}” now</>}
+      className="panel secret"
+      closeLabel="I have stored the key"
+      primary
+      onClose={onDone}
+    >
       <p className="warning">
         <strong>This is the only time the key is shown.</strong> Flagstaff keeps only a hash of it: if it is
         lost, revoke it and create another.
       </p>
-      <div className="secret-row">
-        <label htmlFor="new-secret" className="visually-hidden">
-          The new API key
-        </label>
-        <input
-          id="new-secret"
-          readOnly
-          value={created.secret}
-          spellCheck={false}
-          onFocus={(e) => e.target.select()}
-          className="mono"
-        />
-        <CopyButton text={created.secret} label="Copy key" />
-      </div>
-      <button type="button" className="btn primary" onClick={onDone}>
-        I have stored the key
-      </button>
-    </section>
+      <CopyableValue
+        id="new-secret"
+        label="The new API key"
+        labelHidden
+        value={created.secret}
+        copyLabel="Copy key"
+      />
+    </OpenedPanel>
   );
 }
 
-function CreateKey({
-  base,
-  onCreated,
-  onCancel,
-}: {
-  base: string;
-  onCreated: (key: Created) => void;
-  onCancel: () => void;
-}) {
+function CreateKey({ base, onCreated, onCancel }: CreateFormProps<Created>) {
   const scope = useOptionalProject();
-  const form = useForm({ name: '', expiresAt: '' });
-  const { name, expiresAt: expires } = form.values;
-  const { problem } = form;
-  const [role, setRole] = useState<Role>('evaluator');
+  const form = useForm({ name: '', expiresAt: '', role: 'evaluator' as Role });
+  const { name, expiresAt: expires, role } = form.values;
   const [limited, setLimited] = useState(false);
   const [chosen, setChosen] = useState<string[]>([]);
 
@@ -262,13 +239,7 @@ function CreateKey({
     >
       <div className="row">
         <TextField of={form} name="name" label="Name" hint="What uses it, e.g. “checkout service”." />
-        <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
-          {(props) => (
-            <select {...props} value={role} onChange={(e) => setRole(e.target.value as Role)}>
-              <Options choices={ROLES} />
-            </select>
-          )}
-        </Field>
+        <SelectField of={form} name="role" label="Role" hint={ROLE_HELP[role]} choices={ROLES} />
         <TextField
           of={form}
           name="expiresAt"
@@ -280,14 +251,15 @@ function CreateKey({
       {scope && (
         <fieldset className="environments-choice">
           <legend>Environments</legend>
-          <label className="checkbox">
-            <input type="radio" name="env-scope" checked={!limited} onChange={() => setLimited(false)} /> All
-            environments, including ones created later
-          </label>
-          <label className="checkbox">
-            <input type="radio" name="env-scope" checked={limited} onChange={() => setLimited(true)} /> Only
-            these:
-          </label>
+          <RadioChoices
+            name="env-scope"
+            value={limited}
+            choices={[
+              [false, 'All environments, including ones created later'],
+              [true, 'Only these:'],
+            ]}
+            onChange={setLimited}
+          />
           {limited && (
             <div className="checkbox-list" id="f-environments">
               {scope.environments.map((e, i) => (
@@ -304,7 +276,7 @@ function CreateKey({
               ))}
             </div>
           )}
-          <InlineError problem={problem} path="/environments" />
+          <InlineError problem={form.problem} path="/environments" />
         </fieldset>
       )}
     </CreateDialog>

@@ -1,13 +1,8 @@
-import { type FormEvent, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { type Account, ApiError, api, type Me } from '../api.ts';
-import {
-  EmailField,
-  ErrorSummary,
-  Field,
-  NewPasswordField,
-  PasswordField,
-  SubmitButton,
-} from '../kit/field.tsx';
+import { SubmitForm } from '../kit/api-form.tsx';
+import { useForm } from '../kit/dialogs.tsx';
+import { EmailField, NewPasswordField, PasswordField, TextField } from '../kit/field.tsx';
 import { navigate } from '../router.tsx';
 import { Loading } from '../ui.tsx';
 
@@ -31,11 +26,14 @@ interface SignInOptions {
   sso: { label: string; loginPath: string } | null;
 }
 
+/** Sends a form whose answer sets the session cookie, then hands on who is now signed in. */
+async function signInBy(send: () => Promise<unknown>, onSignedIn: (me: Me) => void): Promise<void> {
+  await send();
+  onSignedIn(await api<Me>('GET', '/me'));
+}
+
 export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
-  const [email, setEmail] = useState('');
-  const [password, setPassword] = useState('');
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
+  const form = useForm({ email: '', password: '' });
   const [options, setOptions] = useState<SignInOptions>();
 
   useEffect(() => {
@@ -45,18 +43,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
     );
   }, []);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await api<{ account: Account }>('POST', '/auth/sign-in', { email, password });
-      onSignedIn(await api<Me>('GET', '/me'));
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
+  const submit = () =>
+    form.run(() =>
+      signInBy(() => api<{ account: Account }>('POST', '/auth/sign-in', form.values), onSignedIn),
+    );
 
   if (options === undefined) return <Loading />;
   // Back to the page the person asked for once the identity provider has signed them in.
@@ -70,21 +60,10 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       )}
       {options.sso && options.passwordSignIn && <p className="muted small center">or with your password</p>}
       {options.passwordSignIn && (
-        <form onSubmit={submit} noValidate>
-          <ErrorSummary problem={problem} />
-          <EmailField problem={problem} value={email} onChange={setEmail} required />
-          <PasswordField
-            label="Password"
-            path="/password"
-            problem={problem}
-            value={password}
-            onChange={setPassword}
-            autoComplete="current-password"
-          />
-          <SubmitButton busy={busy} busyLabel="Signing in…" wide>
-            Sign in
-          </SubmitButton>
-        </form>
+        <SubmitForm form={form} onSubmit={submit} submitLabel="Sign in" busyLabel="Signing in…" wide>
+          <EmailField of={form} required />
+          <PasswordField of={form} name="password" label="Password" autoComplete="current-password" />
+        </SubmitForm>
       )}
       <p className="muted small">
         {options.passwordSignIn
@@ -119,24 +98,15 @@ function useOneTimeLink<T>(previewPath: string, missing: string) {
   return { token, preview, linkError };
 }
 
-/** Sends a link page's form; its answer set the session cookie, so the app continues signed in. */
-function useSignedInBy(onSignedIn: (me: Me) => void) {
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  const submit = (send: () => Promise<unknown>) => async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await send();
-      onSignedIn(await api<Me>('GET', '/me'));
+/** A link page's form: it signs the person in, and the app continues at its start. */
+function useLinkForm<T>(initial: T, onSignedIn: (me: Me) => void) {
+  const form = useForm(initial);
+  const send = (request: () => Promise<unknown>) =>
+    form.run(async () => {
+      await signInBy(request, onSignedIn);
       void navigate('/', { replace: true });
-    } catch (error) {
-      setProblem(error as ApiError);
-      setBusy(false);
-    }
-  };
-  return { problem, busy, submit };
+    });
+  return { form, send };
 }
 
 /** A link page: why its link cannot be used, a wait while it is read, or its form. */
@@ -177,18 +147,17 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
     '/auth/invitation',
     'This link has no invitation in it. Open the whole link.',
   );
-  const [email, setEmail] = useState('');
-  const [name, setName] = useState('');
-  const [password, setPassword] = useState('');
-  const { problem, busy, submit } = useSignedInBy(onJoined);
-  const join = submit(() =>
-    api('POST', '/auth/join', {
-      token: link.token,
-      name,
-      password,
-      ...(link.preview?.email ? {} : { email }),
-    }),
-  );
+  const { form, send } = useLinkForm({ email: '', name: '', password: '' }, onJoined);
+  const join = () =>
+    send(() => {
+      const { email, name, password } = form.values;
+      return api('POST', '/auth/join', {
+        token: link.token,
+        name,
+        password,
+        ...(link.preview?.email ? {} : { email }),
+      });
+    });
 
   return (
     <LinkPage title={setup ? 'Set up Flagstaff' : 'Join Flagstaff'} what="invitation" link={link}>
@@ -207,36 +176,23 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
             )}
             .
           </p>
-          <form onSubmit={join} noValidate>
-            <ErrorSummary problem={problem} />
+          <SubmitForm
+            form={form}
+            onSubmit={join}
+            submitLabel="Create account"
+            busyLabel="Creating your account…"
+            wide
+          >
             {preview.email ? (
               <p>
                 Email: <strong>{preview.email}</strong>
               </p>
             ) : (
-              <EmailField problem={problem} value={email} onChange={setEmail} />
+              <EmailField of={form} />
             )}
-            <Field label="Your name" path="/name" problem={problem}>
-              {(props) => (
-                <input
-                  {...props}
-                  autoComplete="name"
-                  value={name}
-                  onChange={(e) => setName(e.target.value)}
-                />
-              )}
-            </Field>
-            <NewPasswordField
-              label="Password"
-              path="/password"
-              problem={problem}
-              value={password}
-              onChange={setPassword}
-            />
-            <SubmitButton busy={busy} busyLabel="Creating your account…" wide>
-              Create account
-            </SubmitButton>
-          </form>
+            <TextField of={form} name="name" label="Your name" autoComplete="name" />
+            <NewPasswordField of={form} name="password" label="Password" />
+          </SubmitForm>
         </>
       )}
     </LinkPage>
@@ -254,9 +210,9 @@ export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
     '/auth/password-reset',
     'This link has no reset token in it. Open the whole link.',
   );
-  const [password, setPassword] = useState('');
-  const { problem, busy, submit } = useSignedInBy(onReset);
-  const reset = submit(() => api('POST', '/auth/reset-password', { token: link.token, password }));
+  const { form, send } = useLinkForm({ password: '' }, onReset);
+  const reset = () =>
+    send(() => api('POST', '/auth/reset-password', { token: link.token, password: form.values.password }));
 
   return (
     <LinkPage title="Choose a new password" what="reset link" link={link}>
@@ -265,19 +221,15 @@ export function ResetPasswordPage({ onReset }: { onReset: (me: Me) => void }) {
           <p>
             For <strong>{preview.email}</strong>. Every browser signed in to this account is signed out.
           </p>
-          <form onSubmit={reset} noValidate>
-            <ErrorSummary problem={problem} />
-            <NewPasswordField
-              label="New password"
-              path="/password"
-              problem={problem}
-              value={password}
-              onChange={setPassword}
-            />
-            <SubmitButton busy={busy} busyLabel="Setting your password…" wide>
-              Set password and sign in
-            </SubmitButton>
-          </form>
+          <SubmitForm
+            form={form}
+            onSubmit={reset}
+            submitLabel="Set password and sign in"
+            busyLabel="Setting your password…"
+            wide
+          >
+            <NewPasswordField of={form} name="password" label="New password" />
+          </SubmitForm>
         </>
       )}
     </LinkPage>

@@ -1,7 +1,7 @@
-import { useState } from 'react';
 import { api } from '../api.ts';
-import { useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, NewPasswordField, PasswordField, SubmitButton } from '../kit/field.tsx';
+import { SubmitForm } from '../kit/api-form.tsx';
+import { useForm } from '../kit/dialogs.tsx';
+import { NewPasswordField, PasswordField } from '../kit/field.tsx';
 import { useSession } from '../session.ts';
 import { PageTitle, Time, toast } from '../ui.tsx';
 
@@ -37,47 +37,31 @@ export function YourAccountPage() {
 }
 
 function ChangePasswordForm() {
-  const [currentPassword, setCurrentPassword] = useState('');
-  const [newPassword, setNewPassword] = useState('');
-  const { problem, busy, run } = useSubmission();
+  const form = useForm({ currentPassword: '', newPassword: '' });
   const submit = () =>
-    run(async () => {
-      await api('POST', '/me/password', { currentPassword, newPassword });
-      setCurrentPassword('');
-      setNewPassword('');
+    form.run(async () => {
+      await api('POST', '/me/password', form.values);
+      form.set('currentPassword', '');
+      form.set('newPassword', '');
       toast('Password changed. You stay signed in here; your other sessions have ended.');
     });
   return (
     <section className="panel" aria-labelledby="password-title">
       <h2 id="password-title">Change your password</h2>
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          void submit();
-        }}
-      >
-        <ErrorSummary problem={problem} />
+      <SubmitForm form={form} onSubmit={submit} submitLabel="Change password" busyLabel="Changing…">
         <PasswordField
+          of={form}
+          name="currentPassword"
           label="Current password"
-          path="/currentPassword"
-          problem={problem}
-          value={currentPassword}
-          onChange={setCurrentPassword}
           autoComplete="current-password"
         />
         <NewPasswordField
+          of={form}
+          name="newPassword"
           label="New password"
-          path="/newPassword"
-          problem={problem}
           hint="At least 12 characters. Your other signed-in browsers are signed out."
-          value={newPassword}
-          onChange={setNewPassword}
         />
-        <SubmitButton busy={busy} busyLabel="Changing…">
-          Change password
-        </SubmitButton>
-      </form>
+      </SubmitForm>
     </section>
   );
 }

@@ -1,11 +1,14 @@
 import {
   BOOLEAN_VARIANTS,
+  type Flag,
+  type FlagEnvironment,
   type FlagType,
   initialFlagEnvironment,
   type JsonValue,
   type Variant,
 } from '../../domain/flag.ts';
-import { protectedByDefault } from '../../domain/project.ts';
+import { type Environment, type Project, protectedByDefault } from '../../domain/project.ts';
+import type { Segment } from '../../domain/segment.ts';
 
 // One canonical form per resource, built from a file or from the server's answer alike, so that
 // plan compares like with like: every field explicit, server-owned fields (id, version,
@@ -31,50 +34,33 @@ export function sortKeys(value: unknown): Json {
 const sorted = (values: unknown): string[] => [...((values as string[] | undefined) ?? [])].sort();
 const str = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
 
-export interface EnvironmentState {
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly protected: boolean;
+/** What the server owns and a file never states (decision 1740): ids, versions, timestamps. */
+type ServerOwned = 'id' | 'projectId' | 'version' | 'createdAt' | 'updatedAt';
+
+// Each canonical form is its domain type without what the server owns, its nested parts in their
+// canonical forms: a field the domain gains is a field plan must compare, or this does not compile.
+
+export type EnvironmentState = Omit<Environment, ServerOwned | 'requiredApprovals'> & {
   readonly requiredApprovals: number;
-}
-
-export interface ProjectState {
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly environments: readonly EnvironmentState[];
-}
-
-export interface SegmentState {
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly match: 'all' | 'any';
-  readonly rules: readonly Obj[];
-  readonly included: readonly string[];
-  readonly excluded: readonly string[];
-}
-
-export type FlagEnvironmentState = Readonly<Obj> & {
-  readonly enabled: boolean;
-  readonly offVariant: string | null;
-  readonly defaultVariant: string | null;
-  readonly targets: readonly Obj[];
-  readonly rules: readonly Obj[];
 };
 
-export interface FlagState {
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly type: FlagType;
+export type ProjectState = Omit<Project, ServerOwned> & {
+  readonly environments: readonly EnvironmentState[];
+};
+
+export type SegmentState = Omit<Segment, ServerOwned | 'rules'> & { readonly rules: readonly Obj[] };
+
+export type FlagEnvironmentState = Readonly<Obj> &
+  Pick<FlagEnvironment, 'enabled' | 'offVariant' | 'defaultVariant'> & {
+    readonly targets: readonly Obj[];
+    readonly rules: readonly Obj[];
+  };
+
+export type FlagState = Omit<Flag, ServerOwned | 'variants' | 'metadata' | 'environments'> & {
   readonly variants: readonly Obj[];
-  readonly tags: readonly string[];
   readonly metadata: Obj;
-  readonly archived: boolean;
   readonly environments: Readonly<Record<string, FlagEnvironmentState>>;
-}
+};
 
 // biome-ignore lint/suspicious/noExplicitAny: files and answers are checked by the JSON Schema first
 type Loose = any;
