@@ -6,8 +6,7 @@ import { Receiver } from '../support/webhook-receiver.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
-  seriousViolations,
-  sidewaysOverflow,
+  expectAccessible,
   startDashboardBrowser,
 } from './dashboard-support.ts';
 
@@ -59,13 +58,6 @@ describeInChromium('the dashboard, finished for every feature', () => {
     return opened.page;
   }
 
-  /** No serious axe finding, and at phone width nothing cut off sideways. */
-  async function clean(page: Page, what: string) {
-    expect(await seriousViolations(page), what).toEqual([]);
-    const width = page.viewportSize()?.width ?? 1280;
-    if (width < 600) expect(await sidewaysOverflow(page), what).toBeLessThanOrEqual(0);
-  }
-
   it(
     'the user view shows every flag for the user typed, says what decided each, and keeps the user in its address',
     async () => {
@@ -96,7 +88,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
         .poll(() => colleague.getByRole('row', { name: /Banner/ }).textContent())
         .toContain('in segment beta');
       expect(await colleague.getByLabel('Targeting key').inputValue()).toBe('ada');
-      await clean(colleague, 'the user view at phone width');
+      await expectAccessible(colleague, 'the user view at phone width');
 
       // As JSON: another user, Dutch this time; a context that is not an object is refused in place.
       await page.getByLabel('JSON').check();
@@ -110,7 +102,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await expect
         .poll(() => page.getByRole('row', { name: /Banner/ }).textContent())
         .toContain('rule 1 (“Dutch shoppers”): country is NL');
-      await clean(page, 'the user view at desktop width');
+      await expectAccessible(page, 'the user view at desktop width');
     },
     SLOW,
   );
@@ -143,7 +135,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
         // Tests are not deliveries: the log stays empty.
         await hook.getByRole('button', { name: 'Show deliveries' }).click();
         await hook.getByText('Nothing sent yet.').waitFor();
-        await clean(page, 'the webhooks page with a test report');
+        await expectAccessible(page, 'the webhooks page with a test report');
       } finally {
         await receiver.stop();
       }
@@ -176,7 +168,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       expect(
         copied.environments.development.rules.map((r: { description: string }) => r.description),
       ).toEqual(['Dutch shoppers', 'Beta testers']);
-      await clean(page, 'the flag page with environments compared');
+      await expectAccessible(page, 'the flag page with environments compared');
 
       // An editor copying into Staging, which requires an approval, sends a change request instead.
       const eve = await signedIn('/projects/feat/flags/banner', 390, EDITOR);
@@ -186,7 +178,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await compare.getByRole('button', { name: 'Copy Production to Staging' }).click();
       const asked = eve.getByRole('dialog', { name: "Copy Production's settings to Staging?" });
       await asked.getByText('the copy is sent as a change request').waitFor();
-      await clean(eve, 'the copy dialog at phone width');
+      await expectAccessible(eve, 'the copy dialog at phone width');
       await asked.getByRole('button', { name: 'Send for approval' }).click();
       await toast(eve, /Change request sent/);
       const after = await call('GET', '/v1/projects/feat/flags/banner');
@@ -221,14 +213,14 @@ describeInChromium('the dashboard, finished for every feature', () => {
       const box = await dialog.boundingBox();
       expect(box && box.y >= 0 && box.y + box.height <= 1000).toBe(true);
       expect(await dialog.textContent()).toContain('your changes were not saved');
-      expect(await seriousViolations(second)).toEqual([]);
+      await expectAccessible(second);
 
       // Kept: the edit is still there, and the bar says why saving will not work and offers the way out.
       await dialog.getByRole('button', { name: 'Keep my edits' }).click();
       expect(await served()).toBe('on');
       const bar = second.getByRole('region', { name: 'Unsaved changes' });
       await bar.getByText('Someone else saved a newer version of this flag.').waitFor();
-      expect(await seriousViolations(second)).toEqual([]);
+      await expectAccessible(second);
       await bar.getByRole('button', { name: 'Reload the other version' }).click();
       // Reloaded: the edit is gone, and the first tab's change is there.
       await expect.poll(served).toBe('off');

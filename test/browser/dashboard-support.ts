@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   ADMIN_EMAIL,
   ADMIN_KEY,
@@ -40,6 +40,20 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 /** How far the page is wider than the window (0 or less: nothing is cut off sideways). */
 export const sidewaysOverflow = (page: Page): Promise<number> =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+/** Below this width a page is laid out for a phone. */
+const PHONE_WIDTH = 600;
+
+/**
+ * What every page owes everyone: no serious or critical axe violation, and on a phone nothing
+ * cut off sideways (wide tables scroll inside their own box). `what` names the page in a failure.
+ */
+export async function expectAccessible(page: Page, what?: string): Promise<void> {
+  expect(await seriousViolations(page), what).toEqual([]);
+  if ((page.viewportSize()?.width ?? 1280) < PHONE_WIDTH) {
+    expect(await sidewaysOverflow(page), what).toBeLessThanOrEqual(0);
+  }
+}
 
 const CONFIG = fileURLToPath(new URL('../../dashboard/vite.config.ts', import.meta.url));
 
