@@ -129,33 +129,18 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     },
   );
 
-  app.post(
-    '/change-requests/:requestId/reject',
-    {
-      ...decision('Reject a change request'),
-      config: access('editor', CHANGE_REQUEST),
-    },
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.changeRequests.reject(actor, request.params.requestId)),
-  );
-
-  app.post(
-    '/change-requests/:requestId/apply',
-    {
-      ...decision('Apply a fully approved change request; admins may apply one without its approvals'),
-      config: access('editor', CHANGE_REQUEST),
-    },
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.changeRequests.apply(actor, request.params.requestId)),
-  );
-
-  app.post(
-    '/change-requests/:requestId/withdraw',
-    {
-      ...decision('Withdraw your change request (or, as an admin, anyone’s)'),
-      config: access('editor', CHANGE_REQUEST),
-    },
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.changeRequests.withdraw(actor, request.params.requestId)),
-  );
+  // Deciding without a body: the same route for each, the use case saying what each may do.
+  const decisions = [
+    ['reject', 'Reject a change request'],
+    ['apply', 'Apply a fully approved change request; admins may apply one without its approvals'],
+    ['withdraw', 'Withdraw your change request (or, as an admin, anyone’s)'],
+  ] as const;
+  for (const [action, summary] of decisions) {
+    app.post(
+      `/change-requests/:requestId/${action}`,
+      { ...decision(summary), config: access('editor', CHANGE_REQUEST) },
+      async (request, reply) =>
+        sendRead(request, reply, (actor) => services.changeRequests[action](actor, request.params.requestId)),
+    );
+  }
 };
