@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
@@ -20,6 +19,7 @@ import { clientError, frameworkError, registerErrorHandling } from './plugins/er
 import { registerMetrics } from './plugins/metrics.ts';
 import { RedisLeases } from './plugins/redis-leases.ts';
 import { parseQueryString } from './query-string.ts';
+import { requestIds } from './request-ids.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
@@ -89,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
-    genReqId: () => `req_${randomUUID()}`,
+    genReqId: requestIds(),
     requestIdHeader: false,
     // While draining, requests already on open connections are served (with Connection: close),
     // not refused: clients sent them before the node stopped (docs/decisions/1731).

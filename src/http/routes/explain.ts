@@ -3,11 +3,12 @@ import { epochSeconds } from '../../domain/clock.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
+import { wire } from '../evaluation-json.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema, wire } from './evaluation.ts';
+import { EvaluationResultSchema } from './evaluation.ts';
 
 /**
  * The playground's evaluation: the result applications get, plus what decided it. A separate
