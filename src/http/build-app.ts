@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config.ts';
 import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
@@ -20,6 +19,8 @@ import { clientError, frameworkError, registerErrorHandling } from './plugins/er
 import { registerMetrics } from './plugins/metrics.ts';
 import { RedisLeases } from './plugins/redis-leases.ts';
 import { parseQueryString } from './query-string.ts';
+import { requestIds } from './request-ids.ts';
+import { registerArrivals, registerPreflightRoute } from './route-arrival.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
@@ -89,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
     bodyLimit: BODY_LIMIT,
-    genReqId: () => `req_${randomUUID()}`,
+    genReqId: requestIds(),
     requestIdHeader: false,
     // While draining, requests already on open connections are served (with Connection: close),
     // not refused: clients sent them before the node stopped (docs/decisions/1731).
@@ -109,14 +110,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const { registerTelemetry } = await import('../observability/telemetry.ts');
     await registerTelemetry(app, services.evaluation, options.telemetry);
   }
-  const cors = registerCors(app, options.corsOrigins ?? ['*']);
-  // The headers every response carries, set on arrival (errors keep them): one synchronous hook
-  // for all, since each hook and each promise is a measurable share of an evaluation (decision 0207).
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    if (!cors(request, reply)) done();
-  });
+  // The headers every response carries, set on arrival by each route's first hook (errors keep
+  // them); each hook and each promise is a measurable share of an evaluation (decisions 0207, 1792).
+  registerArrivals(app, registerCors(app, options.corsOrigins ?? ['*']));
   registerMetrics(app, services);
+  registerPreflightRoute(app);
   registerJsonBodies(app, BODY_LIMIT);
   // Declared, so that setting them per request keeps one shape for every request object.
   app.decorateRequest('principal', undefined);

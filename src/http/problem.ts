@@ -23,7 +23,13 @@ export function problem(code: ErrorCode, detail: string, errors?: readonly Field
   };
 }
 
+/**
+ * Sends a problem. It carries the request id like every answer: routes set it on arrival
+ * (route-arrival.ts), and an answer made before that, or by no route (a 404, a malformed
+ * URL, a hook of a whole scope), gets it here.
+ */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
+  if (!reply.hasHeader('x-request-id')) reply.header('x-request-id', reply.request.id);
   if (body.status === 401) reply.header('www-authenticate', 'Bearer');
   return reply.code(body.status).type('application/problem+json; charset=utf-8').send(body);
 }

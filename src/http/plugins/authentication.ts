@@ -4,8 +4,6 @@ import type {
   FastifyRequest,
   HookHandlerDoneFunction,
   onRequestHookHandler,
-  preValidationHookHandler,
-  RouteOptions,
 } from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
 import { systemClock } from '../../domain/clock.ts';
@@ -18,6 +16,7 @@ import type { AccessChecks, Grant } from '../../services/core/access.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
 import type { RouteAccess } from '../route-access.ts';
+import { type Arrival, prependHooks, takeArrival } from '../route-arrival.ts';
 import {
   type Bucket,
   type Clock,
@@ -209,21 +208,25 @@ export function registerAuthentication(scope: FastifyInstance, apiKeys: ApiKeySe
       access === undefined || accessControl.checks === undefined
         ? undefined
         : authorization(accessControl.checks, access);
-    prepend(route, 'onRequest', guardHook(authenticate, limit, authorize));
+    // The route's arrival step (request id, CORS) runs first, in the guard's one hook.
+    const arrival = takeArrival(route);
+    prependHooks(route, 'onRequest', guardHook(arrival, authenticate, limit, authorize));
     if (access?.body !== undefined && accessControl.checks !== undefined) {
-      prepend(route, 'preValidation', bodyAuthorizationHook(access));
+      prependHooks(route, 'preValidation', bodyAuthorizationHook(access));
     }
     if (method !== 'HEAD') accessControl.routes.push({ method, url: route.url, access, rateLimit });
   });
 }
 
 /**
- * The route's one onRequest hook: authentication, then the rate limit, then authorisation, each
- * answering when it refuses. One synchronous callback hook rather than three (one of them async):
- * on the evaluation path every hook and every promise is a measurable share of a request
- * (decision 0207). Only a pending key load or a project lookup by key makes it wait.
+ * The route's one onRequest hook: its arrival step (`route-arrival.ts`: the request id, CORS),
+ * authentication, then the rate limit, then authorisation, each answering when it refuses. One
+ * synchronous callback hook rather than four (one of them async): on the evaluation path every
+ * hook and every promise is a measurable share of a request (decisions 0207, 1792). Only a
+ * pending key load or a project lookup by key makes it wait.
  */
 function guardHook(
+  arrival: Arrival | undefined,
   authenticate: Authentication,
   limit: RateLimitStep | undefined,
   authorize: Authorization | undefined,
@@ -238,6 +241,7 @@ function guardHook(
     else authorize(request, done);
   };
   return function guard(request, reply, done) {
+    if (arrival?.(request, reply)) return;
     const authenticated = authenticate(request, reply);
     if (authenticated === true) afterAuthentication(request, reply, done);
     else if (authenticated !== false) {
@@ -246,17 +250,6 @@ function guardHook(
       }, done);
     }
   };
-}
-
-/** Adds hooks before the route's own; a new array, since Fastify copies GET options for HEAD. */
-function prepend(
-  route: RouteOptions,
-  name: 'onRequest' | 'preValidation',
-  ...hooks: (onRequestHookHandler | preValidationHookHandler)[]
-): void {
-  const own = route[name];
-  const existing = own === undefined ? [] : Array.isArray(own) ? own : [own];
-  (route as unknown as Record<string, unknown>)[name] = [...hooks, ...existing];
 }
 
 /** Finds the principal (true), or answers 401/403/429 (false). */

@@ -4,6 +4,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Browsers may call the route from other origins (docs/product.md §6): evaluation and OFREP. */
     browser?: boolean;
+    /** The one route that answers every CORS preflight (`OPTIONS *`). */
+    preflight?: boolean;
   }
 }
 
@@ -37,11 +39,19 @@ const METHODS = 'GET, HEAD, POST';
 const MAX_AGE = '600';
 
 /**
- * Adds the CORS headers a request gets, and answers a preflight; true when it answered. Called
- * from the app's one root onRequest hook (see `registerCors`), so it runs before authentication
- * and a 401 or 429 carries them too. The header values are joined once, here, not per request.
+ * Adds the CORS headers a request gets, or answers a preflight; true when it answered. Run on
+ * arrival (`route-arrival.ts`), before authentication, so a 401 or 429 carries them too. The
+ * header values are joined once, here, not per request.
  */
-export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => boolean;
+export type CorsStep = (request: FastifyRequest, reply: FastifyReply) => boolean;
+
+/** What a browser route and the preflight route do on arrival (`route-arrival.ts` runs them). */
+export interface Cors {
+  /** On a browser route (`config: { browser: true }`): `Vary: Origin`, and the CORS headers for a request with `Origin`. */
+  readonly browserRoute: CorsStep;
+  /** On `OPTIONS *` (`route-arrival.ts` adds it): answers the preflight of a browser route; other preflights go on to a 404. */
+  readonly preflight: CorsStep;
+}
 
 /**
  * CORS for the evaluation and OFREP routes only: preflights answered, the request headers they
@@ -50,14 +60,14 @@ export type CorsHeaders = (request: FastifyRequest, reply: FastifyReply) => bool
  * call them. CORS headers go only to requests that carry an Origin (browsers' cross-origin
  * requests), so browser routes' answers vary on Origin; shared caches must not mix them.
  * The same headers and statuses @fastify/cors gave with these options (decision 0503), for a
- * fraction of its cost per request (decision 0207).
+ * fraction of its cost per request (decisions 0207, 1792).
  */
-export function registerCors(app: FastifyInstance, origins: readonly string[]): CorsHeaders {
+export function registerCors(app: FastifyInstance, origins: readonly string[]): Cors {
   // The routes that say `config: { browser: true }`, by method, as one pattern each, built as
-  // they are registered. Matched by method and raw URL (its query included, so no request
-  // splits its URL for CORS), because a preflight names the method and path it asks for before
-  // any route is chosen; `PATCH /v1/flags/{id}` shares its path with `GET /v1/flags/{key}` and
-  // stays closed.
+  // they are registered. A preflight names the method and path it asks for before any route is
+  // chosen, so preflights are matched by method and raw URL (its query included, so no request
+  // splits its URL for CORS); `PATCH /v1/flags/{id}` shares its path with `GET /v1/flags/{key}`
+  // and stays closed. Any other request knows its route: the route's own arrival says whether it is a browser route.
   const patterns = new Map<string, string[]>();
   const browserPaths = new Map<string, RegExp>();
   app.addHook('onRoute', (route) => {
@@ -83,30 +93,29 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
     reply.header('access-control-expose-headers', EXPOSED);
   };
 
-  // Lets OPTIONS reach the root hook for every path; what is not a browser route's preflight is a 404.
-  app.options('*', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
-
-  return (request, reply) => {
-    const preflight = request.method === 'OPTIONS';
-    // A preflight is about the method it asks for; any other request about its own.
-    const method = preflight ? request.headers['access-control-request-method'] : request.method;
-    if (typeof method !== 'string' || !isBrowserRoute(method, request.url)) return false;
-    // Browsers send Origin with every cross-origin request, and only they read CORS headers:
-    // a server-side client (most evaluations) gets none, so the answer varies on Origin.
-    reply.header('vary', 'Origin');
-    if (!preflight) {
+  return {
+    browserRoute(request, reply) {
+      // Browsers send Origin with every cross-origin request, and only they read CORS headers:
+      // a server-side client (most evaluations) gets none, so the answer varies on Origin.
+      reply.header('vary', 'Origin');
       if (request.headers.origin !== undefined) addHeaders(request, reply);
       return false;
-    }
-    addHeaders(request, reply);
-    if (request.headers.origin === undefined) {
-      void reply.code(400).type('text/plain').send('Invalid Preflight Request');
+    },
+    preflight(request, reply) {
+      // A preflight is about the method it asks for.
+      const method = request.headers['access-control-request-method'];
+      if (typeof method !== 'string' || !isBrowserRoute(method, request.url)) return false;
+      reply.header('vary', 'Origin');
+      addHeaders(request, reply);
+      if (request.headers.origin === undefined) {
+        void reply.code(400).type('text/plain').send('Invalid Preflight Request');
+        return true;
+      }
+      reply.header('access-control-allow-methods', METHODS);
+      reply.header('access-control-allow-headers', ALLOWED);
+      reply.header('access-control-max-age', MAX_AGE);
+      void reply.code(204).header('content-length', '0').send();
       return true;
-    }
-    reply.header('access-control-allow-methods', METHODS);
-    reply.header('access-control-allow-headers', ALLOWED);
-    reply.header('access-control-max-age', MAX_AGE);
-    void reply.code(204).header('content-length', '0').send();
-    return true;
+    },
   };
 }

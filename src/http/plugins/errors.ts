@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError } from '../../domain/errors.ts';
 import { KEY_MAX_LENGTH, MAX_PATH_PART_LENGTH } from '../../domain/keys.ts';
 import { isDatabaseUnavailable } from '../../storage/database-unavailable.ts';
-import { problem, sendProblem } from '../problem.ts';
+import { type Problem, problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
 
 /** Fastify's own errors that are the client's doing, by the code they carry. */
@@ -52,10 +52,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const path = request.url.split('?')[0] ?? '';
     // The router refuses an over-long part before routing only when no wildcard (the dashboard's
     // pages) could take the path instead; either way the client hears why.
-    if (path.split('/').some((part) => part.length > MAX_PATH_PART_LENGTH))
-      return sendProblem(reply, problem('validation_failed', PATH_PART_TOO_LONG));
-    return sendProblem(reply, problem('not_found', `No route ${request.method} ${path}.`));
+    const answer = path.split('/').some((part) => part.length > MAX_PATH_PART_LENGTH)
+      ? problem('validation_failed', PATH_PART_TOO_LONG)
+      : problem('not_found', `No route ${request.method} ${path}.`);
+    return sendUnmatched(request, reply, answer);
   });
+}
+
+/** An answer no route gives: timed for /metrics as `unmatched` (route hooks time the others), then sent. */
+function sendUnmatched(request: FastifyRequest, reply: FastifyReply, answer: Problem): FastifyReply {
+  reply.code(answer.status);
+  request.server.observeUnmatched?.(request, reply);
+  return sendProblem(reply, answer);
 }
 
 const PATH_PART_TOO_LONG = `A part of the URL path is longer than ${MAX_PATH_PART_LENGTH} characters; keys are at most ${KEY_MAX_LENGTH}.`;
@@ -66,13 +74,12 @@ const PATH_PART_TOO_LONG = `A part of the URL path is longer than ${MAX_PATH_PAR
  * 400 problem that never echoes the URL (it may carry a secret in its query).
  */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  // No route, so no onRequest hook ran: the request id every response carries is set here.
-  reply.header('x-request-id', request.id);
+  // No route, so no arrival hook ran: sendProblem sets the request id every answer carries.
   const detail =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? PATH_PART_TOO_LONG
       : 'The URL is not valid: it has a malformed percent-encoding.';
-  void sendProblem(reply, problem('validation_failed', detail));
+  void sendUnmatched(request, reply, problem('validation_failed', detail));
 }
 
 /**

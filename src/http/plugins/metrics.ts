@@ -1,14 +1,28 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { EvaluationCounts } from '../../observability/evaluation-counts.ts';
-import { FastHistogram } from '../../observability/request-durations.ts';
+import { type DurationSeries, FastHistogram } from '../../observability/request-durations.ts';
 import type { Services } from '../../services/services.ts';
+import { appendHooks } from '../route-arrival.ts';
 
 /** Seconds; finer than prom-client's default at the low end, where evaluation requests live. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** What a route label says for requests that matched no route (404s): never the raw URL. */
 export const UNMATCHED_ROUTE = 'unmatched';
+
+/** A route's duration series for a method and status code. */
+type RouteDurations = (method: string, statusCode: number) => DurationSeries;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Times an answer that no route gives (a 404, a malformed URL), as its status is set: the
+     * answers of routes are timed by their own hook (`registerMetrics`). Absent without metrics.
+     */
+    observeUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void;
+  }
+}
 
 /**
  * Serves `GET /metrics` (Prometheus text, no API key: see docs/decisions/0301-metrics-endpoint.md)
@@ -19,7 +33,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
  *   route pattern (`/v1/flags/:flagKey`), never the URL;
  * - prom-client's default process and Node.js metrics.
  * No label takes a flag key, a user value or a URL, so the series do not grow with flags or users.
- * Register it on the root instance before the routes, so that its hook sees every request.
+ * Register it on the root instance before any route, so that every route gets its hook.
  */
 export function registerMetrics(
   app: FastifyInstance,
@@ -110,16 +124,43 @@ export function registerMetrics(
   });
   // Exposed by the registry like its own histograms; observed without prom-client's per-call label work.
   registry.registerMetric(duration as unknown as Parameters<Registry['registerMetric']>[0]);
-  // A callback hook, not an async one: it runs on every response, and a promise per request shows.
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const method = request.method;
-    const statusClass = `${Math.floor(reply.statusCode / 100)}xx`;
-    // One series per (method, route, status class): routes and methods are finite.
-    duration
-      .series(`${method} ${statusClass} ${route}`, () => ({ route, method, status_class: statusClass }))
-      .observe(reply.elapsedTime / 1000);
-    done();
+  // One series per (method, route, status class): routes and methods are finite.
+  const durationsOf = (route: string): RouteDurations => {
+    const byMethod = new Map<string, (DurationSeries | undefined)[]>();
+    return (method, statusCode) => {
+      let byClass = byMethod.get(method);
+      if (byClass === undefined) {
+        byClass = [];
+        byMethod.set(method, byClass);
+      }
+      const index = Math.floor(statusCode / 100);
+      let series = byClass[index];
+      if (series === undefined) {
+        const statusClass = `${index}xx`;
+        series = duration.series(`${method} ${statusClass} ${route}`, () => ({
+          route,
+          method,
+          status_class: statusClass,
+        }));
+        byClass[index] = series;
+      }
+      return series;
+    };
+  };
+  // A callback hook per route, holding the route's series: nothing read from the request but its
+  // method (request.routeOptions builds an object on every read), no key built per answer, no
+  // promise (decisions 0207, 1793). Answers that no route gives are timed by `observeUnmatched`.
+  app.addHook('onRoute', (route) => {
+    const durations = durationsOf(route.url);
+    const observeDuration: onResponseHookHandler = (request, reply, done) => {
+      durations(request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+      done();
+    };
+    appendHooks(route, 'onResponse', observeDuration);
+  });
+  const unmatched = durationsOf(UNMATCHED_ROUTE);
+  app.decorate('observeUnmatched', (request: FastifyRequest, reply: FastifyReply) => {
+    unmatched(request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

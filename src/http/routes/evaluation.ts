@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { CONTEXT_MAX_BYTES, contextLimitBreach } from '../../domain/context-limits.ts';
 import { validationFailed } from '../../domain/errors.ts';
-import { type EvaluationContext, type EvaluationDetail, REASONS } from '../../domain/evaluation-result.ts';
+import { type EvaluationContext, REASONS } from '../../domain/evaluation-result.ts';
 import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
 import type { Services } from '../../services/services.ts';
+import { evaluationJson, JSON_TYPE } from '../evaluation-json.ts';
 import { actorOf } from '../request-helpers.ts';
 import {
   access,
@@ -51,16 +52,6 @@ const Scope = {
 };
 const Attributes = Type.Record(Type.String(), Type.Unknown());
 
-/** The seed's result shape plus `variant`; the playground's extra detail stays out of it. */
-export const wire = (d: EvaluationDetail) => ({
-  key: d.key,
-  type: d.type,
-  value: d.value,
-  reason: d.reason,
-  variant: d.variant,
-  ...(d.errorCode === undefined ? {} : { errorCode: d.errorCode, errorMessage: d.errorMessage ?? '' }),
-});
-
 /** `attributes` arrives as JSON text in the query string: it must parse to an object of at most 8 KiB. */
 function parseAttributes(text: string | undefined): EvaluationContext {
   if (text === undefined) return {};
@@ -101,18 +92,20 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
       200: EvaluationResultSchema,
       config: BY_QUERY,
     }),
-    // Not async: once the node is loaded, the answer is computed without a promise (decision 0207).
-    (request) => {
+    // Not async: once the node is loaded, the answer is computed without a promise (decision 0207),
+    // and sent as the result's JSON text made when it was first served (decision 1791).
+    (request, reply) => {
       const { attributes, ...scope } = request.query;
       const context = parseAttributes(attributes);
       const { evaluation } = services;
       const actor = actorOf(request);
       const flagKey = request.params.flagKey;
       const target = evaluation.targetInMemory(actor, scope);
-      if (target !== undefined) return wire(evaluation.evaluateIn(target, flagKey, context));
+      reply.type(JSON_TYPE);
+      if (target !== undefined) return evaluationJson(evaluation.evaluateIn(target, flagKey, context));
       return evaluation
         .target(actor, scope)
-        .then((found) => wire(evaluation.evaluateIn(found, flagKey, context)));
+        .then((found) => evaluationJson(evaluation.evaluateIn(found, flagKey, context)));
     },
   );
 
@@ -129,12 +122,16 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         config: BY_BODY,
       },
     ),
-    async (request) => {
+    async (request, reply) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
-      return wire(
-        await services.evaluation.evaluate(actorOf(request), request.params.flagKey, context, scope),
+      const detail = await services.evaluation.evaluate(
+        actorOf(request),
+        request.params.flagKey,
+        context,
+        scope,
       );
+      return reply.type(JSON_TYPE).send(evaluationJson(detail));
     },
   );
 
@@ -150,7 +147,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
       200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
       config: BY_BODY,
     }),
-    async (request) => {
+    async (request, reply) => {
       const context = checkAttributesSize(request.body.attributes);
       const scope = { project: request.query.project, environment: request.body.environment };
       const results = await services.evaluation.evaluateAll(
@@ -159,7 +156,7 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         scope,
         request.body.flags,
       );
-      return { flags: results.map(wire) };
+      return reply.type(JSON_TYPE).send(`{"flags":[${results.map(evaluationJson).join(',')}]}`);
     },
   );
 };

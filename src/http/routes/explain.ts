@@ -10,11 +10,12 @@ import {
 } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import type { Services } from '../../services/services.ts';
 import type { EvaluationTarget } from '../../services/serving/evaluation-service.ts';
+import { wire } from '../evaluation-json.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { Closed, Key, problems } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema, wire } from './evaluation.ts';
+import { EvaluationResultSchema } from './evaluation.ts';
 
 /** What decided an evaluation, beside its result: the playground's answer for one flag. */
 const ExplanationSchema = Type.Object({

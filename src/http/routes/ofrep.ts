@@ -2,21 +2,24 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
 import { DomainError, ERROR_CATALOGUE, type ErrorCode } from '../../domain/errors.ts';
+import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
-import { isFailure, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
+import { isFailure, mayFail, reevaluateIn, toOfrepResult } from '../../openfeature/ofrep/ofrep-evaluation.ts';
 import {
   contextOf,
   flagNotFound,
   OfrepError,
   type OfrepErrorCode,
   type OfrepFailure,
+  toOfrepSuccess,
 } from '../../openfeature/ofrep/ofrep-wire.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
 import type { Services } from '../../services/services.ts';
-import type { EvaluationScope } from '../../services/serving/evaluation-service.ts';
+import type { EvaluationScope, EvaluationTarget } from '../../services/serving/evaluation-service.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { JSON_TYPE, jsonPerResult } from '../evaluation-json.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
 import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
 import type { Problem } from '../problem.ts';
@@ -27,10 +30,18 @@ import type { RoutesPlugin } from '../type-provider.ts';
 import { EVENT_STREAM_PATH } from './ofrep-event-streams.ts';
 
 const tags = ['OFREP'];
-const JSON_TYPE = 'application/json; charset=utf-8';
+/**
+ * A success's OFREP body as JSON text, made once per result (decision 1791), with its fields in
+ * the order the route's response schema wrote them: the required ones (`key`, `reason`) first.
+ */
+export const ofrepSuccessJson = jsonPerResult((detail) => {
+  const { key, reason, ...optional } = toOfrepSuccess(detail);
+  return { key, reason, ...optional };
+});
 
 const Metadata = Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
-const Success = Type.Object({
+/** An OFREP success body; exported for the test that compares it with the text sent instead. */
+export const OfrepSuccessSchema = Type.Object({
   key: Type.String(),
   value: Type.Optional(Type.Unknown({ description: 'Absent when the provider must use the code default.' })),
   reason: Type.String({
@@ -194,16 +205,23 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
 /**
  * OFREP's clients expect `{ key, errorCode, errorDetails }`, not problem+json: errors that hooks
  * outside this plugin answer with (401 from authentication, 429 from the rate limit, …) are
- * rewritten on their way out, keeping their status and headers.
+ * rewritten on their way out, keeping their status and headers. A callback hook, not an async
+ * one: it runs on every OFREP answer, and a promise per answer shows (decision 0207).
  */
-async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+function problemToOfrep(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload?: unknown) => void,
+): void {
   const type = reply.getHeader('content-type');
   if (
     typeof type !== 'string' ||
     !type.startsWith('application/problem+json') ||
     typeof payload !== 'string'
   ) {
-    return payload;
+    done(null, payload);
+    return;
   }
   const problem = JSON.parse(payload) as Problem;
   const { errorCode } = failureFor(problem.code);
@@ -213,7 +231,7 @@ async function problemToOfrep(request: FastifyRequest, reply: FastifyReply, payl
     reply.statusCode >= 500
       ? { errorDetails: problem.detail }
       : { ...(key === undefined ? {} : { key }), errorCode, errorDetails: problem.detail };
-  return JSON.stringify(body);
+  done(null, JSON.stringify(body));
 }
 
 /**
@@ -240,23 +258,42 @@ export const ofrepRoutes: RoutesPlugin<{
           'The environment is the X-Flagstaff-Environment header, else the API key’s own when it is bound to one, else production. An organisation-wide key names the project with X-Flagstaff-Project.',
         params: Type.Object({ key: Type.String() }),
         body: RequestBody,
-        response: { 200: Success, ...errors, 404: AnyFailure('FLAG_NOT_FOUND') },
+        response: { 200: OfrepSuccessSchema, ...errors, 404: AnyFailure('FLAG_NOT_FOUND') },
       },
     },
-    async (request, reply) => {
-      const target = await services.evaluation.target(actorOf(request), scopeOf(request));
-      const context = contextOf(request.body);
+    // Not async once the node is loaded, and a success is sent as the text made when the result
+    // was first served (decisions 0207, 1791): the same path as GET /v1/flags/{key}.
+    (request, reply) => {
+      const actor = actorOf(request);
+      const scope = scopeOf(request);
       const { key } = request.params;
-      const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
-      if (detail === undefined) return reply.code(404).send(flagNotFound(key));
-      const result = toOfrepResult(
-        detail,
-        context,
-        reevaluateIn(target.compiled, epochSeconds(services.clock)),
-      );
-      return isFailure(result) ? reply.code(400).send(result) : result;
+      const target = services.evaluation.targetInMemory(actor, scope);
+      if (target !== undefined) return answer(reply, target, key, contextOf(request.body));
+      return services.evaluation
+        .target(actor, scope)
+        .then((found) => answer(reply, found, key, contextOf(request.body)));
     },
   );
+
+  /** One flag's OFREP answer: its success text, or the failure object the route's schema writes. */
+  function answer(reply: FastifyReply, target: EvaluationTarget, key: string, context: EvaluationContext) {
+    const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
+    if (detail === undefined) {
+      reply.code(404);
+      return flagNotFound(key);
+    }
+    if (!mayFail(detail, context)) {
+      reply.type(JSON_TYPE);
+      return ofrepSuccessJson(detail);
+    }
+    const result = toOfrepResult(
+      detail,
+      context,
+      reevaluateIn(target.compiled, epochSeconds(services.clock)),
+    );
+    if (isFailure(result)) reply.code(400);
+    return result;
+  }
 
   app.post(
     '/evaluate/flags',
@@ -280,7 +317,7 @@ export const ofrepRoutes: RoutesPlugin<{
         response: {
           200: Type.Object(
             {
-              flags: Type.Array(Type.Union([Success, Failure])),
+              flags: Type.Array(Type.Union([OfrepSuccessSchema, Failure])),
               eventStreams: Type.Optional(Type.Array(EventStream)),
             },
             { description: 'Sent pre-serialised, with its ETag.' },

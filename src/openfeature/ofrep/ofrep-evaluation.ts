@@ -32,12 +32,19 @@ export function toOfrepResult(
   reevaluate: Reevaluate,
 ): OfrepSuccess | OfrepFailure {
   if (detail.reason === 'error') return evaluationFailed(detail);
-  if (detail.reason === 'default' && context.targetingKey === undefined) {
+  if (mayFail(detail, context)) {
     const probe = reevaluate(detail.key, { ...context, targetingKey: PROBE_TARGETING_KEY });
     if (probe?.reason === 'split') return targetingKeyMissing(detail);
   }
   return toOfrepSuccess(detail);
 }
+
+/**
+ * Whether `toOfrepResult` could answer a failure for this evaluation: an error, or a default
+ * served to a context without a targetingKey. Any other evaluation is `toOfrepSuccess(detail)`.
+ */
+export const mayFail = (detail: EvaluationDetail, context: EvaluationContext): boolean =>
+  detail.reason === 'error' || (detail.reason === 'default' && context.targetingKey === undefined);
 
 export const isFailure = (result: OfrepSuccess | OfrepFailure): result is OfrepFailure =>
   'errorCode' in result;
