@@ -8,14 +8,11 @@ import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
-import {
-  type AccessControlOptions,
-  registerAccessControl,
-  registerAuthentication,
-} from './plugins/authentication.ts';
+import { type AccessControlOptions, registerAccessControl } from './plugins/access-control.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
 import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
+import { registerGuard } from './plugins/guard.ts';
 import { registerMetrics } from './plugins/metrics.ts';
 import { RedisLeases } from './plugins/redis-leases.ts';
 import { parseQueryString } from './query-string.ts';
@@ -138,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { services });
   await app.register(
     async (v1) => {
-      registerAuthentication(v1, services.apiKeys);
+      registerGuard(v1, services.apiKeys);
       for (const routes of [
         projectRoutes,
         environmentRoutes,

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { TrustProxy } from '../../src/config.ts';
 import type { Role } from '../../src/domain/api-key.ts';
 import { buildApp } from '../../src/http/build-app.ts';
-import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/authentication.ts';
+import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/access-control.ts';
 import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
 import type { CreatedApiKey } from '../../src/services/access/api-key-service.ts';
 import type { Actor } from '../../src/services/core/actor.ts';

@@ -1,51 +1,19 @@
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  HookHandlerDoneFunction,
-  onRequestHookHandler,
-} from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../domain/api-key.ts';
-import { systemClock } from '../../domain/clock.ts';
 import type { ApiKeyService } from '../../services/access/api-key-service.ts';
-import {
-  FAILED_AUTHENTICATION_LIMITS,
-  FailedAuthentications,
-} from '../../services/access/failed-authentications.ts';
-import type { AccessChecks, Grant } from '../../services/core/access.ts';
+import type { FailedAuthentications } from '../../services/access/failed-authentications.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
-import type { RouteAccess } from '../route-access.ts';
-import { type Arrival, prependHooks, takeArrival } from '../route-arrival.ts';
-import {
-  type Bucket,
-  type Clock,
-  type RateLimitBudget,
-  type RateLimiter,
-  type RateLimitStep,
-  rateLimitStep,
-  sendRateLimited,
-  setRateLimitHeaders,
-  TokenBuckets,
-} from './rate-limit.ts';
-import type { RedisLeases } from './redis-leases.ts';
-import { SharedTokenBuckets } from './shared-token-buckets.ts';
+import { type Bucket, sendRateLimited, setRateLimitHeaders } from './rate-limit.ts';
+
+// Who is calling: the credentials a request carries, checked against the node's keys and
+// sessions, with failures limited per client address (docs/product.md §5). The guard
+// (guard.ts) runs it first on every route that is not public.
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by authentication on every /v1 and /ofrep request that gets past it. */
     principal?: Principal;
-    /** What the route's access check established (route-access.ts), for the use case to trust. */
-    grant?: Grant;
-  }
-  interface FastifyContextConfig {
-    /** Who may call the route (see route-access.ts); `'public'`: no authentication at all. */
-    access?: RouteAccess | 'public';
-    /** The rate-limit budget the route draws from; default management; `false`: not limited. */
-    rateLimit?: RateLimitBudget | false;
-  }
-  interface FastifyInstance {
-    accessControl: AccessControl;
   }
 }
 
@@ -100,163 +68,13 @@ export function apiKeyAuthenticator(apiKeys: ApiKeyService): Authenticator {
   };
 }
 
-export interface RateLimitOptions {
-  /** Requests per second per principal on evaluation routes (FLAGSTAFF_RATE_LIMIT_EVALUATION); 0 disables. */
-  readonly evaluation?: number;
-  /** Requests per second per principal on management routes (FLAGSTAFF_RATE_LIMIT_MANAGEMENT); 0 disables. */
-  readonly management?: number;
-  /** Requests that fail authentication, per client address: a burst, then so many per second. */
-  readonly failedAuthentication?: { readonly burst: number; readonly perSecond: number };
-}
-
-export interface AccessControlOptions {
-  /** Tried in order after API keys; the first that finds credentials of its kind decides. */
-  readonly authenticators?: readonly Authenticator[];
-  readonly rateLimits?: RateLimitOptions;
-  /** For the rate-limit buckets; tests pass a fake one. */
-  readonly clock?: Clock;
-  /** FLAGSTAFF_REDIS_URL: budgets shared by every node (decision 0206); absent, per node. */
-  readonly sharedLimits?: RedisLeases;
-}
-
-/** A route the access hooks guard, with what it demands: the authorisation matrix test walks these. */
-export interface GuardedRoute {
-  readonly method: string;
-  readonly url: string;
-  readonly access: RouteAccess | undefined;
-  readonly rateLimit: RateLimitBudget | false;
-}
-
-/** What every guarded scope of one app shares: the authenticators and the rate-limit buckets. */
-export interface AccessControl {
-  readonly authenticators: readonly Authenticator[];
-  /** Authorisation before validation; absent, routes are left to their use cases. */
-  readonly checks: AccessChecks | undefined;
-  readonly budgets: Readonly<Partial<Record<RateLimitBudget, RateLimiter>>>;
-  /** Per client address, for requests that fail authentication (shared with flagd's gRPC sync). */
-  readonly failedAuthentications: FailedAuthentications;
-  readonly clock: Clock;
-  readonly routes: GuardedRoute[];
-}
-
-export const DEFAULT_RATE_LIMITS = {
-  evaluation: 1000,
-  management: 50,
-  failedAuthentication: FAILED_AUTHENTICATION_LIMITS,
-} as const;
-
-export function createAccessControl(
-  apiKeys: ApiKeyService,
-  checks: AccessChecks | undefined,
-  options: AccessControlOptions = {},
-): AccessControl {
-  const clock = options.clock ?? systemClock;
-  const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
-  const leases = options.sharedLimits;
-  const budget = (name: RateLimitBudget, perSecond: number): RateLimiter | undefined => {
-    if (perSecond <= 0) return undefined;
-    return leases === undefined
-      ? new TokenBuckets({ capacity: perSecond, perSecond, clock })
-      : new SharedTokenBuckets({ name, perSecond, clock, leases });
-  };
-  const evaluation = budget('evaluation', limits.evaluation);
-  const management = budget('management', limits.management);
-  return {
-    authenticators: [apiKeyAuthenticator(apiKeys), ...(options.authenticators ?? [])],
-    checks,
-    budgets: { ...(evaluation && { evaluation }), ...(management && { management }) },
-    failedAuthentications: new FailedAuthentications(limits.failedAuthentication, clock),
-    clock,
-    routes: [],
-  };
-}
-
-/** Makes one access control the app's, for every scope that then calls `registerAuthentication`. */
-export function registerAccessControl(
-  app: FastifyInstance,
-  apiKeys: ApiKeyService,
-  checks: AccessChecks,
-  options: AccessControlOptions = {},
-): AccessControl {
-  const accessControl = createAccessControl(apiKeys, checks, options);
-  app.decorate('accessControl', accessControl);
-  return accessControl;
-}
-
-/**
- * Guards every route registered after it in `scope` (docs/product.md §5, in this order): authentication
- * (401 with `WWW-Authenticate: Bearer`; failures limited per client address), the principal's
- * rate limit (429), and authorisation (403) before validation (400) and existence (404). The
- * checks are route-level hooks chosen once per route, so a request pays only for its own.
- * Uses the app's access control (`registerAccessControl`); without one, API keys alone.
- */
-export function registerAuthentication(scope: FastifyInstance, apiKeys: ApiKeyService): void {
-  const accessControl = scope.hasDecorator('accessControl')
-    ? scope.accessControl
-    : createAccessControl(apiKeys, undefined);
-  const authenticate = authentication(accessControl);
-  scope.addHook('onRoute', (route) => {
-    const config = route.config ?? {};
-    if (config.access === 'public') return;
-    const method = String(route.method);
-    const access = config.access;
-    const rateLimit = config.rateLimit ?? access?.rateLimit ?? 'management';
-    const buckets = rateLimit === false ? undefined : accessControl.budgets[rateLimit];
-    const limit =
-      buckets === undefined || rateLimit === false ? undefined : rateLimitStep(buckets, rateLimit);
-    const authorize =
-      access === undefined || accessControl.checks === undefined
-        ? undefined
-        : authorization(accessControl.checks, access);
-    // The route's arrival step (request id, CORS) runs first, in the guard's one hook.
-    const arrival = takeArrival(route);
-    prependHooks(route, 'onRequest', guardHook(arrival, authenticate, limit, authorize));
-    if (access?.body !== undefined && accessControl.checks !== undefined) {
-      prependHooks(route, 'preValidation', bodyAuthorizationHook(access));
-    }
-    if (method !== 'HEAD') accessControl.routes.push({ method, url: route.url, access, rateLimit });
-  });
-}
-
-/**
- * The route's one onRequest hook: its arrival step (`route-arrival.ts`: the request id, CORS),
- * authentication, then the rate limit, then authorisation, each answering when it refuses. One
- * synchronous callback hook rather than four (one of them async): on the evaluation path every
- * hook and every promise is a measurable share of a request (decisions 0207, 1792). Only a
- * pending key load or a project lookup by key makes it wait.
- */
-function guardHook(
-  arrival: Arrival | undefined,
-  authenticate: Authentication,
-  limit: RateLimitStep | undefined,
-  authorize: Authorization | undefined,
-): onRequestHookHandler {
-  const afterAuthentication = (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ) => {
-    if (limit !== undefined && !limit(request, reply)) return;
-    if (authorize === undefined) done();
-    else authorize(request, done);
-  };
-  return function guard(request, reply, done) {
-    if (arrival?.(request, reply)) return;
-    const authenticated = authenticate(request, reply);
-    if (authenticated === true) afterAuthentication(request, reply, done);
-    else if (authenticated !== false) {
-      authenticated.then((ok) => {
-        if (ok) afterAuthentication(request, reply, done);
-      }, done);
-    }
-  };
-}
-
 /** Finds the principal (true), or answers 401/403/429 (false). */
-type Authentication = (request: FastifyRequest, reply: FastifyReply) => boolean | Promise<boolean>;
+export type Authentication = (request: FastifyRequest, reply: FastifyReply) => boolean | Promise<boolean>;
 
-function authentication(accessControl: AccessControl): Authentication {
-  const { authenticators, failedAuthentications } = accessControl;
+export function authentication(
+  authenticators: readonly Authenticator[],
+  failedAuthentications: FailedAuthentications,
+): Authentication {
   const failures = failedAuthentications.buckets;
 
   const tooManyFailures = (reply: FastifyReply, bucket: Bucket): false => {
@@ -311,61 +129,5 @@ function authentication(accessControl: AccessControl): Authentication {
       return verified.then((found) => settle(request, reply, authenticator, credential, found));
     }
     return fail(request, reply, 'Send the API key as "Authorization: Bearer <key>".');
-  };
-}
-
-/** Establishes the request's grant, then `done`; or `done(error)` with the 403/404 to answer. */
-type Authorization = (request: FastifyRequest, done: HookHandlerDoneFunction) => void;
-
-/**
- * 403 before the request is validated: the role, the project (looked up only when a project key
- * names a project by key or a resource by id) and the environments named in the path or query.
- */
-function authorization(checks: AccessChecks, access: RouteAccess): Authorization {
-  return function authorize(request, done) {
-    const principal = request.principal;
-    if (principal === undefined) {
-      done();
-      return;
-    }
-    let grant: Grant | Promise<Grant>;
-    try {
-      grant = checks.check(principal, access.role, access.target(request), access.environments?.(request));
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    if (!(grant instanceof Promise)) {
-      request.grant = grant;
-      done();
-      return;
-    }
-    grant.then((granted) => {
-      request.grant = granted;
-      done();
-    }, done);
-  };
-}
-
-/** The environments (and key powers) named in the body: once it is parsed, before it is validated. */
-function bodyAuthorizationHook(access: RouteAccess) {
-  const check = access.body;
-  return function authorizeBody(
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    done: HookHandlerDoneFunction,
-  ): void {
-    const principal = request.principal;
-    if (principal === undefined || check === undefined) {
-      done();
-      return;
-    }
-    try {
-      check(principal, request.body, request);
-    } catch (error) {
-      done(error as Error);
-      return;
-    }
-    done();
   };
 }

@@ -21,7 +21,8 @@ import type { EvaluationScope, EvaluationTarget } from '../../services/serving/e
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { JSON_TYPE, jsonPerResult } from '../evaluation-json.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
-import { bearerSecret, registerAuthentication } from '../plugins/authentication.ts';
+import { bearerSecret } from '../plugins/authentication.ts';
+import { registerGuard } from '../plugins/guard.ts';
 import type { Problem } from '../problem.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { actorOf } from '../request-helpers.ts';
@@ -243,7 +244,7 @@ export const ofrepRoutes: RoutesPlugin<{
   realtime: Realtime;
   publicUrl?: string | undefined;
 }> = async (app, { services, realtime, publicUrl }) => {
-  registerAuthentication(app, services.apiKeys);
+  registerGuard(app, services.apiKeys);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
 

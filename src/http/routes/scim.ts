@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { DomainError, ERROR_CATALOGUE } from '../../domain/errors.ts';
 import type { Services } from '../../services/services.ts';
 import { acceptJson } from '../json-body.ts';
-import { registerAuthentication } from '../plugins/authentication.ts';
+import { registerGuard } from '../plugins/guard.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
 import { patchOf, personOf, SCIM, ScimError, scimUser, userNameFilter } from '../scim/scim-user.ts';
@@ -47,7 +47,7 @@ const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   const { provisioning } = services;
   acceptJson(app, ['application/scim+json'], BODY_LIMIT);
-  registerAuthentication(app, services.apiKeys);
+  registerGuard(app, services.apiKeys);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ScimError) return sendScimError(reply, error.status, error.message, error.scimType);
