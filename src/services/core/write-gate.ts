@@ -75,7 +75,7 @@ export async function throughGate<T>(
     updatedAt: at,
   };
   await deps.store.transaction(async (tx) => {
-    await tx.approvals.insertChangeRequest(request);
+    await tx.pendingChanges.insert('request', request);
     await recordAudit(tx, actor, request.projectId, {
       at,
       action: 'change_request.created',
@@ -95,7 +95,7 @@ async function guardedEnvironments(
   environments: readonly string[],
 ): Promise<Map<string, number>> {
   if (environments.length === 0) return new Map();
-  const policies = await store.approvals.requiredApprovals(projectId);
+  const policies = await store.requiredApprovals(projectId);
   const guarded = new Map<string, number>();
   for (const key of environments) {
     const count = policies.get(key) ?? 0;
@@ -121,7 +121,7 @@ export async function markConflicts(
   written: Written,
   at: string,
 ): Promise<void> {
-  const open = await tx.approvals.listChangeRequests(projectId, { status: 'open' }, { limit: 1000 });
+  const open = await tx.pendingChanges.listRequests(projectId, { status: 'open' }, { limit: 1000 });
   for (const request of open.items) {
     const reason = conflictWith(request, written);
     if (reason === undefined) continue;
@@ -132,7 +132,7 @@ export async function markConflicts(
       version: request.version + 1,
       updatedAt: at,
     };
-    if (!(await tx.approvals.updateChangeRequest(next, request.version))) continue;
+    if (!(await tx.pendingChanges.updateRequest(next, request.version))) continue;
     await recordAudit(tx, actor, projectId, {
       at,
       action: 'change_request.conflicted',

@@ -61,11 +61,11 @@ export class ChangeRequestService {
     page: PageRequest,
   ): Promise<Page<ChangeRequest>> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.approvals.listChangeRequests(project.id, filter, page);
+    return this.#store.pendingChanges.listRequests(project.id, filter, page);
   }
 
   async get(actor: Actor, id: string): Promise<ChangeRequest> {
-    const request = await this.#store.approvals.findChangeRequest(id);
+    const request = await this.#store.pendingChanges.find('request', id);
     if (request === undefined) throw notFound(`No change request with id "${id}".`);
     authorize(actor.principal, request.projectId, 'viewer');
     return request;
@@ -334,7 +334,7 @@ export class ChangeRequestService {
     changes: Partial<ChangeRequest>,
   ): Promise<ChangeRequest> {
     // Read again: a write may have marked it conflicted since (markConflicts, in that write's transaction).
-    const stored = (await tx.approvals.findChangeRequest(request.id)) ?? request;
+    const stored = (await tx.pendingChanges.find('request', request.id)) ?? request;
     if (stored.version !== request.version) {
       if (stored.status === 'conflicted')
         throw new StaleChanges((stored.conflict ?? 'its base changed').replace(/\.$/, ''));
@@ -346,7 +346,7 @@ export class ChangeRequestService {
       version: request.version + 1,
       updatedAt: this.#now(),
     };
-    if (!(await tx.approvals.updateChangeRequest(next, request.version)))
+    if (!(await tx.pendingChanges.updateRequest(next, request.version)))
       throw changedMeanwhile('change request');
     await recordAudit(tx, actor, next.projectId, {
       at: isoTime(this.#clock),

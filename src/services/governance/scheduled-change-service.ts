@@ -77,7 +77,7 @@ export class ScheduledChangeService extends PendingPatchService {
       settledAt: null,
       failure: null,
     };
-    await tx.scheduledChanges.insert(change);
+    await tx.pendingChanges.insert('schedule', change);
     await recordAudit(tx, actor, flag.projectId, {
       at: isoTime(this.clock),
       action: 'flag.change_scheduled',
@@ -95,12 +95,12 @@ export class ScheduledChangeService extends PendingPatchService {
     status?: ScheduledChangeStatus,
   ): Promise<readonly ScheduledChange[]> {
     await this.flags.getById(actor, flagId);
-    return this.store.scheduledChanges.listForFlag(flagId, status);
+    return this.store.pendingChanges.listSchedules(flagId, status);
   }
 
   async get(actor: Actor, flagId: string, id: string): Promise<ScheduledChange> {
     await this.flags.getById(actor, flagId);
-    const change = await this.store.scheduledChanges.find(id);
+    const change = await this.store.pendingChanges.find('schedule', id);
     if (change === undefined || change.flagId !== flagId) {
       throw notFound(`No scheduled change "${id}" of this flag.`);
     }
@@ -113,8 +113,8 @@ export class ScheduledChangeService extends PendingPatchService {
     await this.flags.checkAccess(actor, change.flagId, change.patch, change.environment);
     await this.store.transaction(async (tx) => {
       const at = new Date(this.clock()).toISOString();
-      if (!(await tx.scheduledChanges.settle(id, 'cancelled', at))) {
-        const now = await tx.scheduledChanges.find(id);
+      if (!(await tx.pendingChanges.settle(id, 'cancelled', at))) {
+        const now = await tx.pendingChanges.find('schedule', id);
         throw conflict(
           `The scheduled change is ${now?.status ?? 'gone'}; only a pending one can be cancelled.`,
         );

@@ -3,7 +3,7 @@ import { conflict, notFound, validationFailed } from '../../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import { type Environment, protectedByDefault } from '../../domain/project.ts';
-import type { ChangeSafetyStores, StoreRoles } from '../../storage/store.ts';
+import type { ProjectStore, StoreRoles } from '../../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
@@ -31,12 +31,8 @@ export interface EnvironmentPatch {
 }
 
 /** The environments with the approvals their policy requires. */
-async function withPolicies(
-  store: ChangeSafetyStores,
-  projectId: string,
-  environments: readonly Environment[],
-) {
-  const policies = await store.approvals.requiredApprovals(projectId);
+async function withPolicies(store: ProjectStore, projectId: string, environments: readonly Environment[]) {
+  const policies = await store.requiredApprovals(projectId);
   return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
 }
 
@@ -138,7 +134,7 @@ export class EnvironmentService {
       };
       if (!(await tx.updateEnvironment(next, stored.version))) throw changedMeanwhile('environment');
       if (next.requiredApprovals !== stored.requiredApprovals) {
-        await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
+        await tx.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
       }
       await this.#audit(tx, actor, 'environment.updated', stored, next);
       return next;

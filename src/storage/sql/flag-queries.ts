@@ -168,7 +168,17 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
       });
     },
 
-    deleteFlag: (id) => deleteById(db, 'flags', id),
+    deleteFlag: (id) =>
+      atomically(async ({ db }) => {
+        // Its scheduled changes go with it, as before they shared a table with change requests
+        // (migration 0013); a change request outlives the flag it would change, to say so.
+        await db
+          .deleteFrom('pending_changes')
+          .where('flag_id', '=', id)
+          .where('kind', '=', 'schedule')
+          .execute();
+        return deleteById(db, 'flags', id);
+      }),
 
     async insertFlagEnvironments(environmentId, configs) {
       const rows = [...configs].map(([flagId, config]) => ({

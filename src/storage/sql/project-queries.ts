@@ -78,5 +78,26 @@ export function projectQueries({ db, atomically, postgres }: SqlContext): Projec
       updateVersioned(db, 'environments', environment.id, environmentToRow(environment), expectedVersion),
 
     deleteEnvironment: (id) => deleteById(db, 'environments', id),
+
+    async requiredApprovals(projectId) {
+      const rows = await db
+        .selectFrom('approval_policies')
+        .innerJoin('environments', 'environments.id', 'approval_policies.environment_id')
+        .select(['environments.key as key', 'approval_policies.required_approvals as count'])
+        .where('environments.project_id', '=', projectId)
+        .execute();
+      return new Map(rows.map((row) => [row.key, Number(row.count)]));
+    },
+
+    setRequiredApprovals: (environmentId, count) =>
+      atomically(async ({ db }) => {
+        await db.deleteFrom('approval_policies').where('environment_id', '=', environmentId).execute();
+        if (count > 0) {
+          await db
+            .insertInto('approval_policies')
+            .values({ environment_id: environmentId, required_approvals: count })
+            .execute();
+        }
+      }),
   };
 }

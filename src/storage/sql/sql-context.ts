@@ -143,15 +143,6 @@ export function allOfProject<T extends 'environments' | 'flags' | 'segments'>(
     .execute() as Promise<Database[T][]>;
 }
 
-/** A store role's SQL over a connection, or over the transaction that made it: subclasses query `this.db`. */
-export abstract class SqlRole {
-  protected readonly db: Kysely<Database> | Transaction<Database>;
-
-  constructor(db: Kysely<Database> | Transaction<Database>) {
-    this.db = db;
-  }
-}
-
 /**
  * Marks a one-time link used at `at` unless it already was: false when another request used it
  * first, so of two racing uses one wins.

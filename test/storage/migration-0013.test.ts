@@ -1,0 +1,258 @@
+import type { Kysely } from 'kysely';
+import { expect, it } from 'vitest';
+import type { ChangeRequest } from '../../src/domain/change-request.ts';
+import type { ScheduledChange } from '../../src/domain/scheduled-change.ts';
+import { schemaTables } from '../../src/storage/backup/schema-tables.ts';
+import { migrateToLatest } from '../../src/storage/open-database.ts';
+import { buildFlag, buildProject, buildSegment } from '../support/builders.ts';
+import { describeEachFreshDatabase } from '../support/database.ts';
+
+const ann = { type: 'user' as const, id: 'acc_ann', name: 'Ann' };
+const bob = { type: 'api_key' as const, id: 'key_bob', name: 'Bob' };
+
+/** A request of every shape migration 0011 left: with changes, legacy, on a segment, on a deleted flag. */
+const REQUESTS: readonly ChangeRequest[] = [
+  {
+    id: 'chr_1',
+    projectId: 'prj_m',
+    flagId: 'flg_x',
+    segmentId: null,
+    environment: 'production',
+    environments: ['production', 'staging'],
+    kind: 'flag.patch',
+    patch: { enabled: true, comment: 'ship it' },
+    changes: [{ path: '/environments/production/enabled', before: false, after: true }],
+    comment: 'ship it',
+    baseVersion: 4,
+    requiredApprovals: 2,
+    author: ann,
+    status: 'open',
+    conflict: null,
+    approvals: [{ by: bob, at: '2026-01-02T00:00:00.000Z', comment: 'fine' }],
+    decidedBy: null,
+    failure: null,
+    version: 2,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-02T00:00:00.000Z',
+  },
+  {
+    id: 'chr_2',
+    projectId: 'prj_m',
+    flagId: 'flg_x',
+    segmentId: null,
+    environment: 'production',
+    environments: ['production'],
+    kind: 'flag.patch',
+    patch: { enabled: false },
+    changes: [],
+    legacy: true,
+    comment: '',
+    baseVersion: 1,
+    requiredApprovals: 1,
+    author: bob,
+    status: 'applied',
+    conflict: null,
+    approvals: [{ by: ann, at: '2026-01-03T00:00:00.000Z', comment: '' }],
+    decidedBy: ann,
+    failure: null,
+    version: 3,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-03T00:00:00.000Z',
+  },
+  {
+    id: 'chr_3',
+    projectId: 'prj_m',
+    flagId: null,
+    segmentId: 'seg_s',
+    environment: 'staging',
+    environments: ['staging'],
+    kind: 'segment.delete',
+    patch: {},
+    changes: [{ path: '', before: { key: 's' }, after: null }],
+    comment: '',
+    baseVersion: 7,
+    requiredApprovals: 1,
+    author: ann,
+    status: 'conflicted',
+    conflict: 'The field /rules of the segment changed, by Bob, since this request was made.',
+    approvals: [],
+    decidedBy: null,
+    failure: 'The segment "s" is used by flag "x"; remove those uses first.',
+    version: 5,
+    createdAt: '2026-01-04T00:00:00.000Z',
+    updatedAt: '2026-01-05T00:00:00.000Z',
+  },
+  {
+    id: 'chr_4',
+    projectId: 'prj_m',
+    flagId: 'flg_deleted',
+    segmentId: null,
+    environment: 'production',
+    environments: ['production'],
+    kind: 'flag.delete',
+    patch: {},
+    changes: [{ path: '', before: { key: 'deleted' }, after: null }],
+    comment: 'gone',
+    baseVersion: 2,
+    requiredApprovals: 3,
+    author: bob,
+    status: 'withdrawn',
+    conflict: null,
+    approvals: [],
+    decidedBy: bob,
+    failure: null,
+    version: 2,
+    createdAt: '2026-01-06T00:00:00.000Z',
+    updatedAt: '2026-01-07T00:00:00.000Z',
+  },
+];
+
+const principal = (who: typeof ann | typeof bob) => ({
+  ...who,
+  role: 'editor' as const,
+  projectId: 'prj_m',
+  environments: null,
+});
+
+/** Scheduled changes pending, failed and cancelled, as migration 0007 stored them. */
+const SCHEDULES: readonly ScheduledChange[] = [
+  {
+    id: 'sch_1',
+    projectId: 'prj_m',
+    flagId: 'flg_x',
+    environment: 'production',
+    patch: { enabled: true, rules: [] },
+    comment: 'launch',
+    at: '2026-03-01T09:00:00.000Z',
+    status: 'pending',
+    author: principal(ann),
+    createdAt: '2026-01-01T00:00:00.000Z',
+    settledAt: null,
+    failure: null,
+  },
+  {
+    id: 'sch_2',
+    projectId: 'prj_m',
+    flagId: 'flg_x',
+    environment: 'staging',
+    patch: { defaultVariant: 'nope' },
+    comment: '',
+    at: '2026-02-01T09:00:00.000Z',
+    status: 'failed',
+    author: principal(bob),
+    createdAt: '2026-01-01T00:00:00.000Z',
+    settledAt: '2026-02-01T09:00:00.120Z',
+    failure: 'The flag is not valid. /environments/staging/defaultVariant: names no variant',
+  },
+  {
+    id: 'sch_3',
+    projectId: 'prj_m',
+    flagId: 'flg_x',
+    environment: 'production',
+    patch: { enabled: false },
+    comment: 'never mind',
+    at: '2026-02-15T09:00:00.000Z',
+    status: 'cancelled',
+    author: principal(ann),
+    createdAt: '2026-01-02T00:00:00.000Z',
+    settledAt: '2026-01-03T00:00:00.000Z',
+    failure: null,
+  },
+];
+
+/** A request as a row of change_requests after migration 0011. */
+const requestRow = (r: ChangeRequest) => ({
+  id: r.id,
+  project_id: r.projectId,
+  kind: r.kind,
+  flag_id: r.flagId,
+  segment_id: r.segmentId,
+  environment: r.environment,
+  environments: JSON.stringify(r.environments),
+  patch: JSON.stringify(r.patch),
+  changes: r.legacy === true ? null : JSON.stringify(r.changes),
+  comment: r.comment,
+  base_version: r.baseVersion,
+  required_approvals: r.requiredApprovals,
+  author: JSON.stringify(r.author),
+  status: r.status,
+  conflict: r.conflict,
+  approvals: JSON.stringify(r.approvals),
+  decided_by: r.decidedBy === null ? null : JSON.stringify(r.decidedBy),
+  failure: r.failure,
+  version: r.version,
+  created_at: r.createdAt,
+  updated_at: r.updatedAt,
+});
+
+/** A scheduled change as a row of scheduled_changes (migration 0007). */
+const scheduleRow = (s: ScheduledChange) => ({
+  id: s.id,
+  project_id: s.projectId,
+  flag_id: s.flagId,
+  environment: s.environment,
+  patch: JSON.stringify(s.patch),
+  comment: s.comment,
+  at: s.at,
+  status: s.status,
+  author: JSON.stringify(s.author),
+  created_at: s.createdAt,
+  applied_at: s.settledAt,
+  failure: s.failure,
+});
+
+describeEachFreshDatabase(
+  'migration 0013: change requests and scheduled changes in one table',
+  (opened) => {
+    it('moves every row of both tables, each field read back as it was', async () => {
+      const { store, db } = opened();
+      await store.insertProject(buildProject('m', { id: 'prj_m' }));
+      await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
+      await store.insertSegment(buildSegment('s', { id: 'seg_s', projectId: 'prj_m' }));
+      // The tables as migration 0012 leaves them (Database no longer names them).
+      const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      await before.insertInto('change_requests').values(REQUESTS.map(requestRow)).execute();
+      await before.insertInto('scheduled_changes').values(SCHEDULES.map(scheduleRow)).execute();
+
+      await migrateToLatest(db);
+
+      const { pendingChanges } = store;
+      for (const request of REQUESTS)
+        expect(await pendingChanges.find('request', request.id)).toEqual(request);
+      for (const change of SCHEDULES)
+        expect(await pendingChanges.find('schedule', change.id)).toEqual(change);
+      // A kind finds only its own.
+      expect(await pendingChanges.find('schedule', 'chr_1')).toBeUndefined();
+      expect(await pendingChanges.find('request', 'sch_1')).toBeUndefined();
+      const listed = await pendingChanges.listRequests('prj_m', {}, { limit: 10 });
+      expect(listed.items).toEqual([...REQUESTS].reverse());
+      expect(await pendingChanges.listSchedules('flg_x')).toEqual([SCHEDULES[1], SCHEDULES[2], SCHEDULES[0]]);
+      expect(await pendingChanges.due('2026-12-31T00:00:00.000Z', 10)).toEqual([SCHEDULES[0]]);
+      const tables = (await schemaTables(db)).map((table) => table.name);
+      expect(tables).toContain('pending_changes');
+      expect(tables).not.toContain('change_requests');
+      expect(tables).not.toContain('scheduled_changes');
+    });
+
+    it("keeps to the old tables' rules: schedules go with their flag, requests outlive it", async () => {
+      const { store, db } = opened();
+      await store.insertProject(buildProject('m', { id: 'prj_m' }));
+      await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
+      const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+      await before
+        .insertInto('change_requests')
+        .values(requestRow(REQUESTS[0] as ChangeRequest))
+        .execute();
+      await before.insertInto('scheduled_changes').values(SCHEDULES.map(scheduleRow)).execute();
+
+      await migrateToLatest(db);
+
+      expect(await store.deleteFlag('flg_x')).toBe(true);
+      expect(await store.pendingChanges.listSchedules('flg_x')).toEqual([]);
+      expect(await store.pendingChanges.find('request', 'chr_1')).toEqual(REQUESTS[0]);
+      expect(await store.deleteProject('prj_m')).toBe(true);
+      expect(await store.pendingChanges.find('request', 'chr_1')).toBeUndefined();
+    });
+  },
+  { upTo: '0012-single-sign-on' },
+);
