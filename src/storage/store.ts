@@ -93,8 +93,11 @@ export class UniqueViolation extends Error {
 
 /** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
 export interface Transactional<R> {
-  transaction<T>(work: (tx: R) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: WithTransactions<R>) => Promise<T>): Promise<T>;
 }
+
+/** The roles `R`, and transactions over the same roles: what a use case that writes names. */
+export type WithTransactions<R> = R & Transactional<R>;
 
 /** What the evaluation snapshots read: a project's contents and every project's revision. */
 export interface EvaluationSource {

@@ -19,10 +19,17 @@ import { isPlainObject } from '../../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { TargetingRuleInput } from '../../domain/schemas/rules.ts';
-import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../../storage/store.ts';
+import type {
+  FlagFilter,
+  FlagStore,
+  Page,
+  PageRequest,
+  PendingChangeRole,
+  ProjectStore,
+  ReadOptions,
+} from '../../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import {
   applyChanges,
@@ -31,11 +38,16 @@ import {
   refuseStale,
   staleChanges,
 } from '../core/field-changes.ts';
+import { firstVersion, keyedInProject, ofProject } from '../core/keyed-resource.ts';
 import { mergeField, mergePatch } from '../core/merge-patch.ts';
 import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
 import { versionFromAudit } from '../core/version-history.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import {
+  type AuditRoles,
+  checkIfMatch,
+  type VersionedKind,
+  writeVersioned,
+} from '../core/versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from '../core/write-gate.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { validateFlag } from './validate-flag.ts';
@@ -85,14 +97,36 @@ interface AuditOf {
 const onlyOne = (touched: readonly string[]): string | undefined =>
   touched.length === 1 ? touched[0] : undefined;
 
-export class FlagService {
-  readonly #deps: WriteDeps;
+/** The store roles flag use cases name: projects, flags and segments, the audit log, pending changes. */
+export type FlagRoles = ProjectStore & FlagStore & AuditRoles & PendingChangeRole;
 
-  constructor(deps: WriteDeps) {
+/** Flags as the one versioned write stores and audits them (flagd import writes them too). */
+export const FLAGS: VersionedKind<Flag, FlagRoles> = {
+  ...keyedInProject('flag'),
+  insert: (tx, flag) => tx.insertFlag(flag),
+  update: (tx, flag, expectedVersion) => tx.updateFlag(flag, expectedVersion),
+  remove: (tx, flag) => tx.deleteFlag(flag.id),
+  gone: (flag) => flagNotFound(`No flag with id "${flag.id}".`),
+};
+
+/**
+ * The stored flag, when it is one of the project's (404 otherwise); `forUpdate` inside a write's
+ * transaction, so a concurrent write without If-Match waits its turn instead of failing.
+ */
+async function flagOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
+  return ofProject(await store.findFlagById(id, options), projectId, () =>
+    flagNotFound(`No flag with id "${id}".`),
+  );
+}
+
+export class FlagService {
+  readonly #deps: WriteDeps<FlagRoles>;
+
+  constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
   }
 
-  get #store(): StoreRoles {
+  get #store(): FlagRoles {
     return this.#deps.store;
   }
 
@@ -142,11 +176,7 @@ export class FlagService {
 
   /** A flag by id, for an actor who may view its project. */
   async getById(actor: Actor, flagId: string): Promise<Flag> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'viewer');
-    const flag = await this.#store.findFlagById(flagId);
-    if (flag === undefined || flag.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    return flag;
+    return flagOfProject(this.#store, await this.#projectOfFlag(actor, flagId, 'viewer'), flagId);
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
@@ -159,45 +189,34 @@ export class FlagService {
       ]);
     }
     const variants = input.variants ?? BOOLEAN_VARIANTS;
-    const id = newId('flg');
     return commitProjectChange(
       this.#deps,
       project.id,
       (flag) => ({ written: flag }),
-      async (tx) => {
-        const environments = await tx.listEnvironments(project.id);
-        const at = isoTime(this.#deps.clock);
-        const flag: Flag = {
-          id,
-          projectId: project.id,
-          key: input.key,
-          name: input.name ?? input.key,
-          description: input.description ?? '',
-          type,
-          variants,
-          tags: input.tags ?? [],
-          archived: false,
-          metadata: input.metadata ?? {},
-          version: 1,
-          createdAt: at,
-          updatedAt: at,
-          environments: Object.fromEntries(
-            environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
-          ),
-        };
-        await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
-        await tx
-          .insertFlag(flag)
-          .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
-        await recordAudit(tx, actor, project.id, {
-          at: isoTime(this.#deps.clock),
-          action: 'flag.created',
-          resource: { type: 'flag', id, key: flag.key },
-          before: null,
-          after: flag,
-        });
-        return flag;
-      },
+      (tx) =>
+        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+          create: async () => {
+            const environments = await tx.listEnvironments(project.id);
+            const flag: Flag = {
+              ...firstVersion('flg', input, isoTime(this.#deps.clock)),
+              projectId: project.id,
+              type,
+              variants,
+              tags: input.tags ?? [],
+              archived: false,
+              metadata: input.metadata ?? {},
+              environments: Object.fromEntries(
+                environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+              ),
+            };
+            await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
+            return {
+              next: flag,
+              action: 'flag.created',
+              taken: `A flag "${input.key}" already exists in project "${project.key}".`,
+            };
+          },
+        }),
     );
   }
 
@@ -248,9 +267,7 @@ export class FlagService {
     environment: string,
   ): Promise<{ projectId: string; stored: Flag; next: Flag }> {
     const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
+    const stored = await flagOfProject(this.#store, projectId, flagId);
     const { next } = this.#mergeField(stored, patch, environment);
     await validateReferences(this.#store, next, new Set(Object.keys(stored.environments)), stored);
     return { projectId, stored, next };
@@ -268,7 +285,7 @@ export class FlagService {
     flagId: string,
     patch: FlagPatch,
     environment: string,
-    claim: (stored: Flag, tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (stored: Flag, tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
     const current = await this.#store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
@@ -292,7 +309,7 @@ export class FlagService {
     flagId: string,
     changes: readonly FieldChange[],
     action: 'flag.updated' | 'flag.restored',
-    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
     const current = await this.#store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
@@ -388,12 +405,7 @@ export class FlagService {
     version: number,
     options: { ifMatch?: number | undefined },
   ): Promise<Gated<Flag>> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
-    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    checkIfMatch(options.ifMatch, stored.version);
+    const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     const restored = this.#restored(
       stored,
       await versionFromAudit<Flag>(this.#store, projectId, 'flag', flagId, version),
@@ -445,40 +457,39 @@ export class FlagService {
     projectId: string,
     flagId: string,
     ifMatch: number | undefined,
-    build: (stored: Flag, tx: StoreRoles) => Promise<{ next: Flag; audit: AuditOf }>,
+    build: (stored: Flag, tx: FlagRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
     return commitProjectChange(
       this.#deps,
       projectId,
       (flag) => ({ written: flag }),
-      async (tx) => {
-        // The one read of the flag, locked until commit: a concurrent patch without If-Match
-        // waits its turn instead of failing.
-        const stored = await tx.findFlagById(flagId, { forUpdate: true });
-        if (stored === undefined || stored.projectId !== projectId)
-          throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(ifMatch, stored.version);
-        const { next, audit } = await build(stored, tx);
-        // Every flag has a configuration in every environment of its project, so the stored one names them all.
-        await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
-        if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
-        if (!(await tx.updateFlag(next, stored.version))) {
-          throw changedMeanwhile('flag');
-        }
-        const at = isoTime(this.#deps.clock);
-        await recordAudit(tx, actor, projectId, {
-          at,
-          action: audit.action,
-          resource: { type: 'flag', id: flagId, key: next.key },
-          ...(audit.environment === undefined ? {} : { environment: audit.environment }),
-          before: stored,
-          after: next,
-          ...(audit.details === undefined ? {} : { details: audit.details }),
-        });
-        await markConflicts(tx, actor, projectId, { flag: next }, at);
-        return next;
-      },
+      (tx) =>
+        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+          load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
+          ifMatch,
+          change: async (stored) => {
+            const { next, audit } = await build(stored, tx);
+            // Every flag has a configuration in every environment of its project, so the stored one names them all.
+            await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+            if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
+            return { next, ...audit };
+          },
+          also: (flag, at) => markConflicts(tx, actor, projectId, { flag }, at),
+        }),
     );
+  }
+
+  /** The flag a write of every environment (a delete, a restore) acts on, once the actor may and If-Match holds. */
+  async #wholeFlagWrite(
+    actor: Actor,
+    flagId: string,
+    ifMatch: number | undefined,
+  ): Promise<{ projectId: string; stored: Flag }> {
+    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
+    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
+    const stored = await flagOfProject(this.#store, projectId, flagId);
+    checkIfMatch(ifMatch, stored.version);
+    return { projectId, stored };
   }
 
   /** Deletes a flag, through the gate: in a guarded environment a non-admin's delete is a change request. */
@@ -487,12 +498,7 @@ export class FlagService {
     flagId: string,
     options: { ifMatch?: number | undefined },
   ): Promise<Gated<void>> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
-    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    checkIfMatch(options.ifMatch, stored.version);
+    const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     await refuseIfRequired(this.#store, stored, 'deleted');
     const write = {
       kind: 'flag.delete',
@@ -514,33 +520,23 @@ export class FlagService {
     projectId: string,
     flagId: string,
     ifMatch: number | undefined,
-    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     await commitProjectChange(
       this.#deps,
       projectId,
-      (key: string) => ({ removed: key }),
-      async (tx) => {
-        const stored = await tx.findFlagById(flagId, { forUpdate: true });
-        if (stored === undefined || stored.projectId !== projectId)
-          throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(ifMatch, stored.version);
-        await refuseIfRequired(tx, stored, 'deleted');
-        const details = claim === undefined ? undefined : await claim(tx);
-        // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
-        if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
-        const at = isoTime(this.#deps.clock);
-        await recordAudit(tx, actor, projectId, {
-          at,
-          action: 'flag.deleted',
-          resource: { type: 'flag', id: flagId, key: stored.key },
-          before: stored,
-          after: null,
-          ...(details === undefined ? {} : { details }),
-        });
-        await markConflicts(tx, actor, projectId, { flag: stored, gone: true }, at);
-        return stored.key;
-      },
+      (flag: Flag) => ({ removed: flag.key }),
+      (tx) =>
+        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+          load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
+          ifMatch,
+          change: async (stored) => {
+            await refuseIfRequired(tx, stored, 'deleted');
+            // Of two deletes racing past the read, only the one that removed the row audits it.
+            return { next: null, action: 'flag.deleted', details: await claim?.(tx) };
+          },
+          also: (flag, at) => markConflicts(tx, actor, projectId, { flag, gone: true }, at),
+        }),
     );
   }
 

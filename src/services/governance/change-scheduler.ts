@@ -1,8 +1,9 @@
 import { isoTime, systemClock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../../domain/scheduled-change.ts';
-import type { StoreRoles } from '../../storage/store.ts';
+import type { PendingChangeRole, WithTransactions } from '../../storage/store.ts';
 import { recordAudit } from '../core/audit.ts';
+import type { AuditRoles } from '../core/versioned-write.ts';
 import type { FlagService } from '../flags/flag-service.ts';
 
 export interface SchedulerOptions {
@@ -35,7 +36,7 @@ function reasonOf(error: DomainError): string {
  * while no node ran is applied by the first pass after start, its delay in the audit event.
  */
 export class ChangeScheduler {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<PendingChangeRole & AuditRoles>;
   readonly #flags: FlagService;
   readonly #clock: () => number;
   readonly #intervalMs: number;
@@ -43,7 +44,11 @@ export class ChangeScheduler {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SchedulerPass> | undefined;
 
-  constructor(store: StoreRoles, flags: FlagService, options: SchedulerOptions = {}) {
+  constructor(
+    store: WithTransactions<PendingChangeRole & AuditRoles>,
+    flags: FlagService,
+    options: SchedulerOptions = {},
+  ) {
     this.#store = store;
     this.#flags = flags;
     this.#clock = options.clock ?? systemClock;
