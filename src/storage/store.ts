@@ -295,10 +295,13 @@ export interface StoreRoles
     PendingChangeRole,
     Transactional<StoreRoles> {}
 
-/** The whole port: what an adapter implements and `main.ts` wires. */
-export interface Store extends StoreRoles {
-  /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+/** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+export interface InsightsRole {
   readonly insights: InsightsStore;
+}
+
+/** The whole port: what an adapter implements and `main.ts` wires. */
+export interface Store extends StoreRoles, InsightsRole {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -12,7 +12,7 @@ import {
   usageSince,
 } from '../../insights/stale.ts';
 import type { VariantUsage } from '../../storage/insights-store.ts';
-import type { FlagStore, ProjectStore, Store } from '../../storage/store.ts';
+import type { FlagStore, InsightsRole, ProjectStore } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { accessProject } from '../core/project-access.ts';
 
@@ -73,7 +73,7 @@ function parseTime(field: string, text: string | undefined, fallback: number): n
 }
 
 /** The store roles insights name: the counts (outside transactions), and the flags and projects they are of. */
-export type InsightsRoles = Pick<Store, 'insights'> & ProjectStore & FlagStore;
+export type InsightsRoles = InsightsRole & ProjectStore & FlagStore;
 
 /** Evaluation counts per flag (docs/product.md §10): counted in memory, flushed in batches, read back as series and staleness. */
 export class InsightsService {
