@@ -1,7 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import { createIndex, createTable } from './schema.ts';
 
 /**
  * Change requests and scheduled changes in one table (docs/decisions/1820): both are a write kept
@@ -13,33 +11,16 @@ const integer = 'integer' as const;
  */
 export const pendingChanges: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('pending_changes')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('kind', text, (c) => c.notNull())
-      .addColumn('write_kind', text, (c) => c.notNull())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('flag_id', text)
-      .addColumn('segment_id', text)
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('environments', text)
-      .addColumn('patch', text, (c) => c.notNull())
-      .addColumn('changes', text)
-      .addColumn('comment', text, (c) => c.notNull())
-      .addColumn('author', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('at', text)
-      .addColumn('base_version', integer)
-      .addColumn('required_approvals', integer)
-      .addColumn('conflict', text)
-      .addColumn('approvals', text)
-      .addColumn('decided_by', text)
-      .addColumn('failure', text)
-      .addColumn('settled_at', text)
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .execute();
+    await createTable(
+      db,
+      'pending_changes',
+      `id text primary key, kind text not null, write_kind text not null,
+      project_id text not null references projects.id cascade, flag_id text, segment_id text,
+      environment text not null, environments text, patch text not null, changes text, comment text not null,
+      author text not null, status text not null, at text, base_version integer, required_approvals integer,
+      conflict text, approvals text, decided_by text, failure text, settled_at text, version integer not null,
+      created_at text not null, updated_at text not null`,
+    ).execute();
     await sql`
       INSERT INTO pending_changes (id, kind, write_kind, project_id, flag_id, segment_id, environment,
         environments, patch, changes, comment, author, status, at, base_version, required_approvals,
@@ -59,20 +40,13 @@ export const pendingChanges: Migration = {
     await db.schema.dropTable('change_requests').execute();
     await db.schema.dropTable('scheduled_changes').execute();
     // The scheduler's "what is due?", a flag's schedule, a project's requests by status.
-    await db.schema
-      .createIndex('pending_changes_due')
-      .on('pending_changes')
-      .columns(['kind', 'status', 'at'])
-      .execute();
-    await db.schema
-      .createIndex('pending_changes_flag')
-      .on('pending_changes')
-      .columns(['flag_id', 'at'])
-      .execute();
-    await db.schema
-      .createIndex('pending_changes_project')
-      .on('pending_changes')
-      .columns(['project_id', 'kind', 'status', 'id'])
-      .execute();
+    await createIndex(db, 'pending_changes_due', 'pending_changes', ['kind', 'status', 'at']);
+    await createIndex(db, 'pending_changes_flag', 'pending_changes', ['flag_id', 'at']);
+    await createIndex(db, 'pending_changes_project', 'pending_changes', [
+      'project_id',
+      'kind',
+      'status',
+      'id',
+    ]);
   },
 };
