@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/open-database.ts';
-import { buildFlag, buildProject } from '../support/builders.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
+import { givenProjectM } from '../support/pending-changes.ts';
 
 const AT = '2026-01-01T00:00:00.000Z';
 
@@ -11,9 +11,8 @@ describeEachFreshDatabase(
   (opened) => {
     it('keeps every existing request, as a flag patch applied onto the version it was made against', async () => {
       const { store, db } = opened();
-      await store.insertProject(buildProject('m', { id: 'prj_m' }));
-      await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
       const author = JSON.stringify({ type: 'api_key', id: 'key_a', name: 'ann' });
+      await givenProjectM(store);
       // A request as migration 0007 stored it.
       await sql`INSERT INTO change_requests (id, project_id, flag_id, environment, patch, comment,
         base_version, required_approvals, author, status, approvals, decided_by, failure, version,

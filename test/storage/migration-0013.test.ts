@@ -4,64 +4,33 @@ import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { ScheduledChange } from '../../src/domain/scheduled-change.ts';
 import { schemaTables } from '../../src/storage/backup/schema-tables.ts';
 import { migrateToLatest } from '../../src/storage/open-database.ts';
-import { buildFlag, buildProject, buildSegment } from '../support/builders.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
-
-const ann = { type: 'user' as const, id: 'acc_ann', name: 'Ann' };
-const bob = { type: 'api_key' as const, id: 'key_bob', name: 'Bob' };
+import { ANN, aChangeRequest, aScheduledChange, BOB, givenProjectM } from '../support/pending-changes.ts';
 
 /** A request of every shape migration 0011 left: with changes, legacy, on a segment, on a deleted flag. */
 const REQUESTS: readonly ChangeRequest[] = [
-  {
-    id: 'chr_1',
-    projectId: 'prj_m',
-    flagId: 'flg_x',
-    segmentId: null,
-    environment: 'production',
+  aChangeRequest('chr_1', {
     environments: ['production', 'staging'],
-    kind: 'flag.patch',
     patch: { enabled: true, comment: 'ship it' },
-    changes: [{ path: '/environments/production/enabled', before: false, after: true }],
     comment: 'ship it',
     baseVersion: 4,
     requiredApprovals: 2,
-    author: ann,
-    status: 'open',
-    conflict: null,
-    approvals: [{ by: bob, at: '2026-01-02T00:00:00.000Z', comment: 'fine' }],
-    decidedBy: null,
-    failure: null,
+    approvals: [{ by: BOB, at: '2026-01-02T00:00:00.000Z', comment: 'fine' }],
     version: 2,
-    createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-02T00:00:00.000Z',
-  },
-  {
-    id: 'chr_2',
-    projectId: 'prj_m',
-    flagId: 'flg_x',
-    segmentId: null,
-    environment: 'production',
-    environments: ['production'],
-    kind: 'flag.patch',
+  }),
+  aChangeRequest('chr_2', {
     patch: { enabled: false },
     changes: [],
     legacy: true,
-    comment: '',
-    baseVersion: 1,
-    requiredApprovals: 1,
-    author: bob,
+    author: BOB,
     status: 'applied',
-    conflict: null,
-    approvals: [{ by: ann, at: '2026-01-03T00:00:00.000Z', comment: '' }],
-    decidedBy: ann,
-    failure: null,
+    approvals: [{ by: ANN, at: '2026-01-03T00:00:00.000Z', comment: '' }],
+    decidedBy: ANN,
     version: 3,
-    createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-03T00:00:00.000Z',
-  },
-  {
-    id: 'chr_3',
-    projectId: 'prj_m',
+  }),
+  aChangeRequest('chr_3', {
     flagId: null,
     segmentId: 'seg_s',
     environment: 'staging',
@@ -69,95 +38,52 @@ const REQUESTS: readonly ChangeRequest[] = [
     kind: 'segment.delete',
     patch: {},
     changes: [{ path: '', before: { key: 's' }, after: null }],
-    comment: '',
     baseVersion: 7,
-    requiredApprovals: 1,
-    author: ann,
     status: 'conflicted',
     conflict: 'The field /rules of the segment changed, by Bob, since this request was made.',
-    approvals: [],
-    decidedBy: null,
     failure: 'The segment "s" is used by flag "x"; remove those uses first.',
     version: 5,
     createdAt: '2026-01-04T00:00:00.000Z',
     updatedAt: '2026-01-05T00:00:00.000Z',
-  },
-  {
-    id: 'chr_4',
-    projectId: 'prj_m',
+  }),
+  aChangeRequest('chr_4', {
     flagId: 'flg_deleted',
-    segmentId: null,
-    environment: 'production',
-    environments: ['production'],
     kind: 'flag.delete',
     patch: {},
     changes: [{ path: '', before: { key: 'deleted' }, after: null }],
     comment: 'gone',
     baseVersion: 2,
     requiredApprovals: 3,
-    author: bob,
+    author: BOB,
     status: 'withdrawn',
-    conflict: null,
-    approvals: [],
-    decidedBy: bob,
-    failure: null,
+    decidedBy: BOB,
     version: 2,
     createdAt: '2026-01-06T00:00:00.000Z',
     updatedAt: '2026-01-07T00:00:00.000Z',
-  },
+  }),
 ];
-
-const principal = (who: typeof ann | typeof bob) => ({
-  ...who,
-  role: 'editor' as const,
-  projectId: 'prj_m',
-  environments: null,
-});
 
 /** Scheduled changes pending, failed and cancelled, as migration 0007 stored them. */
 const SCHEDULES: readonly ScheduledChange[] = [
-  {
-    id: 'sch_1',
-    projectId: 'prj_m',
-    flagId: 'flg_x',
-    environment: 'production',
+  aScheduledChange('sch_1', '2026-03-01T09:00:00.000Z', {
     patch: { enabled: true, rules: [] },
     comment: 'launch',
-    at: '2026-03-01T09:00:00.000Z',
-    status: 'pending',
-    author: principal(ann),
-    createdAt: '2026-01-01T00:00:00.000Z',
-    settledAt: null,
-    failure: null,
-  },
-  {
-    id: 'sch_2',
-    projectId: 'prj_m',
-    flagId: 'flg_x',
+  }),
+  aScheduledChange('sch_2', '2026-02-01T09:00:00.000Z', {
     environment: 'staging',
     patch: { defaultVariant: 'nope' },
-    comment: '',
-    at: '2026-02-01T09:00:00.000Z',
     status: 'failed',
-    author: principal(bob),
-    createdAt: '2026-01-01T00:00:00.000Z',
+    author: { ...BOB, role: 'admin', projectId: null, environments: ['staging'] },
     settledAt: '2026-02-01T09:00:00.120Z',
     failure: 'The flag is not valid. /environments/staging/defaultVariant: names no variant',
-  },
-  {
-    id: 'sch_3',
-    projectId: 'prj_m',
-    flagId: 'flg_x',
-    environment: 'production',
+  }),
+  aScheduledChange('sch_3', '2026-02-15T09:00:00.000Z', {
     patch: { enabled: false },
     comment: 'never mind',
-    at: '2026-02-15T09:00:00.000Z',
     status: 'cancelled',
-    author: principal(ann),
     createdAt: '2026-01-02T00:00:00.000Z',
     settledAt: '2026-01-03T00:00:00.000Z',
-    failure: null,
-  },
+  }),
 ];
 
 /** A request as a row of change_requests after migration 0011. */
@@ -206,9 +132,7 @@ describeEachFreshDatabase(
   (opened) => {
     it('moves every row of both tables, each field read back as it was', async () => {
       const { store, db } = opened();
-      await store.insertProject(buildProject('m', { id: 'prj_m' }));
-      await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
-      await store.insertSegment(buildSegment('s', { id: 'seg_s', projectId: 'prj_m' }));
+      await givenProjectM(store);
       // The tables as migration 0012 leaves them (Database no longer names them).
       const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       await before.insertInto('change_requests').values(REQUESTS.map(requestRow)).execute();
@@ -236,8 +160,7 @@ describeEachFreshDatabase(
 
     it("keeps to the old tables' rules: schedules go with their flag, requests outlive it", async () => {
       const { store, db } = opened();
-      await store.insertProject(buildProject('m', { id: 'prj_m' }));
-      await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
+      await givenProjectM(store);
       const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
       await before
         .insertInto('change_requests')

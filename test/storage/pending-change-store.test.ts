@@ -1,78 +1,17 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ChangeRequest } from '../../src/domain/change-request.ts';
-import type { ScheduledChange } from '../../src/domain/scheduled-change.ts';
+import { expect, it } from 'vitest';
 import type { Store } from '../../src/storage/store.ts';
-import { buildEnvironment, buildFlag, buildProject } from '../support/builders.ts';
-import { describeEachDatabase } from '../support/database.ts';
+import { describeEachFreshDatabase } from '../support/database.ts';
+import { ANN, aChangeRequest, aScheduledChange, givenProjectM } from '../support/pending-changes.ts';
 
 // The pending-change role (storage/pending-change-store.ts) and the approval policies beside the
 // environments: what change requests and scheduled changes rely on, on both databases.
 
 const AT = '2026-01-01T00:00:00.000Z';
-const ann = { type: 'user' as const, id: 'acc_ann', name: 'Ann' };
 
-const aRequest = (id: string, fields: Partial<ChangeRequest> = {}): ChangeRequest => ({
-  id,
-  projectId: 'prj_m',
-  flagId: 'flg_x',
-  segmentId: null,
-  environment: 'production',
-  environments: ['production'],
-  kind: 'flag.patch',
-  patch: { enabled: true },
-  changes: [{ path: '/environments/production/enabled', before: false, after: true }],
-  comment: '',
-  baseVersion: 1,
-  requiredApprovals: 1,
-  author: ann,
-  status: 'open',
-  conflict: null,
-  approvals: [],
-  decidedBy: null,
-  failure: null,
-  version: 1,
-  createdAt: AT,
-  updatedAt: AT,
-  ...fields,
-});
-
-const aSchedule = (id: string, at: string, fields: Partial<ScheduledChange> = {}): ScheduledChange => ({
-  id,
-  projectId: 'prj_m',
-  flagId: 'flg_x',
-  environment: 'production',
-  patch: { enabled: true },
-  comment: '',
-  at,
-  status: 'pending',
-  author: { ...ann, role: 'editor', projectId: null, environments: null },
-  createdAt: AT,
-  settledAt: null,
-  failure: null,
-  ...fields,
-});
-
-describeEachDatabase('Pending changes and approval policies', (database) => {
-  let store: Store;
-  let close: (() => Promise<void>) | undefined;
-
-  beforeEach(async () => {
-    const opened = await database.open();
-    store = opened.store;
-    close = opened.close;
-    await store.insertProject(buildProject('m', { id: 'prj_m' }));
-    await store.insertEnvironment(buildEnvironment('prj_m', 'production', { id: 'env_p' }));
-    await store.insertEnvironment(buildEnvironment('prj_m', 'staging', { id: 'env_s' }));
-    await store.insertFlag(buildFlag('x', { id: 'flg_x', projectId: 'prj_m' }));
-    await store.insertFlag(buildFlag('y', { id: 'flg_y', projectId: 'prj_m' }));
-  });
-
-  afterEach(async () => {
-    await close?.();
-    close = undefined;
-  });
-
+describeEachFreshDatabase('Pending changes and approval policies', (opened) => {
   it('keeps the approvals each environment requires, 0 removing the policy', async () => {
+    const { store } = opened();
+    await givenProjectM(store);
     await store.setRequiredApprovals('env_p', 2);
     await store.setRequiredApprovals('env_s', 1);
     await store.setRequiredApprovals('env_s', 0);
@@ -80,9 +19,11 @@ describeEachDatabase('Pending changes and approval policies', (database) => {
   });
 
   it('writes a change request back only over the version it was read at', async () => {
-    const request = aRequest('chr_1');
+    const { store } = opened();
+    await givenProjectM(store);
+    const request = aChangeRequest('chr_1');
     await store.pendingChanges.insert('request', request);
-    const approved = { ...request, approvals: [{ by: ann, at: AT, comment: 'ok' }], version: 2 };
+    const approved = { ...request, approvals: [{ by: ANN, at: AT, comment: 'ok' }], version: 2 };
 
     expect(await store.pendingChanges.updateRequest(approved, 1)).toBe(true);
     expect(await store.pendingChanges.updateRequest({ ...request, status: 'rejected', version: 2 }, 1)).toBe(
@@ -92,10 +33,12 @@ describeEachDatabase('Pending changes and approval policies', (database) => {
   });
 
   it("lists a project's requests newest first, by status and flag, a page at a time", async () => {
-    await store.pendingChanges.insert('request', aRequest('chr_1'));
-    await store.pendingChanges.insert('request', aRequest('chr_2', { status: 'applied' }));
-    await store.pendingChanges.insert('request', aRequest('chr_3', { flagId: 'flg_y' }));
-    await store.pendingChanges.insert('schedule', aSchedule('sch_1', AT));
+    const { store } = opened();
+    await givenProjectM(store);
+    await store.pendingChanges.insert('request', aChangeRequest('chr_1'));
+    await store.pendingChanges.insert('request', aChangeRequest('chr_2', { status: 'applied' }));
+    await store.pendingChanges.insert('request', aChangeRequest('chr_3', { flagId: 'flg_y' }));
+    await store.pendingChanges.insert('schedule', aScheduledChange('sch_1', AT));
     const ids = async (filter: Parameters<Store['pendingChanges']['listRequests']>[1]) =>
       (await store.pendingChanges.listRequests('prj_m', filter, { limit: 10 })).items.map((r) => r.id);
 
@@ -113,12 +56,14 @@ describeEachDatabase('Pending changes and approval policies', (database) => {
   });
 
   it('answers the due scheduled changes earliest first, pending ones only, at most as many as asked', async () => {
-    await store.pendingChanges.insert('schedule', aSchedule('sch_late', '2026-01-03T00:00:00.000Z'));
-    await store.pendingChanges.insert('schedule', aSchedule('sch_early', '2026-01-02T00:00:00.000Z'));
-    await store.pendingChanges.insert('schedule', aSchedule('sch_future', '2026-06-01T00:00:00.000Z'));
+    const { store } = opened();
+    await givenProjectM(store);
+    await store.pendingChanges.insert('schedule', aScheduledChange('sch_late', '2026-01-03T00:00:00.000Z'));
+    await store.pendingChanges.insert('schedule', aScheduledChange('sch_early', '2026-01-02T00:00:00.000Z'));
+    await store.pendingChanges.insert('schedule', aScheduledChange('sch_future', '2026-06-01T00:00:00.000Z'));
     await store.pendingChanges.insert(
       'schedule',
-      aSchedule('sch_done', '2026-01-01T00:00:00.000Z', { status: 'cancelled', settledAt: AT }),
+      aScheduledChange('sch_done', '2026-01-01T00:00:00.000Z', { status: 'cancelled', settledAt: AT }),
     );
     const due = (limit: number) => store.pendingChanges.due('2026-02-01T00:00:00.000Z', limit);
 
@@ -132,7 +77,9 @@ describeEachDatabase('Pending changes and approval policies', (database) => {
   });
 
   it('of 10 concurrent settles of one scheduled change, exactly one moves it, and it stays as that one left it', async () => {
-    await store.pendingChanges.insert('schedule', aSchedule('sch_1', AT));
+    const { store } = opened();
+    await givenProjectM(store);
+    await store.pendingChanges.insert('schedule', aScheduledChange('sch_1', AT));
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         store.transaction((tx) => tx.pendingChanges.settle('sch_1', 'failed', AT, `attempt ${i}`)),

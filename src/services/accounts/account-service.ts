@@ -15,9 +15,10 @@ import type {
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
+import { checkIfMatch } from '../core/if-match.ts';
 import { hashPassword } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { checkIfMatch, writeVersioned } from '../core/versioned-write.ts';
+import { writeVersioned } from '../core/versioned-write.ts';
 import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
 import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';

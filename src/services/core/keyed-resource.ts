@@ -31,6 +31,10 @@ export const keyedInProject = (type: string) => ({
   logOf: (resource: { readonly projectId: string }) => resource.projectId,
 });
 
+/** The 409 of a new resource whose key is another's in its project already. */
+export const takenIn = (project: { readonly key: string }, type: string, key: string): string =>
+  `${/^[aeiou]/.test(type) ? 'An' : 'A'} ${type} "${key}" already exists in project "${project.key}".`;
+
 /**
  * The resource read by id when it is one of the project's, else `missing()` (the 404): a
  * resource of another project is not told apart from none.

@@ -3,18 +3,12 @@ import { notFound, preconditionFailed } from '../../domain/errors.ts';
 import type { AuditStore, WebhookRole } from '../../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
+import { checkIfMatch } from './if-match.ts';
 import { uniqueToConflict } from './unique-to-conflict.ts';
 
 // Every versioned write (docs/product.md §4): `If-Match` checked against the stored version before
-// the change, and the optimistic version check of the update itself. `writeVersioned` is that
-// recipe written once (docs/decisions/1821); a service says only what differs.
-
-/** Refuses a request whose `If-Match` names another version than the stored one. */
-export function checkIfMatch(ifMatch: number | undefined, version: number): void {
-  if (ifMatch !== undefined && ifMatch !== version) {
-    throw preconditionFailed(`If-Match names version ${ifMatch}, but the resource is at version ${version}.`);
-  }
-}
+// the change (if-match.ts), and the optimistic version check of the update itself.
+// `writeVersioned` is that recipe written once (docs/decisions/1821); a service says only what differs.
 
 /** The error for an update that lost a race with another writer of the same resource. */
 export const changedMeanwhile = (resource: string) =>
@@ -57,8 +51,8 @@ export interface Outcome<R> {
 }
 
 interface Follows<R> {
-  /** More of the write, after its audit event in the same transaction, with the event's time. */
-  readonly also?: (written: R, at: string) => Promise<void>;
+  /** More of the write, after its audit event in the same transaction, with the event's time; `deleted` when it deleted. */
+  readonly also?: (written: R, at: string, deleted: boolean) => Promise<void>;
 }
 
 /** A write that creates the resource: nothing stored to check. */
@@ -122,7 +116,7 @@ export async function writeVersioned<
     resource === null || resource === undefined ? null : (kind.shown?.(resource) ?? resource);
   const at = isoTime(clock);
   if (outcome.action === null) {
-    await write.also?.(written, at);
+    await write.also?.(written, at, outcome.next === null);
     return written;
   }
   await recordAudit(tx, actor, kind.logOf(written, outcome.next === null), {
@@ -134,7 +128,7 @@ export async function writeVersioned<
     after: 'after' in outcome ? outcome.after : shown(outcome.next),
     ...(outcome.details === undefined ? {} : { details: outcome.details }),
   });
-  await write.also?.(written, at);
+  await write.also?.(written, at, outcome.next === null);
   return written;
 }
 

@@ -19,6 +19,7 @@ import { isPlainObject } from '../../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { TargetingRuleInput } from '../../domain/schemas/rules.ts';
+import type { Change } from '../../plane/snapshots.ts';
 import type {
   FlagFilter,
   FlagStore,
@@ -38,13 +39,14 @@ import {
   refuseStale,
   staleChanges,
 } from '../core/field-changes.ts';
-import { firstVersion, keyedInProject, ofProject } from '../core/keyed-resource.ts';
+import { checkIfMatch, type IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, ofProject, takenIn } from '../core/keyed-resource.ts';
 import { mergeField, mergePatch } from '../core/merge-patch.ts';
-import { accessProject } from '../core/project-access.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { versionFromAudit } from '../core/version-history.ts';
 import {
   type AuditRoles,
-  checkIfMatch,
+  type Outcome,
   type VersionedKind,
   writeVersioned,
 } from '../core/versioned-write.ts';
@@ -109,16 +111,6 @@ export const FLAGS: VersionedKind<Flag, FlagRoles> = {
   gone: (flag) => flagNotFound(`No flag with id "${flag.id}".`),
 };
 
-/**
- * The stored flag, when it is one of the project's (404 otherwise); `forUpdate` inside a write's
- * transaction, so a concurrent write without If-Match waits its turn instead of failing.
- */
-async function flagOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
-  return ofProject(await store.findFlagById(id, options), projectId, () =>
-    flagNotFound(`No flag with id "${id}".`),
-  );
-}
-
 export class FlagService {
   readonly #deps: WriteDeps<FlagRoles>;
 
@@ -180,8 +172,7 @@ export class FlagService {
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    requireAllEnvironments(actor.principal);
+    const project = await projectToCreateIn(this.#store, actor, projectIdOrKey);
     const type = input.type ?? 'boolean';
     if (type !== 'boolean' && input.variants === undefined) {
       throw validationFailed(`A ${type} flag needs its variants.`, [
@@ -210,11 +201,7 @@ export class FlagService {
               ),
             };
             await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
-            return {
-              next: flag,
-              action: 'flag.created',
-              taken: `A flag "${input.key}" already exists in project "${project.key}".`,
-            };
+            return { next: flag, action: 'flag.created', taken: takenIn(project, 'flag', flag.key) };
           },
         }),
     );
@@ -399,12 +386,7 @@ export class FlagService {
    * through the gate. Environments created since keep their current configuration; deleted ones
    * are left out.
    */
-  async restore(
-    actor: Actor,
-    flagId: string,
-    version: number,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<Flag>> {
+  async restore(actor: Actor, flagId: string, version: number, options: IfMatch): Promise<Gated<Flag>> {
     const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     const restored = this.#restored(
       stored,
@@ -459,23 +441,36 @@ export class FlagService {
     ifMatch: number | undefined,
     build: (stored: Flag, tx: FlagRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
-    return commitProjectChange(
-      this.#deps,
-      projectId,
-      (flag) => ({ written: flag }),
-      (tx) =>
-        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
-          load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
-          ifMatch,
-          change: async (stored) => {
-            const { next, audit } = await build(stored, tx);
-            // Every flag has a configuration in every environment of its project, so the stored one names them all.
-            await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
-            if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
-            return { next, ...audit };
-          },
-          also: (flag, at) => markConflicts(tx, actor, projectId, { flag }, at),
-        }),
+    const written = (flag: Flag) => ({ written: flag });
+    return this.#writeStored(actor, projectId, flagId, ifMatch, written, async (stored, tx) => {
+      const { next, audit } = await build(stored, tx);
+      // Every flag has a configuration in every environment of its project, so the stored one names them all.
+      await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+      if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
+      return { next, ...audit };
+    });
+  }
+
+  /**
+   * A write of the stored flag, in a transaction of its own that tells the plane `announced`:
+   * the flag is read there and locked until commit (a concurrent write without If-Match waits
+   * its turn instead of failing), and the open change requests the write conflicts with are marked.
+   */
+  #writeStored(
+    actor: Actor,
+    projectId: string,
+    flagId: string,
+    ifMatch: number | undefined,
+    announced: (flag: Flag) => Change,
+    change: (stored: Flag, tx: FlagRoles) => Promise<Outcome<Flag>>,
+  ): Promise<Flag> {
+    return commitProjectChange(this.#deps, projectId, announced, (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+        load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
+        ifMatch,
+        change: (stored) => change(stored, tx),
+        also: (flag, at, gone) => markConflicts(tx, actor, projectId, { flag, gone }, at),
+      }),
     );
   }
 
@@ -493,11 +488,7 @@ export class FlagService {
   }
 
   /** Deletes a flag, through the gate: in a guarded environment a non-admin's delete is a change request. */
-  async delete(
-    actor: Actor,
-    flagId: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<void>> {
+  async delete(actor: Actor, flagId: string, options: IfMatch): Promise<Gated<void>> {
     const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     await refuseIfRequired(this.#store, stored, 'deleted');
     const write = {
@@ -522,22 +513,12 @@ export class FlagService {
     ifMatch: number | undefined,
     claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
-    await commitProjectChange(
-      this.#deps,
-      projectId,
-      (flag: Flag) => ({ removed: flag.key }),
-      (tx) =>
-        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
-          load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
-          ifMatch,
-          change: async (stored) => {
-            await refuseIfRequired(tx, stored, 'deleted');
-            // Of two deletes racing past the read, only the one that removed the row audits it.
-            return { next: null, action: 'flag.deleted', details: await claim?.(tx) };
-          },
-          also: (flag, at) => markConflicts(tx, actor, projectId, { flag, gone: true }, at),
-        }),
-    );
+    const removed = (flag: Flag) => ({ removed: flag.key });
+    await this.#writeStored(actor, projectId, flagId, ifMatch, removed, async (stored, tx) => {
+      await refuseIfRequired(tx, stored, 'deleted');
+      // Of two deletes racing past the read, only the one that removed the row audits it.
+      return { next: null, action: 'flag.deleted', details: await claim?.(tx) };
+    });
   }
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {
@@ -664,4 +645,14 @@ function patchEnvironment(current: FlagEnvironment, patch: FlagEnvironmentPatch)
     ...(rollout === undefined ? {} : { defaultRollout: rollout }),
     ...(jsonLogic === undefined ? {} : { targeting: jsonLogic }),
   };
+}
+
+/**
+ * The stored flag, when it is one of the project's (404 otherwise); `forUpdate` inside a write's
+ * transaction, so a concurrent write without If-Match waits its turn instead of failing.
+ */
+async function flagOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
+  return ofProject(await store.findFlagById(id, options), projectId, () =>
+    flagNotFound(`No flag with id "${id}".`),
+  );
 }

@@ -11,11 +11,12 @@ import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import { applyChanges, refuseStale, segmentChanges, staleChanges } from '../core/field-changes.ts';
-import { firstVersion, keyedInProject, ofProject } from '../core/keyed-resource.ts';
+import { checkIfMatch, type IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, ofProject, takenIn } from '../core/keyed-resource.ts';
 import { mergeField } from '../core/merge-patch.ts';
-import { accessProject } from '../core/project-access.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { versionFromAudit } from '../core/version-history.ts';
-import { checkIfMatch, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+import { type Outcome, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from '../core/write-gate.ts';
 import type { FlagRoles } from './flag-service.ts';
 import { validateRules } from './validate-rules.ts';
@@ -27,13 +28,6 @@ const SEGMENTS: VersionedKind<Segment, FlagRoles> = {
   update: (tx, segment, expectedVersion) => tx.updateSegment(segment, expectedVersion),
   remove: (tx, segment) => tx.deleteSegment(segment.id),
 };
-
-/** The stored segment, when it is one of the project's (404 otherwise); `forUpdate` as for flags. */
-async function segmentOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
-  return ofProject(await store.findSegmentById(id, options), projectId, () =>
-    notFound(`No segment with id "${id}".`),
-  );
-}
 
 export class SegmentService {
   readonly #deps: WriteDeps<FlagRoles>;
@@ -98,9 +92,8 @@ export class SegmentService {
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
-    requireAllEnvironments(actor.principal);
+    const project = await projectToCreateIn(this.#deps.store, actor, projectIdOrKey);
     const segment: Segment = {
       ...firstVersion('seg', input, isoTime(this.#deps.clock)),
       projectId: project.id,
@@ -117,7 +110,7 @@ export class SegmentService {
           return {
             next: segment,
             action: 'segment.created',
-            taken: `A segment "${segment.key}" already exists in project "${project.key}".`,
+            taken: takenIn(project, 'segment', segment.key),
           };
         },
       }),
@@ -129,10 +122,9 @@ export class SegmentService {
     actor: Actor,
     segmentId: string,
     patch: SegmentPatch,
-    options: { ifMatch?: number | undefined },
+    options: IfMatch,
   ): Promise<Gated<Segment>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const next = this.#merged(stored, patch);
     await this.#validate(this.#deps.store, next);
     return this.#throughGate(actor, stored, 'segment.patch', patch, segmentChanges(stored, next), () =>
@@ -158,10 +150,16 @@ export class SegmentService {
     };
   }
 
-  async #stored(projectId: string, segmentId: string, ifMatch: number | undefined): Promise<Segment> {
+  /** The segment a write acts on, once the actor may write it and If-Match holds, with its project. */
+  async #writable(
+    actor: Actor,
+    segmentId: string,
+    ifMatch: number | undefined,
+  ): Promise<{ projectId: string; stored: Segment }> {
+    const projectId = await this.#writableProject(actor, segmentId);
     const stored = await segmentOfProject(this.#deps.store, projectId, segmentId);
     checkIfMatch(ifMatch, stored.version);
-    return stored;
+    return { projectId, stored };
   }
 
   /** The gate for a segment write: it reaches every environment where a flag uses the segment. */
@@ -221,14 +219,8 @@ export class SegmentService {
   }
 
   /** Writes the segment as it was at `version` (from the audit log) as its next version (docs/product.md §10), through the gate. */
-  async restore(
-    actor: Actor,
-    segmentId: string,
-    version: number,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<Segment>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+  async restore(actor: Actor, segmentId: string, version: number, options: IfMatch): Promise<Gated<Segment>> {
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const restored = restoredSegment(
       stored,
       await versionFromAudit<Segment>(this.#deps.store, projectId, 'segment', segmentId, version),
@@ -259,18 +251,32 @@ export class SegmentService {
     build: (stored: Segment, tx: FlagRoles) => Promise<Segment>,
     claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Segment> {
+    return this.#writeStored(actor, projectId, segmentId, ifMatch, async (stored, tx) => {
+      const next = await build(stored, tx);
+      await this.#validate(tx, next);
+      return { next, action, details: await claim?.(tx) };
+    });
+  }
+
+  /**
+   * A write of the stored segment, in a transaction of its own: the segment is read there and
+   * locked until commit (a concurrent write without If-Match waits its turn instead of failing;
+   * writes naming it either committed already or wait, and then see the change), and the open
+   * change requests the write conflicts with are marked.
+   */
+  #writeStored(
+    actor: Actor,
+    projectId: string,
+    segmentId: string,
+    ifMatch: number | undefined,
+    change: (stored: Segment, tx: FlagRoles) => Promise<Outcome<Segment>>,
+  ): Promise<Segment> {
     return commitProjectChange(this.#deps, projectId, 'project', (tx) =>
       writeVersioned(tx, actor, this.#deps.clock, SEGMENTS, {
-        // The one read of the segment, locked until commit: a concurrent patch without If-Match
-        // waits its turn instead of failing.
         load: () => segmentOfProject(tx, projectId, segmentId, { forUpdate: true }),
         ifMatch,
-        change: async (stored) => {
-          const next = await build(stored, tx);
-          await this.#validate(tx, next);
-          return { next, action, details: await claim?.(tx) };
-        },
-        also: (segment, at) => markConflicts(tx, actor, projectId, { segment }, at),
+        change: (stored) => change(stored, tx),
+        also: (segment, at, gone) => markConflicts(tx, actor, projectId, { segment, gone }, at),
       }),
     );
   }
@@ -286,13 +292,8 @@ export class SegmentService {
   }
 
   /** Deletes an unused segment, through the gate (where a flag in a guarded environment uses it, it is in use anyway). */
-  async delete(
-    actor: Actor,
-    segmentId: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<void>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+  async delete(actor: Actor, segmentId: string, options: IfMatch): Promise<Gated<void>> {
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const changes = [{ path: '', before: stored, after: null }];
     return this.#throughGate(actor, stored, 'segment.delete', {}, changes, () =>
       this.deleteOnBehalf(actor, projectId, segmentId, options.ifMatch),
@@ -307,32 +308,19 @@ export class SegmentService {
     ifMatch: number | undefined,
     claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
-    await commitProjectChange(this.#deps, projectId, 'project', (tx) =>
-      writeVersioned(tx, actor, this.#deps.clock, SEGMENTS, {
-        // Locked first, so writes naming the segment either committed already (and show up as
-        // users below) or wait, and then find it gone.
-        load: () => segmentOfProject(tx, projectId, segmentId, { forUpdate: true }),
-        ifMatch,
-        change: async (stored) => {
-          const users = segmentUsers(
-            stored.key,
-            await tx.allFlags(projectId),
-            await tx.allSegments(projectId),
-          );
-          const names = [
-            ...users.flags.map((f) => `flag "${f.key}"`),
-            ...users.segments.map((s) => `segment "${s.key}"`),
-          ];
-          if (names.length > 0) {
-            throw conflict(
-              `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
-            );
-          }
-          return { next: null, action: 'segment.deleted', details: await claim?.(tx) };
-        },
-        also: (segment, at) => markConflicts(tx, actor, projectId, { segment, gone: true }, at),
-      }),
-    );
+    await this.#writeStored(actor, projectId, segmentId, ifMatch, async (stored, tx) => {
+      const users = segmentUsers(stored.key, await tx.allFlags(projectId), await tx.allSegments(projectId));
+      const names = [
+        ...users.flags.map((f) => `flag "${f.key}"`),
+        ...users.segments.map((s) => `segment "${s.key}"`),
+      ];
+      if (names.length > 0) {
+        throw conflict(
+          `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
+        );
+      }
+      return { next: null, action: 'segment.deleted', details: await claim?.(tx) };
+    });
   }
 
   async #validate(store: FlagStore, segment: Segment): Promise<void> {
@@ -419,4 +407,11 @@ export function environmentsUsingSegment(
     }
   }
   return [...environments];
+}
+
+/** The stored segment, when it is one of the project's (404 otherwise); `forUpdate` as for flags. */
+async function segmentOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
+  return ofProject(await store.findSegmentById(id, options), projectId, () =>
+    notFound(`No segment with id "${id}".`),
+  );
 }

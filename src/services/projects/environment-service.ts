@@ -6,8 +6,9 @@ import type { FlagStore, ProjectStore } from '../../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
-import { firstVersion, keyedInProject } from '../core/keyed-resource.ts';
-import { accessProject } from '../core/project-access.ts';
+import type { IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 
 export interface CreateEnvironmentInput {
@@ -28,12 +29,6 @@ export interface EnvironmentPatch {
   readonly requiredApprovals?: number;
 }
 
-/** The environments with the approvals their policy requires. */
-async function withPolicies(store: ProjectStore, projectId: string, environments: readonly Environment[]) {
-  const policies = await store.requiredApprovals(projectId);
-  return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
-}
-
 /** The store roles environment use cases name: flags too, for their configuration in a new environment. */
 export type EnvironmentRoles = ProjectStore & FlagStore & AuditRoles;
 
@@ -44,6 +39,16 @@ const ENVIRONMENTS: VersionedKind<Environment, EnvironmentRoles> = {
   update: (tx, environment, expectedVersion) => tx.updateEnvironment(environment, expectedVersion),
   remove: (tx, environment) => tx.deleteEnvironment(environment.id),
 };
+
+const notFoundIn = (key: string): never => {
+  throw notFound(`No environment "${key}".`);
+};
+
+/** The environments with the approvals their policy requires. */
+async function withPolicies(store: ProjectStore, projectId: string, environments: readonly Environment[]) {
+  const policies = await store.requiredApprovals(projectId);
+  return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
+}
 
 export class EnvironmentService {
   readonly #deps: WriteDeps<EnvironmentRoles>;
@@ -66,8 +71,7 @@ export class EnvironmentService {
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
-    requireAllEnvironments(actor.principal);
+    const project = await projectToCreateIn(this.#deps.store, actor, projectIdOrKey);
     const environment: Environment = {
       ...firstVersion('env', input, isoTime(this.#deps.clock)),
       projectId: project.id,
@@ -85,7 +89,7 @@ export class EnvironmentService {
           return {
             next: environment,
             action: 'environment.created',
-            taken: `An environment "${input.key}" already exists in project "${project.key}".`,
+            taken: takenIn(project, 'environment', input.key),
             environment: environment.key,
             after: { ...environment, ...(copyFrom ? { copyFrom } : {}) },
           };
@@ -107,7 +111,7 @@ export class EnvironmentService {
     projectIdOrKey: string,
     key: string,
     patch: EnvironmentPatch,
-    options: { ifMatch?: number | undefined },
+    options: IfMatch,
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
@@ -121,11 +125,10 @@ export class EnvironmentService {
       authorizeRole(actor.principal, 'admin');
     return this.#deps.store.transaction((tx) =>
       writeVersioned(tx, actor, this.#deps.clock, ENVIRONMENTS, {
+        // Deleted meanwhile: the update finds nothing to write, a lost race (412).
         load: async () => {
           const found = await tx.findEnvironment(current.projectId, key);
-          const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
-          if (stored === undefined) throw notFound(`No environment "${key}".`);
-          return stored;
+          return found ? ((await withPolicies(tx, current.projectId, [found]))[0] as Environment) : current;
         },
         ifMatch: options.ifMatch,
         change: async (stored) => {
@@ -147,12 +150,7 @@ export class EnvironmentService {
     );
   }
 
-  async delete(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<void> {
+  async delete(actor: Actor, projectIdOrKey: string, key: string, options: IfMatch): Promise<void> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
@@ -160,11 +158,7 @@ export class EnvironmentService {
     authorizeRole(actor.principal, 'admin');
     await commitProjectChange(this.#deps, current.projectId, 'project', (tx) =>
       writeVersioned(tx, actor, this.#deps.clock, ENVIRONMENTS, {
-        load: async () => {
-          const stored = await tx.findEnvironment(current.projectId, key);
-          if (stored === undefined) throw notFound(`No environment "${key}".`);
-          return stored;
-        },
+        load: async () => (await tx.findEnvironment(current.projectId, key)) ?? notFoundIn(key),
         ifMatch: options.ifMatch,
         change: async (stored) => {
           if ((await tx.listEnvironments(current.projectId)).length === 1) {

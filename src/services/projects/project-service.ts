@@ -10,21 +10,10 @@ import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../st
 import { authorizeOrganisation, authorizeRole } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import type { WriteDeps } from '../core/commit.ts';
+import type { IfMatch } from '../core/if-match.ts';
 import { firstVersion } from '../core/keyed-resource.ts';
 import { accessProject } from '../core/project-access.ts';
 import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
-
-export interface CreateProjectInput {
-  readonly key: string;
-  readonly name?: string;
-  readonly description?: string;
-  readonly environments?: readonly { readonly key: string; readonly name?: string }[];
-}
-
-export interface ProjectPatch {
-  readonly name?: string;
-  readonly description?: string | null;
-}
 
 /** The store roles project use cases name. */
 export type ProjectRoles = ProjectStore & AuditRoles;
@@ -39,6 +28,18 @@ const PROJECTS: VersionedKind<Project, ProjectRoles> = {
   update: (tx, project, expectedVersion) => tx.updateProject(project, expectedVersion),
   remove: (tx, project) => tx.deleteProject(project.id),
 };
+
+export interface CreateProjectInput {
+  readonly key: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly environments?: readonly { readonly key: string; readonly name?: string }[];
+}
+
+export interface ProjectPatch {
+  readonly name?: string;
+  readonly description?: string | null;
+}
 
 export class ProjectService {
   readonly #deps: WriteDeps<ProjectRoles>;
@@ -83,12 +84,7 @@ export class ProjectService {
     return createProject(this.#deps.store, actor, { ...input, environments }, this.#deps.clock);
   }
 
-  async patch(
-    actor: Actor,
-    idOrKey: string,
-    patch: ProjectPatch,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Project> {
+  async patch(actor: Actor, idOrKey: string, patch: ProjectPatch, options: IfMatch): Promise<Project> {
     const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
     return this.#deps.store.transaction((tx) =>
       writeVersioned(tx, actor, this.#deps.clock, PROJECTS, {
@@ -108,7 +104,7 @@ export class ProjectService {
     );
   }
 
-  async delete(actor: Actor, idOrKey: string, options: { ifMatch?: number | undefined }): Promise<void> {
+  async delete(actor: Actor, idOrKey: string, options: IfMatch): Promise<void> {
     const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
     authorizeOrganisation(actor.principal, 'admin');
     await this.#deps.store.transaction((tx) =>

@@ -7,13 +7,9 @@ import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../st
 import type { StoredWebhook, WebhookBacklog } from '../../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../../webhooks/address-guard.ts';
 import type { Actor } from '../core/actor.ts';
+import { checkIfMatch } from '../core/if-match.ts';
 import { accessProject } from '../core/project-access.ts';
-import {
-  type AuditRoles,
-  checkIfMatch,
-  type VersionedKind,
-  writeVersioned,
-} from '../core/versioned-write.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 
 export interface WebhookInput {
   readonly url: string;

@@ -14,8 +14,8 @@ export const changeRequestsForEveryWrite: Migration = {
     await createTable(
       db,
       'change_requests_0011',
-      `id text primary key, project_id text not null references projects.id cascade, kind text not null,
-      flag_id text, segment_id text, environment text not null, environments text not null,
+      `id text primary key, project_id text not null references projects.id cascade,
+      kind text not null, flag_id text, segment_id text, environment text not null, environments text not null,
       patch text not null, changes text, comment text not null, base_version integer not null,
       required_approvals integer not null, author text not null, status text not null, conflict text,
       approvals text not null, decided_by text, failure text, version integer not null,

@@ -3,15 +3,8 @@ import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { FlagStore, SegmentStore } from '../store.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
-import {
-  allOfProject,
-  deleteById,
-  locked,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-} from './sql-context.ts';
+import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
+import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Bound parameters per statement stay under every driver's limit, even for a 10k-flag project. */
 const CHUNK = 500;

@@ -2,15 +2,8 @@ import { sql } from 'kysely';
 import { encodeNotice } from '../change-feed/postgres-change-feed.ts';
 import type { ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
-import {
-  allOfProject,
-  deleteById,
-  findOne,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-} from './sql-context.ts';
+import { findOne, mapUnique, paged, type SqlContext } from './sql-context.ts';
+import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Projects, their environments and revisions. */
 export function projectQueries({ db, atomically, postgres }: SqlContext): ProjectStore {
