@@ -115,20 +115,19 @@ export async function writeVersioned<
   const shown = (resource: R | null | undefined) =>
     resource === null || resource === undefined ? null : (kind.shown?.(resource) ?? resource);
   const at = isoTime(clock);
-  if (outcome.action === null) {
-    await write.also?.(written, at, outcome.next === null);
-    return written;
+  const deleted = outcome.next === null;
+  if (outcome.action !== null) {
+    await recordAudit(tx, actor, kind.logOf(written, deleted), {
+      at,
+      action: outcome.action,
+      resource: { type: kind.type, id: written.id, key: kind.key(written) },
+      ...(outcome.environment === undefined ? {} : { environment: outcome.environment }),
+      before: 'before' in outcome ? outcome.before : shown(stored),
+      after: 'after' in outcome ? outcome.after : shown(outcome.next),
+      ...(outcome.details === undefined ? {} : { details: outcome.details }),
+    });
   }
-  await recordAudit(tx, actor, kind.logOf(written, outcome.next === null), {
-    at,
-    action: outcome.action,
-    resource: { type: kind.type, id: written.id, key: kind.key(written) },
-    ...(outcome.environment === undefined ? {} : { environment: outcome.environment }),
-    before: 'before' in outcome ? outcome.before : shown(stored),
-    after: 'after' in outcome ? outcome.after : shown(outcome.next),
-    ...(outcome.details === undefined ? {} : { details: outcome.details }),
-  });
-  await write.also?.(written, at, outcome.next === null);
+  await write.also?.(written, at, deleted);
   return written;
 }
 
