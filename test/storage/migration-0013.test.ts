@@ -1,9 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { ScheduledChange } from '../../src/domain/scheduled-change.ts';
+import { restoreBackup } from '../../src/storage/backup/restore-backup.ts';
 import { schemaTables } from '../../src/storage/backup/schema-tables.ts';
-import { migrateToLatest } from '../../src/storage/open-database.ts';
+import { writeBackup } from '../../src/storage/backup/write-backup.ts';
+import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
+import type { Database } from '../../src/storage/sql/database.ts';
+import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
+import type { Store } from '../../src/storage/store.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
 import { ANN, aChangeRequest, aScheduledChange, BOB, givenProjectM } from '../support/pending-changes.ts';
 
@@ -127,16 +135,21 @@ const scheduleRow = (s: ScheduledChange) => ({
   failure: s.failure,
 });
 
+/** Project m, and every request and scheduled change above, in the tables as migration 0012 leaves them. */
+async function givenRowsOf0012(store: Store, db: Kysely<Database>): Promise<void> {
+  await givenProjectM(store);
+  // Database no longer names these tables.
+  const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  await before.insertInto('change_requests').values(REQUESTS.map(requestRow)).execute();
+  await before.insertInto('scheduled_changes').values(SCHEDULES.map(scheduleRow)).execute();
+}
+
 describeEachFreshDatabase(
   'migration 0013: change requests and scheduled changes in one table',
   (opened) => {
     it('moves every row of both tables, each field read back as it was', async () => {
       const { store, db } = opened();
-      await givenProjectM(store);
-      // The tables as migration 0012 leaves them (Database no longer names them).
-      const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      await before.insertInto('change_requests').values(REQUESTS.map(requestRow)).execute();
-      await before.insertInto('scheduled_changes').values(SCHEDULES.map(scheduleRow)).execute();
+      await givenRowsOf0012(store, db);
 
       await migrateToLatest(db);
 
@@ -160,13 +173,7 @@ describeEachFreshDatabase(
 
     it("keeps to the old tables' rules: schedules go with their flag, requests outlive it", async () => {
       const { store, db } = opened();
-      await givenProjectM(store);
-      const before = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
-      await before
-        .insertInto('change_requests')
-        .values(requestRow(REQUESTS[0] as ChangeRequest))
-        .execute();
-      await before.insertInto('scheduled_changes').values(SCHEDULES.map(scheduleRow)).execute();
+      await givenRowsOf0012(store, db);
 
       await migrateToLatest(db);
 
@@ -175,6 +182,29 @@ describeEachFreshDatabase(
       expect(await store.pendingChanges.find('request', 'chr_1')).toEqual(REQUESTS[0]);
       expect(await store.deleteProject('prj_m')).toBe(true);
       expect(await store.pendingChanges.find('request', 'chr_1')).toBeUndefined();
+    });
+
+    it('restores a backup taken before it with every pending change', async () => {
+      const { store, db } = opened();
+      await givenRowsOf0012(store, db);
+      const dir = mkdtempSync(join(tmpdir(), 'flagstaff-0013-'));
+      const target = openDatabase('sqlite::memory:').db;
+      try {
+        const file = join(dir, 'before-0013.backup');
+        await writeBackup(db, file);
+
+        // Into an empty database: migrated to the backup's schema, loaded, then migrated on.
+        await restoreBackup(target, file);
+
+        const { pendingChanges } = createSqlStore(target);
+        for (const request of REQUESTS)
+          expect(await pendingChanges.find('request', request.id)).toEqual(request);
+        for (const change of SCHEDULES)
+          expect(await pendingChanges.find('schedule', change.id)).toEqual(change);
+      } finally {
+        await target.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   },
   { upTo: '0012-single-sign-on' },
