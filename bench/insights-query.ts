@@ -5,13 +5,13 @@ import { parseArgs } from 'node:util';
 import { CompiledQuery, type Kysely, type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import type { Database } from '../src/storage/sql/database.ts';
-import { SqlInsightsStore } from '../src/storage/sql/sql-insights-store.ts';
+import { InsightsQueries } from '../src/storage/sql/insights-queries.ts';
 import { isMain, sendResult } from './child.ts';
 import { median, ms, quantile, type Row } from './stats.ts';
 
 // The insights query of decision 1055: one flag, one environment, 30 days of minute buckets, on SQLite and
 // PostgreSQL (FLAGSTAFF_BENCH_DATABASE_URL or FLAGSTAFF_TEST_DATABASE_URL), timed through the store
-// method GET /v1/flags/{id}/insights calls (SqlInsightsStore.evaluationSeries).
+// method GET /v1/flags/{id}/insights calls (InsightsQueries.evaluationSeries).
 //
 // What is loaded is what counting stores (src/storage/migrations/0008): one row per flag,
 // environment, minute, variant and reason with at least one evaluation. Every flag is evaluated
@@ -243,7 +243,7 @@ function processCpuMs(pid: number): number {
 async function timeQuery(setup: Setup, flags: number, stepMinutes: number): Promise<Timing> {
   return setup.db.connection().execute(async (connection) => {
     const captured = capturing(connection);
-    const store = new SqlInsightsStore(captured.db);
+    const store = new InsightsQueries(captured.db);
     const query = {
       projectId: 'prj_bench',
       flagKey: `flag-${String(Math.floor(flags / 2)).padStart(4, '0')}`,

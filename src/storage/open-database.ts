@@ -46,20 +46,32 @@ export function postgresPoolOf(db: Kysely<Database>): pg.Pool | undefined {
   return pools.get(db);
 }
 
-/** Applies every pending migration; throws with the failing migration's error. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
+/** The PostgreSQL connection's own schema; undefined on SQLite. */
+export async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  return (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema;
+}
+
+async function migrator(db: Kysely<Database>): Promise<Migrator> {
   // Kysely looks for its migration tables in every schema it can see unless told which one;
   // naming the connection's own schema keeps databases that share a server (and tests) apart.
-  const schema =
-    db.getExecutor().adapter instanceof PostgresAdapter
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-      : undefined;
-  const migrator = new Migrator({
+  const schema = await currentSchema(db);
+  return new Migrator({
     db,
     provider: migrationProvider,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+}
+
+/** Applies every pending migration; throws with the failing migration's error. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<readonly string[]> {
+  const { error, results } = await (await migrator(db)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Applies the migrations up to and with `name` (a restore into the backup's schema; migration tests). */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  const { error } = await (await migrator(db)).migrateTo(name);
+  if (error) throw error;
 }

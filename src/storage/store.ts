@@ -4,11 +4,10 @@ import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
-import type { ApprovalStore } from './approval-store.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { Page, PageRequest } from './page.ts';
-import type { ScheduledChangeStore } from './scheduled-change-store.ts';
+import type { PendingChangeStore } from './pending-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
 export type { Page, PageRequest };
@@ -110,8 +109,11 @@ export class UniqueViolation extends Error {
 
 /** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
 export interface Transactional<R> {
-  transaction<T>(work: (tx: R) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: WithTransactions<R>) => Promise<T>): Promise<T>;
 }
+
+/** The roles `R`, and transactions over the same roles: what a use case that writes names. */
+export type WithTransactions<R> = R & Transactional<R>;
 
 /** What the evaluation snapshots read: a project's contents and every project's revision. */
 export interface EvaluationSource {
@@ -166,6 +168,10 @@ export interface ProjectStore {
   insertEnvironment(environment: Environment): Promise<void>;
   updateEnvironment(environment: Environment, expectedVersion: number): Promise<boolean>;
   deleteEnvironment(id: string): Promise<boolean>;
+
+  /** Approvals each environment of the project requires (docs/product.md §10), by environment key; absent means 0. */
+  requiredApprovals(projectId: string): Promise<ReadonlyMap<string, number>>;
+  setRequiredApprovals(environmentId: string, count: number): Promise<void>;
 }
 
 /** How a write reads what it is about to change (see `FlagStore.findFlagById`). */
@@ -285,18 +291,17 @@ export interface AuditStore {
   ): Promise<Page<AuditEvent>>;
 }
 
-/** Change safety (docs/product.md §10): roles of their own, reached by name, inside transactions too. */
-export interface ChangeSafetyStores {
-  readonly scheduledChanges: ScheduledChangeStore;
-  readonly approvals: ApprovalStore;
+/** Change requests and scheduled changes (storage/pending-change-store.ts): reached by name, inside transactions too. */
+export interface PendingChangeRole {
+  readonly pendingChanges: PendingChangeStore;
 }
 
-/** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 /** Webhooks and their outbox (storage/webhook-store.ts): in a transaction, enqueued with the write. */
 export interface WebhookRole {
   readonly webhooks: WebhookStore;
 }
 
+/** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
     WebhookRole,
@@ -305,13 +310,16 @@ export interface StoreRoles
     FlagStore,
     AccountStore,
     AuditStore,
-    ChangeSafetyStores,
+    PendingChangeRole,
     Transactional<StoreRoles> {}
 
-/** The whole port: what an adapter implements and `main.ts` wires. */
-export interface Store extends StoreRoles {
-  /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+/** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
+export interface InsightsRole {
   readonly insights: InsightsStore;
+}
+
+/** The whole port: what an adapter implements and `main.ts` wires. */
+export interface Store extends StoreRoles, InsightsRole {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

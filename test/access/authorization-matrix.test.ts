@@ -129,7 +129,7 @@ async function openRequest(c: Context, approved = false): Promise<string> {
   const someone = { type: 'user' as const, id: `someone-${c.next()}`, name: 'Someone' };
   const at = new Date().toISOString();
   const id = `chr_matrix${c.next()}`;
-  await c.node.store.approvals.insertChangeRequest({
+  await c.node.store.pendingChanges.insert('request', {
     id,
     projectId: flag?.projectId as string,
     flagId: c.flagId,

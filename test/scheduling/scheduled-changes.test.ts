@@ -210,7 +210,7 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('scheduled changes on 
       for (let pass = 0; pass < 20; pass++) {
         const results = await Promise.all(schedulers.map((s) => s.runDue()));
         for (const result of results) applied.push(...result.applied);
-        if ((await first.scheduledChanges.due(new Date(clock.now).toISOString(), 100)).length === 0) break;
+        if ((await first.pendingChanges.due(new Date(clock.now).toISOString(), 100)).length === 0) break;
       }
       expect([...applied].sort()).toEqual([...scheduled].sort());
       for (let f = 0; f < 8; f++) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterEach, beforeEach, describe } from 'vitest';
-import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
+import { migrateTo, migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
@@ -15,10 +15,18 @@ export interface OpenTestDatabase {
   close(): Promise<void>;
 }
 
+/** How far a test database is migrated: every migration, or up to and with `upTo` (migration tests). */
+export interface MigrateOptions {
+  readonly upTo?: string | undefined;
+}
+
 export interface TestDatabase {
   readonly name: 'sqlite' | 'postgres';
-  open(): Promise<OpenTestDatabase>;
+  open(options?: MigrateOptions): Promise<OpenTestDatabase>;
 }
+
+const migrate = (db: Kysely<Database>, options: MigrateOptions = {}) =>
+  options.upTo === undefined ? migrateToLatest(db) : migrateTo(db, options.upTo);
 
 const POSTGRES_URL_VARIABLE = 'FLAGSTAFF_TEST_DATABASE_URL';
 export const POSTGRES_SKIPPED = `postgres (set ${POSTGRES_URL_VARIABLE} to run)`;
@@ -27,9 +35,9 @@ const postgresUrl = (): string | undefined => process.env[POSTGRES_URL_VARIABLE]
 
 const sqlite: TestDatabase = {
   name: 'sqlite',
-  async open() {
+  async open(options) {
     const { db } = openDatabase('sqlite::memory:');
-    await migrateToLatest(db);
+    await migrate(db, options);
     return { store: createSqlStore(db), db, close: () => db.destroy() };
   },
 };
@@ -50,12 +58,12 @@ export async function createTestSchema(url: string): Promise<string> {
 function postgres(url: string): TestDatabase {
   return {
     name: 'postgres',
-    async open() {
+    async open(options) {
       // A schema per test keeps tests apart without creating databases; search_path points at it.
       const schema = await createTestSchema(url);
       const { db } = openDatabase(url, { schema });
       try {
-        await migrateToLatest(db);
+        await migrate(db, options);
       } catch (error) {
         await db.destroy();
         throw error;
@@ -93,13 +101,18 @@ export function describeEachDatabase(title: string, fn: (database: TestDatabase)
 
 /**
  * describeEachDatabase with a database of its own for every test: `opened()` is the one the running
- * test got, closed after it (for tests that write rows an earlier migration left, like migration tests).
+ * test got, closed after it (for tests that write rows an earlier migration left, like migration
+ * tests; `options.upTo` leaves it at an earlier schema).
  */
-export function describeEachFreshDatabase(title: string, fn: (opened: () => OpenTestDatabase) => void): void {
+export function describeEachFreshDatabase(
+  title: string,
+  fn: (opened: () => OpenTestDatabase) => void,
+  options: MigrateOptions = {},
+): void {
   describeEachDatabase(title, (database) => {
     let opened: OpenTestDatabase | undefined;
     beforeEach(async () => {
-      opened = await database.open();
+      opened = await database.open(options);
     });
     afterEach(() => opened?.close());
     fn(() => opened as OpenTestDatabase);

@@ -10,12 +10,20 @@ import {
   syncCredentialKeyId,
   syncScope,
 } from '../../plane/sync-credential.ts';
-import type { Page, PageRequest, StoredApiKey, StoreRoles } from '../../storage/store.ts';
+import type {
+  ApiKeyStore,
+  Page,
+  PageRequest,
+  ProjectStore,
+  StoredApiKey,
+  WithTransactions,
+} from '../../storage/store.ts';
 import { authorizeOrganisation, refuseMorePower } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
 import { accessProject } from '../core/project-access.ts';
 import { generateSecret, hashSecret, secretPrefix } from '../core/secrets.ts';
+import type { AuditRoles } from '../core/versioned-write.ts';
 
 export interface CreateApiKeyInput {
   readonly name: string;
@@ -44,8 +52,11 @@ export interface ApiKeyServiceOptions {
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
 
+/** The store roles key management names: the keys, their projects, the audit log. */
+export type ApiKeyRoles = ApiKeyStore & ProjectStore & AuditRoles;
+
 export class ApiKeyService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<ApiKeyRoles>;
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
@@ -53,7 +64,7 @@ export class ApiKeyService {
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
   #lastUsed = new Map<string, number>();
 
-  constructor(store: StoreRoles, options: ApiKeyServiceOptions = {}) {
+  constructor(store: WithTransactions<ApiKeyRoles>, options: ApiKeyServiceOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;

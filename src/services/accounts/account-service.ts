@@ -4,14 +4,23 @@ import { type Role, roleRank } from '../../domain/api-key.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { Page, PageRequest, StoredAccount, StoredInvitation, StoreRoles } from '../../storage/store.ts';
+import type {
+  Page,
+  PageRequest,
+  ProjectStore,
+  StoredAccount,
+  StoredInvitation,
+  WithTransactions,
+} from '../../storage/store.ts';
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
+import { checkIfMatch } from '../core/if-match.ts';
 import { hashPassword } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import { writeVersioned } from '../core/versioned-write.ts';
 import { adminOfAccountScope, checkPassword, refuseLosingLastAdmin } from './account-rules.ts';
+import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { normaliseEmail, principalOfAccount, publicAccount } from './session-service.ts';
 
 const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -58,10 +67,10 @@ const newInvitationToken = () => INVITATION_PREFIX + randomBytes(32).toString('b
 
 /** Dashboard accounts: invitations, joining, listing and removal, with the roles of API keys. */
 export class AccountService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<AccountRoles & ProjectStore>;
   readonly #clock: Clock;
 
-  constructor(store: StoreRoles, clock: Clock) {
+  constructor(store: WithTransactions<AccountRoles & ProjectStore>, clock: Clock) {
     this.#store = store;
     this.#clock = clock;
   }
@@ -122,20 +131,19 @@ export class AccountService {
     return { ...publicInvitation(invitation), token };
   }
 
-  /** An invitation's or account's audit event (the action names the type), stamped by this service's clock. */
+  /** An invitation's audit event (invitations are not versioned: made once, used or withdrawn). */
   #audit(
-    tx: StoreRoles,
+    tx: AccountRoles,
     actor: Actor,
-    action: `${'invitation' | 'account'}.${string}`,
-    subject: { readonly id: string; readonly projectId: string | null; readonly email: string | null },
-    before: unknown,
-    after: unknown,
+    action: `invitation.${string}`,
+    invitation: StoredInvitation,
+    before: Invitation | null,
+    after: Invitation | null,
   ): Promise<void> {
-    const resource = { type: action.slice(0, action.indexOf('.')), id: subject.id, key: subject.email };
-    return recordAudit(tx, actor, subject.projectId, {
+    return recordAudit(tx, actor, invitation.projectId, {
       at: isoTime(this.#clock),
       action,
-      resource,
+      resource: { type: 'invitation', id: invitation.id, key: invitation.email },
       before,
       after,
     });
@@ -194,17 +202,14 @@ export class AccountService {
     };
     await this.#store.transaction(async (tx) => {
       if (!(await tx.acceptInvitation(invitation.id, at))) throw usedLink();
-      await tx.insertAccount(account).catch((error: unknown) => {
-        if ((error as Error)?.name === 'UniqueViolation')
-          throw conflict(`There is already an account for ${email}.`);
-        throw error;
-      });
-      await recordAudit(tx, { principal: principalOfAccount(account), requestId }, account.projectId, {
-        at: isoTime(this.#clock),
-        action: 'account.created',
-        resource: { type: 'account', id: account.id, key: email },
-        before: null,
-        after: { ...publicAccount(account), invitationId: invitation.id },
+      // The person acts: they hold the link.
+      await writeVersioned(tx, { principal: principalOfAccount(account), requestId }, this.#clock, ACCOUNTS, {
+        create: async () => ({
+          next: account,
+          action: 'account.created',
+          taken: `There is already an account for ${email}.`,
+          after: { ...publicAccount(account), invitationId: invitation.id },
+        }),
       });
     });
     return account;
@@ -215,11 +220,15 @@ export class AccountService {
     const account = await this.#store.findAccountById(accountId);
     if (account === undefined) throw notFound(`No account with id "${accountId}".`);
     await this.#scope(actor, account.projectId);
-    await this.#store.transaction(async (tx) => {
-      await refuseLosingLastAdmin(tx, account, null);
-      await tx.deleteAccount(account.id);
-      await this.#audit(tx, actor, 'account.deleted', account, publicAccount(account), null);
-    });
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#clock, ACCOUNTS, {
+        load: async () => account,
+        change: async (stored) => {
+          await refuseLosingLastAdmin(tx, stored, null);
+          return { next: null, action: 'account.deleted' };
+        },
+      }),
+    );
   }
 
   /**
@@ -234,21 +243,27 @@ export class AccountService {
     const projectId = input.project === undefined ? found.projectId : await this.#scope(actor, input.project);
     requireAllEnvironments(actor.principal);
     checkIfMatch(ifMatch, found.version);
-    return this.#store.transaction(async (tx) => {
-      const current = await tx.findAccountById(accountId);
-      if (current === undefined) throw notFound(`No account with id "${accountId}".`);
-      checkIfMatch(ifMatch, current.version);
-      const next: StoredAccount = {
-        ...current,
-        role: input.role ?? current.role,
-        projectId,
-        version: current.version + 1,
-      };
-      await refuseLosingLastAdmin(tx, current, next);
-      if (!(await tx.updateAccount(next, current.version))) throw changedMeanwhile('account');
-      await this.#audit(tx, actor, 'account.updated', next, publicAccount(current), publicAccount(next));
-      return publicAccount(next);
-    });
+    const next = await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#clock, ACCOUNTS, {
+        load: async () => {
+          const current = await tx.findAccountById(accountId);
+          if (current === undefined) throw notFound(`No account with id "${accountId}".`);
+          return current;
+        },
+        ifMatch,
+        change: async (current) => {
+          const next = {
+            ...current,
+            role: input.role ?? current.role,
+            projectId,
+            version: current.version + 1,
+          };
+          await refuseLosingLastAdmin(tx, current, next);
+          return { next, action: 'account.updated' };
+        },
+      }),
+    );
+    return publicAccount(next);
   }
 
   async #usable(token: string): Promise<StoredInvitation> {
@@ -287,7 +302,7 @@ export interface AccountBootstrap {
  * any invitation exists, so later starts print nothing.
  */
 export async function bootstrapAccounts(
-  store: StoreRoles,
+  store: WithTransactions<AccountRoles>,
   admin: { email?: string | undefined; password?: string | undefined },
   clock: Clock = systemClock,
 ): Promise<AccountBootstrap> {
@@ -311,14 +326,15 @@ export async function bootstrapAccounts(
         version: 1,
         ...LOCAL_ACCOUNT,
       };
-      await tx.insertAccount(account);
-      await recordAudit(tx, { principal: principalOfAccount(account), requestId: 'first-start' }, null, {
-        at,
-        action: 'account.created',
-        resource: { type: 'account', id: account.id, key: email },
-        before: null,
-        after: publicAccount(account),
-      });
+      await writeVersioned(
+        tx,
+        { principal: principalOfAccount(account), requestId: 'first-start' },
+        clock,
+        ACCOUNTS,
+        {
+          create: async () => ({ next: account, action: 'account.created' }),
+        },
+      );
       return { createdAdmin: email };
     }
     const invitations = await tx.listInvitations({}, { limit: 1 });

@@ -3,14 +3,20 @@ import type { PasswordReset } from '../../domain/account.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { forbidden, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { StoredAccount, StoredPasswordReset, StoreRoles } from '../../storage/store.ts';
+import type {
+  ProjectStore,
+  StoredAccount,
+  StoredPasswordReset,
+  WithTransactions,
+} from '../../storage/store.ts';
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
 import { hashPassword } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { changedMeanwhile } from '../core/versioned-write.ts';
+import { writeVersioned } from '../core/versioned-write.ts';
 import { adminOfAccountScope, checkPassword } from './account-rules.ts';
+import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { principalOfAccount, type SessionService } from './session-service.ts';
 
 const RESET_TTL_MS = 24 * 60 * 60 * 1000;
@@ -43,19 +49,23 @@ const unusableLink = () =>
  * current one; admins hand out one-time reset links. Either way the account's other sessions end.
  */
 export class PasswordService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<AccountRoles & ProjectStore>;
   readonly #sessions: SessionService;
   readonly #clock: Clock;
 
-  constructor(store: StoreRoles, sessions: SessionService, clock: Clock = systemClock) {
+  constructor(
+    store: WithTransactions<AccountRoles & ProjectStore>,
+    sessions: SessionService,
+    clock: Clock = systemClock,
+  ) {
     this.#store = store;
     this.#sessions = sessions;
     this.#clock = clock;
   }
 
-  /** An account's password event: who, which account, and what happened; never a secret. */
+  /** A reset link's event: who, which account, and what happened; never a secret. */
   #audit(
-    tx: StoreRoles,
+    tx: AccountRoles,
     actor: Actor,
     account: StoredAccount,
     action: string,
@@ -80,10 +90,9 @@ export class PasswordService {
     checkPassword(input.newPassword, '/newPassword');
     await this.#sessions.confirmPassword(account, input.currentPassword, address);
     const passwordHash = await hashPassword(input.newPassword);
-    await this.#store.transaction(async (tx) => {
-      const ended = await this.#setPassword(tx, account, passwordHash, sessionId);
-      await this.#audit(tx, actor, account, 'account.password_changed', { sessionsEnded: ended });
-    });
+    await this.#store.transaction((tx) =>
+      this.#setPassword(tx, actor, account, passwordHash, 'account.password_changed', {}, sessionId),
+    );
   }
 
   /** A one-time link for the account to choose a new password; earlier unused links stop working. */
@@ -130,34 +139,46 @@ export class PasswordService {
     return this.#store.transaction(async (tx) => {
       if (!(await tx.usePasswordReset(reset.id, new Date(this.#clock()).toISOString()))) throw unusableLink();
       await tx.deletePendingPasswordResets(account.id);
-      const ended = await this.#setPassword(tx, account, passwordHash);
       // The person acts: they hold the link, as an invited person holds theirs (account.created).
-      await this.#audit(
-        tx,
-        { principal: principalOfAccount(account), requestId },
-        account,
-        'account.password_reset',
-        { resetId: reset.id, sessionsEnded: ended },
-      );
+      const person = { principal: principalOfAccount(account), requestId };
+      await this.#setPassword(tx, person, account, passwordHash, 'account.password_reset', {
+        resetId: reset.id,
+      });
       return { ...account, passwordHash, version: account.version + 1 };
     });
   }
 
-  /** Stores the new hash (moving the version) and ends the account's sessions but `keep`; how many ended. */
-  async #setPassword(
-    tx: StoreRoles,
+  /**
+   * Stores the new hash (moving the version), ends the account's sessions but `keep`, and records
+   * `action` with how many ended: the event shows no account, so no hash ever reaches the log.
+   */
+  #setPassword(
+    tx: AccountRoles,
+    actor: Actor,
     account: StoredAccount,
     passwordHash: string,
+    action: string,
+    details: Readonly<Record<string, unknown>>,
     keep?: string,
-  ): Promise<number> {
-    // Compare-and-set against a fresh read: a concurrent role change keeps its own fields.
-    const current = await tx.findAccountById(account.id);
-    if (current === undefined) throw notFound(`No account with id "${account.id}".`);
-    const next = { ...current, passwordHash, version: current.version + 1 };
-    if (!(await tx.updateAccount(next, current.version))) {
-      throw changedMeanwhile('account');
-    }
-    return tx.deleteSessionsOfAccount(account.id, keep);
+  ): Promise<StoredAccount> {
+    return writeVersioned(tx, actor, this.#clock, ACCOUNTS, {
+      // Compare-and-set against a fresh read: a concurrent role change keeps its own fields.
+      load: async () => {
+        const current = await tx.findAccountById(account.id);
+        if (current === undefined) throw notFound(`No account with id "${account.id}".`);
+        return current;
+      },
+      change: async (current) => {
+        const sessionsEnded = await tx.deleteSessionsOfAccount(account.id, keep);
+        return {
+          next: { ...current, passwordHash, version: current.version + 1 },
+          action,
+          before: null,
+          after: null,
+          details: { ...details, sessionsEnded },
+        };
+      },
+    });
   }
 
   async #signedInAccount(actor: Actor): Promise<StoredAccount> {

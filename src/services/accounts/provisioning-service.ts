@@ -2,12 +2,13 @@ import { type Account, EMAIL_PATTERN, LOCAL_ACCOUNT } from '../../domain/account
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { StoredAccount, StoreRoles } from '../../storage/store.ts';
+import type { AccountStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { authorizeOrganisation } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
+import { type Change, type Creation, writeVersioned } from '../core/versioned-write.ts';
 import { refuseLosingLastAdmin } from './account-rules.ts';
+import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { normaliseEmail, publicAccount } from './session-service.ts';
 
 /** What an identity provider sets of a person (SCIM's userName, name, active, externalId). */
@@ -28,10 +29,10 @@ const emailPattern = new RegExp(EMAIL_PATTERN);
  * environment may, since it decides who can get in at all.
  */
 export class ProvisioningService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<AccountRoles>;
   readonly #clock: Clock;
 
-  constructor(store: StoreRoles, clock: Clock) {
+  constructor(store: WithTransactions<AccountRoles>, clock: Clock) {
     this.#store = store;
     this.#clock = clock;
   }
@@ -75,13 +76,14 @@ export class ProvisioningService {
       active: person.active,
       externalId: person.externalId,
     };
-    await this.#store.transaction(async (tx) => {
-      await tx.insertAccount(account).catch((error: unknown) => {
-        if ((error as Error)?.name === 'UniqueViolation') throw takenEmail(email);
-        throw error;
-      });
-      await this.#audit(tx, actor, 'account.created', null, account);
-    });
+    await this.#write(actor, () => ({
+      create: async () => ({
+        next: account,
+        action: 'account.created',
+        taken: takenEmail(email).message,
+        details: VIA_SCIM,
+      }),
+    }));
     return publicAccount(account);
   }
 
@@ -91,72 +93,63 @@ export class ProvisioningService {
    */
   async update(actor: Actor, id: string, change: Partial<ProvisionedPerson>): Promise<Account> {
     refuseNonAdmin(actor);
-    return this.#store.transaction(async (tx) => {
-      const current = await tx.findAccountById(id);
-      if (current === undefined) throw notFoundUser(id);
-      const email = change.email === undefined ? current.email : checkedEmail(change.email);
-      if (email !== current.email && (await tx.findAccountByEmail(email)) !== undefined)
-        throw takenEmail(email);
-      const next: StoredAccount = {
-        ...current,
-        email,
-        name: change.name === undefined ? current.name : change.name.trim() || email,
-        active: change.active ?? current.active,
-        externalId: change.externalId === undefined ? current.externalId : change.externalId,
-        version: current.version + 1,
-      };
-      if (!(await tx.updateAccount(next, current.version))) {
-        throw conflict('The account changed meanwhile; read it again and retry.');
-      }
-      const ended = next.active ? 0 : await tx.deleteSessionsOfAccount(id);
-      const action =
-        current.active && !next.active
-          ? 'account.deactivated'
-          : !current.active && next.active
-            ? 'account.reactivated'
-            : 'account.updated';
-      await this.#audit(tx, actor, action, current, next, ended === 0 ? {} : { sessionsEnded: ended });
-      return publicAccount(next);
-    });
+    const next = await this.#write(actor, (tx) => ({
+      load: () => this.#found(id, tx),
+      change: async (current) => {
+        const email = change.email === undefined ? current.email : checkedEmail(change.email);
+        if (email !== current.email && (await tx.findAccountByEmail(email)) !== undefined)
+          throw takenEmail(email);
+        const next: StoredAccount = {
+          ...current,
+          email,
+          name: change.name === undefined ? current.name : change.name.trim() || email,
+          active: change.active ?? current.active,
+          externalId: change.externalId === undefined ? current.externalId : change.externalId,
+          version: current.version + 1,
+        };
+        const ended = next.active ? 0 : await tx.deleteSessionsOfAccount(id);
+        const action =
+          current.active && !next.active
+            ? 'account.deactivated'
+            : !current.active && next.active
+              ? 'account.reactivated'
+              : 'account.updated';
+        return { next, action, details: ended === 0 ? VIA_SCIM : { ...VIA_SCIM, sessionsEnded: ended } };
+      },
+      raced: () => conflict('The account changed meanwhile; read it again and retry.'),
+    }));
+    return publicAccount(next);
   }
 
   /** Deletes the account and its sessions; the last organisation-wide admin stays (409). */
   async remove(actor: Actor, id: string): Promise<void> {
     refuseNonAdmin(actor);
-    await this.#store.transaction(async (tx) => {
-      const account = await tx.findAccountById(id);
-      if (account === undefined) throw notFoundUser(id);
-      await refuseLosingLastAdmin(tx, account, null);
-      await tx.deleteAccount(id);
-      await this.#audit(tx, actor, 'account.deleted', account, null);
-    });
+    await this.#write(actor, (tx) => ({
+      load: () => this.#found(id, tx),
+      change: async (account) => {
+        await refuseLosingLastAdmin(tx, account, null);
+        return { next: null, action: 'account.deleted', details: VIA_SCIM };
+      },
+    }));
   }
 
-  async #found(id: string): Promise<StoredAccount> {
-    const account = await this.#store.findAccountById(id);
+  async #found(id: string, store: AccountStore = this.#store): Promise<StoredAccount> {
+    const account = await store.findAccountById(id);
     if (account === undefined) throw notFoundUser(id);
     return account;
   }
 
-  #audit(
-    tx: StoreRoles,
+  /** A write of an account, in a transaction of its own. */
+  #write(
     actor: Actor,
-    action: string,
-    before: StoredAccount | null,
-    after: StoredAccount | null,
-    details: Readonly<Record<string, unknown>> = {},
-  ): Promise<void> {
-    const subject = (after ?? before) as StoredAccount;
-    return recordAudit(tx, actor, subject.projectId, {
-      at: isoTime(this.#clock),
-      action,
-      resource: { type: 'account', id: subject.id, key: subject.email },
-      before: before && publicAccount(before),
-      after: after && publicAccount(after),
-      details: { via: 'scim', ...details },
-    });
+    write: (tx: AccountRoles) => Creation<StoredAccount> | Change<StoredAccount>,
+  ): Promise<StoredAccount> {
+    return this.#store.transaction((tx) => writeVersioned(tx, actor, this.#clock, ACCOUNTS, write(tx)));
   }
 }
+
+/** What every SCIM write's audit event says of where it came from. */
+const VIA_SCIM = { via: 'scim' } as const;
 
 /** SCIM hands out who may get in at all: an organisation-wide admin key with every environment. */
 function refuseNonAdmin(actor: Actor): void {

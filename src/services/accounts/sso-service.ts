@@ -6,13 +6,14 @@ import { conflict, DomainError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { OidcSettings } from '../../domain/oidc-issuer.ts';
 import { claimValues, highestRole, matchingRoles } from '../../domain/role-mapping.ts';
-import type { StoredAccount, StoreRoles } from '../../storage/store.ts';
-import { recordAudit } from '../core/audit.ts';
+import type { ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
 import { TokenBuckets } from '../core/token-buckets.ts';
+import { writeVersioned } from '../core/versioned-write.ts';
+import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { OidcRelyingParty, SignInNotVerified } from './oidc-relying-party.ts';
-import { normaliseEmail, principalOfAccount, publicAccount, refuseDeactivated } from './session-service.ts';
+import { normaliseEmail, principalOfAccount, refuseDeactivated } from './session-service.ts';
 
 /** How long the provider may take to send the person back. */
 const PENDING_TTL_MS = 10 * 60 * 1000;
@@ -41,13 +42,13 @@ const notStartedHere = () =>
 
 /** Single sign-on through the organisation's OpenID provider: accounts bound to (issuer, sub), roles from a claim. */
 export class SsoService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<AccountRoles & ProjectStore>;
   readonly #settings: OidcSettings;
   readonly #relyingParty: OidcRelyingParty;
   readonly #clock: Clock;
   readonly #starts: TokenBuckets;
 
-  constructor(store: StoreRoles, settings: OidcSettings, clock: Clock) {
+  constructor(store: WithTransactions<AccountRoles & ProjectStore>, settings: OidcSettings, clock: Clock) {
     this.#store = store;
     this.#settings = settings;
     this.#relyingParty = new OidcRelyingParty(settings);
@@ -197,7 +198,13 @@ export class SsoService {
     const sso = { issuer: signIn.issuer, subject: signIn.subject, roles: signIn.matched };
     const role = signIn.granted.role.role;
     const projectId = signIn.granted.projectId;
-    return this.#store.transaction(async (tx) => {
+    return this.#store.transaction((tx) => {
+      // The person proved who they are to the provider: they act, as when joining by invitation.
+      const person = (account: StoredAccount) => ({
+        principal: principalOfAccount(account),
+        requestId: signIn.requestId,
+      });
+      const details = { via: 'sso', issuer: this.#settings.issuer };
       if (found === undefined) {
         const account: StoredAccount = {
           id: newId('acc'),
@@ -212,50 +219,34 @@ export class SsoService {
           ...LOCAL_ACCOUNT,
           sso,
         };
-        await tx.insertAccount(account);
-        await this.#audit(tx, account, signIn.requestId, 'account.created', null, account);
-        return account;
+        return writeVersioned(tx, person(account), this.#clock, ACCOUNTS, {
+          create: async () => ({ next: account, action: 'account.created', details }),
+        });
       }
-      const current = (await tx.findAccountById(found.id)) ?? found;
-      refuseDeactivated(current);
-      const next: StoredAccount = {
-        ...current,
-        name: signIn.name,
-        role,
-        projectId,
-        sso,
-        lastLoginAt: at,
-        version: current.version + 1,
-      };
-      if (!(await tx.updateAccount(next, current.version))) {
-        throw conflict('Your account changed while you were signing in. Sign in again.');
-      }
-      const changed =
-        current.role !== next.role ||
-        current.projectId !== next.projectId ||
-        current.sso?.subject !== next.sso?.subject ||
-        JSON.stringify(current.sso?.roles) !== JSON.stringify(next.sso?.roles);
-      if (changed) await this.#audit(tx, next, signIn.requestId, 'account.updated', current, next);
-      return next;
-    });
-  }
-
-  #audit(
-    tx: StoreRoles,
-    account: StoredAccount,
-    requestId: string,
-    action: string,
-    before: StoredAccount | null,
-    after: StoredAccount,
-  ): Promise<void> {
-    // The person proved who they are to the provider: they are the actor, as when joining by invitation.
-    return recordAudit(tx, { principal: principalOfAccount(account), requestId }, after.projectId, {
-      at: isoTime(this.#clock),
-      action,
-      resource: { type: 'account', id: account.id, key: account.email },
-      before: before && publicAccount(before),
-      after: publicAccount(after),
-      details: { via: 'sso', issuer: this.#settings.issuer },
+      // Named as the sign-in names them now (the event's actor is type, id and name).
+      return writeVersioned(tx, person({ ...found, name: signIn.name }), this.#clock, ACCOUNTS, {
+        load: async () => (await tx.findAccountById(found.id)) ?? found,
+        change: async (current) => {
+          refuseDeactivated(current);
+          const next: StoredAccount = {
+            ...current,
+            name: signIn.name,
+            role,
+            projectId,
+            sso,
+            lastLoginAt: at,
+            version: current.version + 1,
+          };
+          const changed =
+            current.role !== next.role ||
+            current.projectId !== next.projectId ||
+            current.sso?.subject !== next.sso?.subject ||
+            JSON.stringify(current.sso?.roles) !== JSON.stringify(next.sso?.roles);
+          // A sign-in that changes nothing but its time is no event.
+          return { next, action: changed ? 'account.updated' : null, details };
+        },
+        raced: () => conflict('Your account changed while you were signing in. Sign in again.'),
+      });
     });
   }
 }

@@ -1,7 +1,7 @@
 import { type Principal, type Role, roleRank } from '../../domain/api-key.ts';
 import { forbidden, noProjectAccess } from '../../domain/errors.ts';
 import type { Project } from '../../domain/project.ts';
-import type { ApiKeyStore, ChangeSafetyStores, FlagStore, ProjectStore } from '../../storage/store.ts';
+import type { ApiKeyStore, FlagStore, PendingChangeRole, ProjectStore } from '../../storage/store.ts';
 
 /**
  * Throws `forbidden` unless the principal may act with `role` in the project (and, when named,
@@ -116,11 +116,11 @@ export interface ProjectReferences {
  * run the same rules through `project-access.ts`.
  */
 export class AccessChecks {
-  readonly #store: ProjectStore & FlagStore & ApiKeyStore & ChangeSafetyStores;
+  readonly #store: ProjectStore & FlagStore & ApiKeyStore & PendingChangeRole;
   readonly #references: ProjectReferences | undefined;
 
   constructor(
-    store: ProjectStore & FlagStore & ApiKeyStore & ChangeSafetyStores,
+    store: ProjectStore & FlagStore & ApiKeyStore & PendingChangeRole,
     references?: ProjectReferences,
   ) {
     this.#store = store;
@@ -159,7 +159,7 @@ export class AccessChecks {
       case 'segment':
         return this.#resource(principal, this.#store.findSegmentById(target.id));
       case 'change-request':
-        return this.#resource(principal, this.#store.approvals.findChangeRequest(target.id));
+        return this.#resource(principal, this.#store.pendingChanges.find('request', target.id));
     }
   }
 

@@ -2,10 +2,11 @@ import type { Clock } from '../../domain/clock.ts';
 import type { KeyRegistry } from '../../plane/key-registry.ts';
 import type { Change, SnapshotRegistry } from '../../plane/snapshots.ts';
 import type { FlagChange } from '../../storage/change-feed/change-feed.ts';
-import type { StoreRoles } from '../../storage/store.ts';
+import type { ProjectStore, Transactional, WithTransactions } from '../../storage/store.ts';
 
-export interface WriteDeps {
-  readonly store: StoreRoles;
+/** What a use case that writes stands on: the store roles `R` it names, the plane, the clock. */
+export interface WriteDeps<R> {
+  readonly store: WithTransactions<R>;
   readonly snapshots: SnapshotRegistry;
   /** The one clock every write reads its time from. */
   readonly clock: Clock;
@@ -19,11 +20,11 @@ export interface WriteDeps {
  * snapshot before returning, so the next evaluation sees the change. `change` says what was
  * written, or how to tell from the write's result, so the snapshot is patched without reading it back.
  */
-export async function commitProjectChange<T>(
-  deps: WriteDeps,
+export async function commitProjectChange<T, R extends ProjectStore>(
+  deps: { readonly store: Transactional<R>; readonly snapshots: SnapshotRegistry },
   projectId: string,
   change: Change | ((result: T) => Change),
-  work: (tx: StoreRoles) => Promise<T>,
+  work: (tx: R) => Promise<T>,
 ): Promise<T> {
   const { result, revision, written } = await deps.store.transaction(async (tx) => {
     const result = await work(tx);

@@ -2,7 +2,7 @@ import type { Role } from '../../domain/api-key.ts';
 import { noProjectAccess, notFound } from '../../domain/errors.ts';
 import type { Project } from '../../domain/project.ts';
 import type { ProjectStore } from '../../storage/store.ts';
-import { authorize } from './access.ts';
+import { authorize, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 
 /**
@@ -28,5 +28,19 @@ export async function accessProject(
   }
   if (project === undefined) throw notFound(`No project "${idOrKey}".`);
   authorize(principal, project.id, role, environment);
+  return project;
+}
+
+/**
+ * The project a new flag, segment or environment goes into: an editor's, with every environment,
+ * since the new resource exists in (or is used by) every environment of it.
+ */
+export async function projectToCreateIn(
+  store: ProjectStore,
+  actor: Actor,
+  idOrKey: string,
+): Promise<Project> {
+  const project = await accessProject(store, actor, idOrKey, 'editor');
+  requireAllEnvironments(actor.principal);
   return project;
 }

@@ -2,10 +2,11 @@ import type { ChangeRequest, ChangeRequestKind, FieldChange } from '../../domain
 import { personOf } from '../../domain/change-request.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { newId } from '../../domain/ids.ts';
-import type { StoreRoles } from '../../storage/store.ts';
+import type { PendingChangeRole, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { staleChanges } from './field-changes.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from './versioned-write.ts';
 
 /** A write as the gate sees it: what it is, where it reaches, and exactly what it changes. */
 export interface GatedWrite {
@@ -23,11 +24,23 @@ export interface GatedWrite {
   readonly baseVersion: number;
 }
 
+/** Change requests as the one versioned write stores and audits them: each event names the environment it waits on. */
+export const CHANGE_REQUESTS: VersionedKind<ChangeRequest, PendingChangeRole & AuditRoles> = {
+  type: 'change_request',
+  key: () => null,
+  logOf: (request) => request.projectId,
+  insert: (tx, request) => tx.pendingChanges.insert('request', request),
+  update: (tx, request, expectedVersion) => tx.pendingChanges.updateRequest(request, expectedVersion),
+};
+
 /** What passing the gate gave: the write's result, or the change request made instead. */
 export type Gated<T> = { readonly applied: T } | { readonly request: ChangeRequest };
 
+/** What the gate reads and writes: the environments' policies, the requests, their audit events. */
+export type GateRoles = ProjectStore & PendingChangeRole & AuditRoles;
+
 export interface GateDeps {
-  readonly store: StoreRoles;
+  readonly store: WithTransactions<GateRoles>;
   readonly clock: Clock;
 }
 
@@ -74,28 +87,26 @@ export async function throughGate<T>(
     createdAt: at,
     updatedAt: at,
   };
-  await deps.store.transaction(async (tx) => {
-    await tx.approvals.insertChangeRequest(request);
-    await recordAudit(tx, actor, request.projectId, {
-      at,
-      action: 'change_request.created',
-      resource: { type: 'change_request', id: request.id, key: null },
-      environment: request.environment,
-      before: null,
-      after: request,
-    });
-  });
+  await deps.store.transaction((tx) =>
+    writeVersioned(tx, actor, deps.clock, CHANGE_REQUESTS, {
+      create: async () => ({
+        next: request,
+        action: 'change_request.created',
+        environment: request.environment,
+      }),
+    }),
+  );
   return { request };
 }
 
 /** The environments among `environments` that require approvals, with how many. */
 async function guardedEnvironments(
-  store: StoreRoles,
+  store: ProjectStore,
   projectId: string,
   environments: readonly string[],
 ): Promise<Map<string, number>> {
   if (environments.length === 0) return new Map();
-  const policies = await store.approvals.requiredApprovals(projectId);
+  const policies = await store.requiredApprovals(projectId);
   const guarded = new Map<string, number>();
   for (const key of environments) {
     const count = policies.get(key) ?? 0;
@@ -115,13 +126,13 @@ export type Written =
  * say so before anyone tries. Requests on other fields stay open.
  */
 export async function markConflicts(
-  tx: StoreRoles,
+  tx: PendingChangeRole & AuditRoles,
   actor: Actor,
   projectId: string,
   written: Written,
   at: string,
 ): Promise<void> {
-  const open = await tx.approvals.listChangeRequests(projectId, { status: 'open' }, { limit: 1000 });
+  const open = await tx.pendingChanges.listRequests(projectId, { status: 'open' }, { limit: 1000 });
   for (const request of open.items) {
     const reason = conflictWith(request, written);
     if (reason === undefined) continue;
@@ -132,7 +143,7 @@ export async function markConflicts(
       version: request.version + 1,
       updatedAt: at,
     };
-    if (!(await tx.approvals.updateChangeRequest(next, request.version))) continue;
+    if (!(await tx.pendingChanges.updateRequest(next, request.version))) continue;
     await recordAudit(tx, actor, projectId, {
       at,
       action: 'change_request.conflicted',

@@ -19,10 +19,18 @@ import { isPlainObject } from '../../domain/json.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CreateFlagInput, FlagEnvironmentPatch, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { TargetingRuleInput } from '../../domain/schemas/rules.ts';
-import type { FlagFilter, FlagStore, Page, PageRequest, StoreRoles } from '../../storage/store.ts';
+import type { Change } from '../../plane/snapshots.ts';
+import type {
+  FlagFilter,
+  FlagStore,
+  Page,
+  PageRequest,
+  PendingChangeRole,
+  ProjectStore,
+  ReadOptions,
+} from '../../storage/store.ts';
 import { authorizeEnvironments, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import {
   applyChanges,
@@ -31,11 +39,17 @@ import {
   refuseStale,
   staleChanges,
 } from '../core/field-changes.ts';
+import { checkIfMatch, type IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, ofProject, takenIn } from '../core/keyed-resource.ts';
 import { mergeField, mergePatch } from '../core/merge-patch.ts';
-import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { versionFromAudit } from '../core/version-history.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import {
+  type AuditRoles,
+  type Outcome,
+  type VersionedKind,
+  writeVersioned,
+} from '../core/versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from '../core/write-gate.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { validateFlag } from './validate-flag.ts';
@@ -85,14 +99,26 @@ interface AuditOf {
 const onlyOne = (touched: readonly string[]): string | undefined =>
   touched.length === 1 ? touched[0] : undefined;
 
-export class FlagService {
-  readonly #deps: WriteDeps;
+/** The store roles flag use cases name: projects, flags and segments, the audit log, pending changes. */
+export type FlagRoles = ProjectStore & FlagStore & AuditRoles & PendingChangeRole;
 
-  constructor(deps: WriteDeps) {
+/** Flags as the one versioned write stores and audits them (flagd import writes them too). */
+export const FLAGS: VersionedKind<Flag, FlagRoles> = {
+  ...keyedInProject('flag'),
+  insert: (tx, flag) => tx.insertFlag(flag),
+  update: (tx, flag, expectedVersion) => tx.updateFlag(flag, expectedVersion),
+  remove: (tx, flag) => tx.deleteFlag(flag.id),
+  gone: (flag) => flagNotFound(`No flag with id "${flag.id}".`),
+};
+
+export class FlagService {
+  readonly #deps: WriteDeps<FlagRoles>;
+
+  constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
   }
 
-  get #store(): StoreRoles {
+  get #store(): FlagRoles {
     return this.#deps.store;
   }
 
@@ -148,16 +174,11 @@ export class FlagService {
 
   /** A flag by id, for an actor who may view its project. */
   async getById(actor: Actor, flagId: string): Promise<Flag> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'viewer');
-    const flag = await this.#store.findFlagById(flagId);
-    if (flag === undefined || flag.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    return flag;
+    return flagOfProject(this.#store, await this.#projectOfFlag(actor, flagId, 'viewer'), flagId);
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    requireAllEnvironments(actor.principal);
+    const project = await projectToCreateIn(this.#store, actor, projectIdOrKey);
     const type = input.type ?? 'boolean';
     if (type !== 'boolean' && input.variants === undefined) {
       throw validationFailed(`A ${type} flag needs its variants.`, [
@@ -165,45 +186,30 @@ export class FlagService {
       ]);
     }
     const variants = input.variants ?? BOOLEAN_VARIANTS;
-    const id = newId('flg');
     return commitProjectChange(
       this.#deps,
       project.id,
       (flag) => ({ written: flag }),
-      async (tx) => {
-        const environments = await tx.listEnvironments(project.id);
-        const at = isoTime(this.#deps.clock);
-        const flag: Flag = {
-          id,
-          projectId: project.id,
-          key: input.key,
-          name: input.name ?? input.key,
-          description: input.description ?? '',
-          type,
-          variants,
-          tags: input.tags ?? [],
-          archived: false,
-          metadata: input.metadata ?? {},
-          version: 1,
-          createdAt: at,
-          updatedAt: at,
-          environments: Object.fromEntries(
-            environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
-          ),
-        };
-        await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
-        await tx
-          .insertFlag(flag)
-          .catch(uniqueToConflict(`A flag "${input.key}" already exists in project "${project.key}".`));
-        await recordAudit(tx, actor, project.id, {
-          at: isoTime(this.#deps.clock),
-          action: 'flag.created',
-          resource: { type: 'flag', id, key: flag.key },
-          before: null,
-          after: flag,
-        });
-        return flag;
-      },
+      (tx) =>
+        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+          create: async () => {
+            const environments = await tx.listEnvironments(project.id);
+            const flag: Flag = {
+              ...firstVersion('flg', input, isoTime(this.#deps.clock)),
+              projectId: project.id,
+              type,
+              variants,
+              tags: input.tags ?? [],
+              archived: false,
+              metadata: input.metadata ?? {},
+              environments: Object.fromEntries(
+                environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+              ),
+            };
+            await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
+            return { next: flag, action: 'flag.created', taken: takenIn(project, 'flag', flag.key) };
+          },
+        }),
     );
   }
 
@@ -254,9 +260,7 @@ export class FlagService {
     environment: string,
   ): Promise<{ projectId: string; stored: Flag; next: Flag }> {
     const projectId = await this.#authorisePatch(actor, flagId, patch, environment);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
+    const stored = await flagOfProject(this.#store, projectId, flagId);
     const { next } = this.#mergeField(stored, patch, environment);
     await validateReferences(this.#store, next, new Set(Object.keys(stored.environments)), stored);
     return { projectId, stored, next };
@@ -274,7 +278,7 @@ export class FlagService {
     flagId: string,
     patch: FlagPatch,
     environment: string,
-    claim: (stored: Flag, tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (stored: Flag, tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
     const current = await this.#store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
@@ -298,7 +302,7 @@ export class FlagService {
     flagId: string,
     changes: readonly FieldChange[],
     action: 'flag.updated' | 'flag.restored',
-    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Flag> {
     const current = await this.#store.findFlagById(flagId);
     if (current === undefined) throw flagNotFound(`No flag with id "${flagId}".`);
@@ -388,18 +392,8 @@ export class FlagService {
    * through the gate. Environments created since keep their current configuration; deleted ones
    * are left out.
    */
-  async restore(
-    actor: Actor,
-    flagId: string,
-    version: number,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<Flag>> {
-    const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
-    if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    checkIfMatch(options.ifMatch, stored.version);
+  async restore(actor: Actor, flagId: string, version: number, options: IfMatch): Promise<Gated<Flag>> {
+    const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     const restored = this.#restored(
       stored,
       await versionFromAudit<Flag>(this.#store, projectId, 'flag', flagId, version),
@@ -451,54 +445,57 @@ export class FlagService {
     projectId: string,
     flagId: string,
     ifMatch: number | undefined,
-    build: (stored: Flag, tx: StoreRoles) => Promise<{ next: Flag; audit: AuditOf }>,
+    build: (stored: Flag, tx: FlagRoles) => Promise<{ next: Flag; audit: AuditOf }>,
   ): Promise<Flag> {
-    return commitProjectChange(
-      this.#deps,
-      projectId,
-      (flag) => ({ written: flag }),
-      async (tx) => {
-        // The one read of the flag, locked until commit: a concurrent patch without If-Match
-        // waits its turn instead of failing.
-        const stored = await tx.findFlagById(flagId, { forUpdate: true });
-        if (stored === undefined || stored.projectId !== projectId)
-          throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(ifMatch, stored.version);
-        const { next, audit } = await build(stored, tx);
-        // Every flag has a configuration in every environment of its project, so the stored one names them all.
-        await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
-        if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
-        if (!(await tx.updateFlag(next, stored.version))) {
-          throw changedMeanwhile('flag');
-        }
-        const at = isoTime(this.#deps.clock);
-        await recordAudit(tx, actor, projectId, {
-          at,
-          action: audit.action,
-          resource: { type: 'flag', id: flagId, key: next.key },
-          ...(audit.environment === undefined ? {} : { environment: audit.environment }),
-          before: stored,
-          after: next,
-          ...(audit.details === undefined ? {} : { details: audit.details }),
-        });
-        await markConflicts(tx, actor, projectId, { flag: next }, at);
-        return next;
-      },
+    const written = (flag: Flag) => ({ written: flag });
+    return this.#writeStored(actor, projectId, flagId, ifMatch, written, async (stored, tx) => {
+      const { next, audit } = await build(stored, tx);
+      // Every flag has a configuration in every environment of its project, so the stored one names them all.
+      await validateReferences(tx, next, new Set(Object.keys(stored.environments)), stored);
+      if (next.archived && !stored.archived) await refuseIfRequired(tx, stored, 'archived');
+      return { next, ...audit };
+    });
+  }
+
+  /**
+   * A write of the stored flag, in a transaction of its own that tells the plane `announced`:
+   * the flag is read there and locked until commit (a concurrent write without If-Match waits
+   * its turn instead of failing), and the open change requests the write conflicts with are marked.
+   */
+  #writeStored(
+    actor: Actor,
+    projectId: string,
+    flagId: string,
+    ifMatch: number | undefined,
+    announced: (flag: Flag) => Change,
+    change: (stored: Flag, tx: FlagRoles) => Promise<Outcome<Flag>>,
+  ): Promise<Flag> {
+    return commitProjectChange(this.#deps, projectId, announced, (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+        load: () => flagOfProject(tx, projectId, flagId, { forUpdate: true }),
+        ifMatch,
+        change: (stored) => change(stored, tx),
+        also: (flag, at, gone) => markConflicts(tx, actor, projectId, { flag, gone }, at),
+      }),
     );
   }
 
-  /** Deletes a flag, through the gate: in a guarded environment a non-admin's delete is a change request. */
-  async delete(
+  /** The flag a write of every environment (a delete, a restore) acts on, once the actor may and If-Match holds. */
+  async #wholeFlagWrite(
     actor: Actor,
     flagId: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<void>> {
+    ifMatch: number | undefined,
+  ): Promise<{ projectId: string; stored: Flag }> {
     const projectId = await this.#projectOfFlag(actor, flagId, 'editor');
     if (actor.grant === undefined) requireAllEnvironments(actor.principal);
-    const stored = await this.#store.findFlagById(flagId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw flagNotFound(`No flag with id "${flagId}".`);
-    checkIfMatch(options.ifMatch, stored.version);
+    const stored = await flagOfProject(this.#store, projectId, flagId);
+    checkIfMatch(ifMatch, stored.version);
+    return { projectId, stored };
+  }
+
+  /** Deletes a flag, through the gate: in a guarded environment a non-admin's delete is a change request. */
+  async delete(actor: Actor, flagId: string, options: IfMatch): Promise<Gated<void>> {
+    const { projectId, stored } = await this.#wholeFlagWrite(actor, flagId, options.ifMatch);
     await refuseIfRequired(this.#store, stored, 'deleted');
     const write = {
       kind: 'flag.delete',
@@ -520,34 +517,14 @@ export class FlagService {
     projectId: string,
     flagId: string,
     ifMatch: number | undefined,
-    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
-    await commitProjectChange(
-      this.#deps,
-      projectId,
-      (key: string) => ({ removed: key }),
-      async (tx) => {
-        const stored = await tx.findFlagById(flagId, { forUpdate: true });
-        if (stored === undefined || stored.projectId !== projectId)
-          throw flagNotFound(`No flag with id "${flagId}".`);
-        checkIfMatch(ifMatch, stored.version);
-        await refuseIfRequired(tx, stored, 'deleted');
-        const details = claim === undefined ? undefined : await claim(tx);
-        // Of two deletes racing past the read above, only the one that removed the row goes on to audit it.
-        if (!(await tx.deleteFlag(flagId))) throw flagNotFound(`No flag with id "${flagId}".`);
-        const at = isoTime(this.#deps.clock);
-        await recordAudit(tx, actor, projectId, {
-          at,
-          action: 'flag.deleted',
-          resource: { type: 'flag', id: flagId, key: stored.key },
-          before: stored,
-          after: null,
-          ...(details === undefined ? {} : { details }),
-        });
-        await markConflicts(tx, actor, projectId, { flag: stored, gone: true }, at);
-        return stored.key;
-      },
-    );
+    const removed = (flag: Flag) => ({ removed: flag.key });
+    await this.#writeStored(actor, projectId, flagId, ifMatch, removed, async (stored, tx) => {
+      await refuseIfRequired(tx, stored, 'deleted');
+      // Of two deletes racing past the read, only the one that removed the row audits it.
+      return { next: null, action: 'flag.deleted', details: await claim?.(tx) };
+    });
   }
 
   #applyPatch(flag: Flag, patch: FlagPatch, environment: string): Flag {
@@ -674,4 +651,14 @@ function patchEnvironment(current: FlagEnvironment, patch: FlagEnvironmentPatch)
     ...(rollout === undefined ? {} : { defaultRollout: rollout }),
     ...(jsonLogic === undefined ? {} : { targeting: jsonLogic }),
   };
+}
+
+/**
+ * The stored flag, when it is one of the project's (404 otherwise); `forUpdate` inside a write's
+ * transaction, so a concurrent write without If-Match waits its turn instead of failing.
+ */
+async function flagOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
+  return ofProject(await store.findFlagById(id, options), projectId, () =>
+    flagNotFound(`No flag with id "${id}".`),
+  );
 }

@@ -14,17 +14,15 @@ import {
   mergeVariants,
 } from '../../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../../flagd/inline-prerequisites.ts';
-import type { StoreRoles } from '../../storage/store.ts';
+import type { WithTransactions } from '../../storage/store.ts';
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import { flagChanges, refuseStale, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
-import { changedMeanwhile } from '../core/versioned-write.ts';
+import { writeVersioned } from '../core/versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from '../core/write-gate.ts';
-import { changesVariantValues } from './flag-service.ts';
+import { changesVariantValues, FLAGS, type FlagRoles } from './flag-service.ts';
 import { validateFlag } from './validate-flag.ts';
 
 /** What an import did, by flag key. */
@@ -90,13 +88,13 @@ function importChanges(writes: readonly ImportWrite[]): FieldChange[] {
  * events, and the snapshot refresh.
  */
 export class FlagdService {
-  readonly #deps: WriteDeps;
+  readonly #deps: WriteDeps<FlagRoles>;
 
-  constructor(deps: WriteDeps) {
+  constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
   }
 
-  get #store(): StoreRoles {
+  get #store(): WithTransactions<FlagRoles> {
     return this.#deps.store;
   }
 
@@ -150,7 +148,7 @@ export class FlagdService {
     environment: string,
     document: unknown,
     changes: readonly FieldChange[],
-    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<FlagdImportResult> {
     const project = await this.#store.findProject(projectId);
     if (project === undefined) throw notFound(`No project "${projectId}".`);
@@ -163,7 +161,7 @@ export class FlagdService {
 
   /** What importing `flags` would write, checked: every problem refuses the whole document. */
   async #plan(
-    tx: StoreRoles,
+    tx: FlagRoles,
     actor: Actor,
     project: Project,
     environment: string,
@@ -217,7 +215,7 @@ export class FlagdService {
     flags: readonly ImportedFlag[],
     warnings: readonly FlagdImportWarning[],
     claim?: (
-      tx: StoreRoles,
+      tx: FlagRoles,
       current: Record<string, Flag | null>,
     ) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<FlagdImportResult> {
@@ -225,27 +223,30 @@ export class FlagdService {
       const { writes, unchanged } = await this.#plan(tx, actor, project, environment, flags);
       const current = Object.fromEntries(writes.map((w) => [w.after.key, w.before ?? null]));
       const details = claim === undefined ? undefined : await claim(tx, current);
-      const at = isoTime(this.#deps.clock);
       for (const { before, after } of writes) {
-        if (before === undefined) {
-          await tx
-            .insertFlag(after)
-            .catch(
-              uniqueToConflict(`A flag "${after.key}" was created in project "${project.key}" meanwhile.`),
-            );
-        } else if (!(await tx.updateFlag(after, before.version))) {
-          throw changedMeanwhile('flag');
-        }
-        await recordAudit(tx, actor, project.id, {
-          at,
-          action: before === undefined ? 'flag.created' : 'flag.updated',
-          resource: { type: 'flag', id: after.id, key: after.key },
-          environment,
-          before: before ?? null,
-          after,
-          ...(details === undefined ? {} : { details }),
-        });
-        await markConflicts(tx, actor, project.id, { flag: after }, at);
+        const audit = { environment, details };
+        const also = (flag: Flag, at: string) => markConflicts(tx, actor, project.id, { flag }, at);
+        await writeVersioned(
+          tx,
+          actor,
+          this.#deps.clock,
+          FLAGS,
+          before === undefined
+            ? {
+                create: async () => ({
+                  next: after,
+                  action: 'flag.created',
+                  taken: `A flag "${after.key}" was created in project "${project.key}" meanwhile.`,
+                  ...audit,
+                }),
+                also,
+              }
+            : {
+                load: async () => before,
+                change: async () => ({ next: after, action: 'flag.updated', ...audit }),
+                also,
+              },
+        );
       }
       return {
         environment,

@@ -2,29 +2,37 @@ import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { conflict, notFound, validationFailed } from '../../domain/errors.ts';
 import type { Flag } from '../../domain/flag.ts';
-import { newId } from '../../domain/ids.ts';
 import type { RuleInput } from '../../domain/schemas/rules.ts';
 import type { CreateSegmentInput, SegmentPatch } from '../../domain/schemas/segment-input.ts';
 import { type Rule, type Segment, segmentsNamedBy } from '../../domain/segment.ts';
 import { findSegmentCycle } from '../../evaluation/segments.ts';
-import type { FlagStore, Page, PageRequest, StoreRoles } from '../../storage/store.ts';
+import type { FlagStore, Page, PageRequest, ReadOptions } from '../../storage/store.ts';
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import { applyChanges, refuseStale, segmentChanges, staleChanges } from '../core/field-changes.ts';
+import { checkIfMatch, type IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, ofProject, takenIn } from '../core/keyed-resource.ts';
 import { mergeField } from '../core/merge-patch.ts';
-import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { versionFromAudit } from '../core/version-history.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import { type Outcome, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 import { type Gated, markConflicts, throughGate } from '../core/write-gate.ts';
+import type { FlagRoles } from './flag-service.ts';
 import { validateRules } from './validate-rules.ts';
 
-export class SegmentService {
-  readonly #deps: WriteDeps;
+/** Segments as the one versioned write stores and audits them. */
+const SEGMENTS: VersionedKind<Segment, FlagRoles> = {
+  ...keyedInProject('segment'),
+  insert: (tx, segment) => tx.insertSegment(segment),
+  update: (tx, segment, expectedVersion) => tx.updateSegment(segment, expectedVersion),
+  remove: (tx, segment) => tx.deleteSegment(segment.id),
+};
 
-  constructor(deps: WriteDeps) {
+export class SegmentService {
+  readonly #deps: WriteDeps<FlagRoles>;
+
+  constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
   }
 
@@ -84,39 +92,29 @@ export class SegmentService {
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateSegmentInput): Promise<Segment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
     // A segment is used by every environment's rules.
-    requireAllEnvironments(actor.principal);
-    const at = isoTime(this.#deps.clock);
+    const project = await projectToCreateIn(this.#deps.store, actor, projectIdOrKey);
     const segment: Segment = {
-      id: newId('seg'),
+      ...firstVersion('seg', input, isoTime(this.#deps.clock)),
       projectId: project.id,
-      key: input.key,
-      name: input.name ?? input.key,
-      description: input.description ?? '',
       match: input.match ?? 'all',
       // Rules as sent; #validate refuses them before the write if they are not rules.
       rules: (input.rules ?? []) as readonly Rule[],
       included: input.included ?? [],
       excluded: input.excluded ?? [],
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
     };
-    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
-      await this.#validate(tx, segment);
-      await tx
-        .insertSegment(segment)
-        .catch(uniqueToConflict(`A segment "${segment.key}" already exists in project "${project.key}".`));
-      await recordAudit(tx, actor, project.id, {
-        at: isoTime(this.#deps.clock),
-        action: 'segment.created',
-        resource: { type: 'segment', id: segment.id, key: segment.key },
-        before: null,
-        after: segment,
-      });
-      return segment;
-    });
+    return commitProjectChange(this.#deps, project.id, 'project', (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, SEGMENTS, {
+        create: async () => {
+          await this.#validate(tx, segment);
+          return {
+            next: segment,
+            action: 'segment.created',
+            taken: takenIn(project, 'segment', segment.key),
+          };
+        },
+      }),
+    );
   }
 
   /** A merge patch of the segment, through the gate: it changes every flag rule that uses the segment. */
@@ -124,10 +122,9 @@ export class SegmentService {
     actor: Actor,
     segmentId: string,
     patch: SegmentPatch,
-    options: { ifMatch?: number | undefined },
+    options: IfMatch,
   ): Promise<Gated<Segment>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const next = this.#merged(stored, patch);
     await this.#validate(this.#deps.store, next);
     return this.#throughGate(actor, stored, 'segment.patch', patch, segmentChanges(stored, next), () =>
@@ -153,12 +150,16 @@ export class SegmentService {
     };
   }
 
-  async #stored(projectId: string, segmentId: string, ifMatch: number | undefined): Promise<Segment> {
-    const stored = await this.#deps.store.findSegmentById(segmentId);
-    if (stored === undefined || stored.projectId !== projectId)
-      throw notFound(`No segment with id "${segmentId}".`);
+  /** The segment a write acts on, once the actor may write it and If-Match holds, with its project. */
+  async #writable(
+    actor: Actor,
+    segmentId: string,
+    ifMatch: number | undefined,
+  ): Promise<{ projectId: string; stored: Segment }> {
+    const projectId = await this.#writableProject(actor, segmentId);
+    const stored = await segmentOfProject(this.#deps.store, projectId, segmentId);
     checkIfMatch(ifMatch, stored.version);
-    return stored;
+    return { projectId, stored };
   }
 
   /** The gate for a segment write: it reaches every environment where a flag uses the segment. */
@@ -195,7 +196,7 @@ export class SegmentService {
     actor: Actor,
     segmentId: string,
     changes: readonly FieldChange[],
-    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Segment> {
     const current = await this.#deps.store.findSegmentById(segmentId);
     if (current === undefined) throw notFound(`No segment with id "${segmentId}".`);
@@ -218,14 +219,8 @@ export class SegmentService {
   }
 
   /** Writes the segment as it was at `version` (from the audit log) as its next version (docs/product.md §10), through the gate. */
-  async restore(
-    actor: Actor,
-    segmentId: string,
-    version: number,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<Segment>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+  async restore(actor: Actor, segmentId: string, version: number, options: IfMatch): Promise<Gated<Segment>> {
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const restored = restoredSegment(
       stored,
       await versionFromAudit<Segment>(this.#deps.store, projectId, 'segment', segmentId, version),
@@ -253,34 +248,37 @@ export class SegmentService {
     segmentId: string,
     ifMatch: number | undefined,
     action: string,
-    build: (stored: Segment, tx: StoreRoles) => Promise<Segment>,
-    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    build: (stored: Segment, tx: FlagRoles) => Promise<Segment>,
+    claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<Segment> {
-    return commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
-      // The one read of the segment, locked until commit: a concurrent patch without If-Match
-      // waits its turn instead of failing.
-      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined || stored.projectId !== projectId)
-        throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(ifMatch, stored.version);
+    return this.#writeStored(actor, projectId, segmentId, ifMatch, async (stored, tx) => {
       const next = await build(stored, tx);
       await this.#validate(tx, next);
-      const details = claim === undefined ? undefined : await claim(tx);
-      if (!(await tx.updateSegment(next, stored.version))) {
-        throw changedMeanwhile('segment');
-      }
-      const at = isoTime(this.#deps.clock);
-      await recordAudit(tx, actor, stored.projectId, {
-        at,
-        action,
-        resource: { type: 'segment', id: segmentId, key: next.key },
-        before: stored,
-        after: next,
-        ...(details === undefined ? {} : { details }),
-      });
-      await markConflicts(tx, actor, stored.projectId, { segment: next }, at);
-      return next;
+      return { next, action, details: await claim?.(tx) };
     });
+  }
+
+  /**
+   * A write of the stored segment, in a transaction of its own: the segment is read there and
+   * locked until commit (a concurrent write without If-Match waits its turn instead of failing;
+   * writes naming it either committed already or wait, and then see the change), and the open
+   * change requests the write conflicts with are marked.
+   */
+  #writeStored(
+    actor: Actor,
+    projectId: string,
+    segmentId: string,
+    ifMatch: number | undefined,
+    change: (stored: Segment, tx: FlagRoles) => Promise<Outcome<Segment>>,
+  ): Promise<Segment> {
+    return commitProjectChange(this.#deps, projectId, 'project', (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, SEGMENTS, {
+        load: () => segmentOfProject(tx, projectId, segmentId, { forUpdate: true }),
+        ifMatch,
+        change: (stored) => change(stored, tx),
+        also: (segment, at, gone) => markConflicts(tx, actor, projectId, { segment, gone }, at),
+      }),
+    );
   }
 
   /** The flags and segments whose rules use the segment: what stands in the way of deleting it. */
@@ -294,13 +292,8 @@ export class SegmentService {
   }
 
   /** Deletes an unused segment, through the gate (where a flag in a guarded environment uses it, it is in use anyway). */
-  async delete(
-    actor: Actor,
-    segmentId: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Gated<void>> {
-    const projectId = await this.#writableProject(actor, segmentId);
-    const stored = await this.#stored(projectId, segmentId, options.ifMatch);
+  async delete(actor: Actor, segmentId: string, options: IfMatch): Promise<Gated<void>> {
+    const { projectId, stored } = await this.#writable(actor, segmentId, options.ifMatch);
     const changes = [{ path: '', before: stored, after: null }];
     return this.#throughGate(actor, stored, 'segment.delete', {}, changes, () =>
       this.deleteOnBehalf(actor, projectId, segmentId, options.ifMatch),
@@ -313,20 +306,10 @@ export class SegmentService {
     projectId: string,
     segmentId: string,
     ifMatch: number | undefined,
-    claim?: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim?: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
-    await commitProjectChange(this.#deps, projectId, 'project', async (tx) => {
-      // Locked first, so writes naming the segment either committed already (and show up as
-      // users below) or wait, and then find it gone.
-      const stored = await tx.findSegmentById(segmentId, { forUpdate: true });
-      if (stored === undefined || stored.projectId !== projectId)
-        throw notFound(`No segment with id "${segmentId}".`);
-      checkIfMatch(ifMatch, stored.version);
-      const users = segmentUsers(
-        stored.key,
-        await tx.allFlags(stored.projectId),
-        await tx.allSegments(stored.projectId),
-      );
+    await this.#writeStored(actor, projectId, segmentId, ifMatch, async (stored, tx) => {
+      const users = segmentUsers(stored.key, await tx.allFlags(projectId), await tx.allSegments(projectId));
       const names = [
         ...users.flags.map((f) => `flag "${f.key}"`),
         ...users.segments.map((s) => `segment "${s.key}"`),
@@ -336,18 +319,7 @@ export class SegmentService {
           `The segment "${stored.key}" is used by ${names.join(', ')}; remove those uses first.`,
         );
       }
-      const details = claim === undefined ? undefined : await claim(tx);
-      if (!(await tx.deleteSegment(segmentId))) throw notFound(`No segment with id "${segmentId}".`);
-      const at = isoTime(this.#deps.clock);
-      await recordAudit(tx, actor, stored.projectId, {
-        at,
-        action: 'segment.deleted',
-        resource: { type: 'segment', id: segmentId, key: stored.key },
-        before: stored,
-        after: null,
-        ...(details === undefined ? {} : { details }),
-      });
-      await markConflicts(tx, actor, stored.projectId, { segment: stored, gone: true }, at);
+      return { next: null, action: 'segment.deleted', details: await claim?.(tx) };
     });
   }
 
@@ -435,4 +407,11 @@ export function environmentsUsingSegment(
     }
   }
   return [...environments];
+}
+
+/** The stored segment, when it is one of the project's (404 otherwise); `forUpdate` as for flags. */
+async function segmentOfProject(store: FlagStore, projectId: string, id: string, options?: ReadOptions) {
+  return ofProject(await store.findSegmentById(id, options), projectId, () =>
+    notFound(`No segment with id "${id}".`),
+  );
 }

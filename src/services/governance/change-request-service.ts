@@ -6,19 +6,17 @@ import {
   samePerson,
 } from '../../domain/change-request.ts';
 import type { Clock } from '../../domain/clock.ts';
-import { isoTime } from '../../domain/clock.ts';
 import { conflict, DomainError, forbidden, notFound } from '../../domain/errors.ts';
 import type { Flag } from '../../domain/flag.ts';
 import type { FlagPatch } from '../../domain/schemas/flag-input.ts';
-import type { Page, PageRequest, StoreRoles } from '../../storage/store.ts';
+import type { Page, PageRequest, WithTransactions } from '../../storage/store.ts';
 import { authorize, authorizeEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { environmentsOfChanges, StaleChanges, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';
-import { changedMeanwhile } from '../core/versioned-write.ts';
-import { conflictWith } from '../core/write-gate.ts';
-import type { FlagService } from '../flags/flag-service.ts';
+import { changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
+import { CHANGE_REQUESTS, conflictWith } from '../core/write-gate.ts';
+import type { FlagRoles, FlagService } from '../flags/flag-service.ts';
 import type { FlagdService } from '../flags/flagd-service.ts';
 import { accessScope, patchReach } from '../flags/patch-reach.ts';
 import type { SegmentService } from '../flags/segment-service.ts';
@@ -44,11 +42,11 @@ export interface RequestWriters {
  * resource as it is then.
  */
 export class ChangeRequestService {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<FlagRoles>;
   readonly #writers: RequestWriters;
   readonly #clock: Clock;
 
-  constructor(store: StoreRoles, writers: RequestWriters, clock: Clock) {
+  constructor(store: WithTransactions<FlagRoles>, writers: RequestWriters, clock: Clock) {
     this.#store = store;
     this.#writers = writers;
     this.#clock = clock;
@@ -61,11 +59,11 @@ export class ChangeRequestService {
     page: PageRequest,
   ): Promise<Page<ChangeRequest>> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.approvals.listChangeRequests(project.id, filter, page);
+    return this.#store.pendingChanges.listRequests(project.id, filter, page);
   }
 
   async get(actor: Actor, id: string): Promise<ChangeRequest> {
-    const request = await this.#store.approvals.findChangeRequest(id);
+    const request = await this.#store.pendingChanges.find('request', id);
     if (request === undefined) throw notFound(`No change request with id "${id}".`);
     authorize(actor.principal, request.projectId, 'viewer');
     return request;
@@ -135,7 +133,7 @@ export class ChangeRequestService {
    */
   async #apply(actor: Actor, request: ChangeRequest): Promise<ChangeRequest> {
     let applied: ChangeRequest | undefined;
-    const claim = async (tx: StoreRoles) => {
+    const claim = async (tx: FlagRoles) => {
       applied = await this.#write(tx, actor, request, 'change_request.applied', {
         status: 'applied',
         decidedBy: personOf(actor.principal),
@@ -166,7 +164,7 @@ export class ChangeRequestService {
   async #writeRequest(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: StoreRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     const { flags, segments, flagd, scheduledChanges } = this.#writers;
     const flagId = request.flagId as string;
@@ -326,37 +324,30 @@ export class ChangeRequestService {
     return this.#store.transaction((tx) => this.#write(tx, actor, request, action, changes));
   }
 
-  async #write(
-    tx: StoreRoles,
+  #write(
+    tx: FlagRoles,
     actor: Actor,
     request: ChangeRequest,
     action: string,
     changes: Partial<ChangeRequest>,
   ): Promise<ChangeRequest> {
-    // Read again: a write may have marked it conflicted since (markConflicts, in that write's transaction).
-    const stored = (await tx.approvals.findChangeRequest(request.id)) ?? request;
-    if (stored.version !== request.version) {
-      if (stored.status === 'conflicted')
-        throw new StaleChanges((stored.conflict ?? 'its base changed').replace(/\.$/, ''));
-      throw changedMeanwhile('change request');
-    }
-    const next: ChangeRequest = {
-      ...request,
-      ...changes,
-      version: request.version + 1,
-      updatedAt: this.#now(),
-    };
-    if (!(await tx.approvals.updateChangeRequest(next, request.version)))
-      throw changedMeanwhile('change request');
-    await recordAudit(tx, actor, next.projectId, {
-      at: isoTime(this.#clock),
-      action,
-      resource: { type: 'change_request', id: next.id, key: null },
-      environment: next.environment,
-      before: request,
-      after: next,
+    return writeVersioned(tx, actor, this.#clock, CHANGE_REQUESTS, {
+      load: async () => {
+        // Read again: a write may have marked it conflicted since (markConflicts, in that write's transaction).
+        const stored = (await tx.pendingChanges.find('request', request.id)) ?? request;
+        if (stored.version !== request.version) {
+          if (stored.status === 'conflicted')
+            throw new StaleChanges((stored.conflict ?? 'its base changed').replace(/\.$/, ''));
+          throw changedMeanwhile('change request');
+        }
+        return request;
+      },
+      change: async (stored) => ({
+        next: { ...stored, ...changes, version: stored.version + 1, updatedAt: this.#now() },
+        action,
+        environment: stored.environment,
+      }),
     });
-    return next;
   }
 
   #now(): string {

@@ -1,8 +1,9 @@
 import { isoTime, systemClock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../../domain/scheduled-change.ts';
-import type { StoreRoles } from '../../storage/store.ts';
+import type { PendingChangeRole, WithTransactions } from '../../storage/store.ts';
 import { recordAudit } from '../core/audit.ts';
+import type { AuditRoles } from '../core/versioned-write.ts';
 import type { FlagService } from '../flags/flag-service.ts';
 
 export interface SchedulerOptions {
@@ -31,11 +32,11 @@ function reasonOf(error: DomainError): string {
 /**
  * Applies due scheduled changes (docs/product.md §10) on every node. Exactly once across nodes: a change is
  * marked applied in the same transaction as its write, by an update that only a pending row
- * passes and that holds the row lock until commit (see ScheduledChangeStore.settle). A change due
+ * passes and that holds the row lock until commit (see PendingChangeStore.settle). A change due
  * while no node ran is applied by the first pass after start, its delay in the audit event.
  */
 export class ChangeScheduler {
-  readonly #store: StoreRoles;
+  readonly #store: WithTransactions<PendingChangeRole & AuditRoles>;
   readonly #flags: FlagService;
   readonly #clock: () => number;
   readonly #intervalMs: number;
@@ -43,7 +44,11 @@ export class ChangeScheduler {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SchedulerPass> | undefined;
 
-  constructor(store: StoreRoles, flags: FlagService, options: SchedulerOptions = {}) {
+  constructor(
+    store: WithTransactions<PendingChangeRole & AuditRoles>,
+    flags: FlagService,
+    options: SchedulerOptions = {},
+  ) {
     this.#store = store;
     this.#flags = flags;
     this.#clock = options.clock ?? systemClock;
@@ -82,9 +87,9 @@ export class ChangeScheduler {
     const failed: string[] = [];
     const seen = new Set<string>();
     for (;;) {
-      const due = (
-        await this.#store.scheduledChanges.due(new Date(this.#clock()).toISOString(), BATCH)
-      ).filter((change) => !seen.has(change.id));
+      const due = (await this.#store.pendingChanges.due(new Date(this.#clock()).toISOString(), BATCH)).filter(
+        (change) => !seen.has(change.id),
+      );
       if (due.length === 0) break;
       for (const change of due) {
         seen.add(change.id);
@@ -106,7 +111,7 @@ export class ChangeScheduler {
         change.patch,
         change.environment,
         async (_, tx) => {
-          if (!(await tx.scheduledChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
+          if (!(await tx.pendingChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
             throw new ScheduledChangeSettled(change.id);
           }
           return {
@@ -132,7 +137,7 @@ export class ChangeScheduler {
   async #markFailed(change: ScheduledChange, reason: string): Promise<boolean> {
     const at = new Date(this.#clock()).toISOString();
     return this.#store.transaction(async (tx) => {
-      if (!(await tx.scheduledChanges.settle(change.id, 'failed', at, reason))) return false;
+      if (!(await tx.pendingChanges.settle(change.id, 'failed', at, reason))) return false;
       await recordAudit(
         tx,
         { principal: change.author, requestId: `scheduled-change:${change.id}` },

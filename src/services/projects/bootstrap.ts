@@ -1,11 +1,11 @@
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { newId } from '../../domain/ids.ts';
 import { DEFAULT_ENVIRONMENTS } from '../../domain/project.ts';
-import type { StoredApiKey, StoreRoles } from '../../storage/store.ts';
+import type { ApiKeyStore, StoredApiKey, WithTransactions } from '../../storage/store.ts';
 import { principalOf } from '../access/api-key-service.ts';
 import { recordAudit } from '../core/audit.ts';
 import { generateSecret, hashSecret, secretPrefix } from '../core/secrets.ts';
-import { createProject } from './project-service.ts';
+import { createProject, type ProjectRoles } from './project-service.ts';
 
 export interface BootstrapResult {
   /** Set only when this start generated the admin secret: print it once. */
@@ -18,7 +18,7 @@ export interface BootstrapResult {
  * organisation-wide admin key, whose secret is `adminKey` or a generated one. Later starts do nothing.
  */
 export async function bootstrap(
-  store: StoreRoles,
+  store: WithTransactions<ApiKeyStore & ProjectRoles>,
   adminKey: string | undefined,
   clock: Clock = systemClock,
 ): Promise<BootstrapResult> {

@@ -1,16 +1,15 @@
 import { isoTime } from '../../domain/clock.ts';
 import { conflict, notFound, validationFailed } from '../../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../../domain/flag.ts';
-import { newId } from '../../domain/ids.ts';
 import { type Environment, protectedByDefault } from '../../domain/project.ts';
-import type { ChangeSafetyStores, StoreRoles } from '../../storage/store.ts';
+import type { FlagStore, ProjectStore } from '../../storage/store.ts';
 import { authorizeRole, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
-import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import type { IfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
+import { accessProject, projectToCreateIn } from '../core/project-access.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 
 export interface CreateEnvironmentInput {
   readonly key: string;
@@ -30,20 +29,31 @@ export interface EnvironmentPatch {
   readonly requiredApprovals?: number;
 }
 
+/** The store roles environment use cases name: flags too, for their configuration in a new environment. */
+export type EnvironmentRoles = ProjectStore & FlagStore & AuditRoles;
+
+/** Environments as the one versioned write stores and audits them: each event names its environment. */
+const ENVIRONMENTS: VersionedKind<Environment, EnvironmentRoles> = {
+  ...keyedInProject('environment'),
+  insert: (tx, environment) => tx.insertEnvironment(environment),
+  update: (tx, environment, expectedVersion) => tx.updateEnvironment(environment, expectedVersion),
+  remove: (tx, environment) => tx.deleteEnvironment(environment.id),
+};
+
+const notFoundIn = (key: string): never => {
+  throw notFound(`No environment "${key}".`);
+};
+
 /** The environments with the approvals their policy requires. */
-async function withPolicies(
-  store: ChangeSafetyStores,
-  projectId: string,
-  environments: readonly Environment[],
-) {
-  const policies = await store.approvals.requiredApprovals(projectId);
+async function withPolicies(store: ProjectStore, projectId: string, environments: readonly Environment[]) {
+  const policies = await store.requiredApprovals(projectId);
   return environments.map((e) => ({ ...e, requiredApprovals: policies.get(e.key) ?? 0 }));
 }
 
 export class EnvironmentService {
-  readonly #deps: WriteDeps;
+  readonly #deps: WriteDeps<EnvironmentRoles>;
 
-  constructor(deps: WriteDeps) {
+  constructor(deps: WriteDeps<EnvironmentRoles>) {
     this.#deps = deps;
   }
 
@@ -61,48 +71,39 @@ export class EnvironmentService {
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateEnvironmentInput): Promise<Environment> {
-    const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'editor');
-    requireAllEnvironments(actor.principal);
-    const at = isoTime(this.#deps.clock);
+    const project = await projectToCreateIn(this.#deps.store, actor, projectIdOrKey);
     const environment: Environment = {
-      id: newId('env'),
+      ...firstVersion('env', input, isoTime(this.#deps.clock)),
       projectId: project.id,
-      key: input.key,
-      name: input.name ?? input.key,
-      description: input.description ?? '',
       protected: input.protected ?? protectedByDefault(input.key),
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
     };
-    return commitProjectChange(this.#deps, project.id, 'project', async (tx) => {
-      if (
-        input.copyFrom !== undefined &&
-        (await tx.findEnvironment(project.id, input.copyFrom)) === undefined
-      ) {
-        throw validationFailed(`No environment "${input.copyFrom}" to copy from.`, [
-          { path: '/copyFrom', message: `no environment "${input.copyFrom}" in this project` },
-        ]);
-      }
-      await tx
-        .insertEnvironment(environment)
-        .catch(uniqueToConflict(`An environment "${input.key}" already exists in project "${project.key}".`));
-      const configs = new Map<string, FlagEnvironment>();
-      for (const flag of await tx.allFlags(project.id)) {
-        const source = input.copyFrom === undefined ? undefined : flag.environments[input.copyFrom];
-        configs.set(flag.id, source ?? initialFlagEnvironment(flag.type, flag.variants));
-      }
-      await tx.insertFlagEnvironments(environment.id, configs);
-      await recordAudit(tx, actor, project.id, {
-        at: isoTime(this.#deps.clock),
-        action: 'environment.created',
-        resource: { type: 'environment', id: environment.id, key: environment.key },
-        environment: environment.key,
-        before: null,
-        after: { ...environment, ...(input.copyFrom ? { copyFrom: input.copyFrom } : {}) },
-      });
-      return environment;
-    });
+    const { copyFrom } = input;
+    return commitProjectChange(this.#deps, project.id, 'project', (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, ENVIRONMENTS, {
+        create: async () => {
+          if (copyFrom !== undefined && (await tx.findEnvironment(project.id, copyFrom)) === undefined) {
+            throw validationFailed(`No environment "${copyFrom}" to copy from.`, [
+              { path: '/copyFrom', message: `no environment "${copyFrom}" in this project` },
+            ]);
+          }
+          return {
+            next: environment,
+            action: 'environment.created',
+            taken: takenIn(project, 'environment', input.key),
+            environment: environment.key,
+            after: { ...environment, ...(copyFrom ? { copyFrom } : {}) },
+          };
+        },
+        also: async () => {
+          const configs = new Map<string, FlagEnvironment>();
+          for (const flag of await tx.allFlags(project.id)) {
+            const source = copyFrom === undefined ? undefined : flag.environments[copyFrom];
+            configs.set(flag.id, source ?? initialFlagEnvironment(flag.type, flag.variants));
+          }
+          await tx.insertFlagEnvironments(environment.id, configs);
+        },
+      }),
+    );
   }
 
   async patch(
@@ -110,7 +111,7 @@ export class EnvironmentService {
     projectIdOrKey: string,
     key: string,
     patch: EnvironmentPatch,
-    options: { ifMatch?: number | undefined },
+    options: IfMatch,
   ): Promise<Environment> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor', key);
@@ -122,68 +123,50 @@ export class EnvironmentService {
       (patch.protected !== undefined && patch.protected !== current.protected)
     )
       authorizeRole(actor.principal, 'admin');
-    return this.#deps.store.transaction(async (tx) => {
-      const found = await tx.findEnvironment(current.projectId, key);
-      const [stored] = found ? await withPolicies(tx, current.projectId, [found]) : [current];
-      if (stored === undefined) throw notFound(`No environment "${key}".`);
-      checkIfMatch(options.ifMatch, stored.version);
-      const next: Environment = {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: patch.description === null ? '' : (patch.description ?? stored.description),
-        requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
-        protected: patch.protected ?? stored.protected,
-        version: stored.version + 1,
-        updatedAt: isoTime(this.#deps.clock),
-      };
-      if (!(await tx.updateEnvironment(next, stored.version))) throw changedMeanwhile('environment');
-      if (next.requiredApprovals !== stored.requiredApprovals) {
-        await tx.approvals.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
-      }
-      await this.#audit(tx, actor, 'environment.updated', stored, next);
-      return next;
-    });
+    return this.#deps.store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, ENVIRONMENTS, {
+        // Deleted meanwhile: the update finds nothing to write, a lost race (412).
+        load: async () => {
+          const found = await tx.findEnvironment(current.projectId, key);
+          return found ? ((await withPolicies(tx, current.projectId, [found]))[0] as Environment) : current;
+        },
+        ifMatch: options.ifMatch,
+        change: async (stored) => {
+          const next: Environment = {
+            ...stored,
+            name: patch.name ?? stored.name,
+            description: patch.description === null ? '' : (patch.description ?? stored.description),
+            requiredApprovals: patch.requiredApprovals ?? stored.requiredApprovals ?? 0,
+            protected: patch.protected ?? stored.protected,
+            version: stored.version + 1,
+            updatedAt: isoTime(this.#deps.clock),
+          };
+          if (next.requiredApprovals !== stored.requiredApprovals) {
+            await tx.setRequiredApprovals(stored.id, next.requiredApprovals ?? 0);
+          }
+          return { next, action: 'environment.updated', environment: stored.key };
+        },
+      }),
+    );
   }
 
-  /** An existing environment's audit event: as it was, and as it is now (null once deleted). */
-  #audit(
-    tx: StoreRoles,
-    actor: Actor,
-    action: string,
-    stored: Environment,
-    after: Environment | null,
-  ): Promise<void> {
-    return recordAudit(tx, actor, stored.projectId, {
-      at: isoTime(this.#deps.clock),
-      action,
-      resource: { type: 'environment', id: stored.id, key: stored.key },
-      environment: stored.key,
-      before: stored,
-      after,
-    });
-  }
-
-  async delete(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: { ifMatch?: number | undefined },
-  ): Promise<void> {
+  async delete(actor: Actor, projectIdOrKey: string, key: string, options: IfMatch): Promise<void> {
     const current = await this.get(actor, projectIdOrKey, key);
     await accessProject(this.#deps.store, actor, current.projectId, 'editor');
     requireAllEnvironments(actor.principal);
     // Deleting an environment takes its approvals and protection with it: governance, an admin's.
     authorizeRole(actor.principal, 'admin');
-    await commitProjectChange(this.#deps, current.projectId, 'project', async (tx) => {
-      const environments = await tx.listEnvironments(current.projectId);
-      const stored = environments.find((e) => e.key === key);
-      if (stored === undefined) throw notFound(`No environment "${key}".`);
-      checkIfMatch(options.ifMatch, stored.version);
-      if (environments.length === 1) {
-        throw conflict('The last environment of a project cannot be deleted.');
-      }
-      await tx.deleteEnvironment(stored.id);
-      await this.#audit(tx, actor, 'environment.deleted', stored, null);
-    });
+    await commitProjectChange(this.#deps, current.projectId, 'project', (tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, ENVIRONMENTS, {
+        load: async () => (await tx.findEnvironment(current.projectId, key)) ?? notFoundIn(key),
+        ifMatch: options.ifMatch,
+        change: async (stored) => {
+          if ((await tx.listEnvironments(current.projectId)).length === 1) {
+            throw conflict('The last environment of a project cannot be deleted.');
+          }
+          return { next: null, action: 'environment.deleted', environment: stored.key };
+        },
+      }),
+    );
   }
 }

@@ -1,20 +1,33 @@
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { validationFailed } from '../../domain/errors.ts';
-import { newId } from '../../domain/ids.ts';
 import {
   DEFAULT_ENVIRONMENTS,
   type Environment,
   type Project,
   protectedByDefault,
 } from '../../domain/project.ts';
-import type { Page, PageRequest, StoreRoles } from '../../storage/store.ts';
+import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import { authorizeOrganisation, authorizeRole } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
 import type { WriteDeps } from '../core/commit.ts';
+import type { IfMatch } from '../core/if-match.ts';
+import { firstVersion } from '../core/keyed-resource.ts';
 import { accessProject } from '../core/project-access.ts';
-import { uniqueToConflict } from '../core/unique-to-conflict.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+
+/** The store roles project use cases name. */
+export type ProjectRoles = ProjectStore & AuditRoles;
+
+/** Projects as the one versioned write stores and audits them. */
+const PROJECTS: VersionedKind<Project, ProjectRoles> = {
+  type: 'project',
+  key: (project) => project.key,
+  // A deleted project's own log goes with it; the event of its deletion stays in the organisation's.
+  logOf: (project, deleted) => (deleted ? null : project.id),
+  insert: (tx, project) => tx.insertProject(project),
+  update: (tx, project, expectedVersion) => tx.updateProject(project, expectedVersion),
+  remove: (tx, project) => tx.deleteProject(project.id),
+};
 
 export interface CreateProjectInput {
   readonly key: string;
@@ -29,9 +42,9 @@ export interface ProjectPatch {
 }
 
 export class ProjectService {
-  readonly #deps: WriteDeps;
+  readonly #deps: WriteDeps<ProjectRoles>;
 
-  constructor(deps: WriteDeps) {
+  constructor(deps: WriteDeps<ProjectRoles>) {
     this.#deps = deps;
   }
 
@@ -71,50 +84,36 @@ export class ProjectService {
     return createProject(this.#deps.store, actor, { ...input, environments }, this.#deps.clock);
   }
 
-  async patch(
-    actor: Actor,
-    idOrKey: string,
-    patch: ProjectPatch,
-    options: { ifMatch?: number | undefined },
-  ): Promise<Project> {
+  async patch(actor: Actor, idOrKey: string, patch: ProjectPatch, options: IfMatch): Promise<Project> {
     const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
-    return this.#deps.store.transaction(async (tx) => {
-      const stored = (await tx.findProject(project.id)) ?? project;
-      checkIfMatch(options.ifMatch, stored.version);
-      const next: Project = {
-        ...stored,
-        name: patch.name ?? stored.name,
-        description: patch.description === null ? '' : (patch.description ?? stored.description),
-        version: stored.version + 1,
-        updatedAt: isoTime(this.#deps.clock),
-      };
-      if (!(await tx.updateProject(next, stored.version))) throw changedMeanwhile('project');
-      await recordAudit(tx, actor, project.id, {
-        at: isoTime(this.#deps.clock),
-        action: 'project.updated',
-        resource: { type: 'project', id: project.id, key: project.key },
-        before: stored,
-        after: next,
-      });
-      return next;
-    });
+    return this.#deps.store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, PROJECTS, {
+        load: async () => (await tx.findProject(project.id)) ?? project,
+        ifMatch: options.ifMatch,
+        change: async (stored) => ({
+          next: {
+            ...stored,
+            name: patch.name ?? stored.name,
+            description: patch.description === null ? '' : (patch.description ?? stored.description),
+            version: stored.version + 1,
+            updatedAt: isoTime(this.#deps.clock),
+          },
+          action: 'project.updated',
+        }),
+      }),
+    );
   }
 
-  async delete(actor: Actor, idOrKey: string, options: { ifMatch?: number | undefined }): Promise<void> {
+  async delete(actor: Actor, idOrKey: string, options: IfMatch): Promise<void> {
     const project = await accessProject(this.#deps.store, actor, idOrKey, 'admin');
     authorizeOrganisation(actor.principal, 'admin');
-    checkIfMatch(options.ifMatch, project.version);
-    await this.#deps.store.transaction(async (tx) => {
-      await tx.deleteProject(project.id);
-      // The project's own log goes with it; this event stays in the organisation's log.
-      await recordAudit(tx, actor, null, {
-        at: isoTime(this.#deps.clock),
-        action: 'project.deleted',
-        resource: { type: 'project', id: project.id, key: project.key },
-        before: project,
-        after: null,
-      });
-    });
+    await this.#deps.store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, PROJECTS, {
+        load: async () => project,
+        ifMatch: options.ifMatch,
+        change: async () => ({ next: null, action: 'project.deleted' }),
+      }),
+    );
     this.#deps.snapshots.forget(project.id);
     this.#deps.keys?.removeProject(project.id);
   }
@@ -122,46 +121,31 @@ export class ProjectService {
 
 /** Creates a project with its environments (used by the API and by first start). */
 export async function createProject(
-  store: StoreRoles,
+  store: WithTransactions<ProjectRoles>,
   actor: Actor,
   input: CreateProjectInput & { environments: readonly { key: string; name?: string }[] },
   clock: Clock,
 ): Promise<Project> {
   const at = isoTime(clock);
-  const project: Project = {
-    id: newId('prj'),
-    key: input.key,
-    name: input.name ?? input.key,
-    description: input.description ?? '',
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
-  };
-  return store.transaction(async (tx) => {
-    await tx.insertProject(project).catch(uniqueToConflict(`A project "${project.key}" already exists.`));
-    const environments: Environment[] = [];
-    for (const e of input.environments) {
-      const environment: Environment = {
-        id: newId('env'),
-        projectId: project.id,
-        key: e.key,
-        name: e.name ?? e.key,
-        description: '',
-        protected: protectedByDefault(e.key),
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-      };
-      await tx.insertEnvironment(environment);
-      environments.push(environment);
-    }
-    await recordAudit(tx, actor, project.id, {
-      at,
-      action: 'project.created',
-      resource: { type: 'project', id: project.id, key: project.key },
-      before: null,
-      after: { ...project, environments: environments.map((e) => e.key) },
-    });
-    return project;
-  });
+  const project: Project = firstVersion('prj', input, at);
+  const environments = input.environments.map(
+    (e): Environment => ({
+      ...firstVersion('env', e, at),
+      projectId: project.id,
+      protected: protectedByDefault(e.key),
+    }),
+  );
+  return store.transaction((tx) =>
+    writeVersioned(tx, actor, clock, PROJECTS, {
+      create: async () => ({
+        next: project,
+        action: 'project.created',
+        taken: `A project "${project.key}" already exists.`,
+        after: { ...project, environments: environments.map((e) => e.key) },
+      }),
+      also: async () => {
+        for (const environment of environments) await tx.insertEnvironment(environment);
+      },
+    }),
+  );
 }

@@ -4,14 +4,14 @@ import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Webhook, WebhookDelivery } from '../../domain/webhook.ts';
-import type { Page, PageRequest, Store, StoreRoles } from '../../storage/store.ts';
+import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { StoredWebhook, WebhookBacklog } from '../../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../../webhooks/address-guard.ts';
 import { postSigned } from '../../webhooks/signed-post.ts';
 import type { Actor } from '../core/actor.ts';
-import { recordAudit } from '../core/audit.ts';
+import { checkIfMatch } from '../core/if-match.ts';
 import { accessProject } from '../core/project-access.ts';
-import { changedMeanwhile, checkIfMatch } from '../core/versioned-write.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
 
 export interface WebhookInput {
   readonly url: string;
@@ -54,13 +54,32 @@ const withBacklog = (webhook: Webhook, backlogs: readonly WebhookBacklog[]): Web
   };
 };
 
+/** The store roles webhook use cases name: the project, the webhooks and their outbox, the audit log. */
+export type WebhookRoles = ProjectStore & AuditRoles;
+
+/** Webhooks as the one versioned write stores and audits them (the audit log drops their secret). */
+const WEBHOOKS: VersionedKind<StoredWebhook, WebhookRoles> = {
+  type: 'webhook',
+  key: () => null,
+  logOf: (webhook) => webhook.projectId,
+  insert: (tx, webhook) => tx.webhooks.insertWebhook(webhook),
+  update: (tx, webhook, expectedVersion) => tx.webhooks.updateWebhook(webhook, expectedVersion),
+  remove: async (tx, webhook) => {
+    await tx.webhooks.deleteWebhook(webhook.id);
+    return true;
+  },
+};
+
 /** Webhooks of a project, managed by its admins (docs/product.md §9). Deliveries are the dispatcher's. */
 export class WebhookService {
-  readonly #store: Store;
+  readonly #store: WithTransactions<WebhookRoles>;
   readonly #allowPrivate: boolean;
   readonly #clock: Clock;
 
-  constructor(store: Store, options: { allowPrivate?: boolean; clock?: Clock } = {}) {
+  constructor(
+    store: WithTransactions<WebhookRoles>,
+    options: { allowPrivate?: boolean; clock?: Clock } = {},
+  ) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#allowPrivate = options.allowPrivate ?? false;
@@ -100,30 +119,12 @@ export class WebhookService {
       createdAt: at,
       updatedAt: at,
     };
-    await this.#store.transaction(async (tx) => {
-      await tx.webhooks.insertWebhook(webhook);
-      await this.#audit(tx, actor, project.id, 'webhook.created', null, webhook);
-    });
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#clock, WEBHOOKS, {
+        create: async () => ({ next: webhook, action: 'webhook.created' }),
+      }),
+    );
     return webhook;
-  }
-
-  /** A webhook's audit event: the webhook before and after (null when created or deleted). */
-  #audit(
-    tx: StoreRoles,
-    actor: Actor,
-    projectId: string,
-    action: string,
-    before: StoredWebhook | null,
-    after: StoredWebhook | null,
-  ): Promise<void> {
-    const id = (after ?? before)?.id ?? '';
-    return recordAudit(tx, actor, projectId, {
-      at: isoTime(this.#clock),
-      action,
-      resource: { type: 'webhook', id, key: null },
-      before,
-      after,
-    });
   }
 
   async update(
@@ -145,19 +146,23 @@ export class WebhookService {
       version: current.version + 1,
       updatedAt: isoTime(this.#clock),
     };
-    await this.#store.transaction(async (tx) => {
-      if (!(await tx.webhooks.updateWebhook(next, current.version))) throw changedMeanwhile('webhook');
-      await this.#audit(tx, actor, current.projectId, 'webhook.updated', current, next);
-    });
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#clock, WEBHOOKS, {
+        load: async () => current,
+        change: async () => ({ next, action: 'webhook.updated' }),
+      }),
+    );
     return publicWebhook(next);
   }
 
   async delete(actor: Actor, projectIdOrKey: string, webhookId: string): Promise<void> {
     const current = await this.#find(actor, projectIdOrKey, webhookId);
-    await this.#store.transaction(async (tx) => {
-      await tx.webhooks.deleteWebhook(current.id);
-      await this.#audit(tx, actor, current.projectId, 'webhook.deleted', current, null);
-    });
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#clock, WEBHOOKS, {
+        load: async () => current,
+        change: async () => ({ next: null, action: 'webhook.deleted' }),
+      }),
+    );
   }
 
   /** The delivery log, newest first: every delivery with each attempt's answer. */

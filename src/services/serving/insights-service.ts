@@ -13,7 +13,7 @@ import {
   usageSince,
 } from '../../insights/stale.ts';
 import type { VariantUsage } from '../../storage/insights-store.ts';
-import type { StaleFilter, Store } from '../../storage/store.ts';
+import type { FlagStore, InsightsRole, ProjectStore, StaleFilter } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { accessProject } from '../core/project-access.ts';
 
@@ -75,15 +75,21 @@ function parseTime(field: string, text: string | undefined, fallback: number): n
   return ms;
 }
 
+/** The store roles insights name: the counts (outside transactions), and the flags and projects they are of. */
+export type InsightsRoles = InsightsRole & ProjectStore & FlagStore;
+
 /** Evaluation counts per flag (docs/product.md §10): counted in memory, flushed in batches, read back as series and staleness. */
 export class InsightsService {
-  readonly #store: Store;
+  readonly #store: InsightsRoles;
   readonly #clock: Clock;
   /** null when insights are off (FLAGSTAFF_INSIGHTS=off): nothing is counted. */
   readonly counter: EvaluationCounter | null;
   #lastPrune = 0;
 
-  constructor(store: Store, options: { clock?: Clock | undefined; enabled?: boolean | undefined } = {}) {
+  constructor(
+    store: InsightsRoles,
+    options: { clock?: Clock | undefined; enabled?: boolean | undefined } = {},
+  ) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.counter = options.enabled === false ? null : new EvaluationCounter();

@@ -1,6 +1,6 @@
-import { type Kysely, Migrator, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { migrationProvider } from '../migrations/index.ts';
-import { migrateToLatest, openDatabase } from '../open-database.ts';
+import { currentSchema, migrateTo, migrateToLatest, openDatabase } from '../open-database.ts';
 import type { Database } from '../sql/database.ts';
 import { BackupFileError, type BackupHeader, decodeValue } from './backup-file.ts';
 import { backupRows, verifyBackup } from './read-backup.ts';
@@ -76,22 +76,6 @@ async function appliedMigrationsIfAny(db: Kysely<Database>): Promise<readonly st
     (table) => table.name === 'kysely_migration' && (schema === undefined || table.schema === schema),
   );
   return migrated ? appliedMigrations(db) : [];
-}
-
-async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
-  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
-  return (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema;
-}
-
-async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
-  const schema = await currentSchema(db);
-  const migrator = new Migrator({
-    db,
-    provider: migrationProvider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error } = await migrator.migrateTo(name);
-  if (error) throw error;
 }
 
 /** The file's tables are the schema's, column for column: a table nobody knows stops the restore. */

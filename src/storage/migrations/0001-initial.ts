@@ -1,129 +1,74 @@
-import { type ColumnDefinitionBuilder, type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import type { Kysely, Migration } from 'kysely';
+import { createIndex, createTable } from './schema.ts';
 
 /** Projects, environments, flags and their per-environment configuration, segments, API keys, audit log. */
 export const initial: Migration = {
   async up(db: Kysely<unknown>) {
-    // Keys sort byte-wise on both databases, so lists and cursors agree whatever PostgreSQL's locale.
-    const binary =
-      db.getExecutor().adapter instanceof PostgresAdapter
-        ? (c: ColumnDefinitionBuilder) => c.modifyFront(sql`collate "C"`).notNull()
-        : (c: ColumnDefinitionBuilder) => c.notNull();
-    await db.schema
-      .createTable('projects')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('key', text, (c) => binary(c).unique())
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('description', text, (c) => c.notNull())
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .execute();
+    // Keys are `binary`: they sort byte-wise on both databases, so lists and cursors agree
+    // whatever PostgreSQL's locale.
+    const versioned = 'version integer not null, created_at text not null, updated_at text not null';
+    await createTable(
+      db,
+      'projects',
+      `id text primary key, key text binary not null unique, name text not null,
+      description text not null, ${versioned}`,
+    ).execute();
 
-    await db.schema
-      .createTable('project_revisions')
-      .addColumn('project_id', text, (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
-      .addColumn('revision', integer, (c) => c.notNull())
-      .execute();
+    await createTable(
+      db,
+      'project_revisions',
+      'project_id text primary key references projects.id cascade, revision integer not null',
+    ).execute();
 
-    await db.schema
-      .createTable('environments')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, binary)
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('description', text, (c) => c.notNull())
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
+    const ofProject = `id text primary key, project_id text not null references projects.id cascade,
+      key text binary not null, name text not null, description text not null`;
+    await createTable(db, 'environments', `${ofProject}, ${versioned}`)
       .addUniqueConstraint('environments_project_key', ['project_id', 'key'])
       .execute();
 
-    await db.schema
-      .createTable('flags')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, binary)
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('description', text, (c) => c.notNull())
-      .addColumn('type', text, (c) => c.notNull())
-      .addColumn('variants', text, (c) => c.notNull())
-      .addColumn('tags', text, (c) => c.notNull())
-      .addColumn('archived', integer, (c) => c.notNull())
-      .addColumn('metadata', text, (c) => c.notNull())
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
+    await createTable(
+      db,
+      'flags',
+      `${ofProject}, type text not null, variants text not null, tags text not null,
+      archived integer not null, metadata text not null, ${versioned}`,
+    )
       .addUniqueConstraint('flags_project_key', ['project_id', 'key'])
       .execute();
 
-    await db.schema
-      .createTable('flag_environments')
-      .addColumn('flag_id', text, (c) => c.notNull().references('flags.id').onDelete('cascade'))
-      .addColumn('environment_id', text, (c) => c.notNull().references('environments.id').onDelete('cascade'))
-      .addColumn('enabled', integer, (c) => c.notNull())
-      .addColumn('config', text, (c) => c.notNull())
+    await createTable(
+      db,
+      'flag_environments',
+      `flag_id text not null references flags.id cascade,
+      environment_id text not null references environments.id cascade, enabled integer not null, config text not null`,
+    )
       .addPrimaryKeyConstraint('flag_environments_pk', ['flag_id', 'environment_id'])
       .execute();
-    await db.schema
-      .createIndex('flag_environments_environment')
-      .on('flag_environments')
-      .column('environment_id')
-      .execute();
+    await createIndex(db, 'flag_environments_environment', 'flag_environments', ['environment_id']);
 
-    await db.schema
-      .createTable('segments')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('key', text, binary)
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('description', text, (c) => c.notNull())
-      .addColumn('match', text, (c) => c.notNull())
-      .addColumn('rules', text, (c) => c.notNull())
-      .addColumn('included', text, (c) => c.notNull())
-      .addColumn('excluded', text, (c) => c.notNull())
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
+    await createTable(
+      db,
+      'segments',
+      `${ofProject}, match text not null, rules text not null, included text not null,
+      excluded text not null, ${versioned}`,
+    )
       .addUniqueConstraint('segments_project_key', ['project_id', 'key'])
       .execute();
 
-    await db.schema
-      .createTable('api_keys')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('prefix', text, (c) => c.notNull())
-      .addColumn('secret_hash', text, (c) => c.notNull().unique())
-      .addColumn('project_id', text, (c) => c.references('projects.id').onDelete('cascade'))
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('environments', text)
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text)
-      .addColumn('last_used_at', text)
-      .addColumn('revoked_at', text)
-      .execute();
+    await createTable(
+      db,
+      'api_keys',
+      `id text primary key, name text not null, prefix text not null, secret_hash text not null unique,
+      project_id text references projects.id cascade, role text not null, environments text,
+      created_at text not null, expires_at text, last_used_at text, revoked_at text`,
+    ).execute();
 
-    await db.schema
-      .createTable('audit_events')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text)
-      .addColumn('at', text, (c) => c.notNull())
-      .addColumn('actor', text, (c) => c.notNull())
-      .addColumn('action', text, (c) => c.notNull())
-      .addColumn('resource_type', text, (c) => c.notNull())
-      .addColumn('resource_id', text, (c) => c.notNull())
-      .addColumn('resource_key', text)
-      .addColumn('environment', text)
-      .addColumn('before', text)
-      .addColumn('after', text)
-      .addColumn('request_id', text, (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('audit_events_project')
-      .on('audit_events')
-      .columns(['project_id', 'id'])
-      .execute();
+    await createTable(
+      db,
+      'audit_events',
+      `id text primary key, project_id text, at text not null, actor text not null, action text not null,
+      resource_type text not null, resource_id text not null, resource_key text, environment text,
+      before text, after text, request_id text not null`,
+    ).execute();
+    await createIndex(db, 'audit_events_project', 'audit_events', ['project_id', 'id']);
   },
 };

@@ -1,43 +1,31 @@
 import type { Kysely, Migration } from 'kysely';
-
-const text = 'text' as const;
+import { createIndex, createTable } from './schema.ts';
 
 /** Dashboard accounts, their one-time invitations and their sessions (docs/product.md §7). */
 export const accounts: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('accounts')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('email', text, (c) => c.notNull().unique())
-      .addColumn('name', text, (c) => c.notNull())
-      .addColumn('password_hash', text, (c) => c.notNull())
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('project_id', text, (c) => c.references('projects.id').onDelete('cascade'))
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('last_login_at', text)
-      .execute();
+    await createTable(
+      db,
+      'accounts',
+      `id text primary key, email text not null unique, name text not null, password_hash text not null,
+      role text not null, project_id text references projects.id cascade, created_at text not null,
+      last_login_at text`,
+    ).execute();
 
-    await db.schema
-      .createTable('invitations')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('email', text)
-      .addColumn('role', text, (c) => c.notNull())
-      .addColumn('project_id', text, (c) => c.references('projects.id').onDelete('cascade'))
-      .addColumn('token_hash', text, (c) => c.notNull().unique())
-      .addColumn('invited_by', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('accepted_at', text)
-      .execute();
+    await createTable(
+      db,
+      'invitations',
+      `id text primary key, email text, role text not null, project_id text references projects.id cascade,
+      token_hash text not null unique, invited_by text not null, created_at text not null,
+      expires_at text not null, accepted_at text`,
+    ).execute();
 
-    await db.schema
-      .createTable('sessions')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('token_hash', text, (c) => c.notNull().unique())
-      .addColumn('account_id', text, (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('sessions_account').on('sessions').column('account_id').execute();
+    await createTable(
+      db,
+      'sessions',
+      `id text primary key, token_hash text not null unique,
+      account_id text not null references accounts.id cascade, created_at text not null, expires_at text not null`,
+    ).execute();
+    await createIndex(db, 'sessions_account', 'sessions', ['account_id']);
   },
 };

@@ -1,4 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
+import { addColumns } from './schema.ts';
 
 interface Tables {
   environments: { key: string; protected: number };
@@ -19,10 +20,7 @@ interface StoredRule {
 export const protectedEnvironmentsAndMatchAll: Migration = {
   async up(untyped: Kysely<unknown>) {
     const db = untyped as Kysely<Tables>;
-    await db.schema
-      .alterTable('environments')
-      .addColumn('protected', 'integer', (c) => c.notNull().defaultTo(0))
-      .execute();
+    await addColumns(untyped, 'environments', 'protected integer not null default 0');
     await db.updateTable('environments').set({ protected: 1 }).where('key', '=', 'production').execute();
     await markEveryoneRules(untyped);
   },

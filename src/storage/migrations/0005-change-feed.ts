@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
+import { createTable } from './schema.ts';
 
 /**
  * The change feed's database side (docs/decisions/0204): a counter that moves with every change
@@ -9,11 +10,7 @@ import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
  */
 export const changeFeed: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('change_counters')
-      .addColumn('name', 'text', (c) => c.primaryKey())
-      .addColumn('revision', 'integer', (c) => c.notNull())
-      .execute();
+    await createTable(db, 'change_counters', 'name text primary key, revision integer not null').execute();
     await sql`insert into change_counters (name, revision) values ('api_keys', 1)`.execute(db);
     // Columns that change who a key authenticates; last use (written in batches) is not one.
     const columns = sql.raw('revoked_at, expires_at, role, environments, project_id, secret_hash, name');

@@ -1,65 +1,40 @@
 import type { Kysely, Migration } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import { createIndex, createTable } from './schema.ts';
 
 /** Webhooks, their outbox of deliveries (written in the write's transaction) and every attempt (docs/product.md §9). */
 export const webhooks: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('webhooks')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('url', text, (c) => c.notNull())
-      .addColumn('events', text, (c) => c.notNull())
-      .addColumn('secret', text, (c) => c.notNull())
-      .addColumn('active', integer, (c) => c.notNull())
-      // The position the next delivery gets: taking it locks the row, so deliveries queue in commit order.
-      .addColumn('next_position', integer, (c) => c.notNull())
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('webhooks_project').on('webhooks').column('project_id').execute();
+    // `next_position`: the position the next delivery gets. Taking it locks the row, so
+    // deliveries queue in commit order.
+    await createTable(
+      db,
+      'webhooks',
+      `id text primary key, project_id text not null references projects.id cascade, url text not null,
+      events text not null, secret text not null, active integer not null, next_position integer not null,
+      version integer not null, created_at text not null, updated_at text not null`,
+    ).execute();
+    await createIndex(db, 'webhooks_project', 'webhooks', ['project_id']);
 
-    await db.schema
-      .createTable('webhook_deliveries')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('webhook_id', text, (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
-      .addColumn('position', integer, (c) => c.notNull())
-      .addColumn('event', text, (c) => c.notNull())
-      .addColumn('payload', text, (c) => c.notNull())
-      .addColumn('redelivery_of', text)
-      .addColumn('state', text, (c) => c.notNull())
-      .addColumn('attempts', integer, (c) => c.notNull())
-      .addColumn('next_attempt_at', text, (c) => c.notNull())
-      .addColumn('lease_owner', text)
-      .addColumn('lease_until', text)
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('finished_at', text)
-      .execute();
-    await db.schema
-      .createIndex('webhook_deliveries_queue')
-      .on('webhook_deliveries')
-      .columns(['webhook_id', 'state', 'position'])
-      .execute();
+    await createTable(
+      db,
+      'webhook_deliveries',
+      `id text primary key, webhook_id text not null references webhooks.id cascade,
+      position integer not null, event text not null, payload text not null, redelivery_of text,
+      state text not null, attempts integer not null, next_attempt_at text not null, lease_owner text,
+      lease_until text, created_at text not null, finished_at text`,
+    ).execute();
+    await createIndex(db, 'webhook_deliveries_queue', 'webhook_deliveries', [
+      'webhook_id',
+      'state',
+      'position',
+    ]);
 
-    await db.schema
-      .createTable('webhook_attempts')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('delivery_id', text, (c) =>
-        c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
-      )
-      .addColumn('at', text, (c) => c.notNull())
-      .addColumn('node', text, (c) => c.notNull())
-      .addColumn('status_code', integer)
-      .addColumn('error', text)
-      .addColumn('duration_ms', integer, (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('webhook_attempts_delivery')
-      .on('webhook_attempts')
-      .column('delivery_id')
-      .execute();
+    await createTable(
+      db,
+      'webhook_attempts',
+      `id text primary key, delivery_id text not null references webhook_deliveries.id cascade,
+      at text not null, node text not null, status_code integer, error text, duration_ms integer not null`,
+    ).execute();
+    await createIndex(db, 'webhook_attempts_delivery', 'webhook_attempts', ['delivery_id']);
   },
 };

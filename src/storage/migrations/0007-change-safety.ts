@@ -1,7 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import { addColumns, createIndex, createTable } from './schema.ts';
 
 /**
  * Change safety (docs/product.md §10): scheduled changes, approval policies and change requests, one-time
@@ -9,78 +7,44 @@ const integer = 'integer' as const;
  */
 export const changeSafety: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema.alterTable('audit_events').addColumn('details', text).execute();
+    await addColumns(db, 'audit_events', 'details text');
 
-    await db.schema
-      .createTable('scheduled_changes')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('flag_id', text, (c) => c.notNull().references('flags.id').onDelete('cascade'))
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('patch', text, (c) => c.notNull())
-      .addColumn('comment', text, (c) => c.notNull())
-      .addColumn('at', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('author', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('applied_at', text)
-      .addColumn('failure', text)
-      .execute();
+    // A flag patch kept to be written later, by its author: what both pending kinds share.
+    const pendingPatch = `id text primary key, project_id text not null references projects.id cascade,
+      flag_id text not null references flags.id cascade, environment text not null, patch text not null,
+      comment text not null`;
+    await createTable(
+      db,
+      'scheduled_changes',
+      `${pendingPatch}, at text not null, status text not null, author text not null,
+      created_at text not null, applied_at text, failure text`,
+    ).execute();
     // The scheduler's question, "what is due?", reads pending changes in time order.
-    await db.schema
-      .createIndex('scheduled_changes_due')
-      .on('scheduled_changes')
-      .columns(['status', 'at'])
-      .execute();
-    await db.schema
-      .createIndex('scheduled_changes_flag')
-      .on('scheduled_changes')
-      .columns(['flag_id', 'at'])
-      .execute();
+    await createIndex(db, 'scheduled_changes_due', 'scheduled_changes', ['status', 'at']);
+    await createIndex(db, 'scheduled_changes_flag', 'scheduled_changes', ['flag_id', 'at']);
 
     // Beside the environment rather than in it: the policy is its own concern, written by its own route.
-    await db.schema
-      .createTable('approval_policies')
-      .addColumn('environment_id', text, (c) =>
-        c.primaryKey().references('environments.id').onDelete('cascade'),
-      )
-      .addColumn('required_approvals', integer, (c) => c.notNull())
-      .execute();
+    await createTable(
+      db,
+      'approval_policies',
+      'environment_id text primary key references environments.id cascade, required_approvals integer not null',
+    ).execute();
 
-    await db.schema
-      .createTable('change_requests')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('flag_id', text, (c) => c.notNull().references('flags.id').onDelete('cascade'))
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('patch', text, (c) => c.notNull())
-      .addColumn('comment', text, (c) => c.notNull())
-      .addColumn('base_version', integer, (c) => c.notNull())
-      .addColumn('required_approvals', integer, (c) => c.notNull())
-      .addColumn('author', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('approvals', text, (c) => c.notNull())
-      .addColumn('decided_by', text)
-      .addColumn('failure', text)
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex('change_requests_project')
-      .on('change_requests')
-      .columns(['project_id', 'status', 'id'])
-      .execute();
+    await createTable(
+      db,
+      'change_requests',
+      `${pendingPatch}, base_version integer not null, required_approvals integer not null,
+      author text not null, status text not null, approvals text not null, decided_by text, failure text,
+      version integer not null, created_at text not null, updated_at text not null`,
+    ).execute();
+    await createIndex(db, 'change_requests_project', 'change_requests', ['project_id', 'status', 'id']);
 
-    await db.schema
-      .createTable('password_resets')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('account_id', text, (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-      .addColumn('token_hash', text, (c) => c.notNull().unique())
-      .addColumn('created_by', text, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('expires_at', text, (c) => c.notNull())
-      .addColumn('used_at', text)
-      .execute();
+    await createTable(
+      db,
+      'password_resets',
+      `id text primary key, account_id text not null references accounts.id cascade,
+      token_hash text not null unique, created_by text not null, created_at text not null,
+      expires_at text not null, used_at text`,
+    ).execute();
   },
 };

@@ -1,7 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import { createIndex, createTable } from './schema.ts';
 
 /**
  * Evaluation counts for insights (docs/product.md §10): minute buckets kept 30 days, and per variant the
@@ -15,15 +13,12 @@ export const flagEvaluations: Migration = {
     // The primary key is the index the insights query needs: one flag, one environment, a range of minutes.
     // On SQLite WITHOUT ROWID stores the rows in that index instead of twice.
     const withoutRowid = postgres ? sql`` : sql`without rowid`;
-    await db.schema
-      .createTable('flag_evaluation_counts')
-      .addColumn('project_id', text, (c) => c.notNull())
-      .addColumn('flag_key', text, (c) => c.notNull())
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('minute', integer, (c) => c.notNull())
-      .addColumn('variant', text, (c) => c.notNull())
-      .addColumn('reason', text, (c) => c.notNull())
-      .addColumn('count', integer, (c) => c.notNull())
+    await createTable(
+      db,
+      'flag_evaluation_counts',
+      `project_id text not null, flag_key text not null, environment text not null, minute integer not null,
+      variant text not null, reason text not null, count integer not null`,
+    )
       .addPrimaryKeyConstraint('flag_evaluation_counts_pk', [
         'project_id',
         'flag_key',
@@ -35,20 +30,14 @@ export const flagEvaluations: Migration = {
       .modifyEnd(withoutRowid)
       .execute();
     // Pruning deletes by age alone.
-    await db.schema
-      .createIndex('flag_evaluation_counts_minute')
-      .on('flag_evaluation_counts')
-      .column('minute')
-      .execute();
+    await createIndex(db, 'flag_evaluation_counts_minute', 'flag_evaluation_counts', ['minute']);
 
-    await db.schema
-      .createTable('flag_variant_usage')
-      .addColumn('project_id', text, (c) => c.notNull())
-      .addColumn('flag_key', text, (c) => c.notNull())
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('variant', text, (c) => c.notNull())
-      .addColumn('first_minute', integer, (c) => c.notNull())
-      .addColumn('last_minute', integer, (c) => c.notNull())
+    await createTable(
+      db,
+      'flag_variant_usage',
+      `project_id text not null, flag_key text not null, environment text not null, variant text not null,
+      first_minute integer not null, last_minute integer not null`,
+    )
       .addPrimaryKeyConstraint('flag_variant_usage_pk', ['project_id', 'environment', 'flag_key', 'variant'])
       .execute();
   },

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
+import { addColumns, createIndex } from './schema.ts';
 
 /**
  * Account self-service (decisions 1004–1006): the audit log can be filtered by who acted, and an account's
@@ -7,19 +8,11 @@ import { type Kysely, type Migration, PostgresAdapter, sql } from 'kysely';
 export const accountSelfService: Migration = {
   async up(db: Kysely<unknown>) {
     // The actor stays whole in the `actor` JSON; its id is copied out so a filter can use an index.
-    await db.schema.alterTable('audit_events').addColumn('actor_id', 'text').execute();
+    await addColumns(db, 'audit_events', 'actor_id text');
     await copyActorIds(db);
-    await db.schema
-      .createIndex('audit_events_actor')
-      .on('audit_events')
-      .columns(['actor_id', 'id'])
-      .execute();
+    await createIndex(db, 'audit_events_actor', 'audit_events', ['actor_id', 'id']);
 
-    await db.schema
-      .createIndex('password_resets_account')
-      .on('password_resets')
-      .column('account_id')
-      .execute();
+    await createIndex(db, 'password_resets_account', 'password_resets', ['account_id']);
   },
 };
 

@@ -1,7 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-
-const text = 'text' as const;
-const integer = 'integer' as const;
+import { createIndex, createTable } from './schema.ts';
 
 /**
  * Change requests for every gated write (docs/decisions/1700-one-gate.md): a kind, an optional
@@ -13,30 +11,16 @@ const integer = 'integer' as const;
  */
 export const changeRequestsForEveryWrite: Migration = {
   async up(db: Kysely<unknown>) {
-    await db.schema
-      .createTable('change_requests_0011')
-      .addColumn('id', text, (c) => c.primaryKey())
-      .addColumn('project_id', text, (c) => c.notNull().references('projects.id').onDelete('cascade'))
-      .addColumn('kind', text, (c) => c.notNull())
-      .addColumn('flag_id', text)
-      .addColumn('segment_id', text)
-      .addColumn('environment', text, (c) => c.notNull())
-      .addColumn('environments', text, (c) => c.notNull())
-      .addColumn('patch', text, (c) => c.notNull())
-      .addColumn('changes', text)
-      .addColumn('comment', text, (c) => c.notNull())
-      .addColumn('base_version', integer, (c) => c.notNull())
-      .addColumn('required_approvals', integer, (c) => c.notNull())
-      .addColumn('author', text, (c) => c.notNull())
-      .addColumn('status', text, (c) => c.notNull())
-      .addColumn('conflict', text)
-      .addColumn('approvals', text, (c) => c.notNull())
-      .addColumn('decided_by', text)
-      .addColumn('failure', text)
-      .addColumn('version', integer, (c) => c.notNull())
-      .addColumn('created_at', text, (c) => c.notNull())
-      .addColumn('updated_at', text, (c) => c.notNull())
-      .execute();
+    await createTable(
+      db,
+      'change_requests_0011',
+      `id text primary key, project_id text not null references projects.id cascade,
+      kind text not null, flag_id text, segment_id text, environment text not null, environments text not null,
+      patch text not null, changes text, comment text not null, base_version integer not null,
+      required_approvals integer not null, author text not null, status text not null, conflict text,
+      approvals text not null, decided_by text, failure text, version integer not null,
+      created_at text not null, updated_at text not null`,
+    ).execute();
     await sql`
       INSERT INTO change_requests_0011 (id, project_id, kind, flag_id, segment_id, environment,
         environments, patch, changes, comment, base_version, required_approvals, author, status,
@@ -48,10 +32,6 @@ export const changeRequestsForEveryWrite: Migration = {
     await db.schema.dropTable('change_requests').execute();
     await db.schema.alterTable('change_requests_0011').renameTo('change_requests').execute();
     // The index went with the old table; PostgreSQL keeps index names per schema, so a new name.
-    await db.schema
-      .createIndex('change_requests_by_project')
-      .on('change_requests')
-      .columns(['project_id', 'status', 'id'])
-      .execute();
+    await createIndex(db, 'change_requests_by_project', 'change_requests', ['project_id', 'status', 'id']);
   },
 };

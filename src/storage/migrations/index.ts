@@ -11,6 +11,7 @@ import { accountSelfService } from './0009-account-self-service.ts';
 import { insightsIndexOnlyScan } from './0010-insights-index-only-scan.ts';
 import { changeRequestsForEveryWrite } from './0011-change-requests-for-every-write.ts';
 import { singleSignOn } from './0012-single-sign-on.ts';
+import { pendingChanges } from './0013-pending-changes.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010-insights-index-only-scan': insightsIndexOnlyScan,
   '0011-change-requests-for-every-write': changeRequestsForEveryWrite,
   '0012-single-sign-on': singleSignOn,
+  '0013-pending-changes': pendingChanges,
 };
 
 export const migrationProvider: MigrationProvider = {

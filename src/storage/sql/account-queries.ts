@@ -9,16 +9,8 @@ import {
   sessionFromRow,
   sessionToRow,
 } from './rows.ts';
-import {
-  deleteById,
-  findOne,
-  locked,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-  useOnce,
-} from './sql-context.ts';
+import { findOne, locked, mapUnique, paged, type SqlContext, useOnce } from './sql-context.ts';
+import { deleteById, updateVersioned } from './versioned-rows.ts';
 
 const byId = { column: 'id', direction: 'asc', of: (r: { id: string }) => r.id } as const;
 

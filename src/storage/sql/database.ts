@@ -1,5 +1,3 @@
-import type { PendingPatchColumns } from './pending-patch-rows.ts';
-
 /**
  * The tables as Kysely sees them. Both dialects store JSON as text, booleans as 0/1 and
  * timestamps as RFC 3339 text, so one set of queries serves SQLite and PostgreSQL.
@@ -200,43 +198,44 @@ export interface ApprovalPoliciesTable {
   required_approvals: number;
 }
 
-export interface ChangeRequestsTable {
+/**
+ * Change requests and scheduled changes (migration 0013): writes kept to be made later on behalf
+ * of their author. Columns only one kind uses are NULL for the other.
+ */
+export interface PendingChangesTable {
   id: string;
-  project_id: string;
+  /** 'request' (waits for approvals) or 'schedule' (waits for its time). */
   kind: string;
+  /** The write it makes: a ChangeRequestKind ('flag.patch' for every scheduled change). */
+  write_kind: string;
+  project_id: string;
   flag_id: string | null;
   segment_id: string | null;
   environment: string;
-  /** JSON array of environment keys. */
-  environments: string;
+  /** JSON array of environment keys (requests). */
+  environments: string | null;
   /** JSON. */
   patch: string;
   /** JSON array of `{ path, before, after }`; NULL for requests made before they were recorded. */
   changes: string | null;
   comment: string;
-  base_version: number;
-  required_approvals: number;
-  /** JSON `{ type, id, name }`. */
+  /** JSON `{ type, id, name }` (a scheduled change keeps its author's whole principal). */
   author: string;
   status: string;
+  /** When a scheduled change is due (RFC 3339). */
+  at: string | null;
+  base_version: number | null;
+  required_approvals: number | null;
   conflict: string | null;
-  /** JSON array of `{ by, at, comment }`. */
-  approvals: string;
+  /** JSON array of `{ by, at, comment }` (requests). */
+  approvals: string | null;
   decided_by: string | null;
   failure: string | null;
+  /** When a scheduled change was applied, failed or was cancelled. */
+  settled_at: string | null;
   version: number;
   created_at: string;
   updated_at: string;
-}
-
-export interface ScheduledChangesTable extends PendingPatchColumns {
-  at: string;
-  status: string;
-  /** The scheduling principal as JSON. */
-  author: string;
-  created_at: string;
-  applied_at: string | null;
-  failure: string | null;
 }
 
 export interface Database {
@@ -254,9 +253,8 @@ export interface Database {
   sessions: SessionsTable;
   oidc_sign_ins: OidcSignInsTable;
   password_resets: PasswordResetsTable;
-  scheduled_changes: ScheduledChangesTable;
   approval_policies: ApprovalPoliciesTable;
-  change_requests: ChangeRequestsTable;
+  pending_changes: PendingChangesTable;
   flag_evaluation_counts: FlagEvaluationCountsTable;
   flag_variant_usage: FlagVariantUsageTable;
 }

@@ -3,15 +3,8 @@ import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { FlagStore, SegmentStore, StaleFilter } from '../store.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
-import {
-  allOfProject,
-  deleteById,
-  locked,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-} from './sql-context.ts';
+import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
+import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Bound parameters per statement stay under every driver's limit, even for a 10k-flag project. */
 const CHUNK = 500;
@@ -205,7 +198,17 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
       });
     },
 
-    deleteFlag: (id) => deleteById(db, 'flags', id),
+    deleteFlag: (id) =>
+      atomically(async ({ db }) => {
+        // Its scheduled changes go with it, as before they shared a table with change requests
+        // (migration 0013); a change request outlives the flag it would change, to say so.
+        await db
+          .deleteFrom('pending_changes')
+          .where('flag_id', '=', id)
+          .where('kind', '=', 'schedule')
+          .execute();
+        return deleteById(db, 'flags', id);
+      }),
 
     async insertFlagEnvironments(environmentId, configs) {
       const rows = [...configs].map(([flagId, config]) => ({

@@ -2,15 +2,8 @@ import { sql } from 'kysely';
 import { encodeNotice } from '../change-feed/postgres-change-feed.ts';
 import type { ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
-import {
-  allOfProject,
-  deleteById,
-  findOne,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-} from './sql-context.ts';
+import { findOne, mapUnique, paged, type SqlContext } from './sql-context.ts';
+import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Projects, their environments and revisions. */
 export function projectQueries({ db, atomically, postgres }: SqlContext): ProjectStore {
@@ -78,5 +71,26 @@ export function projectQueries({ db, atomically, postgres }: SqlContext): Projec
       updateVersioned(db, 'environments', environment.id, environmentToRow(environment), expectedVersion),
 
     deleteEnvironment: (id) => deleteById(db, 'environments', id),
+
+    async requiredApprovals(projectId) {
+      const rows = await db
+        .selectFrom('approval_policies')
+        .innerJoin('environments', 'environments.id', 'approval_policies.environment_id')
+        .select(['environments.key as key', 'approval_policies.required_approvals as count'])
+        .where('environments.project_id', '=', projectId)
+        .execute();
+      return new Map(rows.map((row) => [row.key, Number(row.count)]));
+    },
+
+    setRequiredApprovals: (environmentId, count) =>
+      atomically(async ({ db }) => {
+        await db.deleteFrom('approval_policies').where('environment_id', '=', environmentId).execute();
+        if (count > 0) {
+          await db
+            .insertInto('approval_policies')
+            .values({ environment_id: environmentId, required_approvals: count })
+            .execute();
+        }
+      }),
   };
 }

@@ -245,62 +245,59 @@ export const accountToRow = (a: StoredAccount): AccountsTable => ({
   external_id: a.externalId,
 });
 
-export const invitationFromRow = (row: InvitationsTable): StoredInvitation => ({
+/** What records that carry a secret token share (invitations, sessions, reset links): id, token hash, lifetime. */
+const tokenFromRow = (row: { id: string; token_hash: string; created_at: string; expires_at: string }) => ({
   id: row.id,
+  tokenHash: row.token_hash,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+});
+
+const tokenToRow = (record: { id: string; tokenHash: string; createdAt: string; expiresAt: string }) => ({
+  id: record.id,
+  token_hash: record.tokenHash,
+  created_at: record.createdAt,
+  expires_at: record.expiresAt,
+});
+
+export const invitationFromRow = (row: InvitationsTable): StoredInvitation => ({
+  ...tokenFromRow(row),
   email: row.email,
   role: row.role as Role,
   projectId: row.project_id,
-  tokenHash: row.token_hash,
   invitedBy: JSON.parse(row.invited_by) as Invitation['invitedBy'],
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
   acceptedAt: row.accepted_at,
 });
 
 export const invitationToRow = (i: StoredInvitation): InvitationsTable => ({
-  id: i.id,
+  ...tokenToRow(i),
   email: i.email,
   role: i.role,
   project_id: i.projectId,
-  token_hash: i.tokenHash,
   invited_by: JSON.stringify(i.invitedBy),
-  created_at: i.createdAt,
-  expires_at: i.expiresAt,
   accepted_at: i.acceptedAt,
 });
 
 export const sessionFromRow = (row: SessionsTable): StoredSession => ({
-  id: row.id,
-  tokenHash: row.token_hash,
   accountId: row.account_id,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
+  ...tokenFromRow(row),
 });
 
 export const sessionToRow = (s: StoredSession): SessionsTable => ({
-  id: s.id,
-  token_hash: s.tokenHash,
   account_id: s.accountId,
-  created_at: s.createdAt,
-  expires_at: s.expiresAt,
+  ...tokenToRow(s),
 });
 
 export const passwordResetFromRow = (row: PasswordResetsTable): StoredPasswordReset => ({
-  id: row.id,
   accountId: row.account_id,
-  tokenHash: row.token_hash,
   createdBy: JSON.parse(row.created_by) as PasswordReset['createdBy'],
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
   usedAt: row.used_at,
+  ...tokenFromRow(row),
 });
 
 export const passwordResetToRow = (r: StoredPasswordReset): PasswordResetsTable => ({
-  id: r.id,
   account_id: r.accountId,
-  token_hash: r.tokenHash,
   created_by: JSON.stringify(r.createdBy),
-  created_at: r.createdAt,
-  expires_at: r.expiresAt,
   used_at: r.usedAt,
+  ...tokenToRow(r),
 });

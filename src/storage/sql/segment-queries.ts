@@ -1,15 +1,7 @@
 import type { SegmentStore } from '../store.ts';
 import { segmentFromRow, segmentToRow } from './rows.ts';
-import {
-  allOfProject,
-  deleteById,
-  findOne,
-  locked,
-  mapUnique,
-  paged,
-  type SqlContext,
-  updateVersioned,
-} from './sql-context.ts';
+import { findOne, locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
+import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Segments: the rule sets flags and other segments refer to by key. */
 export function segmentQueries(context: SqlContext): SegmentStore {

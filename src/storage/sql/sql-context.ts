@@ -150,67 +150,6 @@ async function countAround<Row>(
   return { total, offset: await count(before) };
 }
 
-/** Tables whose rows carry `id` and `version`: updates compare and set on the version. */
-type VersionedTable = 'projects' | 'environments' | 'flags' | 'segments' | 'accounts';
-
-/** Replaces a row's columns when its version is still `expectedVersion`; false when it is not (or the row is gone). */
-export async function updateVersioned<T extends VersionedTable>(
-  db: SqlContext['db'],
-  table: T,
-  id: string,
-  columns: Partial<Database[T]>,
-  expectedVersion: number,
-): Promise<boolean> {
-  // One query for five tables: Kysely cannot relate a union of tables to their columns, hence `never`.
-  const result = await mapUnique(
-    db
-      .updateTable(table as 'projects')
-      .set(columns as never)
-      .where('id', '=', id)
-      .where('version', '=', expectedVersion)
-      .executeTakeFirst(),
-  );
-  return touchedOne(result);
-}
-
-/** Deletes the row with this id; false when there was none, so of two racing deletes one wins. */
-export async function deleteById(
-  db: SqlContext['db'],
-  table: VersionedTable | 'invitations' | 'sessions',
-  id: string,
-): Promise<boolean> {
-  return touchedOne(
-    await db
-      .deleteFrom(table as 'projects')
-      .where('id', '=', id)
-      .executeTakeFirst(),
-  );
-}
-
-/** Every row of one project's table, in the order given (creation order is id order). */
-export function allOfProject<T extends 'environments' | 'flags' | 'segments'>(
-  db: SqlContext['db'],
-  table: T,
-  projectId: string,
-  order: 'id' | 'key',
-): Promise<Database[T][]> {
-  return db
-    .selectFrom(table as 'flags')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .orderBy(order)
-    .execute() as Promise<Database[T][]>;
-}
-
-/** A store role's SQL over a connection, or over the transaction that made it: subclasses query `this.db`. */
-export abstract class SqlRole {
-  protected readonly db: Kysely<Database> | Transaction<Database>;
-
-  constructor(db: Kysely<Database> | Transaction<Database>) {
-    this.db = db;
-  }
-}
-
 /**
  * Marks a one-time link used at `at` unless it already was: false when another request used it
  * first, so of two racing uses one wins.

@@ -5,13 +5,12 @@ import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
 import { flagQueries } from './flag-queries.ts';
+import { InsightsQueries } from './insights-queries.ts';
+import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
-import { SqlApprovals } from './sql-approvals.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
-import { SqlInsightsStore } from './sql-insights-store.ts';
-import { SqlScheduledChanges } from './sql-scheduled-changes.ts';
-import { SqlWebhookStore } from './sql-webhook-store.ts';
+import { WebhookQueries } from './webhook-queries.ts';
 
 /** What the snapshots read, in one transaction so the revision matches the contents. */
 function evaluationSource(context: SqlContext): EvaluationSource {
@@ -53,9 +52,8 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...apiKeyQueries(context),
     ...accountQueries(context),
     ...auditQueries(context),
-    webhooks: new SqlWebhookStore(context.db),
-    scheduledChanges: new SqlScheduledChanges(context.db),
-    approvals: new SqlApprovals(context.db),
+    webhooks: new WebhookQueries(context.db),
+    pendingChanges: pendingChangeQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }
@@ -64,7 +62,7 @@ function storeRoles(context: SqlContext): StoreRoles {
 export function createSqlStore(db: Kysely<Database> | Transaction<Database>): Store {
   return {
     ...storeRoles(sqlContext(db)),
-    insights: new SqlInsightsStore(db),
+    insights: new InsightsQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -107,7 +107,7 @@ const claimedFromRow = (row: {
 const withoutSecret = ({ secret: _, ...webhook }: StoredWebhook) => webhook;
 
 /** The webhook role over the same connection (or transaction) as the SqlStore that made it. */
-export class SqlWebhookStore implements WebhookStore {
+export class WebhookQueries implements WebhookStore {
   readonly #db: Db;
 
   constructor(db: Kysely<Database> | Transaction<Database>) {

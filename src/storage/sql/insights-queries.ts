@@ -47,7 +47,7 @@ function usageOf(counts: readonly EvaluationCount[]): Database['flag_variant_usa
 }
 
 /** The InsightsStore over Kysely: the same queries on SQLite and PostgreSQL. */
-export class SqlInsightsStore implements InsightsStore {
+export class InsightsQueries implements InsightsStore {
   readonly #db: Kysely<Database>;
 
   constructor(db: Kysely<Database>) {
