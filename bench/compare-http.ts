@@ -1,21 +1,23 @@
-import type { ChildProcess } from 'node:child_process';
 import { fork } from 'node:child_process';
-import autocannon, { type Result } from 'autocannon';
-import { nextMessage } from './child.ts';
+import * as os from 'node:os';
+import { nextMessage, SERVER_V8_FLAGS } from './child.ts';
+import { type Client, HTTP_DEFAULTS, load, type Run, type Target } from './http.ts';
 import { median } from './stats.ts';
+import { wrkInstalled } from './wrk.ts';
 
 // Before and after on one machine at one time: the HTTP benchmark's Flagstaff server from
 // another checkout (e.g. main) and from this one, and the bare route, loaded in turn with 50
-// connections; prints each server's CPU per request (µs, from its process.cpuUsage()). On a
-// shared machine this is steadier than requests/s, and comparing within one run cancels most of
-// the load others put on the cores.
+// connections by wrk (autocannon when wrk is not installed); prints each server's CPU per
+// request (µs, from its process.cpuUsage()) round by round, and the medians. On a shared
+// machine this is steadier than requests/s, and comparing within one run cancels most of the
+// load others put on the cores.
 //   node bench/compare-http.ts /work/main [seconds per round] [rounds]
 
 const [otherCheckout, secondsArg, roundsArg] = process.argv.slice(2);
 if (otherCheckout === undefined)
   throw new Error('usage: node bench/compare-http.ts <other checkout> [seconds] [rounds]');
-const seconds = Number(secondsArg ?? 4);
-const rounds = Number(roundsArg ?? 5);
+const options = { ...HTTP_DEFAULTS, seconds: Number(secondsArg ?? 4), rounds: Number(roundsArg ?? 5) };
+const client: Client = wrkInstalled() ? 'wrk' : 'autocannon';
 const env = {
   ...process.env,
   FLAGSTAFF_LOG_LEVEL: 'info',
@@ -23,7 +25,12 @@ const env = {
   FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '0',
 };
 const server = (module: string, args: string[] = []) =>
-  fork(module, args, { execPath: process.execPath, env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  fork(module, args, {
+    execPath: process.execPath,
+    execArgv: SERVER_V8_FLAGS,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
 type Ready = { url: string; headers: Record<string, string> };
 
 const other = server(`${otherCheckout}/bench/servers/flagstaff.ts`);
@@ -40,41 +47,36 @@ const { port } = await nextMessage<{ port: number }>(bare, 'ready');
 const bareUrl = new URL(ourReady.url);
 bareUrl.port = String(port);
 
-const cpu = async (child: ChildProcess) => {
-  const reply = nextMessage<{ usage: NodeJS.CpuUsage }>(child, 'cpu');
-  child.send({ type: 'cpu' });
-  const { usage } = await reply;
-  return usage.user + usage.system;
-};
-const load = (url: string, headers: Record<string, string>, duration: number) =>
-  new Promise<Result>((resolve, reject) =>
-    autocannon({ url, headers, connections: 50, duration }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    ),
-  );
-const targets: Array<[name: string, ready: Ready, child: ChildProcess]> = [
-  [otherCheckout, otherReady, other],
-  ['this checkout', ourReady, ours],
-  ['bare', { url: bareUrl.href, headers: ourReady.headers }, bare],
+const targets: Target[] = [
+  { name: otherCheckout, ...otherReady, server: other },
+  { name: 'this checkout', ...ourReady, server: ours },
+  { name: 'bare', url: bareUrl.href, headers: ourReady.headers, server: bare },
 ];
 try {
-  for (const [, ready] of targets) await load(ready.url, ready.headers, 2);
-  const perRequest = new Map<string, number[]>(targets.map(([name]) => [name, []]));
-  for (let round = 0; round < rounds; round++) {
-    for (const [name, ready, child] of targets) {
-      const before = await cpu(child);
-      const result = await load(ready.url, ready.headers, seconds);
-      const after = await cpu(child);
-      if (result.non2xx > 0) throw new Error(`${name}: ${result.non2xx} non-2xx responses`);
-      perRequest.get(name)?.push((after - before) / result['2xx']);
+  console.log(
+    `${client}, load average at start ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const target of targets) await load(target, options, 2, client);
+  const runs = new Map<string, Run[]>(targets.map((target) => [target.name, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    const figures: string[] = [];
+    for (const target of targets) {
+      const run = await load(target, options, options.seconds, client);
+      runs.get(target.name)?.push(run);
+      figures.push(`${target.name} ${run.cpuPerRequest.toFixed(1)} µs`);
     }
+    console.log(`round ${round} (load ${os.loadavg()[0]?.toFixed(2)}): ${figures.join(', ')}`);
   }
-  for (const [name, values] of perRequest) {
-    const rounded = values.map((v) => v.toFixed(0)).join(' ');
+  for (const [name, values] of runs) {
+    const perRequest = values.map((run) => run.cpuPerRequest);
+    const rate = median(values.map((run) => run.requestsPerSecond));
     console.log(
-      `${name}: server CPU per request, median ${median(values).toFixed(1)} µs, best ${Math.min(...values).toFixed(1)} µs (rounds: ${rounded})`,
+      `${name}: server CPU per request, median ${median(perRequest).toFixed(1)} µs, best ${Math.min(...perRequest).toFixed(1)} µs; ${Math.round(rate)} requests/s`,
     );
   }
 } finally {
-  for (const [, , child] of targets) child.kill();
+  for (const target of targets) target.server.kill();
 }

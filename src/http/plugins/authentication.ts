@@ -117,8 +117,11 @@ export function authentication(
       const credential = authenticator.credential(request);
       if (credential === undefined) continue;
       // An address over its failure budget gets no answer for a credential it has not proven,
-      // so guessing stays slow; credentials that worked recently still pass (clients behind one proxy).
-      const overBudget = failedAuthentications.refuses(request.ip, credential);
+      // so guessing stays slow; credentials that worked recently still pass (clients behind one
+      // proxy), without reading the address (a kept-alive client's every request).
+      const overBudget = failedAuthentications.trusts(credential)
+        ? undefined
+        : failedAuthentications.refuses(request.ip, credential);
       if (overBudget !== undefined) {
         setRateLimitHeaders(reply, failures, overBudget);
         return tooManyFailures(reply, overBudget);

@@ -95,8 +95,9 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
     // Not async: once the node is loaded, the answer is computed without a promise (decision 0207),
     // and sent as the result's JSON text made when it was first served (decision 1791).
     (request, reply) => {
-      const { attributes, ...scope } = request.query;
+      const { attributes, project, environment } = request.query;
       const context = parseAttributes(attributes);
+      const scope = { project, environment };
       const { evaluation } = services;
       const actor = actorOf(request);
       const flagKey = request.params.flagKey;

@@ -23,9 +23,14 @@ export class FailedAuthentications {
     this.#clock = clock;
   }
 
+  /** Whether `credential` (a secret's hash) authenticated recently: no address budget applies to it. */
+  trusts(credential: string): boolean {
+    return (this.#trusted.get(credential) ?? 0) >= this.#clock();
+  }
+
   /** The address's bucket when it is over its budget and `credential` (a secret's hash) is not trusted; else undefined. */
   refuses(address: string, credential: string): Bucket | undefined {
-    if ((this.#trusted.get(credential) ?? 0) >= this.#clock()) return undefined;
+    if (this.trusts(credential)) return undefined;
     const bucket = this.buckets.peek(address);
     return bucket.tokens < 1 ? bucket : undefined;
   }
