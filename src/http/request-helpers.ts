@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeRequest } from '../domain/change-request.ts';
-import { DomainError, preconditionFailed, unauthorized, validationFailed } from '../domain/errors.ts';
+import { preconditionFailed, unauthorized, validationFailed } from '../domain/errors.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Gated } from '../services/core/write-gate.ts';
 import type { Page, PageRequest } from '../storage/store.ts';

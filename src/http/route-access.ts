@@ -5,7 +5,6 @@ import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
-  authorizeRole,
   type EnvironmentScope,
   refuseMorePower,
 } from '../services/core/access.ts';
