@@ -347,6 +347,33 @@ export function SelectField<T>({
   );
 }
 
+/** A select in a Field whose value the caller holds (not a form's): an environment, a side to compare. */
+export function ChoiceField({
+  label,
+  path,
+  problem,
+  value,
+  choices,
+  onChange,
+}: {
+  label: ReactNode;
+  path: string;
+  problem?: ApiError | undefined;
+  value: string;
+  choices: readonly Choice[];
+  onChange: (value: string) => void;
+}) {
+  return (
+    <Field label={label} path={path} problem={problem}>
+      {(props) => (
+        <select {...props} value={value} onChange={(e) => onChange(e.target.value)}>
+          <Options choices={choices} />
+        </select>
+      )}
+    </Field>
+  );
+}
+
 /** A radio group's buttons, each with its text after it; choosing one calls `onChange` with its value. */
 export function RadioChoices<V extends string | boolean>({
   name,

@@ -1,7 +1,7 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
-import { ErrorSummary, Field, Options } from '../kit/field.tsx';
+import { ChoiceField, ErrorSummary, Field } from '../kit/field.tsx';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { LoadError, Loading, PageTitle } from '../ui.tsx';
@@ -87,13 +87,14 @@ export function PlaygroundPage() {
                   </select>
                 )}
               </Field>
-              <Field label="Environment" path="/environment" problem={problem}>
-                {(props) => (
-                  <select {...props} value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-                    <Options choices={environments.map((e) => [e.key, e.name] as const)} />
-                  </select>
-                )}
-              </Field>
+              <ChoiceField
+                label="Environment"
+                path="/environment"
+                problem={problem}
+                value={environment}
+                choices={environments.map((e) => [e.key, e.name] as const)}
+                onChange={setEnvironment}
+              />
             </div>
             <ContextJsonField
               label="Attributes (JSON)"

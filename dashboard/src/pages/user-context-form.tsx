@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError } from '../api.ts';
-import { ErrorSummary, Field, Options, RadioChoices, VerbatimField } from '../kit/field.tsx';
+import { ChoiceField, ErrorSummary, RadioChoices, VerbatimField } from '../kit/field.tsx';
 import { useProject } from '../project.ts';
 import { ContextJsonField } from './context-json-field.tsx';
 import {
@@ -86,13 +86,14 @@ export function UserContextForm({
     <form className="panel" onSubmit={submit} noValidate aria-label="User">
       <ErrorSummary problem={problem} />
       <div className="row">
-        <Field label="Environment" path="/environment" problem={problem}>
-          {(props) => (
-            <select {...props} value={chosen} onChange={(e) => setChosen(e.target.value)}>
-              <Options choices={environments.map((e) => [e.key, e.name] as const)} />
-            </select>
-          )}
-        </Field>
+        <ChoiceField
+          label="Environment"
+          path="/environment"
+          problem={problem}
+          value={chosen}
+          choices={environments.map((e) => [e.key, e.name] as const)}
+          onChange={setChosen}
+        />
         <fieldset className="radio-row">
           <legend>Type the user as</legend>
           <RadioChoices name="context-mode" value={mode} choices={MODES} onChange={switchTo} />

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { type Reach, reachOf } from '../../change-reach.ts';
 import { confirm } from '../../kit/dialogs.tsx';
-import { Field, Options } from '../../kit/field.tsx';
+import { ChoiceField } from '../../kit/field.tsx';
 import { TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { can, useSession } from '../../session.ts';
@@ -28,8 +28,14 @@ export function EnvironmentCompareSection({ editor }: { editor: FlagEditor }) {
     <section className="panel" aria-labelledby="compare-title">
       <h2 id="compare-title">Compare environments</h2>
       <div className="row">
-        <EnvironmentPicker label="Compare" value={left} choices={choices} onChange={setLeft} />
-        <EnvironmentPicker label="with" value={right} choices={choices} onChange={setRight} />
+        <ChoiceField
+          label="Compare"
+          path="/compare/Compare"
+          value={left}
+          choices={choices}
+          onChange={setLeft}
+        />
+        <ChoiceField label="with" path="/compare/with" value={right} choices={choices} onChange={setRight} />
       </div>
       <p role="status">
         {left === right
@@ -47,29 +53,6 @@ export function EnvironmentCompareSection({ editor }: { editor: FlagEditor }) {
         </>
       )}
     </section>
-  );
-}
-
-/** One side of the comparison. */
-function EnvironmentPicker({
-  label,
-  value,
-  choices,
-  onChange,
-}: {
-  label: string;
-  value: string;
-  choices: readonly (readonly [string, string])[];
-  onChange: (key: string) => void;
-}) {
-  return (
-    <Field label={label} path={`/compare/${label}`}>
-      {(props) => (
-        <select {...props} value={value} onChange={(e) => onChange(e.target.value)}>
-          <Options choices={choices} />
-        </select>
-      )}
-    </Field>
   );
 }
 
