@@ -40,7 +40,6 @@ export function SegmentsPage() {
       <ResourceTable
         caption="Segments"
         of={segments}
-        rowKey={(s) => s.id}
         empty={
           <Empty title="No segments yet">
             <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
