@@ -199,6 +199,11 @@ export function OpenButton({
   );
 }
 
+/** What is created: the title says "New …" and the button "Create …"; or both in words of their own. */
+type DialogWords =
+  | { what: string; title?: string; submitLabel?: string }
+  | { what?: undefined; title: string; submitLabel: string };
+
 /**
  * A form in a modal dialog for creating something: its title, the API's errors (a summary that
  * takes focus, and each beside its field), and Create / Cancel. Escape cancels; the first field
@@ -213,11 +218,7 @@ export function CreateDialog({
   onCancel,
   wide = false,
   children,
-}: {
-  /** What is created: the title says "New …" and the button "Create …" unless they are given. */
-  what: string;
-  title?: string;
-  submitLabel?: string;
+}: DialogWords & {
   form: Submission;
   onSubmit: () => void;
   onCancel: () => void;

@@ -393,6 +393,27 @@ export function RadioChoices<V extends string | boolean>({
   ));
 }
 
+type ChoiceKeys<T> = { [K in keyof T]: T[K] extends string | boolean ? K : never }[keyof T];
+
+/**
+ * RadioChoices bound to one of `of`'s values, as TextField and SelectField are; `group` is the
+ * buttons' shared name. The fieldset and legend that name the question are the caller's.
+ */
+export function RadioField<T, K extends ChoiceKeys<T> & string>({
+  of,
+  name,
+  group,
+  choices,
+}: {
+  of: FieldSource<T>;
+  name: K;
+  group: string;
+  choices: readonly (readonly [T[K] & (string | boolean), ReactNode])[];
+}) {
+  const value = of.values[name] as T[K] & (string | boolean);
+  return <RadioChoices name={group} value={value} choices={choices} onChange={(v) => of.set(name, v)} />;
+}
+
 interface PasswordFieldProps<T> {
   of: FieldSource<T>;
   name: TextKeys<T> & string;

@@ -1,25 +1,51 @@
+import { type InputHTMLAttributes, useId } from 'react';
+import type { QueryChanges } from '../url-query.ts';
 import { type Choice, Options } from './field.tsx';
+import { SettlingInput } from './settling-input.tsx';
 
-/** A list filter's select: `any` first (the value '', no filter), then the choices. */
-export function FilterSelect({
+/**
+ * What a list's filters read and write: the list's query as its URL holds it, one parameter a
+ * filter (docs/decisions/1803), and how to change it. Each control below is bound to one
+ * parameter by `name`, as the form kit's fields are bound to one value of their FieldSource.
+ */
+export interface QueryFilters<Q> {
+  readonly query: Q;
+  /** `replace`: a refinement of the same filter (more letters of a search), not a new view for Back. */
+  readonly onChange: (changes: QueryChanges, options?: { replace?: boolean }) => void;
+}
+
+type KeysOf<Q, V> = { [K in keyof Q]: Q[K] extends V ? K : never }[keyof Q] & string;
+
+/**
+ * A list filter's select: `any` first (the value '', no filter), then the choices. `clears`: the
+ * parameters that mean nothing once this one changes (an action belongs to a resource type).
+ */
+export function FilterSelect<Q>({
+  of,
+  name,
   label,
   any,
-  value,
   choices,
-  onChange,
+  clears = [],
   disabled,
 }: {
+  of: QueryFilters<Q>;
+  name: KeysOf<Q, string>;
   label: string;
   any: string;
-  value: string;
   choices: readonly Choice[];
-  onChange: (value: string) => void;
+  clears?: readonly string[];
   disabled?: boolean;
 }) {
+  const cleared = Object.fromEntries(clears.map((parameter) => [parameter, null]));
   return (
     <label className="field inline">
       <span>{label}</span>
-      <select value={value} onChange={(e) => onChange(e.target.value)} disabled={disabled}>
+      <select
+        value={of.query[name] as string}
+        onChange={(e) => of.onChange({ [name]: e.target.value, ...cleared })}
+        disabled={disabled}
+      >
         <option value="">{any}</option>
         <Options choices={choices} />
       </select>
@@ -28,19 +54,52 @@ export function FilterSelect({
 }
 
 /** A list filter that is on or off: the URL holds `true`, or nothing. */
-export function FilterCheckbox({
+export function FilterCheckbox<Q>({
+  of,
+  name,
   label,
-  checked,
-  onChange,
 }: {
+  of: QueryFilters<Q>;
+  name: KeysOf<Q, boolean>;
   label: string;
-  checked: boolean;
-  onChange: (value: 'true' | null) => void;
 }) {
   return (
     <label className="checkbox">
-      <input type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked ? 'true' : null)} />{' '}
+      <input
+        type="checkbox"
+        checked={of.query[name] as boolean}
+        onChange={(e) => of.onChange({ [name]: e.target.checked ? 'true' : null })}
+      />{' '}
       {label}
+    </label>
+  );
+}
+
+/**
+ * A list filter typed as text, counted once typing pauses (SettlingInput). The first text is a new
+ * view for Back; more letters of it, or fewer, replace that view rather than adding one each.
+ */
+export function FilterText<Q>({
+  of,
+  name,
+  label,
+  ...input
+}: {
+  of: QueryFilters<Q>;
+  name: KeysOf<Q, string>;
+  label: string;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'name' | 'value' | 'onChange'>) {
+  const id = useId();
+  const value = of.query[name] as string;
+  return (
+    <label className="field inline" htmlFor={id}>
+      <span>{label}</span>
+      <SettlingInput
+        {...input}
+        id={id}
+        value={value}
+        onSettle={(text) => of.onChange({ [name]: text }, { replace: value !== '' && text !== '' })}
+      />
     </label>
   );
 }

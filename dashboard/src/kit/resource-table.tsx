@@ -36,18 +36,29 @@ export function TableHead({ headers }: { headers: readonly ReactNode[] }) {
   );
 }
 
-type TableProps<T> = Parameters<typeof TableOrState<T>>[0];
+/** Rows are told apart by their id (every resource the API lists has one), or else by `rowKey`. */
+type RowKey<T> = T extends { readonly id: string }
+  ? { rowKey?: (row: T) => string }
+  : { rowKey: (row: T) => string };
+
+type TableProps<T> = Omit<Parameters<typeof TableOrState<T>>[0], 'rowKey'> & RowKey<T>;
+
+const byId = (row: unknown): string => (row as { id: string }).id;
 
 /**
  * A list of resources as a table, with its other states: loading, failed (with a retry) and
  * empty (what to show instead of a table with no rows). Above it, `problem`: what the API
  * answered to the last thing done to a row. Wide tables scroll in their own box.
  */
-export function ResourceTable<T>({ problem, ...table }: TableProps<T> & { problem?: ApiError | undefined }) {
+export function ResourceTable<T>({
+  problem,
+  rowKey = byId,
+  ...table
+}: TableProps<T> & { problem?: ApiError | undefined }) {
   return (
     <>
       <ErrorSummary problem={problem} />
-      <TableOrState {...table} />
+      <TableOrState {...table} rowKey={rowKey} />
     </>
   );
 }

@@ -83,7 +83,6 @@ export function ApiKeysPage() {
         caption="API keys"
         what="API keys"
         rows={keys.data && sorted}
-        rowKey={(k) => k.id}
         error={keys.error}
         retry={keys.reload}
         rowClassName={(k) => (statusOf(k) === 'active' ? undefined : 'inactive')}

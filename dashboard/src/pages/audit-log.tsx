@@ -1,15 +1,14 @@
-import { type ReactNode, useId } from 'react';
+import type { ReactNode } from 'react';
 import { keyOfPointerToken } from '../../../src/domain/json.ts';
 import { type Account, type AuditEvent, enc, type Project, useApi, usePage } from '../api.ts';
 import { differences } from '../change-words.ts';
 import { describePath } from '../kit/field.tsx';
-import { FilterSelect } from '../kit/filter-controls.tsx';
+import { FilterSelect, FilterText, type QueryFilters } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
 import { TableHead } from '../kit/resource-table.tsx';
-import { SettlingInput } from '../kit/settling-input.tsx';
 import { useProject } from '../project.ts';
 import { Empty, LoadError, Loading, PageTitle, Time } from '../ui.tsx';
-import { firstPageWith, type QueryChanges, useUrlQuery } from '../url-query.ts';
+import { firstPageWith, useUrlQuery } from '../url-query.ts';
 
 /** The actions the log records, by resource type, for the filters. */
 const ACTIONS: Readonly<Record<string, readonly string[]>> = {
@@ -53,8 +52,7 @@ export function OrganisationAuditLogPage() {
     <AuditLog
       path="/audit-log"
       intro="Every change in this Flagstaff: all projects, organisation API keys and accounts."
-      projects={projects.data ?? []}
-      people={accounts.data ?? []}
+      organisation={{ projects: projects.data ?? [], people: accounts.data ?? [] }}
     />
   );
 }
@@ -84,23 +82,27 @@ function auditPath(path: string, query: AuditQuery): string {
   return `${path}?${params}`;
 }
 
-/** Who changed what, newest first, a page at a time, with filters; `projects`: organisation-wide, filter by project. */
+/** What the organisation-wide log spans besides one project's: every project, and every person. */
+interface Organisation {
+  readonly projects: readonly Project[];
+  readonly people: readonly Account[];
+}
+
+/** Who changed what, newest first, a page at a time, with filters; organisation-wide, filter by project. */
 function AuditLog({
   path,
   intro,
-  projects,
-  people,
+  organisation,
 }: {
   path: string;
   intro: ReactNode;
-  projects?: readonly Project[];
-  people?: readonly Account[];
+  organisation?: Organisation;
 }) {
   const { params, change } = useUrlQuery();
   const query = auditQueryOf(params);
   const events = usePage<AuditEvent>(auditPath(path, query));
   const projectName = (id: string | null | undefined) =>
-    id ? (projects?.find((p) => p.id === id)?.name ?? 'a deleted project') : 'Organisation';
+    id ? (organisation?.projects.find((p) => p.id === id)?.name ?? 'a deleted project') : 'Organisation';
   return (
     <>
       <PageTitle>Audit log</PageTitle>
@@ -108,8 +110,7 @@ function AuditLog({
       <AuditFilters
         query={query}
         onChange={(changes, options) => change(firstPageWith(changes), options)}
-        projects={projects}
-        people={people}
+        organisation={organisation}
       />
       {events.error && <LoadError error={events.error} retry={events.reload} />}
       {!events.data && !events.error && <Loading what="the audit log" />}
@@ -117,7 +118,7 @@ function AuditLog({
       {events.data && events.data.items.length > 0 && (
         <ol className="audit">
           {events.data.items.map((e) => (
-            <AuditEventItem key={e.id} event={e} project={projects && projectName(e.projectId)} />
+            <AuditEventItem key={e.id} event={e} project={organisation && projectName(e.projectId)} />
           ))}
         </ol>
       )}
@@ -126,67 +127,61 @@ function AuditLog({
   );
 }
 
-/** Project (organisation-wide), who, resource, action and resource id: each a parameter of the URL. */
+/** A select's choices of records that have ids and names (projects, accounts). */
+const byId = (records: readonly { id: string; name: string }[]) =>
+  records.map((r) => [r.id, r.name] as const);
+
+const RESOURCE_CHOICES = Object.keys(ACTIONS).map((t) => [t, words(t)] as const);
+
+/** Project and who (organisation-wide), resource, action and resource id: each a parameter of the URL. */
 function AuditFilters({
-  query,
-  onChange,
-  projects,
-  people,
-}: {
-  query: AuditQuery;
-  onChange: (changes: QueryChanges, options?: { replace?: boolean }) => void;
-  projects: readonly Project[] | undefined;
-  people: readonly Account[] | undefined;
-}) {
-  const resourceIdId = useId();
+  organisation,
+  ...filters
+}: QueryFilters<AuditQuery> & { organisation?: Organisation }) {
+  const verbs = ACTIONS[filters.query.resourceType] ?? [];
   return (
     <search className="filters" aria-label="Filter the audit log">
-      {projects && (
-        <FilterSelect
-          label="Project"
-          any="Any project"
-          value={query.project}
-          choices={projects.map((p) => [p.id, p.name] as const)}
-          onChange={(project) => onChange({ project })}
-        />
-      )}
-      {people && (
-        <FilterSelect
-          label="Who"
-          any="Anyone"
-          value={query.actorId}
-          choices={people.map((a) => [a.id, a.name] as const)}
-          onChange={(actorId) => onChange({ actorId })}
-        />
-      )}
+      {organisation && <OrganisationFilters of={filters} organisation={organisation} />}
       <FilterSelect
+        of={filters}
+        name="resourceType"
         label="Resource"
         any="Any resource"
-        value={query.resourceType}
-        choices={Object.keys(ACTIONS).map((t) => [t, words(t)] as const)}
-        onChange={(resourceType) => onChange({ resourceType, verb: null })}
+        choices={RESOURCE_CHOICES}
+        clears={['verb']}
       />
       <FilterSelect
+        of={filters}
+        name="verb"
         label="Action"
         any="Any action"
-        value={query.verb}
-        choices={(ACTIONS[query.resourceType] ?? []).map((v) => [v, words(v)] as const)}
-        onChange={(verb) => onChange({ verb })}
-        disabled={!query.resourceType}
+        choices={verbs.map((v) => [v, words(v)] as const)}
+        disabled={!filters.query.resourceType}
       />
-      <label className="field inline" htmlFor={resourceIdId}>
-        <span>Resource id or key</span>
-        <SettlingInput
-          id={resourceIdId}
-          value={query.resourceId}
-          onSettle={(resourceId) =>
-            onChange({ resourceId }, { replace: query.resourceId !== '' && resourceId !== '' })
-          }
-          placeholder="new-checkout or flg_…"
-          spellCheck={false}
-        />
-      </label>
+      <FilterText
+        of={filters}
+        name="resourceId"
+        label="Resource id or key"
+        placeholder="new-checkout or flg_…"
+        spellCheck={false}
+      />
     </search>
+  );
+}
+
+/** Organisation-wide only: which project, and who. */
+function OrganisationFilters({
+  of,
+  organisation: { projects, people },
+}: {
+  of: QueryFilters<AuditQuery>;
+  organisation: Organisation;
+}) {
+  return (
+    <>
+      <FilterSelect of={of} name="project" label="Project" any="Any project" choices={byId(projects)} />
+      <FilterSelect of={of} name="actorId" label="Who" any="Anyone" choices={byId(people)} />
+    </>
   );
 }
 

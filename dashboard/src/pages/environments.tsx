@@ -103,7 +103,6 @@ export function EnvironmentsPage() {
         problem={problem}
         caption="Environments"
         rows={environments}
-        rowKey={(e) => e.id}
         empty={null}
         replaceRow={(e) =>
           editing === e.key ? (

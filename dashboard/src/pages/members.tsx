@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { ROLES } from '../../../src/domain/api-key.ts';
 import {
   type Account,
   type ApiError,
@@ -8,14 +7,14 @@ import {
   type Invitation,
   type Loaded,
   type Project,
-  type Role,
   useApi,
 } from '../api.ts';
-import { CreateDialog, confirmThen, OpenButton, useSubmission } from '../kit/dialogs.tsx';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { confirmThen, OpenButton } from '../kit/dialogs.tsx';
+import { ErrorSummary } from '../kit/field.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useSession } from '../session.ts';
-import { CopyButton, Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
+import { CopyButton, Empty, PageTitle, Time, toast } from '../ui.tsx';
+import { EditAccountDialog, InviteDialog } from './member-dialogs.tsx';
 
 /** Single sign-on with the claim values that gave the role, a provisioned account not yet signed in, or a password. */
 function signsInWith(account: Account) {
@@ -49,7 +48,7 @@ export function MembersPage() {
       </PageTitle>
       {link && <OneTimeLink {...link} onDone={() => setLink(undefined)} />}
       {inviting && (
-        <InviteForm
+        <InviteDialog
           projects={projects.data ?? []}
           onInvited={(invitation) => {
             setInviting(false);
@@ -60,7 +59,7 @@ export function MembersPage() {
         />
       )}
       {editing && (
-        <EditAccountForm
+        <EditAccountDialog
           account={editing}
           projects={projects.data ?? []}
           onSaved={(saved) => {
@@ -115,26 +114,15 @@ function AccountsSection({
   onEdit: (account: Account) => void;
   onLink: (link: OneTimeLinkProps) => void;
 }) {
-  const { me } = useSession();
   return (
     <section aria-labelledby="accounts-title">
       <h2 id="accounts-title">Accounts</h2>
       <ResourceTable
         caption="Accounts"
         of={accounts}
-        rowKey={(a) => a.id}
         empty={<Empty title="No accounts" />}
         columns={[
-          {
-            header: 'Name',
-            className: 'strong',
-            cell: (a) => (
-              <>
-                {a.name} {a.id === me.account?.id && <span className="badge">you</span>}{' '}
-                {!a.active && <span className="badge">deactivated</span>}
-              </>
-            ),
-          },
+          { header: 'Name', className: 'strong', cell: (a) => <AccountName account={a} /> },
           { header: 'Email', cell: (a) => a.email },
           { header: 'Signs in with', cell: signsInWith },
           { header: 'Role', cell: (a) => a.role },
@@ -152,6 +140,17 @@ function AccountsSection({
         ]}
       />
     </section>
+  );
+}
+
+/** The account's name, marked when it is the viewer's own or can no longer sign in. */
+function AccountName({ account }: { account: Account }) {
+  const { me } = useSession();
+  return (
+    <>
+      {account.name} {account.id === me.account?.id && <span className="badge">you</span>}{' '}
+      {!account.active && <span className="badge">deactivated</span>}
+    </>
   );
 }
 
@@ -249,7 +248,6 @@ function InvitationsSection({
         caption="Pending invitations"
         what="invitations"
         of={invitations}
-        rowKey={(i) => i.id}
         empty={<Empty title="No pending invitations" />}
         columns={[
           { header: 'Email', cell: (i) => i.email ?? <span className="muted">chosen on setup</span> },
@@ -265,51 +263,6 @@ function InvitationsSection({
         ]}
       />
     </section>
-  );
-}
-
-function InviteForm({
-  projects,
-  onInvited,
-  onCancel,
-}: {
-  projects: readonly Project[];
-  onInvited: (invitation: Invitation & { path: string }) => void;
-  onCancel: () => void;
-}) {
-  const { me } = useSession();
-  const [email, setEmail] = useState('');
-  const [scope, setScope] = useState<RoleAndScope>({ role: 'editor', project: me.actor.projectId ?? '' });
-  const { problem, busy, run } = useSubmission();
-  const submit = () =>
-    run(async () =>
-      onInvited(
-        await api<Invitation & { path: string }>('POST', '/invitations', {
-          email,
-          role: scope.role,
-          project: scope.project || null,
-        }),
-      ),
-    );
-  return (
-    <CreateDialog
-      what="invitation"
-      title="Invite someone"
-      submitLabel="Create invitation link"
-      form={{ problem, busy }}
-      onSubmit={submit}
-      onCancel={onCancel}
-      wide
-    >
-      <div className="row">
-        <Field label="Email" path="/email" problem={problem}>
-          {(props) => (
-            <input {...props} type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
-          )}
-        </Field>
-        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
-      </div>
-    </CreateDialog>
   );
 }
 
@@ -346,108 +299,5 @@ function OneTimeLink({ title, label, validity, url, onDone }: OneTimeLinkProps &
         Done
       </button>
     </section>
-  );
-}
-
-interface RoleAndScope {
-  readonly role: Role;
-  /** A project id, or '' for every project. */
-  readonly project: string;
-}
-
-/** Role and project of an account or invitation: a project admin's choices stay in their project. */
-function RoleAndScopeFields({
-  value,
-  onChange,
-  projects,
-  problem,
-}: {
-  value: RoleAndScope;
-  onChange: (value: RoleAndScope) => void;
-  projects: readonly Project[];
-  problem: ApiError | undefined;
-}) {
-  const { role, project } = value;
-  const { me } = useSession();
-  const organisation = me.actor.projectId === null;
-  return (
-    <>
-      <Field label="Role" path="/role" problem={problem} hint={ROLE_HELP[role]}>
-        {(props) => (
-          <select
-            {...props}
-            value={role}
-            onChange={(e) => onChange({ ...value, role: e.target.value as Role })}
-          >
-            {ROLES.filter((r) => r !== 'evaluator').map((r) => (
-              <option key={r}>{r}</option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <Field label="Projects" path="/project" problem={problem}>
-        {(props) => (
-          <select
-            {...props}
-            value={project}
-            onChange={(e) => onChange({ ...value, project: e.target.value })}
-            disabled={!organisation}
-          >
-            {organisation && <option value="">All projects</option>}
-            {projects.map((p) => (
-              <option key={p.id} value={p.id}>
-                Only {p.name}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-    </>
-  );
-}
-
-/** Changes an account's role and projects, against the version the admin saw. */
-function EditAccountForm({
-  account,
-  projects,
-  onSaved,
-  onCancel,
-}: {
-  account: Account;
-  projects: readonly Project[];
-  onSaved: (account: Account) => void;
-  onCancel: () => void;
-}) {
-  const [scope, setScope] = useState<RoleAndScope>({ role: account.role, project: account.projectId ?? '' });
-  const submission = useSubmission();
-  const { problem } = submission;
-  const submit = () =>
-    submission.run(async () =>
-      onSaved(
-        await api<Account>(
-          'PATCH',
-          `/accounts/${enc(account.id)}`,
-          { role: scope.role, project: scope.project || null },
-          account.version,
-        ),
-      ),
-    );
-  return (
-    <CreateDialog
-      what="role"
-      title={`Change the role of ${account.name}`}
-      submitLabel="Save role"
-      form={submission}
-      onSubmit={submit}
-      onCancel={onCancel}
-      wide
-    >
-      <p className="muted">
-        {account.email} acts with the new role from the next thing they do; nobody needs to sign in again.
-      </p>
-      <div className="row">
-        <RoleAndScopeFields value={scope} onChange={setScope} projects={projects} problem={problem} />
-      </div>
-    </CreateDialog>
   );
 }

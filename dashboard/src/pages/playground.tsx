@@ -1,21 +1,21 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
-import { ChoiceField, ErrorSummary, Field } from '../kit/field.tsx';
+import { ErrorSummary, Field } from '../kit/field.tsx';
+import { primaryEnvironment } from '../primary-environment.ts';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { LoadError, Loading, PageTitle } from '../ui.tsx';
 import { ContextJsonField } from './context-json-field.tsx';
 import { DecidedBy, REASON_WORDS } from './decided-by.tsx';
+import { EnvironmentField } from './environment-field.tsx';
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
 export function PlaygroundPage() {
   const { project, environments } = useProject();
   const flags = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
   const [flagKey, setFlagKey] = useState('');
-  const [environment, setEnvironment] = useState(
-    environments.some((e) => e.key === 'production') ? 'production' : (environments[0]?.key ?? ''),
-  );
+  const [environment, setEnvironment] = useState(primaryEnvironment(environments)?.key ?? '');
   const [attributes, setAttributes] = useState('{\n  "targetingKey": "user-1",\n  "country": "NL"\n}');
   const [result, setResult] = useState<{ explanation: Explanation; flag: Flag; environment: string }>();
   const [problem, setProblem] = useState<ApiError>();
@@ -87,14 +87,7 @@ export function PlaygroundPage() {
                   </select>
                 )}
               </Field>
-              <ChoiceField
-                label="Environment"
-                path="/environment"
-                problem={problem}
-                value={environment}
-                choices={environments.map((e) => [e.key, e.name] as const)}
-                onChange={setEnvironment}
-              />
+              <EnvironmentField problem={problem} value={environment} onChange={setEnvironment} />
             </div>
             <ContextJsonField
               label="Attributes (JSON)"

@@ -1,21 +1,22 @@
-import { type FormEvent, useEffect, useMemo, useState } from 'react';
+import { type FormEvent, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
-import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { CreateDialog, confirmThen, OpenButton, useForm, useSubmission } from '../kit/dialogs.tsx';
 import {
   DESCRIPTION_HINT,
   describePath,
   ErrorSummary,
   KeyAndName,
   NAME_HINT,
-  RadioChoices,
+  RadioField,
   sourceOf,
   TextField,
 } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
+import { useDraft } from '../kit/use-draft.ts';
 import { useProject } from '../project.ts';
-import { Link, navigate, useLeaveGuard } from '../router.tsx';
+import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
@@ -39,7 +40,6 @@ export function SegmentsPage() {
       <ResourceTable
         caption="Segments"
         of={segments}
-        rowKey={(s) => s.id}
         empty={
           <Empty title="No segments yet">
             <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
@@ -125,6 +125,16 @@ const EXCLUDED_HINT = 'Excluded wins over included.';
 
 const keysOf = (text: string) => [...new Set(listOf(text))];
 
+/** The PATCH that stores a draft: every field, the keys listed once each. */
+const patchOf = (draft: SegmentDraft) => ({
+  name: draft.name,
+  description: draft.description,
+  match: draft.match,
+  rules: draft.rules.map(conditionFromDraft),
+  included: keysOf(draft.included),
+  excluded: keysOf(draft.excluded),
+});
+
 /** A segment by its key, as every dashboard URL names things (the API's segment paths take ids). */
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { project } = useProject();
@@ -160,40 +170,23 @@ function SegmentEditor({
   const { project } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(segment), [segment]);
-  const [draft, setDraft] = useState(initial);
-  const [problem, setProblem] = useState<ApiError>();
-  const [saving, setSaving] = useState(false);
-  useEffect(() => setDraft(initial), [initial]);
-  const dirty = JSON.stringify(draft) !== JSON.stringify(initial);
-  useLeaveGuard(dirty);
+  const { draft, setDraft, dirty, discard } = useDraft(initial);
+  const { problem, setProblem, busy: saving, run } = useSubmission();
   const mayEdit = can(me, 'editor', project);
   const fields = sourceOf(draft, setDraft, problem);
 
-  const save = async (event?: FormEvent) => {
-    event?.preventDefault();
-    setSaving(true);
-    setProblem(undefined);
-    try {
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    void run(async () => {
       const saved = await api<Segment>(
         'PATCH',
         `/segments/${enc(segment.id)}`,
-        {
-          name: draft.name,
-          description: draft.description,
-          match: draft.match,
-          rules: draft.rules.map(conditionFromDraft),
-          included: keysOf(draft.included),
-          excluded: keysOf(draft.excluded),
-        },
+        patchOf(draft),
         segment.version,
       );
       onSaved(saved);
       toast(`Saved ${saved.name}.`);
-    } catch (e) {
-      setProblem(e as ApiError);
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const remove = async () => {
@@ -234,12 +227,7 @@ function SegmentEditor({
         <h2 id="segment-rules">Who is in it</h2>
         <fieldset className="radio-row">
           <legend>A user is in the segment when</legend>
-          <RadioChoices
-            name="match"
-            value={draft.match}
-            choices={MATCHES}
-            onChange={(match) => setDraft({ ...draft, match })}
-          />
+          <RadioField of={fields} name="match" group="match" choices={MATCHES} />
         </fieldset>
         <ConditionsEditor
           conditions={draft.rules}
@@ -266,7 +254,7 @@ function SegmentEditor({
           saving={saving}
           mayEdit={mayEdit}
           onDiscard={() => {
-            setDraft(initial);
+            discard();
             setProblem(undefined);
           }}
         />

@@ -1,8 +1,8 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError } from '../api.ts';
-import { ChoiceField, ErrorSummary, RadioChoices, VerbatimField } from '../kit/field.tsx';
-import { useProject } from '../project.ts';
+import { ErrorSummary, RadioChoices, VerbatimField } from '../kit/field.tsx';
 import { ContextJsonField } from './context-json-field.tsx';
+import { EnvironmentField } from './environment-field.tsx';
 import {
   type AttributeRow,
   type Context,
@@ -49,7 +49,6 @@ export function UserContextForm({
   context: Context | undefined;
   onShow: (environment: string, context: Context) => void;
 }) {
-  const { environments } = useProject();
   const [chosen, setChosen] = useState(environment);
   const [mode, setMode] = useState<Mode>('rows');
   const [typed, setTyped] = useState(() => typedOf(context));
@@ -86,14 +85,7 @@ export function UserContextForm({
     <form className="panel" onSubmit={submit} noValidate aria-label="User">
       <ErrorSummary problem={problem} />
       <div className="row">
-        <ChoiceField
-          label="Environment"
-          path="/environment"
-          problem={problem}
-          value={chosen}
-          choices={environments.map((e) => [e.key, e.name] as const)}
-          onChange={setChosen}
-        />
+        <EnvironmentField problem={problem} value={chosen} onChange={setChosen} />
         <fieldset className="radio-row">
           <legend>Type the user as</legend>
           <RadioChoices name="context-mode" value={mode} choices={MODES} onChange={switchTo} />

@@ -295,7 +295,6 @@ function Deliveries({ path }: { path: string }) {
       problem={problem}
       caption="Deliveries"
       of={deliveries}
-      rowKey={(d) => d.id}
       empty={<p className="muted">Nothing sent yet.</p>}
       columns={[
         {

@@ -61,7 +61,6 @@ export function FlagTable({
     <ResourceTable
       caption="Flags"
       rows={list.data?.items}
-      rowKey={(flag) => flag.id}
       error={list.error}
       retry={list.reload}
       empty={empty}

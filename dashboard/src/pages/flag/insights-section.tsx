@@ -4,6 +4,7 @@ import { Options } from '../../kit/field.tsx';
 import { primaryEnvironment } from '../../primary-environment.ts';
 import { useProject } from '../../project.ts';
 import { LoadError, Loading, Time } from '../../ui.tsx';
+import { environmentChoices } from '../environment-field.tsx';
 
 const RANGES = [
   { key: '24h', label: '24 hours', hours: 24 },
@@ -68,7 +69,7 @@ export function FlagInsightsSection({ flag }: { flag: Flag }) {
         <label className="field inline">
           <span>Environment</span>
           <select value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-            <Options choices={environments.map((e) => [e.key, e.name] as const)} />
+            <Options choices={environmentChoices(environments)} />
           </select>
         </label>
         <fieldset className="segmented">

@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api.ts';
-import { fieldId, RadioChoices, sourceOf, TextField } from '../../kit/field.tsx';
+import { fieldId, RadioField, sourceOf, TextField } from '../../kit/field.tsx';
 import { ConditionsEditor, SegmentPicker } from '../rule-editors.tsx';
 import type { RuleDraft, VariantDraft } from './draft.ts';
 import { ServeEditor } from './serve-editor.tsx';
@@ -38,6 +38,7 @@ export function RuleEditor({
 }) {
   const title = `Rule ${index + 1}`;
   const audience = `${fieldId(path)}-audience`;
+  const fields = sourceOf(rule, onChange, problem, path);
   return (
     <li className="rule" aria-label={title}>
       <div className="rule-head">
@@ -64,15 +65,10 @@ export function RuleEditor({
           </button>
         </div>
       </div>
-      <TextField of={sourceOf(rule, onChange, problem, path)} name="description" label="Description" />
+      <TextField of={fields} name="description" label="Description" />
       <fieldset className="radio-row audience">
         <legend>{title} is for</legend>
-        <RadioChoices
-          name={audience}
-          value={rule.everyone}
-          choices={AUDIENCES}
-          onChange={(everyone) => onChange({ ...rule, everyone })}
-        />
+        <RadioField of={fields} name="everyone" group={audience} choices={AUDIENCES} />
       </fieldset>
       {rule.everyone ? (
         <p className="notice small">

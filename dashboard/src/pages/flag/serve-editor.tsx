@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api.ts';
-import { Field, fieldId, InlineError, RadioChoices } from '../../kit/field.tsx';
+import { Field, fieldId, InlineError, RadioField, sourceOf } from '../../kit/field.tsx';
 import type { ServeDraft, VariantDraft } from './draft.ts';
 import { RolloutEditor } from './rollout-editor.tsx';
 
@@ -44,12 +44,7 @@ export function ServeEditor({
     <fieldset className="serve">
       <legend className="visually-hidden">{legend}: what to serve</legend>
       <div className="radio-row">
-        <RadioChoices
-          name={name}
-          value={serve.kind}
-          choices={SERVE_KINDS}
-          onChange={(kind) => onChange({ ...serve, kind })}
-        />
+        <RadioField of={sourceOf(serve, onChange, problem)} name="kind" group={name} choices={SERVE_KINDS} />
       </div>
       <InlineError problem={problem} path={path.endsWith('/serve') ? path : `${path}/serve`} />
       <Field

@@ -1,19 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { variantsReachEveryEnvironment } from '../../change-reach.ts';
+import { useDraft } from '../../kit/use-draft.ts';
 import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
-import { useLeaveGuard } from '../../router.tsx';
 import { can, useSession } from '../../session.ts';
 import { toast } from '../../ui.tsx';
-import {
-  draftOf,
-  type EnvironmentDraft,
-  type FlagDraft,
-  flagPatch,
-  same,
-  unchosenVariants,
-} from './draft.ts';
+import { draftOf, type EnvironmentDraft, type FlagDraft, flagPatch, unchosenVariants } from './draft.ts';
 import { askToReload } from './stale-flag.tsx';
 
 /** Everything the flag page's sections share: the flag, its draft, the open environment, and saving. */
@@ -58,22 +51,18 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
   const { project, environments } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(flag), [flag]);
-  const [draft, setDraft] = useState(initial);
+  const { draft, setDraft, dirty, discard } = useDraft(initial);
   const [problem, setProblem] = useState<ApiError>();
   const [saving, setSaving] = useState(false);
   const [generation, setGeneration] = useState(0);
-  const [stale, setStale] = useState(false);
+  // Stale is said of the version loaded: loading another (a save, a reload) ends it.
+  const [staleVersion, setStaleVersion] = useState<FlagDraft>();
+  const stale = staleVersion === initial;
   const environmentKeys = environments.map((e) => e.key).filter((k) => flag.environments[k]);
   const [environment, openEnvironment] = useState(
     () =>
       environments.find((e) => flag.environments[e.key] && !isProtected(e))?.key ?? environmentKeys[0] ?? '',
   );
-  const dirty = !same(draft, initial);
-  useLeaveGuard(dirty);
-  useEffect(() => {
-    setDraft(initial);
-    setStale(false);
-  }, [initial]);
 
   const changeEnvironment = useCallback(
     (change: Partial<EnvironmentDraft>) =>
@@ -83,7 +72,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
           ? { ...d, environments: { ...d.environments, [environment]: { ...current, ...change } } }
           : d;
       }),
-    [environment],
+    [environment, setDraft],
   );
 
   const saved = useCallback(
@@ -103,7 +92,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
   const report = (e: ApiError | undefined) => {
     if (e?.status !== 412) return setProblem(e);
     setProblem(undefined);
-    setStale(true);
+    setStaleVersion(initial);
     void askToReload(dirty).then((reloading) => reloading && reloadOtherVersion());
   };
 
@@ -167,7 +156,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     changeEnvironment,
     save,
     discard: () => {
-      setDraft(initial);
+      discard();
       setProblem(undefined);
     },
     setProblem: report,
