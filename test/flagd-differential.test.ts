@@ -6,6 +6,7 @@ import { tryCompileWithEngine } from '../bench/spike/json-logic-engine-targeting
 import type { JsonValue } from '../src/domain/flag.ts';
 import { compileTargeting as ourCompiler } from '../src/evaluation/jsonlogic/compile-targeting.ts';
 import { OPERATORS as ENGINE_OPERATORS } from '../src/evaluation/jsonlogic/operators.ts';
+import { flagdReferenceContexts } from './support/flagd-reference-contexts.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
@@ -418,19 +419,7 @@ describe('compileTargeting against flagd-core', () => {
   it('picks the variants flagd-core picks for the reference documents', () => {
     const random = seededRandom(7);
     const contexts = [
-      { color: 'yellow' },
-      { email: 'ann@faas.com', targetingKey: 'ann' },
-      { id: 'abc123' },
-      { id: '123xyz' },
-      { id: 'a3' },
-      { version: '2.0.0' },
-      { version: '3.1.0' },
-      { version: '3.0.5' },
-      { version: '1.9.9' },
-      { fn: 'Sulisław', ln: 'Świętopełk', age: 29, customer: false },
-      { time: NOW - 10 },
-      { time: NOW + 10 },
-      { user: { name: 'ann' } },
+      ...flagdReferenceContexts(NOW),
       ...Array.from({ length: 200 }, () => randomContext(random)),
     ];
     const { compared, mismatches } = compare(referenceTargetings(), contexts);

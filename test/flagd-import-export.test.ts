@@ -11,6 +11,7 @@ import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
 import { buildFlag, buildSegment } from './support/builders.ts';
+import { flagdReferenceContexts } from './support/flagd-reference-contexts.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
 
@@ -37,17 +38,7 @@ function flagdDecision(
 }
 
 const CONTEXTS: Record<string, unknown>[] = [
-  {},
-  { color: 'yellow' },
-  { email: 'ann@faas.com', targetingKey: 'ann' },
-  { email: 'bob@example.com', targetingKey: 'bob' },
-  { email: 'eve@company.com' },
-  { id: 'abc123' },
-  { version: '2.0.0' },
-  { version: 'v3.1.0' },
-  { fn: 'Sulisław', ln: 'Świętopełk', age: 29, customer: false },
-  { time: NOW - 10 },
-  { user: { name: 'ann' }, targetingKey: 'k1' },
+  ...flagdReferenceContexts(NOW),
   ...Array.from({ length: 40 }, (_, i) => ({
     targetingKey: `user-${i}`,
     email: `u${i}@faas.com`,

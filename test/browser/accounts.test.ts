@@ -1,7 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  type DashboardBrowser,
+  describeInChromium,
+  followMainNavigation,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
 // Decisions 1004 and 1005 in the dashboard: a person changes their password; an admin demotes an account
 // and hands it a reset link, which its owner uses; the organisation's audit log shows all of it.
@@ -51,10 +56,7 @@ describeInChromium(
     it('changes your own password: the current one is checked, other sessions end, this one stays', async () => {
       const elsewhere = await ui.server.signIn('cal@example.com', PASSWORD);
       const page = await open('cal@example.com');
-      await page
-        .getByRole('navigation', { name: 'Main' })
-        .getByRole('link', { name: 'Your account' })
-        .click();
+      await followMainNavigation(page, 'Your account');
       const form = page.getByRole('region', { name: 'Change your password' });
       await form.getByLabel('Current password').fill('not my password');
       await form.getByLabel('New password').fill('cal changed it now');
@@ -77,7 +79,7 @@ describeInChromium(
       expect((await ui.server.call('GET', '/v1/accounts', { cookie: bea })).status).toBe(200);
 
       const page = await open('ada@example.com', 'correct horse battery staple');
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Members' }).click();
+      await followMainNavigation(page, 'Members');
       await page.getByRole('button', { name: 'Change role of Bea' }).click();
       const dialog = page.getByRole('dialog', { name: 'Change the role of Bea' });
       await dialog.getByLabel('Role').selectOption('viewer');
@@ -113,10 +115,7 @@ describeInChromium(
 
     it('shows the organisation audit log with those events, filtered by resource and by person', async () => {
       const page = await open('ada@example.com', 'correct horse battery staple');
-      await page
-        .getByRole('navigation', { name: 'Main' })
-        .getByRole('link', { name: 'Audit log (all projects)' })
-        .click();
+      await followMainNavigation(page, 'Audit log (all projects)');
       await page.getByRole('heading', { name: 'Audit log' }).waitFor();
       const filters = page.getByRole('search', { name: 'Filter the audit log' });
       await filters.getByRole('combobox', { name: /^Resource/ }).selectOption('account');

@@ -7,6 +7,7 @@ import {
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
+  followMainNavigation,
   startDashboardBrowser,
 } from './dashboard-support.ts';
 
@@ -62,7 +63,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
     'the user view shows every flag for the user typed, says what decided each, and keeps the user in its address',
     async () => {
       const page = await signedIn('/projects/feat/flags');
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'User view' }).click();
+      await followMainNavigation(page, 'User view');
       await page.getByRole('heading', { level: 1, name: 'User view' }).waitFor();
       await page.getByLabel('Targeting key').fill('ada');
       await page.getByLabel('Attribute 1', { exact: true }).fill('country');

@@ -55,6 +55,10 @@ export async function expectAccessible(page: Page, what?: string): Promise<void>
   }
 }
 
+/** Follows the link `name` of the dashboard's main navigation, as a person moves between its pages. */
+export const followMainNavigation = (page: Page, name: string): Promise<void> =>
+  page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+
 const CONFIG = fileURLToPath(new URL('../../dashboard/vite.config.ts', import.meta.url));
 
 /** A describe that runs only with Chromium installed, and says how to run it when skipped. */

@@ -3,7 +3,12 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  type DashboardBrowser,
+  describeInChromium,
+  followMainNavigation,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
 /** FLAGSTAFF_SCREENSHOTS=1 saves the moments only this walk reaches (a new key's secret) to docs/screenshots/. */
 const SCREENSHOTS = process.env.FLAGSTAFF_SCREENSHOTS
@@ -52,7 +57,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await page.getByText('No flags yet').waitFor();
 
     // A segment with two rules.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Segments' }).click();
+    await followMainNavigation(page, 'Segments');
     await page.getByRole('button', { name: 'New segment' }).click();
     await page.getByLabel('Key').fill('beta-nl');
     await page.getByLabel('Name').fill('Dutch pro customers');
@@ -73,7 +78,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await toast(page, 'Saved Dutch pro customers.');
 
     // A flag, switched on in production with a rule on the segment.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
+    await followMainNavigation(page, 'Flags');
     await page.getByRole('button', { name: 'New flag' }).click();
     await page.getByLabel('Key').fill('new-checkout');
     await page.getByLabel('Name').fill('New checkout');
@@ -106,7 +111,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
 
     // The list shows it on in production and off in development.
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flags' }).click();
+    await followMainNavigation(page, 'Flags');
     const production = page.getByRole('switch', { name: 'New checkout in Production' });
     await expect.poll(() => production.getAttribute('aria-checked')).toBe('true');
     const development = page.getByRole('switch', { name: 'New checkout in Development' });
@@ -215,7 +220,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await ui.signIn(page);
     await page.goto(`${ui.server.url}/projects/demo/flags/banner`);
     await page.getByRole('switch', { name: 'Serve Banner in Development' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Segments' }).click();
+    await followMainNavigation(page, 'Segments');
     const dialog = page.getByRole('dialog', { name: 'Leave this page?' });
     await dialog.waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { callAsAdmin } from '../support/call-as-admin.ts';
@@ -6,6 +6,9 @@ import { describeEachDatabase } from '../support/database.ts';
 import { flagBody } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { cli, edit, keyOf, tempFolder } from './support.ts';
+
+/** A flagd document giving one environment's flags: a boolean flag with targeting. */
+const NEW_SEARCH = join(import.meta.dirname, '../fixtures/flagd/new-search.json');
 
 // Each test runs several commands of many requests each: generous on a loaded machine.
 vi.setConfig({ testTimeout: 90_000 });
@@ -258,19 +261,7 @@ describeEachDatabase('flags as code: pull, plan, apply', (database) => {
 
   it("takes a flagd document as one environment's flags, as the flagd import reads it", async () => {
     await mkdir(join(dir, 'flagd'));
-    await writeFile(
-      join(dir, 'flagd/development.json'),
-      JSON.stringify({
-        flags: {
-          'new-search': {
-            state: 'ENABLED',
-            variants: { on: true, off: false },
-            defaultVariant: 'off',
-            targeting: { if: [{ '===': [{ var: 'email' }, 'ann@shop.example'] }, 'on', null] },
-          },
-        },
-      }),
-    );
+    await copyFile(NEW_SEARCH, join(dir, 'flagd/development.json'));
     const plan = await cli(server, 'plan', dir);
     expect(plan.code).toBe(2);
     expect(plan.out).toContain('+ flag new-search');

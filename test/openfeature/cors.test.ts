@@ -29,6 +29,23 @@ const preflight = (app: FastifyInstance, url: string, method: string, origin = '
     },
   });
 
+/** Routes by who calls them: browsers on other origins evaluate; management stays on its own origin. */
+const ROUTES = [
+  ['/ofrep/v1/evaluate/flags', 'POST', 'browsers'],
+  ['/ofrep/v1/evaluate/flags/new-checkout', 'POST', 'browsers'],
+  ['/v1/flags/new-checkout', 'GET', 'browsers'],
+  ['/v1/flags/new-checkout/evaluate', 'POST', 'browsers'],
+  ['/v1/evaluate', 'POST', 'browsers'],
+  ['/v1/projects', 'GET', 'management'],
+  ['/v1/projects/default/flags', 'POST', 'management'],
+  ['/v1/flags/flg_123', 'PATCH', 'management'],
+  ['/v1/flags/flg_123', 'DELETE', 'management'],
+  ['/v1/api-keys', 'POST', 'management'],
+] as const;
+
+const routesOf = (callers: 'browsers' | 'management') =>
+  ROUTES.filter((route) => route[2] === callers).map(([url, method]) => [url, method] as const);
+
 describe('CORS (docs/product.md §6), default origins', () => {
   let app: FastifyInstance;
   let db: OpenTestDatabase;
@@ -40,13 +57,7 @@ describe('CORS (docs/product.md §6), default origins', () => {
     await db.close();
   });
 
-  it.each([
-    ['/ofrep/v1/evaluate/flags', 'POST'],
-    ['/ofrep/v1/evaluate/flags/new-checkout', 'POST'],
-    ['/v1/flags/new-checkout', 'GET'],
-    ['/v1/flags/new-checkout/evaluate', 'POST'],
-    ['/v1/evaluate', 'POST'],
-  ])('answers the preflight of %s %s from any origin', async (url, method) => {
+  it.each(routesOf('browsers'))('answers the preflight of %s %s from any origin', async (url, method) => {
     const res = await preflight(app, url, method);
     expect(res.statusCode).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -90,17 +101,14 @@ describe('CORS (docs/product.md §6), default origins', () => {
     expect(unauthorised.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it.each([
-    ['/v1/projects', 'GET'],
-    ['/v1/projects/default/flags', 'POST'],
-    ['/v1/flags/flg_123', 'PATCH'],
-    ['/v1/flags/flg_123', 'DELETE'],
-    ['/v1/api-keys', 'POST'],
-  ])('refuses the preflight of the management route %s %s', async (url, method) => {
-    const res = await preflight(app, url, method);
-    expect(res.headers['access-control-allow-origin']).toBeUndefined();
-    expect(res.statusCode).toBe(404);
-  });
+  it.each(routesOf('management'))(
+    'refuses the preflight of the management route %s %s',
+    async (url, method) => {
+      const res = await preflight(app, url, method);
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      expect(res.statusCode).toBe(404);
+    },
+  );
 
   it('refuses a preflight that names no Origin', async () => {
     const res = await app.inject({

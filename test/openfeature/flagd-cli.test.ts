@@ -7,22 +7,14 @@ import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { openStore } from '../../src/storage/open-store.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/flagstaff.js');
-const NEGATIVE = join(
-  import.meta.dirname,
-  '../fixtures/flagd-schema/test/flags/negative/state-set-incorrectly.json',
-);
-
-const DOCUMENT = {
-  flags: {
-    'show-banner': {
-      state: 'ENABLED',
-      variants: { on: true, off: false },
-      defaultVariant: 'off',
-      targeting: { if: [{ ends_with: [{ var: 'email' }, '@faas.com'] }, 'on', null] },
-    },
-    tagline: { state: 'ENABLED', variants: { short: 'Hi', long: 'Hello' }, defaultVariant: 'long' },
-  },
-};
+const FIXTURES = join(import.meta.dirname, '../fixtures');
+const NEGATIVE = join(FIXTURES, 'flagd-schema/test/flags/negative/state-set-incorrectly.json');
+/** The document an operator imports: a boolean flag with targeting and a string flag. */
+const DOCUMENT_FILE = join(FIXTURES, 'flagd/show-banner-and-tagline.json');
+const DOCUMENT_TEXT = readFileSync(DOCUMENT_FILE, 'utf8');
+const DOCUMENT = JSON.parse(DOCUMENT_TEXT);
+/** A flag whose targeting names an evaluator the document lacks. */
+const UNRESOLVED_REF = join(FIXTURES, 'flagd/unresolved-ref.json');
 
 /** `flagstaff import|export …` as an operator runs it, against a SQLite file of its own. */
 describe('flagstaff import and export (the CLI)', () => {
@@ -32,7 +24,7 @@ describe('flagstaff import and export (the CLI)', () => {
     const result = spawnSync(process.execPath, [BIN, ...args], {
       env: { ...process.env, FLAGSTAFF_DATABASE_URL: `sqlite:${database}`, FLAGSTAFF_LOG_LEVEL: 'silent' },
       encoding: 'utf8',
-      input: JSON.stringify(DOCUMENT),
+      input: DOCUMENT_TEXT,
     });
     return { code: result.status, stdout: result.stdout, stderr: result.stderr };
   };
@@ -41,19 +33,11 @@ describe('flagstaff import and export (the CLI)', () => {
     const store = await openStore(`sqlite:${database}`);
     await bootstrap(store, 'fsk_cli-test-admin-key-0123456789abcdefghijkl');
     await store.close();
-    writeFileSync(join(dir, 'flags.json'), JSON.stringify(DOCUMENT));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('imports a file into an environment and says what it did', () => {
-    const result = run(
-      'import',
-      '--project',
-      'default',
-      '--environment',
-      'development',
-      join(dir, 'flags.json'),
-    );
+    const result = run('import', '--project', 'default', '--environment', 'development', DOCUMENT_FILE);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Imported into default/development');
@@ -109,7 +93,7 @@ describe('flagstaff import and export (the CLI)', () => {
     const unknown = run('export', '--project', 'default', '--environment', 'staging');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/No environment "staging"/);
-    const usage = run('import', join(dir, 'flags.json'));
+    const usage = run('import', DOCUMENT_FILE);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/flagstaff import --project P --environment E \[--strict\] FILE/);
   });
@@ -136,22 +120,11 @@ describe('flagstaff import and export (the CLI)', () => {
   });
 
   it('imports a flag whose targeting cannot work with a warning, and --strict refuses it', () => {
-    const broken = {
-      flags: {
-        'broken-flag': {
-          state: 'ENABLED',
-          variants: { a: 'a', b: 'b' },
-          defaultVariant: 'a',
-          targeting: { if: [{ $ref: 'nowhere' }, 'b', null] },
-        },
-      },
-    };
-    writeFileSync(join(dir, 'broken.json'), JSON.stringify(broken));
     const args = ['import', '--project', 'default', '--environment', 'development'];
-    const strict = run(...args, '--strict', join(dir, 'broken.json'));
+    const strict = run(...args, '--strict', UNRESOLVED_REF);
     expect(strict.code).toBe(1);
     expect(strict.stderr).toContain('flag "broken-flag": $ref names no evaluator: "nowhere"');
-    const lenient = run(...args, join(dir, 'broken.json'));
+    const lenient = run(...args, UNRESOLVED_REF);
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toMatch(/created:\s+broken-flag/);
     expect(lenient.stderr).toContain(

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
+import { expectValidationFailed } from '../support/validation-failed.ts';
 import { startServer } from './support/server.ts';
 
 // flagd's conformance flag file, imported whole, and the cases of docs/product.md §6 ("Import accepts what
@@ -271,14 +272,10 @@ describeEachDatabase('flagd documents as flagd loads them (docs/product.md §6)'
       const res = await server.call('POST', flagdPath(key, 'development', '?strict=true'), {
         body: ONE_BROKEN,
       });
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('validation_failed');
-      expect(res.body.errors).toEqual([
-        {
-          path: '/flags/broken/targeting/if/0',
-          message: 'flag "broken": $ref names no evaluator: "missing" (the flag evaluates with PARSE_ERROR)',
-        },
-      ]);
+      expectValidationFailed(res, {
+        path: '/flags/broken/targeting/if/0',
+        message: 'flag "broken": $ref names no evaluator: "missing" (the flag evaluates with PARSE_ERROR)',
+      });
       expect((await server.call('GET', `/v1/projects/${key}/flags`)).body).toEqual([]);
     });
 

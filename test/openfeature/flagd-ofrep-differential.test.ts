@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Actor } from '../../src/services/core/actor.ts';
+import { setupActor } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { chance, pick, type Random, seededRandom } from '../support/random.ts';
 import type { TestServer } from '../support/server.ts';
@@ -257,18 +257,6 @@ function defaultVariantOf(document: Json, key: string): string | undefined {
 
 const SENTINELS = { boolean: Symbol('b'), string: Symbol('s'), number: Symbol('n'), object: Symbol('o') };
 
-const ADMIN: Actor = {
-  principal: {
-    type: 'api_key',
-    id: 'key_test',
-    name: 'test',
-    role: 'admin',
-    projectId: null,
-    environments: null,
-  },
-  requestId: 'req_test',
-};
-
 describeEachDatabase('flagd definitions: Flagstaff over OFREP and flagd-core agree', (database) => {
   let server: TestServer;
   beforeAll(async () => {
@@ -293,14 +281,14 @@ describeEachDatabase('flagd definitions: Flagstaff over OFREP and flagd-core agr
     for (const [index, [name, document]] of CORPUS.entries()) {
       // Setup through the services (the HTTP routes have their own tests); evaluation over OFREP.
       const project = `doc-${index}`;
-      await server.services.projects.create(ADMIN, { key: project });
-      await server.services.flagd.import(ADMIN, project, 'production', document);
+      await server.services.projects.create(setupActor, { key: project });
+      await server.services.flagd.import(setupActor, project, 'production', document);
       const core = new FlagdCore(undefined, SILENT);
       core.setConfigurations(JSON.stringify(asFlagMap(document)));
       const types = new Map(
-        Object.entries((await server.services.flagd.export(ADMIN, project, 'production')).document.flags).map(
-          ([key, flag]) => [key, typeof Object.values(flag.variants)[0] as keyof typeof TYPES],
-        ),
+        Object.entries(
+          (await server.services.flagd.export(setupActor, project, 'production')).document.flags,
+        ).map(([key, flag]) => [key, typeof Object.values(flag.variants)[0] as keyof typeof TYPES]),
       );
       for (const context of CONTEXTS) {
         const ofrep = await bulk(project, 'production', context);
@@ -335,9 +323,9 @@ describeEachDatabase('flagd definitions: Flagstaff over OFREP and flagd-core agr
   it('round trip: import → export → import evaluates identically, and exports the same document', async () => {
     for (const [index, [name]] of CORPUS.entries()) {
       const project = `doc-${index}`;
-      const first = await server.services.flagd.export(ADMIN, project, 'production');
-      await server.services.flagd.import(ADMIN, project, 'development', first.document);
-      const second = await server.services.flagd.export(ADMIN, project, 'development');
+      const first = await server.services.flagd.export(setupActor, project, 'production');
+      await server.services.flagd.import(setupActor, project, 'development', first.document);
+      const second = await server.services.flagd.export(setupActor, project, 'development');
       expect(second.document, name).toEqual(first.document);
       for (const context of CONTEXTS.slice(0, 15)) {
         const [production, development] = await Promise.all([
@@ -351,7 +339,7 @@ describeEachDatabase('flagd definitions: Flagstaff over OFREP and flagd-core agr
 
   it('native flags exported to flagd evaluate in flagd-core as Flagstaff serves them', async () => {
     await seedVariedProject(server);
-    const { document, warnings } = await server.services.flagd.export(ADMIN, 'default', 'production');
+    const { document, warnings } = await server.services.flagd.export(setupActor, 'default', 'production');
     const core = new FlagdCore(undefined, SILENT);
     core.setConfigurations(JSON.stringify(document));
     const warned = new Set(warnings.map((w) => w.flag));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateFlagdDocument } from '../../src/flagd/validate-flagd-document.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
+import { expectValidationFailed } from '../support/validation-failed.ts';
 import { startServer } from './support/server.ts';
 import { createKey, seedVariedProject } from './support/varied-project.ts';
 
@@ -183,13 +184,10 @@ describeEachDatabase('flagd import and export over HTTP (docs/product.md §6)', 
         },
       };
       const res = await server.call('POST', flagdPath('production', 'shop'), { body: document });
-      expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([
-        {
-          path: '/flags/show-banner/variants',
-          message: 'flag "show-banner" is a boolean flag; the document\'s variants are string values',
-        },
-      ]);
+      expectValidationFailed(res, {
+        path: '/flags/show-banner/variants',
+        message: 'flag "show-banner" is a boolean flag; the document\'s variants are string values',
+      });
       expect((await server.call('GET', '/v1/projects/shop/flags/brand')).status).toBe(404);
     });
 

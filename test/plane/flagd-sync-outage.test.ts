@@ -1,25 +1,21 @@
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
-import type { Node } from '../access/support.ts';
 import { eventually } from '../support/eventually.ts';
 import { fetchAllClient, openSyncStream, syncSelectorOf } from '../support/flagd-sync-client.ts';
-import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
-import type { TcpProxy } from '../support/tcp-proxy.ts';
+import { describeOutage } from '../support/postgres-behind-proxy.ts';
 
-const url = process.env.FLAGSTAFF_TEST_DATABASE_URL;
 const OUTAGE_MS = 10_000;
+/** A reaches the database through the proxy the test cuts; B past it, so B writes while A cannot. */
+const ROUTES = { a: 'proxied', b: 'direct' } as const;
 
 /**
  * flagd sync through a database outage (docs/decisions/1770): node A reaches PostgreSQL through a
  * proxy the test cuts for 10 s, node B directly. A serves flagd sync from its in-memory
  * snapshots, and once the database returns it brings every stream up to date without a write.
  */
-describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s database outage', () => {
-  let proxy: TcpProxy;
-  let a: Node;
-  let b: Node;
+describeOutage('flagd sync on PostgreSQL through a 10 s database outage', ROUTES, (nodes) => {
   let sync: FlagdSyncServer;
   let selectors: Record<'production' | 'development', string>;
   let flagId: string;
@@ -28,10 +24,7 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
   const warned: string[] = [];
 
   beforeAll(async () => {
-    const database = await postgresBehindProxy(url as string);
-    proxy = database.proxy;
-    a = await database.startNode('proxied');
-    b = await database.startNode('direct');
+    const { a, b } = nodes();
     sync = await startFlagdSyncServer(a.services, {
       port: 0,
       host: '127.0.0.1',
@@ -40,7 +33,6 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
     closers.push(
       () => OpenFeature.clearProviders(),
       () => sync.close(),
-      () => database.close(),
     );
 
     const flag = await b.call('POST', '/v1/projects/default/flags', {
@@ -77,6 +69,7 @@ describe.skipIf(url === undefined)('flagd sync on PostgreSQL through a 10 s data
   });
 
   it('keeps serving flags from memory, and after the database returns brings every stream up to date without a write', async () => {
+    const { proxy, a, b } = nodes();
     const provider = new FlagdProvider({
       resolverType: 'in-process',
       host: '127.0.0.1',

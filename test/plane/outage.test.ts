@@ -1,11 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createKey, type Node } from '../access/support.ts';
-import { POSTGRES_SKIPPED } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { postgresBehindProxy } from '../support/postgres-behind-proxy.ts';
-import type { TcpProxy } from '../support/tcp-proxy.ts';
+import { describeOutage } from '../support/postgres-behind-proxy.ts';
 
-const url = process.env.FLAGSTAFF_TEST_DATABASE_URL;
 const OUTAGE_MS = 5000;
 
 /**
@@ -13,28 +10,12 @@ const OUTAGE_MS = 5000;
  * a database restart or failover as the nodes see it (docs/product.md §8). One process: a node that
  * exited, or an unhandled 'error' event, fails the run.
  */
-describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', () => {
-  let proxy: TcpProxy;
-  let a: Node;
-  let b: Node;
-  const closers: (() => Promise<void>)[] = [];
-
-  beforeAll(async () => {
-    const database = await postgresBehindProxy(url as string);
-    proxy = database.proxy;
-    a = await database.startNode('proxied');
-    b = await database.startNode('proxied');
-    closers.push(() => database.close());
-  });
-
-  afterAll(async () => {
-    for (const close of closers) await close();
-  });
-
+describeOutage('two nodes on PostgreSQL through an outage', { a: 'proxied', b: 'proxied' }, (nodes) => {
   const evaluate = (node: Node, key: string) =>
     node.call('GET', '/v1/flags/outage?environment=production', { key });
 
   it('propagates changes and revocations to the other node, serves evaluation through a 5 s outage, refuses writes with 503, and recovers', async () => {
+    const { proxy, a, b } = nodes();
     const created = await a.call('POST', '/v1/projects/default/flags', {
       body: { key: 'outage', type: 'boolean' },
     });
@@ -125,8 +106,4 @@ describe.skipIf(url === undefined)('two nodes on PostgreSQL through an outage', 
       expect(await eventually(up, 5000)).toBe(true);
     }
   }, 30_000);
-});
-
-describe.skipIf(url !== undefined)(POSTGRES_SKIPPED, () => {
-  it.skip('two nodes on PostgreSQL through an outage', () => {});
 });

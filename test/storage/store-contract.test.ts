@@ -7,6 +7,7 @@ import { newId } from '../../src/domain/ids.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
 import {
+  type FlagFilter,
   type Page,
   type PageRequest,
   type Store,
@@ -267,6 +268,32 @@ function aSession(accountId: string, overrides: Partial<StoredSession> = {}): St
   };
 }
 
+/**
+ * Flags (key: name) to search by text: a word in a key and in a name with other capitals,
+ * non-ASCII capitals, and the characters SQL patterns give a meaning (`%`, `_`, `\`) beside
+ * names they would match if they were read as patterns.
+ */
+const SEARCHED_FLAGS = {
+  'new-Checkout': 'Shiny',
+  basket: 'CHECKOUT basket',
+  search: 'Search',
+  umlauts: 'Ärger Über Straße',
+  a_b: 'Fifty% off',
+  axb: 'Fifty percent off',
+  plain: 'back\\slash',
+};
+
+/** Finding by `field` gives `stored` exactly as it went in, and nothing for a value nothing has. */
+async function expectLookup<T, F extends keyof T>(
+  stored: T,
+  field: F,
+  find: (value: T[F]) => Promise<T | undefined>,
+  unknown: T[F],
+): Promise<void> {
+  expect(await find(stored[field])).toStrictEqual(stored);
+  expect(await find(unknown)).toBeUndefined();
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Key order is code-unit order: keys are case-sensitive ASCII. */
@@ -286,6 +313,10 @@ describeEachDatabase('Store contract', (database) => {
     await close?.();
     close = undefined;
   });
+
+  /** The keys of the project's flags that `filter` lists, in the store's order (one page holds them). */
+  const flagKeys = async (projectId: string, filter: FlagFilter) =>
+    (await store.listFlags(projectId, filter, { limit: 100 })).items.map((f) => f.key);
 
   it('answers a ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
@@ -802,8 +833,7 @@ describeEachDatabase('Store contract', (database) => {
     for (const [key, tags] of Object.entries(tagged))
       await store.insertFlag(aFlag(project.id, key, [], { tags }));
 
-    const keysTagged = async (tag: string) =>
-      (await store.listFlags(project.id, { tag }, { limit: 100 })).items.map((f) => f.key);
+    const keysTagged = (tag: string) => flagKeys(project.id, { tag });
 
     expect(await keysTagged('beta')).toEqual(['betaOnly', 'both']);
     expect(await keysTagged('mobile')).toEqual(['both']);
@@ -814,47 +844,43 @@ describeEachDatabase('Store contract', (database) => {
     expect(await keysTagged('eta')).toEqual([]);
   });
 
-  it('filters flags by text in the key or the name, ignoring case', async () => {
+  /** The keys the text search `q` lists among flags named to try it (a fresh project of them). */
+  async function searched(q: string): Promise<string[]> {
     const { project } = await givenProject(store, 'checkout');
-    await store.insertFlag(aFlag(project.id, 'new-Checkout', [], { name: 'Shiny' }));
-    await store.insertFlag(aFlag(project.id, 'basket', [], { name: 'CHECKOUT basket' }));
-    await store.insertFlag(aFlag(project.id, 'search', [], { name: 'Search' }));
+    for (const [key, name] of Object.entries(SEARCHED_FLAGS)) {
+      await store.insertFlag(aFlag(project.id, key, [], { name }));
+    }
+    return flagKeys(project.id, { q });
+  }
 
-    const matching = async (q: string) =>
-      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
-
-    expect(await matching('checkout')).toEqual(['basket', 'new-Checkout']);
-    expect(await matching('cHeCkOuT')).toEqual(['basket', 'new-Checkout']);
-    expect(await matching('shiny')).toEqual(['new-Checkout']);
-    expect(await matching('nothing')).toEqual([]);
+  it.each([
+    ['checkout', ['basket', 'new-Checkout']],
+    ['cHeCkOuT', ['basket', 'new-Checkout']],
+    ['shiny', ['new-Checkout']],
+    ['nothing', []],
+  ])('filters flags by text in the key or the name, ignoring case: %j finds %j', async (q, keys) => {
+    expect(await searched(q)).toEqual(keys);
   });
 
-  it('finds flags by text with non-ASCII capitals, written as the name has them', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    await store.insertFlag(aFlag(project.id, 'umlauts', [], { name: 'Ärger Über Straße' }));
+  it.each([
+    ['Ärger', ['umlauts']],
+    ['r Über s', ['umlauts']],
+  ])(
+    'finds flags by text with non-ASCII capitals, written as the name has them: %j finds %j',
+    async (q, keys) => {
+      expect(await searched(q)).toEqual(keys);
+    },
+  );
 
-    const matching = async (q: string) =>
-      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
-
-    expect(await matching('Ärger')).toEqual(['umlauts']);
-    expect(await matching('r Über s')).toEqual(['umlauts']);
-  });
-
-  it('treats % and _ and backslashes in the search text literally', async () => {
-    const { project } = await givenProject(store, 'checkout');
-    await store.insertFlag(aFlag(project.id, 'a_b', [], { name: 'Fifty% off' }));
-    await store.insertFlag(aFlag(project.id, 'axb', [], { name: 'Fifty percent off' }));
-    await store.insertFlag(aFlag(project.id, 'plain', [], { name: 'back\\slash' }));
-
-    const matching = async (q: string) =>
-      (await store.listFlags(project.id, { q }, { limit: 100 })).items.map((f) => f.key);
-
-    expect(await matching('_')).toEqual(['a_b']);
-    expect(await matching('a_b')).toEqual(['a_b']);
-    expect(await matching('%')).toEqual(['a_b']);
-    expect(await matching('y% o')).toEqual(['a_b']);
-    expect(await matching('\\')).toEqual(['plain']);
-    expect(await matching('k\\s')).toEqual(['plain']);
+  it.each([
+    ['_', ['a_b']],
+    ['a_b', ['a_b']],
+    ['%', ['a_b']],
+    ['y% o', ['a_b']],
+    ['\\', ['plain']],
+    ['k\\s', ['plain']],
+  ])('treats % and _ and backslashes in the search text literally: %j finds %j', async (q, keys) => {
+    expect(await searched(q)).toEqual(keys);
   });
 
   it('filters flags by archived state, and lists both when the filter is absent', async () => {
@@ -862,8 +888,7 @@ describeEachDatabase('Store contract', (database) => {
     await store.insertFlag(aFlag(project.id, 'live', []));
     await store.insertFlag(aFlag(project.id, 'retired', [], { archived: true }));
 
-    const keys = async (archived: boolean | undefined) =>
-      (await store.listFlags(project.id, { archived }, { limit: 100 })).items.map((f) => f.key);
+    const keys = (archived: boolean | undefined) => flagKeys(project.id, { archived });
 
     expect(await keys(true)).toEqual(['retired']);
     expect(await keys(false)).toEqual(['live']);
@@ -1065,10 +1090,8 @@ describeEachDatabase('Store contract', (database) => {
 
     await store.insertSegment(segment);
 
-    expect(await store.findSegmentById(segment.id)).toStrictEqual(segment);
-    expect(await store.findSegmentById('seg_unknown')).toBeUndefined();
-    expect(await store.findSegmentByKey(segment.projectId, segment.key)).toStrictEqual(segment);
-    expect(await store.findSegmentByKey(segment.projectId, 'unknown')).toBeUndefined();
+    await expectLookup(segment, 'id', (id) => store.findSegmentById(id), 'seg_unknown');
+    await expectLookup(segment, 'key', (key) => store.findSegmentByKey(segment.projectId, key), 'unknown');
     expect(await store.findSegmentByKey('prj_other', segment.key)).toBeUndefined();
   });
 
@@ -1250,18 +1273,10 @@ describeEachDatabase('Store contract', (database) => {
 
   it('filters audit events by resource type, resource id, action and actor, together or alone', async () => {
     const { project } = await givenProject(store, 'checkout');
-    const flagCreated = anAuditEvent({
-      action: 'flag.created',
-      resource: { type: 'flag', id: 'flg_1', key: 'a' },
-    });
-    const flagUpdated = anAuditEvent({
-      action: 'flag.updated',
-      resource: { type: 'flag', id: 'flg_1', key: 'a' },
-    });
-    const otherFlag = anAuditEvent({
-      action: 'flag.updated',
-      resource: { type: 'flag', id: 'flg_2', key: 'b' },
-    });
+    const flag: AuditEvent['resource'] = { type: 'flag', id: 'flg_1', key: 'a' };
+    const flagCreated = anAuditEvent({ action: 'flag.created', resource: flag });
+    const flagUpdated = anAuditEvent({ action: 'flag.updated', resource: flag });
+    const otherFlag = anAuditEvent({ action: 'flag.updated', resource: { ...flag, id: 'flg_2', key: 'b' } });
     const segment = anAuditEvent({
       action: 'segment.updated',
       resource: { type: 'segment', id: 'seg_1', key: 's' },
@@ -1309,10 +1324,8 @@ describeEachDatabase('Store contract', (database) => {
     const account = anAccount({ role: 'editor', projectId: project.id, lastLoginAt: UPDATED });
     await store.insertAccount(account);
 
-    expect(await store.findAccountById(account.id)).toStrictEqual(account);
-    expect(await store.findAccountByEmail(account.email)).toStrictEqual(account);
-    expect(await store.findAccountById('acc_unknown')).toBeUndefined();
-    expect(await store.findAccountByEmail('nobody@example.com')).toBeUndefined();
+    await expectLookup(account, 'id', (id) => store.findAccountById(id), 'acc_unknown');
+    await expectLookup(account, 'email', (email) => store.findAccountByEmail(email), 'nobody@example.com');
   });
 
   it('refuses a second account with the same email with UniqueViolation', async () => {
@@ -1376,10 +1389,8 @@ describeEachDatabase('Store contract', (database) => {
     await store.insertInvitation(invitation);
     await store.insertInvitation(setup);
 
-    expect(await store.findInvitationById(invitation.id)).toStrictEqual(invitation);
-    expect(await store.findInvitationByHash(setup.tokenHash)).toStrictEqual(setup);
-    expect(await store.findInvitationById('inv_unknown')).toBeUndefined();
-    expect(await store.findInvitationByHash('token-of-nothing')).toBeUndefined();
+    await expectLookup(invitation, 'id', (id) => store.findInvitationById(id), 'inv_unknown');
+    await expectLookup(setup, 'tokenHash', (hash) => store.findInvitationByHash(hash), 'token-of-nothing');
   });
 
   it('lists invitations by scope, and only the pending ones when asked', async () => {

@@ -31,7 +31,8 @@ const migrate = (db: Kysely<Database>, options: MigrateOptions = {}) =>
 const POSTGRES_URL_VARIABLE = 'FLAGSTAFF_TEST_DATABASE_URL';
 export const POSTGRES_SKIPPED = `postgres (set ${POSTGRES_URL_VARIABLE} to run)`;
 
-const postgresUrl = (): string | undefined => process.env[POSTGRES_URL_VARIABLE] || undefined;
+/** The test PostgreSQL server's URL, when the run has one. */
+export const postgresUrl = (): string | undefined => process.env[POSTGRES_URL_VARIABLE] || undefined;
 
 const sqlite: TestDatabase = {
   name: 'sqlite',

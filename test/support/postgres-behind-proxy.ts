@@ -1,8 +1,9 @@
+import { afterAll, beforeAll, describe } from 'vitest';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import { type Node, startNode } from '../access/support.ts';
-import { createTestSchema } from './database.ts';
+import { createTestSchema, POSTGRES_SKIPPED, postgresUrl } from './database.ts';
 import { ADMIN_KEY } from './server.ts';
 import { proxyInFrontOf, type TcpProxy, throughProxy } from './tcp-proxy.ts';
 
@@ -51,4 +52,46 @@ export async function postgresBehindProxy(url: string): Promise<PostgresBehindPr
       await proxy.close();
     },
   };
+}
+
+/** The two nodes of an outage suite and the proxy between them and the database. */
+export interface OutageNodes {
+  readonly proxy: TcpProxy;
+  readonly a: Node;
+  readonly b: Node;
+}
+
+/**
+ * Registers an outage suite: `fn` declares its tests around nodes A and B on a fresh schema of
+ * the test PostgreSQL, each reaching it as `routes` says. The nodes start before the suite's own
+ * setup and close after its own teardown; `nodes()` gives them to hooks and tests. Without
+ * PostgreSQL the suite is listed as skipped, under a name that says how to run it.
+ */
+export function describeOutage(
+  title: string,
+  routes: { readonly a: Route; readonly b: Route },
+  fn: (nodes: () => OutageNodes) => void,
+): void {
+  const url = postgresUrl();
+  if (url === undefined) {
+    describe.skip(`${title}: ${POSTGRES_SKIPPED}`, () =>
+      fn(() => {
+        throw new Error(POSTGRES_SKIPPED);
+      }));
+    return;
+  }
+  describe(title, () => {
+    let database: PostgresBehindProxy | undefined;
+    let nodes: OutageNodes | undefined;
+    beforeAll(async () => {
+      database = await postgresBehindProxy(url);
+      nodes = {
+        proxy: database.proxy,
+        a: await database.startNode(routes.a),
+        b: await database.startNode(routes.b),
+      };
+    });
+    afterAll(() => database?.close());
+    fn(() => nodes as OutageNodes);
+  });
 }
