@@ -13,7 +13,7 @@ const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
 export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/environments',
-    describe("List a project's environments", [401, 403, 404], {
+    describe("List a project's environments", {
       params: ProjectParams,
       200: Type.Array(EnvironmentSchema),
       config: access('viewer', PROJECT),
@@ -27,16 +27,13 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.post(
     '/projects/:projectId/environments',
-    describe(
-      'Create an environment (every flag disabled, or a copy of `copyFrom`)',
-      [400, 401, 403, 404, 409],
-      {
-        params: ProjectParams,
-        body: CreateEnvironmentSchema,
-        201: EnvironmentSchema,
-        config: access('editor', PROJECT, { environments: ALL }),
-      },
-    ),
+    describe('Create an environment (every flag disabled, or a copy of `copyFrom`)', {
+      params: ProjectParams,
+      body: CreateEnvironmentSchema,
+      201: EnvironmentSchema,
+      problems: [409],
+      config: access('editor', PROJECT, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -48,7 +45,7 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.get(
     '/projects/:projectId/environments/:envKey',
-    describe('Get an environment', [401, 403, 404], {
+    describe('Get an environment', {
       params: EnvironmentParams,
       200: EnvironmentSchema,
       config: access('viewer', PROJECT),
@@ -61,10 +58,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.patch(
     '/projects/:projectId/environments/:envKey',
-    describe('Change an environment (merge patch)', [400, 401, 403, 404, 412], {
+    describe('Change an environment (merge patch)', {
       params: EnvironmentParams,
       body: PatchEnvironmentSchema,
       200: EnvironmentSchema,
+      problems: [412],
       // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
       config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
     }),
@@ -82,8 +80,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.delete(
     '/projects/:projectId/environments/:envKey',
-    describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
+    describe('Delete an environment (not the last one)', {
       params: EnvironmentParams,
+      problems: [409, 412],
       // Deleting an environment is governance: it takes its approvals and protection with it.
       config: access('admin', PROJECT, { environments: ALL }),
     }),

@@ -12,7 +12,7 @@ const describe = describeRoutes(['Projects']);
 export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects',
-    describe('List projects', [400, 401, 429], {
+    describe('List projects', {
       querystring: Closed(PageQuery),
       200: Type.Array(ProjectSchema),
       config: access('viewer', ANY),
@@ -23,9 +23,10 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects',
-    describe('Create a project (organisation-wide admin key)', [400, 401, 403, 409, 429], {
+    describe('Create a project (organisation-wide admin key)', {
       body: CreateProjectSchema,
       201: ProjectSchema,
+      problems: [409],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>
@@ -39,7 +40,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId',
-    describe('Get a project', [401, 403, 404], {
+    describe('Get a project', {
       params: ProjectParams,
       200: ProjectSchema,
       config: access('viewer', PROJECT),
@@ -50,10 +51,11 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/projects/:projectId',
-    describe('Change a project (merge patch)', [400, 401, 403, 404, 412], {
+    describe('Change a project (merge patch)', {
       params: ProjectParams,
       body: PatchProjectSchema,
       200: ProjectSchema,
+      problems: [412],
       config: access('admin', PROJECT),
     }),
     async (request, reply) =>
@@ -64,8 +66,9 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId',
-    describe('Delete a project and everything in it (organisation-wide admin key)', [401, 403, 404, 412], {
+    describe('Delete a project and everything in it (organisation-wide admin key)', {
       params: ProjectParams,
+      problems: [412],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>

@@ -48,7 +48,7 @@ const wire = (change: ScheduledChange) => ({
 export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/flags/:flagId/scheduled-changes',
-    describe('Schedule a change to a flag', [400, 401, 403, 404, 413, 415, 429], {
+    describe('Schedule a change to a flag', {
       description:
         'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
       params: FlagParams,
@@ -76,7 +76,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes',
-    describe("List a flag's scheduled changes, earliest first", [400, 401, 403, 404, 429], {
+    describe("List a flag's scheduled changes, earliest first", {
       params: FlagParams,
       querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
@@ -94,7 +94,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe('Get a scheduled change', [401, 403, 404, 429], {
+    describe('Get a scheduled change', {
       params: ChangeParams,
       200: ScheduledChangeSchema,
       config: access('viewer', FLAG),
@@ -108,8 +108,9 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   // Which environments a cancel reaches is the stored change's: the use case checks them.
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], {
+    describe('Cancel a pending scheduled change', {
       params: ChangeParams,
+      problems: [409],
       config: access('editor', FLAG),
     }),
     async (request, reply) => {
