@@ -154,7 +154,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     {
       url: '/flags/:flagId',
       flag: 'a flag',
-      described: '',
+      patchDescription: PATCH_DESCRIPTION,
       params: FlagIdParams,
       target: FLAG,
       idOf: async (request: FastifyRequest) => (request.params as Static<typeof FlagIdParams>).flagId,
@@ -162,7 +162,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     {
       url: '/projects/:projectId/flags/:flagKey',
       flag: 'a flag named by its key',
-      described: `${NAMED_BY_KEY} `,
+      patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
       params: ProjectFlagParams,
       target: PROJECT,
       idOf: async (request: FastifyRequest) => {
@@ -171,11 +171,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       },
     },
   ];
-  for (const { url, flag, described, params, target, idOf } of namings) {
+  for (const { url, flag, patchDescription, params, target, idOf } of namings) {
     app.patch(
       url,
       describe(`Change ${flag} (JSON merge patch)`, {
-        description: `${described}${PATCH_DESCRIPTION}`,
+        description: patchDescription,
         params,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
