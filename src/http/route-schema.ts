@@ -1,7 +1,7 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { TSchema } from 'typebox';
-import { ANY } from './route-access.ts';
-import { problems } from './schemas/common.ts';
+import { ALL, ANY, access, PROJECT } from './route-access.ts';
+import { ProjectParams, problems } from './schemas/common.ts';
 
 /**
  * What a route takes and answers: its path parameters, query string, headers and body (each
@@ -24,6 +24,17 @@ export interface RouteParts {
   readonly problems?: readonly number[];
   readonly [status: number]: TSchema;
 }
+
+/**
+ * What creating a flag, segment or environment in a project takes and may answer besides its
+ * body and result (services/core/keyed-resource.ts): an editor of the project may, and it reaches
+ * every environment; 409 when the key is taken.
+ */
+export const CREATE_IN_PROJECT = {
+  params: ProjectParams,
+  problems: [409],
+  config: access('editor', PROJECT, { environments: ALL }),
+};
 
 type Taken<P> = Pick<P, Extract<keyof P, 'description' | 'params' | 'querystring' | 'headers' | 'body'>>;
 

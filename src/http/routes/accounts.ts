@@ -4,7 +4,7 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent, sendWritten } from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Email, Id, OneOf, PageQuery, Password, Timestamp, Version } from '../schemas/common.ts';
+import { Closed, Email, Id, OneOf, Password, paged, Timestamp, Version } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -123,8 +123,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/accounts',
     describe('List dashboard accounts (admin; a project admin sees the project’s own)', {
-      querystring: Closed(PageQuery),
-      200: Type.Array(AccountSchema),
+      ...paged(AccountSchema),
       // Accounts and invitations: admins; the use case narrows a project admin to its project's.
       config: access('admin', ANY),
     }),
@@ -188,8 +187,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/invitations',
     describe('List pending invitations (admin)', {
-      querystring: Closed(PageQuery),
-      200: Type.Array(InvitationSchema),
+      ...paged(InvitationSchema),
       config: access('admin', ANY),
     }),
     async (request, reply) =>

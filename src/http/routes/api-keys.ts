@@ -3,7 +3,7 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
 import { API_KEY, access, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { Closed, ProjectParams, paged } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -22,8 +22,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
       url,
       describe(`List ${who} API keys (never their secrets)`, {
         ...params,
-        querystring: Closed(PageQuery),
-        200: Type.Array(ApiKeySchema),
+        ...paged(ApiKeySchema),
         config: access('admin', target),
       }),
       async (request, reply) =>

@@ -5,7 +5,7 @@ import type { AuditFilter } from '../../storage/store.ts';
 import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, CountedPageQuery, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { Closed, CountedPageQuery, ProjectParams, paged } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -26,7 +26,6 @@ const AuditFilters = {
 };
 const ProjectAuditQuery = Closed(AuditFilters);
 const FlagHistoryParams = Closed({ flagId: Type.String() });
-const FlagHistoryQuery = Closed(PageQuery);
 const OrganisationAuditQuery = Closed({
   ...AuditFilters,
   project: Type.Optional(
@@ -76,8 +75,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       description:
         'The events of this flag only, readable by anyone who may read the flag; each `after` is a version `POST /v1/flags/{flagId}/restore` can bring back.',
       params: FlagHistoryParams,
-      querystring: FlagHistoryQuery,
-      200: Type.Array(AuditEventSchema),
+      ...paged(AuditEventSchema),
       config: access('viewer', FLAG),
     }),
     async (request, reply) =>

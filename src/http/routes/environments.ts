@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -28,11 +28,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
   app.post(
     '/projects/:projectId/environments',
     describe('Create an environment (every flag disabled, or a copy of `copyFrom`)', {
-      params: ProjectParams,
+      ...CREATE_IN_PROJECT,
       body: CreateEnvironmentSchema,
       201: EnvironmentSchema,
-      problems: [409],
-      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(

@@ -14,7 +14,7 @@ import {
   sendResource,
 } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import { Closed, CountedPageQuery, Key, ProjectParams, RestoreSchema } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -116,11 +116,9 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
   app.post(
     '/projects/:projectId/flags',
     describe('Create a flag (only `key` is required; `type` defaults to boolean)', {
-      params: ProjectParams,
+      ...CREATE_IN_PROJECT,
       body: CreateFlagSchema,
       201: FlagSchema,
-      problems: [409],
-      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(

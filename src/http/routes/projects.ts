@@ -1,9 +1,8 @@
-import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { ALL, ANY, access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { ProjectParams, paged } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -13,8 +12,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/projects',
     describe('List projects', {
-      querystring: Closed(PageQuery),
-      200: Type.Array(ProjectSchema),
+      ...paged(ProjectSchema),
       config: access('viewer', ANY),
     }),
     async (request, reply) =>

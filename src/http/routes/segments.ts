@@ -10,8 +10,8 @@ import {
   sendRead,
 } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
+import { Closed, Key, ProjectParams, paged, RestoreSchema } from '../schemas/common.ts';
 import {
   CreateSegmentSchema,
   PatchSegmentSchema,
@@ -43,8 +43,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/projects/:projectId/segments',
     describe("List a project's segments", {
       params: ProjectParams,
-      querystring: Closed(PageQuery),
-      200: Type.Array(SegmentSchema),
+      ...paged(SegmentSchema),
       config: access('viewer', PROJECT),
     }),
     async (request, reply) =>
@@ -53,15 +52,12 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       ),
   );
 
-  // A segment is shared by every environment's rules: changing it changes them all.
   app.post(
     '/projects/:projectId/segments',
     describe('Create a segment', {
-      params: ProjectParams,
+      ...CREATE_IN_PROJECT,
       body: CreateSegmentSchema,
       201: SegmentSchema,
-      problems: [409],
-      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(

@@ -11,7 +11,7 @@ import {
 } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, PageQuery, ProjectParams, Timestamp, Version } from '../schemas/common.ts';
+import { Closed, Id, ProjectParams, paged, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const EventPattern = Type.String({
@@ -179,8 +179,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/projects/:projectId/webhooks/:webhookId/deliveries',
     describe('The delivery log, newest first, with every attempt', {
       params: Params,
-      querystring: Closed(PageQuery),
-      200: Type.Array(DeliverySchema),
+      ...paged(DeliverySchema),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>

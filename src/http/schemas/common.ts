@@ -21,6 +21,12 @@ export const PageQuery = {
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 };
 
+/** A list answered a page at a time (`sendListed`): its query names the page, its answer is the page's items. */
+export const paged = <T extends TSchema>(item: T) => ({
+  querystring: Closed(PageQuery),
+  200: Type.Array(item),
+});
+
 /** A list that pages both ways and says how long it is (docs/decisions/1800-paged-lists.md). */
 export const CountedPageQuery = {
   ...PageQuery,
