@@ -1,7 +1,7 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
 import type { Services } from '../../services/services.ts';
-import type { AuditFilter } from '../../storage/store.ts';
+import type { AuditFilter, PageRequest } from '../../storage/store.ts';
 import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
@@ -36,16 +36,15 @@ const OrganisationAuditQuery = Closed({
     }),
   ),
 });
-const filterOf = (query: {
-  resourceType?: string;
-  resourceId?: string;
-  action?: string;
-  actorId?: string;
-}): AuditFilter => ({
-  resourceType: query.resourceType,
-  resourceId: query.resourceId,
-  action: query.action,
-  actorId: query.actorId,
+/** What an audit log's query asks for: the events its filters name, a counted page of them. */
+const askedBy = (query: Static<typeof ProjectAuditQuery>): { filter: AuditFilter; page: PageRequest } => ({
+  filter: {
+    resourceType: query.resourceType,
+    resourceId: query.resourceId,
+    action: query.action,
+    actorId: query.actorId,
+  },
+  page: countedPageOf(query),
 });
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
@@ -58,15 +57,12 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       200: Type.Array(AuditEventSchema),
       config: access('admin', PROJECT),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.auditLog.listProject(
-          actor,
-          request.params.projectId,
-          filterOf(request.query),
-          countedPageOf(request.query),
-        ),
-      ),
+    async (request, reply) => {
+      const { filter, page } = askedBy(request.query);
+      return sendListed(request, reply, (actor) =>
+        services.auditLog.listProject(actor, request.params.projectId, filter, page),
+      );
+    },
   );
 
   app.get(
@@ -95,14 +91,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         config: access('admin', ORGANISATION),
       },
     ),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.auditLog.listAll(
-          actor,
-          filterOf(request.query),
-          countedPageOf(request.query),
-          request.query.project,
-        ),
-      ),
+    async (request, reply) => {
+      const { filter, page } = askedBy(request.query);
+      return sendListed(request, reply, (actor) =>
+        services.auditLog.listAll(actor, filter, page, request.query.project),
+      );
+    },
   );
 };
