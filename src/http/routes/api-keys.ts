@@ -8,6 +8,7 @@ import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schema
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['API keys']);
+const KeyParams = Closed({ keyId: Type.String() });
 
 export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   for (const scope of ['project', 'organisation'] as const) {
@@ -55,7 +56,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
   app.get(
     '/api-keys/:keyId/flagd-sync',
     describe('The flagd sync selectors of a key, one per environment it may read', {
-      params: Closed({ keyId: Type.String() }),
+      params: KeyParams,
       querystring: Closed({
         project: Type.Optional(
           Type.String({ description: 'Project id or key; required for an organisation-wide key.' }),
@@ -86,7 +87,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
   app.delete(
     '/api-keys/:keyId',
     describe('Revoke an API key (effective on the next request)', {
-      params: Closed({ keyId: Type.String() }),
+      params: KeyParams,
       config: access('admin', API_KEY),
     }),
     async (request, reply) => {

@@ -5,7 +5,7 @@ import type { AuditFilter, PageRequest } from '../../storage/store.ts';
 import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, CountedPageQuery, ProjectParams, paged } from '../schemas/common.ts';
+import { Closed, CountedPageQuery, FlagIdParams, ProjectParams, paged } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -25,7 +25,6 @@ const AuditFilters = {
   actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
 };
 const ProjectAuditQuery = Closed(AuditFilters);
-const FlagHistoryParams = Closed({ flagId: Type.String() });
 const OrganisationAuditQuery = Closed({
   ...AuditFilters,
   project: Type.Optional(
@@ -70,7 +69,7 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
     describe("A flag's history: its own audit events, newest first (viewer)", {
       description:
         'The events of this flag only, readable by anyone who may read the flag; each `after` is a version `POST /v1/flags/{flagId}/restore` can bring back.',
-      params: FlagHistoryParams,
+      params: FlagIdParams,
       ...paged(AuditEventSchema),
       config: access('viewer', FLAG),
     }),

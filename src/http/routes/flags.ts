@@ -15,14 +15,20 @@ import {
 } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
-import { Closed, CountedPageQuery, Key, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import {
+  Closed,
+  CountedPageQuery,
+  FlagIdParams,
+  Key,
+  ProjectParams,
+  RestoreSchema,
+} from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
-const FlagIdParams = Closed({ flagId: Type.String() });
 const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
 const NAMED_BY_KEY = 'The flag is named by its key or by its `flg_…` id.';
 const PATCH_DESCRIPTION =

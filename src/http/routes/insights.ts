@@ -4,7 +4,7 @@ import { STEPS } from '../../services/serving/insights-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
+import { Closed, FlagIdParams, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Insights']);
@@ -35,7 +35,7 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
   app.get(
     '/flags/:flagId/insights',
     describe('Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)', {
-      params: Closed({ flagId: Type.String() }),
+      params: FlagIdParams,
       querystring: Closed({
         environment: Type.Optional(Key),
         from: Type.Optional(Type.String({ description: 'RFC 3339; default 24 hours before `to`.' })),

@@ -4,15 +4,14 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
 import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
+import { Closed, Description, FlagIdParams, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Scheduled changes']);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
-const FlagParams = Closed({ flagId: Type.String() });
-const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
+const ChangeParams = Closed({ ...FlagIdParams.properties, changeId: Type.String() });
 
 export const ScheduledChangeSchema = Type.Object({
   id: Id,
@@ -51,7 +50,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
     describe('Schedule a change to a flag', {
       description:
         'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
-      params: FlagParams,
+      params: FlagIdParams,
       body: Closed({
         at: Timestamp,
         environment: Key,
@@ -77,7 +76,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   app.get(
     '/flags/:flagId/scheduled-changes',
     describe("List a flag's scheduled changes, earliest first", {
-      params: FlagParams,
+      params: FlagIdParams,
       querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
       config: access('viewer', FLAG),

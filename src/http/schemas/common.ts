@@ -15,6 +15,8 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const Version = Type.Integer({ minimum: 1 });
 
 export const ProjectParams = Closed({ projectId: Type.String({ description: 'Project id or key.' }) });
+/** A flag named by its id in the path (`/flags/:flagId/…`). */
+export const FlagIdParams = Closed({ flagId: Type.String() });
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
