@@ -3,12 +3,11 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
-import { Closed, Key, ProjectParams } from '../schemas/common.ts';
+import { EnvironmentParams, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Environments']);
-const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
 
 export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(

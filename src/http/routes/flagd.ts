@@ -5,16 +5,11 @@ import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { actorOf, sendGated } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key } from '../schemas/common.ts';
+import { Closed, EnvironmentParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['flagd']);
-
-const Params = Closed({
-  projectId: Type.String({ description: 'Project id or key.' }),
-  envKey: Key,
-});
 
 /** At most this many warnings travel in the header; the rest are counted. */
 const WARNINGS_IN_HEADER = 20;
@@ -40,7 +35,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
     describe('Import a flagd flags document into an environment', {
       description:
         'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone. A flag whose targeting cannot work is imported as written and listed in `warnings` (it evaluates with PARSE_ERROR); `?strict=true` refuses the document instead.',
-      params: Params,
+      params: EnvironmentParams,
       querystring: Closed({
         strict: Type.Optional(
           Type.Boolean({
@@ -92,7 +87,7 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
     '/projects/:projectId/environments/:envKey/flagd',
     describe('Export an environment as a flagd flags document', {
       description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
-      params: Params,
+      params: EnvironmentParams,
       headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
       200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
       304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
