@@ -22,3 +22,39 @@ export interface EvaluationObserver {
 export interface EvaluationObservers {
   observe(observer: EvaluationObserver): () => void;
 }
+
+/**
+ * What an observer keeps per project and environment, made on first use. Keyed by project id,
+ * then environment key: maps of the strings the request already holds, so no key is built per
+ * evaluation on the hot path.
+ */
+export class PerEnvironment<T> {
+  readonly #byProject = new Map<string, Map<string, T>>();
+  readonly #make: () => T;
+
+  constructor(make: () => T) {
+    this.#make = make;
+  }
+
+  /** The value of one project and environment, made when it has none yet. */
+  of(projectId: string, environment: string): T {
+    let byEnvironment = this.#byProject.get(projectId);
+    if (byEnvironment === undefined) {
+      byEnvironment = new Map();
+      this.#byProject.set(projectId, byEnvironment);
+    }
+    let value = byEnvironment.get(environment);
+    if (value === undefined) {
+      value = this.#make();
+      byEnvironment.set(environment, value);
+    }
+    return value;
+  }
+
+  /** Every project and environment with its value. */
+  *entries(): Generator<readonly [projectId: string, environment: string, value: T]> {
+    for (const [projectId, byEnvironment] of this.#byProject) {
+      for (const [environment, value] of byEnvironment) yield [projectId, environment, value];
+    }
+  }
+}

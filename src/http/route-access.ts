@@ -103,12 +103,6 @@ export function newKeyPower(principal: Principal, body: unknown): void {
 }
 
 /**
- * Every /v1 route and who may call it: `METHOD /v1/path` as registered. A route may instead
- * declare `config: { access }` itself (OFREP does); the authorisation matrix test fails on a
- * route with neither.
- */
-
-/**
  * A route's rules for its Fastify `config`: the least role that may call it, what it acts on,
  * and what else it checks (decision 1782). `access('editor', FLAG, { environments: ALL })`.
  */

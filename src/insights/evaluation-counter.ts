@@ -1,4 +1,4 @@
-import type { EvaluationObserver, ServedIn } from '../domain/evaluation-observer.ts';
+import { type EvaluationObserver, PerEnvironment, type ServedIn } from '../domain/evaluation-observer.ts';
 import type { EvaluationCount } from '../storage/insights-store.ts';
 import { MS_PER_MINUTE } from './minutes.ts';
 
@@ -12,14 +12,12 @@ export interface Counted {
 /** Counts of one flag by variant, then by reason. */
 type FlagCounts = Map<string | null, Record<string, number>>;
 
-/** The counts of one project and environment in the current minute. */
-interface ScopeCounts {
-  readonly projectId: string;
-  readonly environment: string;
-  readonly flags: Map<string, FlagCounts>;
-}
+/** The counts of one project and environment in the current minute, by flag key. */
+type ScopeCounts = Map<string, FlagCounts>;
 
-function add(flags: Map<string, FlagCounts>, result: Counted): void {
+const newMinute = () => new PerEnvironment<ScopeCounts>(() => new Map());
+
+function add(flags: ScopeCounts, result: Counted): void {
   let flag = flags.get(result.key);
   if (flag === undefined) {
     flag = new Map();
@@ -40,31 +38,20 @@ function add(flags: Map<string, FlagCounts>, result: Counted): void {
  */
 export class EvaluationCounter implements EvaluationObserver {
   #minute = Number.NaN;
-  /** Keyed by project id, then environment key (maps of the strings the request already holds: no
-   * key is built per evaluation); replaced when the minute turns. */
-  #scopes = new Map<string, Map<string, ScopeCounts>>();
+  /** The current minute's counts; replaced when the minute turns. */
+  #scopes = newMinute();
   /** Finished minutes and counts a failed flush gave back, waiting for the next drain. */
   #waiting: EvaluationCount[] = [];
 
   /** The counts of one project and environment in the current minute, made on first use. */
-  #scope(projectId: string, environment: string, nowMs: number): Map<string, FlagCounts> {
+  #scope(projectId: string, environment: string, nowMs: number): ScopeCounts {
     const minute = Math.floor(nowMs / MS_PER_MINUTE);
     if (minute !== this.#minute) {
       this.#waiting.push(...this.#rows());
-      this.#scopes = new Map();
+      this.#scopes = newMinute();
       this.#minute = minute;
     }
-    let byEnvironment = this.#scopes.get(projectId);
-    if (byEnvironment === undefined) {
-      byEnvironment = new Map();
-      this.#scopes.set(projectId, byEnvironment);
-    }
-    let scope = byEnvironment.get(environment);
-    if (scope === undefined) {
-      scope = { projectId, environment, flags: new Map() };
-      byEnvironment.set(environment, scope);
-    }
-    return scope.flags;
+    return this.#scopes.of(projectId, environment);
   }
 
   /** Counts one evaluation made at `nowMs` (the evaluator's own clock reading). */
@@ -89,9 +76,7 @@ export class EvaluationCounter implements EvaluationObserver {
   #rows(): EvaluationCount[] {
     const rows: EvaluationCount[] = [];
     const minute = this.#minute;
-    for (const { projectId, environment, flags } of [...this.#scopes.values()].flatMap((m) => [
-      ...m.values(),
-    ])) {
+    for (const [projectId, environment, flags] of this.#scopes.entries()) {
       for (const [flagKey, variants] of flags) {
         for (const [variant, byReason] of variants) {
           for (const reason in byReason) {
@@ -108,7 +93,7 @@ export class EvaluationCounter implements EvaluationObserver {
   drain(): EvaluationCount[] {
     const all = [...this.#waiting, ...this.#rows()];
     this.#waiting = [];
-    this.#scopes = new Map();
+    this.#scopes = newMinute();
     // A minute may appear twice (given back by a failed flush, then counted again): add them up.
     const merged = new Map<string, EvaluationCount>();
     for (const row of all) {

@@ -1,4 +1,4 @@
-import type { EvaluationObserver, ServedIn } from '../domain/evaluation-observer.ts';
+import { type EvaluationObserver, PerEnvironment, type ServedIn } from '../domain/evaluation-observer.ts';
 import type { EvaluationDetail, Reason } from '../domain/evaluation-result.ts';
 
 /** Evaluations of one project in one environment, by reason. */
@@ -18,29 +18,19 @@ export interface EvaluationCountRow {
  * No flag key and no user value is kept, so the number of rows grows only with projects × environments.
  */
 export class EvaluationCounts implements EvaluationObserver {
-  readonly #tallies = new Map<string, Map<string, EvaluationTally>>();
+  readonly #tallies = new PerEnvironment<EvaluationTally>(() => ({
+    targeting: 0,
+    split: 0,
+    default: 0,
+    disabled: 0,
+    static: 0,
+    prerequisite_failed: 0,
+    error: 0,
+  }));
 
   /** The tally of one project and environment, made on first use. */
   tally(projectId: string, environment: string): EvaluationTally {
-    let byEnvironment = this.#tallies.get(projectId);
-    if (byEnvironment === undefined) {
-      byEnvironment = new Map();
-      this.#tallies.set(projectId, byEnvironment);
-    }
-    let tally = byEnvironment.get(environment);
-    if (tally === undefined) {
-      tally = {
-        targeting: 0,
-        split: 0,
-        default: 0,
-        disabled: 0,
-        static: 0,
-        prerequisite_failed: 0,
-        error: 0,
-      };
-      byEnvironment.set(environment, tally);
-    }
-    return tally;
+    return this.#tallies.of(projectId, environment);
   }
 
   /** Counts one evaluation. */
@@ -65,11 +55,9 @@ export class EvaluationCounts implements EvaluationObserver {
   /** Every non-zero count. */
   rows(): EvaluationCountRow[] {
     const rows: EvaluationCountRow[] = [];
-    for (const [projectId, byEnvironment] of this.#tallies) {
-      for (const [environment, tally] of byEnvironment) {
-        for (const reason of Object.keys(tally) as Reason[]) {
-          if (tally[reason] > 0) rows.push({ projectId, environment, reason, count: tally[reason] });
-        }
+    for (const [projectId, environment, tally] of this.#tallies.entries()) {
+      for (const reason of Object.keys(tally) as Reason[]) {
+        if (tally[reason] > 0) rows.push({ projectId, environment, reason, count: tally[reason] });
       }
     }
     return rows;

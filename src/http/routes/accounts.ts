@@ -1,24 +1,16 @@
 import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendNoContent, sendPage, sendWritten } from '../request-helpers.ts';
+import { actorOf, pageOf, sendListed, sendNoContent, sendWritten } from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
-import {
-  Closed,
-  Email,
-  Id,
-  OneOf,
-  PageQuery,
-  Password,
-  problems,
-  Timestamp,
-  Version,
-} from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Email, Id, OneOf, Password, paged, Timestamp, Version } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
-const tags = ['Accounts'];
+const describe = describeRoutes(['Accounts']);
 const Role = OneOf(ROLES);
+const AccountParams = Closed({ accountId: Type.String() });
 
 export const AccountSchema = Type.Object({
   id: Id,
@@ -94,15 +86,11 @@ const MeSchema = Type.Object({
 export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/me',
-    // Who is asking: anyone authenticated.
-    {
+    describe('Who the request is authenticated as: an API key or a signed-in account', {
+      200: MeSchema,
+      // Who is asking: anyone authenticated.
       config: access('evaluator', ANY),
-      schema: {
-        tags,
-        summary: 'Who the request is authenticated as: an API key or a signed-in account',
-        response: { 200: MeSchema, ...problems(401) },
-      },
-    },
+    }),
     async (request) => {
       const actor = actorOf(request);
       return { actor: actor.principal, account: (await services.accounts.me(actor)) ?? null };
@@ -111,17 +99,14 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/me/password',
-    // One's own password: signed-in people only, whatever their role.
-    {
-      config: access('evaluator', OWN_ACCOUNT),
-      schema: {
-        tags,
-        summary:
-          'Change your own password (signed-in people only): needs the current one; your other sessions end',
+    describe(
+      'Change your own password (signed-in people only): needs the current one; your other sessions end',
+      {
         body: Closed({ currentPassword: Password, newPassword: Password }),
-        response: { ...problems(400, 401, 403, 429) },
+        // One's own password: signed-in people only, whatever their role.
+        config: access('evaluator', OWN_ACCOUNT),
       },
-    },
+    ),
     async (request, reply) => {
       const token = cookieOf(request, SESSION_COOKIE);
       const current = token === undefined ? undefined : await services.sessions.authenticate(token);
@@ -137,33 +122,22 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/accounts',
-    // Accounts and invitations: admins; the use case narrows a project admin to its project's.
-    {
+    describe('List dashboard accounts (admin; a project admin sees the project’s own)', {
+      ...paged(AccountSchema),
+      // Accounts and invitations: admins; the use case narrows a project admin to its project's.
       config: access('admin', ANY),
-      schema: {
-        tags,
-        summary: 'List dashboard accounts (admin; a project admin sees the project’s own)',
-        querystring: Closed(PageQuery),
-        response: { 200: Type.Array(AccountSchema), ...problems(400, 401, 403, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.accounts.list(actorOf(request), pageOf(request.query));
-      return sendPage(request, reply, page, (a) => a);
-    },
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) => services.accounts.list(actor, pageOf(request.query))),
   );
 
   app.delete(
     '/accounts/:accountId',
-    {
+    describe('Remove an account and end its sessions (409 for the last organisation admin)', {
+      params: AccountParams,
+      problems: [409],
       config: access('admin', ANY),
-      schema: {
-        tags,
-        summary: 'Remove an account and end its sessions (409 for the last organisation admin)',
-        params: Closed({ accountId: Type.String() }),
-        response: { ...problems(401, 403, 404, 409, 429) },
-      },
-    },
+    }),
     async (request, reply) => {
       await services.accounts.remove(actorOf(request), request.params.accountId);
       return sendNoContent(reply);
@@ -173,17 +147,16 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   // Changing an account's rights or handing out a way into it reaches every environment it sees.
   app.patch(
     '/accounts/:accountId',
-    {
-      config: access('admin', ANY, { environments: ALL }),
-      schema: {
-        tags,
-        summary:
-          "Change an account's role or project (admin of both scopes; 409 for the last organisation admin)",
-        params: Closed({ accountId: Type.String() }),
+    describe(
+      "Change an account's role or project (admin of both scopes; 409 for the last organisation admin)",
+      {
+        params: AccountParams,
         body: Closed({ role: Type.Optional(Role), project: Type.Optional(AccountScope) }),
-        response: { 200: AccountSchema, ...problems(400, 401, 403, 404, 409, 412, 415, 429) },
+        200: AccountSchema,
+        problems: [409, 412],
+        config: access('admin', ANY, { environments: ALL }),
       },
-    },
+    ),
     async (request, reply) =>
       sendWritten(request, reply, (actor, { ifMatch }) =>
         services.accounts.update(actor, request.params.accountId, request.body, ifMatch),
@@ -192,23 +165,18 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/accounts/:accountId/password-reset',
-    {
-      config: access('admin', ANY, { environments: ALL }),
-      schema: {
-        tags,
-        summary:
-          'Create a one-time link (24 h) for the account to choose a new password; earlier unused links stop working',
-        params: Closed({ accountId: Type.String() }),
-        response: {
-          201: Type.Object({
-            ...PasswordResetSchema.properties,
-            token: Type.String(),
-            path: Type.String({ description: 'Open this path on the dashboard to choose the password.' }),
-          }),
-          ...problems(401, 403, 404, 429),
-        },
+    describe(
+      'Create a one-time link (24 h) for the account to choose a new password; earlier unused links stop working',
+      {
+        params: AccountParams,
+        201: Type.Object({
+          ...PasswordResetSchema.properties,
+          token: Type.String(),
+          path: Type.String({ description: 'Open this path on the dashboard to choose the password.' }),
+        }),
+        config: access('admin', ANY, { environments: ALL }),
       },
-    },
+    ),
     async (request, reply) => {
       const reset = await services.passwords.createResetLink(actorOf(request), request.params.accountId);
       reply.header('cache-control', 'no-store');
@@ -218,43 +186,31 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/invitations',
-    {
+    describe('List pending invitations (admin)', {
+      ...paged(InvitationSchema),
       config: access('admin', ANY),
-      schema: {
-        tags,
-        summary: 'List pending invitations (admin)',
-        querystring: Closed(PageQuery),
-        response: { 200: Type.Array(InvitationSchema), ...problems(400, 401, 403, 429) },
-      },
-    },
-    async (request, reply) => {
-      const page = await services.accounts.listInvitations(actorOf(request), pageOf(request.query));
-      return sendPage(request, reply, page, (i) => i);
-    },
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) => services.accounts.listInvitations(actor, pageOf(request.query))),
   );
 
   app.post(
     '/invitations',
-    {
+    describe('Invite someone: the one-time link is in the response, once', {
+      body: Closed({
+        email: Email,
+        role: Role,
+        project: AccountScope,
+      }),
+      201: Type.Object({
+        ...InvitationSchema.properties,
+        token: Type.String(),
+        path: Type.String({ description: 'Open this path on the dashboard to accept.' }),
+      }),
+      // The project it names may not exist; the invitee's email may already have an account.
+      problems: [404, 409],
       config: access('admin', ANY),
-      schema: {
-        tags,
-        summary: 'Invite someone: the one-time link is in the response, once',
-        body: Closed({
-          email: Email,
-          role: Role,
-          project: AccountScope,
-        }),
-        response: {
-          201: Type.Object({
-            ...InvitationSchema.properties,
-            token: Type.String(),
-            path: Type.String({ description: 'Open this path on the dashboard to accept.' }),
-          }),
-          ...problems(400, 401, 403, 404, 409, 429),
-        },
-      },
-    },
+    }),
     async (request, reply) => {
       const invitation = await services.accounts.invite(actorOf(request), request.body);
       reply.header('cache-control', 'no-store');
@@ -265,15 +221,10 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/invitations/:invitationId',
-    {
+    describe('Withdraw an invitation', {
+      params: Closed({ invitationId: Type.String() }),
       config: access('admin', ANY),
-      schema: {
-        tags,
-        summary: 'Withdraw an invitation',
-        params: Closed({ invitationId: Type.String() }),
-        response: { ...problems(401, 403, 404, 429) },
-      },
-    },
+    }),
     async (request, reply) => {
       await services.accounts.cancelInvitation(actorOf(request), request.params.invitationId);
       return sendNoContent(reply);

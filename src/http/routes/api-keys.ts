@@ -3,11 +3,12 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
 import { API_KEY, access, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { Closed, ProjectParams, paged } from '../schemas/common.ts';
 import { ApiKeySchema, CreateApiKeySchema, CreatedApiKeySchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['API keys']);
+const KeyParams = Closed({ keyId: Type.String() });
 
 export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   for (const scope of ['project', 'organisation'] as const) {
@@ -20,10 +21,9 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
     app.get(
       url,
-      describe(`List ${who} API keys (never their secrets)`, [400, 401, 403, 404, 429], {
+      describe(`List ${who} API keys (never their secrets)`, {
         ...params,
-        querystring: Closed(PageQuery),
-        200: Type.Array(ApiKeySchema),
+        ...paged(ApiKeySchema),
         config: access('admin', target),
       }),
       async (request, reply) =>
@@ -36,7 +36,6 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
       url,
       describe(
         `Create ${scope === 'project' ? "a project's" : 'an organisation-wide'} API key; the secret is shown once`,
-        [400, 401, 403, 404, 429],
         {
           ...params,
           body: CreateApiKeySchema,
@@ -56,28 +55,24 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.get(
     '/api-keys/:keyId/flagd-sync',
-    describe(
-      'The flagd sync selectors of a key, one per environment it may read',
-      [400, 401, 403, 404, 429],
-      {
-        params: Closed({ keyId: Type.String() }),
-        querystring: Closed({
-          project: Type.Optional(
-            Type.String({ description: 'Project id or key; required for an organisation-wide key.' }),
-          ),
-        }),
-        200: Type.Array(
-          Type.Object({
-            environment: Type.String(),
-            selector: Type.String({
-              description:
-                'The selector for a flagd in-process provider: `<project>/<environment>#<sync credential>`. The credential can read this environment’s flag definitions over flagd sync and nothing else; revoking the key revokes it.',
-            }),
-          }),
+    describe('The flagd sync selectors of a key, one per environment it may read', {
+      params: KeyParams,
+      querystring: Closed({
+        project: Type.Optional(
+          Type.String({ description: 'Project id or key; required for an organisation-wide key.' }),
         ),
-        config: access('admin', API_KEY),
-      },
-    ),
+      }),
+      200: Type.Array(
+        Type.Object({
+          environment: Type.String(),
+          selector: Type.String({
+            description:
+              'The selector for a flagd in-process provider: `<project>/<environment>#<sync credential>`. The credential can read this environment’s flag definitions over flagd sync and nothing else; revoking the key revokes it.',
+          }),
+        }),
+      ),
+      config: access('admin', API_KEY),
+    }),
     async (request, reply) => {
       const selectors = await services.apiKeys.flagdSyncSelectors(
         actorOf(request),
@@ -91,8 +86,8 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
 
   app.delete(
     '/api-keys/:keyId',
-    describe('Revoke an API key (effective on the next request)', [401, 403, 404, 429], {
-      params: Closed({ keyId: Type.String() }),
+    describe('Revoke an API key (effective on the next request)', {
+      params: KeyParams,
       config: access('admin', API_KEY),
     }),
     async (request, reply) => {

@@ -1,11 +1,11 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
 import type { Services } from '../../services/services.ts';
-import type { AuditFilter } from '../../storage/store.ts';
+import type { AuditFilter, PageRequest } from '../../storage/store.ts';
 import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, CountedPageQuery, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { Closed, CountedPageQuery, FlagIdParams, ProjectParams, paged } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -25,8 +25,6 @@ const AuditFilters = {
   actorId: Type.Optional(Type.String({ maxLength: 64, description: 'The API key or account that acted.' })),
 };
 const ProjectAuditQuery = Closed(AuditFilters);
-const FlagHistoryParams = Closed({ flagId: Type.String() });
-const FlagHistoryQuery = Closed(PageQuery);
 const OrganisationAuditQuery = Closed({
   ...AuditFilters,
   project: Type.Optional(
@@ -37,47 +35,42 @@ const OrganisationAuditQuery = Closed({
     }),
   ),
 });
-const filterOf = (query: {
-  resourceType?: string;
-  resourceId?: string;
-  action?: string;
-  actorId?: string;
-}): AuditFilter => ({
-  resourceType: query.resourceType,
-  resourceId: query.resourceId,
-  action: query.action,
-  actorId: query.actorId,
+/** What an audit log's query asks for: the events its filters name, a counted page of them. */
+const askedBy = (query: Static<typeof ProjectAuditQuery>): { filter: AuditFilter; page: PageRequest } => ({
+  filter: {
+    resourceType: query.resourceType,
+    resourceId: query.resourceId,
+    action: query.action,
+    actorId: query.actorId,
+  },
+  page: countedPageOf(query),
 });
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/audit-log',
-    describe("A project's audit log, newest first (admin)", [400, 401, 403, 404, 429], {
+    describe("A project's audit log, newest first (admin)", {
       description: COUNTED,
       params: ProjectParams,
       querystring: ProjectAuditQuery,
       200: Type.Array(AuditEventSchema),
       config: access('admin', PROJECT),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.auditLog.listProject(
-          actor,
-          request.params.projectId,
-          filterOf(request.query),
-          countedPageOf(request.query),
-        ),
-      ),
+    async (request, reply) => {
+      const { filter, page } = askedBy(request.query);
+      return sendListed(request, reply, (actor) =>
+        services.auditLog.listProject(actor, request.params.projectId, filter, page),
+      );
+    },
   );
 
   app.get(
     '/flags/:flagId/history',
-    describe("A flag's history: its own audit events, newest first (viewer)", [400, 401, 403, 404, 429], {
+    describe("A flag's history: its own audit events, newest first (viewer)", {
       description:
         'The events of this flag only, readable by anyone who may read the flag; each `after` is a version `POST /v1/flags/{flagId}/restore` can bring back.',
-      params: FlagHistoryParams,
-      querystring: FlagHistoryQuery,
-      200: Type.Array(AuditEventSchema),
+      params: FlagIdParams,
+      ...paged(AuditEventSchema),
       config: access('viewer', FLAG),
     }),
     async (request, reply) =>
@@ -90,7 +83,6 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
     '/audit-log',
     describe(
       'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
-      [400, 401, 403, 429],
       {
         description: COUNTED,
         querystring: OrganisationAuditQuery,
@@ -98,14 +90,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         config: access('admin', ORGANISATION),
       },
     ),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.auditLog.listAll(
-          actor,
-          filterOf(request.query),
-          countedPageOf(request.query),
-          request.query.project,
-        ),
-      ),
+    async (request, reply) => {
+      const { filter, page } = askedBy(request.query);
+      return sendListed(request, reply, (actor) =>
+        services.auditLog.listAll(actor, filter, page, request.query.project),
+      );
+    },
   );
 };

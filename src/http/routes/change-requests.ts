@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CHANGE_REQUEST_KINDS, CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendPage, sendRead, sendResource } from '../request-helpers.ts';
+import { actorOf, pageOf, sendListed, sendRead, sendResource } from '../request-helpers.ts';
 import { access, CHANGE_REQUEST, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import {
@@ -62,22 +62,25 @@ export const ChangeRequestSchema = Type.Object({
   updatedAt: Timestamp,
 });
 
+// Deciding needs editor rights over the environments the stored request changes: the use case checks them.
 const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
   // The body is optional: no body at all means `{}`.
   preValidation: async (request: { body: unknown }) => {
     request.body ??= {};
   },
-  ...describe(summary, [400, 401, 403, 404, 409, 412, 429], {
+  ...describe(summary, {
     params: RequestParams,
     ...(body === undefined ? {} : { body }),
     200: ChangeRequestSchema,
+    problems: [409, 412],
+    config: access('editor', CHANGE_REQUEST),
   }),
 });
 
 export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/change-requests',
-    describe("List a project's change requests, newest first", [400, 401, 403, 404, 429], {
+    describe("List a project's change requests, newest first", {
       params: ProjectParams,
       querystring: Closed({
         status: Type.Optional(OneOf(CHANGE_REQUEST_STATUSES)),
@@ -89,19 +92,20 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     }),
     async (request, reply) => {
       const { status, flagId } = request.query;
-      const page = await services.changeRequests.list(
-        actorOf(request),
-        request.params.projectId,
-        { status, flagId },
-        pageOf(request.query),
+      return sendListed(request, reply, (actor) =>
+        services.changeRequests.list(
+          actor,
+          request.params.projectId,
+          { status, flagId },
+          pageOf(request.query),
+        ),
       );
-      return sendPage(request, reply, page, (item) => item);
     },
   );
 
   app.get(
     '/change-requests/:requestId',
-    describe('Get a change request', [401, 403, 404, 429], {
+    describe('Get a change request', {
       params: RequestParams,
       200: ChangeRequestSchema,
       config: access('viewer', CHANGE_REQUEST),
@@ -110,16 +114,12 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
       sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
   );
 
-  // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
   app.post(
     '/change-requests/:requestId/approve',
-    {
-      ...decision(
-        'Approve a change request (not your own); at the required count it is applied',
-        Closed({ comment: Type.Optional(Description) }),
-      ),
-      config: access('editor', CHANGE_REQUEST),
-    },
+    decision(
+      'Approve a change request (not your own); at the required count it is applied',
+      Closed({ comment: Type.Optional(Description) }),
+    ),
     async (request, reply) => {
       const body = (request.body ?? {}) as { comment?: string };
       return sendResource(
@@ -136,11 +136,8 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
     ['withdraw', 'Withdraw your change request (or, as an admin, anyone’s)'],
   ] as const;
   for (const [action, summary] of decisions) {
-    app.post(
-      `/change-requests/:requestId/${action}`,
-      { ...decision(summary), config: access('editor', CHANGE_REQUEST) },
-      async (request, reply) =>
-        sendRead(request, reply, (actor) => services.changeRequests[action](actor, request.params.requestId)),
+    app.post(`/change-requests/:requestId/${action}`, decision(summary), async (request, reply) =>
+      sendRead(request, reply, (actor) => services.changeRequests[action](actor, request.params.requestId)),
     );
   }
 };

@@ -2,18 +2,17 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, ProjectParams } from '../schemas/common.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
+import { EnvironmentParams, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Environments']);
-const EnvironmentParams = Closed({ projectId: Type.String(), envKey: Key });
 
 export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/environments',
-    describe("List a project's environments", [401, 403, 404], {
+    describe("List a project's environments", {
       params: ProjectParams,
       200: Type.Array(EnvironmentSchema),
       config: access('viewer', PROJECT),
@@ -27,16 +26,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.post(
     '/projects/:projectId/environments',
-    describe(
-      'Create an environment (every flag disabled, or a copy of `copyFrom`)',
-      [400, 401, 403, 404, 409],
-      {
-        params: ProjectParams,
-        body: CreateEnvironmentSchema,
-        201: EnvironmentSchema,
-        config: access('editor', PROJECT, { environments: ALL }),
-      },
-    ),
+    describe('Create an environment (every flag disabled, or a copy of `copyFrom`)', {
+      ...CREATE_IN_PROJECT,
+      body: CreateEnvironmentSchema,
+      201: EnvironmentSchema,
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -48,7 +42,7 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.get(
     '/projects/:projectId/environments/:envKey',
-    describe('Get an environment', [401, 403, 404], {
+    describe('Get an environment', {
       params: EnvironmentParams,
       200: EnvironmentSchema,
       config: access('viewer', PROJECT),
@@ -61,10 +55,11 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.patch(
     '/projects/:projectId/environments/:envKey',
-    describe('Change an environment (merge patch)', [400, 401, 403, 404, 412], {
+    describe('Change an environment (merge patch)', {
       params: EnvironmentParams,
       body: PatchEnvironmentSchema,
       200: EnvironmentSchema,
+      problems: [412],
       // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
       config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
     }),
@@ -82,8 +77,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
 
   app.delete(
     '/projects/:projectId/environments/:envKey',
-    describe('Delete an environment (not the last one)', [401, 403, 404, 409, 412], {
+    describe('Delete an environment (not the last one)', {
       params: EnvironmentParams,
+      problems: [409, 412],
       // Deleting an environment is governance: it takes its approvals and protection with it.
       config: access('admin', PROJECT, { environments: ALL }),
     }),

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { CONTEXT_MAX_BYTES, contextLimitBreach } from '../../domain/context-limits.ts';
 import { validationFailed } from '../../domain/errors.ts';
 import { type EvaluationContext, REASONS } from '../../domain/evaluation-result.ts';
@@ -80,10 +80,25 @@ function checkAttributesSize(attributes: EvaluationContext | undefined): Evaluat
   return attributes;
 }
 
+/** What an evaluation asked with a body takes: the project from its query, the environment and attributes from its body. */
+const QueryProject = Closed({ project: Scope.project });
+const BodyQuestion = Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) });
+
+/** The context and scope of an evaluation asked with a body. */
+function askedWithBody(request: {
+  readonly query: Static<typeof QueryProject>;
+  readonly body: Static<typeof BodyQuestion>;
+}) {
+  return {
+    context: checkAttributesSize(request.body.attributes),
+    scope: { project: request.query.project, environment: request.body.environment },
+  };
+}
+
 export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagKey',
-    describe('Evaluate a flag for a user', [400, 401, 403, 404, 429], {
+    describe('Evaluate a flag for a user', {
       params: Closed({ flagKey: Type.String() }),
       querystring: Closed({
         ...Scope,
@@ -112,20 +127,15 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/flags/:flagKey/evaluate',
-    describe(
-      'Evaluate a flag for a user whose attributes are too large for a URL',
-      [400, 401, 403, 404, 429],
-      {
-        params: Closed({ flagKey: Type.String() }),
-        querystring: Closed({ project: Scope.project }),
-        body: Closed({ environment: Scope.environment, attributes: Type.Optional(Attributes) }),
-        200: EvaluationResultSchema,
-        config: BY_BODY,
-      },
-    ),
+    describe('Evaluate a flag for a user whose attributes are too large for a URL', {
+      params: Closed({ flagKey: Type.String() }),
+      querystring: QueryProject,
+      body: BodyQuestion,
+      200: EvaluationResultSchema,
+      config: BY_BODY,
+    }),
     async (request, reply) => {
-      const context = checkAttributesSize(request.body.attributes);
-      const scope = { project: request.query.project, environment: request.body.environment };
+      const { context, scope } = askedWithBody(request);
       const detail = await services.evaluation.evaluate(
         actorOf(request),
         request.params.flagKey,
@@ -138,19 +148,18 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
 
   app.post(
     '/evaluate',
-    describe('Evaluate every non-archived flag (or the listed ones) for a user', [400, 401, 403, 404, 429], {
-      querystring: Closed({ project: Scope.project }),
+    describe('Evaluate every non-archived flag (or the listed ones) for a user', {
+      querystring: QueryProject,
       body: Closed({
-        environment: Scope.environment,
-        attributes: Type.Optional(Attributes),
+        ...BodyQuestion.properties,
         flags: Type.Optional(Type.Array(Type.String(), { maxItems: 1000 })),
       }),
       200: Type.Object({ flags: Type.Array(EvaluationResultSchema) }),
+      problems: [404],
       config: BY_BODY,
     }),
     async (request, reply) => {
-      const context = checkAttributesSize(request.body.attributes);
-      const scope = { project: request.query.project, environment: request.body.environment };
+      const { context, scope } = askedWithBody(request);
       const results = await services.evaluation.evaluateAll(
         actorOf(request),
         context,

@@ -13,9 +13,12 @@ import type { EvaluationTarget } from '../../services/serving/evaluation-service
 import { wire } from '../evaluation-json.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
-import { Closed, Key, problems } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Key } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { EvaluationResultSchema } from './evaluation.ts';
+
+const describe = describeRoutes(['Evaluation']);
 
 /** What decided an evaluation, beside its result: the playground's answer for one flag. */
 const ExplanationSchema = Type.Object({
@@ -74,16 +77,12 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects/:projectId/flags/:flagKey/explain',
-    {
+    describe('Evaluate a flag and say which rule or individual target decided (viewer)', {
+      params: Closed({ projectId: Type.String(), flagKey: Type.String() }),
+      body: ContextBody,
+      200: ExplanationSchema,
       config: access('viewer', PROJECT, { body: bodyEnvironment }),
-      schema: {
-        tags: ['Evaluation'],
-        summary: 'Evaluate a flag and say which rule or individual target decided (viewer)',
-        params: Closed({ projectId: Type.String(), flagKey: Type.String() }),
-        body: ContextBody,
-        response: { 200: ExplanationSchema, ...problems(400, 401, 403, 404, 429) },
-      },
-    },
+    }),
     async (request) => {
       const actor = actorOf(request);
       const attributes = request.body.attributes ?? {};
@@ -97,30 +96,23 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects/:projectId/explain',
-    {
-      config: access('viewer', PROJECT, { body: bodyEnvironment }),
-      schema: {
-        tags: ['Evaluation'],
-        summary: 'Evaluate every flag for one user and say what decided each: the user view (viewer)',
-        description:
-          'Every non-archived flag in key order, as POST /v1/evaluate serves them, with the rule (as stored), individual target or prerequisite that decided each. Not counted in insights or metrics.',
-        params: Closed({ projectId: Type.String() }),
-        body: ContextBody,
-        response: {
-          200: Type.Object({
-            environment: Type.String(),
-            flags: Type.Array(
-              Type.Object({
-                ...ExplanationSchema.properties,
-                name: Type.String(),
-                rule: Type.Union([MatchedRuleSchema, Type.Null()]),
-              }),
-            ),
+    describe('Evaluate every flag for one user and say what decided each: the user view (viewer)', {
+      description:
+        'Every non-archived flag in key order, as POST /v1/evaluate serves them, with the rule (as stored), individual target or prerequisite that decided each. Not counted in insights or metrics.',
+      params: Closed({ projectId: Type.String() }),
+      body: ContextBody,
+      200: Type.Object({
+        environment: Type.String(),
+        flags: Type.Array(
+          Type.Object({
+            ...ExplanationSchema.properties,
+            name: Type.String(),
+            rule: Type.Union([MatchedRuleSchema, Type.Null()]),
           }),
-          ...problems(400, 401, 403, 404, 429),
-        },
-      },
-    },
+        ),
+      }),
+      config: access('viewer', PROJECT, { body: bodyEnvironment }),
+    }),
     async (request) => {
       const attributes = request.body.attributes ?? {};
       const environment = request.body.environment ?? DEFAULT_ENVIRONMENT;

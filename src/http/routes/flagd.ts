@@ -4,16 +4,12 @@ import type { Services } from '../../services/services.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { actorOf, sendGated } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
-import { Closed, Key, problems } from '../schemas/common.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, EnvironmentParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
-const tags = ['flagd'];
-
-const Params = Closed({
-  projectId: Type.String({ description: 'Project id or key.' }),
-  envKey: Key,
-});
+const describe = describeRoutes(['flagd']);
 
 /** At most this many warnings travel in the header; the rest are counted. */
 const WARNINGS_IN_HEADER = 20;
@@ -36,49 +32,43 @@ export const EXPORT_WARNINGS_HEADER = 'flagstaff-export-warnings';
 export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/projects/:projectId/environments/:envKey/flagd',
-    {
-      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
-      schema: {
-        tags,
-        summary: 'Import a flagd flags document into an environment',
-        description:
-          'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone. A flag whose targeting cannot work is imported as written and listed in `warnings` (it evaluates with PARSE_ERROR); `?strict=true` refuses the document instead.',
-        params: Params,
-        querystring: Closed({
-          strict: Type.Optional(
-            Type.Boolean({
-              description:
-                'Refuse the document (400, naming each flag) when a flag’s targeting cannot work, instead of importing it with a warning.',
-            }),
-          ),
-        }),
-        body: Type.Unknown({ description: 'A flagd document (flags.json or flagd.json schema).' }),
-        response: {
-          200: Type.Object({
-            environment: Type.String(),
-            created: Type.Array(Type.String()),
-            updated: Type.Array(Type.String()),
-            unchanged: Type.Array(Type.String()),
-            warnings: Type.Array(
-              Type.Object({
-                flag: Type.String(),
-                path: Type.String({ description: 'JSON pointer into the document.' }),
-                message: Type.String(),
-                errorCode: Type.Optional(
-                  Type.String({ description: 'PARSE_ERROR: the flag evaluates with this error.' }),
-                ),
-              }),
-              {
-                description:
-                  'Flags imported as written that will not work as meant: targeting that cannot be compiled (the flag evaluates with PARSE_ERROR), operators that yield null as written.',
-              },
+    describe('Import a flagd flags document into an environment', {
+      description:
+        'Creates or updates every flag of the document in this environment, in one transaction with an audit event per flag. Variants and metadata are the flag’s own, so they change in every environment; flags the document does not name are left alone. A flag whose targeting cannot work is imported as written and listed in `warnings` (it evaluates with PARSE_ERROR); `?strict=true` refuses the document instead.',
+      params: EnvironmentParams,
+      querystring: Closed({
+        strict: Type.Optional(
+          Type.Boolean({
+            description:
+              'Refuse the document (400, naming each flag) when a flag’s targeting cannot work, instead of importing it with a warning.',
+          }),
+        ),
+      }),
+      body: Type.Unknown({ description: 'A flagd document (flags.json or flagd.json schema).' }),
+      200: Type.Object({
+        environment: Type.String(),
+        created: Type.Array(Type.String()),
+        updated: Type.Array(Type.String()),
+        unchanged: Type.Array(Type.String()),
+        warnings: Type.Array(
+          Type.Object({
+            flag: Type.String(),
+            path: Type.String({ description: 'JSON pointer into the document.' }),
+            message: Type.String(),
+            errorCode: Type.Optional(
+              Type.String({ description: 'PARSE_ERROR: the flag evaluates with this error.' }),
             ),
           }),
-          202: ChangeRequestSchema,
-          ...problems(400, 401, 403, 404, 409, 412, 413, 415, 429),
-        },
-      },
-    },
+          {
+            description:
+              'Flags imported as written that will not work as meant: targeting that cannot be compiled (the flag evaluates with PARSE_ERROR), operators that yield null as written.',
+          },
+        ),
+      }),
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
+    }),
     async (request, reply) =>
       sendGated(
         reply,
@@ -95,21 +85,15 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
 
   app.get(
     '/projects/:projectId/environments/:envKey/flagd',
-    {
+    describe('Export an environment as a flagd flags document', {
+      description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
+      params: EnvironmentParams,
+      headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+      200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
+      304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
+      problems: [409],
       config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT }),
-      schema: {
-        tags,
-        summary: 'Export an environment as a flagd flags document',
-        description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
-        params: Params,
-        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        response: {
-          200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
-          304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
-          ...problems(401, 403, 404, 409, 429),
-        },
-      },
-    },
+    }),
     async (request, reply) => {
       const { document, warnings } = await services.flagd.export(
         actorOf(request),

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { Services } from '../../services/services.ts';
@@ -14,16 +14,23 @@ import {
   sendResource,
 } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
-import { Closed, CountedPageQuery, Key, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
+import {
+  Closed,
+  CountedPageQuery,
+  FlagIdParams,
+  Key,
+  ProjectParams,
+  RestoreSchema,
+} from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
-const FlagIdParams = Closed({ flagId: Type.String() });
 const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
+const NAMED_BY_KEY = 'The flag is named by its key or by its `flg_…` id.';
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
 
@@ -60,7 +67,7 @@ const summary = (environment: string, usage: ReadonlyMap<string, FlagUsage>) => 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/flags',
-    describe("List a project's flags", [400, 401, 403, 404, 429], {
+    describe("List a project's flags", {
       params: ProjectParams,
       description:
         'Pages both ways: `Link` rel="next" and rel="prev", with `X-Total-Count` (the flags that match, on every page) and `X-Page-Offset` (how many come before this page).',
@@ -104,30 +111,21 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/projects/:projectId/flag-tags',
-    describe(
-      "Every tag of a project's flags, sorted: the choices of the list's `?tag=`",
-      [401, 403, 404, 429],
-      {
-        params: ProjectParams,
-        200: Type.Array(Type.String()),
-        config: access('viewer', PROJECT),
-      },
-    ),
+    describe("Every tag of a project's flags, sorted: the choices of the list's `?tag=`", {
+      params: ProjectParams,
+      200: Type.Array(Type.String()),
+      config: access('viewer', PROJECT),
+    }),
     async (request) => services.flags.tags(actorOf(request), request.params.projectId),
   );
 
   app.post(
     '/projects/:projectId/flags',
-    describe(
-      'Create a flag (only `key` is required; `type` defaults to boolean)',
-      [400, 401, 403, 404, 409, 413, 415, 429],
-      {
-        params: ProjectParams,
-        body: CreateFlagSchema,
-        201: FlagSchema,
-        config: access('editor', PROJECT, { environments: ALL }),
-      },
-    ),
+    describe('Create a flag (only `key` is required; `type` defaults to boolean)', {
+      ...CREATE_IN_PROJECT,
+      body: CreateFlagSchema,
+      201: FlagSchema,
+    }),
     async (request, reply) =>
       sendMade(
         request,
@@ -139,8 +137,8 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/projects/:projectId/flags/:flagKey',
-    describe('Get a flag with its configuration in every environment', [401, 403, 404], {
-      description: 'The flag is named by its key or by its `flg_…` id.',
+    describe('Get a flag with its configuration in every environment', {
+      description: NAMED_BY_KEY,
       params: ProjectFlagParams,
       200: FlagSchema,
       config: access('viewer', PROJECT),
@@ -155,94 +153,77 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     },
   );
 
-  app.patch(
-    '/flags/:flagId',
-    describe('Change a flag (JSON merge patch)', [400, 401, 403, 404, 409, 412, 413, 415, 429], {
-      description: PATCH_DESCRIPTION,
+  // A change names its flag by id, or as reading a flag names it: by project and key (or id).
+  const namings = [
+    {
+      url: '/flags/:flagId',
+      flag: 'a flag',
+      patchDescription: PATCH_DESCRIPTION,
       params: FlagIdParams,
-      querystring: Closed({ environment: EnvironmentQuery }),
-      body: PatchFlagSchema,
-      200: FlagSchema,
-      202: ChangeRequestSchema,
-      config: access('editor', FLAG, { body: flagPatchEnvironments }),
-    }),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, (actor, { ifMatch }) =>
-        services.flags.patch(actor, request.params.flagId, request.body, {
-          environment: request.query.environment,
-          ifMatch,
-        }),
-      ),
-  );
-
-  app.delete(
-    '/flags/:flagId',
-    describe('Delete a flag', [401, 403, 404, 409, 412], {
-      params: FlagIdParams,
-      202: ChangeRequestSchema,
-      config: access('editor', FLAG, { environments: ALL }),
-    }),
-    async (request, reply) =>
-      sendGatedDelete(request, reply, (actor, options) =>
-        services.flags.delete(actor, request.params.flagId, options),
-      ),
-  );
-  // The same changes with the flag named as reading it names it: by project and key (or id).
-  const idOf = async (request: FastifyRequest<{ Params: { projectId: string; flagKey: string } }>) =>
-    (await services.flags.get(actorOf(request), request.params.projectId, request.params.flagKey)).id;
-
-  app.patch(
-    '/projects/:projectId/flags/:flagKey',
-    describe(
-      'Change a flag named by its key (JSON merge patch)',
-      [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      {
-        description: `The flag is named by its key or by its \`flg_…\` id. ${PATCH_DESCRIPTION}`,
-        params: ProjectFlagParams,
+      target: FLAG,
+      idOf: async (request: FastifyRequest) => (request.params as Static<typeof FlagIdParams>).flagId,
+    },
+    {
+      url: '/projects/:projectId/flags/:flagKey',
+      flag: 'a flag named by its key',
+      patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
+      params: ProjectFlagParams,
+      target: PROJECT,
+      idOf: async (request: FastifyRequest) => {
+        const { projectId, flagKey } = request.params as Static<typeof ProjectFlagParams>;
+        return (await services.flags.get(actorOf(request), projectId, flagKey)).id;
+      },
+    },
+  ];
+  for (const { url, flag, patchDescription, params, target, idOf } of namings) {
+    app.patch(
+      url,
+      describe(`Change ${flag} (JSON merge patch)`, {
+        description: patchDescription,
+        params,
         querystring: Closed({ environment: EnvironmentQuery }),
         body: PatchFlagSchema,
         200: FlagSchema,
         202: ChangeRequestSchema,
-        config: access('editor', PROJECT, { body: flagPatchEnvironments }),
-      },
-    ),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, async (actor, { ifMatch }) =>
-        services.flags.patch(actor, await idOf(request), request.body, {
-          environment: request.query.environment,
-          ifMatch,
-        }),
-      ),
-  );
+        problems: [409, 412],
+        config: access('editor', target, { body: flagPatchEnvironments }),
+      }),
+      async (request, reply) =>
+        sendGatedWrite(request, reply, async (actor, { ifMatch }) =>
+          services.flags.patch(actor, await idOf(request), request.body, {
+            environment: request.query.environment,
+            ifMatch,
+          }),
+        ),
+    );
 
-  app.delete(
-    '/projects/:projectId/flags/:flagKey',
-    describe('Delete a flag named by its key', [401, 403, 404, 409, 412], {
-      params: ProjectFlagParams,
-      202: ChangeRequestSchema,
-      config: access('editor', PROJECT, { environments: ALL }),
-    }),
-    async (request, reply) =>
-      sendGatedDelete(request, reply, async (actor, options) =>
-        services.flags.delete(actor, await idOf(request), options),
-      ),
-  );
+    app.delete(
+      url,
+      describe(`Delete ${flag}`, {
+        params,
+        202: ChangeRequestSchema,
+        problems: [409, 412],
+        config: access('editor', target, { environments: ALL }),
+      }),
+      async (request, reply) =>
+        sendGatedDelete(request, reply, async (actor, options) =>
+          services.flags.delete(actor, await idOf(request), options),
+        ),
+    );
+  }
 
   app.post(
     '/flags/:flagId/restore',
-    describe(
-      'Restore an earlier version of a flag, from the audit log, as its next version',
-      [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      {
-        description:
-          'Environments created since that version keep their current configuration. Honours If-Match.',
-        params: FlagIdParams,
-        body: RestoreSchema,
-        200: FlagSchema,
-        202: ChangeRequestSchema,
-        config: access('editor', FLAG, { environments: ALL }),
-      },
-    ),
+    describe('Restore an earlier version of a flag, from the audit log, as its next version', {
+      description:
+        'Environments created since that version keep their current configuration. Honours If-Match.',
+      params: FlagIdParams,
+      body: RestoreSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', FLAG, { environments: ALL }),
+    }),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, options) =>
         services.flags.restore(actor, request.params.flagId, request.body.version, options),
@@ -251,15 +232,11 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
 
   app.get(
     '/flags/:flagId/dependants',
-    describe(
-      'The flags that require this one as a prerequisite, with the environments where they do',
-      [401, 403, 404, 429],
-      {
-        params: FlagIdParams,
-        200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
-        config: access('viewer', FLAG),
-      },
-    ),
+    describe('The flags that require this one as a prerequisite, with the environments where they do', {
+      params: FlagIdParams,
+      200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+      config: access('viewer', FLAG),
+    }),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
 };

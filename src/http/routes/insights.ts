@@ -4,7 +4,7 @@ import { STEPS } from '../../services/serving/insights-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
+import { Closed, FlagIdParams, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Insights']);
@@ -34,31 +34,27 @@ const InsightsSchema = Type.Object({
 export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/flags/:flagId/insights',
-    describe(
-      'Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)',
-      [400, 401, 403, 404, 429],
-      {
-        params: Closed({ flagId: Type.String() }),
-        querystring: Closed({
-          environment: Type.Optional(Key),
-          from: Type.Optional(Type.String({ description: 'RFC 3339; default 24 hours before `to`.' })),
-          to: Type.Optional(Type.String({ description: 'RFC 3339; default now.' })),
-          step: Type.Optional(
-            OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[], {
-              description: 'Bucket width; default the smallest giving at most 200 buckets.',
-            }),
-          ),
-        }),
-        200: InsightsSchema,
-        config: access('viewer', FLAG),
-      },
-    ),
+    describe('Evaluations of a flag over time, per variant and reason (counted per minute, kept 30 days)', {
+      params: FlagIdParams,
+      querystring: Closed({
+        environment: Type.Optional(Key),
+        from: Type.Optional(Type.String({ description: 'RFC 3339; default 24 hours before `to`.' })),
+        to: Type.Optional(Type.String({ description: 'RFC 3339; default now.' })),
+        step: Type.Optional(
+          OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[], {
+            description: 'Bucket width; default the smallest giving at most 200 buckets.',
+          }),
+        ),
+      }),
+      200: InsightsSchema,
+      config: access('viewer', FLAG),
+    }),
     async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
   );
 
   app.get(
     '/projects/:projectId/insights/top-flags',
-    describe("A project's most evaluated flags in an environment", [400, 401, 403, 404, 429], {
+    describe("A project's most evaluated flags in an environment", {
       params: ProjectParams,
       querystring: Closed({
         environment: Type.Optional(Key),

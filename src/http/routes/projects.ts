@@ -1,9 +1,8 @@
-import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { ALL, ANY, access, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import { ProjectParams, paged } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -12,9 +11,8 @@ const describe = describeRoutes(['Projects']);
 export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects',
-    describe('List projects', [400, 401, 429], {
-      querystring: Closed(PageQuery),
-      200: Type.Array(ProjectSchema),
+    describe('List projects', {
+      ...paged(ProjectSchema),
       config: access('viewer', ANY),
     }),
     async (request, reply) =>
@@ -23,9 +21,10 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects',
-    describe('Create a project (organisation-wide admin key)', [400, 401, 403, 409, 429], {
+    describe('Create a project (organisation-wide admin key)', {
       body: CreateProjectSchema,
       201: ProjectSchema,
+      problems: [409],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>
@@ -39,7 +38,7 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId',
-    describe('Get a project', [401, 403, 404], {
+    describe('Get a project', {
       params: ProjectParams,
       200: ProjectSchema,
       config: access('viewer', PROJECT),
@@ -50,10 +49,11 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/projects/:projectId',
-    describe('Change a project (merge patch)', [400, 401, 403, 404, 412], {
+    describe('Change a project (merge patch)', {
       params: ProjectParams,
       body: PatchProjectSchema,
       200: ProjectSchema,
+      problems: [412],
       config: access('admin', PROJECT),
     }),
     async (request, reply) =>
@@ -64,8 +64,9 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId',
-    describe('Delete a project and everything in it (organisation-wide admin key)', [401, 403, 404, 412], {
+    describe('Delete a project and everything in it (organisation-wide admin key)', {
       params: ProjectParams,
+      problems: [412],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
     async (request, reply) =>

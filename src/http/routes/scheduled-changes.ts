@@ -4,15 +4,14 @@ import type { Services } from '../../services/services.ts';
 import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
 import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Description, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
+import { Closed, Description, FlagIdParams, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Scheduled changes']);
 const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
-const FlagParams = Closed({ flagId: Type.String() });
-const ChangeParams = Closed({ flagId: Type.String(), changeId: Type.String() });
+const ChangeParams = Closed({ ...FlagIdParams.properties, changeId: Type.String() });
 
 export const ScheduledChangeSchema = Type.Object({
   id: Id,
@@ -48,10 +47,10 @@ const wire = (change: ScheduledChange) => ({
 export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.post(
     '/flags/:flagId/scheduled-changes',
-    describe('Schedule a change to a flag', [400, 401, 403, 404, 413, 415, 429], {
+    describe('Schedule a change to a flag', {
       description:
         'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
-      params: FlagParams,
+      params: FlagIdParams,
       body: Closed({
         at: Timestamp,
         environment: Key,
@@ -76,8 +75,8 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes',
-    describe("List a flag's scheduled changes, earliest first", [400, 401, 403, 404, 429], {
-      params: FlagParams,
+    describe("List a flag's scheduled changes, earliest first", {
+      params: FlagIdParams,
       querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
       config: access('viewer', FLAG),
@@ -94,7 +93,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
 
   app.get(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe('Get a scheduled change', [401, 403, 404, 429], {
+    describe('Get a scheduled change', {
       params: ChangeParams,
       200: ScheduledChangeSchema,
       config: access('viewer', FLAG),
@@ -108,8 +107,9 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   // Which environments a cancel reaches is the stored change's: the use case checks them.
   app.delete(
     '/flags/:flagId/scheduled-changes/:changeId',
-    describe('Cancel a pending scheduled change', [401, 403, 404, 409, 429], {
+    describe('Cancel a pending scheduled change', {
       params: ChangeParams,
+      problems: [409],
       config: access('editor', FLAG),
     }),
     async (request, reply) => {

@@ -10,8 +10,8 @@ import {
   sendRead,
 } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
-import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, PageQuery, ProjectParams, RestoreSchema } from '../schemas/common.ts';
+import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
+import { Closed, Key, ProjectParams, paged, RestoreSchema } from '../schemas/common.ts';
 import {
   CreateSegmentSchema,
   PatchSegmentSchema,
@@ -25,13 +25,25 @@ const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
 const ProjectSegmentParams = Closed({ projectId: Type.String(), segmentKey: Key });
 
+/**
+ * What every change to one segment shares: an editor may make it, and it reaches every
+ * environment (a segment is in every environment's rules); it goes through the gate, so it may
+ * answer 202 with the change request made instead; it is refused with 409 when the segment's state
+ * forbids it (a delete while a flag uses it) and with 412 on a stale If-Match.
+ */
+const SegmentChange = {
+  params: SegmentParams,
+  202: ChangeRequestSchema,
+  problems: [409, 412],
+  config: access('editor', SEGMENT, { environments: ALL }),
+};
+
 export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/segments',
-    describe("List a project's segments", [400, 401, 403, 404, 429], {
+    describe("List a project's segments", {
       params: ProjectParams,
-      querystring: Closed(PageQuery),
-      200: Type.Array(SegmentSchema),
+      ...paged(SegmentSchema),
       config: access('viewer', PROJECT),
     }),
     async (request, reply) =>
@@ -40,14 +52,12 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       ),
   );
 
-  // A segment is shared by every environment's rules: changing it changes them all.
   app.post(
     '/projects/:projectId/segments',
-    describe('Create a segment', [400, 401, 403, 404, 409, 413, 415, 429], {
-      params: ProjectParams,
+    describe('Create a segment', {
+      ...CREATE_IN_PROJECT,
       body: CreateSegmentSchema,
       201: SegmentSchema,
-      config: access('editor', PROJECT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendMade(
@@ -60,7 +70,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/segments/:segmentKey',
-    describe('Get a segment by its key', [401, 403, 404], {
+    describe('Get a segment by its key', {
       description: 'The segment is named by its key or by its `seg_…` id.',
       params: ProjectSegmentParams,
       200: SegmentSchema,
@@ -74,7 +84,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/segments/:segmentId',
-    describe('Get a segment', [401, 403, 404], {
+    describe('Get a segment', {
       params: SegmentParams,
       200: SegmentSchema,
       config: access('viewer', SEGMENT),
@@ -85,7 +95,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/segments/:segmentId/used-by',
-    describe('The flags and segments that use a segment (what stops its deletion)', [401, 403, 404], {
+    describe('The flags and segments that use a segment (what stops its deletion)', {
       params: SegmentParams,
       200: SegmentUsersSchema,
       config: access('viewer', SEGMENT),
@@ -95,12 +105,10 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/segments/:segmentId',
-    describe('Change a segment (JSON merge patch)', [400, 401, 403, 404, 409, 412], {
-      params: SegmentParams,
+    describe('Change a segment (JSON merge patch)', {
+      ...SegmentChange,
       body: PatchSegmentSchema,
       200: SegmentSchema,
-      202: ChangeRequestSchema,
-      config: access('editor', SEGMENT, { environments: ALL }),
     }),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, options) =>
@@ -110,11 +118,7 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/segments/:segmentId',
-    describe('Delete a segment (409 while a flag or segment uses it)', [401, 403, 404, 409, 412], {
-      params: SegmentParams,
-      202: ChangeRequestSchema,
-      config: access('editor', SEGMENT, { environments: ALL }),
-    }),
+    describe('Delete a segment (409 while a flag or segment uses it)', SegmentChange),
     async (request, reply) =>
       sendGatedDelete(request, reply, (actor, options) =>
         services.segments.delete(actor, request.params.segmentId, options),
@@ -123,17 +127,11 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/segments/:segmentId/restore',
-    describe(
-      'Restore an earlier version of a segment, from the audit log, as its next version',
-      [400, 401, 403, 404, 409, 412, 413, 415, 429],
-      {
-        params: SegmentParams,
-        body: RestoreSchema,
-        200: SegmentSchema,
-        202: ChangeRequestSchema,
-        config: access('editor', SEGMENT, { environments: ALL }),
-      },
-    ),
+    describe('Restore an earlier version of a segment, from the audit log, as its next version', {
+      ...SegmentChange,
+      body: RestoreSchema,
+      200: SegmentSchema,
+    }),
     async (request, reply) =>
       sendGatedWrite(request, reply, (actor, options) =>
         services.segments.restore(actor, request.params.segmentId, request.body.version, options),

@@ -11,10 +11,8 @@ import {
 } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, PageQuery, Timestamp, Version } from '../schemas/common.ts';
+import { Closed, Id, ProjectParams, paged, Timestamp, Version } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-
-const describe = describeRoutes(['Webhooks']);
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -87,26 +85,26 @@ const TestReportSchema = Type.Object({
   durationMs: Type.Integer(),
 });
 
-const Params = Closed({ projectId: Type.String({ description: 'Project id or key.' }), webhookId: Id });
-
 /** A project's webhooks (docs/product.md §9): project admins only. */
+const describe = describeRoutes(['Webhooks'], access('admin', PROJECT));
+const Params = Closed({ ...ProjectParams.properties, webhookId: Id });
+
 export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/projects/:projectId/webhooks',
-    describe("List a project's webhooks (never their secrets)", [401, 403, 404, 429], {
-      params: Closed({ projectId: Type.String() }),
+    describe("List a project's webhooks (never their secrets)", {
+      params: ProjectParams,
       200: Type.Array(WebhookSchema),
-      config: access('admin', PROJECT),
     }),
     async (request) => services.webhooks.list(actorOf(request), request.params.projectId),
   );
 
   app.post(
     '/projects/:projectId/webhooks',
-    describe('Register a webhook; its secret is shown once', [400, 401, 403, 404, 415, 429], {
+    describe('Register a webhook; its secret is shown once', {
       description:
         'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
-      params: Closed({ projectId: Type.String() }),
+      params: ProjectParams,
       body: Closed({
         url: Url,
         events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
@@ -114,7 +112,6 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         active: Type.Optional(Type.Boolean()),
       }),
       201: CreatedWebhookSchema,
-      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendMade(
@@ -132,10 +129,9 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Get a webhook', [401, 403, 404, 429], {
+    describe('Get a webhook', {
       params: Params,
       200: WebhookSchema,
-      config: access('admin', PROJECT),
     }),
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
@@ -145,7 +141,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.patch(
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Change a webhook (URL, events, secret, active)', [400, 401, 403, 404, 412, 415, 429], {
+    describe('Change a webhook (URL, events, secret, active)', {
       params: Params,
       body: Closed({
         url: Type.Optional(Url),
@@ -154,7 +150,7 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         active: Type.Optional(Type.Boolean()),
       }),
       200: WebhookSchema,
-      config: access('admin', PROJECT),
+      problems: [412],
     }),
     async (request, reply) =>
       sendWritten(request, reply, (actor, { ifMatch }) =>
@@ -170,9 +166,8 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.delete(
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Delete a webhook and its delivery log', [401, 403, 404, 429], {
+    describe('Delete a webhook and its delivery log', {
       params: Params,
-      config: access('admin', PROJECT),
     }),
     async (request, reply) => {
       await services.webhooks.delete(actorOf(request), request.params.projectId, request.params.webhookId);
@@ -182,11 +177,9 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.get(
     '/projects/:projectId/webhooks/:webhookId/deliveries',
-    describe('The delivery log, newest first, with every attempt', [400, 401, 403, 404, 429], {
+    describe('The delivery log, newest first, with every attempt', {
       params: Params,
-      querystring: Closed(PageQuery),
-      200: Type.Array(DeliverySchema),
-      config: access('admin', PROJECT),
+      ...paged(DeliverySchema),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
@@ -201,15 +194,10 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects/:projectId/webhooks/:webhookId/deliveries/:deliveryId/redeliver',
-    describe(
-      "Send a delivery's event again (a new delivery, at the end of the queue)",
-      [401, 403, 404, 429],
-      {
-        params: Closed({ projectId: Type.String(), webhookId: Id, deliveryId: Id }),
-        202: DeliverySchema,
-        config: access('admin', PROJECT),
-      },
-    ),
+    describe("Send a delivery's event again (a new delivery, at the end of the queue)", {
+      params: Closed({ ...Params.properties, deliveryId: Id }),
+      202: DeliverySchema,
+    }),
     async (request, reply) => {
       const delivery = await services.webhooks.redeliver(
         actorOf(request),
@@ -223,12 +211,11 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
 
   app.post(
     '/projects/:projectId/webhooks/:webhookId/test',
-    describe('Send a signed test event to the webhook now and report its answer', [401, 403, 404, 429], {
+    describe('Send a signed test event to the webhook now and report its answer', {
       description:
         'POSTs `{ type: "webhook.test", projectId, event }` signed like every delivery, active or not, and answers how the receiver responded (200 whatever it answered). Not queued, retried or kept in the delivery log.',
       params: Params,
       200: TestReportSchema,
-      config: access('admin', PROJECT),
     }),
     async (request) =>
       services.webhooks.sendTest(actorOf(request), request.params.projectId, request.params.webhookId),

@@ -1,6 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { EMAIL_PATTERN, PASSWORD_MAX } from '../../domain/account.ts';
-import { Closed } from '../../domain/schemas/kit.ts';
+import { Closed, Key } from '../../domain/schemas/kit.ts';
 
 // The building blocks the request bodies share with the services live in the domain.
 export { Closed, Description, Key, Name, OneOf } from '../../domain/schemas/kit.ts';
@@ -15,11 +15,21 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const Version = Type.Integer({ minimum: 1 });
 
 export const ProjectParams = Closed({ projectId: Type.String({ description: 'Project id or key.' }) });
+/** An environment named in the path by its project and key (`/projects/:projectId/environments/:envKey`). */
+export const EnvironmentParams = Closed({ ...ProjectParams.properties, envKey: Key });
+/** A flag named by its id in the path (`/flags/:flagId/…`). */
+export const FlagIdParams = Closed({ flagId: Type.String() });
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
 };
+
+/** A list answered a page at a time (`sendListed`): its query names the page, its answer is the page's items. */
+export const paged = <T extends TSchema>(item: T) => ({
+  querystring: Closed(PageQuery),
+  200: Type.Array(item),
+});
 
 /** A list that pages both ways and says how long it is (docs/decisions/1800-paged-lists.md). */
 export const CountedPageQuery = {
