@@ -92,6 +92,19 @@ describeEachDatabase('paged lists over the API', (database) => {
     expect([keysOf(notStale), countOf(notStale)]).toEqual([['fresh'], ['1', '0']]);
   });
 
+  it('counts the flags on, or off, in an environment, with a page of one', async () => {
+    const count = async (query: string) =>
+      Number((await server.call('GET', `/v1/projects/big/flags?${query}&limit=1`)).headers.get('x-total-count'));
+    const on = await server.call('GET', '/v1/projects/big/flags?environment=staging&enabled=true&limit=1');
+    expect([keysOf(on), countOf(on)]).toEqual([['flag-000'], ['25', '0']]); // every tenth
+    expect(await count('environment=staging&enabled=false')).toBe((await count('environment=staging')) - 25);
+    expect(await count('enabled=true')).toBe(0); // production, the default
+    expect(await count('environment=staging&enabled=true&tag=fifth')).toBe(25); // every tenth is a fifth
+
+    const maybe = await server.call('GET', '/v1/projects/big/flags?environment=staging&enabled=maybe');
+    expectValidationFailed(maybe, { path: 'querystring:/enabled', message: 'must be boolean' });
+  });
+
   it('gives each flag’s state in every environment in the one list', async () => {
     const res = await server.call('GET', '/v1/projects/big/flags?limit=2&environment=production');
     expect(res.body.map((f: { enabled: boolean }) => f.enabled)).toEqual([false, false]);
