@@ -23,7 +23,7 @@ const offeredText = (flags: readonly FlagSummary[]) =>
  * archived flags, in the search itself so that they take no place among the few.
  */
 export function FlagPicker({
-  label,
+  label = 'Flag',
   path,
   problem,
   value,
@@ -33,7 +33,7 @@ export function FlagPicker({
   className,
   disabled,
 }: {
-  label: ReactNode;
+  label?: ReactNode;
   /** Where the API's errors for the field point; also its id. */
   path: string;
   problem?: ApiError | undefined;

@@ -79,7 +79,6 @@ export function PlaygroundPage() {
             <ErrorSummary problem={problem} />
             <div className="row">
               <FlagPicker
-                label="Flag"
                 path="/flag"
                 problem={problem}
                 value={chosen}

@@ -140,7 +140,6 @@ function PrerequisiteRow({
     <fieldset className="prerequisite" ref={row.flag === '' ? focus : undefined}>
       <legend className="visually-hidden">Prerequisite {row.flag}</legend>
       <FlagPicker
-        label="Flag"
         path={`${at}/flag`}
         problem={problem}
         className="inline"
