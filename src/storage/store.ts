@@ -19,6 +19,15 @@ export interface FlagFilter {
   readonly archived?: boolean | undefined;
   /** Only the flags stale (or not stale) in one environment (docs/product.md §10). */
   readonly stale?: StaleFilter | undefined;
+  /** Only the flags on (or off) in one environment. */
+  readonly enabled?: EnabledFilter | undefined;
+}
+
+/** A flag is on in an environment when its configuration there says so; without one, it is off. */
+export interface EnabledFilter {
+  readonly environment: string;
+  /** true: only flags on there; false: only flags off there. */
+  readonly enabled: boolean;
 }
 
 /**

@@ -6,6 +6,7 @@ import { callAsAdmin } from '../support/call-as-admin.ts';
 import { WITH_STAGING } from '../support/requests.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 import {
+  chooseFlag,
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
@@ -208,7 +209,7 @@ describeInChromium(
         await page.getByText('Nothing sent yet').waitFor();
       }
       if (name === 'playground') {
-        await page.getByLabel('Flag').selectOption('new-checkout');
+        await chooseFlag(page, 'new-checkout');
         await page
           .getByLabel('Attributes (JSON)')
           .fill('{\n  "targetingKey": "user-42",\n  "country": "NL",\n  "plan": "pro",\n  "seats": 12\n}');
@@ -283,7 +284,7 @@ describeInChromium(
       await expectAccessible(desktop);
 
       await open(desktop, 'playground', '/projects/shop/playground', 'Evaluate');
-      await desktop.getByLabel('Flag').selectOption('checkout-button-colour');
+      await chooseFlag(desktop, 'checkout-button-colour');
       await desktop.getByLabel('Attributes (JSON)').fill('{"country": "NL"}');
       await desktop.getByRole('button', { name: 'Evaluate' }).click();
       await desktop.getByText('OFREP answers differently').waitFor();

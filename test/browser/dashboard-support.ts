@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { describe, expect } from 'vitest';
 import {
@@ -58,6 +58,22 @@ export async function expectAccessible(page: Page, what?: string): Promise<void>
 /** Follows the link `name` of the dashboard's main navigation, as a person moves between its pages. */
 export const followMainNavigation = (page: Page, name: string): Promise<void> =>
   page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+
+/**
+ * Chooses the flag `key` in the flag picker labelled `label` (pages/flag-picker.tsx), within `scope`,
+ * as a person would: types its key and takes its choice, "Name (key)", once the search offers it.
+ * A flag already chosen is left so.
+ */
+export async function chooseFlag(scope: Page | Locator, key: string, label = 'Flag'): Promise<void> {
+  const field = scope.getByRole('combobox', { name: label, exact: true });
+  if ((await field.inputValue()) === key) return;
+  await field.fill(key);
+  await scope.getByRole('option', { name: `(${key})` }).click();
+}
+
+/** Waits for the toast that says `text`. */
+export const waitForToast = (page: Page, text: string | RegExp): Promise<void> =>
+  page.locator('.toast', { hasText: text }).first().waitFor();
 
 const CONFIG = fileURLToPath(new URL('../../dashboard/vite.config.ts', import.meta.url));
 

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  chooseFlag,
+  type DashboardBrowser,
+  describeInChromium,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
 // Decision 0102: a flag imported from flagd whose targeting cannot be compiled is stored as
 // written; its page says so, and the playground shows the error it answers.
@@ -43,7 +48,7 @@ describeInChromium('a flagd flag whose targeting cannot be compiled, in the dash
     expect(await alert.textContent()).toContain('"staff"');
 
     await page.goto(`${ui.server.url}/projects/flagd-shop/playground`);
-    await page.getByLabel('Flag', { exact: true }).selectOption('banner');
+    await chooseFlag(page, 'banner');
     await page.getByRole('button', { name: 'Evaluate' }).click();
     await page.getByText('its targeting cannot be evaluated').waitFor();
     expect(await page.locator('main').textContent()).toContain('PARSE_ERROR');

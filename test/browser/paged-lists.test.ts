@@ -4,7 +4,8 @@ import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
-import { buildFlag, buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
+import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
+import { manyFlagKey, storeManyFlags } from '../support/many-flags.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
@@ -20,7 +21,7 @@ const FLAGS = 10_000;
 const SLOW = 60_000;
 const ENVIRONMENTS = ['development', 'staging', 'production'];
 const DAY = 24 * 60 * 60 * 1000;
-const keyOf = (i: number) => `flag-${String(i).padStart(5, '0')}`;
+const keyOf = manyFlagKey;
 
 describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
   let ui: DashboardBrowser;
@@ -62,21 +63,14 @@ describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
     const seeded = performance.now();
     const long = new Date(Date.now() - 60 * DAY).toISOString();
     const lately = new Date(Date.now() - DAY).toISOString();
-    await ui.server.store.transaction(async (tx) => {
-      for (let i = 0; i < FLAGS; i++) {
-        const at = i % 2 === 0 ? long : lately;
-        await tx.insertFlag(
-          buildFlag(keyOf(i), {
-            id: newId('flg'),
-            projectId: project.id,
-            name: `Flag ${i}`,
-            tags: [...(i % 7 === 0 ? ['checkout'] : []), ...(i % 11 === 0 ? ['mobile'] : [])],
-            createdAt: at,
-            updatedAt: at,
-            environments: inEnvironments(ENVIRONMENTS, buildFlagEnvironment({ enabled: i % 3 === 0 })),
-          }),
-        );
-      }
+    await storeManyFlags(ui.server.store, project.id, FLAGS, (i) => {
+      const at = i % 2 === 0 ? long : lately;
+      return {
+        tags: [...(i % 7 === 0 ? ['checkout'] : []), ...(i % 11 === 0 ? ['mobile'] : [])],
+        createdAt: at,
+        updatedAt: at,
+        environments: inEnvironments(ENVIRONMENTS, buildFlagEnvironment({ enabled: i % 3 === 0 })),
+      };
     });
     const now = Math.floor(Date.now() / 60_000);
     const counts: EvaluationCount[] = [];

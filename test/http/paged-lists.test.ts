@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.ts';
-import { buildFlag, buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
+import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { manyFlagKey, storeManyFlags } from '../support/many-flags.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 import { expectValidationFailed } from '../support/validation-failed.ts';
 
@@ -28,25 +28,23 @@ describeEachDatabase('paged lists over the API', (database) => {
     });
     // 250 flags in one transaction, as a large project's would be: every fifth tagged, every
     // tenth switched on in staging.
-    keys = Array.from({ length: 250 }, (_, i) => `flag-${String(i).padStart(3, '0')}`);
-    await server.store.transaction(async (tx) => {
-      for (const [i, key] of keys.entries()) {
-        await tx.insertFlag(
-          buildFlag(key, {
-            id: newId('flg'),
-            projectId: project.body.id,
-            name: `Flag ${i}`,
-            tags: i % 5 === 0 ? ['fifth'] : [],
-            createdAt: LONG_AGO,
-            updatedAt: LONG_AGO,
-            environments: {
-              ...inEnvironments(ENVIRONMENTS, buildFlagEnvironment({ enabled: false })),
-              staging: buildFlagEnvironment({ enabled: i % 10 === 0 }),
-            },
-          }),
-        );
-      }
-    });
+    const keyOf = (i: number) => manyFlagKey(i, 3);
+    keys = Array.from({ length: 250 }, (_, i) => keyOf(i));
+    await storeManyFlags(
+      server.store,
+      project.body.id,
+      keys.length,
+      (i) => ({
+        tags: i % 5 === 0 ? ['fifth'] : [],
+        createdAt: LONG_AGO,
+        updatedAt: LONG_AGO,
+        environments: {
+          ...inEnvironments(ENVIRONMENTS, buildFlagEnvironment({ enabled: false })),
+          staging: buildFlagEnvironment({ enabled: i % 10 === 0 }),
+        },
+      }),
+      keyOf,
+    );
   });
   afterAll(() => server.close());
 
@@ -90,6 +88,19 @@ describeEachDatabase('paged lists over the API', (database) => {
     expect(staleNext.body.every((f: { stale: unknown }) => f.stale !== null)).toBe(true);
     const notStale = await server.call('GET', '/v1/projects/big/flags?stale=false&environment=staging');
     expect([keysOf(notStale), countOf(notStale)]).toEqual([['fresh'], ['1', '0']]);
+  });
+
+  it('counts the flags on, or off, in an environment, with a page of one', async () => {
+    const count = async (query: string) =>
+      Number(countOf(await server.call('GET', `/v1/projects/big/flags?${query}&limit=1`))[0]);
+    const on = await server.call('GET', '/v1/projects/big/flags?environment=staging&enabled=true&limit=1');
+    expect([keysOf(on), countOf(on)]).toEqual([['flag-000'], ['25', '0']]); // every tenth
+    expect(await count('environment=staging&enabled=false')).toBe((await count('environment=staging')) - 25);
+    expect(await count('enabled=true')).toBe(0); // production, the default
+    expect(await count('environment=staging&enabled=true&tag=fifth')).toBe(25); // every tenth is a fifth
+
+    const maybe = await server.call('GET', '/v1/projects/big/flags?environment=staging&enabled=maybe');
+    expectValidationFailed(maybe, { path: 'querystring:/enabled', message: 'must be boolean' });
   });
 
   it('gives each flag’s state in every environment in the one list', async () => {

@@ -895,6 +895,34 @@ describeEachDatabase('Store contract', (database) => {
     expect(await keys(undefined)).toEqual(['live', 'retired']);
   });
 
+  it('filters flags by their state in one environment, a flag without a configuration there being off', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const on = buildFlagEnvironment({ enabled: true });
+    const flags = {
+      'on-here': { development: disabled, production: on },
+      'on-elsewhere': { development: on, production: disabled },
+      unconfigured: { development: on },
+    };
+    for (const [key, environments] of Object.entries(flags))
+      await store.insertFlag(aFlag(project.id, key, [], { environments }));
+    await store.insertFlag(aFlag(other.project.id, 'elsewhere', [], { environments: { production: on } }));
+
+    const keys = (environment: string, enabled: boolean) =>
+      flagKeys(project.id, { enabled: { environment, enabled } });
+
+    expect(await keys('production', true)).toEqual(['on-here']);
+    expect(await keys('production', false)).toEqual(['on-elsewhere', 'unconfigured']);
+    expect(await keys('development', true)).toEqual(['on-elsewhere', 'unconfigured']);
+    expect(await keys('development', false)).toEqual(['on-here']);
+    const counted = await store.listFlags(
+      project.id,
+      { enabled: { environment: 'development', enabled: true } },
+      { limit: 1, counted: true },
+    );
+    expect([counted.items.length, counted.total]).toEqual([1, 2]);
+  });
+
   it('combines every filter with paging', async () => {
     const { project } = await givenProject(store, 'checkout');
     for (let i = 0; i < 20; i++) {

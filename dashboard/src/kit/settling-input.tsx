@@ -27,3 +27,13 @@ export function SettlingInput({
   }, [text, value]);
   return <input {...input} value={text} onChange={(event) => setText(event.target.value)} />;
 }
+
+/** `text` as it stood when typing last paused, as SettlingInput reports it: a search per pause. */
+export function useSettled(text: string): string {
+  const [settled, setSettled] = useState(text);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(text), PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
+  return settled;
+}

@@ -1,7 +1,7 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { ApiError, api, type Explanation, enc, type FlagSummary, useApi } from '../api.ts';
-import { ErrorSummary, Field } from '../kit/field.tsx';
+import { ErrorSummary } from '../kit/field.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
@@ -9,17 +9,19 @@ import { LoadError, Loading, PageTitle } from '../ui.tsx';
 import { ContextJsonField } from './context-json-field.tsx';
 import { DecidedBy, REASON_WORDS } from './decided-by.tsx';
 import { EnvironmentField } from './environment-field.tsx';
+import { FlagPicker } from './flag-picker.tsx';
 
 /** Evaluate a flag for made-up attributes and see which rule decided. */
 export function PlaygroundPage() {
   const { project, environments } = useProject();
-  const flags = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
+  // The first flag is chosen to begin with; the picker finds the others (docs/decisions/1842).
+  const first = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1`);
   const [flagKey, setFlagKey] = useState('');
   const [environment, setEnvironment] = useState(primaryEnvironment(environments)?.key ?? '');
   const [attributes, setAttributes] = useState('{\n  "targetingKey": "user-1",\n  "country": "NL"\n}');
   const [result, setResult] = useState<{ explanation: Explanation; flag: Flag; environment: string }>();
   const [problem, setProblem] = useState<ApiError>();
-  const chosen = flagKey || flags.data?.[0]?.key || '';
+  const chosen = flagKey || first.data?.[0]?.key || '';
 
   const evaluate = async (event: FormEvent) => {
     event.preventDefault();
@@ -58,15 +60,15 @@ export function PlaygroundPage() {
     }
   };
 
-  if (flags.error) return <LoadError error={flags.error} retry={flags.reload} />;
-  if (!flags.data) return <Loading what="flags" />;
+  if (first.error) return <LoadError error={first.error} retry={first.reload} />;
+  if (!first.data) return <Loading what="flags" />;
   return (
     <>
       <PageTitle>Playground</PageTitle>
       <p className="muted">
         Evaluate a flag as an application would, for the attributes you type, and see why.
       </p>
-      {flags.data.length === 0 ? (
+      {first.data.length === 0 ? (
         <p>
           There are no flags to evaluate yet.{' '}
           <Link to={`/projects/${enc(project.key)}/flags`}>Create one.</Link>
@@ -76,17 +78,12 @@ export function PlaygroundPage() {
           <form className="panel" onSubmit={evaluate} noValidate aria-label="Evaluation input">
             <ErrorSummary problem={problem} />
             <div className="row">
-              <Field label="Flag" path="/flag" problem={problem}>
-                {(props) => (
-                  <select {...props} value={chosen} onChange={(e) => setFlagKey(e.target.value)}>
-                    {flags.data?.map((f) => (
-                      <option key={f.id} value={f.key}>
-                        {f.name} ({f.key})
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
+              <FlagPicker
+                path="/flag"
+                problem={problem}
+                value={chosen}
+                onChoose={(flag) => setFlagKey(flag.key)}
+              />
               <EnvironmentField problem={problem} value={environment} onChange={setEnvironment} />
             </div>
             <ContextJsonField

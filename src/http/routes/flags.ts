@@ -82,12 +82,15 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
             description: 'Only the flags stale (true) or not stale (false) in the environment.',
           }),
         ),
+        enabled: Type.Optional(
+          Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
+        ),
       }),
       200: Type.Array(FlagSummarySchema),
       config: access('viewer', PROJECT),
     }),
     async (request, reply) => {
-      const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale } = request.query;
+      const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale, enabled } = request.query;
       const page = await services.flags.list(
         actorOf(request),
         request.params.projectId,
@@ -97,6 +100,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
           q,
           archived,
           stale: stale === undefined ? undefined : services.insights.staleFilter(environment, stale),
+          enabled: enabled === undefined ? undefined : { environment, enabled },
         },
         countedPageOf(request.query),
       );

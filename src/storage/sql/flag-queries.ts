@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
-import type { FlagStore, SegmentStore, StaleFilter } from '../store.ts';
+import type { EnabledFilter, FlagStore, SegmentStore, StaleFilter } from '../store.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
 import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
@@ -90,6 +90,31 @@ function staleIn(projectId: string, { environment, windowStartMinute, stale }: S
   };
 }
 
+/**
+ * The list's `enabled` filter (EnabledFilter): on where the flag's configuration in the environment
+ * says so, off where it says otherwise or the flag has none there, as the list's summary reads it.
+ * One lookup of the configuration's primary key (flag, environment) per flag.
+ */
+function enabledIn(projectId: string, { environment, enabled }: EnabledFilter) {
+  return (eb: ExpressionBuilder<Database, 'flags'>) => {
+    const on = eb.exists(
+      eb
+        .selectFrom('flag_environments')
+        .select('flag_environments.flag_id')
+        .where(sql<boolean>`flag_environments.flag_id = flags.id`)
+        .where('flag_environments.environment_id', '=', (inner) =>
+          inner
+            .selectFrom('environments')
+            .select('environments.id')
+            .where('environments.project_id', '=', projectId)
+            .where('environments.key', '=', environment),
+        )
+        .where('flag_environments.enabled', '=', 1),
+    );
+    return enabled ? on : eb.not(on);
+  };
+}
+
 /** Flags and their per-environment configuration. */
 export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentStore> {
   const { db, atomically } = context;
@@ -117,6 +142,7 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
         );
       }
       if (filter.stale) query = query.where(staleIn(projectId, filter.stale));
+      if (filter.enabled) query = query.where(enabledIn(projectId, filter.enabled));
       return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
         withEnvironments(db, rows),
       );

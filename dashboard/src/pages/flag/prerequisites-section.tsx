@@ -5,14 +5,14 @@ import {
   type ChangeRequest,
   enc,
   type Flag,
-  type FlagSummary,
   isChangeRequest,
   useApi,
 } from '../../api.ts';
-import { ErrorSummary, Options } from '../../kit/field.tsx';
+import { ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
 import { toast } from '../../ui.tsx';
+import { FlagPicker } from '../flag-picker.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 
 interface Row {
@@ -32,11 +32,7 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
   const [problem, setProblem] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
-  const others = useApi<FlagSummary[]>(`/projects/${enc(project.id)}/flags?limit=1000`);
   const dependants = useApi<{ key: string; environments: string[] }[]>(`/flags/${enc(flag.id)}/dependants`);
-  const candidates = (others.data ?? []).filter((f) => f.id !== flag.id && !f.archived);
-  // Each flag once (the API refuses duplicates), so it can key its row.
-  const unused = candidates.filter((f) => !rows.some((r) => r.flag === f.key));
   const changed = JSON.stringify(rows) !== JSON.stringify(stored);
   const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
 
@@ -71,9 +67,13 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
       </p>
       {rows.map((row, index) => (
         <PrerequisiteRow
-          key={row.flag}
+          // biome-ignore lint/suspicious/noArrayIndexKey: a row is its place while its flag is being chosen
+          key={index}
+          at={`/environments/${environment}/prerequisites/${index}`}
+          problem={problem}
           row={row}
-          candidates={candidates}
+          // Not the flag itself, and each flag once: the API refuses both.
+          excluding={[flag.key, ...rows.filter((_, i) => i !== index).map((r) => r.flag)]}
           readOnly={!mayEdit}
           onChange={(next) => setRows(rows.map((r, i) => (i === index ? next : r)))}
           onRemove={() => setRows(rows.filter((_, i) => i !== index))}
@@ -84,8 +84,8 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
           <button
             type="button"
             className="btn"
-            disabled={unused.length === 0}
-            onClick={() => setRows([...rows, { flag: unused[0]?.key ?? '', variants: [] }])}
+            disabled={rows.some((r) => r.flag === '')}
+            onClick={() => setRows([...rows, { flag: '', variants: [] }])}
           >
             Add prerequisite
           </button>
@@ -113,34 +113,42 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
   );
 }
 
+/** One prerequisite: the flag it names, and which of that flag's variants (read with it) it requires. */
 function PrerequisiteRow({
+  at,
+  problem,
   row,
-  candidates,
+  excluding,
   readOnly,
   onChange,
   onRemove,
 }: {
+  /** Where the API's errors about this prerequisite point. */
+  at: string;
+  problem: ApiError | undefined;
   row: Row;
-  candidates: readonly FlagSummary[];
+  excluding: readonly string[];
   readOnly: boolean;
   onChange: (row: Row) => void;
   onRemove: () => void;
 }) {
   const { project } = useProject();
   const required = useApi<Flag>(row.flag ? `/projects/${enc(project.id)}/flags/${enc(row.flag)}` : null);
+  // A row added by "Add prerequisite" starts without a flag: its field takes focus to choose one.
+  const focus = useFocusFirstField<HTMLFieldSetElement>();
   return (
-    <fieldset className="prerequisite">
+    <fieldset className="prerequisite" ref={row.flag === '' ? focus : undefined}>
       <legend className="visually-hidden">Prerequisite {row.flag}</legend>
-      <label className="field inline">
-        <span>Flag</span>
-        <select
-          value={row.flag}
-          disabled={readOnly}
-          onChange={(e) => onChange({ flag: e.target.value, variants: [] })}
-        >
-          <Options choices={candidates.map((f) => [f.key, f.key] as const)} />
-        </select>
-      </label>
+      <FlagPicker
+        path={`${at}/flag`}
+        problem={problem}
+        className="inline"
+        value={row.flag}
+        excluding={excluding}
+        archived={false}
+        disabled={readOnly}
+        onChoose={(chosen) => onChange({ flag: chosen.key, variants: [] })}
+      />
       <span className="muted">must serve</span>
       {required.data?.variants.map((v) => (
         <label key={v.key} className="checkbox">
