@@ -4,6 +4,7 @@ import { inviteAndJoin } from '../dashboard/support.ts';
 import { BANNER_IN_PRODUCTION } from '../support/banner-rules.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
 import {
+  chooseFlag,
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
@@ -231,6 +232,46 @@ describeInChromium('the dashboard, finished for every feature', () => {
         )
         .toBe('true');
       expect(await bar.count()).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    'a stale page restoring a version or saving prerequisites is asked in the same dialog, and nothing is written',
+    async () => {
+      const flag = await call('POST', '/v1/projects/feat/flags', { key: 'stale-tab', name: 'Stale tab' });
+      await call('PATCH', `/v1/flags/${flag.id}`, { description: 'first' });
+      const page = await signedIn('/projects/feat/flags/stale-tab');
+      const restore = page.getByRole('button', { name: 'Restore this version (1)' });
+      await restore.waitFor();
+      await call('PATCH', `/v1/flags/${flag.id}`, { description: 'saved elsewhere' });
+      const dialog = page.getByRole('dialog', { name: 'Someone else changed this flag' });
+
+      await restore.click();
+      await dialog.waitFor();
+      expect(await dialog.evaluate((d) => d.contains(document.activeElement))).toBe(true);
+      expect(await dialog.textContent()).toContain('nothing was changed');
+      await dialog.getByRole('button', { name: 'Not now' }).click();
+
+      const prerequisites = page.getByRole('region', { name: /^Prerequisites in / });
+      await prerequisites.getByRole('button', { name: 'Add prerequisite' }).click();
+      await chooseFlag(prerequisites, 'banner');
+      await prerequisites.getByRole('checkbox', { name: 'on', exact: true }).check();
+      await prerequisites.getByRole('button', { name: 'Save prerequisites' }).click();
+      await dialog.waitFor();
+      // The sections show no problem of their own: the dialog is the one answer to a 412.
+      expect(await page.getByRole('region', { name: 'History' }).getByRole('alert').count()).toBe(0);
+      expect(await prerequisites.getByRole('alert').count()).toBe(0);
+      await expectAccessible(page);
+
+      await dialog.getByRole('button', { name: 'Reload the other version' }).click();
+      await expect.poll(() => page.getByRole('button', { name: 'Restore this version (2)' }).count()).toBe(1);
+      const stored = await call('GET', '/v1/projects/feat/flags/stale-tab');
+      expect(stored.version).toBe(3);
+      expect(stored.description).toBe('saved elsewhere');
+      expect(
+        Object.values(stored.environments).map((e) => (e as { prerequisites?: unknown }).prerequisites ?? []),
+      ).toEqual(Object.keys(stored.environments).map(() => []));
     },
     SLOW,
   );

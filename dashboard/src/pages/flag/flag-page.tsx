@@ -57,12 +57,7 @@ function FlagSections({
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
-      <HistorySection
-        flag={flag}
-        generation={editor.generation}
-        onRestored={editor.saved}
-        onRequested={editor.requested}
-      />
+      <HistorySection editor={editor} />
       {editor.dirty && (
         <SaveBar
           saving={editor.saving}

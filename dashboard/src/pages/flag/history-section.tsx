@@ -16,7 +16,7 @@ import { useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
 import { can, useSession } from '../../session.ts';
 import { LoadError, Loading, Time, toast } from '../../ui.tsx';
-import { useReloadOnSave } from './use-flag-editor.ts';
+import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
 /** The flag as an audit event's `after` holds it, when it holds a whole flag. */
 const versionOf = (after: unknown): Flag | undefined => {
@@ -29,18 +29,8 @@ const versionOf = (after: unknown): Flag | undefined => {
  * reloaded after every save. Editors restore a version; one that reaches a protected or guarded
  * environment asks first, naming them.
  */
-export function HistorySection({
-  flag,
-  generation,
-  onRestored,
-  onRequested,
-}: {
-  flag: Flag;
-  generation: number;
-  onRestored: (flag: Flag) => void;
-  /** The restore became a change request (it waits for approvals). */
-  onRequested: () => void;
-}) {
+export function HistorySection({ editor }: { editor: FlagEditor }) {
+  const { flag, generation } = editor;
   const { project, environments } = useProject();
   const { me } = useSession();
   const mayRestore = can(me, 'editor', project);
@@ -61,13 +51,13 @@ export function HistorySection({
       );
       if (isChangeRequest(next)) {
         toast(`Change request sent: restoring version ${version.version} waits for approvals.`);
-        onRequested();
+        editor.requested();
       } else {
-        onRestored(next);
+        editor.saved(next);
         toast(`Restored version ${version.version} as version ${next.version}.`);
       }
     } catch (error) {
-      setProblem(error as ApiError);
+      editor.refusedIn(setProblem)(error as ApiError);
     }
   };
   const events = useApi<AuditEvent[]>(`/flags/${enc(flag.id)}/history?limit=50`);

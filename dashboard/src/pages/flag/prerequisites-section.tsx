@@ -52,7 +52,7 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
         toast(`Saved the prerequisites in ${environmentName}.`);
       }
     } catch (error) {
-      setProblem(error as ApiError);
+      editor.refusedIn(setProblem)(error as ApiError);
     } finally {
       setBusy(false);
     }

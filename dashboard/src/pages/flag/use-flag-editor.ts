@@ -34,6 +34,12 @@ export interface FlagEditor {
    * or, for a 412, asks about the other version (stale-flag.tsx).
    */
   readonly setProblem: (problem: ApiError | undefined) => void;
+  /**
+   * For a section that shows its own problems beside its own fields (prerequisites, history):
+   * a 412 still opens the page's one dialog about the other version (decision 1813), anything
+   * else goes to `show`.
+   */
+  readonly refusedIn: (show: (problem: ApiError) => void) => (problem: ApiError) => void;
   /** Someone else saved the flag since it was loaded: saving again would be refused. */
   readonly stale: boolean;
   /** Loads the stored flag again, discarding the draft: the person chose the other version. */
@@ -160,6 +166,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
       setProblem(undefined);
     },
     setProblem: report,
+    refusedIn: (show) => (problem) => (problem.status === 412 ? report(problem) : show(problem)),
     stale,
     reloadOtherVersion,
     saved,
