@@ -275,4 +275,29 @@ describeInChromium('the dashboard, finished for every feature', () => {
     },
     SLOW,
   );
+
+  it(
+    'prerequisites saved where approvals are needed become a change request that the page lists at once',
+    async () => {
+      await call('POST', '/v1/projects/feat/flags', {
+        key: 'gated-prerequisite',
+        name: 'Gated prerequisite',
+      });
+      const page = await signedIn('/projects/feat/flags/gated-prerequisite', 1280, EDITOR);
+      await page.getByRole('tab', { name: /Staging/ }).click();
+      const prerequisites = page.getByRole('region', { name: 'Prerequisites in Staging' });
+      await prerequisites.getByRole('button', { name: 'Add prerequisite' }).click();
+      await chooseFlag(prerequisites, 'banner');
+      await prerequisites.getByRole('checkbox', { name: 'on', exact: true }).check();
+      await prerequisites.getByRole('button', { name: 'Save prerequisites' }).click();
+
+      await toast(page, 'Change request sent: it needs 1 approval(s) before it is applied.');
+      const pending = page.getByRole('region', { name: 'Pending change requests' });
+      await pending.waitFor();
+      expect(await pending.textContent()).toContain('banner');
+      const stored = await call('GET', '/v1/projects/feat/flags/gated-prerequisite');
+      expect(stored.environments.staging.prerequisites ?? []).toEqual([]);
+    },
+    SLOW,
+  );
 });

@@ -1,12 +1,11 @@
 import { useState } from 'react';
-import { type ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
+import { type ApiError, api, type ChangeRequest, enc, type Flag } from '../../api.ts';
 import { type Reach, reachOf } from '../../change-reach.ts';
 import { confirm } from '../../kit/dialogs.tsx';
 import { ChoiceField } from '../../kit/field.tsx';
 import { TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { can, useSession } from '../../session.ts';
-import { toast } from '../../ui.tsx';
 import { compareEnvironments, copyPatch, type SettingRow } from './environment-copy.ts';
 import type { FlagEditor } from './use-flag-editor.ts';
 
@@ -142,13 +141,7 @@ function useCopy(editor: FlagEditor, nameOf: (key: string) => string) {
     try {
       const patch = copyPatch(flag, source, target);
       const answer = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
-      if (isChangeRequest(answer)) {
-        toast(`Change request sent: it needs ${answer.requiredApprovals} approval(s) before it is applied.`);
-        editor.requested();
-      } else {
-        editor.saved(answer);
-        toast(`Copied ${nameOf(source)}'s settings to ${nameOf(target)}.`);
-      }
+      editor.written(answer, () => `Copied ${nameOf(source)}'s settings to ${nameOf(target)}.`);
     } catch (error) {
       editor.setProblem(error as ApiError);
     }

@@ -1,11 +1,11 @@
-import { api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
+import { api, type ChangeRequest, enc, type Flag } from '../../api.ts';
 import { confirm } from '../../kit/dialogs.tsx';
 import { describePath, ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { navigate } from '../../router.tsx';
 import { PageTitle, Time, toast } from '../../ui.tsx';
 import { StaleNotice } from './stale-flag.tsx';
-import type { FlagEditor } from './use-flag-editor.ts';
+import { type FlagEditor, requestSent } from './use-flag-editor.ts';
 
 /** The flag's title, archive and delete, and what went wrong with the last save. */
 export function FlagHeader({ editor }: { editor: FlagEditor }) {
@@ -18,12 +18,6 @@ export function FlagHeader({ editor }: { editor: FlagEditor }) {
     } catch (e) {
       setProblem(e as never);
     }
-  };
-
-  /** The write became a change request (docs/decisions/1711): nothing changed yet. */
-  const sentForApproval = (request: ChangeRequest) => {
-    toast(`Change request sent: it needs ${request.requiredApprovals} approval(s) before it is applied.`);
-    editor.requested();
   };
 
   const setArchived = async (archived: boolean) => {
@@ -43,11 +37,7 @@ export function FlagHeader({ editor }: { editor: FlagEditor }) {
         { archived },
         flag.version,
       );
-      if (isChangeRequest(answer)) sentForApproval(answer);
-      else {
-        editor.saved(answer);
-        toast(archived ? `${flag.name} archived.` : `${flag.name} restored.`);
-      }
+      editor.written(answer, () => (archived ? `${flag.name} archived.` : `${flag.name} restored.`));
     });
   };
 
@@ -72,7 +62,10 @@ export function FlagHeader({ editor }: { editor: FlagEditor }) {
         undefined,
         flag.version,
       );
-      if (answer !== undefined) return sentForApproval(answer);
+      if (answer !== undefined) {
+        toast(requestSent(answer));
+        return editor.requested();
+      }
       toast(`${flag.name} deleted.`);
       void navigate(`/projects/${enc(project.key)}/flags`, { replace: true });
     });

@@ -6,7 +6,6 @@ import {
   type ChangeRequest,
   enc,
   type Flag,
-  isChangeRequest,
   useApi,
 } from '../../api.ts';
 import { environmentsRestoreChanges } from '../../change-reach.ts';
@@ -15,7 +14,7 @@ import { ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
 import { can, useSession } from '../../session.ts';
-import { LoadError, Loading, Time, toast } from '../../ui.tsx';
+import { LoadError, Loading, Time } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
 /** The flag as an audit event's `after` holds it, when it holds a whole flag. */
@@ -49,13 +48,11 @@ export function HistorySection({ editor }: { editor: FlagEditor }) {
         { version: version.version },
         flag.version,
       );
-      if (isChangeRequest(next)) {
-        toast(`Change request sent: restoring version ${version.version} waits for approvals.`);
-        editor.requested();
-      } else {
-        editor.saved(next);
-        toast(`Restored version ${version.version} as version ${next.version}.`);
-      }
+      editor.written(
+        next,
+        (restored) => `Restored version ${version.version} as version ${restored.version}.`,
+        `Change request sent: restoring version ${version.version} waits for approvals.`,
+      );
     } catch (error) {
       editor.refusedIn(setProblem)(error as ApiError);
     }

@@ -1,17 +1,8 @@
 import { useEffect, useState } from 'react';
-import {
-  type ApiError,
-  api,
-  type ChangeRequest,
-  enc,
-  type Flag,
-  isChangeRequest,
-  useApi,
-} from '../../api.ts';
+import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../../api.ts';
 import { ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
-import { toast } from '../../ui.tsx';
 import { FlagPicker } from '../flag-picker.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 
@@ -46,11 +37,7 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
         { prerequisites: rows.length === 0 ? null : rows },
         flag.version,
       );
-      if (isChangeRequest(answer)) toast('Change request sent: it waits for approvals.');
-      else {
-        editor.saved(answer);
-        toast(`Saved the prerequisites in ${environmentName}.`);
-      }
+      editor.written(answer, () => `Saved the prerequisites in ${environmentName}.`);
     } catch (error) {
       editor.refusedIn(setProblem)(error as ApiError);
     } finally {

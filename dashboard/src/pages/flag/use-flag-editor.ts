@@ -47,6 +47,16 @@ export interface FlagEditor {
   readonly saved: (flag: Flag) => void;
   /** A write became a change request (nothing changed): sections that list requests reload. */
   readonly requested: () => void;
+  /**
+   * A section's write answered (decision 1711): applied, the page takes the new version and says
+   * what `applied` words; held for approvals, nothing changed yet, the page says so (`requested`,
+   * by default how many approvals it needs) and its request list reloads.
+   */
+  readonly written: (
+    answer: Flag | ChangeRequest,
+    applied: (flag: Flag) => string,
+    requested?: string,
+  ) => void;
 }
 
 /**
@@ -88,6 +98,8 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     },
     [onSaved],
   );
+
+  const requested = useCallback(() => setGeneration((g) => g + 1), []);
 
   const reloadOtherVersion = useCallback(() => {
     setProblem(undefined);
@@ -133,8 +145,8 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
       if (isChangeRequest(next)) {
         // Nothing was written: the change waits for approvals (docs/product.md §10), listed on this page.
         setDraft(initial);
-        setGeneration((g) => g + 1);
-        toast(`Change request sent: it needs ${next.requiredApprovals} approval(s) before it is applied.`);
+        requested();
+        toast(requestSent(next));
       } else {
         saved(next);
         toast(`Saved ${next.name}.`);
@@ -170,7 +182,16 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     stale,
     reloadOtherVersion,
     saved,
-    requested: () => setGeneration((g) => g + 1),
+    requested,
+    written: (answer, applied, requestedWords) => {
+      if (isChangeRequest(answer)) {
+        toast(requestedWords ?? requestSent(answer));
+        requested();
+      } else {
+        saved(answer);
+        toast(applied(answer));
+      }
+    },
   };
 }
 
@@ -182,3 +203,7 @@ export function useReloadOnSave(generation: number, reload: () => void): void {
     else if (generation > 0) reload();
   }, [generation, reload]);
 }
+
+/** What the page says when a write became a change request: nothing changed yet. */
+export const requestSent = (request: ChangeRequest): string =>
+  `Change request sent: it needs ${request.requiredApprovals} approval(s) before it is applied.`;
