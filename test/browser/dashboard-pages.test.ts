@@ -176,6 +176,13 @@ describeInChromium(
       ['segment', '/projects/shop/segments', 'Who is in it'],
       ['environments', '/projects/shop/environments', 'Staging'],
       ['playground', '/projects/shop/playground', 'Evaluate'],
+      [
+        'user-view',
+        `/projects/shop/user-view?environment=production&context=${encodeURIComponent(
+          JSON.stringify({ targetingKey: 'user-42', country: 'NL', plan: 'pro', seats: 12 }),
+        )}`,
+        'Flags for user-42 in Production',
+      ],
       ['audit-log', '/projects/shop/audit-log', 'flag.updated'],
       ['api-keys', '/projects/shop/settings/api-keys', 'checkout service'],
       ['webhooks', '/projects/shop/settings/webhooks', 'https://203.0.113.10/hooks/flagstaff'],
@@ -208,6 +215,13 @@ describeInChromium(
         await page.getByRole('button', { name: 'Show deliveries' }).click();
         await page.getByText('Nothing sent yet').waitFor();
       }
+      if (name === 'user-view') {
+        // The address holds the user: the flags come without typing, each with what decided it.
+        await page
+          .getByRole('row', { name: /New checkout/ })
+          .getByText('Dutch pro customers first')
+          .waitFor();
+      }
       if (name === 'playground') {
         await chooseFlag(page, 'new-checkout');
         await page
@@ -223,7 +237,7 @@ describeInChromium(
     /** Each page, for the README (FLAGSTAFF_SCREENSHOTS=1). */
     function shot(page: Page, name: string): Promise<void> {
       // Long editors are shown whole; the other pages as the screen shows them.
-      const fullPage = ['flag', 'flag-rollout', 'segment'].includes(name);
+      const fullPage = ['flag', 'flag-rollout', 'segment', 'user-view'].includes(name);
       return saveScreenshot(name, (path) => page.screenshot({ path, fullPage }));
     }
 
