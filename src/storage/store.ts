@@ -192,9 +192,15 @@ export interface ReadOptions {
   readonly forUpdate?: boolean;
 }
 
+/** Which of a project's segments a list keeps. */
+export interface SegmentFilter {
+  /** Key or name contains this text (case-insensitive). */
+  readonly q?: string | undefined;
+}
+
 /** Segments of a project. */
 export interface SegmentStore {
-  listSegments(projectId: string, page: PageRequest): Promise<Page<Segment>>;
+  listSegments(projectId: string, filter: SegmentFilter, page: PageRequest): Promise<Page<Segment>>;
   /** Every segment of a project, key order. */
   allSegments(projectId: string): Promise<readonly Segment[]>;
   findSegmentById(id: string, options?: ReadOptions): Promise<Segment | undefined>;

@@ -60,16 +60,27 @@ export const followMainNavigation = (page: Page, name: string): Promise<void> =>
   page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
 
 /**
- * Chooses the flag `key` in the flag picker labelled `label` (pages/flag-picker.tsx), within `scope`,
- * as a person would: types its key and takes its choice, "Name (key)", once the search offers it.
- * A flag already chosen is left so.
+ * Chooses the item `key` in the picker of a project's flags or segments labelled `label`
+ * (pages/project-list-picker.tsx), within `scope`, as a person would: types its key and takes its
+ * choice, "Name (key)", once the search offers it. An item already chosen is left so.
  */
-export async function chooseFlag(scope: Page | Locator, key: string, label = 'Flag'): Promise<void> {
+async function chooseByKey(scope: Page | Locator, label: string, key: string): Promise<void> {
   const field = scope.getByRole('combobox', { name: label, exact: true });
   if ((await field.inputValue()) === key) return;
   await field.fill(key);
   await scope.getByRole('option', { name: `(${key})` }).click();
 }
+
+/** Chooses the flag `key` in the flag picker labelled `label` (pages/flag-picker.tsx). */
+export const chooseFlag = (scope: Page | Locator, key: string, label = 'Flag'): Promise<void> =>
+  chooseByKey(scope, label, key);
+
+/** The segment picker's label in a flag's targeting rule (pages/flag/rule-editor.tsx). */
+export const RULE_SEGMENTS = 'If the user is in every one of these segments';
+
+/** Chooses the segment `key` in a targeting rule's segment picker, within the rule `scope`; "Add segment" adds it. */
+export const chooseRuleSegment = (scope: Locator, key: string): Promise<void> =>
+  chooseByKey(scope, RULE_SEGMENTS, key);
 
 /** Waits for the toast that says `text`. */
 export const waitForToast = (page: Page, text: string | RegExp): Promise<void> =>

@@ -4,6 +4,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import {
+  chooseRuleSegment,
   type DashboardBrowser,
   describeInChromium,
   followMainNavigation,
@@ -94,7 +95,7 @@ describeInChromium('the dashboard in Chromium, as a new user', () => {
     await page.getByRole('button', { name: 'Add rule' }).click();
     const rule = page.getByRole('listitem', { name: 'Rule 1' });
     await rule.getByLabel('Description').fill('Dutch pro customers first');
-    await rule.getByLabel('If the user is in every one of these segments').selectOption('beta-nl');
+    await chooseRuleSegment(rule, 'beta-nl');
     await rule.getByRole('button', { name: 'Add segment' }).click();
     await rule.getByLabel('Variant', { exact: true }).selectOption('on');
     await page

@@ -2,7 +2,13 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { flagBody } from '../support/requests.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  chooseRuleSegment,
+  type DashboardBrowser,
+  describeInChromium,
+  RULE_SEGMENTS,
+  startDashboardBrowser,
+} from './dashboard-support.ts';
 
 // The flag editor's traps (decisions 0603–0605), as a person meets them: an empty rule that would serve
 // everyone, renamed variants that blocked saving, weights that read as percentages, and
@@ -59,7 +65,7 @@ describeInChromium(
       // A segment chosen in the picker but never added with the button is still saved.
       await page.getByRole('button', { name: 'Add rule' }).click();
       const first = page.getByRole('listitem', { name: 'Rule 1' });
-      await first.getByLabel('If the user is in every one of these segments').selectOption('beta');
+      await chooseRuleSegment(first, 'beta');
       await first.getByText('Saving adds beta too').waitFor();
       await first.getByLabel('Variant', { exact: true }).selectOption('on');
       await save(page);
@@ -77,7 +83,7 @@ describeInChromium(
       const second = page.getByRole('listitem', { name: 'Rule 2' });
       await second.getByLabel('Variant', { exact: true }).selectOption('on');
       await save(page);
-      const picker = second.getByLabel('If the user is in every one of these segments');
+      const picker = second.getByLabel(RULE_SEGMENTS);
       await expect.poll(() => picker.getAttribute('aria-invalid')).toBe('true');
       const describedBy = (await picker.getAttribute('aria-describedby')) ?? '';
       const message = page.locator(`[id="${describedBy.split(' ').at(-1)}"]`);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { manyFlagKey, storeManyFlags } from '../support/many-flags.ts';
+import { manyFlagKey, manySegmentKey, storeManyFlags, storeManySegments } from '../support/many-flags.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 import { expectValidationFailed } from '../support/validation-failed.ts';
 
 // The flag list and the audit log page both ways with a count (docs/decisions/1800-paged-lists.md),
-// filter in the database (1801), and show a page of flags in every environment at once (1802).
+// filter in the database (1801), and show a page of flags in every environment at once (1802);
+// the segment list pages and searches as the flag list does (1844).
 
 const ENVIRONMENTS = ['development', 'staging', 'production'];
 /** Made long ago and never evaluated: stale in every environment. */
@@ -135,6 +136,25 @@ describeEachDatabase('paged lists over the API', (database) => {
       path: 'querystring:/before',
       message: 'must not be given with cursor: a page is either after one cursor or before another',
     });
+  });
+
+  it('pages the segments both ways with their total, and searches their keys and names', async () => {
+    const project = await server.call('GET', '/v1/projects/big');
+    const segmentKeys = Array.from({ length: 30 }, (_, i) => manySegmentKey(i, 2));
+    await storeManySegments(server.store, project.body.id, segmentKeys.length, (i) => manySegmentKey(i, 2));
+    const first = await server.call('GET', '/v1/projects/big/segments?limit=20');
+    expect([keysOf(first), countOf(first)]).toEqual([segmentKeys.slice(0, 20), ['30', '0']]);
+    const second = await server.call('GET', linkOf(first, 'next') as string);
+    expect([keysOf(second), countOf(second)]).toEqual([segmentKeys.slice(20), ['30', '20']]);
+    const back = await server.call('GET', linkOf(second, 'prev') as string);
+    expect(back.body).toEqual(first.body);
+
+    // "Segment 2" is the name of segment-02 and of segment-20 … segment-29.
+    const searched = await server.call('GET', '/v1/projects/big/segments?q=sEgMeNt%202&limit=5');
+    expect(countOf(searched)).toEqual(['11', '0']);
+    expect(keysOf(searched)).toEqual(['segment-02', 'segment-20', 'segment-21', 'segment-22', 'segment-23']);
+    const wildcard = await server.call('GET', '/v1/projects/big/segments?q=_');
+    expect([keysOf(wildcard), countOf(wildcard)]).toEqual([[], ['0', '0']]);
   });
 
   it('pages the audit log from newest to oldest and back, with its total', async () => {

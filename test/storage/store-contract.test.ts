@@ -1130,13 +1130,30 @@ describeEachDatabase('Store contract', (database) => {
     for (const key of keys) await store.insertSegment(aSegment(project.id, key));
     await store.insertSegment(aSegment(other.project.id, 'other'));
 
-    const pages = await everyPage((page) => store.listSegments(project.id, page), 2);
+    const pages = await everyPage((page) => store.listSegments(project.id, {}, page), 2);
 
     expect(pages.map((p) => p.items.length)).toEqual([2, 2, 1]);
     expect(pages.map((p) => p.nextCursor !== undefined)).toEqual([true, true, false]);
     expect(pages.flatMap((p) => p.items.map((s) => s.key))).toEqual(sorted(keys));
     expect((await store.allSegments(project.id)).map((s) => s.key)).toEqual(sorted(keys));
   });
+
+  it.each([
+    ['cHeCkOuT', ['basket', 'new-Checkout']],
+    ['Ärger', ['umlauts']],
+    ['%', ['a_b']],
+    ['k\\s', ['plain']],
+  ])(
+    'filters segments as it does flags, by text in the key or the name (any case, wildcards literal): %j finds %j',
+    async (q, keys) => {
+      const { project } = await givenProject(store, 'checkout');
+      for (const [key, name] of Object.entries(SEARCHED_FLAGS)) {
+        await store.insertSegment(aSegment(project.id, key, { name }));
+      }
+      const page = await store.listSegments(project.id, { q }, { limit: 10, counted: true });
+      expect([page.items.map((s) => s.key), page.total]).toEqual([keys, keys.length]);
+    },
+  );
 
   // API keys
 

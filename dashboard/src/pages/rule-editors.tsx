@@ -1,8 +1,9 @@
 import { LIST_OPERATORS, OPERATORS, type Operator, UNARY_OPERATORS } from '../../../src/domain/segment.ts';
 import type { ApiError } from '../api.ts';
-import { Field, fieldId, InlineError, Options, SelectField, sourceOf, TextField } from '../kit/field.tsx';
+import { Field, fieldId, InlineError, SelectField, sourceOf, TextField } from '../kit/field.tsx';
 import { type ConditionDraft, DATE_OPERATORS, NUMERIC_OPERATORS, newCondition } from './condition-draft.ts';
 import { OPERATOR_LABELS } from './rule-words.ts';
+import { SegmentField } from './segment-field.tsx';
 
 /** The value's input for an operator: a number, a date and time, or text that is not spell-checked. */
 const valueInputOf = (operator: Operator) =>
@@ -18,7 +19,7 @@ const OPERATOR_CHOICES = OPERATORS.map((o) => [o, OPERATOR_LABELS[o]] as const);
 function ConditionRow({
   condition,
   path,
-  segments,
+  notSegment,
   problem,
   onChange,
   onRemove,
@@ -28,7 +29,7 @@ function ConditionRow({
   noun: string;
   condition: ConditionDraft;
   path: string;
-  segments: readonly string[];
+  notSegment: string | undefined;
   problem?: ApiError | undefined;
   onChange: (c: ConditionDraft) => void;
   onRemove: () => void;
@@ -37,15 +38,16 @@ function ConditionRow({
   const label = `${noun} ${position}`;
   const legend = `${noun[0]?.toUpperCase()}${noun.slice(1)} ${position}`;
   if (condition.type === 'segment') {
-    const fields = sourceOf(condition, onChange, problem, path);
     return (
       <fieldset className="condition">
         <legend className="visually-hidden">{legend}</legend>
-        <SelectField
-          of={fields}
-          name="segment"
+        <SegmentField
           label="User is in segment"
-          choices={[['', 'Choose a segment'], ...segments]}
+          path={`${path}/segment`}
+          problem={problem}
+          value={condition.segment}
+          excluding={notSegment === undefined ? [] : [notSegment]}
+          onChoose={(segment) => onChange({ ...condition, segment: segment.key })}
         />
         <NegateBox condition={condition} onChange={onChange} label={label} />
         <button type="button" className="btn subtle" onClick={onRemove} aria-label={`Remove ${label}`}>
@@ -119,12 +121,12 @@ function NegateBox({
   );
 }
 
-/** A list of conditions; segment references only where `segments` are offered. */
+/** A list of conditions; segment references only where `allowSegments`. */
 export function ConditionsEditor({
   conditions,
   onChange,
   path,
-  segments,
+  notSegment,
   problem,
   allowSegments,
   noun = 'condition',
@@ -134,7 +136,8 @@ export function ConditionsEditor({
   conditions: readonly ConditionDraft[];
   onChange: (conditions: ConditionDraft[]) => void;
   path: string;
-  segments: readonly string[];
+  /** The segment whose rules these are: not offered, as a segment cannot be in itself. */
+  notSegment?: string | undefined;
   problem?: ApiError | undefined;
   allowSegments: boolean;
 }) {
@@ -149,7 +152,7 @@ export function ConditionsEditor({
           noun={noun}
           condition={c}
           path={`${path}/${i}`}
-          segments={segments}
+          notSegment={notSegment}
           problem={problem}
           onChange={(next) => onChange(conditions.map((x, j) => (j === i ? next : x)))}
           onRemove={() => onChange(conditions.filter((_, j) => j !== i))}
@@ -173,11 +176,13 @@ export function ConditionsEditor({
   );
 }
 
-/** Choose segments: the chosen ones as removable chips, the others in a list to add from. */
+/**
+ * Choose segments: the chosen ones as removable chips, another found by searching (however many
+ * the project has, docs/decisions/1844) and then added.
+ */
 export function SegmentPicker({
   chosen,
   pick,
-  available,
   onPick,
   onAdd,
   onRemove,
@@ -186,9 +191,8 @@ export function SegmentPicker({
   label,
 }: {
   chosen: readonly string[];
-  /** Chosen in the list but not yet added; the draft keeps it, and saving adds it. */
+  /** Chosen in the search but not yet added; the draft keeps it, and saving adds it. */
   pick: string;
-  available: readonly string[];
   onPick: (segment: string) => void;
   /** Adds the picked segment (and clears the pick, in the same change). */
   onAdd: (segment: string) => void;
@@ -197,34 +201,22 @@ export function SegmentPicker({
   problem?: ApiError | undefined;
   label: string;
 }) {
-  const rest = available.filter((s) => !chosen.includes(s));
-  // Chosen, then added with a button: a select that acted on change would add a segment for
-  // every arrow key pressed on it. A choice left unadded is added on save (decision 0603).
+  // Chosen, then added with a button, as the select before it was: a choice is a step of its own,
+  // easy to change before it is added. A choice left unadded is added on save (decision 0603).
   const add = () => {
     if (pick !== '') onAdd(pick);
   };
   return (
     <div className="segment-picker">
       <div className="picker-row">
-        <Field label={label} path={path} problem={problem}>
-          {(props) => (
-            <select
-              {...props}
-              value={pick}
-              onChange={(e) => onPick(e.target.value)}
-              disabled={rest.length === 0}
-            >
-              <option value="">
-                {available.length === 0
-                  ? 'No segments in this project'
-                  : rest.length === 0
-                    ? 'Every segment is chosen'
-                    : 'Choose a segment'}
-              </option>
-              <Options choices={rest} />
-            </select>
-          )}
-        </Field>
+        <SegmentField
+          label={label}
+          path={path}
+          problem={problem}
+          value={pick}
+          excluding={chosen}
+          onChoose={(segment) => onPick(segment.key)}
+        />
         <button type="button" className="btn" onClick={add} disabled={pick === ''}>
           Add segment
         </button>

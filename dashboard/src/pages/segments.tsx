@@ -1,6 +1,6 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
-import { ApiError, api, enc, type Segment, type SegmentUsers, useApi } from '../api.ts';
+import { api, enc, type Segment, type SegmentUsers, useApi, usePage } from '../api.ts';
 import { CreateDialog, confirmThen, OpenButton, useForm, useSubmission } from '../kit/dialogs.tsx';
 import {
   DESCRIPTION_HINT,
@@ -12,6 +12,8 @@ import {
   sourceOf,
   TextField,
 } from '../kit/field.tsx';
+import { FilterText } from '../kit/filter-controls.tsx';
+import { Pager } from '../kit/pager.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { useDraft } from '../kit/use-draft.ts';
@@ -19,15 +21,39 @@ import { useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
+import { firstPageWith, type QueryChanges, useUrlQuery } from '../url-query.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
 import { ConditionsEditor } from './rule-editors.tsx';
 
+/** Segments a page of the list shows. */
+const PAGE_SIZE = 100;
+
+/** The page of segments the URL names (docs/decisions/1803): `?q=` searches, `?cursor=`/`?before=` page. */
+function segmentListPath(projectId: string, params: URLSearchParams): string {
+  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  for (const name of ['q', 'cursor', 'before']) {
+    const value = params.get(name)?.trim();
+    if (value) query.set(name, value);
+  }
+  return `/projects/${enc(projectId)}/segments?${query}`;
+}
+
+/**
+ * A project's segments, a page at a time, with a search of their keys and names; the URL holds
+ * both, as the flag list's does (docs/decisions/1844).
+ */
 export function SegmentsPage() {
   const { project } = useProject();
   const { me } = useSession();
-  const segments = useApi<Segment[]>(`/projects/${enc(project.id)}/segments?limit=1000`);
+  const { params, change } = useUrlQuery();
+  const segments = usePage<Segment>(segmentListPath(project.id, params));
   const [creating, setCreating] = useState(false);
   const mayEdit = can(me, 'editor', project);
+  const filters = {
+    query: { q: params.get('q') ?? '' },
+    onChange: (changes: QueryChanges, options?: { replace?: boolean }) =>
+      change(firstPageWith(changes), options),
+  };
   return (
     <>
       <PageTitle
@@ -37,14 +63,15 @@ export function SegmentsPage() {
       </PageTitle>
       <p className="muted">Groups of users, by attributes or by targetingKey, that flag rules can target.</p>
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
+      <search className="filters" aria-label="Filter segments">
+        <FilterText of={filters} name="q" label="Search" type="search" placeholder="Key or name" />
+      </search>
       <ResourceTable
         caption="Segments"
-        of={segments}
-        empty={
-          <Empty title="No segments yet">
-            <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
-          </Empty>
-        }
+        rows={segments.data?.items}
+        error={segments.error}
+        retry={segments.reload}
+        empty={<NoSegments params={params} />}
         columns={[
           {
             header: 'Segment',
@@ -74,7 +101,33 @@ export function SegmentsPage() {
           { header: 'Updated', cell: (s) => <Time at={s.updatedAt} /> },
         ]}
       />
+      <Pager page={segments.data} what="segments" />
     </>
+  );
+}
+
+/** What an empty page of the list says: why nothing matches, or how to begin. */
+function NoSegments({ params }: { params: URLSearchParams }) {
+  const { hrefWith } = useUrlQuery();
+  if (params.get('cursor') || params.get('before'))
+    return (
+      <Empty title="No segments on this page">
+        <p>
+          The segments it showed are gone.{' '}
+          <Link to={hrefWith({ cursor: null, before: null })}>First page</Link>
+        </p>
+      </Empty>
+    );
+  if (params.get('q')?.trim())
+    return (
+      <Empty title="No segment matches">
+        <p>Try another search.</p>
+      </Empty>
+    );
+  return (
+    <Empty title="No segments yet">
+      <p>A segment such as “Beta testers” or “Users in the Netherlands” can be used by every flag.</p>
+    </Empty>
   );
 }
 
@@ -135,38 +188,16 @@ const patchOf = (draft: SegmentDraft) => ({
   excluded: keysOf(draft.excluded),
 });
 
-/** A segment by its key, as every dashboard URL names things (the API's segment paths take ids). */
+/** A segment by its key, as every dashboard URL names things. */
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { project } = useProject();
-  const all = useApi<Segment[]>(`/projects/${enc(project.id)}/segments?limit=1000`);
-  const [saved, setSaved] = useState<Segment>();
-  if (all.error) return <LoadError error={all.error} retry={all.reload} />;
-  if (!all.data) return <Loading what="segment" />;
-  const segment = saved ?? all.data.find((s) => s.key === segmentKey);
-  if (!segment)
-    return (
-      <LoadError
-        error={new ApiError(404, { detail: `There is no segment “${segmentKey}” in ${project.name}.` })}
-      />
-    );
-  return (
-    <SegmentEditor
-      segment={segment}
-      others={all.data.filter((s) => s.id !== segment.id).map((s) => s.key)}
-      onSaved={setSaved}
-    />
-  );
+  const segment = useApi<Segment>(`/projects/${enc(project.id)}/segments/${enc(segmentKey)}`);
+  if (segment.error) return <LoadError error={segment.error} retry={segment.reload} />;
+  if (!segment.data) return <Loading what="segment" />;
+  return <SegmentEditor segment={segment.data} onSaved={segment.setData} />;
 }
 
-function SegmentEditor({
-  segment,
-  others,
-  onSaved,
-}: {
-  segment: Segment;
-  others: readonly string[];
-  onSaved: (s: Segment) => void;
-}) {
+function SegmentEditor({ segment, onSaved }: { segment: Segment; onSaved: (s: Segment) => void }) {
   const { project } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(segment), [segment]);
@@ -233,7 +264,7 @@ function SegmentEditor({
           conditions={draft.rules}
           onChange={(rules) => setDraft({ ...draft, rules })}
           path="/rules"
-          segments={others}
+          notSegment={segment.key}
           problem={problem}
           allowSegments
           noun="rule"

@@ -22,6 +22,7 @@ import {
   Key,
   ProjectParams,
   RestoreSchema,
+  SearchQuery,
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -75,7 +76,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         ...CountedPageQuery,
         environment: EnvironmentQuery,
         tag: Type.Optional(Key),
-        q: Type.Optional(Type.String({ maxLength: 200 })),
+        q: SearchQuery,
         archived: Type.Optional(Type.Boolean()),
         stale: Type.Optional(
           Type.Boolean({

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
-  pageOf,
+  countedPageOf,
   sendGatedDelete,
   sendGatedWrite,
   sendListed,
@@ -11,7 +11,14 @@ import {
 } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
-import { Closed, Key, ProjectParams, paged, RestoreSchema } from '../schemas/common.ts';
+import {
+  Closed,
+  CountedPageQuery,
+  Key,
+  ProjectParams,
+  RestoreSchema,
+  SearchQuery,
+} from '../schemas/common.ts';
 import {
   CreateSegmentSchema,
   PatchSegmentSchema,
@@ -43,12 +50,20 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     '/projects/:projectId/segments',
     describe("List a project's segments", {
       params: ProjectParams,
-      ...paged(SegmentSchema),
+      description:
+        'Pages both ways, as the flag list does: `Link` rel="next" and rel="prev", with `X-Total-Count` (the segments that match, on every page) and `X-Page-Offset` (how many come before this page).',
+      querystring: Closed({ ...CountedPageQuery, q: SearchQuery }),
+      200: Type.Array(SegmentSchema),
       config: access('viewer', PROJECT),
     }),
     async (request, reply) =>
       sendListed(request, reply, (actor) =>
-        services.segments.list(actor, request.params.projectId, pageOf(request.query)),
+        services.segments.list(
+          actor,
+          request.params.projectId,
+          { q: request.query.q },
+          countedPageOf(request.query),
+        ),
       ),
   );
 

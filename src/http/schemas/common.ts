@@ -42,6 +42,11 @@ export const CountedPageQuery = {
   ),
 };
 
+/** A list's text search: the items whose key or name contains it, ignoring case. */
+export const SearchQuery = Type.Optional(
+  Type.String({ maxLength: 200, description: 'Only those whose key or name contains this text (any case).' }),
+);
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(),

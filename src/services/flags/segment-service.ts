@@ -6,7 +6,7 @@ import type { RuleInput } from '../../domain/schemas/rules.ts';
 import type { CreateSegmentInput, SegmentPatch } from '../../domain/schemas/segment-input.ts';
 import { type Rule, type Segment, segmentsNamedBy } from '../../domain/segment.ts';
 import { findSegmentCycle } from '../../evaluation/segments.ts';
-import type { FlagStore, Page, PageRequest, ReadOptions } from '../../storage/store.ts';
+import type { FlagStore, Page, PageRequest, ReadOptions, SegmentFilter } from '../../storage/store.ts';
 import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
@@ -36,9 +36,14 @@ export class SegmentService {
     this.#deps = deps;
   }
 
-  async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<Segment>> {
+  async list(
+    actor: Actor,
+    projectIdOrKey: string,
+    filter: SegmentFilter,
+    page: PageRequest,
+  ): Promise<Page<Segment>> {
     const project = await accessProject(this.#deps.store, actor, projectIdOrKey, 'viewer');
-    return this.#deps.store.listSegments(project.id, page);
+    return this.#deps.store.listSegments(project.id, filter, page);
   }
 
   async get(actor: Actor, segmentId: string): Promise<Segment> {

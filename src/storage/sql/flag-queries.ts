@@ -2,6 +2,7 @@ import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { EnabledFilter, FlagStore, SegmentStore, StaleFilter } from '../store.ts';
 import type { Database } from './database.ts';
+import { keyOrNameContains } from './key-or-name-contains.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
 import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
@@ -122,17 +123,7 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
     listFlags(projectId, filter, page) {
       let query = db.selectFrom('flags').selectAll().where('project_id', '=', projectId);
       if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
-      if (filter.q) {
-        // Lowered by the database on both sides: SQLite's lower() folds ASCII only, so lowering
-        // the text in JavaScript made names with capitals such as 'Ä' unfindable there.
-        const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        query = query.where((eb) =>
-          eb.or([
-            eb(eb.fn('lower', ['key']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
-            eb(eb.fn('lower', ['name']), 'like', sql<string>`lower(${pattern}) escape '\\'`),
-          ]),
-        );
-      }
+      if (filter.q) query = query.where(keyOrNameContains(filter.q));
       if (filter.tag) {
         // Tags are a JSON array of strings: match the quoted element exactly. Not LIKE, which
         // ignores case on SQLite; replace() is case-sensitive on both databases.

@@ -1,4 +1,5 @@
 import type { SegmentStore } from '../store.ts';
+import { keyOrNameContains } from './key-or-name-contains.ts';
 import { segmentFromRow, segmentToRow } from './rows.ts';
 import { findOne, locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
@@ -7,13 +8,13 @@ import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 export function segmentQueries(context: SqlContext): SegmentStore {
   const { db } = context;
   return {
-    listSegments: (projectId, page) =>
-      paged(
-        db.selectFrom('segments').selectAll().where('project_id', '=', projectId),
-        { column: 'key', direction: 'asc', of: (r) => r.key },
-        page,
-        (rows) => rows.map(segmentFromRow),
-      ),
+    listSegments(projectId, filter, page) {
+      let query = db.selectFrom('segments').selectAll().where('project_id', '=', projectId);
+      if (filter.q) query = query.where(keyOrNameContains(filter.q));
+      return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
+        rows.map(segmentFromRow),
+      );
+    },
 
     async allSegments(projectId) {
       return (await allOfProject(db, 'segments', projectId, 'key')).map(segmentFromRow);

@@ -1,4 +1,4 @@
-import { enc, type Flag, type Segment, useApi } from '../../api.ts';
+import { enc, type Flag, useApi } from '../../api.ts';
 import { SaveBar } from '../../kit/save-bar.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Loading } from '../../ui.tsx';
@@ -18,17 +18,9 @@ import { useFlagEditor } from './use-flag-editor.ts';
 export function FlagPage({ flagKey }: { flagKey: string }) {
   const { project } = useProject();
   const flag = useApi<Flag>(`/projects/${enc(project.id)}/flags/${enc(flagKey)}`);
-  const segments = useApi<Segment[]>(`/projects/${enc(project.id)}/segments?limit=1000`);
   if (flag.error) return <LoadError error={flag.error} retry={flag.reload} />;
-  if (!flag.data || !segments.data) return <Loading what="flag" />;
-  return (
-    <FlagSections
-      flag={flag.data}
-      segments={segments.data.map((s) => s.key)}
-      onSaved={flag.setData}
-      reload={flag.reload}
-    />
-  );
+  if (!flag.data) return <Loading what="flag" />;
+  return <FlagSections flag={flag.data} onSaved={flag.setData} reload={flag.reload} />;
 }
 
 /**
@@ -37,12 +29,10 @@ export function FlagPage({ flagKey }: { flagKey: string }) {
  */
 function FlagSections({
   flag,
-  segments,
   onSaved,
   reload,
 }: {
   flag: Flag;
-  segments: readonly string[];
   onSaved: (flag: Flag) => void;
   reload: () => void;
 }) {
@@ -51,7 +41,7 @@ function FlagSections({
     <>
       <FlagHeader editor={editor} />
       <ChangeRequestsSection editor={editor} />
-      <TargetingSection editor={editor} segments={segments} />
+      <TargetingSection editor={editor} />
       <PrerequisitesSection editor={editor} />
       <EnvironmentCompareSection editor={editor} />
       <ScheduledChangesSection editor={editor} />

@@ -19,7 +19,6 @@ export function RuleEditor({
   count,
   path,
   variants,
-  segments,
   problem,
   onChange,
   onMove,
@@ -30,7 +29,6 @@ export function RuleEditor({
   count: number;
   path: string;
   variants: readonly VariantDraft[];
-  segments: readonly string[];
   problem?: ApiError | undefined;
   onChange: (rule: RuleDraft) => void;
   onMove: (to: number) => void;
@@ -81,7 +79,6 @@ export function RuleEditor({
             label="If the user is in every one of these segments"
             chosen={rule.segments}
             pick={rule.pick}
-            available={segments}
             path={`${path}/segments`}
             problem={problem}
             onPick={(pick) => onChange({ ...rule, pick })}
@@ -94,7 +91,6 @@ export function RuleEditor({
           <ConditionsEditor
             conditions={rule.conditions}
             path={`${path}/conditions`}
-            segments={segments}
             problem={problem}
             allowSegments={false}
             onChange={(conditions) => onChange({ ...rule, conditions })}

@@ -17,7 +17,7 @@ interface PanelPart {
 }
 
 /** Per environment: the switch, the off variant, individual targets, rules and the default. */
-export function TargetingSection({ editor, segments }: { editor: FlagEditor; segments: readonly string[] }) {
+export function TargetingSection({ editor }: { editor: FlagEditor }) {
   const { environment } = editor;
   const current = editor.draft.environments[environment];
   const part = current && { editor, current, base: `/environments/${environment}` };
@@ -34,7 +34,7 @@ export function TargetingSection({ editor, segments }: { editor: FlagEditor; seg
           ) : (
             <>
               <IndividualTargets {...part} />
-              <Rules {...part} segments={segments} />
+              <Rules {...part} />
             </>
           )}
           <DefaultServe {...part} />
@@ -186,7 +186,7 @@ function IndividualTargets({ editor, current, base }: PanelPart) {
 }
 
 /** The rules in order (the first that matches decides): edit, move, remove, add. */
-function Rules({ editor, current, base, segments }: PanelPart & { segments: readonly string[] }) {
+function Rules({ editor, current, base }: PanelPart) {
   const { problem, draft, changeEnvironment } = editor;
   const { rules } = current;
   const move = (from: number, to: number) => {
@@ -209,7 +209,6 @@ function Rules({ editor, current, base, segments }: PanelPart & { segments: read
             count={rules.length}
             path={`${base}/rules/${i}`}
             variants={draft.variants}
-            segments={segments}
             problem={problem}
             onChange={(next) => changeEnvironment({ rules: rules.map((r, j) => (j === i ? next : r)) })}
             onMove={(to) => move(i, to)}
