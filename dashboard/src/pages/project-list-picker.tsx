@@ -5,17 +5,19 @@ import { SearchPicker } from '../kit/search-picker.tsx';
 import { useProject } from '../project.ts';
 
 /** How many items a search offers: a screenful to choose from; more letters find the others. */
-const OFFERED = 20;
+export const OFFERED = 20;
 
-/** What a search found, in words: "3 flags match." */
-const offeredText = (noun: string) => (items: readonly unknown[]) =>
-  items.length === 0
-    ? `No ${noun} matches.`
-    : items.length === 1
-      ? `1 ${noun} matches.`
-      : items.length < OFFERED
-        ? `${items.length} ${noun}s match.`
-        : `The first ${OFFERED} ${noun}s that match: type more of a key or name to find others.`;
+/** What a search found, in words: "3 flags match."; `searched`: what more of to type for others. */
+export const offeredText =
+  (noun: string, searched = 'a key or name') =>
+  (items: readonly unknown[]) =>
+    items.length === 0
+      ? `No ${noun} matches.`
+      : items.length === 1
+        ? `1 ${noun} matches.`
+        : items.length < OFFERED
+          ? `${items.length} ${noun}s match.`
+          : `The first ${OFFERED} ${noun}s that match: type more of ${searched} to find others.`;
 
 /** What a project list's items have that a choice of one of them shows. */
 interface Keyed {
