@@ -131,6 +131,24 @@ export function buildDashboard(): Promise<string> {
   return built;
 }
 
+/**
+ * A page of `ui` at `path`, `width` wide, signed in as the admin, its script errors given to
+ * `watch` (failOnPageErrors). Patient: each test opens pages on a machine shared with other runs.
+ */
+export async function openSignedIn(
+  ui: DashboardBrowser,
+  watch: (page: Page) => void,
+  path: string,
+  width = 1280,
+): Promise<Page> {
+  const { page } = await ui.newPage({ width, height: 900 });
+  watch(page);
+  page.setDefaultTimeout(20_000);
+  await ui.signIn(page);
+  await page.goto(`${ui.server.url}${path}`);
+  return page;
+}
+
 export interface DashboardBrowser {
   readonly server: DashboardServer;
   readonly browser: Browser;

@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
@@ -10,6 +9,7 @@ import {
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
+  openSignedIn,
   startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
@@ -32,17 +32,9 @@ describeInChromium('choosing among 1,200 flags (Chromium)', () => {
   let ui: DashboardBrowser;
   const watch = failOnPageErrors();
   const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
-  const base = () => `${ui.server.url}/projects/many`;
 
-  /** A signed-in page at `path`, its script errors failing the test. */
-  async function open(path: string, width = 1280): Promise<Page> {
-    const { page } = await ui.newPage({ width, height: 900 });
-    watch(page);
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${base()}${path}`);
-    return page;
-  }
+  /** A signed-in page at `path` of the project. */
+  const open = (path: string, width?: number) => openSignedIn(ui, watch, `/projects/many${path}`, width);
 
   beforeAll(async () => {
     ui = await startDashboardBrowser();

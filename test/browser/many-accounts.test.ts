@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { manyAccountEmail, storeManyAccounts } from '../support/many-flags.ts';
@@ -7,6 +6,7 @@ import {
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
+  openSignedIn,
   startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
@@ -27,15 +27,7 @@ describeInChromium('managing 1,050 accounts (Chromium)', () => {
   const watch = failOnPageErrors();
   const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
 
-  /** A signed-in page at `path`, its script errors failing the test. */
-  async function open(path: string, width = 1280): Promise<Page> {
-    const { page } = await ui.newPage({ width, height: 900 });
-    watch(page);
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${ui.server.url}${path}`);
-    return page;
-  }
+  const open = (path: string, width?: number) => openSignedIn(ui, watch, path, width);
 
   /** The organisation audit log with its "Who" search opened on `text`. */
   async function searchWho(text: string, width = 1280) {

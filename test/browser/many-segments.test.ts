@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { manySegmentKey, storeManySegments } from '../support/many-flags.ts';
@@ -8,6 +7,7 @@ import {
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
+  openSignedIn,
   RULE_SEGMENTS,
   startDashboardBrowser,
   waitForToast,
@@ -27,15 +27,8 @@ describeInChromium('choosing among 1,100 segments (Chromium)', () => {
   const watch = failOnPageErrors();
   const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
 
-  /** A signed-in page at `path` of the project, its script errors failing the test. */
-  async function open(path: string, width = 1280): Promise<Page> {
-    const { page } = await ui.newPage({ width, height: 900 });
-    watch(page);
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${ui.server.url}/projects/many${path}`);
-    return page;
-  }
+  /** A signed-in page at `path` of the project. */
+  const open = (path: string, width?: number) => openSignedIn(ui, watch, `/projects/many${path}`, width);
 
   /** The flag page with a new first rule, its segment search opened on `text`. */
   async function searchRuleSegments(text: string, width = 1280) {

@@ -1,7 +1,5 @@
 import { type Account, api } from '../api.ts';
-import { Field } from '../kit/field.tsx';
-import { SearchPicker } from '../kit/search-picker.tsx';
-import { OFFERED, offeredText } from './project-list-picker.tsx';
+import { ListPicker, OFFERED } from './list-picker.tsx';
 
 /**
  * A field that chooses one person, however many accounts there are: typing searches their emails
@@ -26,19 +24,17 @@ export function AccountPicker({
     return api<Account[]>('GET', `/accounts?${query}`);
   };
   return (
-    <Field label={label} path={path} className="inline">
-      {(props) => (
-        <SearchPicker
-          {...props}
-          value={value}
-          search={search}
-          textOf={(account) => account.email}
-          show={(account) => `${account.name} (${account.email})`}
-          describe={offeredText('account', 'an email or name')}
-          listLabel="Matching accounts"
-          onChoose={onChoose}
-        />
-      )}
-    </Field>
+    <ListPicker
+      label={label}
+      path={path}
+      className="inline"
+      value={value}
+      search={search}
+      textOf={(account) => account.email}
+      show={(account) => `${account.name} (${account.email})`}
+      noun="account"
+      searched="an email or name"
+      onChoose={onChoose}
+    />
   );
 }

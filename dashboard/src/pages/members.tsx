@@ -13,9 +13,9 @@ import {
 } from '../api.ts';
 import { confirmThen, OpenButton } from '../kit/dialogs.tsx';
 import { ErrorSummary } from '../kit/field.tsx';
-import { FilterText } from '../kit/filter-controls.tsx';
+import { ListSearch, type QueryFilters } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
-import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, itemsOf, ResourceTable } from '../kit/resource-table.tsx';
 import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { useSession } from '../session.ts';
 import { CopyButton, Empty, PageTitle, Time, toast } from '../ui.tsx';
@@ -126,21 +126,17 @@ function AccountsSection({
   onProblem,
 }: ListProps & {
   accounts: Loaded<Page<Account>>;
-  search: ReturnType<typeof useUrlSearch>['search'];
+  search: QueryFilters<{ readonly q: string }>;
   onEdit: (account: Account) => void;
   onLink: (link: OneTimeLinkProps) => void;
 }) {
   return (
     <section aria-labelledby="accounts-title">
       <h2 id="accounts-title">Accounts</h2>
-      <search className="filters" aria-label="Filter accounts">
-        <FilterText of={search} name="q" label="Search" type="search" placeholder="Email or name" />
-      </search>
+      <ListSearch of={search} what="accounts" placeholder="Email or name" />
       <ResourceTable
         caption="Accounts"
-        rows={accounts.data?.items}
-        error={accounts.error}
-        retry={accounts.reload}
+        of={itemsOf(accounts)}
         empty={<Empty title={search.query.q.trim() ? 'No account matches' : 'No accounts'} />}
         columns={[
           { header: 'Name', className: 'strong', cell: (a) => <AccountName account={a} /> },

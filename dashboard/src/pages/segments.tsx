@@ -12,9 +12,9 @@ import {
   sourceOf,
   TextField,
 } from '../kit/field.tsx';
-import { FilterText } from '../kit/filter-controls.tsx';
+import { ListSearch } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { itemsOf, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { useDraft } from '../kit/use-draft.ts';
 import { useProject } from '../project.ts';
@@ -51,14 +51,10 @@ export function SegmentsPage() {
       </PageTitle>
       <p className="muted">Groups of users, by attributes or by targetingKey, that flag rules can target.</p>
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
-      <search className="filters" aria-label="Filter segments">
-        <FilterText of={search} name="q" label="Search" type="search" placeholder="Key or name" />
-      </search>
+      <ListSearch of={search} what="segments" placeholder="Key or name" />
       <ResourceTable
         caption="Segments"
-        rows={segments.data?.items}
-        error={segments.error}
-        retry={segments.reload}
+        of={itemsOf(segments)}
         empty={<NoSegments params={params} />}
         columns={[
           {
