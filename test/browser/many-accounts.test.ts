@@ -1,15 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callAsAdmin } from '../support/call-as-admin.ts';
+import { expect, it } from 'vitest';
 import { manyAccountEmail, storeManyAccounts } from '../support/many-flags.ts';
-import { failOnPageErrors } from '../support/page-errors.ts';
-import {
-  type DashboardBrowser,
-  describeInChromium,
-  expectAccessible,
-  openSignedIn,
-  startDashboardBrowser,
-  waitForToast,
-} from './dashboard-support.ts';
+import { describeInChromium, expectAccessible, seededDashboard, waitForToast } from './dashboard-support.ts';
 
 // An organisation of more accounts than the account list's largest page (1,000), as single sign-on
 // and SCIM provisioning make them: the Members page searches and pages them, and the audit log's
@@ -22,12 +13,17 @@ const SLOW = 60_000;
 const FAR = { name: 'Person 1030', email: manyAccountEmail(1_030) };
 
 describeInChromium('managing 1,050 accounts (Chromium)', () => {
-  let ui: DashboardBrowser;
-  let farId: string;
-  const watch = failOnPageErrors();
-  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
-
-  const open = (path: string, width?: number) => openSignedIn(ui, watch, path, width);
+  let farId = '';
+  const { call, open } = seededDashboard(async (server) => {
+    await storeManyAccounts(server.store, ACCOUNTS);
+    [{ id: farId }] = await call('GET', `/v1/accounts?q=${FAR.email}`);
+    // The person acts once: they set their password from a reset link, which the log records as theirs.
+    const reset = await call('POST', `/v1/accounts/${farId}/password-reset`);
+    const used = await server.call('POST', '/v1/auth/reset-password', {
+      body: { token: reset.token, password: 'a long enough password' },
+    });
+    expect(used.status).toBe(200);
+  });
 
   /** The organisation audit log with its "Who" search opened on `text`. */
   async function searchWho(text: string, width = 1280) {
@@ -35,19 +31,6 @@ describeInChromium('managing 1,050 accounts (Chromium)', () => {
     await page.getByRole('combobox', { name: 'Who' }).fill(text);
     return page;
   }
-
-  beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    await storeManyAccounts(ui.server.store, ACCOUNTS);
-    [{ id: farId }] = await call('GET', `/v1/accounts?q=${FAR.email}`);
-    // The person acts once: they set their password from a reset link, which the log records as theirs.
-    const reset = await call('POST', `/v1/accounts/${farId}/password-reset`);
-    const used = await ui.server.call('POST', '/v1/auth/reset-password', {
-      body: { token: reset.token, password: 'a long enough password' },
-    });
-    expect(used.status).toBe(200);
-  }, 120_000);
-  afterAll(() => ui?.close());
 
   it(
     'finds an account past the first thousand on the Members page by searching, and changes its role',
