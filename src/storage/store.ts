@@ -92,6 +92,12 @@ export interface AccountFilter {
   readonly projectId?: string | null | undefined;
 }
 
+/** Which accounts a list keeps: those of a scope whose email or name contains a text. */
+export interface AccountSearch extends AccountFilter {
+  /** Email or name contains this text (case-insensitive). */
+  readonly q?: string | undefined;
+}
+
 export interface InvitationFilter extends AccountFilter {
   /** Only invitations neither accepted nor expired at this time. */
   readonly pendingAt?: string | undefined;
@@ -245,7 +251,7 @@ export interface FlagStore extends SegmentStore {
 /** Dashboard accounts, their invitations and their sessions. */
 export interface AccountStore {
   /** Dashboard accounts in creation order. */
-  listAccounts(filter: AccountFilter, page: PageRequest): Promise<Page<StoredAccount>>;
+  listAccounts(filter: AccountSearch, page: PageRequest): Promise<Page<StoredAccount>>;
   findAccountById(id: string): Promise<StoredAccount | undefined>;
   /** `email` lower-cased, as stored. */
   findAccountByEmail(email: string): Promise<StoredAccount | undefined>;

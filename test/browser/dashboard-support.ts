@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { describe, expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import {
   ADMIN_EMAIL,
   ADMIN_KEY,
@@ -14,6 +14,8 @@ import {
   type DashboardServer,
   startDashboardServer,
 } from '../dashboard/support.ts';
+import { callAsAdmin } from '../support/call-as-admin.ts';
+import { failOnPageErrors } from '../support/page-errors.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -129,6 +131,54 @@ export function buildDashboard(): Promise<string> {
     return outDir;
   })();
   return built;
+}
+
+/**
+ * A page of `ui` at `path`, `width` wide, signed in as the admin, its script errors given to
+ * `watch` (failOnPageErrors). Patient: each test opens pages on a machine shared with other runs.
+ */
+export async function openSignedIn(
+  ui: DashboardBrowser,
+  watch: (page: Page) => void,
+  path: string,
+  width = 1280,
+): Promise<Page> {
+  const { page } = await ui.newPage({ width, height: 900 });
+  watch(page);
+  page.setDefaultTimeout(20_000);
+  await ui.signIn(page);
+  await page.goto(`${ui.server.url}${path}`);
+  return page;
+}
+
+/** The admin's API call of a test's setup (callAsAdmin). */
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
+type AdminCall = (method: string, path: string, body?: unknown) => Promise<any>;
+
+/**
+ * Call in a describe of a large organisation's or project's browser tests: a dashboard started
+ * before them and filled by `seed` (through its store, or the `call`s this returns), closed after
+ * them. Gives the admin's API calls (`call`), the server, and signed-in pages (`open`,
+ * openSignedIn) whose script errors fail the test.
+ */
+export function seededDashboard(seed: (server: DashboardServer) => Promise<void>) {
+  let ui: DashboardBrowser | undefined;
+  const watch = failOnPageErrors();
+  const started = (): DashboardBrowser => {
+    if (ui === undefined) throw new Error('The dashboard starts before the tests (beforeAll).');
+    return ui;
+  };
+  const call: AdminCall = (method, path, body) => callAsAdmin(started().server, method, path, body);
+  beforeAll(async () => {
+    ui = await startDashboardBrowser();
+    await seed(ui.server);
+  }, 120_000);
+  afterAll(() => ui?.close());
+  return {
+    call,
+    server: () => started().server,
+    open: (path: string, width?: number) => openSignedIn(started(), watch, path, width),
+  };
 }
 
 export interface DashboardBrowser {

@@ -1,16 +1,12 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
-import { callAsAdmin } from '../support/call-as-admin.ts';
 import { manyFlagKey, storeManyFlags } from '../support/many-flags.ts';
-import { failOnPageErrors } from '../support/page-errors.ts';
 import { WITH_STAGING } from '../support/requests.ts';
 import {
   chooseFlag,
-  type DashboardBrowser,
   describeInChromium,
   expectAccessible,
-  startDashboardBrowser,
+  seededDashboard,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -29,29 +25,13 @@ const FAR = keyOf(1_148);
 const ARCHIVED = keyOf(1_199);
 
 describeInChromium('choosing among 1,200 flags (Chromium)', () => {
-  let ui: DashboardBrowser;
-  const watch = failOnPageErrors();
-  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
-  const base = () => `${ui.server.url}/projects/many`;
-
-  /** A signed-in page at `path`, its script errors failing the test. */
-  async function open(path: string, width = 1280): Promise<Page> {
-    const { page } = await ui.newPage({ width, height: 900 });
-    watch(page);
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${base()}${path}`);
-    return page;
-  }
-
-  beforeAll(async () => {
-    ui = await startDashboardBrowser();
+  const { call, open: openPath } = seededDashboard(async (server) => {
     const project = await call('POST', '/v1/projects', {
       key: 'many',
       name: 'Many',
       environments: WITH_STAGING,
     });
-    await storeManyFlags(ui.server.store, project.id, FLAGS, (i) => ({
+    await storeManyFlags(server.store, project.id, FLAGS, (i) => ({
       archived: keyOf(i) === ARCHIVED,
       environments: {
         ...inEnvironments(
@@ -61,8 +41,10 @@ describeInChromium('choosing among 1,200 flags (Chromium)', () => {
         staging: buildFlagEnvironment({ enabled: i % 7 === 0 }),
       },
     }));
-  }, 120_000);
-  afterAll(() => ui?.close());
+  });
+
+  /** A signed-in page at `path` of the project. */
+  const open = (path: string, width?: number) => openPath(`/projects/many${path}`, width);
 
   it(
     'evaluates in the playground a flag past the first thousand, chosen with the keyboard',

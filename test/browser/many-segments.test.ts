@@ -1,15 +1,11 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callAsAdmin } from '../support/call-as-admin.ts';
+import { expect, it } from 'vitest';
 import { manySegmentKey, storeManySegments } from '../support/many-flags.ts';
-import { failOnPageErrors } from '../support/page-errors.ts';
 import {
   chooseRuleSegment,
-  type DashboardBrowser,
   describeInChromium,
   expectAccessible,
   RULE_SEGMENTS,
-  startDashboardBrowser,
+  seededDashboard,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -23,19 +19,14 @@ const SLOW = 60_000;
 const FAR = manySegmentKey(1_050);
 
 describeInChromium('choosing among 1,100 segments (Chromium)', () => {
-  let ui: DashboardBrowser;
-  const watch = failOnPageErrors();
-  const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
+  const { call, open: openPath } = seededDashboard(async (server) => {
+    const project = await call('POST', '/v1/projects', { key: 'many', name: 'Many' });
+    await storeManySegments(server.store, project.id, SEGMENTS);
+    await call('POST', '/v1/projects/many/flags', { key: 'checkout', name: 'Checkout' });
+  });
 
-  /** A signed-in page at `path` of the project, its script errors failing the test. */
-  async function open(path: string, width = 1280): Promise<Page> {
-    const { page } = await ui.newPage({ width, height: 900 });
-    watch(page);
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${ui.server.url}/projects/many${path}`);
-    return page;
-  }
+  /** A signed-in page at `path` of the project. */
+  const open = (path: string, width?: number) => openPath(`/projects/many${path}`, width);
 
   /** The flag page with a new first rule, its segment search opened on `text`. */
   async function searchRuleSegments(text: string, width = 1280) {
@@ -45,14 +36,6 @@ describeInChromium('choosing among 1,100 segments (Chromium)', () => {
     await rule.getByRole('combobox', { name: RULE_SEGMENTS }).fill(text);
     return { page, rule };
   }
-
-  beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    const project = await call('POST', '/v1/projects', { key: 'many', name: 'Many' });
-    await storeManySegments(ui.server.store, project.id, SEGMENTS);
-    await call('POST', '/v1/projects/many/flags', { key: 'checkout', name: 'Checkout' });
-  }, 120_000);
-  afterAll(() => ui?.close());
 
   it(
     'adds a segment past the first thousand to a rule, which then offers it no more, and saves it',

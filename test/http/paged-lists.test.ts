@@ -1,13 +1,21 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildFlagEnvironment, inEnvironments } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { manyFlagKey, manySegmentKey, storeManyFlags, storeManySegments } from '../support/many-flags.ts';
+import {
+  manyAccountEmail,
+  manyFlagKey,
+  manySegmentKey,
+  storeManyAccounts,
+  storeManyFlags,
+  storeManySegments,
+} from '../support/many-flags.ts';
 import { startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 import { expectValidationFailed } from '../support/validation-failed.ts';
 
 // The flag list and the audit log page both ways with a count (docs/decisions/1800-paged-lists.md),
 // filter in the database (1801), and show a page of flags in every environment at once (1802);
-// the segment list pages and searches as the flag list does (1844).
+// the segment list pages and searches as the flag list does (1844), and the account list by email
+// or name (1846).
 
 const ENVIRONMENTS = ['development', 'staging', 'production'];
 /** Made long ago and never evaluated: stale in every environment. */
@@ -155,6 +163,33 @@ describeEachDatabase('paged lists over the API', (database) => {
     expect(keysOf(searched)).toEqual(['segment-02', 'segment-20', 'segment-21', 'segment-22', 'segment-23']);
     const wildcard = await server.call('GET', '/v1/projects/big/segments?q=_');
     expect([keysOf(wildcard), countOf(wildcard)]).toEqual([[], ['0', '0']]);
+  });
+
+  it('pages the accounts both ways with their total, and searches their emails and names', async () => {
+    await storeManyAccounts(server.store, 30, 2);
+    const emailsOf = (res: TestResponse) =>
+      res.body.map((a: { email: string }) => a.email).filter((e: string) => e.startsWith('person-'));
+    const emails = Array.from({ length: 30 }, (_, i) => manyAccountEmail(i, 2));
+    const all = await server.call('GET', '/v1/accounts?limit=1000');
+    const others = all.body.length - emails.length; // the server's own accounts, made before these
+    const first = await server.call('GET', `/v1/accounts?limit=${others + 20}`);
+    expect([emailsOf(first), countOf(first)]).toEqual([emails.slice(0, 20), [String(others + 30), '0']]);
+    const second = await server.call('GET', linkOf(first, 'next') as string);
+    expect([emailsOf(second), countOf(second)]).toEqual([
+      emails.slice(20),
+      [String(others + 30), String(others + 20)],
+    ]);
+    const back = await server.call('GET', linkOf(second, 'prev') as string);
+    expect(back.body).toEqual(first.body);
+
+    // "Person 2" is the name of person-02 and of person-20 … person-29.
+    const byName = await server.call('GET', '/v1/accounts?q=pErSoN%202&limit=5');
+    expect(countOf(byName)).toEqual(['11', '0']);
+    expect(emailsOf(byName)).toEqual(['02', '20', '21', '22', '23'].map((n) => `person-${n}@example.com`));
+    const byEmail = await server.call('GET', '/v1/accounts?q=ON-07%40EXAMPLE');
+    expect([emailsOf(byEmail), countOf(byEmail)]).toEqual([[manyAccountEmail(7, 2)], ['1', '0']]);
+    const wildcard = await server.call('GET', '/v1/accounts?q=_');
+    expect([emailsOf(wildcard), countOf(wildcard)]).toEqual([[], ['0', '0']]);
   });
 
   it('pages the audit log from newest to oldest and back, with its total', async () => {

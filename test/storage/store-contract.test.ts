@@ -1398,6 +1398,26 @@ describeEachDatabase('Store contract', (database) => {
     expect((await store.listAccounts({}, { limit: 10 })).items).toHaveLength(4);
   });
 
+  it.each([
+    ['cHeCkOuT', ['new-Checkout', 'basket']],
+    ['Ärger', ['umlauts']],
+    ['%', ['a_b']],
+    ['k\\s', ['plain']],
+    ['AXB@', ['axb']],
+  ])(
+    'filters accounts of a scope by text in the email or the name (any case, wildcards literal): %j finds %j',
+    async (q, emailNames) => {
+      const { project } = await givenProject(store, 'checkout');
+      for (const [emailName, name] of Object.entries(SEARCHED_FLAGS)) {
+        await store.insertAccount(anAccount({ email: `${emailName}@example.com`, name }));
+      }
+      await store.insertAccount(anAccount({ name: 'Checkout Ärger% k\\s axb@', projectId: project.id }));
+      const page = await store.listAccounts({ projectId: null, q }, { limit: 10, counted: true });
+      const found = page.items.map((a) => a.email.replace('@example.com', ''));
+      expect([found, page.total]).toEqual([emailNames, emailNames.length]);
+    },
+  );
+
   it('updates an account only when the expected version matches, never its creation time', async () => {
     const account = anAccount();
     await store.insertAccount(account);

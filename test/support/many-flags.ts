@@ -1,3 +1,4 @@
+import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import type { Flag } from '../../src/domain/flag.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Store, StoreRoles } from '../../src/storage/store.ts';
@@ -8,6 +9,10 @@ export const manyFlagKey = (i: number, digits = 5) => `flag-${String(i).padStart
 
 /** The key of the i-th of many segments, `segment-00042`: key order is number order. */
 export const manySegmentKey = (i: number, digits = 5) => `segment-${String(i).padStart(digits, '0')}`;
+
+/** The email of the i-th of many accounts, `person-00042@example.com`: creation order is number order. */
+export const manyAccountEmail = (i: number, digits = 5) =>
+  `person-${String(i).padStart(digits, '0')}@example.com`;
 
 /** `count` rows stored in one transaction, as a large project's would be and far faster than through the API. */
 async function storeMany(
@@ -45,5 +50,28 @@ export function storeManySegments(
 ): Promise<void> {
   return storeMany(store, count, (tx, i) =>
     tx.insertSegment(buildSegment(keyOf(i), { id: newId('seg'), projectId, name: `Segment ${i}` })),
+  );
+}
+
+/**
+ * `count` organisation-wide viewer accounts, stored at once in creation order, as an organisation
+ * provisioned over SCIM would hold them: the i-th has the email `manyAccountEmail(i, digits)` and
+ * is named `Person i`. None can sign in with a password.
+ */
+export function storeManyAccounts(store: Store, count: number, digits = 5): Promise<void> {
+  const createdAt = new Date().toISOString();
+  return storeMany(store, count, (tx, i) =>
+    tx.insertAccount({
+      id: newId('acc'),
+      email: manyAccountEmail(i, digits),
+      name: `Person ${i}`,
+      passwordHash: '',
+      role: 'viewer',
+      projectId: null,
+      createdAt,
+      lastLoginAt: null,
+      version: 1,
+      ...LOCAL_ACCOUNT,
+    }),
   );
 }

@@ -103,3 +103,21 @@ export function FilterText<Q>({
     </label>
   );
 }
+
+/** A list's search, its page's one filter: `?q=` over the fields `placeholder` names. */
+export function ListSearch({
+  of,
+  what,
+  placeholder,
+}: {
+  of: QueryFilters<{ readonly q: string }>;
+  /** The list, in words: "segments". */
+  what: string;
+  placeholder: string;
+}) {
+  return (
+    <search className="filters" aria-label={`Filter ${what}`}>
+      <FilterText of={of} name="q" label="Search" type="search" placeholder={placeholder} />
+    </search>
+  );
+}

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { ApiError, Loaded } from '../api.ts';
+import type { ApiError, Loaded, Page } from '../api.ts';
 import { LoadError, Loading } from '../ui.tsx';
 import { ErrorSummary } from './field.tsx';
 
@@ -37,6 +37,15 @@ export function TableHead({ headers }: { headers: readonly ReactNode[] }) {
 }
 
 /** Rows are told apart by their id (every resource the API lists has one), or else by `rowKey`. */
+/** A loaded page of a list (usePage) as a table's `of`: the page's items, its error and how to retry. */
+export const itemsOf = <T,>(
+  page: Loaded<Page<T>>,
+): Pick<Loaded<readonly T[]>, 'data' | 'error' | 'reload'> => ({
+  data: page.data?.items,
+  error: page.error,
+  reload: page.reload,
+});
+
 type RowKey<T> = T extends { readonly id: string }
   ? { rowKey?: (row: T) => string }
   : { rowKey: (row: T) => string };

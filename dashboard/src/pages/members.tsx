@@ -6,12 +6,17 @@ import {
   enc,
   type Invitation,
   type Loaded,
+  type Page,
   type Project,
   useApi,
+  usePage,
 } from '../api.ts';
 import { confirmThen, OpenButton } from '../kit/dialogs.tsx';
 import { ErrorSummary } from '../kit/field.tsx';
-import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { ListSearch, type QueryFilters } from '../kit/filter-controls.tsx';
+import { Pager } from '../kit/pager.tsx';
+import { actionsColumn, itemsOf, ResourceTable } from '../kit/resource-table.tsx';
+import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { useSession } from '../session.ts';
 import { CopyButton, Empty, PageTitle, Time, toast } from '../ui.tsx';
 import { EditAccountDialog, InviteDialog } from './member-dialogs.tsx';
@@ -31,9 +36,17 @@ function signsInWith(account: Account) {
   return account.externalId === null ? 'Password' : 'SSO (provisioned, not signed in yet)';
 }
 
-/** The people who may sign in, and the invitations not yet accepted. */
+/** Accounts a page of the list shows. */
+const PAGE_SIZE = 100;
+
+/**
+ * The people who may sign in, a page at a time with a search of their emails and names, both in
+ * the URL (docs/decisions/1846); and the invitations not yet accepted.
+ */
 export function MembersPage() {
-  const accounts = useApi<Account[]>('/accounts?limit=1000');
+  const { params, search } = useUrlSearch();
+  const accounts = usePage<Account>(searchedPagePath('/accounts', params, PAGE_SIZE));
+  // Pending invitations are one page: admins make them one at a time and each lapses within 7 days.
   const invitations = useApi<Invitation[]>('/invitations?limit=1000');
   const projects = useApi<Project[]>('/projects?limit=1000');
   const [inviting, setInviting] = useState(false);
@@ -73,6 +86,7 @@ export function MembersPage() {
       <ErrorSummary problem={problem} />
       <AccountsSection
         accounts={accounts}
+        search={search}
         scopeName={scopeName}
         onEdit={setEditing}
         onLink={setLink}
@@ -105,22 +119,25 @@ interface ListProps {
 /** Every account: who, how they sign in, their role and projects, and what an admin may do to it. */
 function AccountsSection({
   accounts,
+  search,
   scopeName,
   onEdit,
   onLink,
   onProblem,
 }: ListProps & {
-  accounts: Loaded<Account[]>;
+  accounts: Loaded<Page<Account>>;
+  search: QueryFilters<{ readonly q: string }>;
   onEdit: (account: Account) => void;
   onLink: (link: OneTimeLinkProps) => void;
 }) {
   return (
     <section aria-labelledby="accounts-title">
       <h2 id="accounts-title">Accounts</h2>
+      <ListSearch of={search} what="accounts" placeholder="Email or name" />
       <ResourceTable
         caption="Accounts"
-        of={accounts}
-        empty={<Empty title="No accounts" />}
+        of={itemsOf(accounts)}
+        empty={<Empty title={search.query.q.trim() ? 'No account matches' : 'No accounts'} />}
         columns={[
           { header: 'Name', className: 'strong', cell: (a) => <AccountName account={a} /> },
           { header: 'Email', cell: (a) => a.email },
@@ -139,6 +156,7 @@ function AccountsSection({
           )),
         ]}
       />
+      <Pager page={accounts.data} what="accounts" />
     </section>
   );
 }

@@ -1,21 +1,7 @@
 import type { ReactNode } from 'react';
 import { type ApiError, api, enc } from '../api.ts';
-import { Field } from '../kit/field.tsx';
-import { SearchPicker } from '../kit/search-picker.tsx';
 import { useProject } from '../project.ts';
-
-/** How many items a search offers: a screenful to choose from; more letters find the others. */
-const OFFERED = 20;
-
-/** What a search found, in words: "3 flags match." */
-const offeredText = (noun: string) => (items: readonly unknown[]) =>
-  items.length === 0
-    ? `No ${noun} matches.`
-    : items.length === 1
-      ? `1 ${noun} matches.`
-      : items.length < OFFERED
-        ? `${items.length} ${noun}s match.`
-        : `The first ${OFFERED} ${noun}s that match: type more of a key or name to find others.`;
+import { ListPicker, OFFERED } from './list-picker.tsx';
 
 /** What a project list's items have that a choice of one of them shows. */
 interface Keyed {
@@ -71,20 +57,18 @@ export function ProjectListPicker<T extends Keyed>({
     return items.filter((item) => !excluding.includes(item.key)).slice(0, OFFERED);
   };
   return (
-    <Field label={label} path={path} problem={problem} className={className}>
-      {(props) => (
-        <SearchPicker
-          {...props}
-          value={value}
-          search={search}
-          textOf={(item) => item.key}
-          show={(item) => `${item.name} (${item.key})`}
-          describe={offeredText(noun)}
-          listLabel={`Matching ${noun}s`}
-          onChoose={onChoose}
-          disabled={disabled}
-        />
-      )}
-    </Field>
+    <ListPicker
+      label={label}
+      path={path}
+      problem={problem}
+      className={className}
+      value={value}
+      search={search}
+      textOf={(item) => item.key}
+      show={(item) => `${item.name} (${item.key})`}
+      noun={noun}
+      onChoose={onChoose}
+      disabled={disabled}
+    />
   );
 }

@@ -12,31 +12,22 @@ import {
   sourceOf,
   TextField,
 } from '../kit/field.tsx';
-import { FilterText } from '../kit/filter-controls.tsx';
+import { ListSearch } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
-import { ResourceTable } from '../kit/resource-table.tsx';
+import { itemsOf, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { useDraft } from '../kit/use-draft.ts';
 import { useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
+import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
-import { firstPageWith, type QueryChanges, useUrlQuery } from '../url-query.ts';
+import { useUrlQuery } from '../url-query.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
 import { ConditionsEditor } from './rule-editors.tsx';
 
 /** Segments a page of the list shows. */
 const PAGE_SIZE = 100;
-
-/** The page of segments the URL names (docs/decisions/1803): `?q=` searches, `?cursor=`/`?before=` page. */
-function segmentListPath(projectId: string, params: URLSearchParams): string {
-  const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
-  for (const name of ['q', 'cursor', 'before']) {
-    const value = params.get(name)?.trim();
-    if (value) query.set(name, value);
-  }
-  return `/projects/${enc(projectId)}/segments?${query}`;
-}
 
 /**
  * A project's segments, a page at a time, with a search of their keys and names; the URL holds
@@ -45,15 +36,12 @@ function segmentListPath(projectId: string, params: URLSearchParams): string {
 export function SegmentsPage() {
   const { project } = useProject();
   const { me } = useSession();
-  const { params, change } = useUrlQuery();
-  const segments = usePage<Segment>(segmentListPath(project.id, params));
+  const { params, search } = useUrlSearch();
+  const segments = usePage<Segment>(
+    searchedPagePath(`/projects/${enc(project.id)}/segments`, params, PAGE_SIZE),
+  );
   const [creating, setCreating] = useState(false);
   const mayEdit = can(me, 'editor', project);
-  const filters = {
-    query: { q: params.get('q') ?? '' },
-    onChange: (changes: QueryChanges, options?: { replace?: boolean }) =>
-      change(firstPageWith(changes), options),
-  };
   return (
     <>
       <PageTitle
@@ -63,14 +51,10 @@ export function SegmentsPage() {
       </PageTitle>
       <p className="muted">Groups of users, by attributes or by targetingKey, that flag rules can target.</p>
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
-      <search className="filters" aria-label="Filter segments">
-        <FilterText of={filters} name="q" label="Search" type="search" placeholder="Key or name" />
-      </search>
+      <ListSearch of={search} what="segments" placeholder="Key or name" />
       <ResourceTable
         caption="Segments"
-        rows={segments.data?.items}
-        error={segments.error}
-        retry={segments.reload}
+        of={itemsOf(segments)}
         empty={<NoSegments params={params} />}
         columns={[
           {

@@ -1,10 +1,28 @@
 import { Type } from 'typebox';
 import { ROLES } from '../../domain/api-key.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendListed, sendNoContent, sendWritten } from '../request-helpers.ts';
+import {
+  actorOf,
+  countedPageOf,
+  pageOf,
+  sendListed,
+  sendNoContent,
+  sendWritten,
+} from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Email, Id, OneOf, Password, paged, Timestamp, Version } from '../schemas/common.ts';
+import {
+  Closed,
+  CountedPageQuery,
+  Email,
+  Id,
+  OneOf,
+  Password,
+  paged,
+  searchQueryOver,
+  Timestamp,
+  Version,
+} from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -123,12 +141,17 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
   app.get(
     '/accounts',
     describe('List dashboard accounts (admin; a project admin sees the project’s own)', {
-      ...paged(AccountSchema),
+      description:
+        'Creation order. Pages both ways, as the flag list does (decision 1846): `Link` rel="next" and rel="prev", with `X-Total-Count` (the accounts that match, on every page) and `X-Page-Offset` (how many come before this page).',
+      querystring: Closed({ ...CountedPageQuery, q: searchQueryOver('email or name') }),
+      200: Type.Array(AccountSchema),
       // Accounts and invitations: admins; the use case narrows a project admin to its project's.
       config: access('admin', ANY),
     }),
     async (request, reply) =>
-      sendListed(request, reply, (actor) => services.accounts.list(actor, pageOf(request.query))),
+      sendListed(request, reply, (actor) =>
+        services.accounts.list(actor, { q: request.query.q }, countedPageOf(request.query)),
+      ),
   );
 
   app.delete(

@@ -42,10 +42,14 @@ export const CountedPageQuery = {
   ),
 };
 
-/** A list's text search: the items whose key or name contains it, ignoring case. */
-export const SearchQuery = Type.Optional(
-  Type.String({ maxLength: 200, description: 'Only those whose key or name contains this text (any case).' }),
-);
+/** A list's text search (`?q=`): the items whose `fields` contain it, ignoring case. */
+export const searchQueryOver = (fields: string) =>
+  Type.Optional(
+    Type.String({ maxLength: 200, description: `Only those whose ${fields} contains this text (any case).` }),
+  );
+
+/** The flag and segment lists' search, over keys and names (decision 1844). */
+export const SearchQuery = searchQueryOver('key or name');
 
 export const ProblemSchema = Type.Object(
   {

@@ -84,9 +84,9 @@ export class AccountService {
     return account && publicAccount(account);
   }
 
-  async list(actor: Actor, page: PageRequest): Promise<Page<Account>> {
+  async list(actor: Actor, search: { q?: string | undefined }, page: PageRequest): Promise<Page<Account>> {
     const scope = this.#listScope(actor);
-    const found = await this.#store.listAccounts({ projectId: scope }, page);
+    const found = await this.#store.listAccounts({ projectId: scope, q: search.q }, page);
     return { ...found, items: found.items.map(publicAccount) };
   }
 

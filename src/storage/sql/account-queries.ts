@@ -1,4 +1,5 @@
 import type { AccountStore } from '../store.ts';
+import { emailOrNameContains } from './columns-contain.ts';
 import {
   accountFromRow,
   accountToRow,
@@ -22,6 +23,7 @@ export function accountQueries(context: SqlContext): AccountStore {
       let query = db.selectFrom('accounts').selectAll();
       if (filter.projectId !== undefined)
         query = query.where('project_id', filter.projectId === null ? 'is' : '=', filter.projectId);
+      if (filter.q) query = query.where(emailOrNameContains(filter.q));
       return paged(query, byId, page, (rows) => rows.map(accountFromRow));
     },
 

@@ -1,8 +1,8 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { EnabledFilter, FlagStore, SegmentStore, StaleFilter } from '../store.ts';
+import { keyOrNameContains } from './columns-contain.ts';
 import type { Database } from './database.ts';
-import { keyOrNameContains } from './key-or-name-contains.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
 import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';

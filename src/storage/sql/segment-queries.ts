@@ -1,5 +1,5 @@
 import type { SegmentStore } from '../store.ts';
-import { keyOrNameContains } from './key-or-name-contains.ts';
+import { keyOrNameContains } from './columns-contain.ts';
 import { segmentFromRow, segmentToRow } from './rows.ts';
 import { findOne, locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';

@@ -11,7 +11,7 @@ import {
   type Loaded,
   type Page,
 } from '../../api.ts';
-import { type Column, ResourceTable } from '../../kit/resource-table.tsx';
+import { type Column, itemsOf, ResourceTable } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
 import { Link } from '../../router.tsx';
@@ -60,9 +60,7 @@ export function FlagTable({
   return (
     <ResourceTable
       caption="Flags"
-      rows={list.data?.items}
-      error={list.error}
-      retry={list.reload}
+      of={itemsOf(list)}
       empty={empty}
       columns={[
         { header: 'Flag', cell: (flag) => <FlagName flag={flag} /> },
