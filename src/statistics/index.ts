@@ -1,5 +1,7 @@
 // The statistics part (docs/statistics.md): pure functions over per-variant sufficient statistics,
 // held to GrowthBook's gbstats by the fixtures in test/fixtures/gbstats. No I/O, no clock.
+export type { AnalysisSettings, ComparisonResult, MetricResults, TreatmentResult } from './analyse-metric.ts';
+export { analyseMetric } from './analyse-metric.ts';
 export type { BayesianOptions, BayesianResult, GaussianPrior } from './effect-bayesian-ab-test.ts';
 export { DEFAULT_PRIOR, effectBayesianABTest } from './effect-bayesian-ab-test.ts';
 export type { DifferenceType, EffectProblem } from './effect-moments.ts';
