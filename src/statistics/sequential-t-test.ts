@@ -90,7 +90,10 @@ export function sequentialOneSidedTTest(
   const prepared = prepareComparison(control, treatment, options);
   const { moments, alpha } = prepared;
   if (alpha >= 0.5) throw new RangeError('a one-sided sequential test needs alpha below 0.5');
-  if (moments.problem !== undefined) return { ...uninformative(moments.problem), pValue: undefined };
+  if (moments.problem !== undefined) {
+    const { pValue: _, ...interval } = uninformative(moments.problem);
+    return interval;
+  }
   const { pointEstimate, standardError } = moments;
   const n = unitsOf(prepared);
   const rho = sequentialRho(alpha, tuningOf(options), false);
