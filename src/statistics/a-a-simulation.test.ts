@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Random, seededRandom } from '../../test/support/random.ts';
 import {
+  type FrequentistResult,
   type ProportionStatistic,
+  type RegressionAdjustedStatistic,
   sampleRatioMismatch,
   sequentialGuard,
   sequentialTwoSidedTTest,
@@ -75,6 +77,47 @@ describe('an A/A simulation: 2,000 runs at α 0.05', () => {
       run.some(([control, treatment]) => excludesZero(twoSidedTTest(control, treatment).ci)),
     );
     expect(rate(positives)).toBeGreaterThan(0.1);
+  });
+});
+
+/** One arm with CUPED: a unit that converted before exposure converts more often after it. */
+function cupedArm(random: Random, n: number): RegressionAdjustedStatistic {
+  let pre = 0;
+  let post = 0;
+  let both = 0;
+  for (let i = 0; i < n; i++) {
+    const before = random() < RATE ? 1 : 0;
+    const after = random() < (before === 1 ? 0.3 : 0.08) ? 1 : 0;
+    pre += before;
+    post += after;
+    both += before * after;
+  }
+  return {
+    kind: 'regression-adjusted',
+    n,
+    post: { kind: 'proportion', n, sum: post },
+    pre: { kind: 'proportion', n, sum: pre },
+    postPreSumOfProducts: both,
+  };
+}
+
+describe('an A/A simulation with CUPED: 2,000 runs at α 0.05', () => {
+  const random = seededRandom(3535);
+  const results = Array.from({ length: RUNS }, () => {
+    const [control, treatment] = [cupedArm(random, 2000), cupedArm(random, 2000)];
+    return { cuped: twoSidedTTest(control, treatment), plain: twoSidedTTest(control.post, treatment.post) };
+  });
+  const width = ({ ci }: FrequentistResult) => (ci[1] ?? 0) - (ci[0] ?? 0);
+
+  it('keeps the fixed-horizon false-positive rate at 5 % ± 1.5 %', () => {
+    const rate = results.filter(({ cuped }) => excludesZero(cuped.ci)).length / RUNS;
+    expect(rate).toBeGreaterThanOrEqual(0.035);
+    expect(rate).toBeLessThanOrEqual(0.065);
+  });
+
+  it('narrows the interval of the same units, as the pre-exposure metric explains part of the variance', () => {
+    const narrower = results.filter(({ cuped, plain }) => width(cuped) < width(plain)).length;
+    expect(narrower).toBe(RUNS);
   });
 });
 

@@ -27,20 +27,21 @@ export function studentTPpf(p: number, dof: number): number {
   if (p >= 1) return Number.POSITIVE_INFINITY;
   if (p < 0.5) return -studentTPpf(1 - p, dof);
   const q = 1 - p;
-  // Solve upperTail(t) = q by Newton steps kept inside a bracket (bisection when a step leaves it):
-  // the tail is monotone, so this converges for every dof, heavy tails included.
+  // Start from the Cornish–Fisher expansion around the normal quantile (a step or two from the
+  // root at the dof of experiments), then take Newton steps kept inside a bracket, bisecting (or
+  // doubling while there is no upper bound) when a step leaves it: the tail is monotone, so this
+  // converges for every dof, heavy tails included.
+  const z = normalPpf(p);
+  let t = z + (z ** 3 + z) / (4 * dof) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * dof ** 2);
   let low = 0;
-  let high = Math.max(1, 2 * normalPpf(p));
-  while (upperTail(high, dof) > q) high *= 2;
-  let t = Math.min(normalPpf(p), high);
+  let high = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 200; i++) {
     const excess = upperTail(t, dof) - q;
     if (excess > 0) low = t;
     else high = t;
-    const step = excess / studentTPdf(t, dof);
-    let next = t + step;
-    if (!(next > low && next < high)) next = 0.5 * (low + high);
-    if (Math.abs(next - t) <= 1e-15 * Math.max(1, Math.abs(t))) return next;
+    let next = t + excess / studentTPdf(t, dof);
+    if (!(next > low && next < high)) next = high === Number.POSITIVE_INFINITY ? 2 * t : 0.5 * (low + high);
+    if (Math.abs(next - t) <= 1e-14 * Math.abs(t)) return next;
     t = next;
   }
   return t;
