@@ -2,7 +2,7 @@ import type { DifferenceType, EffectMoments, EffectProblem } from './effect-mome
 import { effectMoments } from './effect-moments.ts';
 import type { TestStatistic } from './statistic.ts';
 import { thetaAdjusted } from './statistic.ts';
-import { assertComparable } from './validate-statistic.ts';
+import { assertComparable } from './statistic-problem.ts';
 
 /** The options every frequentist test takes; gbstats's defaults. */
 export interface FrequentistOptions {

@@ -18,7 +18,7 @@ export type {
   SampleMeanStatistic,
   TestStatistic,
 } from './statistic.ts';
+export { statisticProblem } from './statistic-problem.ts';
 export { twoSidedTTest } from './two-sided-t-test.ts';
-export { statisticProblem } from './validate-statistic.ts';
 export type { VariantSummary } from './variant-summary.ts';
 export { variantSummary } from './variant-summary.ts';
