@@ -86,6 +86,9 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
     ['openfeature/ofrep/ofrep-wire.ts', 'http/etag.ts', 'openfeature → http'],
     ['http/build-app.ts', 'main.ts', 'http → main'],
     ['config.ts', 'evaluation/operators.ts', 'config → evaluation'],
+    ['statistics/two-sided-t-test.ts', 'storage/store.ts', 'statistics → storage'],
+    ['statistics/sequential-guard.ts', 'services/services.ts', 'statistics → services'],
+    ['statistics/index.ts', 'evaluation/operators.ts', 'statistics → evaluation'],
   ])('fails on a deliberately wrong import: %s imports %s', (file, imported, rule) => {
     expectOneViolation(violations(importing(file, imported)), rule);
   });
@@ -102,6 +105,7 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
 
   it.each([
     ['flagd/import-flagd.ts', 'domain/keys.ts'],
+    ['statistics/statistic.ts', 'domain/keys.ts'],
     ['flagd/native-to-json-logic.ts', 'evaluation/operators.ts'],
     ['services/flags/flagd-service.ts', 'flagd/import-flagd.ts'],
     ['openfeature/flagd/sync-selector.ts', 'services/services.ts'],
@@ -138,6 +142,7 @@ describe('import rules between the parts of src/ (docs/architecture.md)', () => 
     ['cli/keys.ts', 'cli'],
     ['openfeature/flagd/sync-selector.ts', 'openfeature'],
     ['flagd/import-flagd.ts', 'flagd'],
+    ['statistics/sequential-guard.ts', 'statistics'],
   ])('places %s in the part %s, as docs/architecture.md names it', (file, part) => {
     expect(partOf(file)).toBe(part);
   });
