@@ -3,12 +3,13 @@ import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
 import { ApiClient, ApiError } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
-import { desiredOf } from './desired.ts';
+import { desiredOf, isResourceFile } from './desired.ts';
 import {
   formatProblem,
   type Problem,
   projectFolders,
   readFolder,
+  refuseLinks,
   writeProjectFile,
   writeResources,
 } from './files.ts';
@@ -96,6 +97,8 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
         targets.push({ key: p.key, dir: join(dir, p.key) });
     }
   }
+  // Every target is checked before any is written: a refused pull writes nothing.
+  for (const target of targets) await refuseLinks(target.dir, target.dir !== dir);
   for (const target of targets) {
     const server = await readServerProject(client, target.key);
     if (server.project === undefined) {
@@ -117,12 +120,14 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
       'segments',
       byKey(server.segments).map(([key, s]) => ({ key, value: compactSegment(s.state) })),
       client.server,
+      (value) => isResourceFile('segment', value),
     );
     await writeResources(
       target.dir,
       'flags',
       byKey(server.flags).map(([key, f]) => ({ key, value: compactFlag(f.state, givenByFlagd.get(key)) })),
       client.server,
+      (value) => isResourceFile('flag', value),
     );
     output.out(
       `Pulled ${target.key} into ${target.dir}: ${server.environments.size} environments, ${server.segments.size} segments, ${server.flags.size} flags.\n`,
