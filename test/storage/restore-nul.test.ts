@@ -56,7 +56,8 @@ describe('restoring a backup holding NUL', () => {
     `into PostgreSQL, names the row and column and writes nothing, not even the schema${url === undefined ? ` — ${POSTGRES_SKIPPED}` : ''}`,
     async () => {
       const id = await backupWithNul(file);
-      const { db } = openDatabase(url as string, { schema: await createTestSchema(url as string) });
+      const schema = await createTestSchema(url as string);
+      const { db } = openDatabase(url as string, { schema });
       try {
         const refused = await restoreBackup(db, file).then(
           () => undefined,
@@ -68,7 +69,8 @@ describe('restoring a backup holding NUL', () => {
         );
         expect((refused as Error).message).toContain('nothing was written');
         // Not migrated: a second try (after fixing the row) starts from the same empty database.
-        expect(await db.introspection.getTables({ withInternalKyselyTables: true })).toEqual([]);
+        const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+        expect(tables.filter((table) => table.schema === schema)).toEqual([]);
       } finally {
         await db.destroy();
       }
