@@ -57,6 +57,7 @@ export async function readSavedPlan(file: string): Promise<SavedPlan> {
   return value as unknown as SavedPlan;
 }
 
+const KINDS: ReadonlySet<string> = new Set(['project', 'environment', 'segment', 'flag']);
 const nameOf = (r: Pick<PlannedResource, 'kind' | 'key'>) => `${String(r.kind)} ${String(r.key)}`;
 const writing = (plan: ProjectPlan) =>
   plan.resources.filter((r) => Array.isArray(r.writes) && r.writes.length > 0);
@@ -121,7 +122,8 @@ function compareProject(
     const name = nameOf(resource);
     if (seen.has(name)) differences.push(`${name}: the saved plan names it twice`);
     seen.add(name);
-    if (changedSince(now.server, resource)) stale.push(resource);
+    if (!KINDS.has(resource.kind)) differences.push(`${name}: not a kind of resource apply writes`);
+    else if (changedSince(now.server, resource)) stale.push(resource);
     else {
       const difference = resourceDifference(resource, mine.get(name));
       if (difference !== undefined) differences.push(difference);

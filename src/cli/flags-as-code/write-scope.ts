@@ -45,9 +45,11 @@ export function outsideProject(
   write: PlannedWrite,
 ): string | undefined {
   const path = write.path.replace('{id}', 'id');
-  const fits = allowed(project, kind).some(
-    ([method, pattern]) => method === write.method && pattern.test(path),
-  );
+  // fetch resolves `.` and `..` (also percent-encoded) before sending: `/v1/flags/..` is not a flag.
+  const dotted = (path.split(/[?#]/)[0] ?? '').split('/').some((part) => /^(\.|%2e){1,2}$/i.test(part));
+  const fits =
+    !dotted &&
+    allowed(project, kind).some(([method, pattern]) => method === write.method && pattern.test(path));
   const creates = write.method === 'POST' && path === '/v1/projects';
   const body = write.body as { key?: unknown } | undefined;
   if (fits && (!creates || body?.key === project)) return undefined;
