@@ -1,5 +1,6 @@
 import { type ApiClient, ApiError } from './api-client.ts';
 import type { PlannedResource, ProjectPlan } from './plan.ts';
+import { outsideProject } from './write-scope.ts';
 
 // Makes a plan's writes, resource by resource in the plan's (dependency) order. A resource whose
 // write is refused stops there with one line, and the others go on (docs/flags-as-code.md).
@@ -41,6 +42,11 @@ async function applyResource(
   let version: number | undefined = resource.version;
   for (const write of resource.writes) {
     const ifMatch = write.ifMatch === 'previous' ? version : write.ifMatch;
+    const outside = outsideProject(plan.project, resource.kind, write);
+    if (outside !== undefined) {
+      outcomes.push({ kind: 'failed', resource, reason: outside });
+      return outcomes;
+    }
     try {
       const answer = await client.request<{
         id: string;

@@ -1,21 +1,22 @@
-import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
 import { ApiClient, ApiError } from './api-client.ts';
-import { applyPlans } from './apply.ts';
-import { desiredOf } from './desired.ts';
+import { applyPlans, type Outcome } from './apply.ts';
+import { desiredOf, isResourceFile } from './desired.ts';
 import {
   formatProblem,
   type Problem,
   projectFolders,
   readFolder,
+  refuseLinks,
   writeProjectFile,
   writeResources,
 } from './files.ts';
 import { compactFlag, compactProject, compactSegment } from './model.ts';
 import { changesIn, type ProjectPlan, planProject } from './plan.ts';
 import { renderOutcome, renderPlan } from './report.ts';
+import { checkSavedPlan, type Replanned, readSavedPlan } from './saved-plan.ts';
 import { readServerProject } from './server-state.ts';
 
 export const FLAGS_AS_CODE_USAGE = `  pull       flagstaff pull DIR [--project P]
@@ -26,7 +27,8 @@ export const FLAGS_AS_CODE_USAGE = `  pull       flagstaff pull DIR [--project P
              what apply would change, per resource and field; exit 0 nothing, 2 changes, 1 error
   apply      flagstaff apply DIR [--prune] [--plan FILE]
              make those changes (If-Match on every update; guarded environments get change
-             requests); --plan applies a saved \`plan --json\` exactly as reviewed
+             requests); --plan FILE applies a saved \`plan --json\` only if the files plan exactly
+             that now (anything else is refused, nothing changed)
              pull, plan and apply talk to a running server: --server URL (or FLAGSTAFF_URL) and
              --key KEY (or FLAGSTAFF_KEY), acting as that key`;
 
@@ -95,6 +97,8 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
         targets.push({ key: p.key, dir: join(dir, p.key) });
     }
   }
+  // Every target is checked before any is written: a refused pull writes nothing.
+  for (const target of targets) await refuseLinks(target.dir, target.dir !== dir);
   for (const target of targets) {
     const server = await readServerProject(client, target.key);
     if (server.project === undefined) {
@@ -116,12 +120,14 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
       'segments',
       byKey(server.segments).map(([key, s]) => ({ key, value: compactSegment(s.state) })),
       client.server,
+      (value) => isResourceFile('segment', value),
     );
     await writeResources(
       target.dir,
       'flags',
       byKey(server.flags).map(([key, f]) => ({ key, value: compactFlag(f.state, givenByFlagd.get(key)) })),
       client.server,
+      (value) => isResourceFile('flag', value),
     );
     output.out(
       `Pulled ${target.key} into ${target.dir}: ${server.environments.size} environments, ${server.segments.size} segments, ${server.flags.size} flags.\n`,
@@ -131,13 +137,13 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
 }
 
 /** Reads and checks every project folder under DIR, then plans each against the server. */
-async function plans(options: Options): Promise<{ plans?: ProjectPlan[]; problems: Problem[] }> {
+async function plans(options: Options): Promise<{ plans?: Replanned[]; problems: Problem[] }> {
   const folders = await projectFolders(options.dir);
   if (folders.length === 0) {
     return { problems: [{ file: options.dir, message: 'no project.yaml here, nor in any folder inside' }] };
   }
   const problems: Problem[] = [];
-  const planned: ProjectPlan[] = [];
+  const planned: Replanned[] = [];
   for (const dir of folders) {
     const { folder, problems: unreadable } = await readFolder(dir, relative(options.dir, dir));
     if (unreadable.length > 0) {
@@ -153,7 +159,7 @@ async function plans(options: Options): Promise<{ plans?: ProjectPlan[]; problem
     const { desired, problems: invalid } = desiredOf(folder, context);
     problems.push(...invalid);
     if (desired !== undefined && server !== undefined)
-      planned.push(planProject(desired, server, { prune: options.prune }));
+      planned.push({ plan: planProject(desired, server, { prune: options.prune }), server });
   }
   return problems.length > 0 ? { problems } : { plans: planned, problems };
 }
@@ -167,45 +173,67 @@ async function plan(options: Options, output: CliOutput): Promise<number> {
     );
     return 1;
   }
-  const changing = changesIn(result.plans).length > 0;
+  const projects = result.plans.map((p) => p.plan);
+  const changing = changesIn(projects).length > 0;
   if (options.json)
     output.out(
-      `${JSON.stringify({ server: options.client.server, changes: changing, projects: result.plans }, null, 2)}\n`,
+      `${JSON.stringify({ server: options.client.server, changes: changing, projects }, null, 2)}\n`,
     );
-  else output.out(renderPlan(result.plans, options.client.server));
+  else output.out(renderPlan(projects, options.client.server));
   return changing ? 2 : 0;
 }
 
-async function apply(options: Options, output: CliOutput): Promise<number> {
-  let planned: readonly ProjectPlan[];
-  if (options.planFile !== undefined) {
-    const saved = JSON.parse(await readFile(options.planFile, 'utf8')) as {
-      server: string;
-      projects: ProjectPlan[];
-    };
-    // Its ids and versions are that server's: applied elsewhere they would name other things.
-    if (saved.server !== options.client.server) {
-      output.err(
-        `flagstaff apply: ${options.planFile} was planned against ${saved.server}, not ${options.client.server}.\n`,
-      );
-      return 1;
-    }
-    planned = saved.projects;
-  } else {
-    const result = await plans(options);
-    if (result.plans === undefined) {
-      for (const problem of result.problems) output.err(`${formatProblem(problem)}\n`);
-      output.err('flagstaff apply: the files have problems; nothing changed.\n');
-      return 1;
-    }
-    planned = result.plans;
-    output.out(renderPlan(planned, options.client.server));
+/** What apply will do: the files' plan now; with --plan, only if it is the saved one (decision 1901). */
+async function planToApply(
+  options: Options,
+  output: CliOutput,
+): Promise<{ planned: readonly ProjectPlan[]; stale: readonly Outcome[] } | undefined> {
+  const saved = options.planFile === undefined ? undefined : await readSavedPlan(options.planFile);
+  // Its ids and versions are that server's: applied elsewhere they would name other things.
+  if (saved !== undefined && saved.server !== options.client.server) {
+    output.err(
+      `flagstaff apply: ${options.planFile} was planned against ${saved.server}, not ${options.client.server}.\n`,
+    );
+    return undefined;
   }
-  if (changesIn(planned).length === 0) {
+  const result = await plans(options);
+  if (result.plans === undefined) {
+    for (const problem of result.problems) output.err(`${formatProblem(problem)}\n`);
+    output.err('flagstaff apply: the files have problems; nothing changed.\n');
+    return undefined;
+  }
+  if (saved === undefined) {
+    const planned = result.plans.map((p) => p.plan);
+    output.out(renderPlan(planned, options.client.server));
+    return { planned, stale: [] };
+  }
+  const checked = checkSavedPlan(saved, result.plans);
+  if (checked.differences.length > 0) {
+    for (const difference of checked.differences) output.err(`${difference}\n`);
+    output.err(
+      `flagstaff apply: ${options.planFile} is not what the files plan now; nothing changed. Run plan again and review it.\n`,
+    );
+    return undefined;
+  }
+  const stale = checked.stale.map(
+    (resource): Outcome => ({
+      kind: 'failed',
+      resource,
+      reason: `changed on the server since it was planned (at version ${resource.version ?? 'none'}); not overwritten: pull or plan again`,
+    }),
+  );
+  return { planned: checked.plans, stale };
+}
+
+async function apply(options: Options, output: CliOutput): Promise<number> {
+  const toApply = await planToApply(options, output);
+  if (toApply === undefined) return 1;
+  const { planned, stale } = toApply;
+  if (changesIn(planned).length === 0 && stale.length === 0) {
     output.out('Nothing to apply.\n');
     return 0;
   }
-  const outcomes = await applyPlans(options.client, planned);
+  const outcomes = [...stale, ...(await applyPlans(options.client, planned))];
   for (const outcome of outcomes) {
     (outcome.kind === 'failed' ? output.err : output.out)(`${renderOutcome(outcome)}\n`);
   }

@@ -43,6 +43,10 @@ const validators = {
   flag: ajv.getSchema('files#/definitions/flag'),
 };
 
+/** Whether a value is a segment (or flag) file by the files' schema: the only files pull deletes (decision 1902). */
+export const isResourceFile = (kind: 'segment' | 'flag', value: unknown): boolean =>
+  validators[kind]?.(value) === true;
+
 function schemaProblems(file: SourceFile, kind: keyof typeof validators): Problem[] {
   const validate = validators[kind];
   if (validate === undefined || validate(file.value)) return [];

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { keyOfPointerToken } from '../../domain/json.ts';
@@ -161,29 +161,77 @@ export interface WrittenResource {
   readonly value: Record<string, unknown>;
 }
 
+const isLink = async (path: string) => {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+};
+
+/**
+ * Refuses a project folder that pull would write through a symbolic link (decision 1902): the
+ * folder itself when `checkDir`, its project file, segments/ and flags/, and their files. pull
+ * writes and deletes only inside the folder it was given, never where a link points.
+ */
+export async function refuseLinks(dir: string, checkDir: boolean): Promise<void> {
+  const paths = checkDir ? [dir] : [];
+  if (!checkDir || !(await isLink(dir))) {
+    paths.push(...(await dataFiles(dir)).filter((n) => /^project\./.test(n)).map((n) => join(dir, n)));
+    for (const folder of ['segments', 'flags']) {
+      const at = join(dir, folder);
+      paths.push(at);
+      if (!(await isLink(at))) paths.push(...(await entries(at)).map((name) => join(at, name)));
+    }
+  }
+  for (const path of paths) {
+    if (await isLink(path)) {
+      throw new Error(
+        `${path} is a symbolic link; pull does not follow links (it writes and deletes files only inside ${dir}): replace it with a real folder or file`,
+      );
+    }
+  }
+}
+
+async function entries(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
 /**
  * Writes one folder of resources (segments/ or flags/): each into the file that already names
  * it (keeping its format) or <key>.yaml, and removes the files of resources that no longer exist.
+ * It removes only files that are its own kind's (`isOwn`: they pass the files' schema); any other
+ * file there is left as it is (decision 1902).
  */
 export async function writeResources(
   dir: string,
   folder: 'segments' | 'flags',
   resources: readonly WrittenResource[],
   server: string,
+  isOwn: (value: unknown) => boolean,
 ): Promise<void> {
   const at = join(dir, folder);
   await mkdir(at, { recursive: true });
   const existing = new Map<string, string>();
+  const values = new Map<string, unknown>();
   const stale: string[] = [];
   for (const name of await dataFiles(at)) {
     const { file } = parseSource(name, await readFile(join(at, name), 'utf8'));
-    const key = (file?.value as { key?: unknown } | undefined)?.key;
+    if (file === undefined) continue;
+    values.set(name, file.value);
+    const key = (file.value as { key?: unknown } | undefined)?.key;
     if (typeof key === 'string' && !existing.has(key)) existing.set(key, name);
-    else if (file !== undefined) stale.push(name);
+    else stale.push(name);
   }
   const wanted = new Set(resources.map((r) => r.key));
   for (const [key, name] of existing) if (!wanted.has(key)) stale.push(name);
-  for (const name of stale) await rm(join(at, name));
+  for (const name of stale) if (isOwn(values.get(name))) await rm(join(at, name));
   for (const resource of resources) {
     const name = existing.get(resource.key) ?? `${resource.key}.yaml`;
     await writeFile(join(at, name), render(name, resource.value, server));

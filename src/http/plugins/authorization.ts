@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AccessChecks, Grant } from '../../services/core/access.ts';
 import type { RouteAccess } from '../route-access.ts';
+import { nulInPathOrQuery } from '../validation.ts';
 
 // What the caller may do here: the role, project and environments a route's access names
 // (route-access.ts), checked before the request is validated (docs/product.md §5).
@@ -24,6 +25,12 @@ export function authorization(checks: AccessChecks, access: RouteAccess): Author
     const principal = request.principal;
     if (principal === undefined) {
       done();
+      return;
+    }
+    // Nothing is named with a NUL, and looking one up fails on PostgreSQL: 400 before the lookup (decision 1900).
+    const nul = nulInPathOrQuery(request);
+    if (nul !== undefined) {
+      done(nul);
       return;
     }
     let grant: Grant | Promise<Grant>;

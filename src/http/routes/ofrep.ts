@@ -28,6 +28,7 @@ import { publicOrigin } from '../public-origin.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+import { NUL_CHARACTER } from '../validation.ts';
 import { EVENT_STREAM_PATH } from './ofrep-event-streams.ts';
 
 const tags = ['OFREP'];
@@ -186,6 +187,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     const { status, errorCode } = failureFor(error.code);
     return sendFailure(request, reply, status, errorCode, error.message);
   }
+  if (error.code === NUL_CHARACTER) return sendFailure(request, reply, 400, 'INVALID_CONTEXT', error.message);
   if (error.statusCode === 400) {
     const details = error.code === JSON_TOO_DEEP ? error.message : 'The request body is not valid JSON.';
     return sendFailure(request, reply, 400, 'PARSE_ERROR', details);

@@ -3,6 +3,7 @@ import { migrationProvider } from '../migrations/index.ts';
 import { currentSchema, migrateTo, migrateToLatest, openDatabase } from '../open-database.ts';
 import type { Database } from '../sql/database.ts';
 import { BackupFileError, type BackupHeader, decodeValue } from './backup-file.ts';
+import { refuseNulForPostgres } from './nul-rows.ts';
 import { backupRows, verifyBackup } from './read-backup.ts';
 import { appliedMigrations, type SchemaTable, schemaTables } from './schema-tables.ts';
 
@@ -15,7 +16,8 @@ type AnyDatabase = Kysely<Record<string, Record<string, unknown>>>;
  * Loads a backup into an empty database of either kind (docs/decisions/1733): the file is
  * verified whole first, the target is migrated to the backup's schema and must hold nothing
  * but what migrations put there, every row goes in one transaction, and later migrations then
- * bring the data up to this version. Refusals throw BackupFileError before anything is written.
+ * bring the data up to this version. Refusals throw BackupFileError before anything is written
+ * (into PostgreSQL, a text holding NUL among them: nul-rows.ts).
  */
 export async function restoreBackup(
   db: Kysely<Database>,
@@ -37,12 +39,13 @@ export async function restoreBackup(
       'the target database is migrated past the backup: restore into a new, empty database (never started, never migrated)',
     );
   }
+  const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
   // Checked before migrating, so that a refused restore changes nothing at all.
   if (applied.length > 0) await checkEmpty(db, await schemaTables(db), applied);
+  if (dialect === 'postgres') await refuseNulForPostgres(path, header);
   if (target !== undefined) await migrateTo(db, target);
   checkTablesMatch(header, await schemaTables(db));
 
-  const dialect = db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
   const columnsOf = new Map(header.tables.map((table) => [table.name, table.columns]));
   await db.transaction().execute(async (tx) => {
     const anyTx = tx as unknown as AnyDatabase;
