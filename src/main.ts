@@ -14,9 +14,11 @@ import { createServices } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
+import { loadServerSecret } from './storage/server-key-file.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
 import { withStartLock } from './storage/start-lock.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { sealPlainWebhookSecrets } from './webhooks/webhook-secret.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
@@ -26,11 +28,15 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
   }
+  // Outside the database, so that a backup holds nothing that derives or signs (decision 1880).
+  const key = await loadServerSecret(config.secretKey, config.databaseUrl);
+  const serverSecret = key.secret;
   // Opening connects lazily: the app exists (and logs) before the database answers.
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
   const services = createServices(store, {
+    serverSecret,
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -60,6 +66,12 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  if (key.warning !== undefined) app.log.warn({ keyFile: key.file }, key.warning);
+  if (key.created)
+    app.log.info(
+      { keyFile: key.file },
+      'created the server key file: keep it with the data, apart from backups',
+    );
   if (streams.lowered) {
     app.log.warn(
       { streamsPerNode: streams.perNode },
@@ -73,6 +85,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     withStartLock(db, async () => {
       const migrations = await migrateToLatest(db);
       if (migrations.length > 0) app.log.info({ migrations }, 'database schema migrated');
+      const sealed = await sealPlainWebhookSecrets(store.webhooks, services.serverSecret);
+      if (sealed > 0) app.log.info({ webhooks: sealed }, 'webhook secrets sealed with the server key');
       const first = await bootstrap(store, config.adminKey);
       const accounts = await bootstrapAccounts(store, {
         email: config.adminEmail,
@@ -137,6 +151,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const dispatcher = new WebhookDispatcher(store.webhooks, {
     log: app.log,
     allowPrivate: config.webhooksAllowPrivate,
+    serverSecret: services.serverSecret,
   });
   dispatcher.start();
   app.addHook('preClose', () => dispatcher.stop());

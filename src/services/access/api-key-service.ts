@@ -2,6 +2,7 @@ import type { ApiKey, Principal, Role } from '../../domain/api-key.ts';
 import { isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { processServerSecret, type ServerSecret } from '../../domain/server-secret.ts';
 import { KeyRegistry } from '../../plane/key-registry.ts';
 import type { KeyRevocations } from '../../plane/key-revocations.ts';
 import {
@@ -48,6 +49,8 @@ export interface ApiKeyServiceOptions {
   readonly clock?: () => number;
   /** Told of each revocation, so the key's open streams end. */
   readonly revocations?: KeyRevocations;
+  /** The key sync credentials are derived with (docs/decisions/1880); unset, one made for this process. */
+  readonly serverSecret?: ServerSecret;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
@@ -59,6 +62,7 @@ export class ApiKeyService {
   readonly #store: WithTransactions<ApiKeyRoles>;
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
+  readonly #serverSecret: ServerSecret;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
   readonly registry: KeyRegistry;
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
@@ -68,6 +72,7 @@ export class ApiKeyService {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;
+    this.#serverSecret = options.serverSecret ?? processServerSecret();
     this.registry = new KeyRegistry(store, options.revocations);
   }
 
@@ -201,12 +206,13 @@ export class ApiKeyService {
     if (this.registry.findById(key.id) === undefined) await this.registry.sync();
     const secretHash = this.registry.findById(key.id)?.secretHash;
     if (secretHash === undefined) throw notFound(`No API key with id "${keyId}".`);
+    const derivationKey = this.#serverSecret.derive('flagd-sync', secretHash);
     const environments = await this.#store.listEnvironments(id);
     return environments
       .filter((e) => key.environments === null || key.environments.includes(e.key))
       .map(({ key: environment }) => {
         const scope = syncScope(projectKey, environment);
-        return { environment, selector: `${scope}#${deriveSyncCredential(key.id, secretHash, scope)}` };
+        return { environment, selector: `${scope}#${deriveSyncCredential(key.id, derivationKey, scope)}` };
       });
   }
 
@@ -220,7 +226,9 @@ export class ApiKeyService {
     if (keyId === undefined) return undefined;
     if (!this.registry.loaded) await this.registry.sync();
     const key = this.registry.findById(keyId);
-    if (key === undefined || !isSyncCredentialFor(credential, key.secretHash, scope)) return undefined;
+    if (key === undefined) return undefined;
+    const derivationKey = this.#serverSecret.derive('flagd-sync', key.secretHash);
+    if (!isSyncCredentialFor(credential, derivationKey, scope)) return undefined;
     return this.#principal(key.secretHash);
   }
 
