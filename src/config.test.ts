@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       passwordSignIn: true,
       shutdownGraceMs: 10_000,
       secretKey: undefined,
+      legacySyncCredentialsUntil: undefined,
     });
   });
 
@@ -81,6 +82,8 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_SHUTDOWN_GRACE', '0'],
     ['FLAGSTAFF_SHUTDOWN_GRACE', '10s'],
     ['FLAGSTAFF_SECRET_KEY', 'too-short-to-be-a-server-key'],
+    ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', 'next month'],
+    ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', '2999-01-01'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -47,6 +47,11 @@ export interface Config {
    * the key file beside the data (storage/server-key-file.ts).
    */
   readonly secretKey: string | undefined;
+  /**
+   * FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL (ms since the epoch): until then, flagd sync
+   * credentials of the derivation before the server secret still work (decision 1880).
+   */
+  readonly legacySyncCredentialsUntil: number | undefined;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -114,6 +119,21 @@ function publicUrl(env: Env): string | undefined {
     throw new ConfigError(`FLAGSTAFF_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** At most this far ahead: a window to move flagd providers to new selectors, not a setting to keep. */
+const LEGACY_WINDOW_MAX_MS = 90 * 24 * 60 * 60 * 1000;
+
+function legacySyncCredentialsUntil(env: Env): number | undefined {
+  const raw = env.FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL || undefined;
+  if (raw === undefined) return undefined;
+  const until = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(until) || until > Date.now() + LEGACY_WINDOW_MAX_MS) {
+    throw new ConfigError(
+      `FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL must be a date (2026-12-31 or an RFC 3339 time) at most 90 days ahead, got "${raw}"`,
+    );
+  }
+  return until;
 }
 
 function databaseUrl(env: Env): string {
@@ -232,5 +252,6 @@ export function loadConfig(env: Env = process.env): Config {
     passwordSignIn: passwordSignIn === 'on',
     shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
     secretKey: secretKey?.trim(),
+    legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
   });
 }

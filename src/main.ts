@@ -35,8 +35,19 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
+  const legacyUntil = config.legacySyncCredentialsUntil;
   const services = createServices(store, {
     serverSecret,
+    ...(legacyUntil === undefined
+      ? {}
+      : {
+          legacySyncCredentials: {
+            until: legacyUntil,
+            // A provider still on its old selector: the operator swaps it for the one the dashboard shows.
+            used: (keyId: string) =>
+              app.log.warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation'),
+          },
+        }),
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -66,6 +77,12 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  if (legacyUntil !== undefined && legacyUntil > Date.now()) {
+    app.log.warn(
+      { until: new Date(legacyUntil).toISOString() },
+      'flagd sync credentials of the old derivation are accepted until FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL: move providers to the selectors the dashboard shows',
+    );
+  }
   if (key.warning !== undefined) app.log.warn({ keyFile: key.file }, key.warning);
   if (key.created)
     app.log.info(

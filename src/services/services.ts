@@ -77,6 +77,8 @@ export interface ServiceOptions {
   readonly passwordSignIn?: boolean;
   /** FLAGSTAFF_SECRET_KEY or the key file (main.ts); unset, a secret made for this process only. */
   readonly serverSecret?: ServerSecret;
+  /** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL, and who hears of each use (decision 1880). */
+  readonly legacySyncCredentials?: { readonly until: number; readonly used: (keyId: string) => void };
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -85,7 +87,13 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const snapshots = options.snapshots ?? new SnapshotRegistry(store, clock);
   const revocations = new KeyRevocations();
   const serverSecret = options.serverSecret ?? processServerSecret();
-  const apiKeys = new ApiKeyService(store, { clock, revocations, serverSecret });
+  const apiKeys = new ApiKeyService(store, {
+    clock,
+    revocations,
+    serverSecret,
+    legacySyncCredentialsUntil: options.legacySyncCredentials?.until,
+    onLegacySyncCredential: options.legacySyncCredentials?.used,
+  });
   const deps = { store, snapshots, clock, keys: apiKeys.registry };
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock, enabled: options.insights });

@@ -51,6 +51,14 @@ export interface ApiKeyServiceOptions {
   readonly revocations?: KeyRevocations;
   /** The key sync credentials are derived with (docs/decisions/1880); unset, one made for this process. */
   readonly serverSecret?: ServerSecret;
+  /**
+   * FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL (ms): until then, sync credentials derived the way
+   * they were before the server secret (from the key's hash alone) are still taken, so flagd
+   * providers can be moved to the new selectors without a gap (decision 1880). Unset: refused.
+   */
+  readonly legacySyncCredentialsUntil?: number;
+  /** Told of each use of such a credential (its key id), so the operator finds who still sends one. */
+  readonly onLegacySyncCredential?: (keyId: string) => void;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
@@ -63,6 +71,7 @@ export class ApiKeyService {
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
   readonly #serverSecret: ServerSecret;
+  readonly #legacy: Pick<ApiKeyServiceOptions, 'legacySyncCredentialsUntil' | 'onLegacySyncCredential'>;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
   readonly registry: KeyRegistry;
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
@@ -73,6 +82,7 @@ export class ApiKeyService {
     this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;
     this.#serverSecret = options.serverSecret ?? processServerSecret();
+    this.#legacy = options;
     this.registry = new KeyRegistry(store, options.revocations);
   }
 
@@ -228,8 +238,22 @@ export class ApiKeyService {
     const key = this.registry.findById(keyId);
     if (key === undefined) return undefined;
     const derivationKey = this.#serverSecret.derive('flagd-sync', key.secretHash);
-    if (!isSyncCredentialFor(credential, derivationKey, scope)) return undefined;
+    if (
+      !isSyncCredentialFor(credential, derivationKey, scope) &&
+      !this.#legacyCredential(credential, key, scope)
+    ) {
+      return undefined;
+    }
     return this.#principal(key.secretHash);
+  }
+
+  /** A credential of the old derivation, while the operator's migration window is open. */
+  #legacyCredential(credential: string, key: { id: string; secretHash: string }, scope: string): boolean {
+    const until = this.#legacy.legacySyncCredentialsUntil;
+    if (until === undefined || this.#clock() >= until) return false;
+    if (!isSyncCredentialFor(credential, key.secretHash, scope)) return false;
+    this.#legacy.onLegacySyncCredential?.(key.id);
+    return true;
   }
 
   /** Revokes a key; the next request with it on this node is a 401, on other nodes within 1 s (the change feed). Revoking a revoked key changes nothing. */
