@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config.ts';
 import { MIN_SECRET_KEY_LENGTH, ServerSecret } from '../domain/server-secret.ts';
@@ -100,18 +101,26 @@ async function readKeyFile(file: string): Promise<{ text: string; mode: number }
   return { text, mode: (await stat(file)).mode };
 }
 
-/** Writes a new key file unless one exists; whether this call wrote it. */
+/**
+ * Writes a new key file unless one exists; whether this call wrote it. Written aside, then linked
+ * into place (which fails if the name exists): nodes starting at once never read a half-written
+ * file, and all of them end up with the one key.
+ */
 async function createKeyFile(file: string): Promise<boolean> {
+  const aside = `${file}.${randomBytes(6).toString('hex')}.partial`;
   try {
     await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    await writeFile(file, `${ServerSecret.generateText()}\n`, { flag: 'wx', mode: 0o600 });
+    await writeFile(aside, `${ServerSecret.generateText()}\n`, { flag: 'wx', mode: 0o600 });
     // The mode given to writeFile is narrowed by the umask, never widened: make sure it is 0600.
-    await chmod(file, 0o600);
+    await chmod(aside, 0o600);
+    await link(aside, file);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw new ConfigError(
       `the key file ${file} cannot be created (${(error as Error).message}): set FLAGSTAFF_SECRET_KEY instead`,
     );
+  } finally {
+    await rm(aside, { force: true });
   }
 }
