@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -14,7 +14,7 @@ import { createServices } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
-import { loadServerSecret } from './storage/server-key-file.ts';
+import { type LoadedServerSecret, loadServerSecret } from './storage/server-key-file.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
 import { withStartLock } from './storage/start-lock.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
@@ -35,19 +35,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
-  const legacyUntil = config.legacySyncCredentialsUntil;
   const services = createServices(store, {
     serverSecret,
-    ...(legacyUntil === undefined
-      ? {}
-      : {
-          legacySyncCredentials: {
-            until: legacyUntil,
-            // A provider still on its old selector: the operator swaps it for the one the dashboard shows.
-            used: (keyId: string) =>
-              app.log.warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation'),
-          },
-        }),
+    ...legacySyncCredentials(config.legacySyncCredentialsUntil, () => app.log),
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -77,18 +67,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
-  if (legacyUntil !== undefined && legacyUntil > Date.now()) {
-    app.log.warn(
-      { until: new Date(legacyUntil).toISOString() },
-      'flagd sync credentials of the old derivation are accepted until FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL: move providers to the selectors the dashboard shows',
-    );
-  }
-  if (key.warning !== undefined) app.log.warn({ keyFile: key.file }, key.warning);
-  if (key.created)
-    app.log.info(
-      { keyFile: key.file },
-      'created the server key file: keep it with the data, apart from backups',
-    );
+  reportServerKey(app.log, key, config.legacySyncCredentialsUntil);
   if (streams.lowered) {
     app.log.warn(
       { streamsPerNode: streams.perNode },
@@ -196,6 +175,29 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
   );
   return app;
+}
+
+/** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL as the services take it, each use logged (decision 1880). */
+function legacySyncCredentials(until: number | undefined, log: () => FastifyBaseLogger) {
+  if (until === undefined) return {};
+  // A provider still on its old selector: the operator swaps it for the one the dashboard shows.
+  const used = (keyId: string) =>
+    log().warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation');
+  return { legacySyncCredentials: { until, used } };
+}
+
+/** What a start says about the server key (never the key): where it is, and what to fix. */
+function reportServerKey(log: FastifyBaseLogger, key: LoadedServerSecret, legacyUntil: number | undefined) {
+  if (key.warning !== undefined) log.warn({ keyFile: key.file }, key.warning);
+  if (key.created) {
+    log.info({ keyFile: key.file }, 'created the server key file: keep it with the data, apart from backups');
+  }
+  if (legacyUntil !== undefined && legacyUntil > Date.now()) {
+    log.warn(
+      { until: new Date(legacyUntil).toISOString() },
+      'flagd sync credentials of the old derivation are accepted until FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL: move providers to the selectors the dashboard shows',
+    );
+  }
 }
 
 /**
