@@ -25,6 +25,8 @@ describe('loadConfig', () => {
       oidc: undefined,
       passwordSignIn: true,
       shutdownGraceMs: 10_000,
+      secretKey: undefined,
+      legacySyncCredentialsUntil: undefined,
     });
   });
 
@@ -42,6 +44,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_INSIGHTS: 'off',
       FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
       FLAGSTAFF_SHUTDOWN_GRACE: '25',
+      FLAGSTAFF_SECRET_KEY: 's'.repeat(43),
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -56,6 +59,7 @@ describe('loadConfig', () => {
       insights: false,
       webhooksAllowPrivate: true,
       shutdownGraceMs: 25_000,
+      secretKey: 's'.repeat(43),
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -77,6 +81,9 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_OIDC_ISSUER', 'http://id.example.com'],
     ['FLAGSTAFF_SHUTDOWN_GRACE', '0'],
     ['FLAGSTAFF_SHUTDOWN_GRACE', '10s'],
+    ['FLAGSTAFF_SECRET_KEY', 'too-short-to-be-a-server-key'],
+    ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', 'next month'],
+    ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', '2999-01-01'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

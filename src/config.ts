@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import type { MappedRole } from './domain/account.ts';
 import { allowsPlainHttp, type OidcSettings } from './domain/oidc-issuer.ts';
 import { parseRoleMappings } from './domain/role-mapping.ts';
+import { MIN_SECRET_KEY_LENGTH } from './domain/server-secret.ts';
 
 /** Configuration is read from the environment once, validated, and frozen (docs/product.md §1). */
 export interface Config {
@@ -41,6 +42,16 @@ export interface Config {
   readonly passwordSignIn: boolean;
   /** FLAGSTAFF_SHUTDOWN_GRACE (seconds, default 10): how long requests in flight get to finish on SIGTERM. */
   readonly shutdownGraceMs: number;
+  /**
+   * FLAGSTAFF_SECRET_KEY: the server secret, kept out of the database (docs/decisions/1880); unset,
+   * the key file beside the data (storage/server-key-file.ts).
+   */
+  readonly secretKey: string | undefined;
+  /**
+   * FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL (ms since the epoch): until then, flagd sync
+   * credentials of the derivation before the server secret still work (decision 1880).
+   */
+  readonly legacySyncCredentialsUntil: number | undefined;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -108,6 +119,21 @@ function publicUrl(env: Env): string | undefined {
     throw new ConfigError(`FLAGSTAFF_PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** At most this far ahead: a window to move flagd providers to new selectors, not a setting to keep. */
+const LEGACY_WINDOW_MAX_MS = 90 * 24 * 60 * 60 * 1000;
+
+function legacySyncCredentialsUntil(env: Env): number | undefined {
+  const raw = env.FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL || undefined;
+  if (raw === undefined) return undefined;
+  const until = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(until) || until > Date.now() + LEGACY_WINDOW_MAX_MS) {
+    throw new ConfigError(
+      `FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL must be a date (2026-12-31 or an RFC 3339 time) at most 90 days ahead, got "${raw}"`,
+    );
+  }
+  return until;
 }
 
 function databaseUrl(env: Env): string {
@@ -186,6 +212,12 @@ export function loadConfig(env: Env = process.env): Config {
   if (passwordSignIn !== 'on' && passwordSignIn !== 'off') {
     throw new ConfigError(`FLAGSTAFF_PASSWORD_SIGN_IN must be on or off, got "${passwordSignIn}"`);
   }
+  const secretKey = env.FLAGSTAFF_SECRET_KEY || undefined;
+  if (secretKey !== undefined && secretKey.trim().length < MIN_SECRET_KEY_LENGTH) {
+    throw new ConfigError(
+      `FLAGSTAFF_SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters long (openssl rand -base64 32 makes one)`,
+    );
+  }
   const base = publicUrl(env);
   const host = env.FLAGSTAFF_HOST || '127.0.0.1';
   if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
@@ -219,5 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidc(env, base),
     passwordSignIn: passwordSignIn === 'on',
     shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
+    secretKey: secretKey?.trim(),
+    legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { type Config, ConfigError } from './config.ts';
 import { buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -14,9 +14,11 @@ import { createServices } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
+import { type LoadedServerSecret, loadServerSecret } from './storage/server-key-file.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
 import { withStartLock } from './storage/start-lock.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
+import { sealPlainWebhookSecrets } from './webhooks/webhook-secret.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
@@ -26,11 +28,16 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
   }
+  // Outside the database, so that a backup holds nothing that derives or signs (decision 1880).
+  const key = await loadServerSecret(config.secretKey, config.databaseUrl);
+  const serverSecret = key.secret;
   // Opening connects lazily: the app exists (and logs) before the database answers.
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
   const snapshots = new SnapshotRegistry(store);
   const services = createServices(store, {
+    serverSecret,
+    ...legacySyncCredentials(config.legacySyncCredentialsUntil, () => app.log),
     snapshots,
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
@@ -60,6 +67,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
     },
   });
+  reportServerKey(app.log, key, config.legacySyncCredentialsUntil);
   if (streams.lowered) {
     app.log.warn(
       { streamsPerNode: streams.perNode },
@@ -73,6 +81,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     withStartLock(db, async () => {
       const migrations = await migrateToLatest(db);
       if (migrations.length > 0) app.log.info({ migrations }, 'database schema migrated');
+      const sealed = await sealPlainWebhookSecrets(store.webhooks, services.serverSecret);
+      if (sealed > 0) app.log.info({ webhooks: sealed }, 'webhook secrets sealed with the server key');
       const first = await bootstrap(store, config.adminKey);
       const accounts = await bootstrapAccounts(store, {
         email: config.adminEmail,
@@ -137,6 +147,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   const dispatcher = new WebhookDispatcher(store.webhooks, {
     log: app.log,
     allowPrivate: config.webhooksAllowPrivate,
+    serverSecret: services.serverSecret,
   });
   dispatcher.start();
   app.addHook('preClose', () => dispatcher.stop());
@@ -164,6 +175,29 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
   );
   return app;
+}
+
+/** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL as the services take it, each use logged (decision 1880). */
+function legacySyncCredentials(until: number | undefined, log: () => FastifyBaseLogger) {
+  if (until === undefined) return {};
+  // A provider still on its old selector: the operator swaps it for the one the dashboard shows.
+  const used = (keyId: string) =>
+    log().warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation');
+  return { legacySyncCredentials: { until, used } };
+}
+
+/** What a start says about the server key (never the key): where it is, and what to fix. */
+function reportServerKey(log: FastifyBaseLogger, key: LoadedServerSecret, legacyUntil: number | undefined) {
+  if (key.warning !== undefined) log.warn({ keyFile: key.file }, key.warning);
+  if (key.created) {
+    log.info({ keyFile: key.file }, 'created the server key file: keep it with the data, apart from backups');
+  }
+  if (legacyUntil !== undefined && legacyUntil > Date.now()) {
+    log.warn(
+      { until: new Date(legacyUntil).toISOString() },
+      'flagd sync credentials of the old derivation are accepted until FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL: move providers to the selectors the dashboard shows',
+    );
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.ts';
+import type { ServerSecret } from '../domain/server-secret.ts';
 import type { KeyRegistry } from '../plane/key-registry.ts';
 import type { KeyRevocations } from '../plane/key-revocations.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
@@ -19,12 +20,14 @@ export interface RealtimeSources {
   readonly revocations: KeyRevocations;
   readonly apiKeys: { readonly registry: KeyRegistry };
   readonly clock: Clock;
+  readonly serverSecret: ServerSecret;
 }
 
 /** Built where the node is wired (main.ts, or buildApp's default), never by the services. */
-export function createRealtime({ changes, revocations, apiKeys, clock }: RealtimeSources): Realtime {
+export function createRealtime(sources: RealtimeSources): Realtime {
+  const { changes, revocations, apiKeys, clock, serverSecret } = sources;
   return {
-    streamAccess: new StreamAccess(apiKeys.registry, clock),
+    streamAccess: new StreamAccess(apiKeys.registry, serverSecret, clock),
     eventStreams: new SseStreams(changes, revocations, clock),
   };
 }

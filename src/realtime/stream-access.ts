@@ -1,6 +1,7 @@
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { unauthorized } from '../domain/errors.ts';
+import type { ServerSecret } from '../domain/server-secret.ts';
 import type { KeyRegistry } from '../plane/key-registry.ts';
 import { authorize } from '../services/core/access.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
@@ -24,10 +25,13 @@ const refused = unauthorized;
 export class StreamAccess {
   readonly #keys: KeyRegistry;
   readonly #clock: () => number;
+  /** Tokens are signed with a key derived from it and the API key's hash (docs/decisions/1880). */
+  readonly #serverSecret: ServerSecret;
 
   /** Checks tokens against the keys in memory: a stream opens without asking the database. */
-  constructor(keys: KeyRegistry, clock: Clock = systemClock) {
+  constructor(keys: KeyRegistry, serverSecret: ServerSecret, clock: Clock = systemClock) {
     this.#keys = keys;
+    this.#serverSecret = serverSecret;
     this.#clock = clock;
   }
 
@@ -38,7 +42,8 @@ export class StreamAccess {
   issue(keyId: string, secretHash: string, projectId: string, environment: string): string {
     const window = Math.floor(this.#clock() / 1000 / TOKEN_WINDOW_SECONDS);
     const expiresAt = (window + 2) * TOKEN_WINDOW_SECONDS;
-    return signStreamToken({ keyId, projectId, environment, expiresAt }, secretHash);
+    const signingKey = this.#serverSecret.derive('stream-token', secretHash);
+    return signStreamToken({ keyId, projectId, environment, expiresAt }, signingKey);
   }
 
   /** The grant behind a token; `unauthorized` when it is malformed, tampered with, expired or its key revoked. */
@@ -52,7 +57,10 @@ export class StreamAccess {
     if (!this.#keys.loaded) await this.#keys.sync();
     // Revoked keys are not in the registry: their tokens fail here like forged ones.
     const key = this.#keys.findById(claims.keyId);
-    if (key === undefined || !hasValidSignature(token, key.secretHash)) {
+    if (
+      key === undefined ||
+      !hasValidSignature(token, this.#serverSecret.derive('stream-token', key.secretHash))
+    ) {
       throw refused('The stream token is not valid, or its API key was revoked.');
     }
     const keyExpiresAt = key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt) / 1000;

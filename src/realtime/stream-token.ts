@@ -13,9 +13,10 @@ const sign = (payload: string, signingKey: string) =>
   createHmac('sha256', signingKey).update(payload).digest('base64url');
 
 /**
- * `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`. The signing key is the API key's secret
- * hash, which every node can read and no client holds: the token never carries the secret,
- * and a revoked or deleted key's tokens die with it (docs/decisions/0900).
+ * `<base64url(JSON claims)>.<base64url(HMAC-SHA256)>`. The signing key is derived from the
+ * server secret and the API key's secret hash (decision 1880), which every node holds and no
+ * client or backup does: the token never carries the secret, and a revoked or deleted key's
+ * tokens die with it (docs/decisions/0900).
  */
 export function signStreamToken(claims: StreamClaims, signingKey: string): string {
   const payload = Buffer.from(

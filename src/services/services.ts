@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
+import { processServerSecret, type ServerSecret } from '../domain/server-secret.ts';
 import { KeyRevocations } from '../plane/key-revocations.ts';
 import { NodeSync } from '../plane/node-sync.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
@@ -56,6 +57,8 @@ export interface Services {
   readonly changeRequests: ChangeRequestService;
   /** Keeps the snapshots and keys in step with the database once started (main.ts; decision 0204). */
   readonly sync: NodeSync;
+  /** Derives sync credentials and stream-token keys, seals webhook secrets (docs/decisions/1880). */
+  readonly serverSecret: ServerSecret;
 }
 
 export interface ServiceOptions {
@@ -72,6 +75,10 @@ export interface ServiceOptions {
   readonly sso?: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
   readonly passwordSignIn?: boolean;
+  /** FLAGSTAFF_SECRET_KEY or the key file (main.ts); unset, a secret made for this process only. */
+  readonly serverSecret?: ServerSecret;
+  /** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL, and who hears of each use (decision 1880). */
+  readonly legacySyncCredentials?: { readonly until: number; readonly used: (keyId: string) => void };
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -79,7 +86,14 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const clock = options.clock ?? systemClock;
   const snapshots = options.snapshots ?? new SnapshotRegistry(store, clock);
   const revocations = new KeyRevocations();
-  const apiKeys = new ApiKeyService(store, { clock, revocations });
+  const serverSecret = options.serverSecret ?? processServerSecret();
+  const apiKeys = new ApiKeyService(store, {
+    clock,
+    revocations,
+    serverSecret,
+    legacySyncCredentialsUntil: options.legacySyncCredentials?.until,
+    onLegacySyncCredential: options.legacySyncCredentials?.used,
+  });
   const deps = { store, snapshots, clock, keys: apiKeys.registry };
   const sync = new NodeSync(snapshots, apiKeys.registry);
   const insights = new InsightsService(store, { clock, enabled: options.insights });
@@ -117,8 +131,9 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     insights,
     health: new HealthService(store, sync),
     sync,
-    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),
+    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
     changeRequests: new ChangeRequestService(store, { flags, segments, flagd, scheduledChanges }, clock),
+    serverSecret,
   };
 }

@@ -2,7 +2,10 @@ import type { DeliveryState, Webhook, WebhookAttempt, WebhookDelivery } from '..
 import type { Page, PageRequest } from './page.ts';
 
 export interface StoredWebhook extends Webhook {
-  /** Signs every delivery; stored as given, since HMAC needs it, and never answered back. */
+  /**
+   * Signs every delivery; never answered back. Sealed with the server secret (docs/decisions/1880),
+   * or plaintext if stored before sealing and not yet sealed by `sealPlainSecrets`.
+   */
   readonly secret: string;
 }
 
@@ -11,6 +14,7 @@ export interface ClaimedDelivery {
   readonly id: string;
   readonly webhookId: string;
   readonly url: string;
+  /** The webhook's secret as stored (sealed). */
   readonly secret: string;
   readonly event: string;
   readonly payload: string;
@@ -64,6 +68,11 @@ export interface WebhookStore {
   insertWebhook(webhook: StoredWebhook): Promise<void>;
   updateWebhook(webhook: StoredWebhook, expectedVersion: number): Promise<boolean>;
   deleteWebhook(id: string): Promise<void>;
+  /**
+   * Replaces every stored secret that `isSealed` says is plaintext by `seal(secret)`, leaving the
+   * version alone (the webhook did not change); answers how many it sealed.
+   */
+  sealPlainSecrets(isSealed: (stored: string) => boolean, seal: (plain: string) => string): Promise<number>;
 
   /** Queues a delivery behind the webhook's others. Locks the webhook's row until commit, so queue order is commit order. */
   enqueueDelivery(delivery: NewDelivery): Promise<void>;

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { systemClock } from '../domain/clock.ts';
 import { newId } from '../domain/ids.ts';
+import { processServerSecret, type ServerSecret } from '../domain/server-secret.ts';
 import type {
   AttemptOutcome,
   ClaimedDelivery,
@@ -30,6 +31,8 @@ export interface DispatcherOptions {
   /** docs/product.md §9: retried for 24 h, then given up. */
   readonly giveUpAfterMs?: number;
   readonly clock?: () => number;
+  /** Opens the webhooks' sealed secrets; `flagstaff serve` passes its own (docs/decisions/1880). */
+  readonly serverSecret?: ServerSecret;
 }
 
 const DEFAULTS = {
@@ -59,7 +62,8 @@ const RECORD_MS = 250;
  */
 export class WebhookDispatcher {
   readonly #store: WebhookStore;
-  readonly #options: Required<Omit<DispatcherOptions, 'log' | 'clock' | 'allowPrivate'>>;
+  readonly #options: Required<Omit<DispatcherOptions, 'log' | 'clock' | 'allowPrivate' | 'serverSecret'>>;
+  readonly #serverSecret: ServerSecret;
   readonly #log: DispatcherLog;
   readonly #allowPrivate: boolean;
   readonly #clock: () => number;
@@ -77,6 +81,7 @@ export class WebhookDispatcher {
     this.#log = options.log;
     this.#allowPrivate = options.allowPrivate ?? false;
     this.#clock = options.clock ?? systemClock;
+    this.#serverSecret = options.serverSecret ?? processServerSecret();
     this.#options = {
       pollMs: options.pollMs ?? DEFAULTS.pollMs,
       leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
@@ -216,6 +221,7 @@ export class WebhookDispatcher {
           timeoutMs: this.#options.timeoutMs,
           signal: controller.signal,
           clock: this.#clock,
+          serverSecret: this.#serverSecret,
         },
       );
     } finally {

@@ -22,6 +22,8 @@ const BASE_ENV = {
   FLAGSTAFF_RATE_LIMIT_EVALUATION: '0',
   FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '0',
   FLAGSTAFF_LOG_LEVEL: 'warn',
+  // One server key for both databases: the backup is signed with it, the restore checks it (decision 1880).
+  FLAGSTAFF_SECRET_KEY: 'backup-test-server-key-0123456789abcdef',
 };
 
 async function call(
@@ -238,7 +240,7 @@ describe('flagstaff backup and restore', () => {
     const target = `sqlite:${join(dir, 'refused.db')}`;
     for (const [file, message] of [
       [truncated, /incomplete \(truncated\?\)|damaged/],
-      [altered, /altered or damaged: its checksum does not match/],
+      [altered, /altered or damaged: its signature does not match/],
     ] as const) {
       const run = await runCliProcess(['restore', '--from', file], {
         ...BASE_ENV,

@@ -152,6 +152,8 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
           ['FLAGSTAFF_DATABASE_URL', database.href],
           ['FLAGSTAFF_REDIS_URL', redisUrl as string],
           ['FLAGSTAFF_ADMIN_KEY', key],
+          // Nodes sharing a database share the server key (decision 1880).
+          ['FLAGSTAFF_SECRET_KEY', `container-test-server-key-${suffix}-0123456789`],
           ['FLAGSTAFF_HOST', '127.0.0.1'],
           ['FLAGSTAFF_RATE_LIMIT_EVALUATION', String(RATE)],
         ].flatMap(([name, value]) => ['-e', `${name}=${value}`]);

@@ -166,7 +166,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
       // Were a production-only key's credential for development ever made, the key's scope still refuses it.
       const forged = deriveSyncCredential(
         production.body.id,
-        hashSecret(production.body.secret),
+        api.services.serverSecret.derive('flagd-sync', hashSecret(production.body.secret)),
         'default/development',
       );
       expect(await raw.fetchAll(`default/development#${forged}`)).toEqual({ code: 7 });

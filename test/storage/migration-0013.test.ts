@@ -5,6 +5,8 @@ import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import type { ChangeRequest } from '../../src/domain/change-request.ts';
 import type { ScheduledChange } from '../../src/domain/scheduled-change.ts';
+import { processServerSecret } from '../../src/domain/server-secret.ts';
+import { verifyBackup } from '../../src/storage/backup/read-backup.ts';
 import { restoreBackup } from '../../src/storage/backup/restore-backup.ts';
 import { schemaTables } from '../../src/storage/backup/schema-tables.ts';
 import { writeBackup } from '../../src/storage/backup/write-backup.ts';
@@ -191,10 +193,10 @@ describeEachFreshDatabase(
       const target = openDatabase('sqlite::memory:').db;
       try {
         const file = join(dir, 'before-0013.backup');
-        await writeBackup(db, file);
+        await writeBackup(db, file, processServerSecret());
 
         // Into an empty database: migrated to the backup's schema, loaded, then migrated on.
-        await restoreBackup(target, file);
+        await restoreBackup(target, file, await verifyBackup(file, { secret: processServerSecret() }));
 
         const { pendingChanges } = createSqlStore(target);
         for (const request of REQUESTS)

@@ -2,6 +2,7 @@ import type { ApiKey, Principal, Role } from '../../domain/api-key.ts';
 import { isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { processServerSecret, type ServerSecret } from '../../domain/server-secret.ts';
 import { KeyRegistry } from '../../plane/key-registry.ts';
 import type { KeyRevocations } from '../../plane/key-revocations.ts';
 import {
@@ -48,6 +49,16 @@ export interface ApiKeyServiceOptions {
   readonly clock?: () => number;
   /** Told of each revocation, so the key's open streams end. */
   readonly revocations?: KeyRevocations;
+  /** The key sync credentials are derived with (docs/decisions/1880); unset, one made for this process. */
+  readonly serverSecret?: ServerSecret;
+  /**
+   * FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL (ms): until then, sync credentials derived the way
+   * they were before the server secret (from the key's hash alone) are still taken, so flagd
+   * providers can be moved to the new selectors without a gap (decision 1880). Unset: refused.
+   */
+  readonly legacySyncCredentialsUntil?: number;
+  /** Told of each use of such a credential (its key id), so the operator finds who still sends one. */
+  readonly onLegacySyncCredential?: (keyId: string) => void;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
@@ -59,6 +70,8 @@ export class ApiKeyService {
   readonly #store: WithTransactions<ApiKeyRoles>;
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
+  readonly #serverSecret: ServerSecret;
+  readonly #legacy: Pick<ApiKeyServiceOptions, 'legacySyncCredentialsUntil' | 'onLegacySyncCredential'>;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
   readonly registry: KeyRegistry;
   /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
@@ -68,6 +81,8 @@ export class ApiKeyService {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;
+    this.#serverSecret = options.serverSecret ?? processServerSecret();
+    this.#legacy = options;
     this.registry = new KeyRegistry(store, options.revocations);
   }
 
@@ -201,12 +216,13 @@ export class ApiKeyService {
     if (this.registry.findById(key.id) === undefined) await this.registry.sync();
     const secretHash = this.registry.findById(key.id)?.secretHash;
     if (secretHash === undefined) throw notFound(`No API key with id "${keyId}".`);
+    const derivationKey = this.#serverSecret.derive('flagd-sync', secretHash);
     const environments = await this.#store.listEnvironments(id);
     return environments
       .filter((e) => key.environments === null || key.environments.includes(e.key))
       .map(({ key: environment }) => {
         const scope = syncScope(projectKey, environment);
-        return { environment, selector: `${scope}#${deriveSyncCredential(key.id, secretHash, scope)}` };
+        return { environment, selector: `${scope}#${deriveSyncCredential(key.id, derivationKey, scope)}` };
       });
   }
 
@@ -220,8 +236,24 @@ export class ApiKeyService {
     if (keyId === undefined) return undefined;
     if (!this.registry.loaded) await this.registry.sync();
     const key = this.registry.findById(keyId);
-    if (key === undefined || !isSyncCredentialFor(credential, key.secretHash, scope)) return undefined;
+    if (key === undefined) return undefined;
+    const derivationKey = this.#serverSecret.derive('flagd-sync', key.secretHash);
+    if (
+      !isSyncCredentialFor(credential, derivationKey, scope) &&
+      !this.#legacyCredential(credential, key, scope)
+    ) {
+      return undefined;
+    }
     return this.#principal(key.secretHash);
+  }
+
+  /** A credential of the old derivation, while the operator's migration window is open. */
+  #legacyCredential(credential: string, key: { id: string; secretHash: string }, scope: string): boolean {
+    const until = this.#legacy.legacySyncCredentialsUntil;
+    if (until === undefined || this.#clock() >= until) return false;
+    if (!isSyncCredentialFor(credential, key.secretHash, scope)) return false;
+    this.#legacy.onLegacySyncCredential?.(key.id);
+    return true;
   }
 
   /** Revokes a key; the next request with it on this node is a 401, on other nodes within 1 s (the change feed). Revoking a revoked key changes nothing. */

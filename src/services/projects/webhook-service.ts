@@ -3,6 +3,7 @@ import { personOf } from '../../domain/change-request.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { processServerSecret, type ServerSecret } from '../../domain/server-secret.ts';
 import type { Webhook, WebhookDelivery } from '../../domain/webhook.ts';
 import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { StoredWebhook, WebhookBacklog } from '../../storage/webhook-store.ts';
@@ -75,13 +76,16 @@ export class WebhookService {
   readonly #store: WithTransactions<WebhookRoles>;
   readonly #allowPrivate: boolean;
   readonly #clock: Clock;
+  /** Seals the secrets before they are stored, and opens them to sign a test event (docs/decisions/1880). */
+  readonly #serverSecret: ServerSecret;
 
   constructor(
     store: WithTransactions<WebhookRoles>,
-    options: { allowPrivate?: boolean; clock?: Clock } = {},
+    options: { allowPrivate?: boolean; clock?: Clock; serverSecret?: ServerSecret } = {},
   ) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
+    this.#serverSecret = options.serverSecret ?? processServerSecret();
     this.#allowPrivate = options.allowPrivate ?? false;
   }
 
@@ -108,12 +112,13 @@ export class WebhookService {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'admin');
     await this.#checkUrl(input.url);
     const at = isoTime(this.#clock);
+    const secret = input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`;
     const webhook: StoredWebhook = {
       id: newId('whk'),
       projectId: project.id,
       url: input.url,
       events: [...new Set(input.events)],
-      secret: input.secret ?? `whsec_${randomBytes(24).toString('base64url')}`,
+      secret: this.#serverSecret.seal(secret),
       active: input.active ?? true,
       version: 1,
       createdAt: at,
@@ -124,7 +129,7 @@ export class WebhookService {
         create: async () => ({ next: webhook, action: 'webhook.created' }),
       }),
     );
-    return webhook;
+    return { ...webhook, secret };
   }
 
   async update(
@@ -141,7 +146,7 @@ export class WebhookService {
       ...current,
       url: patch.url ?? current.url,
       events: patch.events === undefined ? current.events : [...new Set(patch.events)],
-      secret: patch.secret ?? current.secret,
+      secret: patch.secret === undefined ? current.secret : this.#serverSecret.seal(patch.secret),
       active: patch.active ?? current.active,
       version: current.version + 1,
       updatedAt: isoTime(this.#clock),
@@ -227,7 +232,7 @@ export class WebhookService {
     });
     const sent = await postSigned(
       { url: webhook.url, secret: webhook.secret, event: TEST_EVENT, deliveryId, payload },
-      { allowPrivate: this.#allowPrivate, clock: this.#clock },
+      { allowPrivate: this.#allowPrivate, clock: this.#clock, serverSecret: this.#serverSecret },
     );
     return {
       event: TEST_EVENT,

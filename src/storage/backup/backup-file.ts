@@ -1,13 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash, type Hmac } from 'node:crypto';
+import type { ServerSecret } from '../../domain/server-secret.ts';
 
 /**
  * The backup file (docs/decisions/1733-backup-and-restore.md): JSON lines. The first is the
  * header (format, migrations, every table with its columns and row count), then one line per
- * row (an array of values, tables in the header's order), and last the SHA-256 of every byte
- * before it. Values are what both databases store: text, numbers, null; bytes as {"$base64"}.
+ * row (an array of values, tables in the header's order), and last the HMAC-SHA-256 of every
+ * byte before it under the server secret (version 2, decision 1880; version 1 files end with a
+ * plain SHA-256 instead, and restore only when the operator accepts them unsigned). Values are
+ * what both databases store: text, numbers, null; bytes as {"$base64"}.
  */
 export const BACKUP_FORMAT = 'flagstaff-backup';
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
+/** Files written before backups were signed: a checksum anyone can recompute. */
+export const UNSIGNED_BACKUP_VERSION = 1;
 
 export interface BackupTable {
   readonly name: string;
@@ -24,10 +29,14 @@ export interface BackupHeader {
   /** The migrations the source had applied: the schema the rows fit. */
   readonly migrations: readonly string[];
   readonly tables: readonly BackupTable[];
+  /** Version 2: the fingerprint of the server key that signed it (`ServerSecret.fingerprint`). */
+  readonly key?: string;
 }
 
+/** The last line: `hmac` (version 2) or `sha256` (version 1) over every line before it. */
 export interface BackupTrailer {
-  readonly sha256: string;
+  readonly hmac?: string;
+  readonly sha256?: string;
 }
 
 /** A backup the restore refuses, before writing anything; the message says why. */
@@ -35,9 +44,23 @@ export class BackupFileError extends Error {
   override name = 'BackupFileError';
 }
 
-/** SHA-256 over the lines written so far (each with its newline). */
+/** A MAC (version 2) or checksum (version 1) over the lines written so far (each with its newline). */
 export class LineDigest {
-  readonly #hash = createHash('sha256');
+  readonly #hash: Hash | Hmac;
+
+  constructor(hash: Hash | Hmac) {
+    this.#hash = hash;
+  }
+
+  /** The signature of a version 2 file. */
+  static signed(secret: ServerSecret): LineDigest {
+    return new LineDigest(secret.mac('backup'));
+  }
+
+  /** The checksum of a version 1 file. */
+  static unsigned(): LineDigest {
+    return new LineDigest(createHash('sha256'));
+  }
 
   add(line: string): void {
     this.#hash.update(line);

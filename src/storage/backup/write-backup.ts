@@ -1,5 +1,6 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import type { ServerSecret } from '../../domain/server-secret.ts';
 import type { Database } from '../sql/database.ts';
 import {
   BACKUP_FORMAT,
@@ -17,11 +18,13 @@ const CHUNK_BYTES = 1 << 20;
 /**
  * Writes every row of every table to `path`, all read in one transaction so the copy is
  * consistent while nodes keep writing (a snapshot on PostgreSQL, a read transaction on
- * SQLite). The file appears complete or not at all (written aside, then renamed).
+ * SQLite). The file appears complete or not at all (written aside, then renamed). It is signed
+ * with the server secret (decision 1880), so that a restore refuses any change made to it.
  */
 export async function writeBackup(
   db: Kysely<Database>,
   path: string,
+  secret: ServerSecret,
   clock: () => Date = () => new Date(),
 ): Promise<BackupHeader> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
@@ -46,8 +49,9 @@ export async function writeBackup(
         dialect: postgres ? 'postgres' : 'sqlite',
         migrations: await appliedMigrations(tx),
         tables: contents.map(({ table }) => table),
+        key: secret.fingerprint,
       };
-      const digest = new LineDigest();
+      const digest = LineDigest.signed(secret);
       let chunk = '';
       const line = async (text: string) => {
         digest.add(text);
@@ -61,7 +65,7 @@ export async function writeBackup(
       for (const { table, rows } of contents) {
         for (const row of rows) await line(JSON.stringify(table.columns.map((c) => encodeValue(row[c]))));
       }
-      chunk += `${JSON.stringify({ sha256: digest.hex() })}\n`;
+      chunk += `${JSON.stringify({ hmac: digest.hex() })}\n`;
       await file.write(chunk);
       return header;
     });

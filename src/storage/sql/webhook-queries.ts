@@ -179,6 +179,22 @@ export class WebhookQueries implements WebhookStore {
     await this.#db.deleteFrom('webhooks').where('id', '=', id).execute();
   }
 
+  async sealPlainSecrets(isSealed: (stored: string) => boolean, seal: (plain: string) => string) {
+    const rows = await this.#db.selectFrom('webhooks').select(['id', 'secret']).execute();
+    let sealed = 0;
+    for (const row of rows.filter((r) => !isSealed(r.secret))) {
+      // Compared with what was read: a secret set meanwhile (sealed by then) is left as it is.
+      const result = await this.#db
+        .updateTable('webhooks')
+        .set({ secret: seal(row.secret) })
+        .where('id', '=', row.id)
+        .where('secret', '=', row.secret)
+        .executeTakeFirst();
+      sealed += Number(result.numUpdatedRows);
+    }
+    return sealed;
+  }
+
   /** Runs `work` in the open transaction, or in one of its own: a log line and its state change go together. */
   #atomically<T>(work: (db: Db) => Promise<T>): Promise<T> {
     return this.#db.isTransaction ? work(this.#db) : this.#db.transaction().execute(work);
