@@ -122,6 +122,21 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(removed.status).toBe(204);
   });
 
+  it('returns to a path with non-ASCII characters, percent-encoded, and never to the API', async () => {
+    const signInTo = async (returnTo: string) => {
+      const { state, cookie } = await begin(returnTo);
+      const response = await callback(`code=c1&state=${state}`, cookie);
+      expect(response.status).toBe(302);
+      return response.headers.get('location');
+    };
+    // Beyond Latin-1 a Location header cannot be written at all: this was a 500.
+    expect(await signInTo('/projects/✓/flags?q=naïve')).toBe('/projects/%E2%9C%93/flags?q=na%C3%AFve');
+    expect(await signInTo('/projects/%E2%9C%93')).toBe('/projects/%E2%9C%93');
+    expect(await signInTo('/projects/../v1/api-keys')).toBe('/');
+    const mallory = await server.store.findAccountByEmail('mallory@example.com');
+    expect((await server.call('DELETE', `/v1/accounts/${mallory?.id}`, { key: ADMIN_KEY })).status).toBe(204);
+  });
+
   it('refuses a callback with no sign-in started, a forged state, or another browser’s', async () => {
     await expectRefusedPage(await callback('code=c1'), 400, /could not be verified/);
     const { state, cookie } = await begin();
