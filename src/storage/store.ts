@@ -265,8 +265,10 @@ export interface AccountStore {
   updateAccount(account: StoredAccount, expectedVersion: number): Promise<boolean>;
   /** Deletes the account, its sessions and its reset links. */
   deleteAccount(id: string): Promise<boolean>;
+  /** Accounts an identity provider knows by this id (SCIM externalId), in id order. */
+  findAccountsByExternalId(externalId: string): Promise<StoredAccount[]>;
   /**
-   * Ids of the organisation-wide admin accounts. Inside a transaction on PostgreSQL their rows
+   * Ids of the active organisation-wide admin accounts. Inside a transaction on PostgreSQL their rows
    * stay locked until it ends, so two admins demoting each other cannot both pass the last-admin rule.
    */
   organisationAdminIds(): Promise<readonly string[]>;

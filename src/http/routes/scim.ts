@@ -6,7 +6,8 @@ import { acceptJson } from '../json-body.ts';
 import { registerGuard } from '../plugins/guard.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
-import { patchOf, personOf, SCIM, ScimError, scimUser, userNameFilter } from '../scim/scim-user.ts';
+import { SCIM, ScimError } from '../scim/scim-error.ts';
+import { patchOf, personOf, scimUser, userFilter } from '../scim/scim-user.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const SCIM_TYPE = 'application/scim+json; charset=utf-8';
@@ -102,7 +103,7 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       config,
       schema: {
         tags,
-        summary: 'List users (ListResponse), optionally filter=userName eq "…"',
+        summary: 'List users (ListResponse), optionally filter=userName eq "…" or externalId eq "…"',
         querystring: Type.Object({
           filter: Type.Optional(Type.String({ maxLength: 1000 })),
           startIndex: Type.Optional(Type.Integer()),
@@ -117,9 +118,11 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       let total: number;
       let items: readonly Parameters<typeof scimUser>[0][];
       if (request.query.filter !== undefined) {
-        const found = await provisioning.byEmail(actor, userNameFilter(request.query.filter));
-        total = found === undefined ? 0 : 1;
-        items = found === undefined || startIndex > 1 ? [] : [found].slice(0, count);
+        const { attribute, value } = userFilter(request.query.filter);
+        const by = attribute === 'externalId' ? { externalId: value } : { userName: value };
+        const found = await provisioning.find(actor, by);
+        total = found.length;
+        items = found.slice(startIndex - 1, startIndex - 1 + count);
       } else {
         ({ total, items } = await provisioning.list(actor, startIndex - 1, count));
       }
