@@ -35,6 +35,10 @@ export class SignInRefused extends DomainError {
   }
 }
 
+/** Made over SCIM for someone who has not signed in yet: no password, bound to no subject. */
+const unboundProvisioned = (account: StoredAccount) =>
+  account.sso === null && account.passwordHash === UNUSABLE_HASH;
+
 const notStartedHere = () =>
   new SignInNotVerified(
     'no pending sign-in for this state (forged, replayed, expired, or started in another browser)',
@@ -140,9 +144,10 @@ export class SsoService {
   }
 
   /**
-   * The account of this subject. An account with the same email is bound only when it has no
-   * password and is bound to no one yet (SCIM made it); a password account is never taken over
-   * silently (decision 1720).
+   * The account of this subject. An account made over SCIM (no password, bound to no one yet) is
+   * bound when the provider's id for it (`externalId`) is this subject, or else when the emails
+   * match and the provider says the email is verified; a password account is never taken over
+   * silently (decision 1720), and an unverified email binds nothing (decision 1890).
    */
   async #account(
     issuer: string,
@@ -152,11 +157,15 @@ export class SsoService {
   ): Promise<StoredAccount | undefined> {
     const bound = await this.#store.findAccountBySubject(issuer, subject);
     if (bound !== undefined) return bound;
+    const provisioned = (await this.#store.findAccountsByExternalId(subject)).filter(unboundProvisioned);
+    if (provisioned.length === 1) return provisioned[0];
     const sameEmail = await this.#store.findAccountByEmail(email);
     if (sameEmail === undefined) return undefined;
-    // Provisioned over SCIM (no password, bound to no one): the same provider made it for this person.
-    if (sameEmail.sso === null && sameEmail.passwordHash === UNUSABLE_HASH && emailVerified !== false) {
-      return sameEmail;
+    if (unboundProvisioned(sameEmail)) {
+      if (emailVerified === true) return sameEmail;
+      throw new SignInRefused(
+        `${this.label} has not verified your email address ${email}, so Flagstaff cannot tell that the account made for it is yours. Ask an admin of your organisation.`,
+      );
     }
     throw new SignInRefused(
       `There is already a Flagstaff account for ${email} that does not sign in with ${this.label}. ` +
