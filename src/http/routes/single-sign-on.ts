@@ -136,7 +136,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
           cookieOf(request, PENDING_COOKIE),
           request.id,
         );
-        const { token } = await services.sessions.start(account);
+        const { token } = await services.sessions.start(account, 'sso');
         setSessionCookie(request, reply, token, services.sessions.ttlSeconds);
         return reply.redirect(returnTo, 302);
       } catch (error) {

@@ -137,6 +137,11 @@ export function accountQueries(context: SqlContext): AccountStore {
       await db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
     },
 
+    async deletePasswordSessions() {
+      const result = await db.deleteFrom('sessions').where('by_password', '=', 1).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     async insertOidcSignIn(pending) {
       await db.deleteFrom('oidc_sign_ins').where('expires_at', '<=', new Date().toISOString()).execute();
       await db
