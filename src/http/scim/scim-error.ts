@@ -10,6 +10,9 @@ export const SCIM = {
   resourceType: 'urn:ietf:params:scim:schemas:core:2.0:ResourceType',
 } as const;
 
+/** What every SCIM answer is, errors included. */
+export const SCIM_TYPE = 'application/scim+json; charset=utf-8';
+
 /** A SCIM request the server cannot take, with RFC 7644's `scimType` (§3.12). */
 export class ScimError extends Error {
   readonly status: number;

@@ -156,7 +156,7 @@ export class ProvisioningService {
 const VIA_SCIM = { via: 'scim' } as const;
 
 /** SCIM hands out who may get in at all: an organisation-wide admin key with every environment. */
-function refuseNonAdmin(actor: Actor): void {
+export function refuseNonAdmin(actor: Actor): void {
   const { principal } = actor;
   if (principal.type !== 'api_key') {
     throw forbidden('SCIM takes an organisation-wide admin API key, not a dashboard session.');
