@@ -34,9 +34,16 @@ const listResponse = (resources: readonly unknown[], total: number, startIndex: 
  * members changes their roles at once.
  */
 export const scimGroupRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  const groups = services.provisionedGroups;
-  const config = { access: PROVISIONING };
+  groupReadsAndCreation(app, services.provisionedGroups);
+  groupChanges(app, services.provisionedGroups);
+  discovery(app);
+};
 
+type ScimApp = Parameters<RoutesPlugin<{ services: Services }>>[0];
+type Groups = Services['provisionedGroups'];
+const config = { access: PROVISIONING };
+
+function groupReadsAndCreation(app: ScimApp, groups: Groups): void {
   app.get(
     '/Groups',
     {
@@ -82,7 +89,9 @@ export const scimGroupRoutes: RoutesPlugin<{ services: Services }> = async (app,
       return send(reply, group, 201);
     },
   );
+}
 
+function groupChanges(app: ScimApp, groups: Groups): void {
   app.put(
     '/Groups/:id',
     {
@@ -123,7 +132,9 @@ export const scimGroupRoutes: RoutesPlugin<{ services: Services }> = async (app,
       return reply.code(204).send();
     },
   );
+}
 
+function discovery(app: ScimApp): void {
   // Discovery (RFC 7644 §4): public like /ServiceProviderConfig; it says nothing of this installation.
   const discovery = { config: { access: 'public' as const } };
   const found = <T extends { id: string }>(items: readonly T[], id: string, what: string): T => {
@@ -161,4 +172,4 @@ export const scimGroupRoutes: RoutesPlugin<{ services: Services }> = async (app,
     async (request, reply) =>
       send(reply, found(scimResourceTypes(baseUrl(request)), request.params.id, 'resource type')),
   );
-};
+}
