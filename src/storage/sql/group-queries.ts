@@ -30,13 +30,16 @@ export function groupQueries(context: SqlContext): GroupStore {
         'in',
         rows.map((row) => row.id),
       )
-      .orderBy('account_id')
       .execute();
     return rows.map((row) => ({
       id: row.id,
       displayName: row.display_name,
       externalId: row.external_id,
-      members: memberships.filter((m) => m.group_id === row.id).map((m) => m.account_id),
+      // Sorted here: PostgreSQL's collation need not order ids as code points do.
+      members: memberships
+        .filter((m) => m.group_id === row.id)
+        .map((m) => m.account_id)
+        .sort(),
       version: Number(row.version),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
