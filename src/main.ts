@@ -88,6 +88,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
         email: config.adminEmail,
         password: config.adminPassword,
       });
+      const ended = await services.sessions.endPasswordSessionsWhenOff();
+      if (ended > 0) app.log.info({ sessions: ended }, 'password sign-in is off: password sessions ended');
       return { first, accounts };
     }),
   );

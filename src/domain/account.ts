@@ -81,6 +81,10 @@ export interface Session {
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 1024;
 export const EMAIL_PATTERN = '^[^\\s@]+@[^\\s@]+$';
+/** The longest email anywhere in the API (RFC 5321's path limit, as every Email schema has it). */
+export const EMAIL_MAX = 320;
+/** The longest identity provider id (SCIM externalId): Okta's are 20 characters, Entra ID's GUIDs 36. */
+export const EXTERNAL_ID_MAX = 256;
 
 /** What a new account has until SSO or SCIM say otherwise: active, bound to no identity provider. */
 export const LOCAL_ACCOUNT = Object.freeze({ active: true, sso: null, externalId: null });

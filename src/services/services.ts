@@ -8,6 +8,7 @@ import { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { Store } from '../storage/store.ts';
 import { ApiKeyService } from './access/api-key-service.ts';
 import { AccountService } from './accounts/account-service.ts';
+import { GroupProvisioningService } from './accounts/group-provisioning-service.ts';
 import { PasswordService } from './accounts/password-service.ts';
 import { ProvisioningService } from './accounts/provisioning-service.ts';
 import { type SessionOptions, SessionService } from './accounts/session-service.ts';
@@ -50,6 +51,8 @@ export interface Services {
   readonly sso: SsoService | undefined;
   /** Accounts as the identity provider manages them over SCIM. */
   readonly provisioning: ProvisioningService;
+  /** Groups as the identity provider pushes them over SCIM, mapped to roles by FLAGSTAFF_OIDC_ROLES. */
+  readonly provisionedGroups: GroupProvisioningService;
   readonly health: HealthService;
   readonly insights: InsightsService;
   readonly webhooks: WebhookService;
@@ -128,6 +131,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
     sso: options.sso && new SsoService(store, options.sso, clock),
     provisioning: new ProvisioningService(store, clock),
+    provisionedGroups: new GroupProvisioningService(store, clock, options.sso?.roles ?? []),
     insights,
     health: new HealthService(store, sync),
     sync,

@@ -3,6 +3,7 @@ import type { ApiKey } from '../domain/api-key.ts';
 import type { AuditEvent } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
+import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
 import type { InsightsStore } from './insights-store.ts';
@@ -68,6 +69,11 @@ export interface StoredInvitation extends Invitation {
 
 export interface StoredSession extends Session {
   readonly tokenHash: string;
+  /**
+   * true: single sign-on started it; otherwise a password (or a link that set one) did. Written,
+   * not read back: only the start of a node with password sign-in off asks (decision 1890).
+   */
+  readonly singleSignOn?: boolean;
 }
 
 export interface StoredPasswordReset extends PasswordReset {
@@ -265,8 +271,10 @@ export interface AccountStore {
   updateAccount(account: StoredAccount, expectedVersion: number): Promise<boolean>;
   /** Deletes the account, its sessions and its reset links. */
   deleteAccount(id: string): Promise<boolean>;
+  /** Accounts an identity provider knows by this id (SCIM externalId), in id order. */
+  findAccountsByExternalId(externalId: string): Promise<StoredAccount[]>;
   /**
-   * Ids of the organisation-wide admin accounts. Inside a transaction on PostgreSQL their rows
+   * Ids of the active organisation-wide admin accounts. Inside a transaction on PostgreSQL their rows
    * stay locked until it ends, so two admins demoting each other cannot both pass the last-admin rule.
    */
   organisationAdminIds(): Promise<readonly string[]>;
@@ -287,6 +295,8 @@ export interface AccountStore {
   deleteSessionsOfAccount(accountId: string, except?: string): Promise<number>;
   /** Housekeeping: drops sessions that expired before `at`. */
   deleteExpiredSessions(at: string): Promise<void>;
+  /** Ends every session a password started (FLAGSTAFF_PASSWORD_SIGN_IN=off, at start); how many ended. */
+  deletePasswordSessions(): Promise<number>;
 
   /** Keeps a sign-in in progress; drops those that expired before its start. */
   insertOidcSignIn(pending: PendingOidcSignIn): Promise<void>;
@@ -299,6 +309,33 @@ export interface AccountStore {
   usePasswordReset(id: string, at: string): Promise<boolean>;
   /** Withdraws the account's unused links (a newer one replaces them, or a reset used one). */
   deletePendingPasswordResets(accountId: string): Promise<void>;
+}
+
+/** Which groups a SCIM list keeps: those whose attribute equals the value (none: every group). */
+export interface GroupFilter {
+  readonly displayName?: string | undefined;
+  readonly externalId?: string | undefined;
+}
+
+/** Groups the identity provider pushes over SCIM, and their members (decision 1891). */
+export interface GroupStore {
+  /** Groups in id order from `offset`, with how many the filter keeps in all. */
+  groupsFrom(
+    filter: GroupFilter,
+    offset: number,
+    limit: number,
+  ): Promise<{ total: number; items: ProvisionedGroup[] }>;
+  findGroupById(id: string): Promise<ProvisionedGroup | undefined>;
+  /** Throws UniqueViolation when the displayName is taken; members must be accounts. */
+  insertGroup(group: ProvisionedGroup): Promise<void>;
+  /** Replaces name, externalId and members unless the version moved (false); UniqueViolation as insert. */
+  updateGroup(group: ProvisionedGroup, expectedVersion: number): Promise<boolean>;
+  /** Deletes the group and its memberships. */
+  deleteGroup(id: string): Promise<boolean>;
+  /** The names of the groups the account is a member of, sorted. */
+  groupNamesOfAccount(accountId: string): Promise<string[]>;
+  /** Those of `names` that are a group's name. */
+  provisionedGroupNames(names: readonly string[]): Promise<string[]>;
 }
 
 /** The audit log: written inside each write's transaction, read newest first. */
@@ -330,6 +367,7 @@ export interface StoreRoles
     ProjectStore,
     FlagStore,
     AccountStore,
+    GroupStore,
     AuditStore,
     PendingChangeRole,
     Transactional<StoreRoles> {}

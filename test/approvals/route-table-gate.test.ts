@@ -46,6 +46,11 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'PUT /scim/v2/Users/:id': 'accounts (SCIM)',
   'PATCH /scim/v2/Users/:id': 'accounts (SCIM)',
   'DELETE /scim/v2/Users/:id': 'accounts (SCIM)',
+  // SCIM groups give accounts their roles: who may write, not what is served.
+  'POST /scim/v2/Groups': 'groups of accounts (SCIM)',
+  'PUT /scim/v2/Groups/:id': 'groups of accounts (SCIM)',
+  'PATCH /scim/v2/Groups/:id': 'groups of accounts (SCIM)',
+  'DELETE /scim/v2/Groups/:id': 'groups of accounts (SCIM)',
   'POST /v1/auth/sign-in': 'sessions',
   'POST /v1/auth/sign-out': 'sessions',
   'POST /v1/auth/invitation': 'reads an invitation',

@@ -102,6 +102,10 @@ describeInChromium('Single sign-on in the dashboard', () => {
     expect(await aliceRow.textContent()).toMatch(/SSO \(flag-admins → admin, support → viewer\)/);
     const adaRow = members.getByRole('row').filter({ hasText: 'ada@example.com' });
     expect(await adaRow.textContent()).toContain('Password');
+    // An SSO account has no password to reset (decision 1890); a password account does.
+    const resetButton = { name: /^Reset password/ };
+    expect(await adaRow.getByRole('button', resetButton).count()).toBe(1);
+    expect(await aliceRow.getByRole('button', resetButton).count()).toBe(0);
     const promoted = await dashboard.server.store.findAccountByEmail('alice@example.com');
     expect(promoted).toMatchObject({ role: 'admin', projectId: null, id: created?.id });
     await second.context.close();

@@ -122,6 +122,21 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(removed.status).toBe(204);
   });
 
+  it('returns to a path with non-ASCII characters, percent-encoded, and never to the API', async () => {
+    const signInTo = async (returnTo: string) => {
+      const { state, cookie } = await begin(returnTo);
+      const response = await callback(`code=c1&state=${state}`, cookie);
+      expect(response.status).toBe(302);
+      return response.headers.get('location');
+    };
+    // Beyond Latin-1 a Location header cannot be written at all: this was a 500.
+    expect(await signInTo('/projects/✓/flags?q=naïve')).toBe('/projects/%E2%9C%93/flags?q=na%C3%AFve');
+    expect(await signInTo('/projects/%E2%9C%93')).toBe('/projects/%E2%9C%93');
+    expect(await signInTo('/projects/../v1/api-keys')).toBe('/');
+    const mallory = await server.store.findAccountByEmail('mallory@example.com');
+    expect((await server.call('DELETE', `/v1/accounts/${mallory?.id}`, { key: ADMIN_KEY })).status).toBe(204);
+  });
+
   it('refuses a callback with no sign-in started, a forged state, or another browser’s', async () => {
     await expectRefusedPage(await callback('code=c1'), 400, /could not be verified/);
     const { state, cookie } = await begin();
@@ -210,6 +225,48 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(ada?.sso).toBeNull();
   });
 
+  const provision = async (user: Record<string, unknown>) => {
+    const made = await server.call('POST', '/scim/v2/Users', {
+      key: ADMIN_KEY,
+      origin: null,
+      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], ...user },
+    });
+    expect(made.status).toBe(201);
+    return made.body.id as string;
+  };
+  const deprovision = async (id: string) =>
+    expect(
+      (await server.call('DELETE', `/scim/v2/Users/${id}`, { key: ADMIN_KEY, origin: null })).status,
+    ).toBe(204);
+
+  it.each([
+    ['does not say it is verified', {}],
+    ['says it is not verified', { email_verified: false }],
+  ])('never binds an account made over SCIM by an email the provider %s', async (_, claims) => {
+    const id = await provision({ userName: 'mallory@example.com' });
+    const { state, cookie } = await begin();
+    forging.claims = claims;
+    const refused = await callback(`code=c1&state=${state}`, cookie);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(/has not verified your email address mallory@example.com/);
+    expect(await server.store.findAccountById(id)).toMatchObject({ sso: null, role: 'evaluator' });
+    await deprovision(id);
+  });
+
+  it('binds an account made over SCIM whose externalId is the subject, whatever its email', async () => {
+    const id = await provision({ userName: 'm.other@example.com', externalId: 'forged-subject' });
+    const { state, cookie } = await begin();
+    const signedIn = await callback(`code=c1&state=${state}`, cookie);
+    expect(signedIn.status).toBe(302);
+    expect(await server.store.findAccountById(id)).toMatchObject({
+      email: 'm.other@example.com',
+      role: 'admin',
+      sso: { subject: 'forged-subject' },
+    });
+    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+    await deprovision(id);
+  });
+
   it('binds an account the provider created over SCIM at its first sign-in, and refuses it once deactivated', async () => {
     const provisioned = await server.call('POST', '/scim/v2/Users', {
       key: ADMIN_KEY,
@@ -218,6 +275,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     });
     expect(provisioned.status).toBe(201);
     const first = await begin();
+    forging.claims = { email_verified: true };
     const signedIn = await callback(`code=c1&state=${first.state}`, first.cookie);
     expect(signedIn.status).toBe(302);
     expect(await server.store.findAccountByEmail('mallory@example.com')).toMatchObject({

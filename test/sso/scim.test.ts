@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
+  ADMIN_EMAIL,
   ADMIN_KEY,
   type CallOptions,
   type DashboardServer,
@@ -172,6 +173,95 @@ describeEachDatabase('SCIM 2.0 provisioning at /scim/v2/Users', (database) => {
 
     const op = await scim('PATCH', '/Users/acc_x', { schemas: [PATCH], Operations: [{ op: 'move' }] });
     expect(op.body).toMatchObject({ status: '400', scimType: 'invalidSyntax' });
+  });
+
+  it('answers a filter that is not a JSON string with 400 invalidFilter, and finds people by externalId', async () => {
+    for (const filter of [
+      'userName eq "\\q"',
+      'userName eq "\\u12"',
+      'userName eq "a\nb"',
+      'userName eq "a',
+    ]) {
+      const refused = await scim('GET', `/Users?filter=${encodeURIComponent(filter)}`);
+      expect(refused.status, filter).toBe(400);
+      expect(refused.body).toMatchObject({ schemas: [ERROR], status: '400', scimType: 'invalidFilter' });
+    }
+    const created = await scim('POST', '/Users', {
+      schemas: [USER],
+      userName: 'dennis@example.com',
+      externalId: 'okta-"00u2"',
+    });
+    const escaped = await scim(
+      'GET',
+      `/Users?filter=${encodeURIComponent('userName eq "dennis\\u0040example.com"')}`,
+    );
+    expect(escaped.body.Resources.map((user: { id: string }) => user.id)).toEqual([created.body.id]);
+    const byExternalId = await scim(
+      'GET',
+      `/Users?filter=${encodeURIComponent('externalId eq "okta-\\"00u2\\""')}`,
+    );
+    expect(byExternalId.body).toMatchObject({
+      totalResults: 1,
+      Resources: [{ userName: 'dennis@example.com' }],
+    });
+    expect((await scim('DELETE', `/Users/${created.body.id}`)).status).toBe(204);
+  });
+
+  it('refuses strings longer than the API takes anywhere, and creates or changes nothing', async () => {
+    const before = (await scim('GET', '/Users')).body.totalResults;
+    const tooLong: [string, Record<string, unknown>][] = [
+      ['userName', { userName: `${'a'.repeat(10_000)}@example.com` }],
+      ['displayName', { userName: 'long@example.com', displayName: 'n'.repeat(201) }],
+      ['name.givenName', { userName: 'long@example.com', name: { givenName: 'g'.repeat(201) } }],
+      ['externalId', { userName: 'long@example.com', externalId: 'x'.repeat(257) }],
+      ['emails.value', { emails: [{ value: `${'e'.repeat(320)}@example.com`, primary: true }] }],
+    ];
+    for (const [attribute, user] of tooLong) {
+      const refused = await scim('POST', '/Users', { schemas: [USER], ...user });
+      expect(refused.status, attribute).toBe(400);
+      expect(refused.body).toMatchObject({ schemas: [ERROR], scimType: 'invalidValue' });
+      expect(refused.body.detail).toContain(`${attribute} is longer than`);
+    }
+    expect((await scim('GET', '/Users')).body.totalResults).toBe(before);
+    const ada = await server.store.findAccountByEmail(ADMIN_EMAIL);
+    const patched = await scim('PATCH', `/Users/${ada?.id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'd'.repeat(10_010) }],
+    });
+    expect(patched.status).toBe(400);
+    expect((await server.store.findAccountByEmail(ADMIN_EMAIL))?.name).toBe(ada?.name);
+  });
+
+  it('keeps one active organisation admin: the last cannot be deactivated, and a deactivated one does not count', async () => {
+    const ada = (await server.store.findAccountByEmail(ADMIN_EMAIL))?.id as string;
+    const deactivate = (id: string) =>
+      scim('PATCH', `/Users/${id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', path: 'active', value: false }],
+      });
+    const last = await deactivate(ada);
+    expect(last.status).toBe(409);
+    expect(last.body).toMatchObject({ schemas: [ERROR], status: '409' });
+    expect(last.body.detail).toMatch(/last organisation-wide admin/);
+
+    const { joined } = await inviteAndJoin(
+      server,
+      admin,
+      { email: 'second.admin@example.com', role: 'admin', project: null },
+      { name: 'Second', password: 'a long enough password' },
+    );
+    const second: string = joined.body.account.id;
+    expect((await deactivate(second)).status).toBe(200);
+    // The deactivated admin cannot sign in: Ada is the last one who can, whichever way she would go.
+    expect((await deactivate(ada)).status).toBe(409);
+    expect((await scim('DELETE', `/Users/${ada}`)).status).toBe(409);
+    const demoted = await server.call('PATCH', `/v1/accounts/${ada}`, {
+      key: ADMIN_KEY,
+      body: { role: 'editor' },
+    });
+    expect(demoted.status).toBe(409);
+    expect(await server.store.findAccountById(ada)).toMatchObject({ role: 'admin', active: true });
+    expect((await scim('DELETE', `/Users/${second}`)).status).toBe(204);
   });
 
   it('takes only an organisation-wide admin API key', async () => {

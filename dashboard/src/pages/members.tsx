@@ -228,9 +228,12 @@ function AccountActions({
       <button type="button" className="btn subtle" onClick={() => onEdit(account)}>
         Change role<span className="visually-hidden"> of {account.name}</span>
       </button>
-      <button type="button" className="btn subtle" onClick={resetLink}>
-        Reset password<span className="visually-hidden"> of {account.name}</span>
-      </button>
+      {/* An account bound to single sign-on has no password to reset (decision 1890). */}
+      {account.sso === null && (
+        <button type="button" className="btn subtle" onClick={resetLink}>
+          Reset password<span className="visually-hidden"> of {account.name}</span>
+        </button>
+      )}
       <button type="button" className="btn subtle danger-text" onClick={remove}>
         Remove<span className="visually-hidden"> {account.name}</span>
       </button>

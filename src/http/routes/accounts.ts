@@ -121,6 +121,8 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       'Change your own password (signed-in people only): needs the current one; your other sessions end',
       {
         body: Closed({ currentPassword: Password, newPassword: Password }),
+        // An account bound to single sign-on has no password (decision 1890).
+        problems: [409],
         // One's own password: signed-in people only, whatever their role.
         config: access('evaluator', OWN_ACCOUNT),
       },
@@ -197,6 +199,8 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
           token: Type.String(),
           path: Type.String({ description: 'Open this path on the dashboard to choose the password.' }),
         }),
+        // An account bound to single sign-on has no password (decision 1890).
+        problems: [409],
         config: access('admin', ANY, { environments: ALL }),
       },
     ),

@@ -124,7 +124,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         body: Closed({ token: LinkToken }),
         response: {
           200: Type.Object({ email: Type.String(), name: Type.String(), expiresAt: Timestamp }),
-          ...problems(400, 403, 404),
+          ...problems(400, 403, 404, 409),
         },
       },
     },
@@ -143,7 +143,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
           'Use a one-time reset link: sets the password, ends every session of the account and signs in',
         security: [],
         body: Closed({ token: LinkToken, password: Password }),
-        response: { 200: Type.Object({ account: AccountSchema }), ...problems(400, 403, 404) },
+        response: { 200: Type.Object({ account: AccountSchema }), ...problems(400, 403, 404, 409) },
       },
     },
     async (request, reply) => {

@@ -5,21 +5,15 @@ import type { Services } from '../../services/services.ts';
 import { acceptJson } from '../json-body.ts';
 import { registerGuard } from '../plugins/guard.ts';
 import { actorOf } from '../request-helpers.ts';
-import type { RouteAccess } from '../route-access.ts';
-import { patchOf, personOf, SCIM, ScimError, scimUser, userNameFilter } from '../scim/scim-user.ts';
+import { PROVISIONING } from '../scim/provisioning-access.ts';
+import { SCIM, SCIM_TYPE, ScimError } from '../scim/scim-error.ts';
+import { patchOf, personOf, scimUser, userFilter } from '../scim/scim-user.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
+import { scimGroupRoutes } from './scim-groups.ts';
 
-const SCIM_TYPE = 'application/scim+json; charset=utf-8';
 const BODY_LIMIT = 64 * 1024;
 const MAX_COUNT = 200;
 const tags = ['SCIM provisioning'];
-
-/** Who may provision: an organisation-wide admin key for every environment (decision 1721). */
-const PROVISIONING: RouteAccess = {
-  role: 'admin',
-  target: () => ({ kind: 'organisation' }),
-  environments: () => 'all',
-};
 
 /** The scimType RFC 7644 §3.12 gives the domain's refusals. */
 const SCIM_TYPES: Partial<Record<string, string>> = {
@@ -40,7 +34,8 @@ const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
 /**
  * SCIM 2.0 Users (RFC 7643/7644) for the organisation's identity provider: list with
- * `filter=userName eq "…"`, get, create, replace, PATCH, delete. Everything answers
+ * `filter=userName eq "…"` (or externalId), get, create, replace, PATCH, delete; Groups and
+ * discovery in scim-groups.ts. Everything answers
  * application/scim+json, errors included; bodies are read leniently, as providers send
  * attributes Flagstaff does not keep.
  */
@@ -69,6 +64,7 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
   });
 
   const config = { access: PROVISIONING };
+  await app.register(scimGroupRoutes, { services });
 
   app.get(
     '/ServiceProviderConfig',
@@ -102,7 +98,7 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       config,
       schema: {
         tags,
-        summary: 'List users (ListResponse), optionally filter=userName eq "…"',
+        summary: 'List users (ListResponse), optionally filter=userName eq "…" or externalId eq "…"',
         querystring: Type.Object({
           filter: Type.Optional(Type.String({ maxLength: 1000 })),
           startIndex: Type.Optional(Type.Integer()),
@@ -117,9 +113,11 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       let total: number;
       let items: readonly Parameters<typeof scimUser>[0][];
       if (request.query.filter !== undefined) {
-        const found = await provisioning.byEmail(actor, userNameFilter(request.query.filter));
-        total = found === undefined ? 0 : 1;
-        items = found === undefined || startIndex > 1 ? [] : [found].slice(0, count);
+        const { attribute, value } = userFilter(request.query.filter);
+        const by = attribute === 'externalId' ? { externalId: value } : { userName: value };
+        const found = await provisioning.find(actor, by);
+        total = found.length;
+        items = found.slice(startIndex - 1, startIndex - 1 + count);
       } else {
         ({ total, items } = await provisioning.list(actor, startIndex - 1, count));
       }

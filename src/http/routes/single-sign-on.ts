@@ -16,14 +16,22 @@ const PENDING_COOKIE = 'flagstaff_oidc';
 const PENDING_PATH = '/v1/auth/oidc';
 const PENDING_SECONDS = 600;
 
+/** Where relative paths are resolved to be normalised; never part of what is answered. */
+const PATH_BASE = 'http://dashboard.invalid';
+
 /**
  * Only a path of this server's dashboard, so a crafted link cannot send someone elsewhere after
- * signing in: one leading slash (not `//host` nor `/\host`), not the API.
+ * signing in: one leading slash (not `//host` nor `/\host`), not the API. Answered as the URL
+ * parser writes it (dot segments resolved, non-ASCII percent-encoded), since a Location header
+ * holds ASCII only and the API check must see the path the browser will go to.
  */
 export function dashboardPath(raw: unknown): string {
   if (typeof raw !== 'string' || !/^\/(?![/\\])[^\s\\]*$/.test(raw)) return '/';
-  if (/^\/(v1|scim|ofrep)(\/|$|\?)/.test(raw)) return '/';
-  return raw;
+  const url = new URL(raw, PATH_BASE);
+  if (url.origin !== PATH_BASE) return '/';
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  if (/^\/(v1|scim|ofrep)(\/|$|\?)/i.test(path)) return '/';
+  return path;
 }
 
 /**
@@ -128,7 +136,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
           cookieOf(request, PENDING_COOKIE),
           request.id,
         );
-        const { token } = await services.sessions.start(account);
+        const { token } = await services.sessions.start(account, 'sso');
         setSessionCookie(request, reply, token, services.sessions.ttlSeconds);
         return reply.redirect(returnTo, 302);
       } catch (error) {

@@ -1,28 +1,9 @@
-import type { Account } from '../../domain/account.ts';
+import { type Account, EMAIL_MAX, EXTERNAL_ID_MAX } from '../../domain/account.ts';
 import { isPlainObject } from '../../domain/json.ts';
+import { NAME_MAX } from '../../domain/keys.ts';
 import type { ProvisionedPerson } from '../../services/accounts/provisioning-service.ts';
-
-/** The schema URNs of RFC 7643 and RFC 7644 this server speaks. */
-export const SCIM = {
-  user: 'urn:ietf:params:scim:schemas:core:2.0:User',
-  list: 'urn:ietf:params:scim:api:messages:2.0:ListResponse',
-  patch: 'urn:ietf:params:scim:api:messages:2.0:PatchOp',
-  error: 'urn:ietf:params:scim:api:messages:2.0:Error',
-  serviceProviderConfig: 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig',
-} as const;
-
-/** A SCIM request the server cannot take, with RFC 7644's `scimType` (§3.12). */
-export class ScimError extends Error {
-  readonly status: number;
-  readonly scimType: string | undefined;
-  constructor(status: number, detail: string, scimType?: string) {
-    super(detail);
-    this.status = status;
-    this.scimType = scimType;
-  }
-}
-
-const invalid = (detail: string) => new ScimError(400, detail, 'invalidValue');
+import { invalidValue as invalid, SCIM, ScimError } from './scim-error.ts';
+import { equalityFilter } from './scim-filter.ts';
 
 /** An account as a SCIM User resource (RFC 7643 §4.1). */
 export function scimUser(account: Account, baseUrl: string) {
@@ -51,30 +32,44 @@ function booleanOf(value: unknown, attribute: string): boolean {
   throw invalid(`${attribute} must be true or false.`);
 }
 
-const stringOf = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+/** A string attribute, trimmed; undefined when empty or not a string; refused when longer than `max`. */
+export function textOf(value: unknown, attribute: string, max: number): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (text.length > max) throw invalid(`${attribute} is longer than ${max} characters.`);
+  return text;
+}
+
+const stringOf = (value: unknown, attribute = 'name'): string | undefined =>
+  textOf(value, attribute, NAME_MAX);
+const emailText = (value: unknown, attribute = 'userName') => textOf(value, attribute, EMAIL_MAX);
+const externalIdOf = (value: unknown) => textOf(value, 'externalId', EXTERNAL_ID_MAX);
 
 /** The person's name from displayName, name.formatted, or given and family names. */
 function nameOf(displayName: unknown, name: unknown): string | undefined {
   const parts = isPlainObject(name) ? name : {};
-  const joined = [stringOf(parts.givenName), stringOf(parts.familyName)].filter(Boolean).join(' ');
-  return stringOf(displayName) ?? stringOf(parts.formatted) ?? (joined || undefined);
+  const joined = [stringOf(parts.givenName, 'name.givenName'), stringOf(parts.familyName, 'name.familyName')]
+    .filter(Boolean)
+    .join(' ');
+  return (
+    stringOf(displayName, 'displayName') ?? stringOf(parts.formatted, 'name.formatted') ?? stringOf(joined)
+  );
 }
 
 /** The primary (else first) email of a SCIM `emails` list. */
 function emailOf(emails: unknown): string | undefined {
   if (!Array.isArray(emails)) return undefined;
   const objects = emails.filter(isPlainObject);
-  return stringOf((objects.find((e) => e.primary === true) ?? objects[0])?.value);
+  return emailText((objects.find((e) => e.primary === true) ?? objects[0])?.value, 'emails.value');
 }
 
 /** A whole User, as POST and PUT send it: userName required, active true unless it says otherwise. */
 export function personOf(body: unknown): ProvisionedPerson {
   if (!isPlainObject(body)) throw new ScimError(400, 'The body must be a SCIM User object.', 'invalidSyntax');
-  const email = stringOf(body.userName) ?? emailOf(body.emails);
+  const email = emailText(body.userName) ?? emailOf(body.emails);
   if (email === undefined) throw invalid('userName is required: the email the person signs in with.');
   const externalId =
-    body.externalId === undefined || body.externalId === null ? null : stringOf(body.externalId);
+    body.externalId === undefined || body.externalId === null ? null : externalIdOf(body.externalId);
   if (externalId === undefined) throw invalid('externalId must be a string.');
   return {
     email,
@@ -101,14 +96,15 @@ export function patchOf(body: unknown): Partial<ProvisionedPerson> {
   const set = (path: string, value: unknown) => {
     const attribute = path.toLowerCase();
     if (attribute === 'active') change.active = booleanOf(value, 'active');
-    else if (attribute === 'username') change.email = stringOf(value) ?? change.email;
+    else if (attribute === 'username') change.email = emailText(value) ?? change.email;
     else if (attribute === 'displayname') displayName = value;
     else if (attribute === 'name' && isPlainObject(value)) Object.assign(names, value);
     else if (attribute.startsWith('name.')) names[path.slice(5)] = value;
     else if (attribute === 'externalid')
-      change.externalId = value === null ? null : (stringOf(value) ?? null);
+      change.externalId = value === null ? null : (externalIdOf(value) ?? null);
     else if (attribute === 'emails') change.email = emailOf(value) ?? change.email;
-    else if (/^emails(\[.*\])?\.value$/.test(attribute)) change.email = stringOf(value) ?? change.email;
+    else if (/^emails(\[.*\])?\.value$/.test(attribute))
+      change.email = emailText(value, 'emails.value') ?? change.email;
   };
   for (const operation of operations) {
     if (!isPlainObject(operation) || typeof operation.op !== 'string') {
@@ -134,11 +130,5 @@ export function patchOf(body: unknown): Partial<ProvisionedPerson> {
   return change;
 }
 
-/** `userName eq "…"` (RFC 7644 §3.4.2.2), the filter provisioning clients send to find a person. */
-export function userNameFilter(filter: string): string {
-  const match = /^\s*userName\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
-  if (match === null) {
-    throw new ScimError(400, 'Only the filter userName eq "…" is supported.', 'invalidFilter');
-  }
-  return JSON.parse(`"${match[1]}"`) as string;
-}
+/** How a provisioning client looks a person up (RFC 7644 §3.4.2.2): by userName or by its own id. */
+export const userFilter = (filter: string) => equalityFilter(filter, ['userName', 'externalId'] as const);

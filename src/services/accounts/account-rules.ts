@@ -30,17 +30,19 @@ export async function adminOfAccountScope(
   return (await accessProject(store, actor, project, 'admin')).id;
 }
 
-const isOrganisationAdmin = (account: Pick<Account, 'role' | 'projectId'>) =>
-  account.role === 'admin' && account.projectId === null;
+/** An account that can act as an organisation admin: a deactivated one cannot sign in at all. */
+const isOrganisationAdmin = (account: Pick<Account, 'role' | 'projectId' | 'active'>) =>
+  account.role === 'admin' && account.projectId === null && account.active;
 
 /**
- * The organisation keeps at least one organisation-wide admin account: removing or demoting
- * the last one is a 409. Call inside the write's transaction (the admins' rows are locked there).
+ * The organisation keeps at least one active organisation-wide admin account: removing,
+ * demoting or deactivating the last one is a 409. Call inside the write's transaction (the
+ * admins' rows are locked there).
  */
 export async function refuseLosingLastAdmin(
   tx: AccountStore,
   account: Account,
-  next: Pick<Account, 'role' | 'projectId'> | null,
+  next: Pick<Account, 'role' | 'projectId' | 'active'> | null,
 ): Promise<void> {
   if (!isOrganisationAdmin(account) || (next !== null && isOrganisationAdmin(next))) return;
   const admins = await tx.organisationAdminIds();

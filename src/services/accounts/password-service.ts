@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PasswordReset } from '../../domain/account.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
-import { forbidden, notFound } from '../../domain/errors.ts';
+import { conflict, forbidden, notFound } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type {
   ProjectStore,
@@ -40,6 +40,18 @@ export interface PasswordResetPreview {
 }
 
 const publicReset = ({ tokenHash: _, ...reset }: StoredPasswordReset): PasswordReset => reset;
+
+/**
+ * An account bound to single sign-on has no password path at all (decision 1890): a password
+ * would let the person in without the provider, which re-reads their groups at every sign-in.
+ */
+function refuseSingleSignOn(account: StoredAccount): void {
+  if (account.sso !== null) {
+    throw conflict(
+      `${account.email} signs in with single sign-on: its identity provider decides who may sign in, so it has no password to set or reset.`,
+    );
+  }
+}
 
 const unusableLink = () =>
   notFound('This reset link is unknown, has been used already or has expired. Ask an admin for a new one.');
@@ -87,6 +99,7 @@ export class PasswordService {
    */
   async changeOwn(actor: Actor, input: PasswordChange, sessionId: string, address: string): Promise<void> {
     const account = await this.#signedInAccount(actor);
+    refuseSingleSignOn(account);
     checkPassword(input.newPassword, '/newPassword');
     await this.#sessions.confirmPassword(account, input.currentPassword, address);
     const passwordHash = await hashPassword(input.newPassword);
@@ -102,6 +115,7 @@ export class PasswordService {
     await adminOfAccountScope(this.#store, actor, account.projectId);
     // The link hands out everything the account may do, every environment included.
     requireAllEnvironments(actor.principal);
+    refuseSingleSignOn(account);
     const token = RESET_PREFIX + randomBytes(32).toString('base64url');
     const at = this.#clock();
     const { type, id, name } = actor.principal;
@@ -194,6 +208,8 @@ export class PasswordService {
     if (Date.parse(reset.expiresAt) <= this.#clock()) throw unusableLink();
     const account = await this.#store.findAccountById(reset.accountId);
     if (account === undefined) throw unusableLink();
+    // A link made before the account's first single sign-on bound it.
+    refuseSingleSignOn(account);
     return { account, reset };
   }
 }

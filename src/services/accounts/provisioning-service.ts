@@ -43,10 +43,13 @@ export class ProvisioningService {
     return { total: page.total, items: page.items.map(publicAccount) };
   }
 
-  async byEmail(actor: Actor, email: string): Promise<Account | undefined> {
+  /** The accounts a provider looks up by userName (the email) or by its own id (externalId). */
+  async find(actor: Actor, by: { userName: string } | { externalId: string }): Promise<Account[]> {
     refuseNonAdmin(actor);
-    const found = await this.#store.findAccountByEmail(normaliseEmail(email));
-    return found && publicAccount(found);
+    if ('externalId' in by)
+      return (await this.#store.findAccountsByExternalId(by.externalId)).map(publicAccount);
+    const found = await this.#store.findAccountByEmail(normaliseEmail(by.userName));
+    return found === undefined ? [] : [publicAccount(found)];
   }
 
   async get(actor: Actor, id: string): Promise<Account> {
@@ -107,6 +110,7 @@ export class ProvisioningService {
           externalId: change.externalId === undefined ? current.externalId : change.externalId,
           version: current.version + 1,
         };
+        await refuseLosingLastAdmin(tx, current, next);
         const ended = next.active ? 0 : await tx.deleteSessionsOfAccount(id);
         const action =
           current.active && !next.active
@@ -152,7 +156,7 @@ export class ProvisioningService {
 const VIA_SCIM = { via: 'scim' } as const;
 
 /** SCIM hands out who may get in at all: an organisation-wide admin key with every environment. */
-function refuseNonAdmin(actor: Actor): void {
+export function refuseNonAdmin(actor: Actor): void {
   const { principal } = actor;
   if (principal.type !== 'api_key') {
     throw forbidden('SCIM takes an organisation-wide admin API key, not a dashboard session.');

@@ -148,6 +148,10 @@ export class SessionService {
     }
     this.#perAccount.reset(accountKey);
     refuseDeactivated(account);
+    // Only a password set before decision 1890 can get here: the provider decides, not a password.
+    if (account.sso !== null) {
+      throw forbidden('This account signs in with single sign-on, not with a password.');
+    }
     const at = new Date(now).toISOString();
     const signedIn: StoredAccount = { ...account, lastLoginAt: at, version: account.version + 1 };
     // A lost race means another sign-in of this account wrote its time just now: good enough.
@@ -172,8 +176,11 @@ export class SessionService {
     ]);
   }
 
-  /** Starts a session for an account that has just proved who it is (sign-in, accepted invitation). */
-  async start(account: StoredAccount): Promise<StartedSession> {
+  /**
+   * Starts a session for an account that has just proved who it is: by a password (sign-in, an
+   * accepted invitation, a reset link) or, `startedBy` 'sso', through the identity provider.
+   */
+  async start(account: StoredAccount, startedBy: 'password' | 'sso' = 'password'): Promise<StartedSession> {
     refuseDeactivated(account);
     const now = this.#clock();
     const token = randomBytes(32).toString('base64url');
@@ -183,6 +190,7 @@ export class SessionService {
       tokenHash: hashSecret(token),
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.#ttlMs).toISOString(),
+      ...(startedBy === 'sso' ? { singleSignOn: true } : {}),
     };
     await this.#store.insertSession(session);
     // Expired sessions are refused anyway; dropping them hourly keeps the table small.
@@ -191,6 +199,14 @@ export class SessionService {
       await this.#store.deleteExpiredSessions(new Date(now).toISOString());
     }
     return { token, session, account: publicAccount(account) };
+  }
+
+  /**
+   * At start: with password sign-in off, every session a password started ends, so turning it off
+   * takes effect for people already signed in too (decision 1890). How many ended.
+   */
+  async endPasswordSessionsWhenOff(): Promise<number> {
+    return this.passwordSignIn ? 0 : this.#store.deletePasswordSessions();
   }
 
   /** The account behind a session cookie's token, or undefined when it is unknown or expired. */

@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto';
+import type { IDToken } from 'openid-client';
 import type { MappedRole } from '../../domain/account.ts';
 import { LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { conflict, DomainError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { OidcSettings } from '../../domain/oidc-issuer.ts';
-import { claimValues, highestRole, matchingRoles } from '../../domain/role-mapping.ts';
-import type { ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
+import { claimValues, matchingRoles } from '../../domain/role-mapping.ts';
+import type { GroupStore, ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
 import { TokenBuckets } from '../core/token-buckets.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
 import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
+import { type GroupGrant, grantOf, heldGroupNames, NO_GRANT } from './group-roles.ts';
 import { OidcRelyingParty, SignInNotVerified } from './oidc-relying-party.ts';
 import { normaliseEmail, principalOfAccount, refuseDeactivated } from './session-service.ts';
 
@@ -35,6 +37,10 @@ export class SignInRefused extends DomainError {
   }
 }
 
+/** Made over SCIM for someone who has not signed in yet: no password, bound to no subject. */
+const unboundProvisioned = (account: StoredAccount) =>
+  account.sso === null && account.passwordHash === UNUSABLE_HASH;
+
 const notStartedHere = () =>
   new SignInNotVerified(
     'no pending sign-in for this state (forged, replayed, expired, or started in another browser)',
@@ -42,13 +48,17 @@ const notStartedHere = () =>
 
 /** Single sign-on through the organisation's OpenID provider: accounts bound to (issuer, sub), roles from a claim. */
 export class SsoService {
-  readonly #store: WithTransactions<AccountRoles & ProjectStore>;
+  readonly #store: WithTransactions<AccountRoles & GroupStore & ProjectStore>;
   readonly #settings: OidcSettings;
   readonly #relyingParty: OidcRelyingParty;
   readonly #clock: Clock;
   readonly #starts: TokenBuckets;
 
-  constructor(store: WithTransactions<AccountRoles & ProjectStore>, settings: OidcSettings, clock: Clock) {
+  constructor(
+    store: WithTransactions<AccountRoles & GroupStore & ProjectStore>,
+    settings: OidcSettings,
+    clock: Clock,
+  ) {
     this.#store = store;
     this.#settings = settings;
     this.#relyingParty = new OidcRelyingParty(settings);
@@ -91,7 +101,8 @@ export class SsoService {
   /**
    * Finishes a sign-in from the provider's callback: the pending sign-in of its state (taken, so
    * it works once), from the same browser; the ID token checked; the account found by (issuer,
-   * sub) or created; its role re-read from the claim. Nothing is written when anything fails.
+   * sub) or created; its role re-read from the claim and its SCIM groups. Nothing is written when
+   * anything fails, except that a bound subject refused here loses its sessions and its role.
    */
   async finish(
     callback: URL,
@@ -111,6 +122,22 @@ export class SsoService {
     }
     const { rolesClaim } = this.#settings;
     const claims = await this.#relyingParty.finish(callback, { ...pending, state }, ['email', rolesClaim]);
+    const bound = await this.#store.findAccountBySubject(claims.iss, claims.sub);
+    try {
+      return { account: await this.#signIn(claims, bound, requestId), returnTo: pending.returnTo };
+    } catch (error) {
+      // The provider vouched for this person and Flagstaff still refuses them: what they had ends now (decision 1890).
+      if (error instanceof SignInRefused && bound !== undefined) await this.#revoke(bound, requestId);
+      throw error;
+    }
+  }
+
+  /** The sign-in of a person the provider vouched for: their account as it is now, or the refusal. */
+  async #signIn(
+    claims: IDToken,
+    bound: StoredAccount | undefined,
+    requestId: string,
+  ): Promise<StoredAccount> {
     const email = typeof claims.email === 'string' ? normaliseEmail(claims.email) : '';
     if (email === '') {
       throw new SignInRefused(
@@ -118,67 +145,72 @@ export class SsoService {
       );
     }
     const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : email;
-    const matched = matchingRoles(this.#settings.roles, claimValues(claims[rolesClaim]));
-    const account = await this.#account(claims.iss, claims.sub, email, claims.email_verified);
+    const values = claimValues(claims[this.#settings.rolesClaim]);
+    const account = bound ?? (await this.#account(claims.sub, email, claims.email_verified));
     if (account !== undefined) refuseDeactivated(account);
-    const granted = await this.#grant(matched);
+    const held = await heldGroupNames(this.#store, account?.id, values);
+    const granted = await grantOf(this.#store, this.#settings.roles, held);
     if (granted === undefined) {
       throw new SignInRefused(
         `You signed in with ${this.label}, but you are not in any group that has access to Flagstaff. Ask an admin of your organisation to add you to one.`,
       );
     }
-    const signedIn = await this.#save(account, {
+    return this.#save(account, {
       issuer: claims.iss,
       subject: claims.sub,
       email,
       name,
-      matched,
+      matched: matchingRoles(this.#settings.roles, values),
       granted,
       requestId,
     });
-    return { account: signedIn, returnTo: pending.returnTo };
   }
 
   /**
-   * The account of this subject. An account with the same email is bound only when it has no
-   * password and is bound to no one yet (SCIM made it); a password account is never taken over
-   * silently (decision 1720).
+   * A bound subject refused at sign-in (no group gives it access any more, or no email): every
+   * session of the account ends and it keeps the least role, in one write with its audit event.
    */
-  async #account(
-    issuer: string,
-    subject: string,
-    email: string,
-    emailVerified: unknown,
-  ): Promise<StoredAccount | undefined> {
-    const bound = await this.#store.findAccountBySubject(issuer, subject);
-    if (bound !== undefined) return bound;
+  async #revoke(account: StoredAccount, requestId: string): Promise<void> {
+    const details = { via: 'sso', issuer: this.#settings.issuer };
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, { principal: principalOfAccount(account), requestId }, this.#clock, ACCOUNTS, {
+        load: async () => (await tx.findAccountById(account.id)) ?? account,
+        change: async (current) => {
+          const sessionsEnded = await tx.deleteSessionsOfAccount(current.id);
+          const next: StoredAccount = {
+            ...current,
+            ...NO_GRANT,
+            sso: current.sso && { ...current.sso, roles: [] },
+            version: current.version + 1,
+          };
+          return { next, action: 'account.access_revoked', details: { ...details, sessionsEnded } };
+        },
+        raced: () => conflict('Your account changed while you were signing in. Sign in again.'),
+      }),
+    );
+  }
+
+  /**
+   * The account of a subject bound to none yet. An account made over SCIM (no password, bound to no one yet) is
+   * bound when the provider's id for it (`externalId`) is this subject, or else when the emails
+   * match and the provider says the email is verified; a password account is never taken over
+   * silently (decision 1720), and an unverified email binds nothing (decision 1890).
+   */
+  async #account(subject: string, email: string, emailVerified: unknown): Promise<StoredAccount | undefined> {
+    const provisioned = (await this.#store.findAccountsByExternalId(subject)).filter(unboundProvisioned);
+    if (provisioned.length === 1) return provisioned[0];
     const sameEmail = await this.#store.findAccountByEmail(email);
     if (sameEmail === undefined) return undefined;
-    // Provisioned over SCIM (no password, bound to no one): the same provider made it for this person.
-    if (sameEmail.sso === null && sameEmail.passwordHash === UNUSABLE_HASH && emailVerified !== false) {
-      return sameEmail;
+    if (unboundProvisioned(sameEmail)) {
+      if (emailVerified === true) return sameEmail;
+      throw new SignInRefused(
+        `${this.label} has not verified your email address ${email}, so Flagstaff cannot tell that the account made for it is yours. Ask an admin of your organisation.`,
+      );
     }
     throw new SignInRefused(
       `There is already a Flagstaff account for ${email} that does not sign in with ${this.label}. ` +
         'It is not linked automatically: an admin must remove it (or link it), then you can sign in here.',
     );
-  }
-
-  /** The one role the matching mappings give, with the project keys resolved; unknown projects grant nothing. */
-  async #grant(
-    matched: readonly MappedRole[],
-  ): Promise<{ role: MappedRole; projectId: string | null } | undefined> {
-    const usable: { mapping: MappedRole; projectId: string | null }[] = [];
-    for (const mapping of matched) {
-      if (mapping.project === null) usable.push({ mapping, projectId: null });
-      else {
-        const project = await this.#store.findProject(mapping.project);
-        if (project !== undefined) usable.push({ mapping, projectId: project.id });
-      }
-    }
-    const best = highestRole(usable.map((u) => u.mapping));
-    const chosen = usable.find((u) => u.mapping === best);
-    return chosen && { role: chosen.mapping, projectId: chosen.projectId };
   }
 
   /** Creates or updates the account with this sign-in's role, in one transaction with its audit event. */
@@ -190,7 +222,7 @@ export class SsoService {
       email: string;
       name: string;
       matched: readonly MappedRole[];
-      granted: { role: MappedRole; projectId: string | null };
+      granted: GroupGrant;
       requestId: string;
     },
   ): Promise<StoredAccount> {

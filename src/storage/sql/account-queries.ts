@@ -43,6 +43,16 @@ export function accountQueries(context: SqlContext): AccountStore {
         accountFromRow,
       ),
 
+    findAccountsByExternalId: async (externalId) =>
+      (
+        await db
+          .selectFrom('accounts')
+          .selectAll()
+          .where('external_id', '=', externalId)
+          .orderBy('id')
+          .execute()
+      ).map(accountFromRow),
+
     async accountsFrom(offset, limit) {
       const [counted, rows] = await Promise.all([
         db
@@ -75,7 +85,8 @@ export function accountQueries(context: SqlContext): AccountStore {
         .selectFrom('accounts')
         .select('id')
         .where('project_id', 'is', null)
-        .where('role', '=', 'admin');
+        .where('role', '=', 'admin')
+        .where('active', '=', 1);
       const rows = await locked(context, query, 'update').execute();
       return rows.map((r) => r.id);
     },
@@ -124,6 +135,11 @@ export function accountQueries(context: SqlContext): AccountStore {
 
     async deleteExpiredSessions(at) {
       await db.deleteFrom('sessions').where('expires_at', '<=', at).execute();
+    },
+
+    async deletePasswordSessions() {
+      const result = await db.deleteFrom('sessions').where('by_password', '=', 1).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     async insertOidcSignIn(pending) {

@@ -169,6 +169,22 @@ export interface SessionsTable {
   account_id: string;
   created_at: string;
   expires_at: string;
+  /** 1: a password (or a link that set one) started it; 0: single sign-on. */
+  by_password: number;
+}
+
+export interface ProvisionedGroupsTable {
+  id: string;
+  display_name: string;
+  external_id: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProvisionedGroupMembersTable {
+  group_id: string;
+  account_id: string;
 }
 
 /** Evaluations of one flag in one environment in one minute (minutes since the Unix epoch), by variant and reason. */
@@ -251,6 +267,8 @@ export interface Database {
   accounts: AccountsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  provisioned_groups: ProvisionedGroupsTable;
+  provisioned_group_members: ProvisionedGroupMembersTable;
   oidc_sign_ins: OidcSignInsTable;
   password_resets: PasswordResetsTable;
   approval_policies: ApprovalPoliciesTable;

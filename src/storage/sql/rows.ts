@@ -285,6 +285,7 @@ export const sessionFromRow = (row: SessionsTable): StoredSession => ({
 
 export const sessionToRow = (s: StoredSession): SessionsTable => ({
   account_id: s.accountId,
+  by_password: s.singleSignOn === true ? 0 : 1,
   ...tokenToRow(s),
 });
 

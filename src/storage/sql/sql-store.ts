@@ -5,6 +5,7 @@ import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
 import { flagQueries } from './flag-queries.ts';
+import { groupQueries } from './group-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
@@ -51,6 +52,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...segmentQueries(context),
     ...apiKeyQueries(context),
     ...accountQueries(context),
+    ...groupQueries(context),
     ...auditQueries(context),
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
