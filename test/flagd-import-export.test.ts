@@ -97,7 +97,9 @@ describe('reviewFlagdDocument: what refuses a document', () => {
   });
 
   it('tells that a list of flags needs the daemon schema', () => {
-    const [error] = reviewFlagdDocument(read(`${REFERENCE}/test/flags/negative/with-array-flags.json`)).errors;
+    const [error] = reviewFlagdDocument(
+      read(`${REFERENCE}/test/flags/negative/with-array-flags.json`),
+    ).errors;
     expect(error?.path).toBe('/flags');
     expect(error?.message).toContain('flagd.json');
   });
