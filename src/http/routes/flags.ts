@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import {
@@ -26,7 +27,6 @@ import {
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
