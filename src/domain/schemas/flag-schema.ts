@@ -64,14 +64,12 @@ export const FlagSummarySchema = Type.Object({
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  lastEvaluatedAt: Type.Optional(LastEvaluatedAt),
-  stale: Type.Optional(StalenessSchema),
-  environments: Type.Optional(
-    Type.Record(Key, Type.Object({ enabled: Type.Boolean(), lastEvaluatedAt: LastEvaluatedAt }), {
-      description:
-        'The state and last evaluation of the flag in each environment, by key: a page of flags in every environment in one request.',
-    }),
-  ),
+  lastEvaluatedAt: LastEvaluatedAt,
+  stale: StalenessSchema,
+  environments: Type.Record(Key, Type.Object({ enabled: Type.Boolean(), lastEvaluatedAt: LastEvaluatedAt }), {
+    description:
+      'The state and last evaluation of the flag in each environment, by key: a page of flags in every environment in one request.',
+  }),
 });
 
 export const FlagSchema = Type.Object({
@@ -93,3 +91,6 @@ export const FlagSchema = Type.Object({
     Type.Record(Type.String(), LastEvaluatedAt, { description: 'Per environment key (in GET responses).' }),
   ),
 });
+
+/** A flag that requires another as a prerequisite, and where (`GET /flags/{id}/dependants`). */
+export const DependantSchema = Type.Object({ key: Key, environments: Type.Array(Key) });

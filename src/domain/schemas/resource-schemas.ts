@@ -115,3 +115,12 @@ export const SegmentUsersSchema = Type.Object({
   ),
   segments: Type.Array(Type.Object(SegmentUser)),
 });
+
+/** One environment's selector for a flagd in-process provider (`GET /api-keys/{id}/flagd-sync`). */
+export const SyncSelectorSchema = Type.Object({
+  environment: Type.String(),
+  selector: Type.String({
+    description:
+      'The selector for a flagd in-process provider: `<project>/<environment>#<sync credential>`. The credential can read this environment’s flag definitions over flagd sync and nothing else; revoking the key revokes it.',
+  }),
+});
