@@ -18,7 +18,7 @@ const fits = (schema: unknown, answer: unknown) => {
 };
 
 /** The value schema of a record (`Type.Record`): its one pattern property, or its additional one. */
-const valueOf = (record: { patternProperties?: Record<string, unknown>; additionalProperties?: unknown }) =>
+const recordValue = (record: { patternProperties?: Record<string, unknown>; additionalProperties?: unknown }) =>
   (Object.values(record.patternProperties ?? {})[0] ?? record.additionalProperties) as {
     properties?: Record<string, unknown>;
     required?: string[];
@@ -107,7 +107,7 @@ describe('the OpenAPI document', () => {
       doc.body.paths['/v1/projects/{projectId}/flags/{flagKey}'].get.responses['200'].content[
         'application/json'
       ].schema;
-    const environment = valueOf(flag.properties.environments);
+    const environment = recordValue(flag.properties.environments);
     expect(Object.keys(environment.properties ?? {})).toEqual([
       'enabled',
       'offVariant',
@@ -119,7 +119,7 @@ describe('the OpenAPI document', () => {
       'prerequisites',
     ]);
     expect(environment.required).toEqual(['enabled', 'offVariant', 'defaultVariant', 'targets', 'rules']);
-    const metadata = valueOf(flag.properties.metadata) as { anyOf?: { type: string }[] };
+    const metadata = recordValue(flag.properties.metadata) as { anyOf?: { type: string }[] };
     expect(metadata.anyOf?.map((s) => s.type)).toEqual(['string', 'number', 'boolean']);
   });
 });
