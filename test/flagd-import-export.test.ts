@@ -9,7 +9,7 @@ import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.ts';
 import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
-import { reviewFlagdDocument, validateFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
+import { reviewFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
 import { buildFlag, buildSegment } from './support/builders.ts';
 import { flagdReferenceContexts } from './support/flagd-reference-contexts.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
@@ -46,15 +46,15 @@ const CONTEXTS: Record<string, unknown>[] = [
   })),
 ];
 
-describe('validateFlagdDocument', () => {
+describe('reviewFlagdDocument: what refuses a document', () => {
   it.each(samples('positive'))('accepts the positive sample $file', ({ document }) => {
-    expect(validateFlagdDocument(document)).toEqual([]);
+    expect(reviewFlagdDocument(document).errors).toEqual([]);
   });
 
   it.each(samples('negative'))(
     'refuses the negative sample $file with paths and messages',
     ({ document }) => {
-      const errors = validateFlagdDocument(document);
+      const errors = reviewFlagdDocument(document).errors;
       expect(errors.length).toBeGreaterThan(0);
       for (const error of errors) {
         expect(error.path).toMatch(/^\//);
@@ -84,44 +84,46 @@ describe('validateFlagdDocument', () => {
     ['with-invalid-flag-set-metadata.json', '/metadata/invalid', 'must be string,number,boolean'],
     ['with-invalid-targeting.json', '/flags/targetedFlag/targeting', 'unknown operator "not-a-real-rule"'],
   ])('explains what is wrong with %s', (file, path, message) => {
-    expect(validateFlagdDocument(read(`${REFERENCE}/test/flags/negative/${file}`))).toEqual([
+    expect(reviewFlagdDocument(read(`${REFERENCE}/test/flags/negative/${file}`)).errors).toEqual([
       { path, message },
     ]);
   });
 
   it('lists every problem of a flag', () => {
-    expect(validateFlagdDocument(read(`${REFERENCE}/test/flags/negative/malformed-flag.json`))).toEqual([
+    expect(reviewFlagdDocument(read(`${REFERENCE}/test/flags/negative/malformed-flag.json`)).errors).toEqual([
       { path: '/flags/not-a-flag', message: "must have required property 'state'" },
       { path: '/flags/not-a-flag', message: "must have required property 'variants'" },
     ]);
   });
 
   it('tells that a list of flags needs the daemon schema', () => {
-    const [error] = validateFlagdDocument(read(`${REFERENCE}/test/flags/negative/with-array-flags.json`));
+    const [error] = reviewFlagdDocument(
+      read(`${REFERENCE}/test/flags/negative/with-array-flags.json`),
+    ).errors;
     expect(error?.path).toBe('/flags');
     expect(error?.message).toContain('flagd.json');
   });
 
   it('refuses what flagd refuses beyond its schema', () => {
     const flag = { state: 'ENABLED', variants: { on: true, off: false } };
-    expect(validateFlagdDocument({ flags: { a: { ...flag, defaultVariant: 'maybe' } } })).toEqual([
+    expect(reviewFlagdDocument({ flags: { a: { ...flag, defaultVariant: 'maybe' } } }).errors).toEqual([
       { path: '/flags/a/defaultVariant', message: '"maybe" is not one of the flag\'s variants' },
     ]);
     expect(
-      validateFlagdDocument({
+      reviewFlagdDocument({
         $schema: 'https://flagd.dev/schema/v0/flagd.json',
         flags: [
           { key: 'a', ...flag },
           { key: 'a', ...flag },
         ],
-      }),
+      }).errors,
     ).toEqual([{ path: '/flags/1/key', message: 'duplicate flag key "a"' }]);
   });
 
   it('accepts targeting that cannot work, which flagd loads too, and reports it per flag', () => {
     const flag = { state: 'ENABLED', variants: { on: true, off: false } };
     const broken = (document: unknown) => {
-      expect(validateFlagdDocument(document)).toEqual([]);
+      expect(reviewFlagdDocument(document).errors).toEqual([]);
       return [...reviewFlagdDocument(document).targeting.values()].map((r) => r.parseError);
     };
     expect(broken({ flags: { a: { ...flag, targeting: { $ref: 'nowhere' } } } })).toEqual([
@@ -323,7 +325,7 @@ describe('import → export → import', () => {
         [],
       );
       expect(warnings).toEqual([]);
-      expect(validateFlagdDocument(exported)).toEqual([]);
+      expect(reviewFlagdDocument(exported).errors).toEqual([]);
       const second = importFlagd(JSON.parse(JSON.stringify(exported)));
       expect(second.errors).toEqual([]);
       expect(second.flags).toEqual(first.flags);
@@ -594,7 +596,7 @@ describe('exportFlagd of native flags', () => {
       const flags = Array.from({ length: 12 }, (_, i) => randomNativeFlag(random, round * 100 + i, segments));
       const native = compileEnvironment({ environmentKey: 'production', flags, segments });
       const { document, warnings } = exportFlagd('production', flags, segments);
-      expect(validateFlagdDocument(document)).toEqual([]);
+      expect(reviewFlagdDocument(document).errors).toEqual([]);
       const inexact = new Set(
         warnings.filter((w) => !w.message.includes('numbers written as text')).map((w) => w.flag),
       );

@@ -1,129 +1,94 @@
 import { useCallback, useEffect, useState } from 'react';
-import type { Account, Invitation } from '../../src/domain/account.ts';
-import type { ApiKey, Principal, Role } from '../../src/domain/api-key.ts';
-import type { AuditEvent } from '../../src/domain/audit-event.ts';
-import type { ChangeRequest } from '../../src/domain/change-request.ts';
-import type { Flag, FlagType, JsonValue } from '../../src/domain/flag.ts';
-import type { Environment, Project } from '../../src/domain/project.ts';
-import type { Rule, Segment } from '../../src/domain/segment.ts';
+import type { Static } from 'typebox';
+import type { Role } from '../../src/domain/api-key.ts';
+import type {
+  AccountSchema,
+  CreatedInvitationSchema,
+  CreatedPasswordResetSchema,
+  InvitationPreviewSchema,
+  InvitationSchema,
+  MeSchema,
+  ResetPreviewSchema,
+  SignInOptionsSchema,
+} from '../../src/domain/schemas/account-schemas.ts';
+import type { ExplanationSchema, UserViewSchema } from '../../src/domain/schemas/evaluation-schemas.ts';
+import type { DependantSchema, FlagSchema, FlagSummarySchema } from '../../src/domain/schemas/flag-schema.ts';
+import type { FlagInsightsSchema, TopFlagsSchema } from '../../src/domain/schemas/insights-schemas.ts';
+import type {
+  ChangeRequestSchema,
+  ScheduledChangeSchema,
+} from '../../src/domain/schemas/pending-change-schemas.ts';
+import type { FieldErrorSchema } from '../../src/domain/schemas/problem-schema.ts';
+import type {
+  ApiKeySchema,
+  AuditEventSchema,
+  CreatedApiKeySchema,
+  EnvironmentSchema,
+  ProjectSchema,
+  SegmentSchema,
+  SegmentUsersSchema,
+  SyncSelectorSchema,
+} from '../../src/domain/schemas/resource-schemas.ts';
+import type {
+  AttemptSchema,
+  CreatedWebhookSchema,
+  DeliverySchema,
+  TestReportSchema,
+  WebhookSchema,
+} from '../../src/domain/schemas/webhook-schemas.ts';
 
-export type {
-  Account,
-  ApiKey,
-  AuditEvent,
-  ChangeRequest,
-  Environment,
-  Flag,
-  Invitation,
-  Project,
-  Role,
-  Segment,
-};
+// The API's answers as the server's wire contract states them (decision 1870): each type is the
+// static type of the response schema the server serializes with, imported as a type only, so no
+// server code reaches the bundle and a field the server gains or loses is one the dashboard sees.
 
+export type { Role };
+export type Account = Static<typeof AccountSchema>;
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type AuditEvent = Static<typeof AuditEventSchema>;
+export type ChangeRequest = Static<typeof ChangeRequestSchema>;
+export type Environment = Static<typeof EnvironmentSchema>;
+export type Flag = Static<typeof FlagSchema>;
+export type Invitation = Static<typeof InvitationSchema>;
+export type Project = Static<typeof ProjectSchema>;
+export type Segment = Static<typeof SegmentSchema>;
 /** A scheduled change as the API answers it (docs/product.md §10). */
-export interface ScheduledChange {
-  readonly id: string;
-  readonly flagId: string;
-  readonly environment: string;
-  readonly patch: Readonly<Record<string, unknown>>;
-  readonly comment: string;
-  readonly at: string;
-  readonly status: 'pending' | 'applied' | 'failed' | 'cancelled';
-  readonly author: { readonly type: string; readonly id: string; readonly name: string };
-  readonly settledAt: string | null;
-  readonly failure: string | null;
-}
+export type ScheduledChange = Static<typeof ScheduledChangeSchema>;
+/** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
+export type FlagSummary = Static<typeof FlagSummarySchema>;
+/** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
+export type FlagInsights = Static<typeof FlagInsightsSchema>;
+/** What uses a segment (GET /v1/segments/{id}/used-by). */
+export type SegmentUsers = Static<typeof SegmentUsersSchema>;
+/** Who the API takes the session to be, and their account when it is a person. */
+export type Me = Static<typeof MeSchema>;
+/** What decided one flag's evaluation for a context (POST /v1/projects/{p}/flags/{key}/explain). */
+export type Explanation = Static<typeof ExplanationSchema>;
+/** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
+export type UserViewFlag = Static<typeof UserViewSchema>['flags'][number];
+export type FieldError = Static<typeof FieldErrorSchema>;
+/** Answers seen once: a new key's secret, an invitation's or a reset's link. */
+export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+export type CreatedInvitation = Static<typeof CreatedInvitationSchema>;
+export type CreatedPasswordReset = Static<typeof CreatedPasswordResetSchema>;
+/** What a one-time link offers before it is used, and how this server lets people sign in. */
+export type InvitationPreview = Static<typeof InvitationPreviewSchema>;
+export type ResetPreview = Static<typeof ResetPreviewSchema>;
+export type SignInOptions = Static<typeof SignInOptionsSchema>;
+/** A flag that requires another, and where; a key's flagd sync selector per environment. */
+export type Dependant = Static<typeof DependantSchema>;
+export type SyncSelector = Static<typeof SyncSelectorSchema>;
+/** The most evaluated flags of a project in an environment. */
+export type TopFlagCounts = Static<typeof TopFlagsSchema>;
+/** A project's webhooks, their deliveries with each attempt, and a test event's report. */
+export type Webhook = Static<typeof WebhookSchema>;
+export type CreatedWebhook = Static<typeof CreatedWebhookSchema>;
+export type Attempt = Static<typeof AttemptSchema>;
+export type Delivery = Static<typeof DeliverySchema>;
+export type TestReport = Static<typeof TestReportSchema>;
 
 /** A PATCH of a flag answers the flag, or (202) a change request when the environment requires approvals. */
 export const isChangeRequest = (answer: Flag | ChangeRequest): answer is ChangeRequest =>
   'approvals' in answer;
-
-/** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
-export interface FlagSummary {
-  readonly id: string;
-  readonly key: string;
-  readonly name: string;
-  readonly type: FlagType;
-  readonly enabled: boolean;
-  readonly description: string;
-  readonly tags: readonly string[];
-  readonly archived: boolean;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  /** In `?environment=`: the minute of the last evaluation, null when never. */
-  readonly lastEvaluatedAt: string | null;
-  /** In `?environment=`: why the flag is stale (docs/product.md §10), null when it is not. */
-  readonly stale: { readonly reason: string; readonly detail: string } | null;
-  /** Its state and last evaluation in every environment, by key (docs/decisions/1802). */
-  readonly environments: Readonly<
-    Record<string, { readonly enabled: boolean; readonly lastEvaluatedAt: string | null }>
-  >;
-}
-
-/** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
-export interface FlagInsights {
-  readonly environment: string;
-  readonly from: string;
-  readonly to: string;
-  readonly step: string;
-  readonly buckets: readonly string[];
-  readonly series: readonly {
-    readonly variant: string | null;
-    readonly reason: string;
-    readonly counts: readonly number[];
-    readonly total: number;
-  }[];
-  readonly total: number;
-  readonly lastEvaluatedAt: string | null;
-}
-
-/** What uses a segment (GET /v1/segments/{id}/used-by). */
-export interface SegmentUsers {
-  readonly flags: readonly { id: string; key: string; name: string; environments: readonly string[] }[];
-  readonly segments: readonly { id: string; key: string; name: string }[];
-}
-
-export interface Me {
-  /** Who the API takes the session to be. */
-  readonly actor: Principal;
-  readonly account: Account | null;
-}
-
-export interface Explanation {
-  readonly key: string;
-  readonly value: JsonValue;
-  readonly reason: string;
-  readonly variant: string | null;
-  readonly ruleId: string | null;
-  readonly targetMatched: boolean;
-  /** The prerequisite flag that did not serve a required variant, if one did not. */
-  readonly failedPrerequisite: string | null;
-  /** With reason `error`: OpenFeature's code (PARSE_ERROR) and what is wrong. */
-  readonly errorCode?: string;
-  readonly errorMessage?: string;
-  /** What OFREP answers instead for the same context, when it differs. */
-  readonly ofrepErrorCode: 'TARGETING_KEY_MISSING' | null;
-}
-
-/** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
-export interface UserViewFlag extends Explanation {
-  readonly name: string;
-  readonly type: FlagType;
-  readonly rule: {
-    readonly number: number;
-    readonly id: string;
-    readonly description?: string;
-    readonly matchAll: boolean;
-    readonly segments: readonly string[];
-    readonly conditions: readonly Rule[];
-  } | null;
-}
-
-export interface FieldError {
-  readonly path: string;
-  readonly message: string;
-}
 
 /** An RFC 9457 problem from the API, thrown by `api()`. */
 export class ApiError extends Error {

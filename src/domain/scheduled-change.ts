@@ -1,7 +1,8 @@
 import type { Principal } from './api-key.ts';
 import type { PendingFlagPatch } from './pending-flag-patch.ts';
 
-export type ScheduledChangeStatus = 'pending' | 'applied' | 'failed' | 'cancelled';
+export const SCHEDULED_CHANGE_STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
+export type ScheduledChangeStatus = (typeof SCHEDULED_CHANGE_STATUSES)[number];
 
 /** A flag patch to apply at a given time, once, on behalf of whoever scheduled it (docs/product.md §10). */
 export interface ScheduledChange extends PendingFlagPatch {

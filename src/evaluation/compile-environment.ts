@@ -305,8 +305,3 @@ export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): Com
   const base = snapshotOf(compiled);
   return base.flags.has(flagKey) ? patched(base, flagKey, undefined) : base;
 }
-
-/** The keys of the flags that list `flagKey` as a prerequisite in this snapshot's environment, in key order. */
-export function requiredBy(compiled: CompiledEnvironment, flagKey: string): readonly string[] {
-  return snapshotOf(compiled).dependencies.dependants.get(flagKey) ?? [];
-}

@@ -314,8 +314,3 @@ export function reviewFlagdDocument(document: unknown): FlagdDocumentReview {
   const errors = semanticErrors(resolved);
   return errors.length > 0 ? refused(errors) : { errors: [], targeting: reviews };
 }
-
-/** The problems that refuse a document (JSON pointer + message), empty when flagd would load it. */
-export function validateFlagdDocument(document: unknown): FieldError[] {
-  return [...reviewFlagdDocument(document).errors];
-}

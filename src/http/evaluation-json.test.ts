@@ -2,9 +2,9 @@ import Fastify from 'fastify';
 import type { TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import type { EvaluationDetail } from '../domain/evaluation-result.ts';
+import { EvaluationResultSchema } from '../domain/schemas/evaluation-schemas.ts';
 import { toOfrepSuccess } from '../openfeature/ofrep/ofrep-wire.ts';
 import { evaluationJson, jsonPerResult, wire } from './evaluation-json.ts';
-import { EvaluationResultSchema } from './routes/evaluation.ts';
 import { OfrepSuccessSchema, ofrepSuccessJson } from './routes/ofrep.ts';
 
 const metadata = Object.freeze({ team: 'checkout', tier: 2, beta: true, 'odd "key"': 'ünïcødé \u2028' });

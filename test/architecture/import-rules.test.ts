@@ -205,4 +205,21 @@ describe('import rules of the dashboard (docs/decisions/0602-dashboard-app.md)',
     expect(reaches.length).toBeGreaterThan(0);
     expect(reaches.filter((line) => !/ imports (\.\.\/)+src\/domain\//.test(line))).toEqual([]);
   });
+
+  it('takes the wire contract (domain/schemas) as types only, so no schema reaches the bundle', () => {
+    const wire = schemaImports(sources);
+    expect(wire.length).toBeGreaterThan(5);
+    expect(wire.filter(({ typeOnly }) => !typeOnly).map(({ file }) => file)).toEqual([]);
+    const valueImport = "import { FlagSchema } from '../../src/domain/schemas/flag-schema.ts';";
+    expect(schemaImports(new Map([['api.ts', valueImport]]))).toEqual([{ file: 'api.ts', typeOnly: false }]);
+  });
 });
+
+/** Each import of `src/domain/schemas/` in the dashboard, and whether it is `import type`. */
+function schemaImports(sources: ReadonlyMap<string, string>): { file: string; typeOnly: boolean }[] {
+  return [...sources].flatMap(([file, source]) =>
+    [...source.matchAll(/\bimport\s+(type\s+)?[^;'"]*?from\s*['"](?:\.\.\/)+src\/domain\/schemas\//g)].map(
+      ([, type]) => ({ file, typeOnly: type !== undefined }),
+    ),
+  );
+}

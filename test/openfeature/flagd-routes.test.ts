@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFlagdDocument } from '../../src/flagd/validate-flagd-document.ts';
+import { reviewFlagdDocument } from '../../src/flagd/validate-flagd-document.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import type { TestServer } from '../support/server.ts';
 import { expectValidationFailed } from '../support/validation-failed.ts';
@@ -259,7 +259,7 @@ describeEachDatabase('flagd import and export over HTTP (docs/product.md §6)', 
       const res = await server.call('GET', flagdPath('production'));
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(validateFlagdDocument(res.body)).toEqual([]);
+      expect(reviewFlagdDocument(res.body).errors).toEqual([]);
       expect(res.body.$schema).toBe('https://flagd.dev/schema/v0/flags.json');
       expect(Object.keys(res.body.flags)).not.toContain('retired');
       expect(res.body.flags['new-checkout']).toMatchObject({

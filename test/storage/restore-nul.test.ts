@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { processServerSecret } from '../../src/domain/server-secret.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { BackupFileError } from '../../src/storage/backup/backup-file.ts';
+import { verifyBackup } from '../../src/storage/backup/read-backup.ts';
 import { restoreBackup } from '../../src/storage/backup/restore-backup.ts';
 import { writeBackup } from '../../src/storage/backup/write-backup.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
@@ -23,7 +25,7 @@ async function backupWithNul(file: string): Promise<string> {
     await bootstrap(createSqlStore(db), ADMIN_KEY);
     const project = await db.selectFrom('projects').select('id').executeTakeFirstOrThrow();
     await db.updateTable('projects').set({ description: 'before\u0000after' }).execute();
-    await writeBackup(db, file);
+    await writeBackup(db, file, processServerSecret());
     return project.id;
   } finally {
     await db.destroy();
@@ -43,7 +45,7 @@ describe('restoring a backup holding NUL', () => {
     await backupWithNul(file);
     const { db } = openDatabase('sqlite::memory:');
     try {
-      await restoreBackup(db, file);
+      await restoreBackup(db, file, await verifyBackup(file, { secret: processServerSecret() }));
       const project = await db.selectFrom('projects').select('description').executeTakeFirstOrThrow();
       expect(project.description).toBe('before\u0000after');
     } finally {
@@ -59,7 +61,11 @@ describe('restoring a backup holding NUL', () => {
       const schema = await createTestSchema(url as string);
       const { db } = openDatabase(url as string, { schema });
       try {
-        const refused = await restoreBackup(db, file).then(
+        const refused = await restoreBackup(
+          db,
+          file,
+          await verifyBackup(file, { secret: processServerSecret() }),
+        ).then(
           () => undefined,
           (error: unknown) => error,
         );

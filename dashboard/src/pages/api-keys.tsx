@@ -1,6 +1,15 @@
 import { useState } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
-import { type ApiError, type ApiKey, api, enc, type Role, useApi } from '../api.ts';
+import {
+  type ApiError,
+  type ApiKey,
+  api,
+  type CreatedApiKey,
+  enc,
+  type Role,
+  type SyncSelector,
+  useApi,
+} from '../api.ts';
 import {
   CreateDialog,
   type CreateFormProps,
@@ -15,8 +24,6 @@ import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useOptionalProject } from '../project.ts';
 import { Empty, PageTitle, ROLE_HELP, Time, toast } from '../ui.tsx';
 
-type Created = ApiKey & { secret: string };
-
 const statusOf = (key: ApiKey): 'active' | 'revoked' | 'expired' =>
   key.revokedAt ? 'revoked' : key.expiresAt && Date.parse(key.expiresAt) <= Date.now() ? 'expired' : 'active';
 
@@ -25,7 +32,7 @@ export function ApiKeysPage() {
   const scope = useOptionalProject();
   const base = scope ? `/projects/${enc(scope.project.id)}/api-keys` : '/api-keys';
   const keys = useApi<ApiKey[]>(`${base}?limit=1000`);
-  const creation = useCreation<Created>(keys.reload);
+  const creation = useCreation<CreatedApiKey>(keys.reload);
   const [problem, setProblem] = useState<ApiError>();
   const [syncing, setSyncing] = useState<ApiKey>();
 
@@ -152,9 +159,7 @@ function SyncSelectors({
   projectId: string;
   onDone: () => void;
 }) {
-  const selectors = useApi<{ environment: string; selector: string }[]>(
-    `/api-keys/${enc(keyOf.id)}/flagd-sync?project=${enc(projectId)}`,
-  );
+  const selectors = useApi<SyncSelector[]>(`/api-keys/${enc(keyOf.id)}/flagd-sync?project=${enc(projectId)}`);
   return (
     <OpenedPanel
       id="sync-title"
@@ -183,7 +188,7 @@ function SyncSelectors({
 }
 
 /** The secret, once: with a copy button and a warning that it will not be shown again. */
-function NewSecret({ created, onDone }: { created: Created; onDone: () => void }) {
+function NewSecret({ created, onDone }: { created: CreatedApiKey; onDone: () => void }) {
   return (
     <OpenedPanel
       id="secret-title"
@@ -208,7 +213,7 @@ function NewSecret({ created, onDone }: { created: Created; onDone: () => void }
   );
 }
 
-function CreateKey({ base, onCreated, onCancel }: CreateFormProps<Created>) {
+function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>) {
   const scope = useOptionalProject();
   const form = useForm({ name: '', expiresAt: '', role: 'evaluator' as Role });
   const { name, expiresAt: expires, role } = form.values;
@@ -218,7 +223,7 @@ function CreateKey({ base, onCreated, onCancel }: CreateFormProps<Created>) {
   const submit = () =>
     form.run(async () =>
       onCreated(
-        await api<Created>('POST', base, {
+        await api<CreatedApiKey>('POST', base, {
           name,
           role,
           ...(limited ? { environments: chosen } : {}),

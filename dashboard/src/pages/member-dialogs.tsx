@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { ROLES } from '../../../src/domain/api-key.ts';
-import { type Account, api, enc, type Invitation, type Project, type Role } from '../api.ts';
+import { type Account, api, type CreatedInvitation, enc, type Project, type Role } from '../api.ts';
 import type { Submission } from '../kit/api-form.tsx';
 import { CreateDialog, useForm } from '../kit/dialogs.tsx';
 import { type FieldSource, SelectField, TextField } from '../kit/field.tsx';
@@ -29,13 +29,13 @@ interface DialogProps {
 export function InviteDialog({
   onInvited,
   ...dialog
-}: DialogProps & { onInvited: (invitation: Invitation & { path: string }) => void }) {
+}: DialogProps & { onInvited: (invitation: CreatedInvitation) => void }) {
   const { me } = useSession();
   const form = useForm({ email: '', role: 'editor' as Role, project: me.actor.projectId ?? '' });
   const submit = () =>
     form.run(async () =>
       onInvited(
-        await api<Invitation & { path: string }>('POST', '/invitations', {
+        await api<CreatedInvitation>('POST', '/invitations', {
           email: form.values.email,
           ...roleAndScopeBody(form.values),
         }),

@@ -3,6 +3,8 @@ import {
   type Account,
   type ApiError,
   api,
+  type CreatedInvitation,
+  type CreatedPasswordReset,
   enc,
   type Invitation,
   type Loaded,
@@ -103,7 +105,7 @@ const scopeNames =
   (projectId: string | null): string =>
     projectId === null ? 'All projects' : (projects.find((p) => p.id === projectId)?.name ?? projectId);
 
-const invitationLink = (invitation: Invitation & { path: string }): OneTimeLinkProps => ({
+const invitationLink = (invitation: CreatedInvitation): OneTimeLinkProps => ({
   title: `Send this link to ${invitation.email ?? ''}`,
   label: 'Invitation link',
   validity: 'works once, for 7 days',
@@ -213,7 +215,7 @@ function AccountActions({
         confirmLabel: 'Create reset link',
       },
       async () => {
-        const reset = await api<{ path: string }>('POST', `/accounts/${enc(account.id)}/password-reset`);
+        const reset = await api<CreatedPasswordReset>('POST', `/accounts/${enc(account.id)}/password-reset`);
         onLink({
           title: `Send this link to ${account.email}`,
           label: 'Password reset link',

@@ -1,5 +1,13 @@
 import { useEffect, useState } from 'react';
-import { type Account, ApiError, api, type Me } from '../api.ts';
+import {
+  type Account,
+  ApiError,
+  api,
+  type InvitationPreview,
+  type Me,
+  type ResetPreview,
+  type SignInOptions,
+} from '../api.ts';
 import { SubmitForm } from '../kit/api-form.tsx';
 import { useForm } from '../kit/dialogs.tsx';
 import { EmailField, NewPasswordField, PasswordField, TextField } from '../kit/field.tsx';
@@ -18,12 +26,6 @@ function AuthFrame({ title, children }: { title: string; children: React.ReactNo
       </div>
     </main>
   );
-}
-
-/** How this server lets people in (GET /v1/auth/options): a password, the organisation's identity provider, or both. */
-interface SignInOptions {
-  passwordSignIn: boolean;
-  sso: { label: string; loginPath: string } | null;
 }
 
 /** Sends a form whose answer sets the session cookie, then hands on who is now signed in. */
@@ -72,12 +74,6 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (me: Me) => void }) {
       </p>
     </AuthFrame>
   );
-}
-
-interface Preview {
-  email: string | null;
-  role: string;
-  project: { key: string; name: string } | null;
 }
 
 /**
@@ -143,7 +139,7 @@ function LinkPage<T>({
 
 /** Accepting an invitation, or the first-start setup link. */
 export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: Me) => void }) {
-  const link = useOneTimeLink<Preview>(
+  const link = useOneTimeLink<InvitationPreview>(
     '/auth/invitation',
     'This link has no invitation in it. Open the whole link.',
   );
@@ -197,11 +193,6 @@ export function JoinPage({ setup, onJoined }: { setup: boolean; onJoined: (me: M
       )}
     </LinkPage>
   );
-}
-
-interface ResetPreview {
-  email: string;
-  name: string;
 }
 
 /** Using a one-time password reset link an admin created. */

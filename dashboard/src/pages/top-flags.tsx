@@ -1,13 +1,8 @@
 import { useId } from 'react';
-import { enc, useApi } from '../api.ts';
+import { enc, type TopFlagCounts, useApi } from '../api.ts';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
-
-interface TopFlagsAnswer {
-  readonly environment: string;
-  readonly flags: readonly { readonly key: string; readonly count: number }[];
-}
 
 const numbers = new Intl.NumberFormat('en');
 
@@ -15,7 +10,7 @@ const numbers = new Intl.NumberFormat('en');
 export function TopFlags() {
   const { project, environments } = useProject();
   const environment = primaryEnvironment(environments);
-  const top = useApi<TopFlagsAnswer>(
+  const top = useApi<TopFlagCounts>(
     environment
       ? `/projects/${enc(project.id)}/insights/top-flags?environment=${enc(environment.key)}&days=1&limit=5`
       : null,

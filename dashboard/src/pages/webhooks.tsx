@@ -1,38 +1,21 @@
 import { useState } from 'react';
-import { type ApiError, api, enc, useApi } from '../api.ts';
+import {
+  type ApiError,
+  type Attempt,
+  api,
+  type CreatedWebhook,
+  type Delivery,
+  enc,
+  type TestReport,
+  useApi,
+  type Webhook,
+} from '../api.ts';
 import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { ErrorSummary, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
 import { CopyButton, Empty, LoadError, Loading, PageTitle, Switch, Time, toast } from '../ui.tsx';
-
-interface Webhook {
-  readonly id: string;
-  readonly url: string;
-  readonly events: string[];
-  readonly active: boolean;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly backlog?: { readonly pending: number; readonly oldestPendingAt: string | null };
-}
-
-interface Attempt {
-  readonly at: string;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-}
-
-interface Delivery {
-  readonly id: string;
-  readonly event: string;
-  readonly state: 'pending' | 'delivered' | 'failed';
-  readonly attempts: Attempt[];
-  readonly nextAttemptAt: string | null;
-  readonly createdAt: string;
-  readonly redeliveryOf: string | null;
-}
 
 /** Settings → Webhooks: where a project's audit events are POSTed, and how each delivery went. */
 export function WebhooksPage() {
@@ -158,14 +141,6 @@ export function WebhooksPage() {
   );
 }
 
-/** POST …/test's answer: how the receiver took a test event sent just now. */
-interface TestReport {
-  readonly delivered: boolean;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly durationMs: number;
-}
-
 /**
  * Sends a signed test event now and says how the receiver answered, beside the button, where
  * the person is looking; the test is not a delivery, so the log below does not change.
@@ -242,7 +217,7 @@ function CreateWebhook({
   const form = useForm({ url: '', events: 'flag.*, segment.*' });
   const submit = () =>
     form.run(async () => {
-      const created = await api<{ secret: string }>('POST', base, {
+      const created = await api<CreatedWebhook>('POST', base, {
         url: form.values.url,
         events: form.values.events
           .split(',')

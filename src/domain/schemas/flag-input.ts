@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { FLAG_TYPES, type JsonValue } from '../flag.ts';
-import { Closed, Description, Key, Name, OneOf } from './kit.ts';
+import { FLAG_TYPES } from '../flag.ts';
+import { Closed, Description, Json, Key, Name, OneOf } from './kit.ts';
 import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
 
 // What a client sends to create or patch a flag (docs/product.md §4): the request-body schemas of the HTTP
@@ -8,9 +8,6 @@ import { RolloutSchema, TargetingRuleSchema } from './rules.ts';
 // take any JSON say so in their static type without changing the schema ({}).
 
 export const FlagTypeSchema = OneOf(FLAG_TYPES);
-
-/** Any JSON value: `{}` as a schema. */
-const Json = (description: string) => Type.Unsafe<JsonValue>({ description });
 
 export const VariantSchema = Closed({
   key: Key,

@@ -1,9 +1,11 @@
 import { type TProperties, type TUnsafe, Type } from 'typebox';
+import type { JsonValue } from '../flag.ts';
 import { DESCRIPTION_MAX, KEY_PATTERN, NAME_MAX } from '../keys.ts';
 
-// The building blocks of the request bodies that name a resource's fields. They live in the
-// domain (TypeBox is a pure library, not a layer) so that the HTTP schemas and the services
-// share one definition, and the services take the schemas' static types (decision 1053).
+// The building blocks of the wire contract: the request bodies and the answers that name a
+// resource's fields. They live in the domain (TypeBox is a pure library, not a layer) so that the
+// HTTP schemas, the services, the dashboard and the CLI share one definition, and each takes the
+// schemas' static types (decisions 1053, 1870).
 
 /** A closed object: unknown fields are refused (docs/product.md §4). */
 export const Closed = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
@@ -21,3 +23,17 @@ export const OneOf = <const T extends readonly string[]>(
   values: T,
   options: Record<string, unknown> = {},
 ): TUnsafe<T[number]> => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Version = Type.Integer({ minimum: 1 });
+
+/** Any JSON value: `{}` as a schema, a JsonValue in its static type. */
+export const Json = (description: string) => Type.Unsafe<JsonValue>({ description });
+
+/** Who did something, as the audit log names people (an API key or an account). */
+export const PersonSchema = Type.Object({
+  type: OneOf(['api_key', 'user']),
+  id: Type.String(),
+  name: Type.String(),
+});

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { OPERATORS } from '../segment.ts';
+import { OPERATORS, type Rule } from '../segment.ts';
 import { Closed, Description, Key, OneOf } from './kit.ts';
 
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
@@ -20,6 +20,9 @@ export const RuleSchema = Closed({
 
 /** A condition as sent: the fields its type needs are not checked yet (validate-rules.ts does). */
 export type RuleInput = Static<typeof RuleSchema>;
+
+/** A condition as stored and answered: the request's one shape on the wire, the domain's union in its static type. */
+export const ConditionSchema = Type.Unsafe<Rule>(RuleSchema);
 
 export const RolloutSchema = Closed({
   bucketBy: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

@@ -1,5 +1,12 @@
 import { Type } from 'typebox';
-import { ROLES } from '../../domain/api-key.ts';
+import {
+  AccountSchema,
+  CreatedInvitationSchema,
+  CreatedPasswordResetSchema,
+  InvitationSchema,
+  MeSchema,
+} from '../../domain/schemas/account-schemas.ts';
+import { RoleSchema } from '../../domain/schemas/resource-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
@@ -11,93 +18,16 @@ import {
 } from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import {
-  Closed,
-  CountedPageQuery,
-  Email,
-  Id,
-  OneOf,
-  Password,
-  paged,
-  searchQueryOver,
-  Timestamp,
-  Version,
-} from '../schemas/common.ts';
+import { Closed, CountedPageQuery, Email, Password, paged, searchQueryOver } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Accounts']);
-const Role = OneOf(ROLES);
 const AccountParams = Closed({ accountId: Type.String() });
-
-export const AccountSchema = Type.Object({
-  id: Id,
-  email: Type.String(),
-  name: Type.String(),
-  role: Role,
-  projectId: Type.Union([Id, Type.Null()], { description: 'null: organisation-wide.' }),
-  createdAt: Timestamp,
-  lastLoginAt: Type.Union([Timestamp, Type.Null()]),
-  version: Version,
-  active: Type.Boolean({ description: 'false: deactivated over SCIM; it cannot sign in.' }),
-  sso: Type.Union(
-    [
-      Type.Object({
-        issuer: Type.String(),
-        subject: Type.String(),
-        roles: Type.Array(
-          Type.Object({
-            value: Type.String(),
-            role: Role,
-            project: Type.Union([Type.String(), Type.Null()]),
-          }),
-          { description: 'The claim values of the last sign-in that map to a role (FLAGSTAFF_OIDC_ROLES).' },
-        ),
-      }),
-      Type.Null(),
-    ],
-    { description: 'Set when the account signs in through the identity provider; null otherwise.' },
-  ),
-  externalId: Type.Union([Type.String(), Type.Null()], {
-    description: 'The identity provider’s id of an account it provisioned over SCIM.',
-  }),
-});
 
 /** A project by key or id, or null for organisation-wide: where an account or invitation belongs. */
 const AccountScope = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
   description: 'Project key or id; null: organisation-wide.',
-});
-
-const PasswordResetSchema = Type.Object({
-  id: Id,
-  accountId: Id,
-  createdBy: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
-  createdAt: Timestamp,
-  expiresAt: Timestamp,
-  usedAt: Type.Union([Timestamp, Type.Null()]),
-});
-
-const InvitationSchema = Type.Object({
-  id: Id,
-  email: Type.Union([Type.String(), Type.Null()]),
-  role: Role,
-  projectId: Type.Union([Id, Type.Null()]),
-  invitedBy: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
-  createdAt: Timestamp,
-  expiresAt: Timestamp,
-  acceptedAt: Type.Union([Timestamp, Type.Null()]),
-});
-
-const MeSchema = Type.Object({
-  actor: Type.Object({
-    type: OneOf(['api_key', 'user']),
-    id: Type.String(),
-    name: Type.String(),
-    role: Role,
-    projectId: Type.Union([Id, Type.Null()]),
-    environments: Type.Union([Type.Array(Type.String()), Type.Null()]),
-  }),
-  account: Type.Union([AccountSchema, Type.Null()]),
 });
 
 /** Who is asking, and the accounts and invitations admins manage (docs/product.md §7). */
@@ -176,7 +106,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       "Change an account's role or project (admin of both scopes; 409 for the last organisation admin)",
       {
         params: AccountParams,
-        body: Closed({ role: Type.Optional(Role), project: Type.Optional(AccountScope) }),
+        body: Closed({ role: Type.Optional(RoleSchema), project: Type.Optional(AccountScope) }),
         200: AccountSchema,
         problems: [409, 412],
         config: access('admin', ANY, { environments: ALL }),
@@ -194,11 +124,7 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       'Create a one-time link (24 h) for the account to choose a new password; earlier unused links stop working',
       {
         params: AccountParams,
-        201: Type.Object({
-          ...PasswordResetSchema.properties,
-          token: Type.String(),
-          path: Type.String({ description: 'Open this path on the dashboard to choose the password.' }),
-        }),
+        201: CreatedPasswordResetSchema,
         // An account bound to single sign-on has no password (decision 1890).
         problems: [409],
         config: access('admin', ANY, { environments: ALL }),
@@ -226,14 +152,10 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     describe('Invite someone: the one-time link is in the response, once', {
       body: Closed({
         email: Email,
-        role: Role,
+        role: RoleSchema,
         project: AccountScope,
       }),
-      201: Type.Object({
-        ...InvitationSchema.properties,
-        token: Type.String(),
-        path: Type.String({ description: 'Open this path on the dashboard to accept.' }),
-      }),
+      201: CreatedInvitationSchema,
       // The project it names may not exist; the invitee's email may already have an account.
       problems: [404, 409],
       config: access('admin', ANY),

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { SyncSelectorSchema } from '../../domain/schemas/resource-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendNoContent } from '../request-helpers.ts';
 import { API_KEY, access, newKeyPower, ORGANISATION, PROJECT } from '../route-access.ts';
@@ -62,15 +63,7 @@ export const apiKeyRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
           Type.String({ description: 'Project id or key; required for an organisation-wide key.' }),
         ),
       }),
-      200: Type.Array(
-        Type.Object({
-          environment: Type.String(),
-          selector: Type.String({
-            description:
-              'The selector for a flagd in-process provider: `<project>/<environment>#<sync credential>`. The credential can read this environment’s flag definitions over flagd sync and nothing else; revoking the key revokes it.',
-          }),
-        }),
-      ),
+      200: Type.Array(SyncSelectorSchema),
       config: access('admin', API_KEY),
     }),
     async (request, reply) => {

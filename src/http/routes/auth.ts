@@ -1,8 +1,13 @@
 import { Type } from 'typebox';
+import {
+  AccountSchema,
+  InvitationPreviewSchema,
+  ResetPreviewSchema,
+} from '../../domain/schemas/account-schemas.ts';
 import { SignInThrottled } from '../../services/accounts/session-service.ts';
 import type { Services } from '../../services/services.ts';
 import { sendProblem } from '../problem.ts';
-import { Closed, Email, LinkToken, Name, Password, problems, Timestamp } from '../schemas/common.ts';
+import { Closed, Email, LinkToken, Name, Password, problems } from '../schemas/common.ts';
 import {
   clearSessionCookie,
   cookieOf,
@@ -11,7 +16,6 @@ import {
   setSessionCookie,
 } from '../session-cookie.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { AccountSchema } from './accounts.ts';
 
 const tags = ['Dashboard sign-in'];
 
@@ -79,15 +83,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         security: [],
         body: Closed({ token: LinkToken }),
         response: {
-          200: Type.Object({
-            email: Type.Union([Type.String(), Type.Null()]),
-            role: Type.String(),
-            project: Type.Union([
-              Type.Object({ id: Type.String(), key: Type.String(), name: Type.String() }),
-              Type.Null(),
-            ]),
-            expiresAt: Type.String(),
-          }),
+          200: InvitationPreviewSchema,
           ...problems(400, 403, 404),
         },
       },
@@ -123,7 +119,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         security: [],
         body: Closed({ token: LinkToken }),
         response: {
-          200: Type.Object({ email: Type.String(), name: Type.String(), expiresAt: Timestamp }),
+          200: ResetPreviewSchema,
           ...problems(400, 403, 404, 409),
         },
       },

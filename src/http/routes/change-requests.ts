@@ -1,66 +1,15 @@
 import { Type } from 'typebox';
-import { CHANGE_REQUEST_KINDS, CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
+import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendListed, sendRead, sendResource } from '../request-helpers.ts';
 import { access, CHANGE_REQUEST, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import {
-  Closed,
-  Description,
-  Id,
-  Key,
-  OneOf,
-  PageQuery,
-  ProjectParams,
-  Timestamp,
-  Version,
-} from '../schemas/common.ts';
+import { Closed, Description, OneOf, PageQuery, ProjectParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Change requests']);
 const RequestParams = Closed({ requestId: Type.String() });
-const Person = Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() });
-
-export const ChangeRequestSchema = Type.Object({
-  id: Id,
-  projectId: Id,
-  flagId: Type.Union([Id, Type.Null()], {
-    description: 'The flag it changes; null for segments and flagd imports.',
-  }),
-  segmentId: Type.Union([Id, Type.Null()], { description: 'The segment it changes, if any.' }),
-  environment: Key,
-  environments: Type.Array(Key, {
-    description: 'Every environment requiring approvals that the write reaches.',
-  }),
-  kind: OneOf(CHANGE_REQUEST_KINDS),
-  patch: Type.Record(Type.String(), Type.Unknown(), {
-    description:
-      'What was asked: the merge patch (archiving is `{archived:true}`), `{version}` of a restore, `{at, patch, comment}` of a scheduled change, `{}` of a delete, the flagd document of an import.',
-  }),
-  changes: Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() }), {
-    description:
-      'Only what the author changes, as JSON pointers into the flag or segment (for an import: `/<flagKey>/…`), with the values it was based on.',
-  }),
-  comment: Type.String(),
-  baseVersion: Type.Integer({
-    minimum: 0,
-    description: "The flag's (or segment's) version it was made against; 0 for a flagd import.",
-  }),
-  requiredApprovals: Type.Integer({ minimum: 0, maximum: 5 }),
-  author: Person,
-  status: OneOf(CHANGE_REQUEST_STATUSES),
-  conflict: Type.Union([Type.String(), Type.Null()], {
-    description: 'Why it is conflicted: a field it changes was written since it was made.',
-  }),
-  approvals: Type.Array(Type.Object({ by: Person, at: Timestamp, comment: Type.String() })),
-  decidedBy: Type.Union([Person, Type.Null()]),
-  failure: Type.Union([Type.String(), Type.Null()], {
-    description: 'Why it was not applied when its approvals were complete.',
-  }),
-  version: Version,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
 
 // Deciding needs editor rights over the environments the stored request changes: the use case checks them.
 const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({

@@ -1,9 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { CONTEXT_MAX_BYTES, contextLimitBreach } from '../../domain/context-limits.ts';
 import { validationFailed } from '../../domain/errors.ts';
-import { type EvaluationContext, REASONS } from '../../domain/evaluation-result.ts';
+import type { EvaluationContext } from '../../domain/evaluation-result.ts';
 import { isPlainObject } from '../../domain/json.ts';
 import { jsonTextNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/json-depth.ts';
+import { EvaluationResultSchema } from '../../domain/schemas/evaluation-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { evaluationJson, JSON_TYPE } from '../evaluation-json.ts';
 import { actorOf } from '../request-helpers.ts';
@@ -15,8 +16,7 @@ import {
   type RouteAccess,
 } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, OneOf } from '../schemas/common.ts';
-import { FlagTypeSchema } from '../schemas/flags.ts';
+import { Closed, Key } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
@@ -29,20 +29,6 @@ const evaluation = (more: Omit<RouteAccess, 'role' | 'target' | 'rateLimit'>) =>
 });
 const BY_QUERY = evaluation({ environments: QUERY_ENVIRONMENT });
 const BY_BODY = evaluation({ body: bodyEnvironment });
-
-export const EvaluationResultSchema = Type.Object({
-  key: Type.String(),
-  type: FlagTypeSchema,
-  value: Type.Unknown({ description: 'Of the flag type; null when the served variant is null.' }),
-  reason: OneOf(REASONS),
-  variant: Type.Union([Type.String(), Type.Null()]),
-  errorCode: Type.Optional(
-    OneOf(['PARSE_ERROR'], { description: 'With reason `error`: why the flag cannot be evaluated.' }),
-  ),
-  errorMessage: Type.Optional(
-    Type.String({ description: 'With reason `error`: what is wrong, for people.' }),
-  ),
-});
 
 const Scope = {
   environment: Type.Optional(Key),

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { epochSeconds } from '../../domain/clock.ts';
 import type { EvaluationContext, EvaluationDetail } from '../../domain/evaluation-result.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
+import { ExplanationSchema, UserViewSchema } from '../../domain/schemas/evaluation-schemas.ts';
 import {
   isFailure,
   type Reevaluate,
@@ -16,37 +17,8 @@ import { access, bodyEnvironment, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { EvaluationResultSchema } from './evaluation.ts';
 
 const describe = describeRoutes(['Evaluation']);
-
-/** What decided an evaluation, beside its result: the playground's answer for one flag. */
-const ExplanationSchema = Type.Object({
-  ...EvaluationResultSchema.properties,
-  ruleId: Type.Union([Type.String(), Type.Null()], {
-    description: 'The targeting rule that matched, if one did.',
-  }),
-  targetMatched: Type.Boolean({ description: "The user is in the flag's individual targets." }),
-  failedPrerequisite: Type.Union([Type.String(), Type.Null()], {
-    description: 'The prerequisite flag that did not serve a required variant, if one did not.',
-  }),
-  ofrepErrorCode: Type.Union([Type.Literal('TARGETING_KEY_MISSING'), Type.Null()], {
-    description:
-      'What OFREP answers instead of this result for the same context, if it differs: TARGETING_KEY_MISSING when only a targetingKey was missing to split users.',
-  }),
-});
-
-const MatchedRuleSchema = Type.Object(
-  {
-    number: Type.Integer({ minimum: 1, description: "The rule's place in the environment's list, from 1." }),
-    id: Type.String(),
-    description: Type.Optional(Type.String()),
-    matchAll: Type.Boolean(),
-    segments: Type.Array(Type.String(), { description: 'The user is in every one of these segments.' }),
-    conditions: Type.Array(Type.Unknown(), { description: 'Every one of these holds for the user.' }),
-  },
-  { description: 'The rule that matched, as stored; null when no rule decided.' },
-);
 
 const ContextBody = Closed({
   environment: Type.Optional(Key),
@@ -101,16 +73,7 @@ export const explainRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         'Every non-archived flag in key order, as POST /v1/evaluate serves them, with the rule (as stored), individual target or prerequisite that decided each. Not counted in insights or metrics.',
       params: Closed({ projectId: Type.String() }),
       body: ContextBody,
-      200: Type.Object({
-        environment: Type.String(),
-        flags: Type.Array(
-          Type.Object({
-            ...ExplanationSchema.properties,
-            name: Type.String(),
-            rule: Type.Union([MatchedRuleSchema, Type.Null()]),
-          }),
-        ),
-      }),
+      200: UserViewSchema,
       config: access('viewer', PROJECT, { body: bodyEnvironment }),
     }),
     async (request) => {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
 import type { Services } from '../../services/services.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
@@ -7,7 +8,6 @@ import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, EnvironmentParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['flagd']);
 

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
+import { DependantSchema } from '../../domain/schemas/flag-schema.ts';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import {
@@ -26,7 +28,6 @@ import {
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
@@ -239,7 +240,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     '/flags/:flagId/dependants',
     describe('The flags that require this one as a prerequisite, with the environments where they do', {
       params: FlagIdParams,
-      200: Type.Array(Type.Object({ key: Key, environments: Type.Array(Key) })),
+      200: Type.Array(DependantSchema),
       config: access('viewer', FLAG),
     }),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),

@@ -1,35 +1,21 @@
 import { Type } from 'typebox';
+import {
+  FlagInsightsSchema,
+  type InsightStep,
+  TopFlagsSchema,
+} from '../../domain/schemas/insights-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { STEPS } from '../../services/serving/insights-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { access, FLAG, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, FlagIdParams, Id, Key, OneOf, ProjectParams, Timestamp } from '../schemas/common.ts';
+import { Closed, FlagIdParams, Key, OneOf, ProjectParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Insights']);
 
-const InsightsSchema = Type.Object({
-  flagId: Id,
-  flagKey: Key,
-  environment: Key,
-  from: Timestamp,
-  to: Timestamp,
-  step: OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[]),
-  buckets: Type.Array(Timestamp, {
-    description: 'Start of each bucket; every series’ counts line up with it.',
-  }),
-  series: Type.Array(
-    Type.Object({
-      variant: Type.Union([Type.String(), Type.Null()]),
-      reason: Type.String(),
-      counts: Type.Array(Type.Integer()),
-      total: Type.Integer(),
-    }),
-  ),
-  total: Type.Integer(),
-  lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
-});
+/** The service's bucket widths, each one the contract names: a new width fails to compile until it is named there. */
+const STEP_NAMES: readonly InsightStep[] = Object.keys(STEPS) as (keyof typeof STEPS)[];
 
 export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -41,12 +27,12 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         from: Type.Optional(Type.String({ description: 'RFC 3339; default 24 hours before `to`.' })),
         to: Type.Optional(Type.String({ description: 'RFC 3339; default now.' })),
         step: Type.Optional(
-          OneOf(Object.keys(STEPS) as (keyof typeof STEPS)[], {
+          OneOf(STEP_NAMES, {
             description: 'Bucket width; default the smallest giving at most 200 buckets.',
           }),
         ),
       }),
-      200: InsightsSchema,
+      200: FlagInsightsSchema,
       config: access('viewer', FLAG),
     }),
     async (request) => services.insights.series(actorOf(request), request.params.flagId, request.query),
@@ -61,11 +47,7 @@ export const insightsRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 1 })),
         limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
       }),
-      200: Type.Object({
-        environment: Key,
-        from: Timestamp,
-        flags: Type.Array(Type.Object({ key: Key, count: Type.Integer() })),
-      }),
+      200: TopFlagsSchema,
       config: access('viewer', PROJECT),
     }),
     async (request) =>

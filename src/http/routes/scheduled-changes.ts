@@ -1,33 +1,16 @@
 import { Type } from 'typebox';
-import type { ScheduledChange } from '../../domain/scheduled-change.ts';
+import { SCHEDULED_CHANGE_STATUSES, type ScheduledChange } from '../../domain/scheduled-change.ts';
+import { ChangeRequestSchema, ScheduledChangeSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
 import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Description, FlagIdParams, Id, Key, OneOf, Timestamp } from '../schemas/common.ts';
+import { Closed, Description, FlagIdParams, Key, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Scheduled changes']);
-const STATUSES = ['pending', 'applied', 'failed', 'cancelled'] as const;
 const ChangeParams = Closed({ ...FlagIdParams.properties, changeId: Type.String() });
-
-export const ScheduledChangeSchema = Type.Object({
-  id: Id,
-  flagId: Id,
-  environment: Key,
-  patch: Type.Record(Type.String(), Type.Unknown()),
-  comment: Type.String(),
-  at: Timestamp,
-  status: OneOf(STATUSES),
-  author: Type.Object({ type: Type.String(), id: Type.String(), name: Type.String() }),
-  createdAt: Timestamp,
-  settledAt: Type.Union([Timestamp, Type.Null()], {
-    description: 'When it was applied, failed or cancelled.',
-  }),
-  failure: Type.Union([Type.String(), Type.Null()], { description: 'Why it could not be applied.' }),
-});
 
 /** The wire shape: the author as the audit log names people, not their rights. */
 const wire = (change: ScheduledChange) => ({
@@ -77,7 +60,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
     '/flags/:flagId/scheduled-changes',
     describe("List a flag's scheduled changes, earliest first", {
       params: FlagIdParams,
-      querystring: Closed({ status: Type.Optional(OneOf(STATUSES)) }),
+      querystring: Closed({ status: Type.Optional(OneOf(SCHEDULED_CHANGE_STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
       config: access('viewer', FLAG),
     }),

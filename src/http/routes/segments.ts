@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
@@ -26,7 +27,6 @@ import {
   SegmentUsersSchema,
 } from '../schemas/resources.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
-import { ChangeRequestSchema } from './change-requests.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.ts';
+import { SignInOptionsSchema } from '../../domain/schemas/account-schemas.ts';
 import { SignInNotVerified } from '../../services/accounts/oidc-relying-party.ts';
 import type { Services } from '../../services/services.ts';
 import { problem } from '../problem.ts';
@@ -50,10 +51,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
         summary: 'The ways to sign in to the dashboard: password, single sign-on, or both',
         security: [],
         response: {
-          200: Type.Object({
-            passwordSignIn: Type.Boolean(),
-            sso: Type.Union([Type.Object({ label: Type.String(), loginPath: Type.String() }), Type.Null()]),
-          }),
+          200: SignInOptionsSchema,
         },
       },
     },

@@ -1,4 +1,10 @@
 import { Type } from 'typebox';
+import {
+  CreatedWebhookSchema,
+  DeliverySchema,
+  TestReportSchema,
+  WebhookSchema,
+} from '../../domain/schemas/webhook-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import {
   actorOf,
@@ -11,7 +17,7 @@ import {
 } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Id, ProjectParams, paged, Timestamp, Version } from '../schemas/common.ts';
+import { Closed, Id, ProjectParams, paged } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const EventPattern = Type.String({
@@ -27,62 +33,6 @@ const Secret = Type.String({
   minLength: 16,
   maxLength: 256,
   description: 'Signs every delivery (HMAC-SHA256). Generated when absent; shown only when created.',
-});
-
-const WebhookSchema = Type.Object({
-  id: Id,
-  projectId: Id,
-  url: Type.String(),
-  events: Type.Array(Type.String()),
-  active: Type.Boolean(),
-  version: Version,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  backlog: Type.Optional(
-    Type.Object(
-      {
-        pending: Type.Integer({ minimum: 0, description: 'Events queued and not delivered yet.' }),
-        oldestPendingAt: Type.Union([Timestamp, Type.Null()], {
-          description: 'When the oldest of them was queued; null when none is.',
-        }),
-      },
-      { description: 'In read answers: what the webhook has still to deliver.' },
-    ),
-  ),
-});
-const CreatedWebhookSchema = Type.Object({ ...WebhookSchema.properties, secret: Type.String() });
-const AttemptSchema = Type.Object({
-  at: Timestamp,
-  statusCode: Type.Union([Type.Integer(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
-  durationMs: Type.Integer(),
-});
-const DeliverySchema = Type.Object({
-  id: Id,
-  webhookId: Id,
-  event: Type.String(),
-  state: Type.String({ enum: ['pending', 'delivered', 'failed'] }),
-  attempts: Type.Array(AttemptSchema),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
-  createdAt: Timestamp,
-  finishedAt: Type.Union([Timestamp, Type.Null()]),
-  redeliveryOf: Type.Union([Id, Type.Null()]),
-  payload: Type.Unknown({ description: 'The JSON body sent.' }),
-});
-
-const TestReportSchema = Type.Object({
-  event: Type.Literal('webhook.test'),
-  deliveryId: Type.String({ description: 'Sent as Flagstaff-Delivery; `tst_…`, not in the delivery log.' }),
-  sentAt: Timestamp,
-  delivered: Type.Boolean({ description: 'The receiver answered 2xx.' }),
-  statusCode: Type.Union([Type.Integer(), Type.Null()], {
-    description: 'null when the receiver never answered.',
-  }),
-  error: Type.Union([Type.String(), Type.Null()], {
-    description:
-      'What went wrong: the status and the start of the answer, no connection, no answer within 10 s, or an address the server may not reach.',
-  }),
-  durationMs: Type.Integer(),
 });
 
 /** A project's webhooks (docs/product.md §9): project admins only. */

@@ -1,18 +1,27 @@
 import { type TSchema, Type } from 'typebox';
 import { EMAIL_PATTERN, PASSWORD_MAX } from '../../domain/account.ts';
-import { Closed, Key } from '../../domain/schemas/kit.ts';
+import { Closed, Key, Version } from '../../domain/schemas/kit.ts';
+import { ProblemSchema } from '../../domain/schemas/problem-schema.ts';
 
-// The building blocks the request bodies share with the services live in the domain.
-export { Closed, Description, Key, Name, OneOf } from '../../domain/schemas/kit.ts';
+// The building blocks of the wire contract live in the domain (decision 1870); what is HTTP's
+// alone (paths, pages, search, the problems a route may answer) is here.
+export {
+  Closed,
+  Description,
+  Id,
+  Key,
+  Name,
+  OneOf,
+  Timestamp,
+  Version,
+} from '../../domain/schemas/kit.ts';
+export { ProblemSchema } from '../../domain/schemas/problem-schema.ts';
 
-export const Id = Type.String({ description: 'Opaque id with a type prefix.' });
 export const Email = Type.String({ minLength: 3, maxLength: 320, pattern: EMAIL_PATTERN });
 /** The rule of length (decision 0601) is the use case's, so a short password answers its own message. */
 export const Password = Type.String({ minLength: 1, maxLength: PASSWORD_MAX });
 /** A one-time link's token (invitation, password reset). */
 export const LinkToken = Type.String({ minLength: 1, maxLength: 200 });
-export const Timestamp = Type.String({ format: 'date-time' });
-export const Version = Type.Integer({ minimum: 1 });
 
 export const ProjectParams = Closed({ projectId: Type.String({ description: 'Project id or key.' }) });
 /** An environment named in the path by its project and key (`/projects/:projectId/environments/:envKey`). */
@@ -50,18 +59,6 @@ export const searchQueryOver = (fields: string) =>
 
 /** The flag and segment lists' search, over keys and names (decision 1844). */
 export const SearchQuery = searchQueryOver('key or name');
-
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String(),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
-  },
-  { description: 'RFC 9457 problem details.' },
-);
 
 /** The error responses a route can give, by status, all problem+json. */
 export function problems(...statuses: number[]): Record<number, TSchema> {

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../../api.ts';
+import { type ApiError, api, type ChangeRequest, type Dependant, enc, type Flag, useApi } from '../../api.ts';
 import { ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
@@ -23,7 +23,7 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
   const [problem, setProblem] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
   useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
-  const dependants = useApi<{ key: string; environments: string[] }[]>(`/flags/${enc(flag.id)}/dependants`);
+  const dependants = useApi<Dependant[]>(`/flags/${enc(flag.id)}/dependants`);
   const changed = JSON.stringify(rows) !== JSON.stringify(stored);
   const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
 
