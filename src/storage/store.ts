@@ -5,6 +5,8 @@ import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { EventStore } from './event-store.ts';
+import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { Page, PageRequest } from './page.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
@@ -339,8 +341,14 @@ export interface InsightsRole {
   readonly insights: InsightsStore;
 }
 
+/** Tracking events and exposures (SPEC §13): roles of their own, outside transactions (storage/event-store.ts, exposure-store.ts). */
+export interface MeasurementRole {
+  readonly events: EventStore;
+  readonly exposures: ExposureStore;
+}
+
 /** The whole port: what an adapter implements and `main.ts` wires. */
-export interface Store extends StoreRoles, InsightsRole {
+export interface Store extends StoreRoles, InsightsRole, MeasurementRole {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -4,6 +4,8 @@ import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
+import { EventQueries } from './event-queries.ts';
+import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
@@ -63,6 +65,8 @@ export function createSqlStore(db: Kysely<Database> | Transaction<Database>): St
   return {
     ...storeRoles(sqlContext(db)),
     insights: new InsightsQueries(db),
+    events: new EventQueries(db),
+    exposures: new ExposureQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },
