@@ -25,6 +25,7 @@ import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
+import { eventRoutes } from './routes/events.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagdRoutes } from './routes/flagd.ts';
@@ -151,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         scheduledChangeRoutes,
         changeRequestRoutes,
         insightsRoutes,
+        eventRoutes,
       ]) {
         await v1.register(routes, { services });
       }

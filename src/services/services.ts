@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
+import type { RunningExperiments } from '../domain/exposure.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { KeyRevocations } from '../plane/key-revocations.ts';
 import { NodeSync } from '../plane/node-sync.ts';
@@ -22,6 +23,8 @@ import { EnvironmentService } from './projects/environment-service.ts';
 import { ProjectService } from './projects/project-service.ts';
 import { WebhookService } from './projects/webhook-service.ts';
 import { EvaluationService } from './serving/evaluation-service.ts';
+import { EventService } from './serving/event-service.ts';
+import { ExposureService } from './serving/exposure-service.ts';
 import { HealthService } from './serving/health-service.ts';
 import { InsightsService } from './serving/insights-service.ts';
 
@@ -51,6 +54,10 @@ export interface Services {
   readonly provisioning: ProvisioningService;
   readonly health: HealthService;
   readonly insights: InsightsService;
+  /** Tracking events in (POST /v1/events). */
+  readonly events: EventService;
+  /** Exposures of units to running experiments, counted from evaluations and `$exposure` events. */
+  readonly exposures: ExposureService;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
@@ -72,6 +79,12 @@ export interface ServiceOptions {
   readonly sso?: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
   readonly passwordSignIn?: boolean;
+  /** Which running experiment covers a flag (the experiments part); default none. */
+  readonly experiments?: RunningExperiments;
+  /** FLAGSTAFF_EVENT_RETENTION_DAYS; default 90. */
+  readonly eventRetentionDays?: number;
+  /** Event batches a node holds at once before it answers 503; default 16. */
+  readonly eventBatchesInFlight?: number;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -90,6 +103,14 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const evaluation = new EvaluationService(store, snapshots, clock);
   // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
   if (insights.counter !== null) evaluation.observe(insights.counter);
+  // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
+  const exposures = new ExposureService(store, options.experiments);
+  evaluation.observe(exposures.counter);
+  const events = new EventService(store, exposures, {
+    clock,
+    retentionDays: options.eventRetentionDays,
+    batchesInFlight: options.eventBatchesInFlight,
+  });
   const sessions = new SessionService(store, {
     clock,
     passwordSignIn: options.passwordSignIn,
@@ -115,6 +136,8 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sso: options.sso && new SsoService(store, options.sso, clock),
     provisioning: new ProvisioningService(store, clock),
     insights,
+    events,
+    exposures,
     health: new HealthService(store, sync),
     sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),

@@ -17,6 +17,8 @@ type Touches = 'none' | 'production' | 'all';
 interface Request {
   readonly url: string;
   readonly body?: unknown;
+  /** Routes that take their project and environment as OFREP does (POST /v1/events). */
+  readonly headers?: Record<string, string>;
 }
 
 interface Context {
@@ -732,6 +734,17 @@ const CASES: readonly RouteCase[] = [
     request: () => ({ url: '/v1/evaluate?project=alpha', body: { environment: 'production' } }),
     invalid: unknownField,
   },
+  {
+    route: 'POST /v1/events',
+    access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/events',
+      headers: { 'x-flagstaff-project': 'alpha', 'x-flagstaff-environment': 'production' },
+      body: { events: [{ name: 'checkout', context: { targetingKey: `u${c.next()}` } }] },
+    }),
+    invalid: unknownField,
+  },
 ];
 
 /** Every key of the matrix: role × bound to alpha / to beta / organisation-wide × all / production / development. */
@@ -810,13 +823,21 @@ describeEachDatabase('authorisation matrix: every /v1 route × role × project �
       for (const cell of CELLS) {
         const key = secrets.get(cell.label) as string;
         const request = await route.request(ctx);
-        const response = await node.call(method, request.url, { key, body: request.body });
+        const response = await node.call(method, request.url, {
+          key,
+          body: request.body,
+          headers: request.headers ?? {},
+        });
         want[cell.label] = expected(route, cell);
         got[cell.label] = response.status;
         if (response.status === 403) expect(response.body.code).toBe('forbidden');
         if (route.invalid !== undefined) {
           const invalid = route.invalid(await route.request(ctx));
-          const refused = await node.call(method, invalid.url, { key, body: invalid.body });
+          const refused = await node.call(method, invalid.url, {
+            key,
+            body: invalid.body,
+            headers: invalid.headers ?? {},
+          });
           want[`${cell.label} (invalid request)`] = expected(route, cell) === 403 ? 403 : 400;
           got[`${cell.label} (invalid request)`] = refused.status;
         }
