@@ -1,4 +1,5 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { dayOf } from '../../domain/tracking-event.ts';
 import type { EventQuery, EventStore, StoredEvent } from '../event-store.ts';
 import type { Database, EventsTable } from './database.ts';
 import { chunks } from './insights-queries.ts';
@@ -15,7 +16,7 @@ function rowOf(event: StoredEvent): EventsTable {
   return {
     project_id: event.projectId,
     environment: event.environment,
-    day: Math.floor(event.timestamp / 86_400_000),
+    day: dayOf(event.timestamp),
     id: event.id,
     name: event.name,
     unit: event.unit,
@@ -83,8 +84,15 @@ export class EventQueries implements EventStore {
       .where('project_id', '=', query.projectId)
       .where('environment', '=', query.environment);
     if (query.name !== undefined) select = select.where('name', '=', query.name);
-    if (query.fromMs !== undefined) select = select.where('at', '>=', new Date(query.fromMs).toISOString());
-    if (query.toMs !== undefined) select = select.where('at', '<', new Date(query.toMs).toISOString());
+    // The day bounds let both databases read a range of the key (and PostgreSQL only those partitions).
+    if (query.fromMs !== undefined) {
+      select = select
+        .where('day', '>=', dayOf(query.fromMs))
+        .where('at', '>=', new Date(query.fromMs).toISOString());
+    }
+    if (query.toMs !== undefined) {
+      select = select.where('day', '<=', dayOf(query.toMs)).where('at', '<', new Date(query.toMs).toISOString());
+    }
     const rows = await select.orderBy('at').orderBy('id').limit(query.limit).execute();
     return rows.map(eventOf);
   }
