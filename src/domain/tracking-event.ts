@@ -18,7 +18,8 @@ export const EXPOSURE_EVENT = '$exposure';
 export const MS_PER_DAY = 24 * 60 * 60 * 1000;
 
 /** Letters, digits and `_ . : / -` and inner spaces; `$` starts only the names Flagstaff reserves. */
-const NAME = /^[A-Za-z0-9_](?:[A-Za-z0-9_.:/ -]*[A-Za-z0-9_.:/-])?$/;
+export const EVENT_NAME_PATTERN = '^[A-Za-z0-9_](?:[A-Za-z0-9_.:/ -]*[A-Za-z0-9_.:/-])?$';
+const NAME = new RegExp(EVENT_NAME_PATTERN);
 const FIELDS = new Set(['name', 'context', 'value', 'details', 'timestamp', 'id']);
 const RFC_3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 

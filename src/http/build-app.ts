@@ -31,6 +31,7 @@ import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
+import { metricRoutes } from './routes/metrics.ts';
 import { insightsRoutes } from './routes/insights.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
@@ -153,6 +154,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         changeRequestRoutes,
         insightsRoutes,
         eventRoutes,
+        metricRoutes,
       ]) {
         await v1.register(routes, { services });
       }

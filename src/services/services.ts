@@ -19,12 +19,13 @@ import { FlagdService } from './flags/flagd-service.ts';
 import { SegmentService } from './flags/segment-service.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
+import { EventService } from './measurement/event-service.ts';
+import { ExposureService } from './measurement/exposure-service.ts';
+import { MetricService } from './measurement/metric-service.ts';
 import { EnvironmentService } from './projects/environment-service.ts';
 import { ProjectService } from './projects/project-service.ts';
 import { WebhookService } from './projects/webhook-service.ts';
 import { EvaluationService } from './serving/evaluation-service.ts';
-import { EventService } from './serving/event-service.ts';
-import { ExposureService } from './serving/exposure-service.ts';
 import { HealthService } from './serving/health-service.ts';
 import { InsightsService } from './serving/insights-service.ts';
 
@@ -58,6 +59,8 @@ export interface Services {
   readonly events: EventService;
   /** Exposures of units to running experiments, counted from evaluations and `$exposure` events. */
   readonly exposures: ExposureService;
+  /** Metric definitions per project. */
+  readonly metrics: MetricService;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
@@ -138,6 +141,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     insights,
     events,
     exposures,
+    metrics: new MetricService(store, clock),
     health: new HealthService(store, sync),
     sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),

@@ -8,6 +8,7 @@ import type { FlagChange } from './change-feed/change-feed.ts';
 import type { EventStore } from './event-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
+import type { MetricStore } from './metric-store.ts';
 import type { Page, PageRequest } from './page.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
@@ -324,6 +325,11 @@ export interface WebhookRole {
   readonly webhooks: WebhookStore;
 }
 
+/** Metric definitions (storage/metric-store.ts): reached by name, written in the audit event's transaction. */
+export interface MetricRole {
+  readonly metrics: MetricStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -334,6 +340,7 @@ export interface StoreRoles
     AccountStore,
     AuditStore,
     PendingChangeRole,
+    MetricRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

@@ -74,6 +74,19 @@ const sharedWebhook = (c: Context) => {
   return shared;
 };
 
+/** One metric of alpha shared by the cases that read or patch it (a fresh one per cell is slow on PostgreSQL). */
+const sharedMetrics = new WeakMap<Harness, Promise<string>>();
+const sharedMetric = (c: Context) => {
+  let key = sharedMetrics.get(c.node);
+  if (key === undefined) {
+    key = c.node.services.metrics
+      .create(setupActor, 'alpha', { key: 'shared-metric', event: 'purchase', kind: 'count' })
+      .then((metric) => metric.key);
+    sharedMetrics.set(c.node, key);
+  }
+  return key;
+};
+
 /**
  * A webhook whose address this node refuses to reach (loopback, stored as if registered where
  * private addresses are allowed): a test event to it is answered at once, without a connection.
@@ -106,6 +119,12 @@ const fresh = {
   segment: (c: Context) => c.node.services.segments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
   environment: (c: Context) =>
     c.node.services.environments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
+  metric: (c: Context) =>
+    c.node.services.metrics.create(setupActor, 'alpha', {
+      key: `metric-${c.next()}`,
+      event: 'purchase',
+      kind: 'count',
+    }),
   /** An evaluator of alpha's production: acting on it takes that much power. */
   evaluatorKey: (c: Context) => createKey(c.node.services, c.alphaId, 'evaluator', ['production']),
 };
@@ -733,6 +752,45 @@ const CASES: readonly RouteCase[] = [
     success: 200,
     request: () => ({ url: '/v1/evaluate?project=alpha', body: { environment: 'production' } }),
     invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/metrics',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/metrics' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/metrics',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/metrics',
+      body: { key: `made-${c.next()}`, event: 'purchase', kind: 'conversion' },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/metrics/${await sharedMetric(c)}` }),
+  },
+  {
+    route: 'PATCH /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/metrics/${await sharedMetric(c)}`,
+      body: { window: 1 + (c.next() % 100) },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/metrics/${(await fresh.metric(c)).key}` }),
   },
   {
     route: 'POST /v1/events',

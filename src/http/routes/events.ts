@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { validationFailed } from '../../domain/errors.ts';
 import { MAX_EVENTS_PER_BATCH } from '../../domain/tracking-event.ts';
 import type { Services } from '../../services/services.ts';
-import { OVERLOAD_RETRY_AFTER_SECONDS } from '../../services/serving/event-service.ts';
+import { OVERLOAD_RETRY_AFTER_SECONDS } from '../../services/measurement/event-service.ts';
 import { actorOf } from '../request-helpers.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed } from '../schemas/common.ts';

@@ -8,6 +8,7 @@ import { EventQueries } from './event-queries.ts';
 import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
+import { metricQueries } from './metric-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
@@ -56,6 +57,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...auditQueries(context),
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
+    metrics: metricQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }
