@@ -13,14 +13,17 @@ export const MetricEvent = Type.String({
   description: 'The tracking event counted: its `name` as sent to POST /v1/events.',
 });
 export const MetricKindSchema = OneOf(METRIC_KINDS, {
-  description: 'conversion: sent the event in its window; count: events per unit; sum: the sum of `value` per unit.',
+  description:
+    'conversion: sent the event in its window; count: events per unit; sum: the sum of `value` per unit.',
 });
 export const MetricWindow = Type.Integer({
   minimum: 1,
   maximum: MAX_WINDOW_HOURS,
   description: 'Hours after a unit’s first exposure that its events count (default 72).',
 });
-export const MetricGoalSchema = OneOf(METRIC_GOALS, { description: 'Which way is better (default increase).' });
+export const MetricGoalSchema = OneOf(METRIC_GOALS, {
+  description: 'Which way is better (default increase).',
+});
 
 export const CreateMetricSchema = Closed({
   key: Key,

@@ -91,7 +91,9 @@ export class EventQueries implements EventStore {
         .where('at', '>=', new Date(query.fromMs).toISOString());
     }
     if (query.toMs !== undefined) {
-      select = select.where('day', '<=', dayOf(query.toMs)).where('at', '<', new Date(query.toMs).toISOString());
+      select = select
+        .where('day', '<=', dayOf(query.toMs))
+        .where('at', '<', new Date(query.toMs).toISOString());
     }
     const rows = await select.orderBy('at').orderBy('id').limit(query.limit).execute();
     return rows.map(eventOf);
