@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 10_000,
       secretKey: undefined,
       legacySyncCredentialsUntil: undefined,
+      eventRetentionDays: 90,
     });
   });
 
@@ -45,6 +46,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
       FLAGSTAFF_SHUTDOWN_GRACE: '25',
       FLAGSTAFF_SECRET_KEY: 's'.repeat(43),
+      FLAGSTAFF_EVENT_RETENTION_DAYS: '30',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -60,6 +62,7 @@ describe('loadConfig', () => {
       webhooksAllowPrivate: true,
       shutdownGraceMs: 25_000,
       secretKey: 's'.repeat(43),
+      eventRetentionDays: 30,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -84,6 +87,8 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_SECRET_KEY', 'too-short-to-be-a-server-key'],
     ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', 'next month'],
     ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', '2999-01-01'],
+    ['FLAGSTAFF_EVENT_RETENTION_DAYS', '0'],
+    ['FLAGSTAFF_EVENT_RETENTION_DAYS', 'forever'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

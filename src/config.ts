@@ -52,6 +52,8 @@ export interface Config {
    * credentials of the derivation before the server secret still work (decision 1880).
    */
   readonly legacySyncCredentialsUntil: number | undefined;
+  /** FLAGSTAFF_EVENT_RETENTION_DAYS (default 90): how long raw tracking events are kept. */
+  readonly eventRetentionDays: number;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -253,5 +255,6 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
     secretKey: secretKey?.trim(),
     legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
+    eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
   });
 }

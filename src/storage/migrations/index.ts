@@ -13,6 +13,7 @@ import { changeRequestsForEveryWrite } from './0011-change-requests-for-every-wr
 import { singleSignOn } from './0012-single-sign-on.ts';
 import { pendingChanges } from './0013-pending-changes.ts';
 import { scimGroupsAndSessionOrigin } from './0016-scim-groups-and-session-origin.ts';
+import { eventsAndMetrics } from './0018-events-and-metrics.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0012-single-sign-on': singleSignOn,
   '0013-pending-changes': pendingChanges,
   '0016-scim-groups-and-session-origin': scimGroupsAndSessionOrigin,
+  '0018-events-and-metrics': eventsAndMetrics,
 };
 
 export const migrationProvider: MigrationProvider = {

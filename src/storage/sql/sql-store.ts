@@ -4,9 +4,12 @@ import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
+import { EventQueries } from './event-queries.ts';
+import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { groupQueries } from './group-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
+import { metricQueries } from './metric-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
@@ -56,6 +59,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...auditQueries(context),
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
+    metrics: metricQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }
@@ -65,6 +69,8 @@ export function createSqlStore(db: Kysely<Database> | Transaction<Database>): St
   return {
     ...storeRoles(sqlContext(db)),
     insights: new InsightsQueries(db),
+    events: new EventQueries(db),
+    exposures: new ExposureQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },
