@@ -41,18 +41,20 @@ export class FlagdService {
    * metadata and this environment's configuration come from the document; other environments
    * and the project's other flags are left as they are. Flags whose targeting cannot work are
    * stored as written and listed in `warnings`; `strict` refuses the document instead. Through
-   * the gate: `approvals: 'required'` gates an admin's import too (the command line's).
+   * the gate. The command line's operator says how (decision 1853): `approvals: 'required'`
+   * gates them like anyone, `'bypassed'` lets an admin through with every audit event saying so.
    */
   import(
     actor: Actor,
     projectIdOrKey: string,
     environment: string,
     document: unknown,
-    options: { readonly strict?: boolean; readonly approvals?: 'required' } = {},
+    options: { readonly strict?: boolean; readonly approvals?: 'required' | 'bypassed' } = {},
   ): Promise<Gated<FlagdImportResult>> {
     return this.#writes.import(actor, projectIdOrKey, environment, document, {
       strict: options.strict,
       approval: options.approvals === 'required' ? 'everyone' : 'gate',
+      ...(options.approvals === 'bypassed' ? { details: { approvalsBypassed: '--bypass-approvals' } } : {}),
     });
   }
 

@@ -13,9 +13,17 @@ export type AuthorRoles = ApiKeyStore & AccountStore;
  * and a change request is applied, only while its author could still make it. A revoked or
  * expired key, or a deactivated or deleted account, refuses it (409, saying why); otherwise the
  * author acts with their rights of now (a role lowered since counts). The operator at the
- * command line has no account and stands as they were: null.
+ * command line has no account and stands as they were: null. A change request records its
+ * author as a person only, and older ones name people without an account (seeded, imported),
+ * so for a request a missing account is not taken to be a deleted one.
  */
-export async function authorNow(store: AuthorRoles, author: Person, now: number): Promise<Principal | null> {
+export async function authorNow(
+  store: AuthorRoles,
+  author: Person,
+  now: number,
+  /** What an author with no account is: gone (a scheduled change: deleted since), or as they were (a request's). */
+  noAccount: 'gone' | 'as-they-were' = 'gone',
+): Promise<Principal | null> {
   if (author.type === 'api_key') {
     const key = await store.findApiKeyById(author.id);
     if (key === undefined || key.revokedAt !== null) {

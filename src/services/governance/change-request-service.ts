@@ -261,7 +261,7 @@ export class ChangeRequestService {
    */
   async #refuseIfAuthorGone(actor: Actor, request: ChangeRequest): Promise<void> {
     try {
-      await authorNow(this.#store, request.author, this.#clock());
+      await authorNow(this.#store, request.author, this.#clock(), 'as-they-were');
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       await this.#update(actor, request, 'change_request.withdrawn', {
