@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/core/actor.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Store } from '../../src/storage/store.ts';

@@ -36,6 +36,7 @@ export async function authorNow(
   }
   if (author.id === COMMAND_LINE_OPERATOR) return null;
   const account = await store.findAccountById(author.id);
+  if (account === undefined && noAccount === 'as-they-were') return null;
   if (account === undefined)
     throw conflict(`The account of ${author.name}, who made this change, was deleted.`);
   if (!account.active)
