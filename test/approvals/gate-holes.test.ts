@@ -176,6 +176,74 @@ describeEachDatabase('the gate decides when a change lands', (database) => {
     });
   });
 
+  describe('a new flag is not served in a guarded environment before a gated write (issue 34, 4)', () => {
+    const evaluate = (key: string, environment: string) =>
+      call(ADMIN_KEY, 'GET', `/v1/flags/${key}?project=default&environment=${environment}`);
+    const bulk = async (environment: string) =>
+      (
+        await call(ADMIN_KEY, 'POST', '/v1/evaluate?project=default', {
+          environment,
+          attributes: { targetingKey: 'u1' },
+        })
+      ).body.flags.map((result: { key: string }) => result.key);
+    const flagdKeys = async (environment: string) =>
+      Object.keys(
+        (await call(ADMIN_KEY, 'GET', `/v1/projects/default/environments/${environment}/flagd`)).body.flags,
+      );
+
+    it("answers FLAG_NOT_FOUND in production for an editor's new flag, until an approved write configures it there", async () => {
+      const created = await call(ann.secret, 'POST', '/v1/projects/default/flags', {
+        key: 'banner-text',
+        type: 'string',
+        variants: [
+          { key: 'off', value: 'Buy now, 90% off' },
+          { key: 'on', value: 'Welcome' },
+        ],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const unserved = await evaluate('banner-text', 'production');
+      expect(unserved.status).toBe(404);
+      expect(unserved.body.code).toBe('flag_not_found');
+      expect(await bulk('production')).not.toContain('banner-text');
+      expect(await flagdKeys('production')).not.toContain('banner-text');
+      // Development requires no approvals: served there (off) at once.
+      expect((await evaluate('banner-text', 'development')).body).toMatchObject({ reason: 'disabled' });
+      expect(await flagdKeys('development')).toContain('banner-text');
+
+      const asked = await call(ann.secret, 'PATCH', `/v1/flags/${created.body.id}?environment=production`, {
+        offVariant: 'on',
+      });
+      expect(asked.status).toBe(202);
+      expect((await evaluate('banner-text', 'production')).status).toBe(404);
+      expect(
+        (await call(bob.secret, 'POST', `/v1/change-requests/${asked.body.id}/approve`, {})).body.status,
+      ).toBe('applied');
+      expect((await evaluate('banner-text', 'production')).body).toMatchObject({
+        reason: 'disabled',
+        value: 'Welcome',
+      });
+      expect(await flagdKeys('production')).toContain('banner-text');
+    });
+
+    it("serves an admin's new flag everywhere at once, as before", async () => {
+      expect(
+        (await call(ADMIN_KEY, 'POST', '/v1/projects/default/flags', { key: 'admins-flag' })).status,
+      ).toBe(201);
+      expect((await evaluate('admins-flag', 'production')).body).toMatchObject({ reason: 'disabled' });
+    });
+
+    it('keeps a flag a flagd import creates from being served in the other guarded environments', async () => {
+      const imported = await call(ann.secret, 'POST', '/v1/projects/default/environments/development/flagd', {
+        flags: {
+          'imported-banner': { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
+        },
+      });
+      expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+      expect((await evaluate('imported-banner', 'development')).body).toMatchObject({ value: true });
+      expect((await evaluate('imported-banner', 'production')).status).toBe(404);
+    });
+  });
+
   describe('a revoked author’s pending changes do not run (issue 34, 5)', () => {
     it('fails the scheduled change of a key revoked since, saying so, and writes nothing', async () => {
       const carol = await createKey(node.services, projectId, 'editor', null, { name: 'carol' });

@@ -114,6 +114,22 @@ function requestOf(
   };
 }
 
+/**
+ * The environments where the gate would stop this actor's writes: every guarded one, for anyone
+ * but an admin passing as one. A flag they create is not served there until a write that passed
+ * the gate configures it (decision 1854).
+ */
+export async function gatedFor(
+  store: ProjectStore,
+  actor: Actor,
+  projectId: string,
+  approval: Approval = 'gate',
+): Promise<ReadonlySet<string>> {
+  if (approval === 'approved' || (approval === 'gate' && actor.principal.role === 'admin')) return new Set();
+  const policies = await store.requiredApprovals(projectId);
+  return new Set([...policies].filter(([, count]) => count > 0).map(([key]) => key));
+}
+
 /** The environments among `environments` that require approvals, with how many. */
 async function guardedEnvironments(
   store: ProjectStore,

@@ -1,7 +1,7 @@
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { flagNotFound, notFound, validationFailed } from '../../domain/errors.ts';
-import { BOOLEAN_VARIANTS, type Flag, initialFlagEnvironment } from '../../domain/flag.ts';
+import { BOOLEAN_VARIANTS, type Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CreateFlagInput, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { FlagFilter, Page, PageRequest } from '../../storage/store.ts';
@@ -12,9 +12,10 @@ import type { IfMatch } from '../core/if-match.ts';
 import { firstVersion, takenIn } from '../core/keyed-resource.ts';
 import { accessProject, projectToCreateIn } from '../core/project-access.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
-import type { Gated } from '../core/write-gate.ts';
+import { type Gated, gatedFor } from '../core/write-gate.ts';
 import { FLAGS, type FlagRoles, flagOfProject } from './flag-kind.ts';
 import { FlagWrites } from './flag-writes.ts';
+import { initialIn } from './merge-flag.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { dependantsOf } from './validate-prerequisites.ts';
 import { validateReferences } from './validate-references.ts';
@@ -107,6 +108,7 @@ export class FlagService {
         writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
           create: async () => {
             const environments = await tx.listEnvironments(project.id);
+            const waiting = await gatedFor(tx, actor, project.id);
             const flag: Flag = {
               ...firstVersion('flg', input, isoTime(this.#deps.clock)),
               projectId: project.id,
@@ -116,7 +118,7 @@ export class FlagService {
               archived: false,
               metadata: input.metadata ?? {},
               environments: Object.fromEntries(
-                environments.map((e) => [e.key, initialFlagEnvironment(type, variants)]),
+                environments.map((e) => [e.key, initialIn(e.key, waiting, type, variants)]),
               ),
             };
             await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));

@@ -1,4 +1,5 @@
 import { notFound } from '../../domain/errors.ts';
+import { servedIn } from '../../domain/flag.ts';
 import { exportFlagd, type FlagdExport } from '../../flagd/export-flagd.ts';
 import { inlinePrerequisites } from '../../flagd/inline-prerequisites.ts';
 import type { WithTransactions } from '../../storage/store.ts';
@@ -76,7 +77,7 @@ export class FlagdService {
     const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
     return exportFlagd(
       environment,
-      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived),
+      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived && servedIn(flag, environment)),
       segments,
     );
   }

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
-import { type Flag, initialFlagEnvironment } from '../../domain/flag.ts';
+import type { Flag } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import { pointerToken } from '../../domain/json.ts';
 import type { Project } from '../../domain/project.ts';
@@ -17,9 +17,10 @@ import type { Actor } from '../core/actor.ts';
 import { flagChanges, refuseStale, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
-import { type Approval, type Gated, markConflicts } from '../core/write-gate.ts';
+import { type Approval, type Gated, gatedFor, markConflicts } from '../core/write-gate.ts';
 import { type PipelineDeps, runWrite } from '../core/write-pipeline.ts';
 import { FLAGS, type FlagRoles, isFlagWideChange } from './flag-kind.ts';
+import { initialIn } from './merge-flag.ts';
 import { validateFlag } from './validate-flag.ts';
 
 /** What an import did, by flag key. */
@@ -48,6 +49,13 @@ export interface FlagdImportOptions {
 interface ImportWrite {
   readonly before: Flag | undefined;
   readonly after: Flag;
+}
+
+/** Where an import writes, and the environments where a flag it creates waits for a gated write. */
+interface ImportTarget {
+  readonly project: Project;
+  readonly environment: string;
+  readonly waiting: ReadonlySet<string>;
 }
 
 interface PreparedImport {
@@ -129,7 +137,10 @@ export class FlagdWrites {
         if ((await tx.findEnvironment(project.id, environment)) === undefined) {
           throw notFound(`No environment "${environment}" in project "${project.key}".`);
         }
-        const plan = await this.#plan(tx, actor, project, environment, flags);
+        // An approved import was approved for its own environment: other guarded ones wait as for anyone.
+        const approval = options.approval === 'approved' ? 'everyone' : options.approval;
+        const waiting = await gatedFor(tx, actor, project.id, approval);
+        const plan = await this.#plan(tx, actor, { project, environment, waiting }, flags);
         if (options.changes !== undefined) {
           const current = Object.fromEntries(plan.writes.map((w) => [w.after.key, w.before ?? null]));
           refuseStale(staleChanges(options.changes, current));
@@ -198,10 +209,10 @@ export class FlagdWrites {
   async #plan(
     tx: FlagRoles,
     actor: Actor,
-    project: Project,
-    environment: string,
+    where: ImportTarget,
     flags: readonly ImportedFlag[],
   ): Promise<{ writes: ImportWrite[]; unchanged: string[] }> {
+    const { project, environment } = where;
     const [environments, segments] = await Promise.all([
       tx.listEnvironments(project.id),
       tx.allSegments(project.id),
@@ -215,7 +226,7 @@ export class FlagdWrites {
       const stored = await tx.findFlagByKey(project.id, imported.key, { forUpdate: true });
       const next = stored
         ? this.#updated(actor, stored, imported, environment, problems)
-        : this.#created(actor, project, imported, environment, [...environmentKeys]);
+        : this.#created(actor, where, imported, [...environmentKeys]);
       if (next === undefined) continue;
       if (
         stored !== undefined &&
@@ -238,9 +249,8 @@ export class FlagdWrites {
 
   #created(
     actor: Actor,
-    project: Project,
+    { project, environment, waiting }: ImportTarget,
     imported: ImportedFlag,
-    environment: string,
     environmentKeys: readonly string[],
   ): Flag {
     // A new flag exists in every environment, so only a key for all of them may create one.
@@ -265,7 +275,7 @@ export class FlagdWrites {
           key,
           key === environment
             ? imported.environment
-            : initialFlagEnvironment(imported.type, imported.variants),
+            : initialIn(key, waiting, imported.type, imported.variants),
         ]),
       ),
     };

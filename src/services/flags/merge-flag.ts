@@ -4,7 +4,10 @@ import {
   type Flag,
   type FlagEnvironment,
   type FlagMetadata,
+  type FlagType,
+  initialFlagEnvironment,
   type TargetingRule,
+  type Variant,
 } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import type { FlagEnvironmentPatch, FlagPatch } from '../../domain/schemas/flag-input.ts';
@@ -71,7 +74,8 @@ export function mergeFlagPatch(
  * rule survive edits; new rules get one. The result is validated before it is written (validateFlag).
  */
 function patchEnvironment(current: FlagEnvironment, patch: FlagEnvironmentPatch): FlagEnvironment {
-  const { defaultRollout, targeting, prerequisites, ...rest } = current;
+  // A write configuring the environment makes it serve the flag (decision 1854): it passed the gate.
+  const { defaultRollout, targeting, prerequisites, unconfigured: _, ...rest } = current;
   const rollout =
     patch.defaultRollout === undefined || patch.defaultRollout === null
       ? mergeField(defaultRollout, patch.defaultRollout)
@@ -117,4 +121,15 @@ export function restoredFlag(stored: Flag, earlier: Flag, at: string): Flag {
     createdAt: stored.createdAt,
     updatedAt: at,
   };
+}
+
+/** A new flag's configuration in `environment`: not served there while the gate would stop its author (`waiting`). */
+export function initialIn(
+  environment: string,
+  waiting: ReadonlySet<string>,
+  type: FlagType,
+  variants: readonly Variant[],
+): FlagEnvironment {
+  const initial = initialFlagEnvironment(type, variants);
+  return waiting.has(environment) ? { ...initial, unconfigured: true } : initial;
 }
