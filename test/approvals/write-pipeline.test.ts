@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Actor } from '../../src/services/core/actor.ts';
+import { FlagWrites } from '../../src/services/flags/flag-writes.ts';
+import { FlagdWrites } from '../../src/services/flags/flagd-writes.ts';
+import { SegmentWrites } from '../../src/services/flags/segment-writes.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { ADMIN_KEY, FakeClock, type Node, startNode } from '../access/support.ts';
@@ -109,5 +112,20 @@ describeEachDatabase('the one write pipeline: a guarded PATCH, counted', (databa
     expect(outcome).toMatchObject({ applied: { environments: { production: { enabled: true } } } });
     // The admin passes the gate without it reading the environments' policies.
     expect(count).toEqual({ reads: 1, gate: 0, references: 1, transactions: 1 });
+  });
+
+  it('gives routes no way to write past the gate or the actor’s rights: no *OnBehalf method, no pipeline', () => {
+    const members = Object.entries(node.services);
+    const pipelines = members.filter(
+      ([, member]) =>
+        member instanceof FlagWrites || member instanceof SegmentWrites || member instanceof FlagdWrites,
+    );
+    expect(pipelines.map(([name]) => name)).toEqual([]);
+    const skipping = members.flatMap(([name, member]) => {
+      const prototype = member === null || typeof member !== 'object' ? null : Object.getPrototypeOf(member);
+      const methods = prototype === null ? [] : Object.getOwnPropertyNames(prototype);
+      return methods.filter((method) => /OnBehalf$/.test(method)).map((method) => `${name}.${method}`);
+    });
+    expect(skipping).toEqual([]);
   });
 });
