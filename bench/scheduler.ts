@@ -15,7 +15,7 @@ const SPREAD_MS = 2000;
 const LEAD_MS = 1000;
 
 const actor = {
-  principal: { type: 'user', id: 'bench', name: 'bench', role: 'admin', projectId: null, environments: null },
+  principal: { type: 'user', id: 'cli', name: 'bench', role: 'admin', projectId: null, environments: null },
   requestId: 'bench',
 } as const;
 
@@ -36,7 +36,7 @@ export async function schedulerBenchmark(): Promise<Row[]> {
       patch: { enabled: i % 2 === 0 },
     });
   }
-  const scheduler = new ChangeScheduler(store, services.flags);
+  const scheduler = new ChangeScheduler(store, services.scheduledChanges);
   scheduler.start();
   const deadline = start + SPREAD_MS + 10_000;
   let events: { at: string; details?: Readonly<Record<string, unknown>> }[] = [];

@@ -106,7 +106,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await services.sync.start(openChangeFeed(db), app.log);
   // After migrations: the first pass applies changes that fell due while no node ran.
-  const scheduler = new ChangeScheduler(store, services.flags, { log: app.log, clock: services.clock });
+  const scheduler = new ChangeScheduler(store, services.scheduledChanges, {
+    log: app.log,
+    clock: services.clock,
+  });
   scheduler.start();
   const flushUsage = () =>
     Promise.all([

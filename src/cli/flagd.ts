@@ -6,9 +6,11 @@ import { createServices, type Services } from '../services/services.ts';
 import { openStore } from '../storage/open-store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
 
-export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E [--strict] FILE
+export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E [--strict] [--bypass-approvals] FILE
              load a flagd flags document (FILE, or - for standard input) into an environment;
-             flags whose targeting cannot work are imported with a warning, or with --strict refused
+             flags whose targeting cannot work are imported with a warning, or with --strict refused;
+             an import reaching an environment that requires approvals becomes a change request,
+             unless --bypass-approvals writes it at once (audited as such)
   export     flagstaff export --project P --environment E [FILE]
              write an environment as a flagd flags document (to FILE, or standard output)`;
 
@@ -21,6 +23,7 @@ interface Target {
   readonly environment: string;
   readonly file: string | undefined;
   readonly strict: boolean;
+  readonly bypassApprovals: boolean;
 }
 
 function targetOf(command: string, argv: readonly string[], output: CliOutput): Target | undefined {
@@ -32,6 +35,7 @@ function targetOf(command: string, argv: readonly string[], output: CliOutput): 
       project: { type: 'string', short: 'p' },
       environment: { type: 'string', short: 'e' },
       strict: { type: 'boolean' },
+      'bypass-approvals': { type: 'boolean' },
     },
   });
   const [file, extra] = positionals;
@@ -44,7 +48,13 @@ function targetOf(command: string, argv: readonly string[], output: CliOutput): 
     output.err('flagstaff import: name the flagd document to read (or - for standard input).\n');
     return undefined;
   }
-  return { project, environment, file, strict: values.strict === true };
+  return {
+    project,
+    environment,
+    file,
+    strict: values.strict === true,
+    bypassApprovals: values['bypass-approvals'] === true,
+  };
 }
 
 async function readInput(file: string): Promise<string> {
@@ -80,7 +90,7 @@ export async function runFlagdCommand(
 ): Promise<number> {
   const target = targetOf(command, argv, output);
   if (target === undefined) return 2;
-  const { project, environment, file, strict } = target;
+  const { project, environment, file, strict, bypassApprovals } = target;
   if (command === 'import') {
     let document: unknown;
     try {
@@ -91,12 +101,17 @@ export async function runFlagdCommand(
     }
     return withServices(config, async (services) => {
       try {
+        // The operator holds the database, yet the gate holds for them too unless they say otherwise.
         const outcome = await services.flagd.import(flagdOperator(), project, environment, document, {
           strict,
+          approvals: bypassApprovals ? 'bypassed' : 'required',
         });
-        // The operator is an admin, who passes the gate; a request would only come from a narrower one.
         if ('request' in outcome) {
-          output.out(`Change request ${outcome.request.id} made: the import waits for approvals.\n`);
+          const { id, environments } = outcome.request;
+          output.out(
+            `Change request ${id} made: the import waits for approvals in ${environments.join(', ')}` +
+              ' (or run again with --bypass-approvals).\n',
+          );
           return 0;
         }
         const result = outcome.applied;

@@ -1,4 +1,5 @@
 import { userInfo } from 'node:os';
+import { COMMAND_LINE_OPERATOR } from '../domain/api-key.ts';
 import { newId } from '../domain/ids.ts';
 import type { Actor } from '../services/core/actor.ts';
 
@@ -25,7 +26,7 @@ export function operator(nameOf: (login: string) => string): Actor {
   return {
     principal: {
       type: 'user',
-      id: 'cli',
+      id: COMMAND_LINE_OPERATOR,
       name: nameOf(login),
       role: 'admin',
       projectId: null,

@@ -20,6 +20,9 @@ export interface ApiKey {
   readonly revokedAt: string | null;
 }
 
+/** The id of the operator at the command line (whoever holds the database URL): a person with no account. */
+export const COMMAND_LINE_OPERATOR = 'cli';
+
 /** Who is making a request, after authentication. */
 export interface Principal {
   readonly type: 'api_key' | 'user';

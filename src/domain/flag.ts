@@ -70,7 +70,17 @@ export interface FlagEnvironment {
   readonly targeting?: JsonValue;
   /** Checked before anything else when enabled; absent means none. */
   readonly prerequisites?: readonly Prerequisite[];
+  /**
+   * Created by someone the environment's gate would stop (decision 1854): the flag is not served
+   * here (FLAG_NOT_FOUND, left out of bulk evaluation and flagd documents) until a write that
+   * passed the gate configures it here. Absent: served.
+   */
+  readonly unconfigured?: true;
 }
+
+/** Whether the environment serves the flag at all: not while it waits for a gated write there (decision 1854). */
+export const servedIn = (flag: Flag, environment: string): boolean =>
+  flag.environments[environment]?.unconfigured !== true;
 
 export type FlagMetadata = Readonly<Record<string, string | number | boolean>>;
 

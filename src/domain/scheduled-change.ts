@@ -16,6 +16,11 @@ export interface ScheduledChange extends PendingFlagPatch {
   readonly settledAt: string | null;
   /** Why it failed. */
   readonly failure: string | null;
+  /**
+   * The change request that approved it, when it was scheduled through one: it runs at its time
+   * as approved. Any other passes the gate again when it runs (decision 1852).
+   */
+  readonly approvedBy?: string;
 }
 
 /** Thrown inside the write of a scheduled change that another node (or a cancel) settled first; nothing was written. */

@@ -1,5 +1,5 @@
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
-import type { Flag } from '../domain/flag.ts';
+import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
 import { type CompiledFlag, compileFlag, type PrerequisiteLookup } from './compile-flag.ts';
 import { textOf } from './operators.ts';
@@ -262,7 +262,13 @@ export function compileProject(
   return new Map(
     environmentKeys.map((environmentKey) => [
       environmentKey,
-      compileEnvironment({ environmentKey, flags, segments, compiledSegments }),
+      compileEnvironment({
+        environmentKey,
+        // A flag waiting for a gated write in an environment does not exist there (decision 1854).
+        flags: flags.filter((flag) => servedIn(flag, environmentKey)),
+        segments,
+        compiledSegments,
+      }),
     ]),
   );
 }

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
-import type { Flag } from '../domain/flag.ts';
+import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
@@ -111,7 +111,11 @@ export class SnapshotRegistry implements ProjectChanges {
       for (const [key, compiled] of current.environments) {
         environments.set(
           key,
-          'written' in change ? withFlag(compiled, change.written) : withoutFlag(compiled, change.removed),
+          'written' in change
+            ? servedIn(change.written, key)
+              ? withFlag(compiled, change.written)
+              : withoutFlag(compiled, change.written.key)
+            : withoutFlag(compiled, change.removed),
         );
       }
       this.#install(projectId, { revision, environments, definitions: current.definitions.with(change) });

@@ -17,8 +17,11 @@ import { SsoService } from './accounts/sso-service.ts';
 import { AccessChecks } from './core/access.ts';
 import { AuditLogService } from './core/audit.ts';
 import { FlagService } from './flags/flag-service.ts';
+import { FlagWrites } from './flags/flag-writes.ts';
 import { FlagdService } from './flags/flagd-service.ts';
+import { FlagdWrites } from './flags/flagd-writes.ts';
 import { SegmentService } from './flags/segment-service.ts';
+import { SegmentWrites } from './flags/segment-writes.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
 import { EventService } from './measurement/event-service.ts';
@@ -119,7 +122,9 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const flags = new FlagService(deps);
   const segments = new SegmentService(deps);
   const flagd = new FlagdService(deps);
-  const scheduledChanges = new ScheduledChangeService(store, flags, clock);
+  // The write pipelines that governance applies approved and scheduled changes through: not in Services.
+  const flagWrites = new FlagWrites(deps);
+  const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites);
   const evaluation = new EvaluationService(store, snapshots, clock);
   // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
   if (insights.counter !== null) evaluation.observe(insights.counter);
@@ -164,7 +169,16 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
-    changeRequests: new ChangeRequestService(store, { flags, segments, flagd, scheduledChanges }, clock),
+    changeRequests: new ChangeRequestService(
+      store,
+      {
+        flags: flagWrites,
+        segments: new SegmentWrites(deps),
+        flagd: new FlagdWrites(deps),
+        scheduledChanges,
+      },
+      clock,
+    ),
     serverSecret,
   };
 }

@@ -140,7 +140,8 @@ export async function startHarness(database: TestDatabase, options: NodeOptions 
 export const setupActor: Actor = {
   principal: {
     type: 'user',
-    id: 'test-setup',
+    // The command line's operator: a person with no account, whose pending changes still run.
+    id: 'cli',
     name: 'Test setup',
     role: 'admin',
     projectId: null,

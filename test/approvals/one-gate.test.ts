@@ -49,7 +49,7 @@ describeEachDatabase('one gate: change requests that stay valid', (database) => 
 
   beforeAll(async () => {
     node = await startHarness(database, { clock });
-    scheduler = new ChangeScheduler(node.store, node.services.flags, { clock: clock.read });
+    scheduler = new ChangeScheduler(node.store, node.services.scheduledChanges, { clock: clock.read });
     const projectId = (await call(ADMIN_KEY, 'GET', '/v1/projects/default')).body.id;
     ann = (await createKey(node.services, projectId, 'editor', null, { name: 'ann' })).secret;
     bob = (await createKey(node.services, projectId, 'editor', null, { name: 'bob' })).secret;

@@ -62,7 +62,7 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
 
     // The time comes (a clock two hours ahead), and the scheduler applies it.
     const later = () => Date.now() + 2 * 3_600_000;
-    const scheduler = new ChangeScheduler(ui.server.store, ui.server.services.flags, {
+    const scheduler = new ChangeScheduler(ui.server.store, ui.server.services.scheduledChanges, {
       clock: later,
     });
     expect((await scheduler.runDue()).applied).toHaveLength(1);

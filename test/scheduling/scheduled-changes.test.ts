@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FlagService } from '../../src/services/flags/flag-service.ts';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
+import type { ScheduledChangeService } from '../../src/services/governance/scheduled-change-service.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { createServices } from '../../src/services/services.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
@@ -23,7 +23,7 @@ describeEachDatabase('scheduled changes (docs/product.md §10)', (database) => {
     node = await startHarness(database, { clock });
     const created = await node.call('POST', '/v1/projects/default/flags', { body: { key: 'launch' } });
     flagId = created.body.id;
-    scheduler = new ChangeScheduler(node.store, node.services.flags, { clock: clock.read });
+    scheduler = new ChangeScheduler(node.store, node.services.scheduledChanges, { clock: clock.read });
   });
   afterAll(() => node.close());
 
@@ -84,7 +84,9 @@ describeEachDatabase('scheduled changes (docs/product.md §10)', (database) => {
       const res = await schedule({ at: inMinutes(1), environment: 'production', patch: { enabled: false } });
       clock.advance(6 * MINUTE);
       // A node starting now: a new scheduler over the same database.
-      const restarted = new ChangeScheduler(node.store, node.services.flags, { clock: clock.read });
+      const restarted = new ChangeScheduler(node.store, node.services.scheduledChanges, {
+        clock: clock.read,
+      });
       expect(await restarted.runDue()).toEqual({ applied: [res.body.id], failed: [] });
       const events = await node.call(
         'GET',
@@ -202,7 +204,10 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('scheduled changes on 
       }
       clock.advance(10_000);
       const schedulers = [first, second].map(
-        (store, i) => new ChangeScheduler(store, nodes[i]?.flags as FlagService, { clock: clock.read }),
+        (store, i) =>
+          new ChangeScheduler(store, nodes[i]?.scheduledChanges as ScheduledChangeService, {
+            clock: clock.read,
+          }),
       );
       const applied: string[] = [];
       // Both nodes at once, pass after pass, until nothing is pending (a node that lost a race on a

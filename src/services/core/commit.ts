@@ -36,7 +36,7 @@ export async function commitProjectChange<T, R extends ProjectStore>(
 }
 
 /** What other nodes are told changed (`bumpRevision`'s `change`): a flag to read again, or one to drop. */
-function announced(change: Change): FlagChange | undefined {
+export function announced(change: Change): FlagChange | undefined {
   if (change === 'project') return undefined;
   return 'written' in change ? { written: change.written.id } : change;
 }

@@ -2,7 +2,7 @@ import type { ChangeRequest, ChangeRequestKind, FieldChange } from '../../domain
 import { personOf } from '../../domain/change-request.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { newId } from '../../domain/ids.ts';
-import type { PendingChangeRole, ProjectStore, WithTransactions } from '../../storage/store.ts';
+import type { PendingChangeRole, ProjectStore } from '../../storage/store.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { staleChanges } from './field-changes.ts';
@@ -39,29 +39,54 @@ export type Gated<T> = { readonly applied: T } | { readonly request: ChangeReque
 /** What the gate reads and writes: the environments' policies, the requests, their audit events. */
 export type GateRoles = ProjectStore & PendingChangeRole & AuditRoles;
 
-export interface GateDeps {
-  readonly store: WithTransactions<GateRoles>;
-  readonly clock: Clock;
-}
+/** Who the gate lets through without a change request. */
+export type Approval =
+  /** The gate decides: a non-admin's write that reaches a guarded environment becomes a change request. */
+  | 'gate'
+  /** The gate decides for admins too: the command line's import without `--bypass-approvals`. */
+  | 'everyone'
+  /** Approved already: an approved change request, an approved schedule, a release-plan step run by its plan. */
+  | 'approved';
 
 /**
  * The one gate every write that can change what an environment evaluates passes
- * (docs/decisions/1700-one-gate.md). A non-admin's write that reaches an environment requiring
- * approvals becomes an open change request, and nothing is written; any other write — an
- * admin's (audited as theirs), or one reaching no guarded environment — is applied by `apply`.
+ * (docs/decisions/1700-one-gate.md), in the write's own transaction: a write that reaches an
+ * environment requiring approvals becomes an open change request there, and nothing else is
+ * written; answers undefined when the write may go ahead (an admin's, audited as theirs, or
+ * one reaching no guarded environment).
  */
-export async function throughGate<T>(
-  deps: GateDeps,
+export async function gate(
+  tx: GateRoles,
+  clock: Clock,
   actor: Actor,
   write: GatedWrite,
-  apply: () => Promise<T>,
-): Promise<Gated<T>> {
-  if (actor.principal.role === 'admin') return { applied: await apply() };
-  const guarded = await guardedEnvironments(deps.store, write.projectId, write.environments);
-  if (guarded.size === 0) return { applied: await apply() };
+  approval: Approval = 'gate',
+): Promise<ChangeRequest | undefined> {
+  if (approval === 'approved') return undefined;
+  if (approval === 'gate' && actor.principal.role === 'admin') return undefined;
+  const guarded = await guardedEnvironments(tx, write.projectId, write.environments);
+  if (guarded.size === 0) return undefined;
+  const request = requestOf(clock, actor, write, guarded);
+  await writeVersioned(tx, actor, clock, CHANGE_REQUESTS, {
+    create: async () => ({
+      next: request,
+      action: 'change_request.created',
+      environment: request.environment,
+    }),
+  });
+  return request;
+}
+
+/** The open change request `write` becomes, waiting on the guarded environments it reaches. */
+function requestOf(
+  clock: Clock,
+  actor: Actor,
+  write: GatedWrite,
+  guarded: Map<string, number>,
+): ChangeRequest {
   const environments = [...guarded.keys()];
-  const at = isoTime(deps.clock);
-  const request: ChangeRequest = {
+  const at = isoTime(clock);
+  return {
     id: newId('chr'),
     projectId: write.projectId,
     flagId: write.flagId ?? null,
@@ -87,16 +112,22 @@ export async function throughGate<T>(
     createdAt: at,
     updatedAt: at,
   };
-  await deps.store.transaction((tx) =>
-    writeVersioned(tx, actor, deps.clock, CHANGE_REQUESTS, {
-      create: async () => ({
-        next: request,
-        action: 'change_request.created',
-        environment: request.environment,
-      }),
-    }),
-  );
-  return { request };
+}
+
+/**
+ * The environments where the gate would stop this actor's writes: every guarded one, for anyone
+ * but an admin passing as one. A flag they create is not served there until a write that passed
+ * the gate configures it (decision 1854).
+ */
+export async function gatedFor(
+  store: ProjectStore,
+  actor: Actor,
+  projectId: string,
+  approval: Approval = 'gate',
+): Promise<ReadonlySet<string>> {
+  if (approval === 'approved' || (approval === 'gate' && actor.principal.role === 'admin')) return new Set();
+  const policies = await store.requiredApprovals(projectId);
+  return new Set([...policies].filter(([, count]) => count > 0).map(([key]) => key));
 }
 
 /** The environments among `environments` that require approvals, with how many. */

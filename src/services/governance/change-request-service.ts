@@ -16,10 +16,12 @@ import { environmentsOfChanges, StaleChanges, staleChanges } from '../core/field
 import { accessProject } from '../core/project-access.ts';
 import { changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
 import { CHANGE_REQUESTS, conflictWith } from '../core/write-gate.ts';
-import type { FlagRoles, FlagService } from '../flags/flag-service.ts';
-import type { FlagdService } from '../flags/flagd-service.ts';
+import type { FlagRoles } from '../flags/flag-kind.ts';
+import type { FlagWrites } from '../flags/flag-writes.ts';
+import type { FlagdWrites } from '../flags/flagd-writes.ts';
 import { accessScope, patchReach } from '../flags/patch-reach.ts';
-import type { SegmentService } from '../flags/segment-service.ts';
+import type { SegmentWrites } from '../flags/segment-writes.ts';
+import { type AuthorRoles, authorNow } from './author-standing.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
 /** The environments a flag's changes reach: those they configure, every one for a flag-wide field. */
@@ -28,13 +30,19 @@ const scopeOfChanges = (changes: readonly FieldChange[]): readonly string[] | 'a
     ? environmentsOfChanges(changes)
     : 'all';
 
-/** The services that write an approved request, each for its kinds. */
+/**
+ * The pipelines that write an approved request, each for its kinds: approved, with the rights
+ * checked here when the request is decided. services.ts hands them over; no route receives them.
+ */
 export interface RequestWriters {
-  readonly flags: FlagService;
-  readonly segments: SegmentService;
-  readonly flagd: FlagdService;
+  readonly flags: FlagWrites;
+  readonly segments: SegmentWrites;
+  readonly flagd: FlagdWrites;
   readonly scheduledChanges: ScheduledChangeService;
 }
+
+/** A write of an approved request: its rights and approvals decided here, marked applied by `claim`. */
+const approved = <C>(claim: C) => ({ approval: 'approved', authorised: true, claim }) as const;
 
 /**
  * Change requests (docs/decisions/1003-approvals.md, 1700-one-gate.md): made by the gate instead
@@ -42,11 +50,11 @@ export interface RequestWriters {
  * resource as it is then.
  */
 export class ChangeRequestService {
-  readonly #store: WithTransactions<FlagRoles>;
+  readonly #store: WithTransactions<FlagRoles> & AuthorRoles;
   readonly #writers: RequestWriters;
   readonly #clock: Clock;
 
-  constructor(store: WithTransactions<FlagRoles>, writers: RequestWriters, clock: Clock) {
+  constructor(store: WithTransactions<FlagRoles> & AuthorRoles, writers: RequestWriters, clock: Clock) {
     this.#store = store;
     this.#writers = writers;
     this.#clock = clock;
@@ -132,6 +140,7 @@ export class ChangeRequestService {
    * validates, a segment still in use) leaves it open with `failure` saying why.
    */
   async #apply(actor: Actor, request: ChangeRequest): Promise<ChangeRequest> {
+    await this.#refuseIfAuthorGone(actor, request);
     let applied: ChangeRequest | undefined;
     const claim = async (tx: FlagRoles) => {
       applied = await this.#write(tx, actor, request, 'change_request.applied', {
@@ -166,75 +175,100 @@ export class ChangeRequestService {
     request: ChangeRequest,
     claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
-    const { flags, segments, flagd, scheduledChanges } = this.#writers;
+    const { flags, segments, flagd } = this.#writers;
     const flagId = request.flagId as string;
     const segmentId = request.segmentId as string;
+    const applyClaim = (_: unknown, tx: FlagRoles) => claim(tx);
     switch (request.kind) {
       case 'flag.patch':
         if (request.legacy === true) {
           // Made before changes were recorded: applied only onto the version it was made against.
-          await flags.applyOnBehalf(
+          const patch = request.patch as FlagPatch;
+          await flags.patch(
             actor,
             flagId,
-            request.patch as FlagPatch,
+            patch,
             request.environment,
-            (flag, tx) => {
+            approved((flag: Flag, tx: FlagRoles) => {
               if (flag.version !== request.baseVersion)
                 throw new StaleChanges(
                   `the flag changed since (version ${request.baseVersion}, now ${flag.version})`,
                 );
               return claim(tx);
-            },
+            }),
           );
         } else {
-          await flags.applyChangesOnBehalf(actor, flagId, request.changes, 'flag.updated', claim);
+          await flags.applyChanges(actor, flagId, request.changes, 'flag.updated', approved(applyClaim));
         }
         return;
       case 'flag.restore':
-        await flags.applyChangesOnBehalf(actor, flagId, request.changes, 'flag.restored', claim);
+        await flags.applyChanges(actor, flagId, request.changes, 'flag.restored', approved(applyClaim));
         return;
       case 'flag.delete':
-        await flags.deleteOnBehalf(actor, request.projectId, flagId, undefined, claim);
+        await flags.delete(actor, flagId, approved(applyClaim));
         return;
-      case 'flag.schedule': {
-        const { at, environment, patch, comment } = request.patch as {
-          at: string;
-          environment: string;
-          patch: FlagPatch;
-          comment: string;
-        };
-        await this.#store.transaction(async (tx) => {
-          const flag = await tx.findFlagById(flagId, { forUpdate: true });
-          if (flag === undefined) throw new StaleChanges('the flag was deleted');
-          const stale = staleChanges(request.changes, flag);
-          if (stale.length > 0)
-            throw new StaleChanges(`${stale.map((c) => c.path).join(', ')} changed since it was made`);
-          await claim(tx);
-          await scheduledChanges.insert(tx, actor, flag, {
-            at,
-            environment,
-            patch,
-            comment: comment === '' ? `Change request ${request.id}` : comment,
-          });
-        });
+      case 'flag.schedule':
+        await this.#schedule(actor, request, claim);
         return;
-      }
       case 'segment.patch':
-        await segments.applyChangesOnBehalf(actor, segmentId, request.changes, claim);
+        await segments.applyChanges(actor, segmentId, request.changes, approved(claim));
         return;
       case 'segment.delete':
-        await segments.deleteOnBehalf(actor, request.projectId, segmentId, undefined, claim);
+        await segments.delete(actor, segmentId, approved(claim));
         return;
       case 'flagd.import':
-        await flagd.importOnBehalf(
-          actor,
-          request.projectId,
-          request.environment,
-          request.patch,
-          request.changes,
-          claim,
-        );
+        await flagd.import(actor, request.projectId, request.environment, request.patch, {
+          ...approved(claim),
+          changes: request.changes,
+        });
         return;
+    }
+  }
+
+  /** An approved schedule: stored to run at its time as approved, if what it was based on still holds. */
+  async #schedule(
+    actor: Actor,
+    request: ChangeRequest,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void> {
+    const { at, environment, patch, comment } = request.patch as {
+      at: string;
+      environment: string;
+      patch: FlagPatch;
+      comment: string;
+    };
+    await this.#store.transaction(async (tx) => {
+      const flag = await tx.findFlagById(request.flagId as string, { forUpdate: true });
+      if (flag === undefined) throw new StaleChanges('the flag was deleted');
+      const stale = staleChanges(request.changes, flag);
+      if (stale.length > 0)
+        throw new StaleChanges(`${stale.map((c) => c.path).join(', ')} changed since it was made`);
+      await claim(tx);
+      await this.#writers.scheduledChanges.insert(tx, actor, flag, {
+        at,
+        environment,
+        patch,
+        comment: comment === '' ? `Change request ${request.id}` : comment,
+        approvedBy: request.id,
+      });
+    });
+  }
+
+  /**
+   * A request runs only while its author could still make it (decision 1852): one whose key was
+   * revoked or expired, or whose account was deactivated or deleted, is closed (withdrawn, with
+   * why, audited) instead of applied, and the apply answers 409 saying so.
+   */
+  async #refuseIfAuthorGone(actor: Actor, request: ChangeRequest): Promise<void> {
+    try {
+      await authorNow(this.#store, request.author, this.#clock(), 'as-they-were');
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      await this.#update(actor, request, 'change_request.withdrawn', {
+        status: 'withdrawn',
+        failure: error.message,
+      });
+      throw error;
     }
   }
 

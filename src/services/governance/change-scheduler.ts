@@ -1,10 +1,8 @@
-import { isoTime, systemClock } from '../../domain/clock.ts';
+import { systemClock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { type ScheduledChange, ScheduledChangeSettled } from '../../domain/scheduled-change.ts';
-import type { PendingChangeRole, WithTransactions } from '../../storage/store.ts';
-import { recordAudit } from '../core/audit.ts';
-import type { AuditRoles } from '../core/versioned-write.ts';
-import type { FlagService } from '../flags/flag-service.ts';
+import type { PendingChangeRole } from '../../storage/store.ts';
+import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
 export interface SchedulerOptions {
   /** Milliseconds since the epoch; tests pass a clock they move. */
@@ -36,21 +34,17 @@ function reasonOf(error: DomainError): string {
  * while no node ran is applied by the first pass after start, its delay in the audit event.
  */
 export class ChangeScheduler {
-  readonly #store: WithTransactions<PendingChangeRole & AuditRoles>;
-  readonly #flags: FlagService;
+  readonly #store: PendingChangeRole;
+  readonly #scheduled: ScheduledChangeService;
   readonly #clock: () => number;
   readonly #intervalMs: number;
   readonly #log: SchedulerOptions['log'];
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<SchedulerPass> | undefined;
 
-  constructor(
-    store: WithTransactions<PendingChangeRole & AuditRoles>,
-    flags: FlagService,
-    options: SchedulerOptions = {},
-  ) {
+  constructor(store: PendingChangeRole, scheduled: ScheduledChangeService, options: SchedulerOptions = {}) {
     this.#store = store;
-    this.#flags = flags;
+    this.#scheduled = scheduled;
     this.#clock = options.clock ?? systemClock;
     this.#intervalMs = options.intervalMs ?? 200;
     this.#log = options.log;
@@ -103,56 +97,18 @@ export class ChangeScheduler {
 
   async #apply(change: ScheduledChange): Promise<'applied' | 'failed' | 'skipped'> {
     try {
-      const appliedAt = new Date(this.#clock());
-      const actor = { principal: change.author, requestId: `scheduled-change:${change.id}` };
-      await this.#flags.applyOnBehalf(
-        actor,
-        change.flagId,
-        change.patch,
-        change.environment,
-        async (_, tx) => {
-          if (!(await tx.pendingChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
-            throw new ScheduledChangeSettled(change.id);
-          }
-          return {
-            scheduledChange: change.id,
-            scheduledAt: change.at,
-            delayMs: appliedAt.getTime() - Date.parse(change.at),
-          };
-        },
-      );
-      return 'applied';
+      const ran = await this.#scheduled.run(change, new Date(this.#clock()));
+      // The gate kept it as a change request: it is settled failed, saying which.
+      return 'request' in ran ? 'failed' : 'applied';
     } catch (error) {
       if (error instanceof ScheduledChangeSettled) return 'skipped';
       if (error instanceof DomainError && FINAL.has(error.code)) {
-        return (await this.#markFailed(change, reasonOf(error))) ? 'failed' : 'skipped';
+        const at = new Date(this.#clock()).toISOString();
+        return (await this.#scheduled.markFailed(change, at, reasonOf(error))) ? 'failed' : 'skipped';
       }
       // A lost race with another writer of the flag, or the database away: the next pass retries.
       this.#log?.warn({ err: error, scheduledChange: change.id }, 'scheduled change not applied yet');
       return 'skipped';
     }
-  }
-
-  /** Records why the change could not be applied; nothing of it was written. */
-  async #markFailed(change: ScheduledChange, reason: string): Promise<boolean> {
-    const at = new Date(this.#clock()).toISOString();
-    return this.#store.transaction(async (tx) => {
-      if (!(await tx.pendingChanges.settle(change.id, 'failed', at, reason))) return false;
-      await recordAudit(
-        tx,
-        { principal: change.author, requestId: `scheduled-change:${change.id}` },
-        change.projectId,
-        {
-          at: isoTime(this.#clock),
-          action: 'flag.scheduled_change_failed',
-          resource: { type: 'flag', id: change.flagId, key: null },
-          environment: change.environment,
-          before: change,
-          after: { ...change, status: 'failed', settledAt: at, failure: reason },
-          details: { scheduledChange: change.id, reason },
-        },
-      );
-      return true;
-    });
   }
 }

@@ -87,7 +87,13 @@ const scheduleFromRow = (row: Row): ScheduledChange => ({
   at: row.at as string,
   status: row.status as ScheduledChangeStatus,
   settledAt: row.settled_at,
+  // A schedule's decided_by holds the change request that approved it (requests keep their decider there).
+  ...(row.decided_by === null ? {} : { approvedBy: (JSON.parse(row.decided_by) as Approver).changeRequest }),
 });
+
+interface Approver {
+  readonly changeRequest: string;
+}
 
 const scheduleToRow = (change: ScheduledChange): Row => ({
   ...pendingToRow('schedule', change),
@@ -101,7 +107,10 @@ const scheduleToRow = (change: ScheduledChange): Row => ({
   required_approvals: null,
   conflict: null,
   approvals: null,
-  decided_by: null,
+  decided_by:
+    change.approvedBy === undefined
+      ? null
+      : JSON.stringify({ changeRequest: change.approvedBy } satisfies Approver),
   settled_at: change.settledAt,
   version: 1,
   updated_at: change.settledAt ?? change.createdAt,
