@@ -1,5 +1,5 @@
+import type { Admission } from '../access/admission.ts';
 import type { Clock } from '../domain/clock.ts';
-import type { KeyRegistry } from '../plane/key-registry.ts';
 import type { KeyRevocations } from '../plane/key-revocations.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
 import { SseStreams } from './sse-streams.ts';
@@ -13,18 +13,18 @@ export interface Realtime {
   readonly eventStreams: SseStreams;
 }
 
-/** What real-time delivery consumes of the evaluation plane (the services hand it on). */
+/** What real-time delivery consumes: the plane's changes and revocations, and admission. */
 export interface RealtimeSources {
   readonly changes: ProjectChanges;
   readonly revocations: KeyRevocations;
-  readonly apiKeys: { readonly registry: KeyRegistry };
+  readonly admission: Admission;
   readonly clock: Clock;
 }
 
-/** Built where the node is wired (main.ts, or buildApp's default), never by the services. */
-export function createRealtime({ changes, revocations, apiKeys, clock }: RealtimeSources): Realtime {
+/** Built where the node is wired (the composition root), never by the services. */
+export function createRealtime({ changes, revocations, admission, clock }: RealtimeSources): Realtime {
   return {
-    streamAccess: new StreamAccess(apiKeys.registry, clock),
+    streamAccess: new StreamAccess(admission, clock),
     eventStreams: new SseStreams(changes, revocations, clock),
   };
 }

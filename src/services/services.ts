@@ -1,9 +1,10 @@
+import type { ApiKeyAuthentication } from '../access/api-key-authentication.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
-import { KeyRevocations } from '../plane/key-revocations.ts';
-import { NodeSync } from '../plane/node-sync.ts';
-import type { ProjectChanges } from '../plane/project-changes.ts';
-import { SnapshotRegistry } from '../plane/snapshots.ts';
+import type { KeyRegistry } from '../plane/key-registry.ts';
+import type { KeyRevocations } from '../plane/key-revocations.ts';
+import type { NodeSync } from '../plane/node-sync.ts';
+import type { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { Store } from '../storage/store.ts';
 import { ApiKeyService } from './access/api-key-service.ts';
 import { AccountService } from './accounts/account-service.ts';
@@ -11,7 +12,6 @@ import { PasswordService } from './accounts/password-service.ts';
 import { ProvisioningService } from './accounts/provisioning-service.ts';
 import { type SessionOptions, SessionService } from './accounts/session-service.ts';
 import { SsoService } from './accounts/sso-service.ts';
-import { AccessChecks } from './core/access.ts';
 import { AuditLogService } from './core/audit.ts';
 import { FlagService } from './flags/flag-service.ts';
 import { FlagdService } from './flags/flagd-service.ts';
@@ -29,16 +29,11 @@ import { InsightsService } from './serving/insights-service.ts';
 export interface Services {
   /** The one clock every service reads; routes and streams read it here too. */
   readonly clock: Clock;
-  /** Every change this node's snapshots take on, for the real-time streams to subscribe to. */
-  readonly changes: ProjectChanges;
-  /** Revoked keys, announced to their open streams. */
-  readonly revocations: KeyRevocations;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
   readonly segments: SegmentService;
   readonly apiKeys: ApiKeyService;
-  readonly access: AccessChecks;
   readonly auditLog: AuditLogService;
   readonly evaluation: EvaluationService;
   readonly flagd: FlagdService;
@@ -54,16 +49,12 @@ export interface Services {
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
-  /** Keeps the snapshots and keys in step with the database once started (main.ts; decision 0204). */
-  readonly sync: NodeSync;
 }
 
 export interface ServiceOptions {
   readonly sessions?: SessionOptions;
   /** Read by everything that needs the time; tests pass a fake one. */
   readonly clock?: Clock;
-  /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
-  readonly snapshots?: SnapshotRegistry;
   /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
   readonly insights?: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
@@ -74,22 +65,31 @@ export interface ServiceOptions {
   readonly passwordSignIn?: boolean;
 }
 
-/** Wires every use case to one store and one snapshot registry. */
-export function createServices(store: Store, options: ServiceOptions = {}): Services {
+/** What the use cases read and keep up to date beside the store: the node's plane and its key authentication. */
+export interface ServiceSources {
+  readonly snapshots: SnapshotRegistry;
+  readonly keys: KeyRegistry;
+  readonly revocations: KeyRevocations;
+  /** For /readyz: whether the node is loaded and the database answers. */
+  readonly sync?: NodeSync;
+  readonly authentication: ApiKeyAuthentication;
+}
+
+/** Builds every use case over one store and the node's plane; consumers and the plane are built by the caller. */
+export function createServices(
+  store: Store,
+  sources: ServiceSources,
+  options: ServiceOptions = {},
+): Services {
   const clock = options.clock ?? systemClock;
-  const snapshots = options.snapshots ?? new SnapshotRegistry(store, clock);
-  const revocations = new KeyRevocations();
-  const apiKeys = new ApiKeyService(store, { clock, revocations });
-  const deps = { store, snapshots, clock, keys: apiKeys.registry };
-  const sync = new NodeSync(snapshots, apiKeys.registry);
+  const { snapshots, keys, revocations, authentication } = sources;
+  const apiKeys = new ApiKeyService(store, { clock, revocations, registry: keys, authentication });
+  const deps = { store, snapshots, clock, keys };
   const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
   const segments = new SegmentService(deps);
   const flagd = new FlagdService(deps);
   const scheduledChanges = new ScheduledChangeService(store, flags, clock);
-  const evaluation = new EvaluationService(store, snapshots, clock);
-  // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
-  if (insights.counter !== null) evaluation.observe(insights.counter);
   const sessions = new SessionService(store, {
     clock,
     passwordSignIn: options.passwordSignIn,
@@ -98,16 +98,13 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   });
   return {
     clock,
-    changes: snapshots,
-    revocations,
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
     segments,
     apiKeys,
-    access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
-    evaluation,
+    evaluation: new EvaluationService(store, snapshots, clock),
     flagd,
     accounts: new AccountService(store, clock),
     sessions,
@@ -115,8 +112,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sso: options.sso && new SsoService(store, options.sso, clock),
     provisioning: new ProvisioningService(store, clock),
     insights,
-    health: new HealthService(store, sync),
-    sync,
+    health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),
     scheduledChanges,
     changeRequests: new ChangeRequestService(store, { flags, segments, flagd, scheduledChanges }, clock),

@@ -7,6 +7,8 @@ import {
   ProviderEvents,
 } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAdmission } from '../../src/access/create-admission.ts';
+import { syncSourcesOf } from '../../src/main.ts';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
 import { hashSecret } from '../../src/services/core/secrets.ts';
@@ -72,7 +74,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     key = created.body.secret;
     keyId = created.body.id;
     selector = await syncSelectorOf((method, path) => api.call(method, path), keyId, 'production');
-    sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
+    sync = await startFlagdSyncServer(syncSourcesOf(api.node), { port: 0, host: '127.0.0.1', log: LOG });
     // Configured only through its documented options.
     const provider = new FlagdProvider({
       resolverType: 'in-process',
@@ -223,8 +225,12 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
   });
 
   it('throttles failed authentications per address like HTTP: after 10, RESOURCE_EXHAUSTED, while a key that worked still passes', async () => {
-    // A sync server of its own, so the other tests' failures do not count here.
-    const own = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
+    // A sync server of its own, admitting with failure budgets of its own, so the other tests' failures do not count here.
+    const admission = createAdmission(api.store, { keys: api.node.plane.keys });
+    const own = await startFlagdSyncServer(
+      { ...syncSourcesOf(api.node), admission },
+      { port: 0, host: '127.0.0.1', log: LOG },
+    );
     const raw = fetchAllClient(own.port);
     try {
       expect((await raw.fetchAll(selector)).code).toBe(0);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TokenBuckets } from '../../access/token-buckets.ts';
 import type { MappedRole } from '../../domain/account.ts';
 import { LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
@@ -9,7 +10,6 @@ import { claimValues, highestRole, matchingRoles } from '../../domain/role-mappi
 import type { ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { TokenBuckets } from '../core/token-buckets.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
 import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { OidcRelyingParty, SignInNotVerified } from './oidc-relying-party.ts';

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { authorizeEnvironments, requireAllEnvironments } from '../../access/access-rules.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
@@ -29,7 +30,6 @@ import type {
   ProjectStore,
   ReadOptions,
 } from '../../storage/store.ts';
-import { authorizeEnvironments, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import {

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
@@ -15,7 +16,6 @@ import {
 } from '../../flagd/import-flagd.ts';
 import { inlinePrerequisites } from '../../flagd/inline-prerequisites.ts';
 import type { WithTransactions } from '../../storage/store.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import { flagChanges, refuseStale, staleChanges } from '../core/field-changes.ts';

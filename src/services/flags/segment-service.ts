@@ -1,3 +1,4 @@
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { conflict, notFound, validationFailed } from '../../domain/errors.ts';
@@ -7,7 +8,6 @@ import type { CreateSegmentInput, SegmentPatch } from '../../domain/schemas/segm
 import { type Rule, type Segment, segmentsNamedBy } from '../../domain/segment.ts';
 import { findSegmentCycle } from '../../evaluation/segments.ts';
 import type { FlagStore, Page, PageRequest, ReadOptions, SegmentFilter } from '../../storage/store.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import { applyChanges, refuseStale, segmentChanges, staleChanges } from '../core/field-changes.ts';
