@@ -46,10 +46,19 @@ export interface Caller {
   endsAt?: number | undefined;
 }
 
-/** What a way in demands: the least role (undefined: any principal, the use case decides) and the budget. */
-export interface AccessRule {
+/**
+ * What a way in demands, made once per route (or per call where the call names its target):
+ * the least role (undefined: any principal, the use case decides), the budget, and what the
+ * call acts on, read from the caller once its principal is known (a key bound to one
+ * environment evaluates that one by default).
+ */
+export interface AccessRule<C extends Caller = Caller> {
   readonly role: Role | undefined;
   readonly budget: RateLimitBudget | false;
+  /** What the call acts on; absent: nothing in particular. */
+  readonly target?: ((caller: C) => AccessTarget) | undefined;
+  /** The environments it touches; absent: none in particular. */
+  readonly environments?: ((caller: C) => EnvironmentScope) | undefined;
 }
 
 /** Why a caller was not admitted: 401, 403 or 429, with the budget that refused it, for its headers. */
@@ -69,6 +78,8 @@ export class Refusal {
 export type Verdict = Refusal | undefined;
 
 type Found = Principal | DomainError | undefined;
+
+const NOTHING_IN_PARTICULAR: AccessTarget = { kind: 'any' };
 
 const UNKNOWN_KEY = 'The API key is unknown, revoked or expired.';
 const UNKNOWN_SYNC_CREDENTIAL =
@@ -102,12 +113,10 @@ export class Admission {
     this.failedAuthentications = parts.failedAuthentications;
   }
 
-  admit(
-    caller: Caller,
+  admit<C extends Caller>(
+    caller: C,
     credential: Credential,
-    rule: AccessRule,
-    target: AccessTarget,
-    environments: EnvironmentScope,
+    rule: AccessRule<C>,
   ): Verdict | Promise<Verdict> {
     if (credential.kind === 'none') return this.#failed(caller, credential.rejection);
     const failures = this.failedAuthentications;
@@ -119,12 +128,8 @@ export class Admission {
       if (over !== undefined) return this.#tooManyFailures(over);
     }
     const found = this.#verify(caller, credential);
-    if (!(found instanceof Promise)) {
-      return this.#admitFound(caller, credential, found, rule, target, environments);
-    }
-    return found.then((principal) =>
-      this.#admitFound(caller, credential, principal, rule, target, environments),
-    );
+    if (!(found instanceof Promise)) return this.#admitFound(caller, credential, found, rule);
+    return found.then((principal) => this.#admitFound(caller, credential, principal, rule));
   }
 
   #verify(caller: Caller, credential: Exclude<Credential, { kind: 'none' }>): Found | Promise<Found> {
@@ -151,13 +156,11 @@ export class Admission {
     return key.principal;
   }
 
-  #admitFound(
-    caller: Caller,
+  #admitFound<C extends Caller>(
+    caller: C,
     credential: Exclude<Credential, { kind: 'none' }>,
     found: Found,
-    rule: AccessRule,
-    target: AccessTarget,
-    environments: EnvironmentScope,
+    rule: AccessRule<C>,
   ): Verdict | Promise<Verdict> {
     if (found === undefined) return this.#failed(caller, rejectionOf(credential));
     if (found instanceof DomainError) {
@@ -173,19 +176,19 @@ export class Admission {
       if (!bucket.allowed) return rateLimited(limiter, bucket, rateLimitDetail(budget, limiter));
     }
     if (rule.role === undefined) return undefined;
-    return this.#authorize(caller, found, rule.role, target, environments);
+    return this.#authorize(caller, found, rule.role, rule);
   }
 
-  #authorize(
-    caller: Caller,
+  #authorize<C extends Caller>(
+    caller: C,
     principal: Principal,
     role: Role,
-    target: AccessTarget,
-    environments: EnvironmentScope,
+    rule: AccessRule<C>,
   ): Verdict | Promise<Verdict> {
     let grant: Grant | Promise<Grant>;
     try {
-      grant = this.#checks.check(principal, role, target, environments);
+      const target = rule.target === undefined ? NOTHING_IN_PARTICULAR : rule.target(caller);
+      grant = this.#checks.check(principal, role, target, rule.environments?.(caller));
     } catch (error) {
       return refusalOf(error);
     }

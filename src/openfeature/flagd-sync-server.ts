@@ -64,8 +64,6 @@ interface SyncCall {
   getPeer(): string;
 }
 
-/** A sync stream reads one environment's flag definitions: an evaluator's right, with no rate budget. */
-const SYNC_RULE: AccessRule = { role: 'evaluator', budget: false };
 /** setTimeout's longest delay; a key expiring later is looked at again then. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
@@ -231,7 +229,9 @@ async function admitSync(sources: SyncSources, log: SyncServerLog, call: SyncCal
           scope: syncScope(parsed.project, parsed.environment),
         };
   const environment = parsed?.environment ?? '';
-  const verdict = await sources.admission.admit(caller, credential, SYNC_RULE, ANYTHING, [environment]);
+  // A sync stream reads one environment's flag definitions: an evaluator's right, with no rate budget.
+  const rule: AccessRule = { role: 'evaluator', budget: false, environments: () => [environment] };
+  const verdict = await sources.admission.admit(caller, credential, rule);
   if (verdict !== undefined) {
     const { code, message } = verdict.error;
     if (code === 'rate_limited') throw TOO_MANY_FAILURES;
@@ -246,8 +246,6 @@ async function admitSync(sources: SyncSources, log: SyncServerLog, call: SyncCal
   );
   return { principal, projectId, environment, endsAt: caller.endsAt ?? Number.POSITIVE_INFINITY };
 }
-
-const ANYTHING = { kind: 'any' } as const;
 
 const SELECTOR_FORMAT =
   'Send the selector "<project>/<environment>#<sync credential>" (flagd-selector header or request field); the key\'s selectors are in Settings → API keys.';

@@ -9,9 +9,6 @@ import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */
 const TOKEN_WINDOW_SECONDS = 3600;
 
-/** A handshake costs the key an evaluation (decision 1762): the stream's token stands for it. */
-const STREAM_RULE: AccessRule = { role: 'evaluator', budget: 'evaluation' };
-
 /** A verified stream token: whose it is and until when the stream may stay open. */
 export interface StreamGrant extends StreamClaims {
   readonly principal: Principal;
@@ -64,13 +61,14 @@ export class StreamAccess {
       id: claims.keyId,
       signedBy: (secretHash: string) => hasValidSignature(token, secretHash),
     };
-    const verdict = await this.#admission.admit(
-      caller,
-      credential,
-      STREAM_RULE,
-      { kind: 'project-id', id: claims.projectId },
-      [claims.environment],
-    );
+    // A handshake costs the key an evaluation (decision 1762): the stream's token stands for it.
+    const rule: AccessRule = {
+      role: 'evaluator',
+      budget: 'evaluation',
+      target: () => ({ kind: 'project-id', id: claims.projectId }),
+      environments: () => [claims.environment],
+    };
+    const verdict = await this.#admission.admit(caller, credential, rule);
     if (verdict !== undefined) return verdict;
     const keyEndsAt = (caller.endsAt ?? Number.POSITIVE_INFINITY) / 1000;
     return {

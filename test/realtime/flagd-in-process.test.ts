@@ -1,3 +1,4 @@
+import type { Metadata } from '@grpc/grpc-js';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import {
   type Client,
@@ -15,7 +16,12 @@ import { hashSecret } from '../../src/services/core/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { fetchAllClient, syncSelectorOf } from '../support/flagd-sync-client.ts';
+import {
+  fetchAllClient,
+  flagSyncClient,
+  selectorMetadata,
+  syncSelectorOf,
+} from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
@@ -244,6 +250,48 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     } finally {
       raw.close();
       await own.close();
+    }
+  });
+
+  it('ends a stream when its key expires, as OFREP event streams end, and refuses it from then on', async () => {
+    const expiring = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: {
+        name: 'expiring in-process',
+        role: 'evaluator',
+        environments: ['production'],
+        expiresAt: new Date(Date.now() + 2500).toISOString(),
+      },
+    });
+    const expiringSelector = await syncSelectorOf(
+      (method, path) => api.call(method, path),
+      expiring.body.id,
+      'production',
+    );
+    const client = flagSyncClient<{
+      syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
+    }>(sync.port);
+    const call = client.syncFlags({}, selectorMetadata(expiringSelector));
+    const received: unknown[] = [];
+    call.on('data', (data) => received.push(data));
+    const ended = new Promise<number>((resolve) =>
+      call.on('error', (error: { code: number }) => resolve(error.code)),
+    );
+    try {
+      await waitFor(() => received.length > 0, 'the first configuration');
+      const open = sync.openStreams();
+      // UNAUTHENTICATED (16) once the key has expired, like a new call with it; not still open 8 s on.
+      const stillOpen = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 8000));
+      expect(await Promise.race([ended, stillOpen])).toBe(16);
+      expect(sync.openStreams()).toBe(open - 1);
+      const raw = fetchAllClient(sync.port);
+      try {
+        expect(await raw.fetchAll(expiringSelector)).toEqual({ code: 16 });
+      } finally {
+        raw.close();
+      }
+    } finally {
+      call.cancel();
+      client.close();
     }
   });
 

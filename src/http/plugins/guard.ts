@@ -5,9 +5,7 @@ import type {
   HookHandlerDoneFunction,
   onRequestHookHandler,
 } from 'fastify';
-import type { AccessTarget, EnvironmentScope } from '../../access/access-rules.ts';
 import type { AccessRule, Admission, Verdict } from '../../access/admission.ts';
-import { ANY, type RouteAccess } from '../route-access.ts';
 import { type Arrival, prependHooks, takeArrival } from '../route-arrival.ts';
 import { type Authenticator, credentialOf } from './authentication.ts';
 import { bodyAuthorizationHook } from './authorization.ts';
@@ -28,17 +26,20 @@ export function registerGuard(scope: FastifyInstance): void {
     const method = String(route.method);
     const access = config.access;
     const rateLimit = config.rateLimit ?? access?.rateLimit ?? 'management';
-    const rule: AccessRule = { role: access?.role, budget: rateLimit };
+    const rule: AccessRule<FastifyRequest> = {
+      role: access?.role,
+      budget: rateLimit,
+      target: access?.target,
+      environments: access?.environments,
+    };
     // The route's arrival step (request id, CORS) runs first, in the guard's one hook.
     const arrival = takeArrival(route);
-    const hook = guardHook(arrival, accessControl.admission, accessControl.authenticators, rule, access);
+    const hook = guardHook(arrival, accessControl.admission, accessControl.authenticators, rule);
     prependHooks(route, 'onRequest', hook);
     if (access?.body !== undefined) prependHooks(route, 'preValidation', bodyAuthorizationHook(access));
     if (method !== 'HEAD') accessControl.routes.push({ method, url: route.url, access, rateLimit });
   });
 }
-
-const NONE_IN_PARTICULAR = (): EnvironmentScope => undefined;
 
 /**
  * The route's one onRequest hook: its arrival step (`route-arrival.ts`: the request id, CORS),
@@ -51,11 +52,8 @@ function guardHook(
   arrival: Arrival | undefined,
   admission: Admission,
   authenticators: readonly Authenticator[],
-  rule: AccessRule,
-  access: RouteAccess | undefined,
+  rule: AccessRule<FastifyRequest>,
 ): onRequestHookHandler {
-  const target: (request: FastifyRequest) => AccessTarget = access?.target ?? ANY;
-  const environments = access?.environments ?? NONE_IN_PARTICULAR;
   const limiter = rule.budget === false ? undefined : admission.budgets[rule.budget];
   const settle = (
     request: FastifyRequest,
@@ -76,7 +74,7 @@ function guardHook(
   return function guard(request, reply, done) {
     if (arrival?.(request, reply)) return;
     const credential = credentialOf(authenticators, request);
-    const verdict = admission.admit(request, credential, rule, target(request), environments(request));
+    const verdict = admission.admit(request, credential, rule);
     if (!(verdict instanceof Promise)) settle(request, reply, done, verdict);
     else verdict.then((found) => settle(request, reply, done, found), done);
   };
