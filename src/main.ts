@@ -7,6 +7,7 @@ import { type Clock, systemClock } from './domain/clock.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
+import { EvaluationCounts } from './observability/evaluation-counts.ts';
 import { type SyncSources, startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
 import { createPlane, type Plane } from './plane/plane.ts';
 import { createRealtime, type Realtime } from './realtime/realtime.ts';
@@ -39,6 +40,8 @@ export interface Node {
   readonly admission: Admission;
   readonly services: Services;
   readonly realtime: Realtime;
+  /** The evaluations served by reason (/metrics). */
+  readonly evaluationCounts: EvaluationCounts;
 }
 
 /** Composes a node over `store`: plane → admission → services → consumers (docs/architecture.md). */
@@ -51,7 +54,9 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { clock, ...options.admission },
   );
   const services = createServices(store, { ...plane, authentication: admission.keys }, { ...options, clock });
-  // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
+  // The /metrics tally and insights count every evaluation served, as its observers (docs/decisions/1772).
+  const evaluationCounts = new EvaluationCounts();
+  services.evaluation.observe(evaluationCounts);
   if (services.insights.counter !== null) services.evaluation.observe(services.insights.counter);
   const realtime = createRealtime({
     changes: plane.snapshots,
@@ -59,16 +64,19 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     admission,
     clock,
   });
-  return { plane, admission, services, realtime };
+  return { plane, admission, services, realtime, evaluationCounts };
 }
 
 /** What `buildApp` serves of a node. */
-export function servedBy(node: Node): Pick<AppOptions, 'services' | 'admission' | 'realtime' | 'changes'> {
+export function servedBy(
+  node: Node,
+): Pick<AppOptions, 'services' | 'admission' | 'realtime' | 'changes' | 'evaluationCounts'> {
   return {
     services: node.services,
     admission: node.admission,
     realtime: node.realtime,
     changes: node.plane.snapshots,
+    evaluationCounts: node.evaluationCounts,
   };
 }
 

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Admission } from '../access/admission.ts';
 import type { TrustProxy } from '../config.ts';
 import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
+import type { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { TelemetryOptions } from '../observability/telemetry.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
 import type { Realtime } from '../realtime/realtime.ts';
@@ -54,6 +55,8 @@ export interface AppOptions {
   readonly realtime: Realtime;
   /** The plane's changes, for a bulk evaluation told of a newer revision. */
   readonly changes: ProjectChanges;
+  /** The evaluations served, by reason, for /metrics. */
+  readonly evaluationCounts: EvaluationCounts;
   readonly logger?: FastifyServerOptions['logger'];
   /** FLAGSTAFF_CORS_ORIGINS: origins that may call the evaluation and OFREP routes; default any (`*`). */
   readonly corsOrigins?: readonly string[];
@@ -115,7 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The headers every response carries, set on arrival by each route's first hook (errors keep
   // them); each hook and each promise is a measurable share of an evaluation (decisions 0207, 1792).
   registerArrivals(app, registerCors(app, options.corsOrigins ?? ['*']));
-  registerMetrics(app, services);
+  registerMetrics(app, services, options.evaluationCounts);
   registerPreflightRoute(app);
   registerJsonBodies(app, BODY_LIMIT);
   // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.

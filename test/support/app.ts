@@ -6,7 +6,8 @@ import { composeNode, type Node, type NodeOptions, servedBy } from '../../src/ma
 import type { Store } from '../../src/storage/store.ts';
 
 /** What a test chooses of a node's app: buildApp's options but what the node serves, and the node's own. */
-export interface TestAppOptions extends Omit<AppOptions, 'services' | 'admission' | 'realtime' | 'changes'> {
+export interface TestAppOptions
+  extends Omit<AppOptions, 'services' | 'admission' | 'realtime' | 'changes' | 'evaluationCounts'> {
   /** Admission's rate limits, clock and shared leases, and ways to authenticate after API keys and sessions. */
   readonly accessControl?: AdmissionOptions & { readonly authenticators?: readonly Authenticator[] };
   /** The node's use cases and clock (composeNode's options, but admission). */
