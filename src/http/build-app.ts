@@ -84,6 +84,48 @@ function trustProxyOption(
   return trust === false ? false : [...trust];
 }
 
+/** The /v1 resources (guarded), sign-in, SCIM and OpenFeature's routes. */
+async function registerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const { services, realtime } = options;
+  await app.register(healthRoutes, { services });
+  await app.register(
+    async (v1) => {
+      registerGuard(v1);
+      for (const routes of [
+        projectRoutes,
+        environmentRoutes,
+        flagRoutes,
+        segmentRoutes,
+        apiKeyRoutes,
+        auditLogRoutes,
+        evaluationRoutes,
+        flagdRoutes,
+        explainRoutes,
+        accountRoutes,
+        webhookRoutes,
+        scheduledChangeRoutes,
+        changeRequestRoutes,
+        insightsRoutes,
+      ]) {
+        await v1.register(routes, { services });
+      }
+    },
+    { prefix: '/v1' },
+  );
+  // Signing in happens before there is anything to authenticate with: a scope of its own.
+  await app.register(authRoutes, { services, prefix: '/v1' });
+  await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
+  await app.register(scimRoutes, { services, prefix: '/scim/v2' });
+  await app.register(ofrepRoutes, {
+    services,
+    realtime,
+    changes: options.changes,
+    publicUrl: options.publicUrl,
+    prefix: '/ofrep/v1',
+  });
+  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
+}
+
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
@@ -130,44 +172,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerApiDocs(app);
   await registerFilesSchema(app);
 
-  await app.register(healthRoutes, { services });
-  await app.register(
-    async (v1) => {
-      registerGuard(v1);
-      for (const routes of [
-        projectRoutes,
-        environmentRoutes,
-        flagRoutes,
-        segmentRoutes,
-        apiKeyRoutes,
-        auditLogRoutes,
-        evaluationRoutes,
-        flagdRoutes,
-        explainRoutes,
-        accountRoutes,
-        webhookRoutes,
-        scheduledChangeRoutes,
-        changeRequestRoutes,
-        insightsRoutes,
-      ]) {
-        await v1.register(routes, { services });
-      }
-    },
-    { prefix: '/v1' },
-  );
-  // Signing in happens before there is anything to authenticate with: a scope of its own.
-  await app.register(authRoutes, { services, prefix: '/v1' });
-  const { realtime } = options;
-  await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
-  await app.register(scimRoutes, { services, prefix: '/scim/v2' });
-  await app.register(ofrepRoutes, {
-    services,
-    realtime,
-    changes: options.changes,
-    publicUrl: options.publicUrl,
-    prefix: '/ofrep/v1',
-  });
-  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
+  await registerRoutes(app, options);
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

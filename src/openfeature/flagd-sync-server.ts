@@ -171,6 +171,15 @@ export async function startFlagdSyncServer(
 
   const server = new Server();
   server.addService(service, { syncFlags, fetchAllFlags, getMetadata });
+  return listening(server, streams, options);
+}
+
+/** The server bound to its port; closing it ends the open streams first. */
+async function listening(
+  server: Server,
+  streams: Set<ServerWritableStream<SyncRequest, unknown>>,
+  options: { port: number; host: string; log: SyncServerLog },
+): Promise<FlagdSyncServer> {
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, bound) =>
       error ? reject(error) : resolve(bound),
