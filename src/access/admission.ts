@@ -3,7 +3,7 @@ import { DomainError, unauthorized } from '../domain/errors.ts';
 import type { KnownKey } from '../plane/key-registry.ts';
 import type { AccessChecks } from './access-checks.ts';
 import type { AccessTarget, EnvironmentScope, Grant } from './access-rules.ts';
-import type { ApiKeyAuthentication } from './api-key-authentication.ts';
+import { type ApiKeyAuthentication, keyEndsAt } from './api-key-authentication.ts';
 import type { Budgets, RateLimitBudget } from './budgets.ts';
 import type { FailedAuthentications } from './failed-authentications.ts';
 import type { Bucket, RateLimiter } from './token-buckets.ts';
@@ -152,7 +152,7 @@ export class Admission {
   /** A key named by a derived credential: its principal, and when it stops working. */
   #keyFound(caller: Caller, key: KnownKey | undefined, signedBy?: (secretHash: string) => boolean): Found {
     if (key === undefined || (signedBy !== undefined && !signedBy(key.secretHash))) return undefined;
-    caller.endsAt = key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt);
+    caller.endsAt = keyEndsAt(key);
     return key.principal;
   }
 
