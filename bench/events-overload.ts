@@ -1,6 +1,6 @@
 import { buildApp } from '../src/http/build-app.ts';
+import { composeNode, servedBy } from '../src/main.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, report } from './child.ts';
 import { openBenchSqlite } from './databases.ts';
@@ -25,10 +25,8 @@ async function rows(): Promise<Row[]> {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     return insert(events);
   };
-  const app = await buildApp({
-    services: createServices(store),
-    accessControl: { rateLimits: { evaluation: 0, management: 0 } },
-  });
+  const node = composeNode(store, { admission: { rateLimits: { evaluation: 0, management: 0 } } });
+  const app = await buildApp(servedBy(node));
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const atRest = process.memoryUsage().rss;
   let peak = atRest;

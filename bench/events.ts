@@ -1,4 +1,4 @@
-import { createServices } from '../src/services/services.ts';
+import { composeNode } from '../src/main.ts';
 import type { StoredEvent } from '../src/storage/event-store.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { benchPostgresUrl, isMain, report } from './child.ts';
@@ -63,7 +63,7 @@ async function into(open: () => Promise<BenchDatabase>, alone: boolean): Promise
   const opened = await open();
   try {
     const store = createSqlStore(opened.db);
-    const services = createServices(store);
+    const { services } = composeNode(store);
     const nowMs = Date.now();
     return await eventsPerSecond((prefix) =>
       alone

@@ -1,6 +1,7 @@
+import { composeNode } from '../src/main.ts';
 import type { Actor } from '../src/services/core/actor.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../src/services/services.ts';
+import type { Services } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
@@ -23,7 +24,7 @@ async function servicesWith(insights: boolean): Promise<Services> {
   await migrateToLatest(db);
   const store = createSqlStore(db);
   await bootstrap(store, 'fsk_bench-admin-key-0123456789abcdefghijklmnop');
-  const services = createServices(store, { insights });
+  const { services } = composeNode(store, { insights });
   const flag = await services.flags.create(ACTOR, 'default', { key: 'rollout' });
   await services.flags.patch(
     ACTOR,

@@ -1,6 +1,6 @@
 import { buildApp } from '../src/http/build-app.ts';
+import { composeNode, servedBy } from '../src/main.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { buildFlag, inEnvironments } from '../test/support/builders.ts';
 import { benchPostgresUrl, isMain, report } from './child.ts';
@@ -31,8 +31,9 @@ const QUERIES: readonly [name: string, query: string][] = [
 async function pageTimes(open: () => Promise<BenchDatabase>, size: number): Promise<number[]> {
   const database = await open();
   const store = createSqlStore(database.db);
-  const services = createServices(store);
-  const app = await buildApp({ services, accessControl: { rateLimits: { evaluation: 0, management: 0 } } });
+  const node = composeNode(store, { admission: { rateLimits: { evaluation: 0, management: 0 } } });
+  const { services } = node;
+  const app = await buildApp(servedBy(node));
   try {
     await bootstrap(store, KEY);
     const project = await services.projects.create(

@@ -1,8 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Flag } from '../src/domain/flag.ts';
-import { SnapshotRegistry } from '../src/plane/snapshots.ts';
+import { composeNode } from '../src/main.ts';
+import type { NodeSync } from '../src/plane/node-sync.ts';
+import type { SnapshotRegistry } from '../src/plane/snapshots.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../src/services/services.ts';
+import type { Services } from '../src/services/services.ts';
 import { openChangeFeed } from '../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import type { Database } from '../src/storage/sql/database.ts';
@@ -30,16 +32,16 @@ const actor = {
 interface BenchNode {
   readonly services: Services;
   readonly snapshots: SnapshotRegistry;
+  readonly sync: NodeSync;
   readonly db: Kysely<Database>;
 }
 
 async function node(url: string, schema: string): Promise<BenchNode> {
   const { db } = openDatabase(url, { schema });
   const store = createSqlStore(db);
-  const snapshots = new SnapshotRegistry(store);
-  const services = createServices(store, { snapshots });
-  await services.sync.start(openChangeFeed(db), quiet);
-  return { services, snapshots, db };
+  const { services, plane } = composeNode(store);
+  await plane.sync.start(openChangeFeed(db), quiet);
+  return { services, snapshots: plane.snapshots, sync: plane.sync, db };
 }
 
 const served = (node: BenchNode, projectId: string) =>
@@ -88,7 +90,7 @@ export async function propagationBenchmark(url: string): Promise<Row[]> {
       afterBurst.push(performance.now() - acknowledged);
     }
     for (const n of [a, b]) {
-      await n.services.sync.close();
+      await n.sync.close();
       await n.db.destroy();
     }
     const p50 = median(toB);

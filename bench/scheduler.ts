@@ -1,6 +1,6 @@
+import { composeNode } from '../src/main.ts';
 import { ChangeScheduler } from '../src/services/governance/change-scheduler.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices } from '../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
@@ -24,7 +24,7 @@ export async function schedulerBenchmark(): Promise<Row[]> {
   await migrateToLatest(db);
   const store = createSqlStore(db);
   await bootstrap(store, 'fsk_bench-admin-key-0123456789abcdefghijklmn');
-  const services = createServices(store);
+  const { services } = composeNode(store);
   const flags = await Promise.all(
     Array.from({ length: 10 }, (_, i) => services.flags.create(actor, 'default', { key: `scheduled-${i}` })),
   );

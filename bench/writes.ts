@@ -1,6 +1,6 @@
 import type { Flag } from '../src/domain/flag.ts';
+import { composeNode } from '../src/main.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
-import { createServices } from '../src/services/services.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';
 import { buildFlag, inEnvironments } from '../test/support/builders.ts';
@@ -50,7 +50,7 @@ async function writesPerSecond(open: () => Promise<Opened> | Opened, size: numbe
   const { store, close } = await open();
   try {
     await bootstrap(store, undefined);
-    const services = createServices(store);
+    const { services } = composeNode(store);
     const setup = {
       principal: {
         type: 'api_key' as const,

@@ -1,29 +1,98 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Admission } from './access/admission.ts';
+import type { LegacySyncCredentials } from './access/api-key-authentication.ts';
+import { type AdmissionOptions, createAdmission } from './access/create-admission.ts';
+import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
-import { buildApp } from './http/build-app.ts';
+import { type Clock, systemClock } from './domain/clock.ts';
+import type { ServerSecret } from './domain/server-secret.ts';
+import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
-import { startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
-import { SnapshotRegistry } from './plane/snapshots.ts';
-import { createRealtime } from './realtime/realtime.ts';
+import { EvaluationCounts } from './observability/evaluation-counts.ts';
+import { type SyncSources, startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
+import { createPlane, type Plane } from './plane/plane.ts';
+import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/accounts/account-service.ts';
 import { ChangeScheduler } from './services/governance/change-scheduler.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
-import { createServices } from './services/services.ts';
+import { createServices, type ServiceOptions, type Services } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
 import { retryUntilReachable } from './storage/retry-until-reachable.ts';
 import { type LoadedServerSecret, loadServerSecret } from './storage/server-key-file.ts';
 import { createSqlStore } from './storage/sql/sql-store.ts';
 import { withStartLock } from './storage/start-lock.ts';
+import type { Store } from './storage/store.ts';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.ts';
 import { sealPlainWebhookSecrets } from './webhooks/webhook-secret.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
 
-/** Wiring only: config → store → services → app.listen. Resolves once the server listens. */
+export interface NodeOptions extends ServiceOptions {
+  /** Read by everything that needs the time; tests pass a fake one. */
+  readonly clock?: Clock;
+  /** Rate limits and, with FLAGSTAFF_REDIS_URL, the leases that share them between nodes; a clock of its own for tests. */
+  readonly admission?: AdmissionOptions;
+}
+
+/** One node's parts, each built once: the plane, admission, the use cases and the consumers of changes. */
+export interface Node {
+  readonly plane: Plane;
+  readonly admission: Admission;
+  readonly services: Services;
+  readonly realtime: Realtime;
+  /** The evaluations served by reason (/metrics). */
+  readonly evaluationCounts: EvaluationCounts;
+}
+
+/** Composes a node over `store`: plane → admission → services → consumers (docs/architecture.md). */
+export function composeNode(store: Store, options: NodeOptions = {}): Node {
+  const clock = options.clock ?? systemClock;
+  const plane = createPlane(store, clock);
+  const admission = createAdmission(
+    store,
+    { keys: plane.keys, references: plane.snapshots },
+    { clock, serverSecret: options.serverSecret, ...options.admission },
+  );
+  const services = createServices(store, { ...plane, authentication: admission.keys }, { ...options, clock });
+  // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
+  services.evaluation.observe(services.exposures.counter);
+  // The /metrics tally and insights count every evaluation served, as its observers (docs/decisions/1772).
+  const evaluationCounts = new EvaluationCounts();
+  services.evaluation.observe(evaluationCounts);
+  if (services.insights.counter !== null) services.evaluation.observe(services.insights.counter);
+  const realtime = createRealtime({
+    changes: plane.snapshots,
+    revocations: plane.revocations,
+    admission,
+    clock,
+    serverSecret: services.serverSecret,
+  });
+  return { plane, admission, services, realtime, evaluationCounts };
+}
+
+/** What `buildApp` serves of a node. */
+export function servedBy(
+  node: Node,
+): Pick<AppOptions, 'services' | 'admission' | 'realtime' | 'changes' | 'evaluationCounts'> {
+  return {
+    services: node.services,
+    admission: node.admission,
+    realtime: node.realtime,
+    changes: node.plane.snapshots,
+    evaluationCounts: node.evaluationCounts,
+  };
+}
+
+/** What flagd's gRPC sync server reads of a node. */
+export function syncSourcesOf(node: Node): SyncSources {
+  return { ...node, changes: node.plane.snapshots, revocations: node.plane.revocations };
+}
+
+/** Wiring only: config → store → plane → services → consumers → app.listen. Resolves once the server listens. */
 export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
@@ -34,47 +103,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // Opening connects lazily: the app exists (and logs) before the database answers.
   const { db } = openDatabase(config.databaseUrl);
   const store = createSqlStore(db);
-  const snapshots = new SnapshotRegistry(store);
-  const services = createServices(store, {
-    serverSecret,
-    ...legacySyncCredentials(config.legacySyncCredentialsUntil, () => app.log),
-    snapshots,
-    insights: config.insights,
-    webhooksAllowPrivate: config.webhooksAllowPrivate,
-    sso: config.oidc,
-    passwordSignIn: config.passwordSignIn,
-    eventRetentionDays: config.eventRetentionDays,
-  });
-  // Consumers of the plane and of evaluations are wired here, not by the services (docs/decisions/1772).
-  const realtime = createRealtime(services);
-  const streams = streamLimits(
-    { perNode: config.streamsPerNode, perKey: config.streamsPerKey },
-    descriptorLimit(),
-  );
-  const app = await buildApp({
-    services,
-    realtime,
-    streamLimits: streams,
-    logger: loggerOptions(config.logLevel),
-    corsOrigins: config.corsOrigins,
-    trustProxy: config.trustProxy,
-    telemetry:
-      config.otlpEndpoint === undefined
-        ? undefined
-        : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
-    redisUrl: config.redisUrl,
-    publicUrl: config.publicUrl,
-    accessControl: {
-      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
-    },
-  });
+  const logger = loggerOptions(config.logLevel);
+  const { app, node } = await buildNodeApp(store, config, logger, serverSecret);
+  const services = node.services;
   reportServerKey(app.log, key, config.legacySyncCredentialsUntil);
-  if (streams.lowered) {
-    app.log.warn(
-      { streamsPerNode: streams.perNode },
-      'FLAGSTAFF_STREAMS_PER_NODE lowered to stay under the open-file limit (raise ulimit -n to hold more)',
-    );
-  }
   postgresPoolOf(db)?.on('error', (error) => app.log.warn({ err: error }, 'database connection lost'));
   // A node started while the database is down waits for it, retrying with backoff (docs/product.md §8).
   // Under a lock: nodes starting together migrate once and create one first project (decision 1732).
@@ -94,17 +126,89 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       return { first, accounts };
     }),
   );
-  if (first.generatedSecret !== undefined) {
-    // The one time a secret is shown: on first start, to the operator, never through the logger.
-    // Before listening, so that a start that fails (a port in use) has shown it all the same.
-    process.stdout.write(
-      `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
-        `It is shown this once; store it now:\n\n    ${first.generatedSecret}\n\n` +
-        `Try it:  curl -H "Authorization: Bearer ${first.generatedSecret}" http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/v1/projects/default/flags\n\n`,
+  if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
+  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
+  await node.plane.sync.start(openChangeFeed(db), app.log);
+  startBackgroundWork(app, store, node, config);
+  handleSignals(app, node.services, config.shutdownGraceMs);
+  await startFlagdSync(app, node, config);
+  const origin = await listen(app, config);
+  showStarted(origin, accounts);
+  return app;
+}
+
+/**
+ * The node and its app: Redis (for shared budgets) and the stream limits are made here, so
+ * `buildApp` builds nothing of its own.
+ */
+async function buildNodeApp(
+  store: Store,
+  config: Config,
+  logger: AppOptions['logger'],
+  serverSecret: ServerSecret,
+): Promise<{ app: FastifyInstance; node: Node }> {
+  // Redis reports its coming and going through the app's logger, made after it: hand it on late.
+  let log: FastifyInstance['log'] | undefined;
+  const sharedLimits =
+    config.redisUrl === undefined
+      ? undefined
+      : new RedisLeases(config.redisUrl, {
+          info: (details, message) => log?.info(details, message),
+          warn: (details, message) => log?.warn(details, message),
+        });
+  const node = composeNode(store, {
+    insights: config.insights,
+    webhooksAllowPrivate: config.webhooksAllowPrivate,
+    sso: config.oidc,
+    passwordSignIn: config.passwordSignIn,
+    eventRetentionDays: config.eventRetentionDays,
+    serverSecret,
+    admission: {
+      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
+      sharedLimits,
+      legacySyncCredentials: legacySyncCredentials(config.legacySyncCredentialsUntil, () => log),
+    },
+  });
+  const streams = streamLimits(
+    { perNode: config.streamsPerNode, perKey: config.streamsPerKey },
+    descriptorLimit(),
+  );
+  const app = await buildApp({
+    ...servedBy(node),
+    streamLimits: streams,
+    logger,
+    corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    telemetry:
+      config.otlpEndpoint === undefined
+        ? undefined
+        : { endpoint: config.otlpEndpoint, serviceName: config.otelServiceName },
+    publicUrl: config.publicUrl,
+  });
+  log = app.log;
+  if (sharedLimits !== undefined) app.addHook('onClose', () => sharedLimits.close());
+  if (streams.lowered) {
+    app.log.warn(
+      { streamsPerNode: streams.perNode },
+      'FLAGSTAFF_STREAMS_PER_NODE lowered to stay under the open-file limit (raise ulimit -n to hold more)',
     );
   }
-  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
-  await services.sync.start(openChangeFeed(db), app.log);
+  return { app, node };
+}
+
+/** The one time a secret is shown: on first start, to the operator, never through the logger. */
+function showFirstKey(secret: string, config: Config): void {
+  // Before listening, so that a start that fails (a port in use) has shown it all the same.
+  process.stdout.write(
+    `\nFlagstaff created the project "default" and an organisation-wide admin key.\n` +
+      `It is shown this once; store it now:\n\n    ${secret}\n\n` +
+      `Try it:  curl -H "Authorization: Bearer ${secret}" http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/v1/projects/default/flags\n\n`,
+  );
+}
+
+/** The scheduler, the usage flush and the webhook dispatcher, stopped when the app closes. */
+function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, config: Config): void {
+  const { services } = node;
   // After migrations: the first pass applies changes that fell due while no node ran.
   const scheduler = new ChangeScheduler(store, services.scheduledChanges, {
     log: app.log,
@@ -135,11 +239,23 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(usage);
     await scheduler.stop();
-    await services.sync.close();
+    await node.plane.sync.close();
     await flushUsage();
     await store.close();
   });
-  const shutdown = new GracefulShutdown(app, config.shutdownGraceMs);
+  // Every node delivers webhooks; database leases keep two from sending the same attempt.
+  const dispatcher = new WebhookDispatcher(store.webhooks, {
+    log: app.log,
+    allowPrivate: config.webhooksAllowPrivate,
+    serverSecret: services.serverSecret,
+  });
+  dispatcher.start();
+  app.addHook('preClose', () => dispatcher.stop());
+}
+
+/** SIGINT and SIGTERM drain the node, then close it; a close that hangs still ends the process. */
+function handleSignals(app: FastifyInstance, services: Services, graceMs: number): void {
+  const shutdown = new GracefulShutdown(app, graceMs);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       app.log.info(`${signal}: draining, then shutting down`);
@@ -149,7 +265,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       setTimeout(() => {
         app.log.error('shutdown did not finish in time; exiting');
         process.exit(1);
-      }, config.shutdownGraceMs + 10_000).unref();
+      }, graceMs + 10_000).unref();
       void app.close().then(
         () => process.exit(0),
         (error) => {
@@ -159,24 +275,24 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       );
     });
   }
-  // Every node delivers webhooks; database leases keep two from sending the same attempt.
-  const dispatcher = new WebhookDispatcher(store.webhooks, {
+}
+
+/** flagd's gRPC sync, when FLAGSTAFF_FLAGD_SYNC_PORT is set: admitted like every other way in. */
+async function startFlagdSync(app: FastifyInstance, node: Node, config: Config): Promise<void> {
+  if (config.flagdSyncPort === undefined) return;
+  const sync = await startFlagdSyncServer(syncSourcesOf(node), {
+    port: config.flagdSyncPort,
+    host: config.host,
     log: app.log,
-    allowPrivate: config.webhooksAllowPrivate,
-    serverSecret: services.serverSecret,
   });
-  dispatcher.start();
-  app.addHook('preClose', () => dispatcher.stop());
-  if (config.flagdSyncPort !== undefined) {
-    const sync = await startFlagdSyncServer(services, {
-      port: config.flagdSyncPort,
-      host: config.host,
-      log: app.log,
-      failedAuthentications: app.accessControl.failedAuthentications,
-    });
-    app.addHook('preClose', () => sync.close());
-  }
-  const origin = await listen(app, config);
+  app.addHook('preClose', () => sync.close());
+}
+
+/** Where to go next: the dashboard's first-admin link or admin, and the addresses. */
+function showStarted(
+  origin: string,
+  accounts: { readonly setupToken?: string | undefined; readonly createdAdmin?: string | undefined },
+): void {
   if (accounts.setupToken !== undefined) {
     // Printed once, like the admin key: the link creates the first dashboard admin.
     process.stdout.write(
@@ -190,16 +306,18 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   process.stdout.write(
     `Flagstaff is listening: API ${origin}/v1 · dashboard ${origin}/ · docs ${origin}/docs\n`,
   );
-  return app;
 }
 
-/** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL as the services take it, each use logged (decision 1880). */
-function legacySyncCredentials(until: number | undefined, log: () => FastifyBaseLogger) {
-  if (until === undefined) return {};
+/** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL as admission takes it, each use logged (decision 1880). */
+function legacySyncCredentials(
+  until: number | undefined,
+  log: () => FastifyBaseLogger | undefined,
+): LegacySyncCredentials | undefined {
+  if (until === undefined) return undefined;
   // A provider still on its old selector: the operator swaps it for the one the dashboard shows.
   const used = (keyId: string) =>
-    log().warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation');
-  return { legacySyncCredentials: { until, used } };
+    log()?.warn({ keyId }, 'a flagd provider synced with a sync credential of the old derivation');
+  return { until, used };
 }
 
 /** What a start says about the server key (never the key): where it is, and what to fix. */

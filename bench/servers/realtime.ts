@@ -1,10 +1,8 @@
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { buildApp } from '../../src/http/build-app.ts';
-import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
-import { createRealtime } from '../../src/realtime/realtime.ts';
+import { composeNode, servedBy } from '../../src/main.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
@@ -29,15 +27,11 @@ const { db } = openDatabase(
 if (!values.joining) await migrateToLatest(db);
 const store = createSqlStore(db);
 if (!values.joining) await bootstrap(store, ADMIN_KEY);
-const snapshots = new SnapshotRegistry(store);
-const services = createServices(store, { snapshots });
-if (values.database !== undefined) await services.sync.start(openChangeFeed(db), { info() {}, warn() {} });
-const realtime = createRealtime(services);
-const app = await buildApp({
-  services,
-  realtime,
-  accessControl: { rateLimits: { evaluation: 0, management: 0 } },
-});
+const node = composeNode(store, { admission: { rateLimits: { evaluation: 0, management: 0 } } });
+if (values.database !== undefined) await node.plane.sync.start(openChangeFeed(db), { info() {}, warn() {} });
+const app = await buildApp(servedBy(node));
+const { snapshots } = node.plane;
+const { realtime } = node;
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
 async function call(method: 'POST' | 'PATCH', path: string, payload: unknown) {

@@ -2,7 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { DomainError } from '../domain/errors.ts';
-import { createServices, type Services } from '../services/services.ts';
+import { composeNode } from '../main.ts';
+import type { Services } from '../services/services.ts';
 import { openStore } from '../storage/open-store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
 
@@ -75,7 +76,7 @@ function reportError(error: unknown, output: CliOutput): number {
 async function withServices<T>(config: Config, work: (services: Services) => Promise<T>): Promise<T> {
   const store = await openStore(config.databaseUrl);
   try {
-    return await work(createServices(store));
+    return await work(composeNode(store).services);
   } finally {
     await store.close();
   }

@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { type ApiKey, ROLES } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
-import { ApiKeyService } from '../services/access/api-key-service.ts';
+import { composeNode } from '../main.ts';
+import type { ApiKeyService } from '../services/access/api-key-service.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Store } from '../storage/store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
@@ -47,7 +48,7 @@ export async function runKeysCommand(
     output.out(`${KEYS_USAGE}\n`);
     return command === undefined && !values.help ? 2 : 0;
   }
-  const apiKeys = new ApiKeyService(store, { clock });
+  const apiKeys = composeNode(store, { clock }).services.apiKeys;
   const actor = keysOperator();
   try {
     switch (command) {

@@ -14,3 +14,13 @@ export interface AuditEvent {
   /** What else the event says, e.g. which scheduled change made a write and how late. */
   readonly details?: Readonly<Record<string, unknown>>;
 }
+
+/** Which audit events a list asks for: every field it names must match. */
+export interface AuditFilter {
+  readonly resourceType?: string | undefined;
+  /** One resource's events: any of these ids (a key resolves to its flag's and segment's ids). */
+  readonly resourceId?: string | readonly string[] | undefined;
+  readonly action?: string | undefined;
+  /** The id of the API key or account that acted. */
+  readonly actorId?: string | undefined;
+}

@@ -1,20 +1,23 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Admission } from '../access/admission.ts';
 import type { TrustProxy } from '../config.ts';
 import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
+import type { EvaluationCounts } from '../observability/evaluation-counts.ts';
 import type { TelemetryOptions } from '../observability/telemetry.ts';
-import { createRealtime, type Realtime } from '../realtime/realtime.ts';
+import type { ProjectChanges } from '../plane/project-changes.ts';
+import type { Realtime } from '../realtime/realtime.ts';
 import type { StreamLimits } from '../realtime/stream-limits.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
 import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
-import { type AccessControlOptions, registerAccessControl } from './plugins/access-control.ts';
+import { registerAccessControl } from './plugins/access-control.ts';
+import type { Authenticator } from './plugins/authentication.ts';
 import { registerCors } from './plugins/cors.ts';
 import { registerDashboard } from './plugins/dashboard.ts';
 import { clientError, frameworkError, registerErrorHandling } from './plugins/errors.ts';
 import { registerGuard } from './plugins/guard.ts';
 import { registerMetrics } from './plugins/metrics.ts';
-import { RedisLeases } from './plugins/redis-leases.ts';
 import { parseQueryString } from './query-string.ts';
 import { requestIds } from './request-ids.ts';
 import { registerArrivals, registerPreflightRoute } from './route-arrival.ts';
@@ -45,17 +48,22 @@ import { sessionAuthenticator } from './session-cookie.ts';
 import type { RequestTypeProvider } from './type-provider.ts';
 import { validatorCompiler } from './validation.ts';
 
+/** What the app serves, built by the composition root (main.ts): the app builds none of it. */
 export interface AppOptions {
   readonly services: Services;
-  /** This node's OFREP event streams (main.ts wires them); default: made from the services' plane. */
-  readonly realtime?: Realtime;
+  /** Admission: credentials, budgets and the access check of every guarded route. */
+  readonly admission: Admission;
+  /** This node's OFREP event streams. */
+  readonly realtime: Realtime;
+  /** The plane's changes, for a bulk evaluation told of a newer revision. */
+  readonly changes: ProjectChanges;
+  /** The evaluations served, by reason, for /metrics. */
+  readonly evaluationCounts: EvaluationCounts;
   readonly logger?: FastifyServerOptions['logger'];
   /** FLAGSTAFF_CORS_ORIGINS: origins that may call the evaluation and OFREP routes; default any (`*`). */
   readonly corsOrigins?: readonly string[];
-  /** Rate limits (FLAGSTAFF_RATE_LIMIT_*), more authenticators, a clock for tests. */
-  readonly accessControl?: AccessControlOptions;
-  /** FLAGSTAFF_REDIS_URL: rate-limit budgets shared by every node through Redis (decision 0206). */
-  readonly redisUrl?: string | undefined;
+  /** Ways to authenticate tried after API keys and the dashboard's session cookie. */
+  readonly authenticators?: readonly Authenticator[];
   /** FLAGSTAFF_TRUST_PROXY: which proxies' X-Forwarded-For names the client address (limits, logs). */
   readonly trustProxy?: TrustProxy;
   /** OTEL_EXPORTER_OTLP_ENDPOINT and service name: trace requests and evaluations; unset, OpenTelemetry is not loaded. */
@@ -76,6 +84,48 @@ function trustProxyOption(
 ): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return trust === false ? false : [...trust];
+}
+
+/** The /v1 resources (guarded), sign-in, SCIM and OpenFeature's routes. */
+async function registerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const { services, realtime } = options;
+  await app.register(healthRoutes, { services });
+  await app.register(
+    async (v1) => {
+      registerGuard(v1);
+      for (const routes of [
+        projectRoutes,
+        environmentRoutes,
+        flagRoutes,
+        segmentRoutes,
+        apiKeyRoutes,
+        auditLogRoutes,
+        evaluationRoutes,
+        flagdRoutes,
+        explainRoutes,
+        accountRoutes,
+        webhookRoutes,
+        scheduledChangeRoutes,
+        changeRequestRoutes,
+        insightsRoutes,
+      ]) {
+        await v1.register(routes, { services });
+      }
+    },
+    { prefix: '/v1' },
+  );
+  // Signing in happens before there is anything to authenticate with: a scope of its own.
+  await app.register(authRoutes, { services, prefix: '/v1' });
+  await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
+  await app.register(scimRoutes, { services, prefix: '/scim/v2' });
+  await app.register(ofrepRoutes, {
+    services,
+    realtime,
+    changes: options.changes,
+    publicUrl: options.publicUrl,
+    prefix: '/ofrep/v1',
+  });
+  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
 }
 
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
@@ -112,62 +162,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The headers every response carries, set on arrival by each route's first hook (errors keep
   // them); each hook and each promise is a measurable share of an evaluation (decisions 0207, 1792).
   registerArrivals(app, registerCors(app, options.corsOrigins ?? ['*']));
-  registerMetrics(app, services);
+  registerMetrics(app, services, options.evaluationCounts);
   registerPreflightRoute(app);
   registerJsonBodies(app, BODY_LIMIT);
-  // Declared, so that setting them per request keeps one shape for every request object.
-  app.decorateRequest('principal', undefined);
-  app.decorateRequest('grant', undefined);
-  const sharedLimits =
-    options.redisUrl === undefined ? undefined : new RedisLeases(options.redisUrl, app.log);
-  if (sharedLimits !== undefined) app.addHook('onClose', () => sharedLimits.close());
-  registerAccessControl(app, services.apiKeys, services.access, {
-    ...options.accessControl,
-    ...(sharedLimits === undefined ? {} : { sharedLimits }),
-    // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.
-    authenticators: [
-      sessionAuthenticator(services.sessions),
-      ...(options.accessControl?.authenticators ?? []),
-    ],
-  });
+  // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.
+  registerAccessControl(app, options.admission, [
+    sessionAuthenticator(services.sessions),
+    ...(options.authenticators ?? []),
+  ]);
 
   await registerApiDocs(app);
   await registerFilesSchema(app);
 
-  await app.register(healthRoutes, { services });
-  await app.register(
-    async (v1) => {
-      registerGuard(v1, services.apiKeys);
-      for (const routes of [
-        projectRoutes,
-        environmentRoutes,
-        flagRoutes,
-        segmentRoutes,
-        apiKeyRoutes,
-        auditLogRoutes,
-        evaluationRoutes,
-        flagdRoutes,
-        explainRoutes,
-        accountRoutes,
-        webhookRoutes,
-        scheduledChangeRoutes,
-        changeRequestRoutes,
-        insightsRoutes,
-        eventRoutes,
-        metricRoutes,
-      ]) {
-        await v1.register(routes, { services });
-      }
-    },
-    { prefix: '/v1' },
-  );
-  // Signing in happens before there is anything to authenticate with: a scope of its own.
-  await app.register(authRoutes, { services, prefix: '/v1' });
-  const realtime = options.realtime ?? createRealtime(services);
-  await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
-  await app.register(scimRoutes, { services, prefix: '/scim/v2' });
-  await app.register(ofrepRoutes, { services, realtime, publicUrl: options.publicUrl, prefix: '/ofrep/v1' });
-  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
+  await registerRoutes(app, options);
   await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChangeRequest } from '../domain/change-request.ts';
 import { preconditionFailed, unauthorized, validationFailed } from '../domain/errors.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Gated } from '../services/core/write-gate.ts';
-import type { Page, PageRequest } from '../storage/store.ts';
 
 /** The authenticated actor of a request (set by the authentication plugin). */
 export function actorOf(request: FastifyRequest): Actor {

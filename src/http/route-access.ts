@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
-import { isPlainObject } from '../domain/json.ts';
-import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import {
   type AccessTarget,
   authorizeEnvironments,
   type EnvironmentScope,
   refuseMorePower,
-} from '../services/core/access.ts';
+} from '../access/access-rules.ts';
+import { type Principal, ROLES, type Role } from '../domain/api-key.ts';
+import { isPlainObject } from '../domain/json.ts';
+import { DEFAULT_ENVIRONMENT } from '../domain/project.ts';
 import { accessScope, patchReach } from '../services/flags/patch-reach.ts';
 import type { RateLimitBudget } from './plugins/rate-limit.ts';
 

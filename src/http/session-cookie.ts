@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../domain/api-key.ts';
+import type { Credential } from '../access/admission.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { SessionService } from '../services/accounts/session-service.ts';
 import { hashSecret } from '../services/core/secrets.ts';
+import type { Authenticator } from './plugins/authentication.ts';
 import { type Problem, problem } from './problem.ts';
 
 /** The dashboard's session cookie (docs/product.md §7): HttpOnly, SameSite=Strict, Secure over HTTPS. */
@@ -81,21 +83,27 @@ export function originProblem(request: FastifyRequest, required: boolean): Probl
 
 /**
  * The dashboard's way to authenticate the /v1 API (docs/product.md §7: a second way, same roles, no back
- * door), in the shape of the access control's authenticators: the session cookie, named by its
- * hash; its account's principal, 401 once the session is unknown or expired, 403 when a
- * state-changing request comes from another origin.
+ * door), for admission to check: the session cookie, named by its hash; its account's principal,
+ * 401 once the session is unknown or expired, 403 when a state-changing request comes from
+ * another origin.
  */
-export function sessionAuthenticator(sessions: SessionService) {
+export function sessionAuthenticator(sessions: SessionService): Authenticator {
   return {
-    credential(request: FastifyRequest): string | undefined {
+    credential(request: FastifyRequest): Credential | undefined {
       const token = cookieOf(request, SESSION_COOKIE);
-      return token === undefined ? undefined : hashSecret(token);
+      if (token === undefined) return undefined;
+      const tokenHash = hashSecret(token);
+      return {
+        kind: 'verified',
+        id: tokenHash,
+        rejection: 'The session has ended or is unknown; sign in again.',
+        async verify() {
+          const found = await sessions.authenticateHash(tokenHash);
+          if (found === undefined) return undefined;
+          const refused = originProblem(request, true);
+          return refused === undefined ? found.principal : new DomainError(refused.code, refused.detail);
+        },
+      };
     },
-    async verify(request: FastifyRequest, tokenHash: string): Promise<Principal | Problem | undefined> {
-      const found = await sessions.authenticateHash(tokenHash);
-      if (found === undefined) return undefined;
-      return originProblem(request, true) ?? found.principal;
-    },
-    rejection: 'The session has ended or is unknown; sign in again.',
   };
 }

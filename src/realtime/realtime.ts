@@ -1,6 +1,6 @@
+import type { Admission } from '../access/admission.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { ServerSecret } from '../domain/server-secret.ts';
-import type { KeyRegistry } from '../plane/key-registry.ts';
 import type { KeyRevocations } from '../plane/key-revocations.ts';
 import type { ProjectChanges } from '../plane/project-changes.ts';
 import { SseStreams } from './sse-streams.ts';
@@ -14,20 +14,20 @@ export interface Realtime {
   readonly eventStreams: SseStreams;
 }
 
-/** What real-time delivery consumes of the evaluation plane (the services hand it on). */
+/** What real-time delivery consumes: the plane's changes and revocations, and admission. */
 export interface RealtimeSources {
   readonly changes: ProjectChanges;
   readonly revocations: KeyRevocations;
-  readonly apiKeys: { readonly registry: KeyRegistry };
+  readonly admission: Admission;
   readonly clock: Clock;
   readonly serverSecret: ServerSecret;
 }
 
-/** Built where the node is wired (main.ts, or buildApp's default), never by the services. */
+/** Built where the node is wired (the composition root), never by the services. */
 export function createRealtime(sources: RealtimeSources): Realtime {
-  const { changes, revocations, apiKeys, clock, serverSecret } = sources;
+  const { changes, revocations, admission, clock, serverSecret } = sources;
   return {
-    streamAccess: new StreamAccess(apiKeys.registry, serverSecret, clock),
+    streamAccess: new StreamAccess(admission, serverSecret, clock),
     eventStreams: new SseStreams(changes, revocations, clock),
   };
 }

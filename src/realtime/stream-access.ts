@@ -1,9 +1,10 @@
+import type { AccessRule, Admission } from '../access/admission.ts';
+import { type Caller, Refusal } from '../access/admission.ts';
+import type { Bucket } from '../access/token-buckets.ts';
 import type { Principal } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { unauthorized } from '../domain/errors.ts';
 import type { ServerSecret } from '../domain/server-secret.ts';
-import type { KeyRegistry } from '../plane/key-registry.ts';
-import { authorize } from '../services/core/access.ts';
 import { hasValidSignature, readStreamToken, type StreamClaims, signStreamToken } from './stream-token.ts';
 
 /** Tokens are minted per hour, so every request within the hour gets the same URL (and ETag). */
@@ -14,23 +15,23 @@ export interface StreamGrant extends StreamClaims {
   readonly principal: Principal;
   /** Unix seconds: the token's expiry, or the key's when that comes first. */
   readonly endsAt: number;
+  /** The key's evaluation bucket after the handshake took its token, for the RateLimit headers. */
+  readonly bucket?: Bucket | undefined;
 }
 
-const refused = unauthorized;
-
 /**
- * Issues and checks the signed, expiring tokens by which a stream URL authenticates itself
- * (EventSource cannot send headers; flagd sync has its own credential, docs/decisions/1771).
+ * Issues the signed, expiring tokens by which a stream URL authenticates itself (EventSource
+ * cannot send headers; flagd sync has its own credential, docs/decisions/1771), and admits them.
  */
 export class StreamAccess {
-  readonly #keys: KeyRegistry;
+  readonly #admission: Admission;
   readonly #clock: () => number;
   /** Tokens are signed with a key derived from it and the API key's hash (docs/decisions/1880). */
   readonly #serverSecret: ServerSecret;
 
   /** Checks tokens against the keys in memory: a stream opens without asking the database. */
-  constructor(keys: KeyRegistry, serverSecret: ServerSecret, clock: Clock = systemClock) {
-    this.#keys = keys;
+  constructor(admission: Admission, serverSecret: ServerSecret, clock: Clock = systemClock) {
+    this.#admission = admission;
     this.#serverSecret = serverSecret;
     this.#clock = clock;
   }
@@ -46,28 +47,41 @@ export class StreamAccess {
     return signStreamToken({ keyId, projectId, environment, expiresAt }, signingKey);
   }
 
-  /** The grant behind a token; `unauthorized` when it is malformed, tampered with, expired or its key revoked. */
-  async verify(token: string): Promise<StreamGrant> {
+  /**
+   * The grant behind a token presented from `address`, or why not: 401 when it is malformed,
+   * tampered with, expired or its key revoked or expired; 403 when the key's scope no longer
+   * covers it (it may have narrowed since the token was issued); 429 over the key's budget.
+   */
+  async admit(token: string, address: string): Promise<StreamGrant | Refusal> {
     const claims = readStreamToken(token);
-    if (claims === undefined) throw refused('The stream token is malformed.');
-    const now = this.#clock() / 1000;
-    if (claims.expiresAt <= now) {
-      throw refused('The stream token has expired: fetch the evaluations again for a new stream URL.');
+    if (claims === undefined) return new Refusal(unauthorized('The stream token is malformed.'));
+    if (claims.expiresAt <= this.#clock() / 1000) {
+      return new Refusal(
+        unauthorized('The stream token has expired: fetch the evaluations again for a new stream URL.'),
+      );
     }
-    if (!this.#keys.loaded) await this.#keys.sync();
-    // Revoked keys are not in the registry: their tokens fail here like forged ones.
-    const key = this.#keys.findById(claims.keyId);
-    if (
-      key === undefined ||
-      !hasValidSignature(token, this.#serverSecret.derive('stream-token', key.secretHash))
-    ) {
-      throw refused('The stream token is not valid, or its API key was revoked.');
-    }
-    const keyExpiresAt = key.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(key.expiresAt) / 1000;
-    if (keyExpiresAt <= now) throw refused('The API key of this stream token has expired.');
-    const principal = key.principal;
-    // The key's scope may have narrowed since the token was issued.
-    authorize(principal, claims.projectId, 'evaluator', claims.environment);
-    return { ...claims, principal, endsAt: Math.min(claims.expiresAt, keyExpiresAt) };
+    const caller: Caller = { ip: address };
+    const credential = {
+      kind: 'stream' as const,
+      id: claims.keyId,
+      signedBy: (secretHash: string) =>
+        hasValidSignature(token, this.#serverSecret.derive('stream-token', secretHash)),
+    };
+    // A handshake costs the key an evaluation (decision 1762): the stream's token stands for it.
+    const rule: AccessRule = {
+      role: 'evaluator',
+      budget: 'evaluation',
+      target: () => ({ kind: 'project-id', id: claims.projectId }),
+      environments: () => [claims.environment],
+    };
+    const verdict = await this.#admission.admit(caller, credential, rule);
+    if (verdict !== undefined) return verdict;
+    const keyEndsAt = (caller.endsAt ?? Number.POSITIVE_INFINITY) / 1000;
+    return {
+      ...claims,
+      principal: caller.principal as Principal,
+      endsAt: Math.min(claims.expiresAt, keyEndsAt),
+      bucket: caller.bucket,
+    };
   }
 }

@@ -1,11 +1,12 @@
+import type { ApiKeyAuthentication } from '../access/api-key-authentication.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import type { RunningExperiments } from '../domain/exposure.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { processServerSecret, type ServerSecret } from '../domain/server-secret.ts';
-import { KeyRevocations } from '../plane/key-revocations.ts';
-import { NodeSync } from '../plane/node-sync.ts';
-import type { ProjectChanges } from '../plane/project-changes.ts';
-import { SnapshotRegistry } from '../plane/snapshots.ts';
+import type { KeyRegistry } from '../plane/key-registry.ts';
+import type { KeyRevocations } from '../plane/key-revocations.ts';
+import type { NodeSync } from '../plane/node-sync.ts';
+import type { SnapshotRegistry } from '../plane/snapshots.ts';
 import type { Store } from '../storage/store.ts';
 import { ApiKeyService } from './access/api-key-service.ts';
 import { AccountService } from './accounts/account-service.ts';
@@ -14,7 +15,6 @@ import { PasswordService } from './accounts/password-service.ts';
 import { ProvisioningService } from './accounts/provisioning-service.ts';
 import { type SessionOptions, SessionService } from './accounts/session-service.ts';
 import { SsoService } from './accounts/sso-service.ts';
-import { AccessChecks } from './core/access.ts';
 import { AuditLogService } from './core/audit.ts';
 import { FlagService } from './flags/flag-service.ts';
 import { FlagWrites } from './flags/flag-writes.ts';
@@ -38,16 +38,11 @@ import { InsightsService } from './serving/insights-service.ts';
 export interface Services {
   /** The one clock every service reads; routes and streams read it here too. */
   readonly clock: Clock;
-  /** Every change this node's snapshots take on, for the real-time streams to subscribe to. */
-  readonly changes: ProjectChanges;
-  /** Revoked keys, announced to their open streams. */
-  readonly revocations: KeyRevocations;
   readonly projects: ProjectService;
   readonly environments: EnvironmentService;
   readonly flags: FlagService;
   readonly segments: SegmentService;
   readonly apiKeys: ApiKeyService;
-  readonly access: AccessChecks;
   readonly auditLog: AuditLogService;
   readonly evaluation: EvaluationService;
   readonly flagd: FlagdService;
@@ -71,8 +66,6 @@ export interface Services {
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
-  /** Keeps the snapshots and keys in step with the database once started (main.ts; decision 0204). */
-  readonly sync: NodeSync;
   /** Derives sync credentials and stream-token keys, seals webhook secrets (docs/decisions/1880). */
   readonly serverSecret: ServerSecret;
 }
@@ -81,8 +74,6 @@ export interface ServiceOptions {
   readonly sessions?: SessionOptions;
   /** Read by everything that needs the time; tests pass a fake one. */
   readonly clock?: Clock;
-  /** This node's evaluation snapshots, when the caller keeps them up to date (main.ts polls them). */
-  readonly snapshots?: SnapshotRegistry;
   /** false: evaluations are not counted for insights (FLAGSTAFF_INSIGHTS=off). */
   readonly insights?: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
@@ -93,8 +84,6 @@ export interface ServiceOptions {
   readonly passwordSignIn?: boolean;
   /** FLAGSTAFF_SECRET_KEY or the key file (main.ts); unset, a secret made for this process only. */
   readonly serverSecret?: ServerSecret;
-  /** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL, and who hears of each use (decision 1880). */
-  readonly legacySyncCredentials?: { readonly until: number; readonly used: (keyId: string) => void };
   /** Which running experiment covers a flag (the experiments part); default none. */
   readonly experiments?: RunningExperiments;
   /** FLAGSTAFF_EVENT_RETENTION_DAYS; default 90. */
@@ -103,21 +92,33 @@ export interface ServiceOptions {
   readonly eventBatchesInFlight?: number;
 }
 
-/** Wires every use case to one store and one snapshot registry. */
-export function createServices(store: Store, options: ServiceOptions = {}): Services {
+/** What the use cases read and keep up to date beside the store: the node's plane and its key authentication. */
+export interface ServiceSources {
+  readonly snapshots: SnapshotRegistry;
+  readonly keys: KeyRegistry;
+  readonly revocations: KeyRevocations;
+  /** For /readyz: whether the node is loaded and the database answers. */
+  readonly sync?: NodeSync;
+  readonly authentication: ApiKeyAuthentication;
+}
+
+/** Builds every use case over one store and the node's plane; consumers and the plane are built by the caller. */
+export function createServices(
+  store: Store,
+  sources: ServiceSources,
+  options: ServiceOptions = {},
+): Services {
   const clock = options.clock ?? systemClock;
-  const snapshots = options.snapshots ?? new SnapshotRegistry(store, clock);
-  const revocations = new KeyRevocations();
+  const { snapshots, keys, revocations, authentication } = sources;
   const serverSecret = options.serverSecret ?? processServerSecret();
   const apiKeys = new ApiKeyService(store, {
     clock,
     revocations,
+    registry: keys,
+    authentication,
     serverSecret,
-    legacySyncCredentialsUntil: options.legacySyncCredentials?.until,
-    onLegacySyncCredential: options.legacySyncCredentials?.used,
   });
-  const deps = { store, snapshots, clock, keys: apiKeys.registry };
-  const sync = new NodeSync(snapshots, apiKeys.registry);
+  const deps = { store, snapshots, clock, keys };
   const insights = new InsightsService(store, { clock, enabled: options.insights });
   const flags = new FlagService(deps);
   const segments = new SegmentService(deps);
@@ -125,12 +126,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   // The write pipelines that governance applies approved and scheduled changes through: not in Services.
   const flagWrites = new FlagWrites(deps);
   const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites);
-  const evaluation = new EvaluationService(store, snapshots, clock);
-  // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
-  if (insights.counter !== null) evaluation.observe(insights.counter);
-  // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
   const exposures = new ExposureService(store, options.experiments);
-  evaluation.observe(exposures.counter);
   const events = new EventService(store, exposures, {
     clock,
     retentionDays: options.eventRetentionDays,
@@ -144,16 +140,13 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   });
   return {
     clock,
-    changes: snapshots,
-    revocations,
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
     flags,
     segments,
     apiKeys,
-    access: new AccessChecks(store, snapshots),
     auditLog: new AuditLogService(store),
-    evaluation,
+    evaluation: new EvaluationService(store, snapshots, clock),
     flagd,
     accounts: new AccountService(store, clock),
     sessions,
@@ -165,8 +158,7 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     events,
     exposures,
     metrics: new MetricService(store, clock),
-    health: new HealthService(store, sync),
-    sync,
+    health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
     changeRequests: new ChangeRequestService(

@@ -1,5 +1,5 @@
 import type { Metric } from '../domain/metric.ts';
-import type { Page, PageRequest } from './page.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 
 /** Metric definitions of a project (docs/measurement.md): written with their audit event, in its transaction. */
 export interface MetricStore {

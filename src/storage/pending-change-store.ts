@@ -1,6 +1,6 @@
 import type { ChangeRequest, ChangeRequestStatus } from '../domain/change-request.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 import type { ScheduledChange, ScheduledChangeStatus } from '../domain/scheduled-change.ts';
-import type { Page, PageRequest } from './page.ts';
 
 /**
  * Writes that wait (docs/product.md §10): a change request waits for its approvals, a scheduled

@@ -1,5 +1,5 @@
+import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { backoffMs } from './change-feed/change-feed.ts';
-import { isDatabaseUnavailable } from './database-unavailable.ts';
 
 /**
  * Runs `work` until it gets past an unreachable database, waiting with backoff and logging

@@ -1,7 +1,8 @@
 import type { Account, Invitation, PasswordReset, Session } from '../domain/account.ts';
 import type { ApiKey } from '../domain/api-key.ts';
-import type { AuditEvent } from '../domain/audit-event.ts';
+import type { AuditEvent, AuditFilter } from '../domain/audit-event.ts';
 import type { Flag, FlagEnvironment } from '../domain/flag.ts';
+import type { Page, PageRequest } from '../domain/page.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
@@ -10,11 +11,10 @@ import type { EventStore } from './event-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
-import type { Page, PageRequest } from './page.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
-export type { Page, PageRequest };
+export type { AuditFilter, Page, PageRequest };
 
 export interface FlagFilter {
   readonly tag?: string | undefined;
@@ -46,15 +46,6 @@ export interface StaleFilter {
   readonly windowStartMinute: number;
   /** true: only stale flags; false: only flags that are not. */
   readonly stale: boolean;
-}
-
-export interface AuditFilter {
-  readonly resourceType?: string | undefined;
-  /** One resource's events: any of these ids (a key resolves to its flag's and segment's ids). */
-  readonly resourceId?: string | readonly string[] | undefined;
-  readonly action?: string | undefined;
-  /** The id of the API key or account that acted. */
-  readonly actorId?: string | undefined;
 }
 
 export interface StoredApiKey extends ApiKey {

@@ -1,5 +1,5 @@
+import type { Page, PageRequest } from '../domain/page.ts';
 import type { DeliveryState, Webhook, WebhookAttempt, WebhookDelivery } from '../domain/webhook.ts';
-import type { Page, PageRequest } from './page.ts';
 
 export interface StoredWebhook extends Webhook {
   /**

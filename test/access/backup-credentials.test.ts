@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ServerSecret } from '../../src/domain/server-secret.ts';
-import { buildApp } from '../../src/http/build-app.ts';
+import { syncSourcesOf } from '../../src/main.ts';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
-import { createRealtime } from '../../src/realtime/realtime.ts';
 import { signStreamToken } from '../../src/realtime/stream-token.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { writeBackup } from '../../src/storage/backup/write-backup.ts';
 import { openSse } from '../realtime/sse-client.ts';
+import { buildTestApp } from '../support/app.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { fetchAllClient, syncSelectorOf } from '../support/flagd-sync-client.ts';
 import { ADMIN_KEY, UNLIMITED } from '../support/server.ts';
@@ -61,13 +60,13 @@ describeEachDatabase('what a backup gives away', (database) => {
   beforeAll(async () => {
     opened = await database.open();
     await bootstrap(opened.store, ADMIN_KEY);
-    const services = createServices(opened.store, {
-      serverSecret: ServerSecret.fromText(ServerSecret.generateText()),
-      webhooksAllowPrivate: true,
+    const { app, node } = await buildTestApp(opened.store, {
+      node: { serverSecret: ServerSecret.fromText(ServerSecret.generateText()), webhooksAllowPrivate: true },
+      accessControl: UNLIMITED,
     });
-    const app = await buildApp({ services, realtime: createRealtime(services), accessControl: UNLIMITED });
+    const { services } = node;
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-    sync = await startFlagdSyncServer(services, { port: 0, host: '127.0.0.1', log: SILENT });
+    sync = await startFlagdSyncServer(syncSourcesOf(node), { port: 0, host: '127.0.0.1', log: SILENT });
     close = async () => {
       await sync.close();
       await app.close();

@@ -89,7 +89,7 @@ describeEachDatabase('flagstaff keys (for operators who lost their admin key)', 
     expect([revoked.code, revoked.out]).toEqual([0, expect.stringMatching(/^Revoked key_/)]);
     // A running node hears of it through the change feed (revocation.test.ts, test/plane); here
     // the CLI shares the node's own connection, which moves no data_version, so the node is asked.
-    await node.services.sync.resync();
+    await node.node.plane.sync.resync();
     expect((await node.call('GET', '/v1/projects', { key: secret })).status).toBe(401);
     expect((await keys(node, 'revoke', id as string)).out).toMatch(/was already revoked/);
     expect((await keys(node, 'list')).out).toMatch(/viewer .* revoked /);

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import type { RateLimitOptions } from '../../src/http/plugins/access-control.ts';
+import type { RateLimitOptions } from '../../src/access/budgets.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import {
   ADMIN_KEY,

@@ -3,20 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { RateLimitOptions } from '../../src/access/budgets.ts';
 import type { TrustProxy } from '../../src/config.ts';
 import type { Role } from '../../src/domain/api-key.ts';
-import { buildApp } from '../../src/http/build-app.ts';
-import type { AccessControlOptions, RateLimitOptions } from '../../src/http/plugins/access-control.ts';
-import { SnapshotRegistry } from '../../src/plane/snapshots.ts';
+import type { Node as ComposedNode } from '../../src/main.ts';
+import type { SnapshotRegistry } from '../../src/plane/snapshots.ts';
 import type { CreatedApiKey } from '../../src/services/access/api-key-service.ts';
 import type { Actor } from '../../src/services/core/actor.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import type { Services } from '../../src/services/services.ts';
 import { openChangeFeed } from '../../src/storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import type { Database } from '../../src/storage/sql/database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { buildTestApp, type TestAppOptions } from '../support/app.ts';
 import { createTestSchema, type TestDatabase } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
@@ -51,6 +52,8 @@ export interface Reply {
 export interface Node {
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The node behind the app: its plane (`node.plane.sync` makes it catch up now) and admission. */
+  readonly node: ComposedNode;
   /** The node's evaluation snapshots, for tests that make it catch up with other nodes now. */
   readonly snapshots: SnapshotRegistry;
   call(method: string, url: string, call?: Call): Promise<Reply>;
@@ -63,7 +66,7 @@ export interface NodeOptions {
   readonly rateLimits?: RateLimitOptions;
   readonly clock?: FakeClock;
   readonly logger?: FastifyServerOptions['logger'];
-  readonly accessControl?: Omit<AccessControlOptions, 'rateLimits' | 'clock'>;
+  readonly accessControl?: Omit<NonNullable<TestAppOptions['accessControl']>, 'rateLimits' | 'clock'>;
   /** FLAGSTAFF_TRUST_PROXY. */
   readonly trustProxy?: TrustProxy;
   /** Follow this database's change feed, as a deployed node does (hears other nodes' writes). */
@@ -74,10 +77,8 @@ export interface NodeOptions {
 export async function startNode(store: Store, options: NodeOptions = {}): Promise<Node> {
   const clock = options.clock?.read;
   // The snapshots stamp changes with the node's clock too, so streams compare times of one clock.
-  const snapshots = new SnapshotRegistry(store, clock);
-  const services = createServices(store, clock ? { clock, snapshots } : { snapshots });
-  const app = await buildApp({
-    services,
+  const { app, node } = await buildTestApp(store, {
+    node: clock ? { clock } : {},
     logger: options.logger ?? false,
     ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     accessControl: {
@@ -86,13 +87,15 @@ export async function startNode(store: Store, options: NodeOptions = {}): Promis
       ...(clock ? { clock } : {}),
     },
   });
-  app.addHook('onClose', () => services.sync.close());
+  const { services, plane } = node;
+  app.addHook('onClose', () => plane.sync.close());
   await app.ready();
-  if (options.feedFrom !== undefined) await services.sync.start(openChangeFeed(options.feedFrom), QUIET_LOG);
+  if (options.feedFrom !== undefined) await plane.sync.start(openChangeFeed(options.feedFrom), QUIET_LOG);
   return {
     app,
     services,
-    snapshots,
+    node,
+    snapshots: plane.snapshots,
     async call(method, url, { key = ADMIN_KEY, body, headers = {}, from = '127.0.0.1' } = {}) {
       const response = await app.inject({
         method: method as 'GET',

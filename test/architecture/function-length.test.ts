@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Pages split into components with one job each stay split (docs/architecture.md: small modules
+ * Files split into functions with one job each stay split (docs/architecture.md: small modules
  * with one job): no top-level function of these files grows past a screenful again. A file joins
  * the list once its long functions are split.
  */
@@ -12,6 +12,12 @@ const SPLIT = [
   'dashboard/src/pages/members.tsx',
   'dashboard/src/pages/flags.tsx',
   'dashboard/src/pages/audit-log.tsx',
+  // The composition root and the ways into admission (decision 1860).
+  'src/main.ts',
+  'src/http/build-app.ts',
+  'src/http/plugins/guard.ts',
+  'src/openfeature/flagd-sync-server.ts',
+  'src/access/admission.ts',
 ];
 const MOST_LINES = 70;
 

@@ -35,6 +35,23 @@ function levelTable(heading: string): Part[] {
  */
 export const PARTS: readonly Part[] = levelTable('What may import what');
 
+/** An import the levels would allow but the page rules out: `from` never imports `to`. */
+interface Bar {
+  readonly from: string;
+  readonly to: string;
+  readonly why: string;
+}
+
+/**
+ * The table `| part | never imports | why |` of "What may import what": a part kept from one
+ * below it (http from storage: the edge reaches the database only through the use cases).
+ */
+export const BARS: readonly Bar[] = [
+  ...(ARCHITECTURE.split(/^## /m).find((s) => s.startsWith('What may import what\n')) ?? '').matchAll(
+    /^\| `([^`]+)` \| `([^`]+)` \| ([^|]+) \|$/gm,
+  ),
+].map(([, from, to, why]) => ({ from: from as string, to: to as string, why: (why as string).trim() }));
+
 export function partOf(srcRelative: string): string {
   const parts = srcRelative.split(/[\\/]/);
   if (parts.length > 1) return parts[0] as string;
@@ -128,7 +145,15 @@ export function violations(files: ReadonlyMap<string, string>): Violation[] {
     groupOf: (file) => (file.startsWith('..') ? undefined : partOf(file)),
     named: (part) => part,
   });
-  return [...outside, ...parts];
+  const barred = [...importGraph(files)].flatMap(([file, targets]) =>
+    targets.flatMap((target) => {
+      const bar = BARS.find(({ from, to }) => from === partOf(file) && to === partOf(target));
+      return bar === undefined
+        ? []
+        : [{ file, imports: target, rule: `${bar.from} → ${bar.to}: ${bar.why}` }];
+    }),
+  );
+  return [...outside, ...parts, ...barred];
 }
 
 /**

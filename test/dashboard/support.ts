@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
+import type { AppOptions } from '../../src/http/build-app.ts';
 import { bootstrapAccounts } from '../../src/services/accounts/account-service.ts';
 import type { SessionOptions } from '../../src/services/accounts/session-service.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices, type ServiceOptions, type Services } from '../../src/services/services.ts';
+import type { ServiceOptions, Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { buildTestApp } from '../support/app.ts';
 import { type TestDatabase, testDatabases } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
@@ -65,18 +66,18 @@ export async function startDashboardServer(
   await bootstrap(opened.store, ADMIN_KEY);
   if (options.account !== false)
     await bootstrapAccounts(opened.store, { email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
-  const services = createServices(opened.store, {
-    sessions: options.sessions ?? {},
-    ...options.signIn,
-    ...(options.webhooksAllowPrivate === undefined
-      ? {}
-      : { webhooksAllowPrivate: options.webhooksAllowPrivate }),
-  });
-  const app = await buildApp({
-    services,
+  const { app, node } = await buildTestApp(opened.store, {
+    node: {
+      sessions: options.sessions ?? {},
+      ...options.signIn,
+      ...(options.webhooksAllowPrivate === undefined
+        ? {}
+        : { webhooksAllowPrivate: options.webhooksAllowPrivate }),
+    },
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.dashboardRoot === undefined ? {} : { dashboardRoot: options.dashboardRoot }),
   });
+  const { services } = node;
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   const call = async (method: string, path: string, o: CallOptions = {}): Promise<Reply> => {

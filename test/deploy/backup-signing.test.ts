@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBackupCommand } from '../../src/cli/backup.ts';
 import { loadConfig } from '../../src/config.ts';
+import { composeNode } from '../../src/main.ts';
 import { hashSecret } from '../../src/services/core/secrets.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { openStore } from '../../src/storage/open-store.ts';
 
 // Issue 34, item 7: backups are signed with the server key (HMAC-SHA-256, docs/decisions/1880),
@@ -89,7 +89,7 @@ function asVersion1(parsed: Parsed): Parsed {
 async function keysOf(url: string): Promise<{ admin: boolean; injected: boolean }> {
   const store = await openStore(url);
   try {
-    const services = createServices(store);
+    const { services } = composeNode(store);
     return {
       admin: (await services.apiKeys.authenticate(ADMIN_KEY)) !== undefined,
       injected: (await services.apiKeys.authenticate(INJECTED_KEY)) !== undefined,

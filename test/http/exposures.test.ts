@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningExperiment, RunningExperiments } from '../../src/domain/exposure.ts';
-import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import type { Services } from '../../src/services/services.ts';
+import { buildTestApp } from '../support/app.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { ADMIN_KEY, UNLIMITED } from '../support/server.ts';
 
@@ -54,8 +54,10 @@ describeEachDatabase('exposures', (database) => {
   beforeAll(async () => {
     opened = await database.open();
     await bootstrap(opened.store, ADMIN_KEY);
-    services = createServices(opened.store, { experiments });
-    app = await buildApp({ services, accessControl: UNLIMITED });
+    ({
+      app,
+      node: { services },
+    } = await buildTestApp(opened.store, { node: { experiments }, accessControl: UNLIMITED }));
     experiments.projectId = (await call('GET', '/v1/projects/default')).id;
     for (const key of ['banner', 'other']) {
       const flag = await call('POST', '/v1/projects/default/flags', { key });

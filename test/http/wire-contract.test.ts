@@ -18,7 +18,10 @@ const fits = (schema: unknown, answer: unknown) => {
 };
 
 /** The value schema of a record (`Type.Record`): its one pattern property, or its additional one. */
-const recordValue = (record: { patternProperties?: Record<string, unknown>; additionalProperties?: unknown }) =>
+const recordValue = (record: {
+  patternProperties?: Record<string, unknown>;
+  additionalProperties?: unknown;
+}) =>
   (Object.values(record.patternProperties ?? {})[0] ?? record.additionalProperties) as {
     properties?: Record<string, unknown>;
     required?: string[];

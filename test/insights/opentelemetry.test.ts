@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterEach, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { ADMIN_KEY } from '../access/support.ts';
+import { buildTestApp } from '../support/app.ts';
 import { testDatabases } from '../support/database.ts';
 
 interface Received {
@@ -64,8 +63,7 @@ it('sends a span per request with the evaluation per the feature-flag convention
   if (opened === undefined) throw new Error('no database');
   cleanups.push(() => opened.close());
   await bootstrap(opened.store, ADMIN_KEY);
-  const app = await buildApp({
-    services: createServices(opened.store),
+  const { app } = await buildTestApp(opened.store, {
     telemetry: { endpoint, serviceName: 'flagstaff-test' },
   });
   const headers = { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' };

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
+import { buildTestApp } from '../support/app.ts';
 import { type OpenTestDatabase, testDatabases } from '../support/database.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 
@@ -14,7 +13,7 @@ async function appWith(
 ): Promise<{ app: FastifyInstance; db: OpenTestDatabase }> {
   const db = await (sqlite as NonNullable<typeof sqlite>).open();
   await bootstrap(db.store, ADMIN_KEY);
-  const app = await buildApp({ services: createServices(db.store), ...(corsOrigins ? { corsOrigins } : {}) });
+  const { app } = await buildTestApp(db.store, corsOrigins ? { corsOrigins } : {});
   return { app, db };
 }
 

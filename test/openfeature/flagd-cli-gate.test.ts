@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeNode } from '../../src/main.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { openStore } from '../../src/storage/open-store.ts';
 import { setupActor } from '../access/support.ts';
 
@@ -40,7 +40,7 @@ describe('flagstaff import honours the gate', () => {
   beforeAll(() =>
     withStore(async (store) => {
       await bootstrap(store, 'fsk_cli-gate-admin-key-0123456789abcdefghijk');
-      const services = createServices(store);
+      const { services } = composeNode(store);
       await services.environments.patch(setupActor, 'default', 'production', { requiredApprovals: 1 }, {});
     }),
   );

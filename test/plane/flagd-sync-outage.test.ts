@@ -1,6 +1,7 @@
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { syncSourcesOf } from '../../src/main.ts';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { eventually } from '../support/eventually.ts';
 import { fetchAllClient, openSyncStream, syncSelectorOf } from '../support/flagd-sync-client.ts';
@@ -25,7 +26,7 @@ describeOutage('flagd sync on PostgreSQL through a 10 s database outage', ROUTES
 
   beforeAll(async () => {
     const { a, b } = nodes();
-    sync = await startFlagdSyncServer(a.services, {
+    sync = await startFlagdSyncServer(syncSourcesOf(a.node), {
       port: 0,
       host: '127.0.0.1',
       log: { info() {}, warn: (_object, message) => warned.push(message) },

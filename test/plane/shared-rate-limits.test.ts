@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RedisLeases } from '../../src/http/plugins/redis-leases.ts';
+import { RedisLeases } from '../../src/access/redis-leases.ts';
 import { FakeClock, type Harness, type Node, startHarness, startNode } from '../access/support.ts';
 import { testDatabases } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';

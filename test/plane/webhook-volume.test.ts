@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { composeNode } from '../../src/main.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import type { Services } from '../../src/services/services.ts';
 import { migrateToLatest, openDatabase } from '../../src/storage/open-database.ts';
 import { createSqlStore } from '../../src/storage/sql/sql-store.ts';
 import { createTestSchema } from '../support/database.ts';
@@ -26,7 +27,7 @@ describe.skipIf(postgresUrl === undefined)('webhooks at volume, delivered by a n
     const store = createSqlStore(db);
     await bootstrap(store, ADMIN_KEY);
     // The writes come from this process, which delivers nothing: the node processes drain the outbox.
-    const services: Services = createServices(store, { webhooksAllowPrivate: true });
+    const services: Services = composeNode(store, { webhooksAllowPrivate: true }).services;
     const principal = await services.apiKeys.authenticate(ADMIN_KEY);
     if (principal === undefined) throw new Error('the admin key does not authenticate');
     const actor = { principal, requestId: 'webhook-volume' };

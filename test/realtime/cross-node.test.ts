@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syncSourcesOf } from '../../src/main.ts';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import {
@@ -37,7 +38,7 @@ describe.each(shared)('event streams across nodes (%s)', (name) => {
     nodeA = await startNode(storeA, { feedFrom: database.dbs[0] });
     nodeB = await startNode(storeB, { feedFrom: database.dbs[1] });
     originB = await nodeB.app.listen({ port: 0, host: '127.0.0.1' });
-    syncB = await startFlagdSyncServer(nodeB.services, {
+    syncB = await startFlagdSyncServer(syncSourcesOf(nodeB.node), {
       port: 0,
       host: '127.0.0.1',
       log: { info() {}, warn() {} },

@@ -1,3 +1,4 @@
+import type { Metadata } from '@grpc/grpc-js';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import {
   type Client,
@@ -7,13 +8,20 @@ import {
   ProviderEvents,
 } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAdmission } from '../../src/access/create-admission.ts';
+import { syncSourcesOf } from '../../src/main.ts';
 import { type FlagdSyncServer, startFlagdSyncServer } from '../../src/openfeature/flagd-sync-server.ts';
 import { deriveSyncCredential } from '../../src/plane/sync-credential.ts';
 import { hashSecret } from '../../src/services/core/secrets.ts';
 import { startServer } from '../openfeature/support/server.ts';
 import { flagId, seedVariedProject, VARIED_CONTEXTS } from '../openfeature/support/varied-project.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { fetchAllClient, syncSelectorOf } from '../support/flagd-sync-client.ts';
+import {
+  fetchAllClient,
+  flagSyncClient,
+  selectorMetadata,
+  syncSelectorOf,
+} from '../support/flagd-sync-client.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** Everything the sync server logs, to check that no selector (it holds the key) reaches a line. */
@@ -72,7 +80,7 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     key = created.body.secret;
     keyId = created.body.id;
     selector = await syncSelectorOf((method, path) => api.call(method, path), keyId, 'production');
-    sync = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
+    sync = await startFlagdSyncServer(syncSourcesOf(api.node), { port: 0, host: '127.0.0.1', log: LOG });
     // Configured only through its documented options.
     const provider = new FlagdProvider({
       resolverType: 'in-process',
@@ -223,8 +231,12 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
   });
 
   it('throttles failed authentications per address like HTTP: after 10, RESOURCE_EXHAUSTED, while a key that worked still passes', async () => {
-    // A sync server of its own, so the other tests' failures do not count here.
-    const own = await startFlagdSyncServer(api.services, { port: 0, host: '127.0.0.1', log: LOG });
+    // A sync server of its own, admitting with failure budgets of its own, so the other tests' failures do not count here.
+    const admission = createAdmission(api.store, { keys: api.node.plane.keys });
+    const own = await startFlagdSyncServer(
+      { ...syncSourcesOf(api.node), admission },
+      { port: 0, host: '127.0.0.1', log: LOG },
+    );
     const raw = fetchAllClient(own.port);
     try {
       expect((await raw.fetchAll(selector)).code).toBe(0);
@@ -238,6 +250,48 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     } finally {
       raw.close();
       await own.close();
+    }
+  });
+
+  it('ends a stream when its key expires, as OFREP event streams end, and refuses it from then on', async () => {
+    const expiring = await api.call('POST', '/v1/projects/default/api-keys', {
+      body: {
+        name: 'expiring in-process',
+        role: 'evaluator',
+        environments: ['production'],
+        expiresAt: new Date(Date.now() + 2500).toISOString(),
+      },
+    });
+    const expiringSelector = await syncSelectorOf(
+      (method, path) => api.call(method, path),
+      expiring.body.id,
+      'production',
+    );
+    const client = flagSyncClient<{
+      syncFlags(request: object, metadata: Metadata): NodeJS.EventEmitter & { cancel(): void };
+    }>(sync.port);
+    const call = client.syncFlags({}, selectorMetadata(expiringSelector));
+    const received: unknown[] = [];
+    call.on('data', (data) => received.push(data));
+    const ended = new Promise<number>((resolve) =>
+      call.on('error', (error: { code: number }) => resolve(error.code)),
+    );
+    try {
+      await waitFor(() => received.length > 0, 'the first configuration');
+      const open = sync.openStreams();
+      // UNAUTHENTICATED (16) once the key has expired, like a new call with it; not still open 8 s on.
+      const stillOpen = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 8000));
+      expect(await Promise.race([ended, stillOpen])).toBe(16);
+      expect(sync.openStreams()).toBe(open - 1);
+      const raw = fetchAllClient(sync.port);
+      try {
+        expect(await raw.fetchAll(expiringSelector)).toEqual({ code: 16 });
+      } finally {
+        raw.close();
+      }
+    } finally {
+      call.cancel();
+      client.close();
     }
   });
 

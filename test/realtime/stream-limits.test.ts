@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppOptions } from '../../src/http/build-app.ts';
 import { descriptorLimit, streamLimits } from '../../src/realtime/stream-limits.ts';
 import { FakeClock } from '../access/support.ts';
 import { createKey } from '../openfeature/support/varied-project.ts';
+import type { TestAppOptions } from '../support/app.ts';
 import { startTestServer, type TestServer, UNLIMITED } from '../support/server.ts';
 import { openSse, type SseConnection } from './sse-client.ts';
 
@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function server(options: Omit<AppOptions, 'services'>): Promise<TestServer> {
+async function server(options: TestAppOptions): Promise<TestServer> {
   const started = await startTestServer(undefined, options);
   cleanups.push(() => started.close());
   return started;

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
+import { buildTestApp } from '../support/app.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { ADMIN_KEY, UNLIMITED } from '../support/server.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
@@ -32,11 +31,11 @@ describeEachDatabase('webhook test events', (database) => {
   beforeAll(async () => {
     opened = await database.open();
     await bootstrap(opened.store, ADMIN_KEY);
-    lenient = await buildApp({
-      services: createServices(opened.store, { webhooksAllowPrivate: true }),
+    ({ app: lenient } = await buildTestApp(opened.store, {
+      node: { webhooksAllowPrivate: true },
       accessControl: UNLIMITED,
-    });
-    strict = await buildApp({ services: createServices(opened.store), accessControl: UNLIMITED });
+    }));
+    ({ app: strict } = await buildTestApp(opened.store, { accessControl: UNLIMITED }));
     await receiver.start();
   });
   afterAll(async () => {

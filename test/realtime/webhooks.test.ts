@@ -1,12 +1,12 @@
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/build-app.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import { WebhookService } from '../../src/services/projects/webhook-service.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import type { Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
 import { UNLIMITED } from '../openfeature/support/server.ts';
+import { buildTestApp } from '../support/app.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -90,12 +90,13 @@ describeEachDatabase('webhooks', (database) => {
     opened = await database.open();
     store = opened.store;
     await bootstrap(store, ADMIN_KEY);
-    services = createServices(store, { webhooksAllowPrivate: true });
-    const app = await buildApp({
-      services,
+    const built = await buildTestApp(store, {
+      node: { webhooksAllowPrivate: true },
       accessControl: UNLIMITED,
       logger: { level: 'debug', stream: { write: (line: string) => logLines.push(line) } },
     });
+    services = built.node.services;
+    const { app } = built;
     url = await app.listen({ port: 0, host: '127.0.0.1' });
     close = () => app.close();
   });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeNode } from '../../src/main.ts';
+import type { FlagService } from '../../src/services/flags/flag-service.ts';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import type { ScheduledChangeService } from '../../src/services/governance/scheduled-change-service.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices } from '../../src/services/services.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 
@@ -187,8 +188,8 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('scheduled changes on 
       await bootstrap(first, 'fsk_two-nodes-admin-key-0123456789abcdefghij');
       const clock = new FakeClock();
       const nodes = [
-        createServices(first, { clock: clock.read }),
-        createServices(second, { clock: clock.read }),
+        composeNode(first, { clock: clock.read }).services,
+        composeNode(second, { clock: clock.read }).services,
       ];
       const scheduled: string[] = [];
       for (let f = 0; f < 8; f++) {

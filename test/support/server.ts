@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { type AppOptions, buildApp } from '../../src/http/build-app.ts';
-import { createRealtime, type Realtime } from '../../src/realtime/realtime.ts';
+import type { Node } from '../../src/main.ts';
+import type { Realtime } from '../../src/realtime/realtime.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
-import { createServices, type Services } from '../../src/services/services.ts';
+import type { Services } from '../../src/services/services.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { buildTestApp, type TestAppOptions } from './app.ts';
 import { type TestDatabase, testDatabases } from './database.ts';
 
 const [sqlite] = testDatabases() as [TestDatabase];
@@ -14,6 +15,8 @@ export interface TestServer {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly services: Services;
+  /** The node behind the app: its plane and admission too. */
+  readonly node: Node;
   /** The node's OFREP event streams. */
   readonly realtime: Realtime;
   /** The store behind the services, for tests that look at or break the database directly. */
@@ -37,7 +40,7 @@ export interface TestResponse {
 }
 
 /** No rate limits: most suites test behaviour or send thousands of requests to compare answers; test/access tests the limits. */
-export const UNLIMITED: NonNullable<AppOptions['accessControl']> = {
+export const UNLIMITED: NonNullable<TestAppOptions['accessControl']> = {
   rateLimits: { evaluation: 0, management: 0 },
 };
 
@@ -47,20 +50,19 @@ export const UNLIMITED: NonNullable<AppOptions['accessControl']> = {
  */
 export async function startTestServer(
   database: TestDatabase = sqlite,
-  options: Omit<AppOptions, 'services'> = { accessControl: UNLIMITED },
+  options: TestAppOptions = { accessControl: UNLIMITED },
 ): Promise<TestServer> {
   const opened = await database.open();
   const store: Store = opened.store;
   await bootstrap(store, ADMIN_KEY);
-  const services = createServices(store);
-  const realtime = createRealtime(services);
-  const app = await buildApp({ services, realtime, ...options });
+  const { app, node } = await buildTestApp(store, options);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url: address,
     app,
-    services,
-    realtime,
+    services: node.services,
+    node,
+    realtime: node.realtime,
     store,
     async call(method, path, { body, key = ADMIN_KEY, headers = {} } = {}) {
       const init: RequestInit = { method, headers: { ...headers } };

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { KEY_MAX_LENGTH, MAX_PATH_PART_LENGTH } from '../../domain/keys.ts';
-import { isDatabaseUnavailable } from '../../storage/database-unavailable.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
 

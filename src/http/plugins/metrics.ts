@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { EvaluationCounts } from '../../observability/evaluation-counts.ts';
+import type { EvaluationCounts } from '../../observability/evaluation-counts.ts';
 import { type DurationSeries, FastHistogram } from '../../observability/request-durations.ts';
 import type { Services } from '../../services/services.ts';
 import { appendHooks } from '../route-arrival.ts';
@@ -37,7 +37,9 @@ declare module 'fastify' {
  */
 export function registerMetrics(
   app: FastifyInstance,
-  services: Pick<Services, 'evaluation' | 'projects'> & Partial<Pick<Services, 'webhooks'>>,
+  services: Pick<Services, 'projects'> & Partial<Pick<Services, 'webhooks'>>,
+  /** The /metrics tally, one observer of the evaluations served (decision 1772), made where the node is composed. */
+  counts: EvaluationCounts,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -55,10 +57,6 @@ export function registerMetrics(
     return key;
   };
 
-  // The /metrics tally is one observer of the evaluations served (docs/decisions/1772).
-  const counts = new EvaluationCounts();
-  const unobserve = services.evaluation.observe(counts);
-  app.addHook('onClose', async () => unobserve());
   new Counter({
     name: 'flagstaff_evaluations_total',
     help: 'Flag evaluations served, by project key, environment key and reason.',

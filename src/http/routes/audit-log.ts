@@ -1,7 +1,8 @@
 import { type Static, Type } from 'typebox';
+import type { AuditFilter } from '../../domain/audit-event.ts';
 import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
+import type { PageRequest } from '../../domain/page.ts';
 import type { Services } from '../../services/services.ts';
-import type { AuditFilter, PageRequest } from '../../storage/store.ts';
 import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';

@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { Refusal } from '../../access/admission.ts';
 import { notFound } from '../../domain/errors.ts';
 import { openEventStreamConnection } from '../../realtime/event-stream-connection.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
 import { descriptorLimit, type StreamLimits, streamLimits } from '../../realtime/stream-limits.ts';
 import type { Services } from '../../services/services.ts';
-import { rateLimitStep } from '../plugins/rate-limit.ts';
+import { sendRefusal, setRateLimitHeaders } from '../plugins/rate-limit.ts';
 import { problem, sendProblem } from '../problem.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
@@ -23,11 +24,8 @@ export const eventStreamRoutes: RoutesPlugin<{
   limits?: StreamLimits;
 }> = async (app, { services, realtime, limits = streamLimits({}, descriptorLimit()) }) => {
   const streams = realtime.eventStreams;
-  // A handshake costs the key an evaluation (decision 1762): the stream's token stands for it.
-  const evaluationBudget = app.hasDecorator('accessControl')
-    ? app.accessControl.budgets.evaluation
-    : undefined;
-  const rateLimit = evaluationBudget && rateLimitStep(evaluationBudget, 'evaluation');
+  // A handshake costs the key an evaluation (decision 1762): admission takes it from this budget.
+  const evaluationBudget = app.accessControl.admission.budgets.evaluation;
   /** 429 before descriptors run out: the client's EventSource retries, the provider keeps polling. */
   const refuseStream = (reply: FastifyReply, detail: string) => {
     reply.header('retry-after', STREAM_RETRY_SECONDS);
@@ -62,9 +60,12 @@ export const eventStreamRoutes: RoutesPlugin<{
       },
     },
     async (request, reply) => {
-      const grant = await realtime.streamAccess.verify(request.query.token);
+      const grant = await realtime.streamAccess.admit(request.query.token, request.ip);
+      if (grant instanceof Refusal) return sendRefusal(request, reply, grant);
       request.principal = grant.principal;
-      if (rateLimit !== undefined && !rateLimit(request, reply)) return reply;
+      if (evaluationBudget !== undefined && grant.bucket !== undefined) {
+        setRateLimitHeaders(reply, evaluationBudget, grant.bucket);
+      }
       if (!(await services.evaluation.hasEnvironment(grant.projectId, grant.environment))) {
         throw notFound('The environment of this stream no longer exists.');
       }

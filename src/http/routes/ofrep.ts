@@ -13,6 +13,7 @@ import {
   type OfrepFailure,
   toOfrepSuccess,
 } from '../../openfeature/ofrep/ofrep-wire.ts';
+import type { ProjectChanges } from '../../plane/project-changes.ts';
 import { awaitRevision } from '../../realtime/await-revision.ts';
 import type { Realtime } from '../../realtime/realtime.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
@@ -244,9 +245,11 @@ function problemToOfrep(
 export const ofrepRoutes: RoutesPlugin<{
   services: Services;
   realtime: Realtime;
+  /** The plane's changes: a bulk evaluation told of a revision waits for it (decision 1780). */
+  changes: ProjectChanges;
   publicUrl?: string | undefined;
-}> = async (app, { services, realtime, publicUrl }) => {
-  registerGuard(app, services.apiKeys);
+}> = async (app, { services, realtime, changes, publicUrl }) => {
+  registerGuard(app);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
 
@@ -337,7 +340,7 @@ export const ofrepRoutes: RoutesPlugin<{
       const changeSeen = request.query.flagConfigEtag;
       if (changeSeen !== undefined && /^\d{1,15}$/.test(changeSeen)) {
         // Told of this revision by an event stream, perhaps held by another node: serve it, not an older one.
-        await awaitRevision(services.changes, target.projectId, Number(changeSeen), CATCH_UP_MS);
+        await awaitRevision(changes, target.projectId, Number(changeSeen), CATCH_UP_MS);
         target = await services.evaluation.target(actor, scope);
       }
       const context = contextOf(request.body);

@@ -42,7 +42,7 @@ const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   const { provisioning } = services;
   acceptJson(app, ['application/scim+json'], BODY_LIMIT);
-  registerGuard(app, services.apiKeys);
+  registerGuard(app);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ScimError) return sendScimError(reply, error.status, error.message, error.scimType);

@@ -1,16 +1,13 @@
+import { authorizeOrganisation, refuseMorePower } from '../../access/access-rules.ts';
+import type { ApiKeyAuthentication } from '../../access/api-key-authentication.ts';
 import type { ApiKey, Principal, Role } from '../../domain/api-key.ts';
 import { isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { processServerSecret, type ServerSecret } from '../../domain/server-secret.ts';
-import { KeyRegistry } from '../../plane/key-registry.ts';
+import type { KeyRegistry } from '../../plane/key-registry.ts';
 import type { KeyRevocations } from '../../plane/key-revocations.ts';
-import {
-  deriveSyncCredential,
-  isSyncCredentialFor,
-  syncCredentialKeyId,
-  syncScope,
-} from '../../plane/sync-credential.ts';
+import { deriveSyncCredential, syncScope } from '../../plane/sync-credential.ts';
 import type {
   ApiKeyStore,
   Page,
@@ -19,7 +16,6 @@ import type {
   StoredApiKey,
   WithTransactions,
 } from '../../storage/store.ts';
-import { authorizeOrganisation, refuseMorePower } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
 import { accessProject } from '../core/project-access.ts';
@@ -51,14 +47,10 @@ export interface ApiKeyServiceOptions {
   readonly revocations?: KeyRevocations;
   /** The key sync credentials are derived with (docs/decisions/1880); unset, one made for this process. */
   readonly serverSecret?: ServerSecret;
-  /**
-   * FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL (ms): until then, sync credentials derived the way
-   * they were before the server secret (from the key's hash alone) are still taken, so flagd
-   * providers can be moved to the new selectors without a gap (decision 1880). Unset: refused.
-   */
-  readonly legacySyncCredentialsUntil?: number;
-  /** Told of each use of such a credential (its key id), so the operator finds who still sends one. */
-  readonly onLegacySyncCredential?: (keyId: string) => void;
+  /** The node's keys in memory (the plane's): key writes here update it before they answer. */
+  readonly registry: KeyRegistry;
+  /** Who a secret is, and each key's last use not yet written (admission's). */
+  readonly authentication: ApiKeyAuthentication;
 }
 
 const publicKey = ({ secretHash: _, ...key }: StoredApiKey): ApiKey => key;
@@ -71,60 +63,27 @@ export class ApiKeyService {
   readonly #clock: () => number;
   readonly #revocations: KeyRevocations | undefined;
   readonly #serverSecret: ServerSecret;
-  readonly #legacy: Pick<ApiKeyServiceOptions, 'legacySyncCredentialsUntil' | 'onLegacySyncCredential'>;
   /** Every key not revoked, in memory: authentication never waits on the database (decision 0201). */
-  readonly registry: KeyRegistry;
-  /** Key id → last use (ms), written to the database in batches by `flushUsage`, not per request. */
-  #lastUsed = new Map<string, number>();
+  readonly #registry: KeyRegistry;
+  readonly #authentication: ApiKeyAuthentication;
 
-  constructor(store: WithTransactions<ApiKeyRoles>, options: ApiKeyServiceOptions = {}) {
+  constructor(store: WithTransactions<ApiKeyRoles>, options: ApiKeyServiceOptions) {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#revocations = options.revocations;
     this.#serverSecret = options.serverSecret ?? processServerSecret();
-    this.#legacy = options;
-    this.registry = new KeyRegistry(store, options.revocations);
+    this.#registry = options.registry;
+    this.#authentication = options.authentication;
   }
 
   /** The principal behind a secret, or undefined when it is unknown, revoked or expired. */
   async authenticate(secret: string): Promise<Principal | undefined> {
-    return this.principalFor(hashSecret(secret));
-  }
-
-  /**
-   * The principal behind a secret's hash (see `hashSecret`): synchronous once the keys are in
-   * memory; the first call of a node that has not loaded them yet waits for the load.
-   */
-  principalFor(secretHash: string): Principal | undefined | Promise<Principal | undefined> {
-    if (!this.registry.loaded) return this.registry.sync().then(() => this.#principal(secretHash));
-    return this.#principal(secretHash);
-  }
-
-  #principal(secretHash: string): Principal | undefined {
-    const key = this.registry.find(secretHash);
-    if (key === undefined) return undefined;
-    const now = this.#clock();
-    // Expiry needs no feed: compared with the clock on every request.
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return undefined;
-    this.#lastUsed.set(key.id, now);
-    return key.principal;
+    return this.#authentication.principalFor(hashSecret(secret));
   }
 
   /** Writes the uses recorded since the last flush (`lastUsedAt`); keeps them for the next try if the write fails. */
-  async flushUsage(): Promise<void> {
-    if (this.#lastUsed.size === 0) return;
-    const pending = this.#lastUsed;
-    this.#lastUsed = new Map();
-    try {
-      await this.#store.touchApiKeys(
-        new Map([...pending].map(([id, at]) => [id, new Date(at).toISOString()] as const)),
-      );
-    } catch (error) {
-      for (const [id, at] of pending) {
-        if ((this.#lastUsed.get(id) ?? 0) < at) this.#lastUsed.set(id, at);
-      }
-      throw error;
-    }
+  flushUsage(): Promise<void> {
+    return this.#authentication.flushUsage(this.#store);
   }
 
   async list(actor: Actor, projectIdOrKey: string | null, page: PageRequest): Promise<Page<ApiKey>> {
@@ -182,7 +141,7 @@ export class ApiKeyService {
         after: publicKey(stored),
       });
     });
-    this.registry.add(stored);
+    this.#registry.add(stored);
     return { ...publicKey(stored), secret };
   }
 
@@ -213,8 +172,8 @@ export class ApiKeyService {
     );
     if (key.projectId !== null && key.projectId !== id) throw notFound(`No API key with id "${keyId}".`);
     // The secret hash is in the node's key registry (the database port does not hand it out by id).
-    if (this.registry.findById(key.id) === undefined) await this.registry.sync();
-    const secretHash = this.registry.findById(key.id)?.secretHash;
+    if (this.#registry.findById(key.id) === undefined) await this.#registry.sync();
+    const secretHash = this.#registry.findById(key.id)?.secretHash;
     if (secretHash === undefined) throw notFound(`No API key with id "${keyId}".`);
     const derivationKey = this.#serverSecret.derive('flagd-sync', secretHash);
     const environments = await this.#store.listEnvironments(id);
@@ -224,36 +183,6 @@ export class ApiKeyService {
         const scope = syncScope(projectKey, environment);
         return { environment, selector: `${scope}#${deriveSyncCredential(key.id, derivationKey, scope)}` };
       });
-  }
-
-  /**
-   * The principal behind a flagd sync credential for `scope` (`<project>/<environment>` as the
-   * selector names them), or undefined when it is not one, its key is unknown, revoked or
-   * expired, or it was derived for another scope. From memory: sync keeps working while the database is away.
-   */
-  async authenticateSyncCredential(credential: string, scope: string): Promise<Principal | undefined> {
-    const keyId = syncCredentialKeyId(credential);
-    if (keyId === undefined) return undefined;
-    if (!this.registry.loaded) await this.registry.sync();
-    const key = this.registry.findById(keyId);
-    if (key === undefined) return undefined;
-    const derivationKey = this.#serverSecret.derive('flagd-sync', key.secretHash);
-    if (
-      !isSyncCredentialFor(credential, derivationKey, scope) &&
-      !this.#legacyCredential(credential, key, scope)
-    ) {
-      return undefined;
-    }
-    return this.#principal(key.secretHash);
-  }
-
-  /** A credential of the old derivation, while the operator's migration window is open. */
-  #legacyCredential(credential: string, key: { id: string; secretHash: string }, scope: string): boolean {
-    const until = this.#legacy.legacySyncCredentialsUntil;
-    if (until === undefined || this.#clock() >= until) return false;
-    if (!isSyncCredentialFor(credential, key.secretHash, scope)) return false;
-    this.#legacy.onLegacySyncCredential?.(key.id);
-    return true;
   }
 
   /** Revokes a key; the next request with it on this node is a 401, on other nodes within 1 s (the change feed). Revoking a revoked key changes nothing. */
@@ -273,7 +202,7 @@ export class ApiKeyService {
         after: { ...key, revokedAt: at },
       });
     });
-    this.registry.remove(keyId);
+    this.#registry.remove(keyId);
     this.#revocations?.revoked(keyId);
   }
 
@@ -298,7 +227,7 @@ export class ApiKeyService {
   }
 
   #withPendingUse(key: ApiKey): ApiKey {
-    const pending = this.#lastUsed.get(key.id);
+    const pending = this.#authentication.pendingUse(key.id);
     if (pending === undefined) return key;
     const at = new Date(pending).toISOString();
     return key.lastUsedAt !== null && key.lastUsedAt >= at ? key : { ...key, lastUsedAt: at };

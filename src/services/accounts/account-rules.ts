@@ -1,7 +1,7 @@
+import { authorizeOrganisation } from '../../access/access-rules.ts';
 import { type Account, PASSWORD_MIN } from '../../domain/account.ts';
 import { conflict, validationFailed } from '../../domain/errors.ts';
 import type { AccountStore, ProjectStore } from '../../storage/store.ts';
-import { authorizeOrganisation } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { accessProject } from '../core/project-access.ts';
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import { type Account, type Invitation, LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Role, roleRank } from '../../domain/api-key.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
@@ -12,7 +13,6 @@ import type {
   StoredInvitation,
   WithTransactions,
 } from '../../storage/store.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
 import { checkIfMatch } from '../core/if-match.ts';

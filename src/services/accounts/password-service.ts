@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import type { PasswordReset } from '../../domain/account.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { conflict, forbidden, notFound } from '../../domain/errors.ts';
@@ -9,7 +10,6 @@ import type {
   StoredPasswordReset,
   WithTransactions,
 } from '../../storage/store.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { recordAudit } from '../core/audit.ts';
 import { hashPassword } from '../core/passwords.ts';

@@ -1,9 +1,9 @@
+import { authorizeOrganisation } from '../../access/access-rules.ts';
 import { type Account, EMAIL_PATTERN, LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { conflict, forbidden, notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AccountStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
-import { authorizeOrganisation } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
 import { type Change, type Creation, writeVersioned } from '../core/versioned-write.ts';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TokenBuckets } from '../../access/token-buckets.ts';
 import type { Account } from '../../domain/account.ts';
 import type { Principal } from '../../domain/api-key.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
@@ -7,7 +8,6 @@ import { newId } from '../../domain/ids.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../../storage/store.ts';
 import { UNUSABLE_HASH, verifyPassword } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { TokenBuckets } from '../core/token-buckets.ts';
 
 /** The rate-limit state a response reports (docs/product.md §5 headers). */
 export interface LimitState {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IDToken } from 'openid-client';
+import { TokenBuckets } from '../../access/token-buckets.ts';
 import type { MappedRole } from '../../domain/account.ts';
 import { LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
@@ -10,7 +11,6 @@ import { claimValues, matchingRoles } from '../../domain/role-mapping.ts';
 import type { GroupStore, ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
-import { TokenBuckets } from '../core/token-buckets.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
 import { ACCOUNTS, type AccountRoles } from './account-writes.ts';
 import { type GroupGrant, grantOf, heldGroupNames, NO_GRANT } from './group-roles.ts';

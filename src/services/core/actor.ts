@@ -1,5 +1,5 @@
+import type { Grant } from '../../access/access-rules.ts';
 import type { Principal } from '../../domain/api-key.ts';
-import type { Grant } from './access.ts';
 
 /** Who asks, and the request it belongs to (for the audit log). */
 export interface Actor {

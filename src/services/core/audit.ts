@@ -1,3 +1,4 @@
+import { authorizeOrganisation } from '../../access/access-rules.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import { newId } from '../../domain/ids.ts';
 import type {
@@ -10,7 +11,6 @@ import type {
   WebhookRole,
 } from '../../storage/store.ts';
 import { enqueueWebhookDeliveries } from '../../webhooks/outbox.ts';
-import { authorizeOrganisation } from './access.ts';
 import type { Actor } from './actor.ts';
 import { accessProject } from './project-access.ts';
 

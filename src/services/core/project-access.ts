@@ -1,8 +1,8 @@
+import { authorize, requireAllEnvironments } from '../../access/access-rules.ts';
 import type { Role } from '../../domain/api-key.ts';
 import { noProjectAccess, notFound } from '../../domain/errors.ts';
 import type { Project } from '../../domain/project.ts';
 import type { ProjectStore } from '../../storage/store.ts';
-import { authorize, requireAllEnvironments } from './access.ts';
 import type { Actor } from './actor.ts';
 
 /**

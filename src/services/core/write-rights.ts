@@ -1,4 +1,4 @@
-import { authorize, authorizeEnvironments } from './access.ts';
+import { authorize, authorizeEnvironments } from '../../access/access-rules.ts';
 import type { Actor } from './actor.ts';
 
 /**

@@ -1,3 +1,4 @@
+import { authorizeEnvironments } from '../../access/access-rules.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { flagNotFound, notFound, validationFailed } from '../../domain/errors.ts';
@@ -5,7 +6,6 @@ import { BOOLEAN_VARIANTS, type Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CreateFlagInput, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { FlagFilter, Page, PageRequest } from '../../storage/store.ts';
-import { authorizeEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import type { IfMatch } from '../core/if-match.ts';

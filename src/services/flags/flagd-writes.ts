@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import type { FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
@@ -12,7 +13,6 @@ import {
   importFlagd,
   mergeVariants,
 } from '../../flagd/import-flagd.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { flagChanges, refuseStale, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';

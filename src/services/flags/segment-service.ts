@@ -1,9 +1,9 @@
+import { requireAllEnvironments } from '../../access/access-rules.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { CreateSegmentInput, SegmentPatch } from '../../domain/schemas/segment-input.ts';
 import type { Rule, Segment } from '../../domain/segment.ts';
 import type { Page, PageRequest, SegmentFilter } from '../../storage/store.ts';
-import { requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import type { IfMatch } from '../core/if-match.ts';

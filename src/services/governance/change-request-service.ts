@@ -1,3 +1,4 @@
+import { authorize, authorizeEnvironments } from '../../access/access-rules.ts';
 import {
   type ChangeRequest,
   type ChangeRequestStatus,
@@ -10,7 +11,6 @@ import { conflict, DomainError, forbidden, notFound } from '../../domain/errors.
 import type { Flag } from '../../domain/flag.ts';
 import type { FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { Page, PageRequest, WithTransactions } from '../../storage/store.ts';
-import { authorize, authorizeEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { environmentsOfChanges, StaleChanges, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';

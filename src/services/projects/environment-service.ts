@@ -1,9 +1,9 @@
+import { authorizeRole, requireAllEnvironments } from '../../access/access-rules.ts';
 import { isoTime } from '../../domain/clock.ts';
 import { conflict, notFound, validationFailed } from '../../domain/errors.ts';
 import { type FlagEnvironment, initialFlagEnvironment } from '../../domain/flag.ts';
 import { type Environment, protectedByDefault } from '../../domain/project.ts';
 import type { FlagStore, ProjectStore } from '../../storage/store.ts';
-import { authorizeRole, requireAllEnvironments } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import type { IfMatch } from '../core/if-match.ts';

@@ -1,3 +1,4 @@
+import { authorizeOrganisation, authorizeRole } from '../../access/access-rules.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { validationFailed } from '../../domain/errors.ts';
 import {
@@ -7,7 +8,6 @@ import {
   protectedByDefault,
 } from '../../domain/project.ts';
 import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../storage/store.ts';
-import { authorizeOrganisation, authorizeRole } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import type { WriteDeps } from '../core/commit.ts';
 import type { IfMatch } from '../core/if-match.ts';

@@ -1,3 +1,4 @@
+import { authorize } from '../../access/access-rules.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import { flagNotFound, noSuchEnvironment, notFound, validationFailed } from '../../domain/errors.ts';
 import type { EvaluationObserver, EvaluationObservers } from '../../domain/evaluation-observer.ts';
@@ -7,7 +8,6 @@ import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import type { CompiledEnvironment } from '../../evaluation/compile-environment.ts';
 import type { SnapshotRegistry } from '../../plane/snapshots.ts';
 import type { ProjectStore } from '../../storage/store.ts';
-import { authorize } from '../core/access.ts';
 import type { Actor } from '../core/actor.ts';
 import { accessProject } from '../core/project-access.ts';
 

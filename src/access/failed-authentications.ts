@@ -1,5 +1,5 @@
-import type { Clock } from '../../domain/clock.ts';
-import { type Bucket, TokenBuckets } from '../core/token-buckets.ts';
+import type { Clock } from '../domain/clock.ts';
+import { type Bucket, TokenBuckets } from './token-buckets.ts';
 
 /** Ten failures at once, then one a second per address (decision 0202). */
 export const FAILED_AUTHENTICATION_LIMITS = { burst: 10, perSecond: 1 } as const;

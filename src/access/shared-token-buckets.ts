@@ -1,5 +1,6 @@
-import { type Bucket, type Clock, type RateLimiter, TokenBuckets } from './rate-limit.ts';
+import type { Clock } from '../domain/clock.ts';
 import type { RedisLeases } from './redis-leases.ts';
+import { type Bucket, type RateLimiter, TokenBuckets } from './token-buckets.ts';
 
 /** Per key and node: tokens leased from the shared bucket and not spent yet (negative: spent on credit). */
 interface LeaseState {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../domain/clock.ts';
+import type { Clock } from '../domain/clock.ts';
 
 /** One bucket: `tokens` as of `at` (ms). Mutated in place, so taking a token allocates nothing. */
 export interface Bucket {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBuckets } from './rate-limit.ts';
+import { TokenBuckets } from './token-buckets.ts';
 
 function buckets(capacity: number, perSecond: number) {
   const clock = { now: 1_000_000 };
