@@ -25,6 +25,7 @@ describe('loadConfig', () => {
       oidc: undefined,
       passwordSignIn: true,
       shutdownGraceMs: 10_000,
+      eventRetentionDays: 90,
     });
   });
 
@@ -42,6 +43,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_INSIGHTS: 'off',
       FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: 'true',
       FLAGSTAFF_SHUTDOWN_GRACE: '25',
+      FLAGSTAFF_EVENT_RETENTION_DAYS: '30',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -56,6 +58,7 @@ describe('loadConfig', () => {
       insights: false,
       webhooksAllowPrivate: true,
       shutdownGraceMs: 25_000,
+      eventRetentionDays: 30,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -77,6 +80,8 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_OIDC_ISSUER', 'http://id.example.com'],
     ['FLAGSTAFF_SHUTDOWN_GRACE', '0'],
     ['FLAGSTAFF_SHUTDOWN_GRACE', '10s'],
+    ['FLAGSTAFF_EVENT_RETENTION_DAYS', '0'],
+    ['FLAGSTAFF_EVENT_RETENTION_DAYS', 'forever'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

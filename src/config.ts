@@ -41,6 +41,8 @@ export interface Config {
   readonly passwordSignIn: boolean;
   /** FLAGSTAFF_SHUTDOWN_GRACE (seconds, default 10): how long requests in flight get to finish on SIGTERM. */
   readonly shutdownGraceMs: number;
+  /** FLAGSTAFF_EVENT_RETENTION_DAYS (default 90): how long raw tracking events are kept. */
+  readonly eventRetentionDays: number;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -219,5 +221,6 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidc(env, base),
     passwordSignIn: passwordSignIn === 'on',
     shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
+    eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
   });
 }

@@ -36,6 +36,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     webhooksAllowPrivate: config.webhooksAllowPrivate,
     sso: config.oidc,
     passwordSignIn: config.passwordSignIn,
+    eventRetentionDays: config.eventRetentionDays,
   });
   // Consumers of the plane and of evaluations are wired here, not by the services (docs/decisions/1772).
   const realtime = createRealtime(services);
@@ -103,6 +104,16 @@ export async function serve(config: Config): Promise<FastifyInstance> {
       services.insights
         .flush()
         .catch((error) => app.log.warn({ err: error }, 'recording evaluation counts failed')),
+      services.exposures.flush().then(
+        ({ dropped }) => {
+          if (dropped > 0) app.log.warn({ dropped }, 'exposures dropped: more units than a flush holds');
+        },
+        (error) => app.log.warn({ err: error }, 'recording exposures failed'),
+      ),
+      // Hourly inside: the coming days' event partitions, and retention.
+      services.events
+        .maintain()
+        .catch((error) => app.log.warn({ err: error }, 'event partitions or retention failed')),
     ]);
   const usage = setInterval(flushUsage, USAGE_FLUSH_INTERVAL_MS);
   usage.unref();

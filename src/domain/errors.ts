@@ -45,7 +45,11 @@ export const ERROR_CATALOGUE = {
     title: 'Precondition failed',
     meaning: '`If-Match` names a version that is no longer the current one; nothing changed.',
   },
-  payload_too_large: { status: 413, title: 'Payload too large', meaning: 'The request body is over 1 MiB.' },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    meaning: 'The request body is over 1 MiB, or a batch of events holds more than 1,000.',
+  },
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
@@ -76,6 +80,12 @@ export const ERROR_CATALOGUE = {
     title: 'Database unavailable',
     meaning:
       'A write or management read while the database is away; evaluation keeps answering. Retry later.',
+  },
+  overloaded: {
+    status: 503,
+    title: 'Overloaded',
+    meaning:
+      'The node holds as many event batches as it may while they are written; nothing of this one was kept. Retry after `Retry-After` seconds.',
   },
   identity_provider_unavailable: {
     status: 503,
@@ -113,6 +123,8 @@ export const flagNotFound = (message: string) => new DomainError('flag_not_found
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const preconditionFailed = (message: string) => new DomainError('precondition_failed', message);
+export const payloadTooLarge = (message: string) => new DomainError('payload_too_large', message);
+export const overloaded = (message: string) => new DomainError('overloaded', message);
 
 // Messages more than one place gives.
 export const noProjectAccess = () => forbidden('This API key has no access to this project.');

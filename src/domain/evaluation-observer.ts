@@ -14,7 +14,11 @@ export interface ServedIn {
  * an observer does little, synchronously.
  */
 export interface EvaluationObserver {
-  served(where: ServedIn, result: EvaluationDetail, nowMs: number): void;
+  /**
+   * One flag evaluated on its own (REST single, OFREP single). `unit` is the context's targetingKey
+   * when it has a string one, for exposures (SPEC §13): nothing else of the context is handed on.
+   */
+  served(where: ServedIn, result: EvaluationDetail, nowMs: number, unit?: string): void;
   servedAll(where: ServedIn, results: readonly EvaluationDetail[], nowMs: number): void;
 }
 

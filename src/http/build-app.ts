@@ -25,12 +25,14 @@ import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
+import { eventRoutes } from './routes/events.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
+import { metricRoutes } from './routes/metrics.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -151,6 +153,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         scheduledChangeRoutes,
         changeRequestRoutes,
         insightsRoutes,
+        eventRoutes,
+        metricRoutes,
       ]) {
         await v1.register(routes, { services });
       }

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../domain/clock.ts';
+import type { RunningExperiments } from '../domain/exposure.ts';
 import type { OidcSettings } from '../domain/oidc-issuer.ts';
 import { KeyRevocations } from '../plane/key-revocations.ts';
 import { NodeSync } from '../plane/node-sync.ts';
@@ -18,6 +19,9 @@ import { FlagdService } from './flags/flagd-service.ts';
 import { SegmentService } from './flags/segment-service.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
+import { EventService } from './measurement/event-service.ts';
+import { ExposureService } from './measurement/exposure-service.ts';
+import { MetricService } from './measurement/metric-service.ts';
 import { EnvironmentService } from './projects/environment-service.ts';
 import { ProjectService } from './projects/project-service.ts';
 import { WebhookService } from './projects/webhook-service.ts';
@@ -51,6 +55,12 @@ export interface Services {
   readonly provisioning: ProvisioningService;
   readonly health: HealthService;
   readonly insights: InsightsService;
+  /** Tracking events in (POST /v1/events). */
+  readonly events: EventService;
+  /** Exposures of units to running experiments, counted from evaluations and `$exposure` events. */
+  readonly exposures: ExposureService;
+  /** Metric definitions per project. */
+  readonly metrics: MetricService;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
@@ -72,6 +82,12 @@ export interface ServiceOptions {
   readonly sso?: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
   readonly passwordSignIn?: boolean;
+  /** Which running experiment covers a flag (the experiments part); default none. */
+  readonly experiments?: RunningExperiments;
+  /** FLAGSTAFF_EVENT_RETENTION_DAYS; default 90. */
+  readonly eventRetentionDays?: number;
+  /** Event batches a node holds at once before it answers 503; default 16. */
+  readonly eventBatchesInFlight?: number;
 }
 
 /** Wires every use case to one store and one snapshot registry. */
@@ -90,6 +106,14 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
   const evaluation = new EvaluationService(store, snapshots, clock);
   // Insights count every evaluation served, as one of its observers (docs/decisions/1772).
   if (insights.counter !== null) evaluation.observe(insights.counter);
+  // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
+  const exposures = new ExposureService(store, options.experiments);
+  evaluation.observe(exposures.counter);
+  const events = new EventService(store, exposures, {
+    clock,
+    retentionDays: options.eventRetentionDays,
+    batchesInFlight: options.eventBatchesInFlight,
+  });
   const sessions = new SessionService(store, {
     clock,
     passwordSignIn: options.passwordSignIn,
@@ -115,6 +139,9 @@ export function createServices(store: Store, options: ServiceOptions = {}): Serv
     sso: options.sso && new SsoService(store, options.sso, clock),
     provisioning: new ProvisioningService(store, clock),
     insights,
+    events,
+    exposures,
+    metrics: new MetricService(store, clock),
     health: new HealthService(store, sync),
     sync,
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock }),

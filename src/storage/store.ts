@@ -5,7 +5,10 @@ import type { Flag, FlagEnvironment } from '../domain/flag.ts';
 import type { Environment, Project } from '../domain/project.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { EventStore } from './event-store.ts';
+import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
+import type { MetricStore } from './metric-store.ts';
 import type { Page, PageRequest } from './page.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
@@ -322,6 +325,11 @@ export interface WebhookRole {
   readonly webhooks: WebhookStore;
 }
 
+/** Metric definitions (storage/metric-store.ts): reached by name, written in the audit event's transaction. */
+export interface MetricRole {
+  readonly metrics: MetricStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -332,6 +340,7 @@ export interface StoreRoles
     AccountStore,
     AuditStore,
     PendingChangeRole,
+    MetricRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
@@ -339,8 +348,14 @@ export interface InsightsRole {
   readonly insights: InsightsStore;
 }
 
+/** Tracking events and exposures (SPEC §13): roles of their own, outside transactions (storage/event-store.ts, exposure-store.ts). */
+export interface MeasurementRole {
+  readonly events: EventStore;
+  readonly exposures: ExposureStore;
+}
+
 /** The whole port: what an adapter implements and `main.ts` wires. */
-export interface Store extends StoreRoles, InsightsRole {
+export interface Store extends StoreRoles, InsightsRole, MeasurementRole {
   /** Resolves when the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -17,6 +17,8 @@ type Touches = 'none' | 'production' | 'all';
 interface Request {
   readonly url: string;
   readonly body?: unknown;
+  /** Routes that take their project and environment as OFREP does (POST /v1/events). */
+  readonly headers?: Record<string, string>;
 }
 
 interface Context {
@@ -72,6 +74,19 @@ const sharedWebhook = (c: Context) => {
   return shared;
 };
 
+/** One metric of alpha shared by the cases that read or patch it (a fresh one per cell is slow on PostgreSQL). */
+const sharedMetrics = new WeakMap<Harness, Promise<string>>();
+const sharedMetric = (c: Context) => {
+  let key = sharedMetrics.get(c.node);
+  if (key === undefined) {
+    key = c.node.services.metrics
+      .create(setupActor, 'alpha', { key: 'shared-metric', event: 'purchase', kind: 'count' })
+      .then((metric) => metric.key);
+    sharedMetrics.set(c.node, key);
+  }
+  return key;
+};
+
 /**
  * A webhook whose address this node refuses to reach (loopback, stored as if registered where
  * private addresses are allowed): a test event to it is answered at once, without a connection.
@@ -104,6 +119,12 @@ const fresh = {
   segment: (c: Context) => c.node.services.segments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
   environment: (c: Context) =>
     c.node.services.environments.create(setupActor, 'alpha', { key: `gone-${c.next()}` }),
+  metric: (c: Context) =>
+    c.node.services.metrics.create(setupActor, 'alpha', {
+      key: `metric-${c.next()}`,
+      event: 'purchase',
+      kind: 'count',
+    }),
   /** An evaluator of alpha's production: acting on it takes that much power. */
   evaluatorKey: (c: Context) => createKey(c.node.services, c.alphaId, 'evaluator', ['production']),
 };
@@ -732,6 +753,56 @@ const CASES: readonly RouteCase[] = [
     request: () => ({ url: '/v1/evaluate?project=alpha', body: { environment: 'production' } }),
     invalid: unknownField,
   },
+  {
+    route: 'GET /v1/projects/:projectId/metrics',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/metrics' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/metrics',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/metrics',
+      body: { key: `made-${c.next()}`, event: 'purchase', kind: 'conversion' },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/metrics/${await sharedMetric(c)}` }),
+  },
+  {
+    route: 'PATCH /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/metrics/${await sharedMetric(c)}`,
+      body: { window: 1 + (c.next() % 100) },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/metrics/:metricKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/metrics/${(await fresh.metric(c)).key}` }),
+  },
+  {
+    route: 'POST /v1/events',
+    access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/events',
+      headers: { 'x-flagstaff-project': 'alpha', 'x-flagstaff-environment': 'production' },
+      body: { events: [{ name: 'checkout', context: { targetingKey: `u${c.next()}` } }] },
+    }),
+    invalid: unknownField,
+  },
 ];
 
 /** Every key of the matrix: role × bound to alpha / to beta / organisation-wide × all / production / development. */
@@ -810,13 +881,21 @@ describeEachDatabase('authorisation matrix: every /v1 route × role × project �
       for (const cell of CELLS) {
         const key = secrets.get(cell.label) as string;
         const request = await route.request(ctx);
-        const response = await node.call(method, request.url, { key, body: request.body });
+        const response = await node.call(method, request.url, {
+          key,
+          body: request.body,
+          headers: request.headers ?? {},
+        });
         want[cell.label] = expected(route, cell);
         got[cell.label] = response.status;
         if (response.status === 403) expect(response.body.code).toBe('forbidden');
         if (route.invalid !== undefined) {
           const invalid = route.invalid(await route.request(ctx));
-          const refused = await node.call(method, invalid.url, { key, body: invalid.body });
+          const refused = await node.call(method, invalid.url, {
+            key,
+            body: invalid.body,
+            headers: invalid.headers ?? {},
+          });
           want[`${cell.label} (invalid request)`] = expected(route, cell) === 403 ? 403 : 400;
           got[`${cell.label} (invalid request)`] = refused.status;
         }

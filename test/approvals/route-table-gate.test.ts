@@ -23,6 +23,13 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'POST /v1/evaluate': 'an evaluation; writes nothing',
   'POST /ofrep/v1/evaluate/flags': 'an OFREP evaluation; writes nothing',
   'POST /ofrep/v1/evaluate/flags/:key': 'an OFREP evaluation; writes nothing',
+  // What applications report: measured, never served.
+  'POST /v1/events': 'tracking events: what users did, read by experiments, never by evaluation',
+  'POST /v1/projects/:projectId/metrics': 'metric definitions: what experiments measure, never served',
+  'PATCH /v1/projects/:projectId/metrics/:metricKey':
+    'metric definitions: what experiments measure, never served',
+  'DELETE /v1/projects/:projectId/metrics/:metricKey':
+    'metric definitions: what experiments measure, never served',
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',

@@ -85,7 +85,7 @@ const errors = {
 export const PROJECT_HEADER = 'x-flagstaff-project';
 export const ENVIRONMENT_HEADER = 'x-flagstaff-environment';
 
-function headerOf(request: FastifyRequest, name: string): string | undefined {
+export function headerOf(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   const text = Array.isArray(value) ? value[0] : value;
   return text === undefined || text.trim() === '' ? undefined : text.trim();
@@ -96,14 +96,14 @@ function headerOf(request: FastifyRequest, name: string): string | undefined {
  * else production. A header naming an environment the key does not cover is refused (403),
  * rather than silently ignored.
  */
-function environmentOf(request: FastifyRequest): string {
+export function environmentOf(request: FastifyRequest): string {
   const principal = actorOf(request).principal;
   const bound = principal.environments?.length === 1 ? principal.environments[0] : undefined;
   return headerOf(request, ENVIRONMENT_HEADER) ?? bound ?? DEFAULT_ENVIRONMENT;
 }
 
 /** Who may evaluate over OFREP: any role, in the project of the header (or the key's own) and the environment above. */
-const OFREP_ACCESS: RouteAccess = {
+export const OFREP_ACCESS: RouteAccess = {
   role: 'evaluator',
   target: (request) => ({ kind: 'project', idOrKey: headerOf(request, PROJECT_HEADER), evaluation: true }),
   environments: (request) => [environmentOf(request)],

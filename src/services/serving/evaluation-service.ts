@@ -122,8 +122,9 @@ export class EvaluationService implements EvaluationObservers {
     const now = this.#clock();
     const result = evaluateOne(target, flagKey, context, now);
     const observers = this.#observers;
+    const unit = typeof context.targetingKey === 'string' ? context.targetingKey : undefined;
     for (let i = 0; i < observers.length; i++)
-      (observers[i] as EvaluationObserver).served(target, result, now);
+      (observers[i] as EvaluationObserver).served(target, result, now, unit);
     return result;
   }
 

@@ -12,6 +12,7 @@ import { insightsIndexOnlyScan } from './0010-insights-index-only-scan.ts';
 import { changeRequestsForEveryWrite } from './0011-change-requests-for-every-write.ts';
 import { singleSignOn } from './0012-single-sign-on.ts';
 import { pendingChanges } from './0013-pending-changes.ts';
+import { eventsAndMetrics } from './0018-events-and-metrics.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011-change-requests-for-every-write': changeRequestsForEveryWrite,
   '0012-single-sign-on': singleSignOn,
   '0013-pending-changes': pendingChanges,
+  '0018-events-and-metrics': eventsAndMetrics,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -11,11 +11,14 @@ import {
 // statements it ran when it was recorded).
 
 /**
- * One column as a migration declares it, in SQL's words: `name type` followed by any of
+ * One column as a migration declares it, in SQL's words: `name type` (`text`, `integer`, or `real`:
+ * a double, `double precision` on PostgreSQL) followed by any of
  * `primary key`, `binary` (compared byte by byte: collate "C" on PostgreSQL, SQLite's default),
  * `not null`, `unique`, `default <integer>`, `references <table>.<column>` and `cascade` (on
  * delete). A word it does not know is a mistake in the migration: it throws.
  */
+const COLUMN_TYPES = new Set(['text', 'integer', 'real']);
+
 function column(db: Kysely<unknown>, clause: string) {
   const [name, type, ...rest] = clause.trim().split(/\s+/);
   let words = ` ${rest.join(' ')} `;
@@ -31,9 +34,12 @@ function column(db: Kysely<unknown>, clause: string) {
   const defaultTo = take(/ default (\d+) /)?.[1];
   const references = take(/ references (\S+) /)?.[1];
   const cascade = take(/ cascade /) !== null;
-  if (name === undefined || (type !== 'text' && type !== 'integer') || words.trim() !== '') {
+  if (name === undefined || !COLUMN_TYPES.has(type ?? '') || words.trim() !== '') {
     throw new Error(`A migration declares a column Flagstaff cannot read: "${clause.trim()}".`);
   }
+  // SQLite's real is 8 bytes; PostgreSQL's is 4, so a double is spelled out there.
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  const dataType = type === 'real' && postgres ? 'double precision' : (type as 'text' | 'integer' | 'real');
   const build = (c: ColumnDefinitionBuilder) => {
     let built = binary ? c.modifyFront(sql`collate "C"`) : c;
     if (primaryKey) built = built.primaryKey();
@@ -43,7 +49,7 @@ function column(db: Kysely<unknown>, clause: string) {
     if (references !== undefined) built = built.references(references);
     return cascade ? built.onDelete('cascade') : built;
   };
-  return [name, type, build] as const;
+  return [name, dataType, build] as const;
 }
 
 /** `create table` with columns declared as `column` reads them, comma-separated; chain constraints before `execute`. */

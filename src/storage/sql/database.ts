@@ -238,6 +238,52 @@ export interface PendingChangesTable {
   updated_at: string;
 }
 
+/** Tracking events (migration 0018); on PostgreSQL partitioned by `day`. */
+export interface EventsTable {
+  project_id: string;
+  environment: string;
+  /** Days since the epoch (UTC) of `at`. */
+  day: number;
+  id: string;
+  name: string;
+  /** The context's targetingKey. */
+  unit: string;
+  at: string;
+  value: number | null;
+  /** JSON: the context without targetingKey. */
+  context: string;
+  /** JSON, or NULL when the event had none. */
+  details: string | null;
+}
+
+/** Exposures of units to experiments (migration 0018). */
+export interface ExposuresTable {
+  project_id: string;
+  environment: string;
+  experiment: string;
+  unit: string;
+  variant: string;
+  first_at: string;
+  /** 0 or 1. */
+  multiple: number;
+}
+
+/** Metric definitions per project (migration 0018). */
+export interface MetricsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  event: string;
+  kind: string;
+  window_hours: number;
+  goal: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -257,4 +303,7 @@ export interface Database {
   pending_changes: PendingChangesTable;
   flag_evaluation_counts: FlagEvaluationCountsTable;
   flag_variant_usage: FlagVariantUsageTable;
+  events: EventsTable;
+  exposures: ExposuresTable;
+  metrics: MetricsTable;
 }

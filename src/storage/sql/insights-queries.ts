@@ -16,7 +16,8 @@ const ROWS_PER_STATEMENT = 1000;
 const variantColumn = (variant: string | null) => variant ?? '';
 const variantOf = (column: string) => (column === '' ? null : column);
 
-function chunks<T>(items: readonly T[], size: number): T[][] {
+/** `items` in slices of at most `size`, in order. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

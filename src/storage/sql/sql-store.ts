@@ -4,8 +4,11 @@ import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
+import { EventQueries } from './event-queries.ts';
+import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
+import { metricQueries } from './metric-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
@@ -54,6 +57,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     ...auditQueries(context),
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
+    metrics: metricQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }
@@ -63,6 +67,8 @@ export function createSqlStore(db: Kysely<Database> | Transaction<Database>): St
   return {
     ...storeRoles(sqlContext(db)),
     insights: new InsightsQueries(db),
+    events: new EventQueries(db),
+    exposures: new ExposureQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -1,0 +1,49 @@
+// Exposures (SPEC §13): which variant of an experiment's flag a unit was first shown, and whether
+// it was later shown another one. Experiments themselves are another part's; evaluation and the
+// event intake only ask the port below which running experiment covers a flag.
+
+/** A running experiment on a flag in an environment: its key and the variants it compares. */
+export interface RunningExperiment {
+  readonly key: string;
+  /** Control and treatments: a unit served another variant is not exposed to the experiment. */
+  readonly variants: readonly string[];
+}
+
+/**
+ * Which running experiment covers flag `flagKey` in environment `environment` of a project, if
+ * any. Asked on the evaluation path, so it answers from memory, synchronously.
+ */
+export interface RunningExperiments {
+  covering(projectId: string, environment: string, flagKey: string): RunningExperiment | undefined;
+}
+
+/** Until experiments exist, none runs. */
+export const NO_RUNNING_EXPERIMENTS: RunningExperiments = { covering: () => undefined };
+
+/** One unit's exposure to one experiment. */
+export interface Exposure {
+  readonly projectId: string;
+  readonly environment: string;
+  readonly experiment: string;
+  readonly unit: string;
+  /** The variant the unit was first shown: it stays in it. */
+  readonly variant: string;
+  /** When it was first shown (ms since the epoch). */
+  readonly firstAt: number;
+  /** It was also shown another variant of the experiment. */
+  readonly multiple: boolean;
+}
+
+/**
+ * Two exposures of one unit to one experiment as one: the earlier keeps its variant, and they are
+ * multiple once either was or their variants differ. Order-free, so nodes and flushes merge alike.
+ */
+export function mergeExposures(a: Exposure, b: Exposure): Exposure {
+  const first = b.firstAt < a.firstAt ? b : a;
+  const multiple = a.multiple || b.multiple || a.variant !== b.variant;
+  return first.multiple === multiple ? first : { ...first, multiple };
+}
+
+/** The key one unit's exposure to one experiment is kept under. */
+export const exposureKey = (e: Pick<Exposure, 'projectId' | 'experiment' | 'unit'>): string =>
+  JSON.stringify([e.projectId, e.experiment, e.unit]);

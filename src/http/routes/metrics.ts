@@ -1,0 +1,119 @@
+import { Type } from 'typebox';
+import {
+  CreateMetricSchema,
+  MetricEvent,
+  MetricGoalSchema,
+  MetricKindSchema,
+  PatchMetricSchema,
+} from '../../domain/schemas/metric-input.ts';
+import type { Services } from '../../services/services.ts';
+import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
+import { access, PROJECT } from '../route-access.ts';
+import { describeRoutes } from '../route-schema.ts';
+import {
+  Closed,
+  Description,
+  Id,
+  Key,
+  Name,
+  ProjectParams,
+  paged,
+  Timestamp,
+  Version,
+} from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const describe = describeRoutes(['Metrics']);
+
+export const MetricSchema = Type.Object({
+  id: Id,
+  projectId: Id,
+  key: Key,
+  name: Name,
+  description: Description,
+  event: MetricEvent,
+  kind: MetricKindSchema,
+  window: Type.Integer({ description: 'Hours after a unit’s first exposure that its events count.' }),
+  goal: MetricGoalSchema,
+  version: Version,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const MetricParams = Closed({ ...ProjectParams.properties, metricKey: Key });
+// Metrics change no evaluation: an editor of the project writes them, in no environment in particular.
+const READ = access('viewer', PROJECT);
+const WRITE = access('editor', PROJECT);
+
+/** Metric definitions per project (docs/measurement.md), audited like segments. */
+export const metricRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.get(
+    '/projects/:projectId/metrics',
+    describe("List a project's metrics (key order)", {
+      params: ProjectParams,
+      ...paged(MetricSchema),
+      config: READ,
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.metrics.list(actor, request.params.projectId, pageOf(request.query)),
+      ),
+  );
+
+  app.post(
+    '/projects/:projectId/metrics',
+    describe('Create a metric', {
+      params: ProjectParams,
+      body: CreateMetricSchema,
+      201: MetricSchema,
+      problems: [409],
+      config: WRITE,
+    }),
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        (actor) => services.metrics.create(actor, request.params.projectId, request.body),
+        (metric) => `/v1/projects/${request.params.projectId}/metrics/${metric.key}`,
+      ),
+  );
+
+  app.get(
+    '/projects/:projectId/metrics/:metricKey',
+    describe('Get a metric', { params: MetricParams, 200: MetricSchema, config: READ }),
+    async (request, reply) =>
+      sendRead(request, reply, (actor) =>
+        services.metrics.get(actor, request.params.projectId, request.params.metricKey),
+      ),
+  );
+
+  app.patch(
+    '/projects/:projectId/metrics/:metricKey',
+    describe('Change a metric (JSON merge patch)', {
+      params: MetricParams,
+      body: PatchMetricSchema,
+      200: MetricSchema,
+      problems: [412],
+      config: WRITE,
+    }),
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, { ifMatch }) =>
+        services.metrics.patch(
+          actor,
+          request.params.projectId,
+          request.params.metricKey,
+          request.body,
+          ifMatch,
+        ),
+      ),
+  );
+
+  app.delete(
+    '/projects/:projectId/metrics/:metricKey',
+    describe('Delete a metric', { params: MetricParams, problems: [412], config: WRITE }),
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, { ifMatch }) =>
+        services.metrics.delete(actor, request.params.projectId, request.params.metricKey, ifMatch),
+      ),
+  );
+};
