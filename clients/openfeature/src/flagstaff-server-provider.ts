@@ -3,13 +3,12 @@ import type {
   EvaluationContext,
   Hook,
   JsonValue,
-  Logger,
   Provider,
   ResolutionDetails,
   TrackingEventDetails,
 } from '@openfeature/server-sdk';
 import { Tracking, type TrackingHandle } from './tracking.ts';
-import type { TrackingOptions } from './tracking-options.ts';
+import type { TrackingLogger, TrackingOptions } from './tracking-options.ts';
 
 export type FlagstaffServerProviderOptions = OFREPProviderOptions & {
   /** Batching and buffer settings for track() and exposures. */
@@ -19,7 +18,8 @@ export type FlagstaffServerProviderOptions = OFREPProviderOptions & {
    * evaluates one flag per request, and Flagstaff records those exposures itself (SPEC §13).
    */
   readonly exposures?: boolean;
-  readonly logger?: Logger;
+  /** Where dropped and refused events are reported (OpenFeature's Logger fits); default the console. */
+  readonly logger?: TrackingLogger;
 };
 
 /**
