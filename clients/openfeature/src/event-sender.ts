@@ -41,6 +41,8 @@ export class EventSender {
   /** Failures in a row; while > 0, nothing is sent before `#retryAt`. */
   #failures = 0;
   #retryAt = 0;
+  /** Full batches are to be sent in the next turn. */
+  #fullSoon = false;
   #delivered = 0;
   #refused = 0;
   #dropped = 0;
@@ -81,13 +83,26 @@ export class EventSender {
       }
       this.#dropped += dropped;
     }
-    const full = this.#buffer.waiting >= this.#settings.batchSize && this.#failures === 0;
-    this.#schedule(full ? 0 : this.#settings.flushIntervalMs);
+    if (this.#buffer.waiting >= this.#settings.batchSize && this.#failures === 0 && !this.#fullSoon) {
+      // Not in the caller's turn: a read of a flag or a track() never waits for a request to be made.
+      this.#fullSoon = true;
+      setTimeout(() => {
+        this.#fullSoon = false;
+        void this.#send(false);
+      }, 0);
+    }
+    this.#schedule(this.#settings.flushIntervalMs);
   }
 
   /** Sends every waiting batch now, one after another, until the buffer is empty or a batch must wait to be retried. */
-  flush(): Promise<void> {
-    this.#sending ??= this.#drain().finally(() => {
+  async flush(): Promise<void> {
+    await this.#sending;
+    await this.#send(true);
+  }
+
+  /** Sends the waiting batches (only full ones unless `all`), one request at a time. */
+  #send(all: boolean): Promise<void> {
+    this.#sending ??= this.#drain(all).finally(() => {
       this.#sending = undefined;
       if (this.#buffer.waiting > 0) this.#schedule(this.#settings.flushIntervalMs);
     });
@@ -135,11 +150,13 @@ export class EventSender {
     }
   }
 
-  async #drain(): Promise<void> {
+  async #drain(all: boolean): Promise<void> {
     for (;;) {
       if (this.#failures > 0 && Date.now() < this.#retryAt) return this.#schedule(this.#retryAt - Date.now());
       const batch = this.#buffer.take(this.#settings.batchSize, MAX_BATCH_BYTES);
-      if (batch.length === 0) return;
+      // A batch cut short by its size in bytes is as full as it gets.
+      const full = batch.length === this.#settings.batchSize || this.#buffer.waiting > batch.length;
+      if (batch.length === 0 || (!all && !full)) return;
       for (const event of batch) event.inFlight = true;
       const outcome = await postEvents(this.#transport, batchBody(batch), false);
       this.#settle(batch, outcome);
