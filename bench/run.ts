@@ -116,7 +116,10 @@ for (const part of parts) {
   if (part === 'writes') rows.push(...(await runPart<Row[]>('./writes.ts')));
   if (part === 'lists') rows.push(...(await runPart<Row[]>('./lists.ts')));
   if (part === 'scheduler') rows.push(...(await runPart<Row[]>('./scheduler.ts')));
-  if (part === 'events') rows.push(...(await runPart<Row[]>('./events.ts')));
+  if (part === 'events') {
+    rows.push(...(await runPart<Row[]>('./events.ts')));
+    rows.push(...(await runPart<Row[]>('./events-overload.ts')));
+  }
   if (part === 'http') {
     rows.push(...(await httpBenchmark(httpOptions)));
   }

@@ -114,6 +114,28 @@ async function seedEveryKind(base: string): Promise<{ evaluatorKey: string; edit
       evaluatorKey,
     );
   }
+  await write(base, 'POST', '/v1/projects/shop/metrics', {
+    key: 'purchases',
+    event: 'purchase',
+    kind: 'sum',
+  });
+  const day = 86_400_000;
+  // Events of several days: on PostgreSQL each day is a partition the restore must make (decision 1920).
+  await write(
+    base,
+    'POST',
+    '/v1/events',
+    {
+      events: [0, 1, 3].map((daysAgo) => ({
+        id: `purchase-${daysAgo}`,
+        name: 'purchase',
+        value: 10 + daysAgo,
+        context: { targetingKey: 'acme' },
+        timestamp: new Date(Date.now() - daysAgo * day).toISOString(),
+      })),
+    },
+    evaluatorKey,
+  );
   // Last, so that no change after it gives it deliveries in flight while the copies are compared.
   await write(base, 'POST', '/v1/projects/shop/webhooks', {
     url: 'https://203.0.113.10/hooks/flagstaff',
@@ -142,6 +164,7 @@ async function everyRead(base: string): Promise<Record<string, unknown>> {
     await read(`/v1/projects/${project}/change-requests`);
     await read(`/v1/projects/${project}/audit-log`);
     await read(`/v1/projects/${project}/insights/top-flags?${WINDOW}`);
+    await read(`/v1/projects/${project}/metrics`);
     const flags = await read(`/v1/projects/${project}/flags`);
     for (const flag of (flags.items ?? flags) as { id: string; key: string }[]) {
       await read(`/v1/projects/${project}/flags/${flag.key}`);
@@ -222,6 +245,8 @@ describe('flagstaff backup and restore', () => {
       'webhooks',
       'audit_events',
       'flag_evaluation_counts',
+      'metrics',
+      'events',
     ]) {
       expect(rows[table], table).toBeGreaterThan(0);
     }

@@ -45,8 +45,16 @@ const MetricParams = Closed({ ...ProjectParams.properties, metricKey: Key });
 const READ = access('viewer', PROJECT);
 const WRITE = access('editor', PROJECT);
 
+type Plugin = RoutesPlugin<{ services: Services }>;
+type App = Parameters<Plugin>[0];
+
 /** Metric definitions per project (docs/measurement.md), audited like segments. */
-export const metricRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const metricRoutes: Plugin = async (app, { services }) => {
+  metricReads(app, services);
+  metricWrites(app, services);
+};
+
+function metricReads(app: App, services: Services): void {
   app.get(
     '/projects/:projectId/metrics',
     describe("List a project's metrics (key order)", {
@@ -60,6 +68,17 @@ export const metricRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
       ),
   );
 
+  app.get(
+    '/projects/:projectId/metrics/:metricKey',
+    describe('Get a metric', { params: MetricParams, 200: MetricSchema, config: READ }),
+    async (request, reply) =>
+      sendRead(request, reply, (actor) =>
+        services.metrics.get(actor, request.params.projectId, request.params.metricKey),
+      ),
+  );
+}
+
+function metricWrites(app: App, services: Services): void {
   app.post(
     '/projects/:projectId/metrics',
     describe('Create a metric', {
@@ -75,15 +94,6 @@ export const metricRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
         reply,
         (actor) => services.metrics.create(actor, request.params.projectId, request.body),
         (metric) => `/v1/projects/${request.params.projectId}/metrics/${metric.key}`,
-      ),
-  );
-
-  app.get(
-    '/projects/:projectId/metrics/:metricKey',
-    describe('Get a metric', { params: MetricParams, 200: MetricSchema, config: READ }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.metrics.get(actor, request.params.projectId, request.params.metricKey),
       ),
   );
 
@@ -116,4 +126,4 @@ export const metricRoutes: RoutesPlugin<{ services: Services }> = async (app, { 
         services.metrics.delete(actor, request.params.projectId, request.params.metricKey, ifMatch),
       ),
   );
-};
+}

@@ -2,6 +2,7 @@ import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { migrationProvider } from '../migrations/index.ts';
 import { currentSchema, migrateTo, migrateToLatest, openDatabase } from '../open-database.ts';
 import type { Database } from '../sql/database.ts';
+import { createEventPartition } from '../sql/event-queries.ts';
 import { BackupFileError, type BackupHeader, decodeValue } from './backup-file.ts';
 import { backupRows, verifyBackup } from './read-backup.ts';
 import { appliedMigrations, type SchemaTable, schemaTables } from './schema-tables.ts';
@@ -51,6 +52,10 @@ export async function restoreBackup(
     let batch: Record<string, unknown>[] = [];
     let batchTable = '';
     const flush = async () => {
+      if (batch.length > 0 && dialect === 'postgres' && batchTable === 'events') {
+        // Events are partitioned by day on PostgreSQL (decision 1920): their rows' days need partitions first.
+        for (const day of new Set(batch.map((row) => Number(row.day)))) await createEventPartition(tx, day);
+      }
       if (batch.length > 0) await anyTx.insertInto(batchTable).values(batch).execute();
       batch = [];
     };

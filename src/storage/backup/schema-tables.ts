@@ -22,8 +22,10 @@ export async function schemaTables(db: Kysely<Database>): Promise<readonly Schem
   const schema = postgres
     ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
     : undefined;
+  // A partition's rows are its parent's (events by day, decision 1920): the parent is copied, once.
+  const partitions = postgres ? await postgresPartitions(db) : new Set<string>();
   const tables = (await db.introspection.getTables())
-    .filter((table) => !table.isView && !NOT_DATA.test(table.name))
+    .filter((table) => !table.isView && !NOT_DATA.test(table.name) && !partitions.has(table.name))
     .filter((table) => schema === undefined || table.schema === schema)
     .map((table) => ({ name: table.name, columns: table.columns.map((column) => column.name) }));
   const references = postgres ? await postgresReferences(db) : await sqliteReferences(db);
@@ -41,6 +43,13 @@ async function sqliteReferences(db: Kysely<Database>): Promise<readonly Referenc
     from sqlite_master m join pragma_foreign_key_list(m.name) f
     where m.type = 'table'`.execute(db);
   return rows;
+}
+
+async function postgresPartitions(db: Kysely<Database>): Promise<ReadonlySet<string>> {
+  const { rows } = await sql<{ name: string }>`
+    select relname as name from pg_class
+    where relispartition and relnamespace = current_schema()::regnamespace`.execute(db);
+  return new Set(rows.map((row) => row.name));
 }
 
 async function postgresReferences(db: Kysely<Database>): Promise<readonly Reference[]> {

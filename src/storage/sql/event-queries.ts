@@ -41,6 +41,14 @@ function eventOf(row: EventsTable): StoredEvent {
   };
 }
 
+/** PostgreSQL: the partition of one day's events, unless it exists (a restore makes those of its rows' days). */
+export async function createEventPartition(db: Kysely<Database>, day: number): Promise<void> {
+  const name = sql.id(partitionName(day));
+  await sql`create table if not exists ${name} partition of events for values from (${sql.lit(day)}) to (${sql.lit(day + 1)})`.execute(
+    db,
+  );
+}
+
 /** PostgreSQL's "it exists already" (42P07), or the catalogue race of two nodes creating it at once (23505). */
 const alreadyThere = (error: unknown) =>
   ['42P07', '23505'].includes((error as { code?: string })?.code ?? '');
@@ -109,11 +117,8 @@ export class EventQueries implements EventStore {
   async #preparePartitions(days: ReadonlySet<number>): Promise<void> {
     for (const day of days) {
       if (this.#ready.has(day)) continue;
-      const name = sql.id(partitionName(day));
       try {
-        await sql`create table if not exists ${name} partition of events for values from (${sql.lit(day)}) to (${sql.lit(day + 1)})`.execute(
-          this.#db,
-        );
+        await createEventPartition(this.#db, day);
       } catch (error) {
         if (!alreadyThere(error)) throw error;
       }
