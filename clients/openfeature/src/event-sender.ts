@@ -116,15 +116,19 @@ export class EventSender {
    */
   flushKeepalive(): void {
     let budget = KEEPALIVE_BYTES;
-    const sent = new Set<BufferedEvent>();
-    for (;;) {
-      const batch = this.#buffer
-        .take(this.#settings.batchSize, budget, true)
-        .filter((event) => !sent.has(event));
-      const bytes = batch.reduce((total, event) => total + event.bytes + 1, 12);
-      if (batch.length === 0 || bytes > budget) break;
+    const held = this.#buffer.take(Infinity, Infinity, true);
+    let next = 0;
+    while (next < held.length) {
+      const batch: BufferedEvent[] = [];
+      let bytes = 12;
+      for (; next < held.length && batch.length < this.#settings.batchSize; next++) {
+        const event = held[next] as BufferedEvent;
+        if (bytes + event.bytes + 1 > budget) break;
+        batch.push(event);
+        bytes += event.bytes + 1;
+      }
+      if (batch.length === 0) return;
       budget -= bytes;
-      for (const event of batch) sent.add(event);
       void postEvents(this.#transport, batchBody(batch), true).then((outcome) =>
         this.#settle(batch, outcome),
       );
