@@ -108,6 +108,8 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         scheduledChangeRoutes,
         changeRequestRoutes,
         insightsRoutes,
+        eventRoutes,
+        metricRoutes,
       ]) {
         await v1.register(routes, { services });
       }

@@ -236,3 +236,29 @@ function schemaImports(sources: ReadonlyMap<string, string>): { file: string; ty
     ),
   );
 }
+/** Imports that leave the folder the graph was read from, as `file imports target`. */
+const leaving = (graph: ReadonlyMap<string, readonly string[]>) =>
+  [...graph].flatMap(([file, targets]) =>
+    targets.filter((target) => target.startsWith('..')).map((target) => `${file} imports ${target}`),
+  );
+
+describe('import rules of the OpenFeature client package (clients/openfeature, decision 1930)', () => {
+  const sources = readSources(join(import.meta.dirname, '../../clients/openfeature/src'));
+  const graph = importGraph(sources);
+
+  it('finds no cycle between its files', () => {
+    expect(sources.size).toBeGreaterThan(5);
+    expect(fileCycles(graph)).toEqual([]);
+  });
+
+  it('imports nothing outside its own sources, so that it is published alone', () => {
+    expect(leaving(graph)).toEqual([]);
+  });
+
+  it('fails on a deliberate import of server code', () => {
+    const wrong = importGraph(
+      new Map([['tracking.ts', "import { newId } from '../../../src/domain/ids.ts';"]]),
+    );
+    expect(leaving(wrong)).toEqual(['tracking.ts imports ../../../src/domain/ids.ts']);
+  });
+});

@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { build } from 'vite';
@@ -11,33 +10,11 @@ import { startServer } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import type { TestServer } from '../support/server.ts';
 import { describeInChromium, launchChromium } from './dashboard-support.ts';
+import { serveStatic } from './static-site.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web/', import.meta.url));
 const BULK = '/ofrep/v1/evaluate/flags';
 const POLL_MS = 150;
-
-const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-};
-
-/** Serves the built page from `root` on a port of its own: another origin than the API's. */
-async function serveStatic(root: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (request, response) => {
-    const path =
-      normalize(new URL(request.url ?? '/', 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
-    try {
-      const body = await readFile(join(root, path));
-      response.writeHead(200, { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /**
  * Every response to the bulk endpoint, by method and status, counted where the server sends it;

@@ -1,0 +1,86 @@
+import { OFREPProvider, type OFREPProviderOptions } from '@openfeature/ofrep-provider';
+import type {
+  EvaluationContext,
+  Hook,
+  JsonValue,
+  Provider,
+  ResolutionDetails,
+  TrackingEventDetails,
+} from '@openfeature/server-sdk';
+import { Tracking, type TrackingHandle } from './tracking.ts';
+import type { TrackingLogger, TrackingOptions } from './tracking-options.ts';
+
+export type FlagstaffServerProviderOptions = OFREPProviderOptions & {
+  /** Batching and buffer settings for track() and exposures. */
+  readonly tracking?: TrackingOptions;
+  /**
+   * Send `$exposure` when the application reads a flag. Default false: the server provider
+   * evaluates one flag per request, and Flagstaff records those exposures itself (SPEC §13).
+   */
+  readonly exposures?: boolean;
+  /** Where dropped and refused events are reported (OpenFeature's Logger fits); default the console. */
+  readonly logger?: TrackingLogger;
+};
+
+/**
+ * The official OFREP server provider, unchanged, with OpenFeature's `track()` sent to Flagstaff's
+ * POST /v1/events, optionally a hook sending `$exposure`, and what is buffered sent when the
+ * provider closes (`await OpenFeature.close()` before the process exits; decision 1930).
+ */
+export class FlagstaffServerProvider implements Provider {
+  readonly metadata = { name: 'Flagstaff OFREP provider' } as const;
+  readonly runsOn = 'server' as const;
+  readonly hooks: Hook[];
+  /** What became of the events tracked so far, and a flush. */
+  readonly tracking: TrackingHandle;
+  readonly #ofrep: OFREPProvider;
+  readonly #tracking: Tracking;
+
+  constructor(options: FlagstaffServerProviderOptions) {
+    const { tracking, exposures = false, logger, ...ofrep } = options;
+    this.#ofrep = new OFREPProvider(ofrep);
+    this.#tracking = new Tracking(ofrep, tracking, logger);
+    this.tracking = this.#tracking;
+    this.hooks = exposures ? [this.#tracking.exposureHook as Hook] : [];
+  }
+
+  async onClose(): Promise<void> {
+    await this.#tracking.sender.close();
+  }
+
+  track(name: string, context: EvaluationContext, details: TrackingEventDetails): void {
+    this.#tracking.track(name, context, details);
+  }
+
+  resolveBooleanEvaluation(
+    flagKey: string,
+    defaultValue: boolean,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<boolean>> {
+    return this.#ofrep.resolveBooleanEvaluation(flagKey, defaultValue, context);
+  }
+
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<string>> {
+    return this.#ofrep.resolveStringEvaluation(flagKey, defaultValue, context);
+  }
+
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<number>> {
+    return this.#ofrep.resolveNumberEvaluation(flagKey, defaultValue, context);
+  }
+
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<T>> {
+    return this.#ofrep.resolveObjectEvaluation(flagKey, defaultValue, context);
+  }
+}
