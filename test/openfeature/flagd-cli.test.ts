@@ -95,7 +95,9 @@ describe('flagstaff import and export (the CLI)', () => {
     expect(unknown.stderr).toMatch(/No environment "staging"/);
     const usage = run('import', DOCUMENT_FILE);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/flagstaff import --project P --environment E \[--strict\] FILE/);
+    expect(usage.stderr).toMatch(
+      /flagstaff import --project P --environment E \[--strict\] \[--bypass-approvals\] FILE/,
+    );
   });
 
   it('records the operator in the audit log', async () => {
