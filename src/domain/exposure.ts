@@ -20,6 +20,23 @@ export interface RunningExperiments {
 /** Until experiments exist, none runs. */
 export const NO_RUNNING_EXPERIMENTS: RunningExperiments = { covering: () => undefined };
 
+/**
+ * Experiments and measured release plans both expose units; evaluation asks one port. The first
+ * source that covers a flag wins: a flag runs at most one measured comparison at a time per
+ * environment, which each source refuses to break when it starts one.
+ */
+export function combineRunningExperiments(...sources: readonly RunningExperiments[]): RunningExperiments {
+  return {
+    covering: (projectId, environment, flagKey) => {
+      for (const source of sources) {
+        const running = source.covering(projectId, environment, flagKey);
+        if (running !== undefined) return running;
+      }
+      return undefined;
+    },
+  };
+}
+
 /** One unit's exposure to one experiment. */
 export interface Exposure {
   readonly projectId: string;
