@@ -247,6 +247,35 @@ describeEachDatabase('flags as code: pull, plan, apply', (database) => {
     expect(open.body).toHaveLength(1);
   });
 
+  it("keeps an editor's new flag out of a guarded production until its change request is approved (issue 34, 4)", async () => {
+    const guard = await server.call('PATCH', '/v1/projects/shop/environments/production', {
+      body: { requiredApprovals: 1 },
+    });
+    expect(guard.status).toBe(200);
+    await cli(server, 'pull', dir);
+    const banner = await readFile(join(dir, 'flags/banner.yaml'), 'utf8');
+    await writeFile(join(dir, 'flags/promo.yaml'), banner.replace('key: banner', 'key: promo'));
+    const editor = await keyOf(server, 'shop', 'editor');
+
+    const applied = await cli(server, 'apply', dir, [], editor);
+    expect(applied.err).toBe('');
+    expect(applied.code).toBe(0);
+    expect(applied.out).toMatch(/change request chr_\w+ for flag promo in production/);
+    const inProduction = () =>
+      server.call('POST', '/v1/flags/promo/evaluate?project=shop', {
+        body: { environment: 'production', attributes: { targetingKey: 'x' } },
+      });
+    const before = await inProduction();
+    expect(before.status).toBe(404);
+    expect(before.body.code).toBe('flag_not_found');
+
+    const [request] = (await server.call('GET', '/v1/projects/shop/change-requests?status=open')).body;
+    const approved = await server.call('POST', `/v1/change-requests/${request.id}/approve`, { body: {} });
+    expect(approved.status).toBe(200);
+    const after = await inProduction();
+    expect(after.status).toBe(200);
+  });
+
   it('refuses each resource a viewer key may not change, one line each', async () => {
     const viewer = await keyOf(server, 'shop', 'viewer');
     await edit(join(dir, 'flags/checkout.yaml'), ...PRODUCTION_DEFAULT);
