@@ -164,7 +164,7 @@ export interface ApiKeyStore extends KeyLookup {
 }
 
 /** Projects, their environments and their revisions. */
-export interface ProjectStore {
+export interface ProjectStore extends EnvironmentStore {
   listProjects(page: PageRequest): Promise<Page<Project>>;
   /** Finds by id or by key. */
   findProject(idOrKey: string): Promise<Project | undefined>;
@@ -176,7 +176,10 @@ export interface ProjectStore {
    * commits; `change` (the one flag written or removed) lets them patch that flag.
    */
   bumpRevision(projectId: string, change?: FlagChange): Promise<number>;
+}
 
+/** A project's environments and the approvals each requires. */
+export interface EnvironmentStore {
   /** Environments of a project, in creation order. */
   listEnvironments(projectId: string): Promise<readonly Environment[]>;
   findEnvironment(projectId: string, key: string): Promise<Environment | undefined>;
@@ -249,7 +252,10 @@ export interface FlagStore extends SegmentStore {
 }
 
 /** Dashboard accounts, their invitations and their sessions. */
-export interface AccountStore {
+export interface AccountStore extends AccountRecordStore, InvitationStore, SessionStore, PasswordResetStore {}
+
+/** The accounts themselves. */
+export interface AccountRecordStore {
   /** Dashboard accounts in creation order. */
   listAccounts(filter: AccountSearch, page: PageRequest): Promise<Page<StoredAccount>>;
   findAccountById(id: string): Promise<StoredAccount | undefined>;
@@ -272,7 +278,10 @@ export interface AccountStore {
    * stay locked until it ends, so two admins demoting each other cannot both pass the last-admin rule.
    */
   organisationAdminIds(): Promise<readonly string[]>;
+}
 
+/** Invitations to become an account, each link usable once. */
+export interface InvitationStore {
   /** Invitations in creation order. */
   listInvitations(filter: InvitationFilter, page: PageRequest): Promise<Page<StoredInvitation>>;
   findInvitationById(id: string): Promise<StoredInvitation | undefined>;
@@ -281,7 +290,10 @@ export interface AccountStore {
   /** Marks an unused invitation used; false when it was used already, so a link works once even in a race. */
   acceptInvitation(id: string, at: string): Promise<boolean>;
   deleteInvitation(id: string): Promise<boolean>;
+}
 
+/** Signed-in sessions, and single sign-ons still in progress. */
+export interface SessionStore {
   insertSession(session: StoredSession): Promise<void>;
   findSessionByHash(tokenHash: string): Promise<StoredSession | undefined>;
   deleteSession(id: string): Promise<boolean>;
@@ -296,7 +308,10 @@ export interface AccountStore {
   insertOidcSignIn(pending: PendingOidcSignIn): Promise<void>;
   /** Takes (deletes and answers) the pending sign-in of a state, so each works once even in a race. */
   takeOidcSignIn(stateHash: string): Promise<PendingOidcSignIn | undefined>;
+}
 
+/** Password-reset links, each usable once. */
+export interface PasswordResetStore {
   insertPasswordReset(reset: StoredPasswordReset): Promise<void>;
   findPasswordResetByHash(tokenHash: string): Promise<StoredPasswordReset | undefined>;
   /** Marks an unused link used; false when it was used already, so it works once even in a race. */

@@ -1,4 +1,10 @@
-import type { AccountStore } from '../store.ts';
+import type {
+  AccountRecordStore,
+  AccountStore,
+  InvitationStore,
+  PasswordResetStore,
+  SessionStore,
+} from '../store.ts';
 import { emailOrNameContains } from './columns-contain.ts';
 import {
   accountFromRow,
@@ -17,6 +23,15 @@ const byId = { column: 'id', direction: 'asc', of: (r: { id: string }) => r.id }
 
 /** Dashboard accounts, invitations and sessions. */
 export function accountQueries(context: SqlContext): AccountStore {
+  return {
+    ...accountRecordQueries(context),
+    ...invitationQueries(context),
+    ...sessionQueries(context),
+    ...passwordResetQueries(context),
+  };
+}
+
+function accountRecordQueries(context: SqlContext): AccountRecordStore {
   const { db, atomically } = context;
   return {
     listAccounts(filter, page) {
@@ -90,7 +105,11 @@ export function accountQueries(context: SqlContext): AccountStore {
       const rows = await locked(context, query, 'update').execute();
       return rows.map((r) => r.id);
     },
+  };
+}
 
+function invitationQueries({ db }: SqlContext): InvitationStore {
+  return {
     listInvitations(filter, page) {
       let query = db.selectFrom('invitations').selectAll();
       if (filter.projectId !== undefined)
@@ -116,7 +135,11 @@ export function accountQueries(context: SqlContext): AccountStore {
     acceptInvitation: (id, at) => useOnce(db, { table: 'invitations', usedColumn: 'accepted_at' }, id, at),
 
     deleteInvitation: (id) => deleteById(db, 'invitations', id),
+  };
+}
 
+function sessionQueries({ db }: SqlContext): SessionStore {
+  return {
     async insertSession(session) {
       await db.insertInto('sessions').values(sessionToRow(session)).execute();
     },
@@ -179,7 +202,11 @@ export function accountQueries(context: SqlContext): AccountStore {
         expiresAt: row.expires_at,
       };
     },
+  };
+}
 
+function passwordResetQueries({ db }: SqlContext): PasswordResetStore {
+  return {
     async insertPasswordReset(reset) {
       await mapUnique(db.insertInto('password_resets').values(passwordResetToRow(reset)).execute());
     },

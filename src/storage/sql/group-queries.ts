@@ -15,48 +15,50 @@ const columnsOf = (group: ProvisionedGroup): ProvisionedGroupsTable => ({
   updated_at: group.updatedAt,
 });
 
+/** The groups of these rows with their members, read in one query. */
+async function withMembers(
+  { db }: SqlContext,
+  rows: readonly ProvisionedGroupsTable[],
+): Promise<ProvisionedGroup[]> {
+  if (rows.length === 0) return [];
+  const memberships = await db
+    .selectFrom('provisioned_group_members')
+    .selectAll()
+    .where(
+      'group_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    displayName: row.display_name,
+    externalId: row.external_id,
+    // Sorted here: PostgreSQL's collation need not order ids as code points do.
+    members: memberships
+      .filter((m) => m.group_id === row.id)
+      .map((m) => m.account_id)
+      .sort(),
+    version: Number(row.version),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }));
+}
+
+async function writeMembers(tx: SqlContext, group: ProvisionedGroup): Promise<void> {
+  await tx.db.deleteFrom('provisioned_group_members').where('group_id', '=', group.id).execute();
+  for (let at = 0; at < group.members.length; at += MEMBER_SLICE) {
+    const slice = group.members.slice(at, at + MEMBER_SLICE);
+    await tx.db
+      .insertInto('provisioned_group_members')
+      .values(slice.map((account_id) => ({ group_id: group.id, account_id })))
+      .execute();
+  }
+}
+
 /** SCIM groups (decision 1891): one row a group, one row a membership. */
 export function groupQueries(context: SqlContext): GroupStore {
   const { db, atomically } = context;
-
-  /** The groups of these rows with their members, read in one query. */
-  async function withMembers(rows: readonly ProvisionedGroupsTable[]): Promise<ProvisionedGroup[]> {
-    if (rows.length === 0) return [];
-    const memberships = await db
-      .selectFrom('provisioned_group_members')
-      .selectAll()
-      .where(
-        'group_id',
-        'in',
-        rows.map((row) => row.id),
-      )
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      displayName: row.display_name,
-      externalId: row.external_id,
-      // Sorted here: PostgreSQL's collation need not order ids as code points do.
-      members: memberships
-        .filter((m) => m.group_id === row.id)
-        .map((m) => m.account_id)
-        .sort(),
-      version: Number(row.version),
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    }));
-  }
-
-  async function writeMembers(tx: SqlContext, group: ProvisionedGroup): Promise<void> {
-    await tx.db.deleteFrom('provisioned_group_members').where('group_id', '=', group.id).execute();
-    for (let at = 0; at < group.members.length; at += MEMBER_SLICE) {
-      const slice = group.members.slice(at, at + MEMBER_SLICE);
-      await tx.db
-        .insertInto('provisioned_group_members')
-        .values(slice.map((account_id) => ({ group_id: group.id, account_id })))
-        .execute();
-    }
-  }
-
   return {
     async groupsFrom(filter, offset, limit) {
       let query = db.selectFrom('provisioned_groups');
@@ -66,7 +68,7 @@ export function groupQueries(context: SqlContext): GroupStore {
         query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
         query.selectAll().orderBy('id').offset(offset).limit(limit).execute(),
       ]);
-      return { total: Number(counted.n), items: await withMembers(rows) };
+      return { total: Number(counted.n), items: await withMembers(context, rows) };
     },
 
     async findGroupById(id) {
@@ -74,7 +76,7 @@ export function groupQueries(context: SqlContext): GroupStore {
         db.selectFrom('provisioned_groups').selectAll().where('id', '=', id),
         (r) => r,
       );
-      return row === undefined ? undefined : (await withMembers([row]))[0];
+      return row === undefined ? undefined : (await withMembers(context, [row]))[0];
     },
 
     insertGroup: (group) =>

@@ -1,13 +1,15 @@
 import { sql } from 'kysely';
 import { encodeNotice } from '../change-feed/postgres-change-feed.ts';
-import type { ProjectStore } from '../store.ts';
+import type { EnvironmentStore, ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
 import { findOne, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 
 /** Projects, their environments and revisions. */
-export function projectQueries({ db, atomically, postgres }: SqlContext): ProjectStore {
+export function projectQueries(context: SqlContext): ProjectStore {
+  const { db, atomically, postgres } = context;
   return {
+    ...environmentQueries(context),
     listProjects: (page) =>
       paged(
         db.selectFrom('projects').selectAll(),
@@ -52,7 +54,11 @@ export function projectQueries({ db, atomically, postgres }: SqlContext): Projec
       }
       return revision;
     },
+  };
+}
 
+function environmentQueries({ db, atomically }: SqlContext): EnvironmentStore {
+  return {
     async listEnvironments(projectId) {
       return (await allOfProject(db, 'environments', projectId, 'id')).map(environmentFromRow);
     },
