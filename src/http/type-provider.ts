@@ -15,3 +15,6 @@ export type RoutesPlugin<Options extends Record<string, unknown>> = FastifyPlugi
   RawServerDefault,
   RequestTypeProvider
 >;
+
+/** The instance a routes plugin receives, for the functions it splits its routes into. */
+export type RoutesApp = Parameters<RoutesPlugin<Record<string, never>>>[0];

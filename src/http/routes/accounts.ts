@@ -20,7 +20,7 @@ import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, CountedPageQuery, Email, Password, paged, searchQueryOver } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Accounts']);
 const AccountParams = Closed({ accountId: Type.String() });
@@ -30,8 +30,17 @@ const AccountScope = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
   description: 'Project key or id; null: organisation-wide.',
 });
 
+/** The use cases these routes call. */
+type AccountUseCases = Pick<Services, 'accounts' | 'sessions' | 'passwords'>;
+
 /** Who is asking, and the accounts and invitations admins manage (docs/product.md §7). */
-export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const accountRoutes: RoutesPlugin<{ services: AccountUseCases }> = async (app, { services }) => {
+  ownAccountRoutes(app, services);
+  accountAdministration(app, services);
+  invitationRoutes(app, services);
+};
+
+function ownAccountRoutes(app: RoutesApp, services: AccountUseCases): void {
   app.get(
     '/me',
     describe('Who the request is authenticated as: an API key or a signed-in account', {
@@ -69,7 +78,9 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       return sendNoContent(reply);
     },
   );
+}
 
+function accountAdministration(app: RoutesApp, services: AccountUseCases): void {
   app.get(
     '/accounts',
     describe('List dashboard accounts (admin; a project admin sees the project’s own)', {
@@ -136,7 +147,9 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       return reply.code(201).send({ ...reset, path: `/reset-password#${reset.token}` });
     },
   );
+}
 
+function invitationRoutes(app: RoutesApp, services: AccountUseCases): void {
   app.get(
     '/invitations',
     describe('List pending invitations (admin)', {
@@ -179,4 +192,4 @@ export const accountRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       return sendNoContent(reply);
     },
   );
-};
+}

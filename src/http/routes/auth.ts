@@ -15,21 +15,30 @@ import {
   SESSION_COOKIE,
   setSessionCookie,
 } from '../session-cookie.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Dashboard sign-in'];
+
+/** The use cases these routes call. */
+type SignInUseCases = Pick<Services, 'accounts' | 'passwords' | 'sessions'>;
 
 /**
  * The routes that start and end dashboard sessions. They sit outside the authenticated /v1
  * scope (nobody is signed in yet), so each checks `Origin` itself: a page of another site
  * cannot sign a browser in or out.
  */
-export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const authRoutes: RoutesPlugin<{ services: SignInUseCases }> = async (app, { services }) => {
   app.addHook('onRequest', async (request, reply) => {
     const refused = originProblem(request, false);
     if (refused) return sendProblem(reply, refused);
   });
 
+  passwordSignIn(app, services);
+  invitationAcceptance(app, services);
+  passwordResets(app, services);
+};
+
+function passwordSignIn(app: RoutesApp, services: SignInUseCases): void {
   app.post(
     '/auth/sign-in',
     {
@@ -73,7 +82,9 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return reply.code(204).send();
     },
   );
+}
 
+function invitationAcceptance(app: RoutesApp, services: SignInUseCases): void {
   app.post(
     '/auth/invitation',
     {
@@ -109,7 +120,9 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return reply.code(201).send({ account });
     },
   );
+}
 
+function passwordResets(app: RoutesApp, services: SignInUseCases): void {
   app.post(
     '/auth/password-reset',
     {
@@ -149,7 +162,7 @@ export const authRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return { account };
     },
   );
-};
+}
 
 function rateLimitHeaders(
   reply: { header(name: string, value: string): unknown },

@@ -5,11 +5,22 @@ import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import { EnvironmentParams, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Environments']);
 
-export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+/** The use cases these routes call. */
+type EnvironmentUseCases = Pick<Services, 'environments' | 'insights'>;
+
+export const environmentRoutes: RoutesPlugin<{ services: EnvironmentUseCases }> = async (
+  app,
+  { services },
+) => {
+  environmentReads(app, services);
+  environmentWrites(app, services);
+};
+
+function environmentReads(app: RoutesApp, services: EnvironmentUseCases): void {
   app.get(
     '/projects/:projectId/environments',
     describe("List a project's environments", {
@@ -39,7 +50,9 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
         (environment) => `/v1/projects/${environment.projectId}/environments/${environment.key}`,
       ),
   );
+}
 
+function environmentWrites(app: RoutesApp, services: EnvironmentUseCases): void {
   app.get(
     '/projects/:projectId/environments/:envKey',
     describe('Get an environment', {
@@ -88,4 +101,4 @@ export const environmentRoutes: RoutesPlugin<{ services: Services }> = async (ap
         services.environments.delete(actor, request.params.projectId, request.params.envKey, options),
       ),
   );
-};
+}

@@ -6,7 +6,7 @@ import { PROVISIONING } from '../scim/provisioning-access.ts';
 import { scimResourceTypes, scimSchemas } from '../scim/scim-discovery.ts';
 import { SCIM, SCIM_TYPE, ScimError } from '../scim/scim-error.ts';
 import { groupFilter, groupOf, groupPatchOf, scimGroup } from '../scim/scim-group.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const MAX_COUNT = 200;
 const tags = ['SCIM provisioning'];
@@ -33,17 +33,19 @@ const listResponse = (resources: readonly unknown[], total: number, startIndex: 
  * and guard they share. A group's name maps to a role as the roles claim does; changing its
  * members changes their roles at once.
  */
-export const scimGroupRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const scimGroupRoutes: RoutesPlugin<{ services: Pick<Services, 'provisionedGroups'> }> = async (
+  app,
+  { services },
+) => {
   groupReadsAndCreation(app, services.provisionedGroups);
   groupChanges(app, services.provisionedGroups);
   discovery(app);
 };
 
-type ScimApp = Parameters<RoutesPlugin<{ services: Services }>>[0];
 type Groups = Services['provisionedGroups'];
 const config = { access: PROVISIONING };
 
-function groupReadsAndCreation(app: ScimApp, groups: Groups): void {
+function groupReadsAndCreation(app: RoutesApp, groups: Groups): void {
   app.get(
     '/Groups',
     {
@@ -91,7 +93,7 @@ function groupReadsAndCreation(app: ScimApp, groups: Groups): void {
   );
 }
 
-function groupChanges(app: ScimApp, groups: Groups): void {
+function groupChanges(app: RoutesApp, groups: Groups): void {
   app.put(
     '/Groups/:id',
     {
@@ -134,7 +136,7 @@ function groupChanges(app: ScimApp, groups: Groups): void {
   );
 }
 
-function discovery(app: ScimApp): void {
+function discovery(app: RoutesApp): void {
   // Discovery (RFC 7644 §4): public like /ServiceProviderConfig; it says nothing of this installation.
   const discovery = { config: { access: 'public' as const } };
   const found = <T extends { id: string }>(items: readonly T[], id: string, what: string): T => {

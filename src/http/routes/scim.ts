@@ -8,7 +8,7 @@ import { actorOf } from '../request-helpers.ts';
 import { PROVISIONING } from '../scim/provisioning-access.ts';
 import { SCIM, SCIM_TYPE, ScimError } from '../scim/scim-error.ts';
 import { patchOf, personOf, scimUser, userFilter } from '../scim/scim-user.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 import { scimGroupRoutes } from './scim-groups.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -32,6 +32,9 @@ const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.ho
 
 const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 
+/** The use cases these routes call. */
+type ScimUseCases = Pick<Services, 'provisioning' | 'provisionedGroups'>;
+
 /**
  * SCIM 2.0 Users (RFC 7643/7644) for the organisation's identity provider: list with
  * `filter=userName eq "…"` (or externalId), get, create, replace, PATCH, delete; Groups and
@@ -39,11 +42,18 @@ const UserParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
  * application/scim+json, errors included; bodies are read leniently, as providers send
  * attributes Flagstaff does not keep.
  */
-export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  const { provisioning } = services;
+export const scimRoutes: RoutesPlugin<{ services: ScimUseCases }> = async (app, { services }) => {
   acceptJson(app, ['application/scim+json'], BODY_LIMIT);
   registerGuard(app);
+  answerInScimForm(app);
+  await app.register(scimGroupRoutes, { services });
+  serviceProviderConfig(app);
+  userReads(app, services.provisioning);
+  userWrites(app, services.provisioning);
+};
 
+/** Errors, and the problems authentication and rate limits answer before any route runs, in SCIM's form. */
+function answerInScimForm(app: RoutesApp): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ScimError) return sendScimError(reply, error.status, error.message, error.scimType);
     if (error instanceof DomainError) {
@@ -55,17 +65,17 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     request.log.error({ err: error }, 'request failed');
     return sendScimError(reply, 500, `Something went wrong on our side. Request id: ${request.id}.`);
   });
-  // Authentication and rate limits answer problem+json before any route runs: the same in SCIM's form.
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!String(reply.getHeader('content-type') ?? '').startsWith('application/problem+json')) return payload;
     const problem = JSON.parse(String(payload)) as { status: number; detail: string };
     reply.type(SCIM_TYPE);
     return JSON.stringify({ schemas: [SCIM.error], status: String(problem.status), detail: problem.detail });
   });
+}
 
-  const config = { access: PROVISIONING };
-  await app.register(scimGroupRoutes, { services });
+const config = { access: PROVISIONING };
 
+function serviceProviderConfig(app: RoutesApp): void {
   app.get(
     '/ServiceProviderConfig',
     {
@@ -91,7 +101,9 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         ],
       }),
   );
+}
 
+function userReads(app: RoutesApp, provisioning: Services['provisioning']): void {
   app.get(
     '/Users',
     {
@@ -139,7 +151,9 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         .type(SCIM_TYPE)
         .send(scimUser(await provisioning.get(actorOf(request), request.params.id), baseUrl(request))),
   );
+}
 
+function userWrites(app: RoutesApp, provisioning: Services['provisioning']): void {
   app.post(
     '/Users',
     { config, schema: { tags, summary: 'Create a user ahead of their first sign-in' } },
@@ -186,4 +200,4 @@ export const scimRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return reply.code(204).send();
     },
   );
-};
+}

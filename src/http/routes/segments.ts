@@ -26,7 +26,7 @@ import {
   SegmentSchema,
   SegmentUsersSchema,
 } from '../schemas/resources.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
@@ -45,7 +45,15 @@ const SegmentChange = {
   config: access('editor', SEGMENT, { environments: ALL }),
 };
 
-export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+/** The use cases these routes call. */
+type SegmentUseCases = Pick<Services, 'segments'>;
+
+export const segmentRoutes: RoutesPlugin<{ services: SegmentUseCases }> = async (app, { services }) => {
+  segmentsOfProject(app, services);
+  segmentById(app, services);
+};
+
+function segmentsOfProject(app: RoutesApp, services: SegmentUseCases): void {
   app.get(
     '/projects/:projectId/segments',
     describe("List a project's segments", {
@@ -96,7 +104,9 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         services.segments.getInProject(actor, request.params.projectId, request.params.segmentKey),
       ),
   );
+}
 
+function segmentById(app: RoutesApp, services: SegmentUseCases): void {
   app.get(
     '/segments/:segmentId',
     describe('Get a segment', {
@@ -152,4 +162,4 @@ export const segmentRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         services.segments.restore(actor, request.params.segmentId, request.body.version, options),
       ),
   );
-};
+}

@@ -18,7 +18,7 @@ import {
 import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, ProjectParams, paged } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -39,7 +39,16 @@ const Secret = Type.String({
 const describe = describeRoutes(['Webhooks'], access('admin', PROJECT));
 const Params = Closed({ ...ProjectParams.properties, webhookId: Id });
 
-export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+/** The use cases these routes call. */
+type WebhookUseCases = Pick<Services, 'webhooks'>;
+
+export const webhookRoutes: RoutesPlugin<{ services: WebhookUseCases }> = async (app, { services }) => {
+  webhookSetup(app, services);
+  webhookById(app, services);
+  webhookDeliveries(app, services);
+};
+
+function webhookSetup(app: RoutesApp, services: WebhookUseCases): void {
   app.get(
     '/projects/:projectId/webhooks',
     describe("List a project's webhooks (never their secrets)", {
@@ -76,7 +85,9 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
         (webhook) => `/v1/projects/${request.params.projectId}/webhooks/${webhook.id}`,
       ),
   );
+}
 
+function webhookById(app: RoutesApp, services: WebhookUseCases): void {
   app.get(
     '/projects/:projectId/webhooks/:webhookId',
     describe('Get a webhook', {
@@ -124,7 +135,9 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       return sendNoContent(reply);
     },
   );
+}
 
+function webhookDeliveries(app: RoutesApp, services: WebhookUseCases): void {
   app.get(
     '/projects/:projectId/webhooks/:webhookId/deliveries',
     describe('The delivery log, newest first, with every attempt', {
@@ -170,4 +183,4 @@ export const webhookRoutes: RoutesPlugin<{ services: Services }> = async (app, {
     async (request) =>
       services.webhooks.sendTest(actorOf(request), request.params.projectId, request.params.webhookId),
   );
-};
+}
