@@ -133,6 +133,20 @@ describe('loadConfig', () => {
       );
     });
 
+    it('asks for openid email profile unless FLAGSTAFF_OIDC_SCOPES names more (Okta, Dex: groups)', () => {
+      expect(loadConfig(sso).oidc?.scopes).toEqual(['openid', 'email', 'profile']);
+      expect(
+        loadConfig({ ...sso, FLAGSTAFF_OIDC_SCOPES: 'openid email profile groups' }).oidc?.scopes,
+      ).toEqual(['openid', 'email', 'profile', 'groups']);
+    });
+
+    it.each([
+      ['email groups', /^FLAGSTAFF_OIDC_SCOPES must include openid, got "email groups"$/],
+      ['openid "groups"', /^FLAGSTAFF_OIDC_SCOPES has ""groups"", which is not a scope token$/],
+    ])('stops with one line when FLAGSTAFF_OIDC_SCOPES is %s', (scopes, message) => {
+      expect(() => loadConfig({ ...sso, FLAGSTAFF_OIDC_SCOPES: scopes })).toThrow(message);
+    });
+
     it.each([
       'FLAGSTAFF_OIDC_CLIENT_ID',
       'FLAGSTAFF_OIDC_CLIENT_SECRET',

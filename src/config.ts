@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { MappedRole } from './domain/account.ts';
-import { allowsPlainHttp, type OidcSettings } from './domain/oidc-issuer.ts';
+import { allowsPlainHttp, DEFAULT_OIDC_SCOPES, type OidcSettings } from './domain/oidc-issuer.ts';
 import { parseRoleMappings } from './domain/role-mapping.ts';
 import { MIN_SECRET_KEY_LENGTH } from './domain/server-secret.ts';
 
@@ -185,7 +185,20 @@ function oidc(env: Env, base: string | undefined): OidcSettings | undefined {
     label: env.FLAGSTAFF_OIDC_LABEL?.trim() || 'SSO',
     rolesClaim: env.FLAGSTAFF_OIDC_ROLES_CLAIM?.trim() || 'groups',
     roles,
+    scopes: oidcScopes(env.FLAGSTAFF_OIDC_SCOPES),
   });
+}
+
+/** FLAGSTAFF_OIDC_SCOPES: space- or comma-separated scope tokens (RFC 6749 §3.3), `openid` among them. */
+function oidcScopes(raw: string | undefined): readonly string[] {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_OIDC_SCOPES;
+  const scopes = [...new Set(raw.split(/[\s,]+/).filter((scope) => scope !== ''))];
+  const bad = scopes.find((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope));
+  if (bad !== undefined)
+    throw new ConfigError(`FLAGSTAFF_OIDC_SCOPES has "${bad}", which is not a scope token`);
+  if (!scopes.includes('openid'))
+    throw new ConfigError(`FLAGSTAFF_OIDC_SCOPES must include openid, got "${raw.trim()}"`);
+  return scopes;
 }
 
 /** Reads and validates every FLAGSTAFF_* variable; throws ConfigError naming the first bad one. */

@@ -14,7 +14,14 @@ export interface OidcSettings {
   readonly rolesClaim: string;
   /** FLAGSTAFF_OIDC_ROLES, parsed. */
   readonly roles: readonly MappedRole[];
+  /**
+   * FLAGSTAFF_OIDC_SCOPES, space-separated, always with `openid`: default `openid email profile`.
+   * Okta and Dex release groups only for a `groups` scope.
+   */
+  readonly scopes?: readonly string[];
 }
+
+export const DEFAULT_OIDC_SCOPES: readonly string[] = ['openid', 'email', 'profile'];
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { DomainError } from '../../domain/errors.ts';
 import { SignInOptionsSchema } from '../../domain/schemas/account-schemas.ts';
 import { SignInNotVerified } from '../../services/accounts/oidc-relying-party.ts';
+import { SignInRefused } from '../../services/accounts/sso-service.ts';
 import type { Services } from '../../services/services.ts';
 import { problem } from '../problem.ts';
 import { problems } from '../schemas/common.ts';
@@ -64,7 +65,7 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
   const refuse = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
     if (!(error instanceof DomainError)) throw error;
     // The failed check, for operators; never a token, a code or the claims.
-    if (error instanceof SignInNotVerified)
+    if (error instanceof SignInNotVerified || error instanceof SignInRefused)
       request.log.info({ reason: error.reason }, 'single sign-on refused');
     else request.log.info({ code: error.code }, 'single sign-on refused');
     return sendSignInError(request, reply, problem(error.code, error.message));

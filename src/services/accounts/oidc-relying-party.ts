@@ -1,12 +1,14 @@
 import * as oidc from 'openid-client';
 import { DomainError } from '../../domain/errors.ts';
-import { allowsPlainHttp } from '../../domain/oidc-issuer.ts';
+import { allowsPlainHttp, DEFAULT_OIDC_SCOPES } from '../../domain/oidc-issuer.ts';
 
 export interface RelyingPartyOptions {
   readonly issuer: string;
   readonly clientId: string;
   readonly clientSecret: string;
   readonly redirectUri: string;
+  /** The scopes asked for; default DEFAULT_OIDC_SCOPES. */
+  readonly scopes?: readonly string[];
   /** How long one request to the provider may take. Default 10 s. */
   readonly timeoutMs?: number;
 }
@@ -65,7 +67,7 @@ export class OidcRelyingParty {
     const nonce = oidc.randomNonce();
     const url = oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.#options.redirectUri,
-      scope: 'openid email profile',
+      scope: (this.#options.scopes ?? DEFAULT_OIDC_SCOPES).join(' '),
       response_type: 'code',
       code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',

@@ -6,7 +6,7 @@ import { LOCAL_ACCOUNT } from '../../domain/account.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { conflict, DomainError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import type { OidcSettings } from '../../domain/oidc-issuer.ts';
+import { DEFAULT_OIDC_SCOPES, type OidcSettings } from '../../domain/oidc-issuer.ts';
 import { claimValues, matchingRoles } from '../../domain/role-mapping.ts';
 import type { GroupStore, ProjectStore, StoredAccount, WithTransactions } from '../../storage/store.ts';
 import { UNUSABLE_HASH } from '../core/passwords.ts';
@@ -30,10 +30,15 @@ export interface StartedSignIn {
   readonly browserToken: string;
 }
 
-/** Why a sign-in is refused, worded for the person; never names claims, groups or tokens. */
+/**
+ * Why a sign-in is refused, worded for the person; never names their groups or a token. `reason`
+ * is for the log line operators read.
+ */
 export class SignInRefused extends DomainError {
-  constructor(message: string) {
+  readonly reason: string;
+  constructor(message: string, reason = 'no group with access') {
     super('forbidden', message);
+    this.reason = reason;
   }
 }
 
@@ -150,11 +155,7 @@ export class SsoService {
     if (account !== undefined) refuseDeactivated(account);
     const held = await heldGroupNames(this.#store, account?.id, values);
     const granted = await grantOf(this.#store, this.#settings.roles, held);
-    if (granted === undefined) {
-      throw new SignInRefused(
-        `You signed in with ${this.label}, but you are not in any group that has access to Flagstaff. Ask an admin of your organisation to add you to one.`,
-      );
-    }
+    if (granted === undefined) throw this.#noAccess(claims);
     return this.#save(account, {
       issuer: claims.iss,
       subject: claims.sub,
@@ -164,6 +165,24 @@ export class SsoService {
       granted,
       requestId,
     });
+  }
+
+  /**
+   * No group gives access. When the provider sent no roles claim at all, in the ID token or from
+   * UserInfo, the page and the log name the claim and the scopes asked: most often the provider
+   * releases groups only for a scope Flagstaff was not told to ask for (Okta's and Dex's `groups`).
+   */
+  #noAccess(claims: IDToken): SignInRefused {
+    const { rolesClaim, scopes = DEFAULT_OIDC_SCOPES } = this.#settings;
+    if (claims[rolesClaim] === undefined) {
+      return new SignInRefused(
+        `You signed in with ${this.label}, but it did not send the "${rolesClaim}" claim that Flagstaff reads your groups from. Ask an admin to check Flagstaff's single sign-on setup (FLAGSTAFF_OIDC_SCOPES, FLAGSTAFF_OIDC_ROLES_CLAIM).`,
+        `the ID token and UserInfo carry no "${rolesClaim}" claim (scopes asked: ${scopes.join(' ')})`,
+      );
+    }
+    return new SignInRefused(
+      `You signed in with ${this.label}, but you are not in any group that has access to Flagstaff. Ask an admin of your organisation to add you to one.`,
+    );
   }
 
   /**
