@@ -100,6 +100,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    ['FLAGSTAFF_ADMIN_KEY', 'change-me-to-a-secret-of-at-least-32-characters'],
+    ['FLAGSTAFF_SECRET_KEY', 'change-me-to-a-server-key-of-at-least-32-characters'],
+    ['FLAGSTAFF_DATABASE_URL', 'postgres://flagstaff:change-me@postgres:5432/flagstaff'],
+  ])('refuses the documented placeholder in %s with one line that does not print it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      new RegExp(
+        `^${name} holds the documented placeholder (password )?"change-me…": set a secret of your own`,
+      ),
+    );
+    expect(() => loadConfig({ [name]: value })).not.toThrow(value);
+  });
+
   describe('single sign-on', () => {
     const sso = {
       FLAGSTAFF_OIDC_ISSUER: 'https://id.example.com',

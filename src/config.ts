@@ -201,8 +201,38 @@ function oidcScopes(raw: string | undefined): readonly string[] {
   return scopes;
 }
 
+/** The secrets a start refuses to take a documented placeholder for. */
+const SECRET_VARIABLES = [
+  'FLAGSTAFF_ADMIN_KEY',
+  'FLAGSTAFF_ADMIN_PASSWORD',
+  'FLAGSTAFF_SECRET_KEY',
+  'FLAGSTAFF_OIDC_CLIENT_SECRET',
+] as const;
+const URL_VARIABLES = ['FLAGSTAFF_DATABASE_URL', 'FLAGSTAFF_REDIS_URL'] as const;
+
+/**
+ * Every placeholder in Flagstaff's examples (deploy/kubernetes/secret.example.yaml, the README)
+ * begins with `change-me`: a value copied from them is publicly known, so no start takes it
+ * (issue 38). The value is never printed.
+ */
+const isPlaceholder = (value: string) => /^change-me/i.test(value.trim());
+
+function refusePlaceholders(env: Env): void {
+  const secret = SECRET_VARIABLES.find((name) => isPlaceholder(env[name] ?? ''));
+  const password = URL_VARIABLES.find((name) => {
+    const raw = env[name] ?? '';
+    return URL.canParse(raw) && isPlaceholder(decodeURIComponent(new URL(raw).password));
+  });
+  const name = secret ?? password;
+  if (name === undefined) return;
+  throw new ConfigError(
+    `${name} holds the documented placeholder ${secret === undefined ? 'password ' : ''}"change-me…": set a secret of your own (openssl rand -base64 32 makes one)`,
+  );
+}
+
 /** Reads and validates every FLAGSTAFF_* variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
+  refusePlaceholders(env);
   const adminKey = env.FLAGSTAFF_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.length < 32) {
     throw new ConfigError('FLAGSTAFF_ADMIN_KEY must be at least 32 characters long');

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../src/config.ts';
 
-const BASE = join(import.meta.dirname, '../../deploy/kubernetes');
+const KUBERNETES = join(import.meta.dirname, '../../deploy/kubernetes');
+const BASE = join(KUBERNETES, 'base');
+const LOCAL = join(KUBERNETES, 'overlays/local');
 
 /** `kubectl kustomize` (Debian's kubernetes-client has it) or a standalone `kustomize`, whichever is installed. */
 function renderer(): readonly string[] | undefined {
@@ -20,18 +22,24 @@ const render = renderer();
 // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are read as plain YAML
 type Manifest = any;
 
+/** The manifests kustomize renders from `folder`. */
+function manifests(folder: string): Manifest[] {
+  const [command, ...args] = render as string[];
+  const text = execFileSync(command as string, [...args, folder], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return parseAllDocuments(text).map((document) => document.toJS());
+}
+
+/** The example Secret's values: the shape operators copy, never applied. */
+const exampleSecret = (): Record<string, string> =>
+  parseAllDocuments(readFileSync(join(BASE, 'secret.example.yaml'), 'utf8'))[0]?.toJS().stringData;
+
 describe.skipIf(render === undefined)(
   'the Kubernetes base in deploy/kubernetes, as kustomize renders it',
   () => {
-    const manifests = (): Manifest[] => {
-      const [command, ...args] = render as string[];
-      const text = execFileSync(command as string, [...args, BASE], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      return parseAllDocuments(text).map((document) => document.toJS());
-    };
-    const all = render === undefined ? [] : manifests();
+    const all = render === undefined ? [] : manifests(LOCAL);
     const one = (kind: string) => {
       const found = all.filter((manifest) => manifest.kind === kind);
       expect(found, kind).toHaveLength(1);
@@ -39,8 +47,40 @@ describe.skipIf(render === undefined)(
     };
     const deployment = () => one('Deployment');
     const container = () => deployment().spec.template.spec.containers[0];
-    const env = () => ({ ...one('ConfigMap').data, ...one('Secret').stringData });
+    const env = () => ({ ...one('ConfigMap').data, ...exampleSecret() });
 
+    it('applies no Secret: no publicly known key is installed, and a Secret of yours is never overwritten', () => {
+      for (const folder of [BASE, LOCAL]) {
+        expect(manifests(folder).filter((manifest) => manifest.kind === 'Secret')).toEqual([]);
+      }
+      expect(container().envFrom).toContainEqual({ secretRef: { name: 'flagstaff' } });
+    });
+
+    it('refuses to start with the example Secret’s placeholders, in one line', () => {
+      expect(() => loadConfig(env())).toThrow(/^FLAGSTAFF_\w+ holds the documented placeholder[^\n]+$/);
+      const own = { ...env(), FLAGSTAFF_ADMIN_KEY: 'k'.repeat(40), FLAGSTAFF_SECRET_KEY: 's'.repeat(40) };
+      expect(() => loadConfig(own)).toThrow(
+        /^FLAGSTAFF_DATABASE_URL holds the documented placeholder password/,
+      );
+    });
+
+    it('takes the image and its pull policy from an overlay, not the base', () => {
+      const base = manifests(BASE).find((manifest) => manifest.kind === 'Deployment').spec.template.spec
+        .containers[0];
+      // The base names no registry or tag a real cluster would try to pull.
+      expect(base.image).toBe('flagstaff');
+      expect(base.imagePullPolicy).toBe('IfNotPresent');
+      expect(container().image).toBe('localhost/flagstaff:latest');
+      expect(container().imagePullPolicy).toBe('Never');
+    });
+
+    it('labels with `labels`, not the deprecated commonLabels', () => {
+      for (const folder of [BASE, LOCAL]) {
+        const kustomization = readFileSync(join(folder, 'kustomization.yaml'), 'utf8');
+        expect(kustomization).not.toMatch(/^commonLabels:/m);
+      }
+      expect(deployment().spec.selector.matchLabels['app.kubernetes.io/name']).toBe('flagstaff');
+    });
     it('runs two replicas, ready on /readyz and alive on /healthz', () => {
       expect(deployment().spec.replicas).toBe(2);
       expect(container().readinessProbe.httpGet.path).toBe('/readyz');
@@ -72,7 +112,7 @@ describe.skipIf(render === undefined)(
       });
       // /data is the image's volume; /tmp is where Node and libraries write temporary files.
       expect(mounted.sort()).toEqual(['/data', '/tmp']);
-      expect(readFileSync(join(BASE, '../../Dockerfile'), 'utf8')).toMatch(/^VOLUME \/data$/m);
+      expect(readFileSync(join(KUBERNETES, '../../Dockerfile'), 'utf8')).toMatch(/^VOLUME \/data$/m);
     });
 
     it('requests and limits resources', () => {
@@ -104,7 +144,13 @@ describe.skipIf(render === undefined)(
       expect(envFrom).toEqual(['flagstaff', 'flagstaff']);
       const names = [...Object.keys(env()), ...(container().env ?? []).map((v: Manifest) => v.name)];
       expect(names.filter((name) => !known.has(name))).toEqual([]);
-      expect(() => loadConfig(env())).not.toThrow();
+      const own = {
+        ...env(),
+        FLAGSTAFF_DATABASE_URL: 'postgres://flagstaff:a-real-password@postgres:5432/flagstaff',
+        FLAGSTAFF_ADMIN_KEY: 'k'.repeat(40),
+        FLAGSTAFF_SECRET_KEY: 's'.repeat(40),
+      };
+      expect(() => loadConfig(own)).not.toThrow();
     });
   },
 );
