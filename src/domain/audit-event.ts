@@ -6,7 +6,13 @@ export interface AuditEvent {
   readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string; readonly name: string };
   /** `<resource>.<verb>`, e.g. `flag.updated`. */
   readonly action: string;
-  readonly resource: { readonly type: string; readonly id: string; readonly key: string | null };
+  readonly resource: {
+    readonly type: string;
+    readonly id: string;
+    readonly key: string | null;
+    /** A change request's: the flag or segment it would change, so their history lists it. */
+    readonly subjectId?: string;
+  };
   readonly environment?: string;
   readonly before: unknown;
   readonly after: unknown;
@@ -20,6 +26,8 @@ export interface AuditFilter {
   readonly resourceType?: string | undefined;
   /** One resource's events: any of these ids (a key resolves to its flag's and segment's ids). */
   readonly resourceId?: string | readonly string[] | undefined;
+  /** With `resourceId`: also the events of change requests that would change that resource. */
+  readonly withChangeRequests?: boolean | undefined;
   readonly action?: string | undefined;
   /** The id of the API key or account that acted. */
   readonly actorId?: string | undefined;

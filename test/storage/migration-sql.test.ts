@@ -57,7 +57,7 @@ async function statementsOf(dialect: 'sqlite' | 'postgres'): Promise<Record<stri
 }
 
 describeEachDatabase('released migrations', (database) => {
-  it('run the statements they ran when they were recorded', async () => {
+  it('run the statements they ran when they were recorded', { timeout: 180_000 }, async () => {
     const file = join(RECORDED, `${database.name}.json`);
     const recorded: Record<string, string[]> = JSON.parse(readFileSync(file, 'utf8'));
     const now = await statementsOf(database.name);

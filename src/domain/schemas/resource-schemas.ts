@@ -92,6 +92,9 @@ export const AuditEventSchema = Type.Object({
     type: Type.String(),
     id: Type.String(),
     key: Type.Union([Type.String(), Type.Null()]),
+    subjectId: Type.Optional(
+      Type.String({ description: "A change request's: the flag or segment it would change." }),
+    ),
   }),
   environment: Type.Optional(Type.String()),
   before: Json('The resource before the change, as the API answered it then; null when created.'),

@@ -71,14 +71,14 @@ export class AuditLogService {
    */
   async #resolveResource(projectId: string, filter: AuditFilter): Promise<AuditFilter> {
     const named = filter.resourceId;
-    if (typeof named !== 'string' || named === '') return filter;
+    if (typeof named !== 'string' || named === '') return { ...filter, withChangeRequests: true };
     const type = filter.resourceType;
     const [flag, segment] = await Promise.all([
       type === undefined || type === 'flag' ? this.#store.findFlagByKey(projectId, named) : undefined,
       type === undefined || type === 'segment' ? this.#store.findSegmentByKey(projectId, named) : undefined,
     ]);
     const ids = [named, flag?.id, segment?.id].filter((id): id is string => id !== undefined);
-    return { ...filter, resourceId: ids };
+    return { ...filter, resourceId: ids, withChangeRequests: true };
   }
 
   /** A project's events, newest first. */

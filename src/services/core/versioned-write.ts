@@ -1,3 +1,4 @@
+import type { AuditEvent } from '../../domain/audit-event.ts';
 import { type Clock, isoTime } from '../../domain/clock.ts';
 import { notFound, preconditionFailed } from '../../domain/errors.ts';
 import type { AuditStore, WebhookRole } from '../../storage/store.ts';
@@ -25,6 +26,8 @@ export interface VersionedKind<R extends { readonly id: string }, Tx extends Aud
   readonly key: (resource: R) => string | null;
   /** The project whose log (and webhooks) the event goes to, null for the organisation's; `deleted` when the write deletes it. */
   readonly logOf: (resource: R, deleted: boolean) => string | null;
+  /** The resource another resource's history lists this one's events in (a change request's flag). */
+  readonly subjectOf?: (resource: R) => string | null;
   /** The resource as its audit events show it (an account without its password hash); default: as it is. */
   readonly shown?: (resource: R) => unknown;
   readonly insert?: (tx: Tx, resource: R) => Promise<void>;
@@ -120,7 +123,7 @@ export async function writeVersioned<
     await recordAudit(tx, actor, kind.logOf(written, deleted), {
       at,
       action: outcome.action,
-      resource: { type: kind.type, id: written.id, key: kind.key(written) },
+      resource: auditedResource(kind, written),
       ...(outcome.environment === undefined ? {} : { environment: outcome.environment }),
       before: 'before' in outcome ? outcome.before : shown(stored),
       after: 'after' in outcome ? outcome.after : shown(outcome.next),
@@ -135,4 +138,18 @@ export async function writeVersioned<
 function method<F>(found: F | undefined, how: string): F {
   if (found === undefined) throw new Error(`This kind of resource is not ${how} through writeVersioned.`);
   return found;
+}
+
+/** How the audit log names a resource: its type, id and key, and the resource it is about, if any. */
+function auditedResource<R extends { readonly id: string }, Tx extends AuditRoles>(
+  kind: VersionedKind<R, Tx>,
+  resource: R,
+): AuditEvent['resource'] {
+  const subjectId = kind.subjectOf?.(resource) ?? null;
+  return {
+    type: kind.type,
+    id: resource.id,
+    key: kind.key(resource),
+    ...(subjectId === null ? {} : { subjectId }),
+  };
 }

@@ -28,6 +28,7 @@ export interface GatedWrite {
 export const CHANGE_REQUESTS: VersionedKind<ChangeRequest, PendingChangeRole & AuditRoles> = {
   type: 'change_request',
   key: () => null,
+  subjectOf: (request) => request.flagId ?? request.segmentId,
   logOf: (request) => request.projectId,
   insert: (tx, request) => tx.pendingChanges.insert('request', request),
   update: (tx, request, expectedVersion) => tx.pendingChanges.updateRequest(request, expectedVersion),

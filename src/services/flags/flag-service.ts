@@ -154,7 +154,11 @@ export class FlagService {
    */
   async history(actor: Actor, flagId: string, page: PageRequest): Promise<Page<AuditEvent>> {
     const flag = await this.getById(actor, flagId);
-    return this.#store.listAuditEvents(flag.projectId, { resourceType: 'flag', resourceId: flag.id }, page);
+    return this.#store.listAuditEvents(
+      flag.projectId,
+      { resourceType: 'flag', resourceId: flag.id, withChangeRequests: true },
+      page,
+    );
   }
 
   /** The flags that list this one as a prerequisite, each with the environments where they do. */

@@ -14,6 +14,7 @@ import { singleSignOn } from './0012-single-sign-on.ts';
 import { pendingChanges } from './0013-pending-changes.ts';
 import { scimGroupsAndSessionOrigin } from './0016-scim-groups-and-session-origin.ts';
 import { eventsAndMetrics } from './0018-events-and-metrics.ts';
+import { auditSubject } from './0019-audit-subject.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0013-pending-changes': pendingChanges,
   '0016-scim-groups-and-session-origin': scimGroupsAndSessionOrigin,
   '0018-events-and-metrics': eventsAndMetrics,
+  '0019-audit-subject': auditSubject,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -93,6 +93,8 @@ export interface AuditEventsTable {
   request_id: string;
   /** The actor's id, beside the JSON of `actor`, so the log can be filtered by who acted (migration 0009). */
   actor_id: string | null;
+  /** A change request's flag or segment (migration 0019). */
+  subject_id: string | null;
   /** JSON: what else the event needs to say (a scheduled write's delay); null for most. */
   details: string | null;
 }
