@@ -18,7 +18,7 @@ export function ChangeDiff({ request, flag }: { request: ChangeRequest; flag: Fl
   return (
     // Fixed columns whose text wraps; on a phone each field stacks its values under their labels.
     <div className="diff-box">
-      <table className="diff-table">
+      <table className="diff-table stacks-on-phone">
         <caption className="visually-hidden">What it changes</caption>
         <TableHead headers={['Field', before, after]} />
         <tbody>
