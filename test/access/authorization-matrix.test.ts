@@ -290,6 +290,17 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    // Each flag's writes are checked as their single routes check them, and refused flag by flag (decision 1960).
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flag-batches',
+      body: { flags: [{ flag: `batched-${c.next()}`, writes: [{ create: {} }] }] },
+    }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/projects/:projectId/flags/:flagKey',
     access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,

@@ -86,7 +86,8 @@ interface Attempt {
   readonly what: string;
   readonly url: (f: Fixture) => string;
   readonly body?: unknown;
-  readonly status: 202 | 403;
+  /** 200: a batch, answered flag by flag; every flag's write must have become a change request. */
+  readonly status: 200 | 202 | 403;
 }
 
 const FLAGD_DISABLED = {
@@ -141,6 +142,28 @@ const ATTEMPTS: readonly Attempt[] = [
     what: 'delete, by key',
     url: () => '/v1/projects/default/flags/guarded',
     status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'switch production off, archive, unarchive and delete, in one batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: {
+      flags: [
+        {
+          flag: 'guarded',
+          writes: [{ environment: 'production', patch: { enabled: false } }, { patch: { archived: true } }],
+        },
+        { flag: 'retired', writes: [{ patch: { archived: false } }] },
+      ],
+    },
+    status: 200,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'delete, in a batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: { flags: [{ flag: 'guarded', writes: [{ delete: true }] }] },
+    status: 200,
   },
   {
     route: 'POST /v1/flags/:flagId/restore',
@@ -347,7 +370,7 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
   });
 
   for (const who of ['an editor API key', 'a signed-in editor'] as const) {
-    it(`answers ${who} 202 or 403 on every write that could change production, which evaluates as before`, async () => {
+    it(`answers ${who} 202 or 403 (a batch: a change request per flag) on every write that could change production, which evaluates as before`, async () => {
       const as =
         who === 'an editor API key'
           ? { key: editorKey }
@@ -370,6 +393,10 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
         expect(res.status, label).toBe(attempt.status);
         if (res.status === 202)
           expect(res.headers.location, label).toBe(`/v1/change-requests/${res.body.id}`);
+        if (attempt.status === 200) {
+          const outcomes = res.body.flags.map((f: { outcome: string }) => f.outcome);
+          expect(outcomes, label).toEqual(outcomes.map(() => 'requested'));
+        }
         expect(await production(), label).toEqual(before);
       }
       // Nothing was written meanwhile: the flag is at the version the admin left it.
