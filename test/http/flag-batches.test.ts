@@ -3,12 +3,13 @@ import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-// POST /v1/projects/{p}/flag-batches (docs/decisions/1960-flag-batches.md): many flags' writes in
-// one request, each as its single route makes it, each flag answered on its own.
+// Flags in bulk (docs/decisions/1960-flag-batches.md): the list with whole flags, and
+// POST /v1/projects/{p}/flag-batches, many flags' writes in one request, each as its single route
+// makes it, each flag answered on its own.
 
 const BATCH = '/v1/projects/shop/flag-batches';
 
-describeEachDatabase('flag batches', (database) => {
+describeEachDatabase('flags in bulk', (database) => {
   let server: TestServer;
   const admin = (method: string, path: string, body?: unknown) => callAsAdmin(server, method, path, body);
   const batch = (flags: unknown[], key?: string) =>
@@ -34,6 +35,42 @@ describeEachDatabase('flag batches', (database) => {
     await admin('POST', '/v1/projects', { key: 'shop' });
   });
   afterEach(() => server.close());
+
+  it('lists each flag whole with ?configuration=true, as its GET gives it, and only then', async () => {
+    await admin('POST', '/v1/projects/shop/segments', { key: 'beta', included: ['ann'] });
+    await admin('POST', '/v1/projects/shop/flags', {
+      key: 'checkout',
+      type: 'string',
+      variants: [
+        { key: 'old', value: 'old' },
+        { key: 'new', value: 'new' },
+      ],
+      metadata: { team: 'payments' },
+    });
+    await admin('PATCH', '/v1/projects/shop/flags/checkout', {
+      enabled: true,
+      targets: [{ variant: 'new', values: ['bob'] }],
+      rules: [{ segments: ['beta'], serve: { variant: 'new' } }],
+    });
+    await admin('POST', '/v1/projects/shop/flags', { key: 'banner' });
+    const whole = await server.call('GET', '/v1/projects/shop/flags?configuration=true');
+    expect(whole.status).toBe(200);
+    for (const listed of whole.body) {
+      const { lastEvaluatedAt: _, ...single } = (await flag(listed.key)).body;
+      const { enabled, lastEvaluatedAt, stale, ...rest } = listed;
+      const environments = Object.fromEntries(
+        Object.entries(rest.environments as Record<string, { lastEvaluatedAt: unknown }>).map(([key, { lastEvaluatedAt: _at, ...config }]) => [key, config]),
+      );
+      expect({ ...rest, environments }).toEqual(single);
+    }
+    expect(whole.body[1].environments.production.rules[0]).toMatchObject({
+      id: expect.any(String),
+      segments: ['beta'],
+    });
+    const summary = await server.call('GET', '/v1/projects/shop/flags');
+    expect(Object.keys(summary.body[0].environments.production)).toEqual(['enabled', 'lastEvaluatedAt']);
+    expect(summary.body[0].variants).toBeUndefined();
+  });
 
   it('creates and configures many flags in one request, audited per flag and served at once', async () => {
     const res = await batch(
