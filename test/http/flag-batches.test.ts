@@ -59,7 +59,9 @@ describeEachDatabase('flags in bulk', (database) => {
       const { lastEvaluatedAt: _, ...single } = (await flag(listed.key)).body;
       const { enabled, lastEvaluatedAt, stale, ...rest } = listed;
       const environments = Object.fromEntries(
-        Object.entries(rest.environments as Record<string, { lastEvaluatedAt: unknown }>).map(([key, { lastEvaluatedAt: _at, ...config }]) => [key, config]),
+        Object.entries(rest.environments as Record<string, { lastEvaluatedAt: unknown }>).map(
+          ([key, { lastEvaluatedAt: _at, ...config }]) => [key, config],
+        ),
       );
       expect({ ...rest, environments }).toEqual(single);
     }
@@ -107,7 +109,10 @@ describeEachDatabase('flags in bulk', (database) => {
   it('refuses a flag alone, as its single route would, and writes the others', async () => {
     await admin('POST', '/v1/projects/shop/flags', { key: 'stale' }); // version 1
     await admin('PATCH', '/v1/projects/shop/flags/stale', { description: 'moved on' }); // version 2
+    await admin('POST', '/v1/projects/shop/flags', { key: 'taken' });
     const res = await batch([
+      // The database refuses the key; on PostgreSQL that fails the transaction unless undone to its savepoint.
+      { flag: 'taken', writes: [{ create: { name: 'Again' } }] },
       { flag: 'fine', writes: [{ create: {} }, { patch: { enabled: true } }] },
       { flag: 'stale', ifMatch: 1, writes: [{ patch: { enabled: true } }] },
       // Created, then a patch that does not validate: nothing of the flag is written.
@@ -115,8 +120,9 @@ describeEachDatabase('flags in bulk', (database) => {
       { flag: 'ghost', writes: [{ patch: { enabled: true } }] },
     ]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ written: 1, requested: 0, refused: 3 });
-    const [fine, stale, half, ghost] = res.body.flags;
+    expect(res.body).toMatchObject({ written: 1, requested: 0, refused: 4 });
+    const [taken, fine, stale, half, ghost] = res.body.flags;
+    expect(taken).toMatchObject({ outcome: 'refused', problem: { status: 409, code: 'conflict' } });
     expect(fine).toMatchObject({ flag: 'fine', outcome: 'written', version: 2 });
     expect(stale).toMatchObject({
       flag: 'stale',
