@@ -33,6 +33,8 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId':
+    'cancelling a pending change keeps the environment as it is',
   // The gate's own doors: they apply only what others approved (test/approvals/change-requests.test.ts says who may).
   'POST /v1/change-requests/:requestId/approve': 'the gate itself',
   'POST /v1/change-requests/:requestId/apply': 'the gate itself',
@@ -176,6 +178,13 @@ const ATTEMPTS: readonly Attempt[] = [
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     what: 'schedule production off',
     url: (f) => `/v1/flags/${f.flagId}/scheduled-changes`,
+    body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    what: 'schedule production off, by key',
+    url: () => '/v1/projects/default/flags/guarded/scheduled-changes',
     body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
     status: 202,
   },

@@ -22,6 +22,8 @@ import {
   CountedPageQuery,
   FlagIdParams,
   Key,
+  NAMED_BY_KEY,
+  ProjectFlagParams,
   ProjectParams,
   RestoreSchema,
   SearchQuery,
@@ -31,8 +33,6 @@ import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
-const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
-const NAMED_BY_KEY = 'The flag is named by its key or by its `flg_…` id.';
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
 
