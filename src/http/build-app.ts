@@ -31,6 +31,7 @@ import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
+import { flagBatchRoutes } from './routes/flag-batches.ts';
 import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -97,6 +98,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         projectRoutes,
         environmentRoutes,
         flagRoutes,
+        flagBatchRoutes,
         segmentRoutes,
         apiKeyRoutes,
         auditLogRoutes,

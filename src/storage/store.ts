@@ -125,6 +125,12 @@ export class UniqueViolation extends Error {
 /** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
 export interface Transactional<R> {
   transaction<T>(work: (tx: WithTransactions<R>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: runs `work` so that when it throws, only what it wrote is undone and the
+   * transaction goes on (a savepoint: one item of a batch refused, the others kept). Outside one,
+   * a transaction of its own.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The roles `R`, and transactions over the same roles: what a use case that writes names. */

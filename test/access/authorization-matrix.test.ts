@@ -290,6 +290,17 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    // Each flag's writes are checked as their single routes check them, and refused flag by flag (decision 1960).
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flag-batches',
+      body: { flags: [{ flag: `batched-${c.next()}`, writes: [{ create: {} }] }] },
+    }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/projects/:projectId/flags/:flagKey',
     access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
@@ -386,6 +397,40 @@ const CASES: readonly RouteCase[] = [
     access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 204,
     request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flags/checkout/scheduled-changes',
+      body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: c.next() % 2 === 0 } },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/flags/checkout/scheduled-changes' }),
+    invalid: (r) => ({ url: `${r.url}?status=bogus` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    environmentOfResource: true,
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
   },
   {
     route: 'GET /v1/projects/:projectId/change-requests',

@@ -33,6 +33,8 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId':
+    'cancelling a pending change keeps the environment as it is',
   // The gate's own doors: they apply only what others approved (test/approvals/change-requests.test.ts says who may).
   'POST /v1/change-requests/:requestId/approve': 'the gate itself',
   'POST /v1/change-requests/:requestId/apply': 'the gate itself',
@@ -86,7 +88,8 @@ interface Attempt {
   readonly what: string;
   readonly url: (f: Fixture) => string;
   readonly body?: unknown;
-  readonly status: 202 | 403;
+  /** 200: a batch, answered flag by flag; every flag's write must have become a change request. */
+  readonly status: 200 | 202 | 403;
 }
 
 const FLAGD_DISABLED = {
@@ -143,6 +146,28 @@ const ATTEMPTS: readonly Attempt[] = [
     status: 202,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'switch production off, archive, unarchive and delete, in one batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: {
+      flags: [
+        {
+          flag: 'guarded',
+          writes: [{ environment: 'production', patch: { enabled: false } }, { patch: { archived: true } }],
+        },
+        { flag: 'retired', writes: [{ patch: { archived: false } }] },
+      ],
+    },
+    status: 200,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'delete, in a batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: { flags: [{ flag: 'guarded', writes: [{ delete: true }] }] },
+    status: 200,
+  },
+  {
     route: 'POST /v1/flags/:flagId/restore',
     what: 'restore version 1 (off in production)',
     url: (f) => `/v1/flags/${f.flagId}/restore`,
@@ -153,6 +178,13 @@ const ATTEMPTS: readonly Attempt[] = [
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     what: 'schedule production off',
     url: (f) => `/v1/flags/${f.flagId}/scheduled-changes`,
+    body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    what: 'schedule production off, by key',
+    url: () => '/v1/projects/default/flags/guarded/scheduled-changes',
     body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
     status: 202,
   },
@@ -347,7 +379,7 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
   });
 
   for (const who of ['an editor API key', 'a signed-in editor'] as const) {
-    it(`answers ${who} 202 or 403 on every write that could change production, which evaluates as before`, async () => {
+    it(`answers ${who} 202 or 403 (a batch: a change request per flag) on every write that could change production, which evaluates as before`, async () => {
       const as =
         who === 'an editor API key'
           ? { key: editorKey }
@@ -370,6 +402,10 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
         expect(res.status, label).toBe(attempt.status);
         if (res.status === 202)
           expect(res.headers.location, label).toBe(`/v1/change-requests/${res.body.id}`);
+        if (attempt.status === 200) {
+          const outcomes = res.body.flags.map((f: { outcome: string }) => f.outcome);
+          expect(outcomes, label).toEqual(outcomes.map(() => 'requested'));
+        }
         expect(await production(), label).toEqual(before);
       }
       // Nothing was written meanwhile: the flag is at the version the admin left it.

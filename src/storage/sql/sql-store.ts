@@ -61,6 +61,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     pendingChanges: pendingChangeQueries(context),
     metrics: metricQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
+    savepoint: (work) => context.savepoint(work),
   };
 }
 
