@@ -5,6 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
+import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -57,7 +58,13 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { keys: plane.keys, references: plane.snapshots },
     { clock, serverSecret: options.serverSecret, ...options.admission },
   );
-  const services = createServices(store, { ...plane, authentication: admission.keys }, { ...options, clock });
+  // Exposures are recorded under the running experiments' ids; release plans add their own source.
+  const experiments = options.experiments ?? combineRunningExperiments(plane.runningExperiments);
+  const services = createServices(
+    store,
+    { ...plane, authentication: admission.keys },
+    { ...options, clock, experiments },
+  );
   // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
   services.evaluation.observe(services.exposures.counter);
   // The /metrics tally and insights count every evaluation served, as its observers (docs/decisions/1772).
@@ -129,6 +136,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await node.plane.sync.start(openChangeFeed(db), app.log);
+  await node.plane.runningExperiments.refresh();
   startBackgroundWork(app, store, node, config);
   handleSignals(app, node.services, config.shutdownGraceMs);
   await startFlagdSync(app, node, config);
@@ -215,6 +223,9 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     clock: services.clock,
   });
   scheduler.start();
+  node.plane.runningExperiments.start((error) =>
+    app.log.warn({ err: error }, 'reading running experiments failed'),
+  );
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -238,6 +249,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   usage.unref();
   app.addHook('onClose', async () => {
     clearInterval(usage);
+    node.plane.runningExperiments.stop();
     await scheduler.stop();
     await node.plane.sync.close();
     await flushUsage();

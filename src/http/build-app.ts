@@ -29,6 +29,7 @@ import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
+import { experimentRoutes } from './routes/experiments.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagdRoutes } from './routes/flagd.ts';
@@ -110,6 +111,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         insightsRoutes,
         eventRoutes,
         metricRoutes,
+        experimentRoutes,
       ]) {
         await v1.register(routes, { services });
       }

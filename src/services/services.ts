@@ -25,6 +25,7 @@ import { SegmentWrites } from './flags/segment-writes.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
 import { EventService } from './measurement/event-service.ts';
+import { ExperimentService } from './measurement/experiment-service.ts';
 import { ExposureService } from './measurement/exposure-service.ts';
 import { MetricService } from './measurement/metric-service.ts';
 import { EnvironmentService } from './projects/environment-service.ts';
@@ -63,6 +64,8 @@ export interface Services {
   readonly exposures: ExposureService;
   /** Metric definitions per project. */
   readonly metrics: MetricService;
+  /** Experiments per project: set up, started and stopped through the gate, and their results. */
+  readonly experiments: ExperimentService;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
@@ -100,6 +103,8 @@ export interface ServiceSources {
   /** For /readyz: whether the node is loaded and the database answers. */
   readonly sync?: NodeSync;
   readonly authentication: ApiKeyAuthentication;
+  /** The node's running experiments, read again once a start or stop is written here. */
+  readonly runningExperiments?: { refresh(): Promise<void> };
 }
 
 /** Builds every use case over one store and the node's plane; consumers and the plane are built by the caller. */
@@ -132,6 +137,13 @@ export function createServices(
     retentionDays: options.eventRetentionDays,
     batchesInFlight: options.eventBatchesInFlight,
   });
+  const experiments = new ExperimentService({
+    store,
+    snapshots,
+    clock,
+    comparisons: options.experiments,
+    changed: () => sources.runningExperiments?.refresh() ?? Promise.resolve(),
+  });
   const sessions = new SessionService(store, {
     clock,
     passwordSignIn: options.passwordSignIn,
@@ -158,6 +170,7 @@ export function createServices(
     events,
     exposures,
     metrics: new MetricService(store, clock),
+    experiments,
     health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
@@ -168,6 +181,7 @@ export function createServices(
         segments: new SegmentWrites(deps),
         flagd: new FlagdWrites(deps),
         scheduledChanges,
+        experiments,
       },
       clock,
     ),

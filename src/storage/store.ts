@@ -8,6 +8,7 @@ import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
 import type { EventStore } from './event-store.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
@@ -373,6 +374,11 @@ export interface MetricRole {
   readonly metrics: MetricStore;
 }
 
+/** Experiments (storage/experiment-store.ts): reached by name, written in the audit event's transaction. */
+export interface ExperimentRole {
+  readonly experiments: ExperimentStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -385,6 +391,7 @@ export interface StoreRoles
     AuditStore,
     PendingChangeRole,
     MetricRole,
+    ExperimentRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

@@ -5,6 +5,7 @@ import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
 import type { Database } from './database.ts';
 import { EventQueries } from './event-queries.ts';
+import { experimentQueries } from './experiment-queries.ts';
 import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { groupQueries } from './group-queries.ts';
@@ -60,6 +61,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
     metrics: metricQueries(context),
+    experiments: experimentQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
   };
 }
