@@ -17,6 +17,9 @@ import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/accounts/account-service.ts';
 import { ChangeScheduler } from './services/governance/change-scheduler.ts';
+import { AggregateFold } from './services/measurement/aggregate-fold.ts';
+import { combineMeasuredComparisons } from './services/measurement/comparison-statistics.ts';
+import { ExperimentComparisons } from './services/measurement/experiment-comparisons.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
 import { createServices, type ServiceOptions, type Services } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
@@ -226,6 +229,11 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   node.plane.runningExperiments.start((error) =>
     app.log.warn({ err: error }, 'reading running experiments failed'),
   );
+  // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
+  const fold = new AggregateFold(store, combineMeasuredComparisons(new ExperimentComparisons(store)), {
+    clock: services.clock,
+  });
+  fold.start((error) => app.log.warn({ err: error }, 'folding events into experiment aggregates failed'));
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -250,6 +258,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   app.addHook('onClose', async () => {
     clearInterval(usage);
     node.plane.runningExperiments.stop();
+    await fold.stop();
     await scheduler.stop();
     await node.plane.sync.close();
     await flushUsage();

@@ -24,7 +24,10 @@ import { SegmentService } from './flags/segment-service.ts';
 import { SegmentWrites } from './flags/segment-writes.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
+import { AggregateComparisonStatistics } from './measurement/aggregate-statistics.ts';
+import type { ComparisonStatistics } from './measurement/comparison-statistics.ts';
 import { EventService } from './measurement/event-service.ts';
+import { ExperimentResultsService } from './measurement/experiment-results.ts';
 import { ExperimentService } from './measurement/experiment-service.ts';
 import { ExposureService } from './measurement/exposure-service.ts';
 import { MetricService } from './measurement/metric-service.ts';
@@ -66,6 +69,10 @@ export interface Services {
   readonly metrics: MetricService;
   /** Experiments per project: set up, started and stopped through the gate, and their results. */
   readonly experiments: ExperimentService;
+  /** Experiments' results, from the per-unit aggregates. */
+  readonly experimentResults: ExperimentResultsService;
+  /** Per-variant statistics of a measured comparison (experiments, release plans' guards). */
+  readonly comparisonStatistics: ComparisonStatistics;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
@@ -171,6 +178,8 @@ export function createServices(
     exposures,
     metrics: new MetricService(store, clock),
     experiments,
+    experimentResults: new ExperimentResultsService(store),
+    comparisonStatistics: new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,

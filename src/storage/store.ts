@@ -7,6 +7,7 @@ import type { Environment, Project } from '../domain/project.ts';
 import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { ComparisonAggregateStore } from './comparison-aggregate-store.ts';
 import type { EventStore } from './event-store.ts';
 import type { ExperimentStore } from './experiment-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
@@ -403,6 +404,8 @@ export interface InsightsRole {
 export interface MeasurementRole {
   readonly events: EventStore;
   readonly exposures: ExposureStore;
+  /** Per-unit aggregates of measured comparisons, folded from both (storage/comparison-aggregate-store.ts). */
+  readonly aggregates: ComparisonAggregateStore;
 }
 
 /** The whole port: what an adapter implements and `main.ts` wires. */

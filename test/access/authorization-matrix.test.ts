@@ -849,6 +849,12 @@ const CASES: readonly RouteCase[] = [
     request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}` }),
   },
   {
+    route: 'GET /v1/projects/:projectId/experiments/:experimentKey/results',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}/results` }),
+  },
+  {
     // The environment is the stored experiment's: a request invalid in its body is refused before it is read.
     route: 'PATCH /v1/projects/:projectId/experiments/:experimentKey',
     access: { minRole: 'editor', scope: 'project', touches: 'production' },

@@ -4,9 +4,11 @@ import {
   ExperimentStatusSchema,
   PatchExperimentSchema,
 } from '../../domain/schemas/experiment-input.ts';
+import { ExperimentResultsSchema } from '../../domain/schemas/experiment-results.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import {
+  actorOf,
   pageOf,
   sendDeleted,
   sendGatedWrite,
@@ -103,6 +105,21 @@ function experimentReads(app: App, services: Services): void {
     async (request, reply) =>
       sendRead(request, reply, (actor) =>
         services.experiments.get(actor, request.params.projectId, request.params.experimentKey),
+      ),
+  );
+
+  app.get(
+    '/projects/:projectId/experiments/:experimentKey/results',
+    describe("An experiment's results: per metric and variant, the effect over time, the SRM check", {
+      params: ExperimentParams,
+      200: ExperimentResultsSchema,
+      config: READ,
+    }),
+    async (request) =>
+      services.experimentResults.results(
+        actorOf(request),
+        request.params.projectId,
+        request.params.experimentKey,
       ),
   );
 }

@@ -3,6 +3,7 @@ import type { EvaluationSource, Store, StoreRoles } from '../store.ts';
 import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
+import { ComparisonAggregateQueries } from './comparison-aggregate-queries.ts';
 import type { Database } from './database.ts';
 import { EventQueries } from './event-queries.ts';
 import { experimentQueries } from './experiment-queries.ts';
@@ -73,6 +74,7 @@ export function createSqlStore(db: Kysely<Database> | Transaction<Database>): St
     insights: new InsightsQueries(db),
     events: new EventQueries(db),
     exposures: new ExposureQueries(db),
+    aggregates: new ComparisonAggregateQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },
