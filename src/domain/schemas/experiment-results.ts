@@ -16,9 +16,7 @@ export const EffectSchema = Type.Object({
   expected: Type.Number({
     description: 'The estimated effect: relative ((b − a) / |a|) or absolute (b − a).',
   }),
-  ci: Type.Tuple([Bound, Bound], {
-    description: 'The confidence (frequentist) or credible (Bayesian) interval.',
-  }),
+  ci: Interval('The confidence (frequentist) or credible (Bayesian) interval.'),
   pValue: Type.Optional(Type.Number()),
   chanceToWin: Type.Optional(Type.Number()),
   risk: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2 })),
@@ -56,7 +54,7 @@ export const MetricResultSchema = Type.Object({
           variant: Key,
           units: Type.Integer(),
           expected: Type.Number(),
-          ci: Type.Tuple([Bound, Bound]),
+          ci: Interval(),
         }),
       ),
     }),
