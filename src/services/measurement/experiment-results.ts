@@ -131,14 +131,19 @@ export class ExperimentResultsService {
       metrics: await Promise.all(
         metrics
           .filter((m): m is Metric => m !== undefined)
-          .map((m) => this.#metricResult(experiment, ref, m)),
+          .map((m) => this.#metricResult(experiment, ref, m, units)),
       ),
     };
   }
 
-  async #metricResult(experiment: Experiment, ref: ComparisonRef, metric: Metric): Promise<MetricResult> {
+  async #metricResult(
+    experiment: Experiment,
+    ref: ComparisonRef,
+    metric: Metric,
+    units: ReadonlyMap<string, number>,
+  ): Promise<MetricResult> {
     const [totals, snapshots] = await Promise.all([
-      variantTotals(this.#store.aggregates, ref, metric),
+      variantTotals(this.#store.aggregates, ref, metric, units),
       this.#store.aggregates.listSnapshots(ref.projectId, ref.key, metric.id),
     ]);
     const analysed = analyse(experiment, metric, totals);

@@ -41,7 +41,7 @@ export const E2E_METRICS = [
 export type E2eMetric = (typeof E2E_METRICS)[number];
 
 /** A unit's value of a metric from its purchases. */
-function valueOf(kind: E2eMetric['kind'], purchases: readonly number[]): number {
+function metricValue(kind: E2eMetric['kind'], purchases: readonly number[]): number {
   if (kind === 'conversion') return purchases.length > 0 ? 1 : 0;
   if (kind === 'count') return purchases.length;
   return purchases.reduce((a, b) => a + b, 0);
@@ -60,8 +60,8 @@ export function statisticOver(
   let preSumSquares = 0;
   let products = 0;
   for (const u of units) {
-    const post = valueOf(kind, u.after);
-    const pre = valueOf(kind, u.before);
+    const post = metricValue(kind, u.after);
+    const pre = metricValue(kind, u.before);
     sum += post;
     sumSquares += post * post;
     preSum += pre;
