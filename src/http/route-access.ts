@@ -99,6 +99,13 @@ export function scheduledPatchEnvironments(principal: Principal, body: unknown):
   patchEnvironments(principal, body.patch, environment);
 }
 
+/** A new experiment `{ environment, … }` is set up in the environment it names. */
+export function experimentEnvironment(principal: Principal, body: unknown): void {
+  if (isPlainObject(body) && typeof body.environment === 'string') {
+    authorizeEnvironments(principal, [body.environment]);
+  }
+}
+
 /** A key cannot create a key with a higher role or wider environments than its own. */
 export function newKeyPower(principal: Principal, body: unknown): void {
   if (!isPlainObject(body)) return;
