@@ -1,6 +1,7 @@
 /** Who did something, as the audit log names them. */
 export interface Person {
-  readonly type: 'api_key' | 'user';
+  /** `release_plan`: a plan's own steps and guards (SPEC §13), made as approved when it started. */
+  readonly type: 'api_key' | 'user' | 'release_plan';
   readonly id: string;
   readonly name: string;
 }
@@ -22,7 +23,8 @@ export type ChangeRequestKind =
   | 'flag.schedule'
   | 'segment.patch'
   | 'segment.delete'
-  | 'flagd.import';
+  | 'flagd.import'
+  | 'release.start';
 export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'flag.patch',
   'flag.delete',
@@ -31,6 +33,7 @@ export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'segment.patch',
   'segment.delete',
   'flagd.import',
+  'release.start',
 ];
 
 /**

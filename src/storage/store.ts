@@ -12,6 +12,7 @@ import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
+import type { ReleaseStore } from './release-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
 export type { AuditFilter, Page, PageRequest };
@@ -373,6 +374,11 @@ export interface MetricRole {
   readonly metrics: MetricStore;
 }
 
+/** Release templates and plans (storage/release-store.ts): a plan moves in the transaction of the flag write it makes. */
+export interface ReleaseRole {
+  readonly releases: ReleaseStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -385,6 +391,7 @@ export interface StoreRoles
     AuditStore,
     PendingChangeRole,
     MetricRole,
+    ReleaseRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

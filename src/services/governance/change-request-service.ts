@@ -39,6 +39,16 @@ export interface RequestWriters {
   readonly segments: SegmentWrites;
   readonly flagd: FlagdWrites;
   readonly scheduledChanges: ScheduledChangeService;
+  readonly releases: ReleaseStarts;
+}
+
+/** Starting a release plan whose `release.start` request was approved (services/releases implements it). */
+export interface ReleaseStarts {
+  startApproved(
+    actor: Actor,
+    request: ChangeRequest,
+    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void>;
 }
 
 /** A write of an approved request: its rights and approvals decided here, marked applied by `claim`. */
@@ -222,6 +232,10 @@ export class ChangeRequestService {
           changes: request.changes,
         });
         return;
+      case 'release.start':
+        // Approved once: the plan's first milestone now, its later steps as the plan (SPEC §13).
+        await this.#writers.releases.startApproved(actor, request, claim);
+        return;
     }
   }
 
@@ -336,7 +350,7 @@ export class ChangeRequestService {
       authorizeEnvironments(principal, accessScope(patchReach(request.patch, request.environment)));
     } else if (request.kind === 'flag.patch' || request.kind === 'flag.schedule') {
       authorizeEnvironments(principal, scopeOfChanges(request.changes));
-    } else if (request.kind === 'flagd.import') {
+    } else if (request.kind === 'flagd.import' || request.kind === 'release.start') {
       authorizeEnvironments(principal, request.environments);
     } else {
       // Deletes, restores and segment changes reach every environment.

@@ -302,6 +302,30 @@ export interface MetricsTable {
   updated_at: string;
 }
 
+/** A project's release template: its document in `body` (migration 0021). */
+export interface ReleaseTemplatesTable {
+  id: string;
+  project_id: string;
+  key: string;
+  body: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A flag's release plan in one environment: its document in `body`, its status beside it for the guard checker. */
+export interface ReleasePlansTable {
+  id: string;
+  project_id: string;
+  flag_id: string;
+  environment: string;
+  status: string;
+  body: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -326,4 +350,6 @@ export interface Database {
   events: EventsTable;
   exposures: ExposuresTable;
   metrics: MetricsTable;
+  release_templates: ReleaseTemplatesTable;
+  release_plans: ReleasePlansTable;
 }
