@@ -5,6 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
+import { combineRunningExperiments, NO_RUNNING_EXPERIMENTS } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -17,6 +18,9 @@ import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/accounts/account-service.ts';
 import { ChangeScheduler } from './services/governance/change-scheduler.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
+import { PrometheusClient } from './services/releases/prometheus-client.ts';
+import { ReleaseGuards } from './services/releases/release-guards.ts';
+import { RunningReleases } from './services/releases/running-releases.ts';
 import { createServices, type ServiceOptions, type Services } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
@@ -46,6 +50,8 @@ export interface Node {
   readonly realtime: Realtime;
   /** The evaluations served by reason (/metrics). */
   readonly evaluationCounts: EvaluationCounts;
+  /** Running release plans with metric guards, as exposures see them; the guard checker keeps it current. */
+  readonly runningReleases: RunningReleases;
 }
 
 /** Composes a node over `store`: plane → admission → services → consumers (docs/architecture.md). */
@@ -57,7 +63,14 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { keys: plane.keys, references: plane.snapshots },
     { clock, serverSecret: options.serverSecret, ...options.admission },
   );
-  const services = createServices(store, { ...plane, authentication: admission.keys }, { ...options, clock });
+  const experiments = options.experiments ?? NO_RUNNING_EXPERIMENTS;
+  // Release plans with metric guards expose their units too, under `release:<plan id>`.
+  const runningReleases = new RunningReleases();
+  const services = createServices(
+    store,
+    { ...plane, authentication: admission.keys },
+    { ...options, clock, experiments: combineRunningExperiments(experiments, runningReleases) },
+  );
   // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
   services.evaluation.observe(services.exposures.counter);
   // The /metrics tally and insights count every evaluation served, as its observers (docs/decisions/1772).
@@ -71,7 +84,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     clock,
     serverSecret: services.serverSecret,
   });
-  return { plane, admission, services, realtime, evaluationCounts };
+  return { plane, admission, services, realtime, evaluationCounts, runningReleases };
 }
 
 /** What `buildApp` serves of a node. */
@@ -162,6 +175,7 @@ async function buildNodeApp(
     sso: config.oidc,
     passwordSignIn: config.passwordSignIn,
     eventRetentionDays: config.eventRetentionDays,
+    prometheus: config.prometheusUrl === undefined ? undefined : new PrometheusClient(config.prometheusUrl),
     serverSecret,
     admission: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
@@ -215,6 +229,15 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     clock: services.clock,
   });
   scheduler.start();
+  // Every node reads release guards; a look is recorded against the plan's version, so once.
+  const guards = new ReleaseGuards(store, services.releases, {
+    clock: services.clock,
+    prometheus: services.prometheus,
+    statistics: services.comparisonStatistics,
+    running: node.runningReleases,
+    log: app.log,
+  });
+  guards.start();
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -239,6 +262,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   app.addHook('onClose', async () => {
     clearInterval(usage);
     await scheduler.stop();
+    await guards.stop();
     await node.plane.sync.close();
     await flushUsage();
     await store.close();

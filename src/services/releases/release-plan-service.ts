@@ -1,7 +1,7 @@
 import type { ChangeRequest } from '../../domain/change-request.ts';
 import { personOf } from '../../domain/change-request.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
-import { conflict, type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
+import { conflict, DomainError, type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
 import type { Flag } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Project } from '../../domain/project.ts';
@@ -709,8 +709,10 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
         }),
       );
     } catch (error) {
-      // Another node recorded this look (or moved the plan) first.
-      if (error instanceof ScheduledChangeSettled) return undefined;
+      // Another node recorded this look (or moved the plan) first: its write is the one.
+      const lost =
+        error instanceof DomainError && (error.code === 'conflict' || error.code === 'precondition_failed');
+      if (error instanceof ScheduledChangeSettled || lost) return undefined;
       throw error;
     }
   }
