@@ -157,6 +157,9 @@ describeEachDatabase('release plans (SPEC §13)', (database) => {
     ]);
     const plan = (await node.call('GET', PLAN)).body;
     expect(plan).toMatchObject({ status: 'running', current: 1 });
+    const step = await node.call('DELETE', `/v1/flags/${plan.flagId}/scheduled-changes/${plan.nextStep.id}`);
+    expect(step.status).toBe(409);
+    expect(step.body.detail).toContain('a step of a release plan');
     expect(plan.events.map((e: { action: string }) => e.action)).toEqual([
       'created',
       'started',

@@ -259,6 +259,9 @@ export class ScheduledChangeService {
   /** Cancels a pending change: editors with access to what it would change. Applied or failed ones stay (409). */
   async cancel(actor: Actor, flagId: string, id: string): Promise<void> {
     const change = await this.get(actor, flagId, id);
+    if (change.releaseStep !== undefined) {
+      throw conflict('This is a step of a release plan: pause, roll back or delete the plan instead.');
+    }
     await this.#flags.checkAccess(actor, change.flagId, change.patch, change.environment);
     await this.#store.transaction(async (tx) => {
       const at = new Date(this.#clock()).toISOString();
