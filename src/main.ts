@@ -5,6 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
+import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -16,6 +17,9 @@ import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/accounts/account-service.ts';
 import { ChangeScheduler } from './services/governance/change-scheduler.ts';
+import { AggregateFold } from './services/measurement/aggregate-fold.ts';
+import { combineMeasuredComparisons } from './services/measurement/comparison-statistics.ts';
+import { ExperimentComparisons } from './services/measurement/experiment-comparisons.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
 import { createServices, type ServiceOptions, type Services } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
@@ -57,7 +61,13 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { keys: plane.keys, references: plane.snapshots },
     { clock, serverSecret: options.serverSecret, ...options.admission },
   );
-  const services = createServices(store, { ...plane, authentication: admission.keys }, { ...options, clock });
+  // Exposures are recorded under the running experiments' ids; release plans add their own source.
+  const experiments = options.experiments ?? combineRunningExperiments(plane.runningExperiments);
+  const services = createServices(
+    store,
+    { ...plane, authentication: admission.keys },
+    { ...options, clock, experiments },
+  );
   // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
   services.evaluation.observe(services.exposures.counter);
   // The /metrics tally and insights count every evaluation served, as its observers (docs/decisions/1772).
@@ -129,6 +139,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await node.plane.sync.start(openChangeFeed(db), app.log);
+  await node.plane.runningExperiments.refresh();
   startBackgroundWork(app, store, node, config);
   handleSignals(app, node.services, config.shutdownGraceMs);
   await startFlagdSync(app, node, config);
@@ -215,6 +226,14 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     clock: services.clock,
   });
   scheduler.start();
+  node.plane.runningExperiments.start((error) =>
+    app.log.warn({ err: error }, 'reading running experiments failed'),
+  );
+  // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
+  const fold = new AggregateFold(store, combineMeasuredComparisons(new ExperimentComparisons(store)), {
+    clock: services.clock,
+  });
+  fold.start((error) => app.log.warn({ err: error }, 'folding events into experiment aggregates failed'));
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -238,6 +257,8 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   usage.unref();
   app.addHook('onClose', async () => {
     clearInterval(usage);
+    node.plane.runningExperiments.stop();
+    await fold.stop();
     await scheduler.stop();
     await node.plane.sync.close();
     await flushUsage();

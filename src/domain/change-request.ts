@@ -22,7 +22,9 @@ export type ChangeRequestKind =
   | 'flag.schedule'
   | 'segment.patch'
   | 'segment.delete'
-  | 'flagd.import';
+  | 'flagd.import'
+  | 'experiment.start'
+  | 'experiment.stop';
 export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'flag.patch',
   'flag.delete',
@@ -31,6 +33,8 @@ export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'segment.patch',
   'segment.delete',
   'flagd.import',
+  'experiment.start',
+  'experiment.stop',
 ];
 
 /**

@@ -29,6 +29,7 @@ import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
+import { experimentRoutes } from './routes/experiments.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
 import { flagBatchRoutes } from './routes/flag-batches.ts';
@@ -112,6 +113,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         insightsRoutes,
         eventRoutes,
         metricRoutes,
+        experimentRoutes,
       ]) {
         await v1.register(routes, { services });
       }

@@ -7,7 +7,9 @@ import type { Environment, Project } from '../domain/project.ts';
 import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { ComparisonAggregateStore } from './comparison-aggregate-store.ts';
 import type { EventStore } from './event-store.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
@@ -379,6 +381,11 @@ export interface MetricRole {
   readonly metrics: MetricStore;
 }
 
+/** Experiments (storage/experiment-store.ts): reached by name, written in the audit event's transaction. */
+export interface ExperimentRole {
+  readonly experiments: ExperimentStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -391,6 +398,7 @@ export interface StoreRoles
     AuditStore,
     PendingChangeRole,
     MetricRole,
+    ExperimentRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */
@@ -402,6 +410,8 @@ export interface InsightsRole {
 export interface MeasurementRole {
   readonly events: EventStore;
   readonly exposures: ExposureStore;
+  /** Per-unit aggregates of measured comparisons, folded from both (storage/comparison-aggregate-store.ts). */
+  readonly aggregates: ComparisonAggregateStore;
 }
 
 /** The whole port: what an adapter implements and `main.ts` wires. */

@@ -87,6 +87,32 @@ const sharedMetric = (c: Context) => {
   return key;
 };
 
+/** A draft experiment of alpha's production on a flag of its own, made with full rights; `started` starts it. */
+async function freshExperiment(c: Context, started = false): Promise<string> {
+  const flag = await c.node.services.flags.create(setupActor, 'alpha', { key: `measured-${c.next()}` });
+  const experiment = await c.node.services.experiments.create(setupActor, 'alpha', {
+    key: `exp-${c.next()}`,
+    flag: flag.key,
+    environment: 'production',
+    control: 'off',
+    treatments: ['on'],
+    metrics: { primary: await sharedMetric(c) },
+  });
+  if (started) await c.node.services.experiments.start(setupActor, 'alpha', experiment.key);
+  return experiment.key;
+}
+
+/** One draft experiment shared by the cases that read or patch it. */
+const sharedExperiments = new WeakMap<Harness, Promise<string>>();
+const sharedExperiment = (c: Context) => {
+  let key = sharedExperiments.get(c.node);
+  if (key === undefined) {
+    key = freshExperiment(c);
+    sharedExperiments.set(c.node, key);
+  }
+  return key;
+};
+
 /**
  * A webhook whose address this node refuses to reach (loopback, stored as if registered where
  * private addresses are allowed): a test event to it is answered at once, without a connection.
@@ -836,6 +862,70 @@ const CASES: readonly RouteCase[] = [
     access: { minRole: 'editor', scope: 'project', touches: 'none' },
     success: 204,
     request: async (c) => ({ url: `/v1/projects/alpha/metrics/${(await fresh.metric(c)).key}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/experiments' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: async (c) => ({
+      url: '/v1/projects/alpha/experiments',
+      body: {
+        key: `made-${c.next()}`,
+        flag: 'checkout',
+        environment: 'production',
+        control: 'off',
+        treatments: ['on'],
+        metrics: { primary: await sharedMetric(c) },
+      },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments/:experimentKey/results',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}/results` }),
+  },
+  {
+    // The environment is the stored experiment's: a request invalid in its body is refused before it is read.
+    route: 'PATCH /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}`,
+      body: { description: `take ${c.next()}` },
+    }),
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c)}` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/start',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c)}/start` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/stop',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c, true)}/stop` }),
   },
   {
     route: 'POST /v1/events',

@@ -30,6 +30,12 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'metric definitions: what experiments measure, never served',
   'DELETE /v1/projects/:projectId/metrics/:metricKey':
     'metric definitions: what experiments measure, never served',
+  // Drafts measure nothing until started, and starting passes the gate (tried below).
+  'POST /v1/projects/:projectId/experiments': 'a draft experiment: nothing is measured until it starts',
+  'PATCH /v1/projects/:projectId/experiments/:experimentKey':
+    'a draft experiment: nothing is measured until it starts',
+  'DELETE /v1/projects/:projectId/experiments/:experimentKey':
+    'a draft experiment: nothing is measured until it starts',
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
@@ -223,6 +229,18 @@ const ATTEMPTS: readonly Attempt[] = [
     status: 202,
   },
   {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/start',
+    what: 'start an experiment in production',
+    url: () => '/v1/projects/default/experiments/draft-exp/start',
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/stop',
+    what: 'stop the experiment running in production',
+    url: () => '/v1/projects/default/experiments/running-exp/stop',
+    status: 202,
+  },
+  {
     route: 'PATCH /v1/projects/:projectId/environments/:envKey',
     what: 'switch production protection off',
     url: () => '/v1/projects/default/environments/production',
@@ -336,6 +354,24 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
     const archived = await admin('POST', '/v1/projects/default/flags', { key: 'retired' });
     await admin('PATCH', `/v1/flags/${archived.body.id}?environment=production`, { enabled: true });
     await admin('PATCH', `/v1/flags/${archived.body.id}`, { archived: true });
+    // An experiment to start (on "guarded") and one running (on "measured"), both in production.
+    await admin('POST', '/v1/projects/default/flags', { key: 'measured' });
+    await admin('POST', '/v1/projects/default/metrics', { key: 'clicks', event: 'click', kind: 'count' });
+    for (const [key, on] of [
+      ['draft-exp', 'guarded'],
+      ['running-exp', 'measured'],
+    ]) {
+      const made = await admin('POST', '/v1/projects/default/experiments', {
+        key,
+        flag: on,
+        environment: 'production',
+        control: 'off',
+        treatments: ['on'],
+        metrics: { primary: 'clicks' },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    expect((await admin('POST', '/v1/projects/default/experiments/running-exp/start')).status).toBe(200);
     expect(
       (await admin('PATCH', '/v1/projects/default/environments/production', { requiredApprovals: 1 })).status,
     ).toBe(200);
