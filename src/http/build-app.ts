@@ -41,6 +41,7 @@ import { metricRoutes } from './routes/metrics.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { releasePlanRoutes } from './routes/release-plans.ts';
 import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
 import { scimRoutes } from './routes/scim.ts';
 import { segmentRoutes } from './routes/segments.ts';
@@ -114,6 +115,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         eventRoutes,
         metricRoutes,
         experimentRoutes,
+        releasePlanRoutes,
       ]) {
         await v1.register(routes, { services });
       }

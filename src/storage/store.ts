@@ -14,6 +14,7 @@ import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
+import type { ReleaseStore } from './release-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
 export type { AuditFilter, Page, PageRequest };
@@ -386,6 +387,11 @@ export interface ExperimentRole {
   readonly experiments: ExperimentStore;
 }
 
+/** Release templates and plans (storage/release-store.ts): a plan moves in the transaction of the flag write it makes. */
+export interface ReleaseRole {
+  readonly releases: ReleaseStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -399,6 +405,7 @@ export interface StoreRoles
     PendingChangeRole,
     MetricRole,
     ExperimentRole,
+    ReleaseRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

@@ -36,6 +36,27 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'a draft experiment: nothing is measured until it starts',
   'DELETE /v1/projects/:projectId/experiments/:experimentKey':
     'a draft experiment: nothing is measured until it starts',
+  // Release plans: a template or a draft plan is served to no one; starting one passes the gate
+  // (tried below). Its moves are the steps of a plan approved when it started (SPEC §13): proceed
+  // goes to the next of the milestones approved, rollback serves again what production served
+  // before, pause and resume hold or re-time them.
+  'POST /v1/projects/:projectId/release-templates': 'release templates: milestones to copy, never served',
+  'PATCH /v1/projects/:projectId/release-templates/:templateKey':
+    'release templates: milestones to copy, never served',
+  'DELETE /v1/projects/:projectId/release-templates/:templateKey':
+    'release templates: milestones to copy, never served',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan':
+    'a draft plan: nothing is served until it starts through the gate',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan':
+    'only a plan that is not running is deleted; the flag stays as it is',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/pause':
+    'holds an approved plan where it is',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/resume':
+    'an approved plan runs its approved milestones again',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/proceed':
+    'the next of the milestones approved when the plan started',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/rollback':
+    'serves again the control production served before the approved plan',
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
@@ -195,6 +216,12 @@ const ATTEMPTS: readonly Attempt[] = [
     status: 202,
   },
   {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/start',
+    what: 'start a release plan that serves "on" to a tenth of production',
+    url: () => '/v1/projects/default/flags/guarded/environments/production/release-plan/start',
+    status: 202,
+  },
+  {
     route: 'POST /v1/projects/:projectId/environments/:envKey/flagd',
     what: 'import a flagd document that disables the flag in production',
     url: () => '/v1/projects/default/environments/production/flagd',
@@ -351,6 +378,16 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
       },
     });
     expect(configured.status, JSON.stringify(configured.body)).toBe(200);
+    const plan = await admin(
+      'POST',
+      '/v1/projects/default/flags/guarded/environments/production/release-plan',
+      {
+        control: 'off',
+        treatment: 'on',
+        milestones: [{ name: 'tenth', rollout: 10, hold: '1d' }],
+      },
+    );
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
     const archived = await admin('POST', '/v1/projects/default/flags', { key: 'retired' });
     await admin('PATCH', `/v1/flags/${archived.body.id}?environment=production`, { enabled: true });
     await admin('PATCH', `/v1/flags/${archived.body.id}`, { archived: true });

@@ -35,6 +35,8 @@ export interface FlagWriteOptions {
   readonly authorised?: boolean;
   /** Marks what is being applied (a change request, a scheduled change), or throws to write nothing. */
   readonly claim?: Claim | undefined;
+  /** How the change request made instead names the write, when not as the patch it is (a release plan's start). */
+  readonly request?: { readonly kind: ChangeRequestKind; readonly patch: Readonly<Record<string, unknown>> };
   /** What else to write when the gate opened a change request instead (a scheduled change settled). */
   readonly requested?: ((tx: FlagRoles, request: ChangeRequest) => Promise<void>) | undefined;
 }
@@ -238,12 +240,12 @@ export class FlagWrites {
       approval: options.approval,
       prepare: (tx) => this.#prepare(tx, actor, flagId, options, how),
       gated: ({ stored, next, changes }) => ({
-        kind: how.kind,
+        kind: options.request?.kind ?? how.kind,
         flagId,
         environment: how.environment,
         environments:
           next === null ? Object.keys(stored.environments) : environmentsChangedBy(stored, changes),
-        patch: how.patch,
+        patch: options.request?.patch ?? how.patch,
         changes,
         baseVersion: stored.version,
       }),
