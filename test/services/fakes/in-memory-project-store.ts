@@ -12,7 +12,7 @@ import {
 import { InMemoryWebhooks } from './in-memory-webhooks.ts';
 
 /** A page of `items` after the offset `cursor` holds (the fake's cursors are offsets). */
-function pageOf<T>(items: readonly T[], page: PageRequest): Page<T> {
+export function pageOf<T>(items: readonly T[], page: PageRequest): Page<T> {
   const from = Number(page.cursor ?? 0);
   const to = from + page.limit;
   return { items: items.slice(from, to), ...(to < items.length ? { nextCursor: String(to) } : {}) };
