@@ -184,6 +184,23 @@ export const useApi = <T>(path: string | null): Loaded<T> => useLoaded(path, get
 export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>, KEEP_ROWS);
 
 /**
+ * Every item of the list at `path`, page after page by its `next` links: for a list a picker or
+ * a lookup needs whole (projects, invitations, API keys), however long it grows.
+ */
+export async function allItems<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let next: string | null = path; next !== null; ) {
+    const page: Page<T> = await apiPage<T>(next);
+    items.push(...page.items);
+    next = page.next;
+  }
+  return items;
+}
+
+/** The whole list at `path` (`allItems`), loaded like any other answer. */
+export const useAll = <T>(path: string | null): Loaded<T[]> => useLoaded(path, allItems<T>);
+
+/**
  * A list's next page, or the same list searched, keeps the rows on screen until the new ones
  * arrive (`loading` says it is asking), instead of a "Loading" that makes the page jump.
  */
