@@ -139,7 +139,8 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       )}
       <ErrorSummary problem={problem} />
       {changes.data && changes.data.length > 0 && (
-        <div className="table-wrap">
+        // Focusable, so that on a phone the table scrolls sideways from the keyboard too.
+        <section className="table-wrap" aria-label="Scheduled changes of this flag" tabIndex={0}>
           <table>
             <caption className="visually-hidden">Scheduled changes of this flag</caption>
             <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
@@ -170,7 +171,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </section>
       )}
     </section>
   );
