@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { type ApiError, api, enc, type ReleasePlan, useApi } from '../../api.ts';
 import { ErrorSummary } from '../../kit/field.tsx';
-import { TableHead } from '../../kit/resource-table.tsx';
+import { ScrollRegion, TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
@@ -175,7 +175,7 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
 /** Each guard's last look: what it read against what, or why it cannot be read. */
 function GuardReadings({ plan }: { plan: ReleasePlan }) {
   return (
-    <section className="table-wrap" aria-label="Guards" tabIndex={0}>
+    <ScrollRegion label="Guards">
       <table>
         <caption>Guards</caption>
         <TableHead headers={['Guard', 'Last read', 'Reading']} />
@@ -209,7 +209,7 @@ function GuardReadings({ plan }: { plan: ReleasePlan }) {
           })}
         </tbody>
       </table>
-    </section>
+    </ScrollRegion>
   );
 }
 
@@ -237,7 +237,7 @@ function GuardBar({ figures }: { figures: Readonly<Record<string, number>> }) {
 function PlanEvents({ plan }: { plan: ReleasePlan }) {
   const words = (action: string) => action.replaceAll('_', ' ');
   return (
-    <section className="table-wrap" aria-label="Timeline" tabIndex={0}>
+    <ScrollRegion label="Timeline">
       <table>
         <caption>Timeline</caption>
         <TableHead headers={['When', 'What', 'Who']} />
@@ -258,6 +258,6 @@ function PlanEvents({ plan }: { plan: ReleasePlan }) {
           ))}
         </tbody>
       </table>
-    </section>
+    </ScrollRegion>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
-import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
+import { ACTIONS_HEADER, ScrollRegion, TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
 import {
@@ -139,8 +139,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       )}
       <ErrorSummary problem={problem} />
       {changes.data && changes.data.length > 0 && (
-        // Focusable, so that on a phone the table scrolls sideways from the keyboard too.
-        <section className="table-wrap" aria-label="Scheduled changes of this flag" tabIndex={0}>
+        <ScrollRegion label="Scheduled changes of this flag">
           <table>
             <caption className="visually-hidden">Scheduled changes of this flag</caption>
             <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
@@ -171,7 +170,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
               ))}
             </tbody>
           </table>
-        </section>
+        </ScrollRegion>
       )}
     </section>
   );
