@@ -17,8 +17,12 @@ import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
 import { bootstrapAccounts } from './services/accounts/account-service.ts';
 import { ChangeScheduler } from './services/governance/change-scheduler.ts';
+import { AggregateFold } from './services/measurement/aggregate-fold.ts';
+import { combineMeasuredComparisons } from './services/measurement/comparison-statistics.ts';
+import { ExperimentComparisons } from './services/measurement/experiment-comparisons.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
 import { PrometheusClient } from './services/releases/prometheus-client.ts';
+import { ReleaseComparisons } from './services/releases/release-comparisons.ts';
 import { ReleaseGuards } from './services/releases/release-guards.ts';
 import { RunningReleases } from './services/releases/running-releases.ts';
 import { createServices, type ServiceOptions, type Services } from './services/services.ts';
@@ -63,8 +67,9 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { keys: plane.keys, references: plane.snapshots },
     { clock, serverSecret: options.serverSecret, ...options.admission },
   );
-  const experiments = options.experiments ?? NO_RUNNING_EXPERIMENTS;
-  // Release plans with metric guards expose their units too, under `release:<plan id>`.
+  // Exposures are recorded under the running experiments' ids, and under `release:<plan id>` for
+  // release plans with metric guards.
+  const experiments = options.experiments ?? combineRunningExperiments(plane.runningExperiments);
   const runningReleases = new RunningReleases();
   const services = createServices(
     store,
@@ -142,6 +147,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
   // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
   await node.plane.sync.start(openChangeFeed(db), app.log);
+  await node.plane.runningExperiments.refresh();
   startBackgroundWork(app, store, node, config);
   handleSignals(app, node.services, config.shutdownGraceMs);
   await startFlagdSync(app, node, config);
@@ -229,6 +235,18 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     clock: services.clock,
   });
   scheduler.start();
+  node.plane.runningExperiments.start((error) =>
+    app.log.warn({ err: error }, 'reading running experiments failed'),
+  );
+  // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
+  const measured = combineMeasuredComparisons(
+    new ExperimentComparisons(store),
+    new ReleaseComparisons(store),
+  );
+  const fold = new AggregateFold(store, measured, {
+    clock: services.clock,
+  });
+  fold.start((error) => app.log.warn({ err: error }, 'folding events into experiment aggregates failed'));
   // Every node reads release guards; a look is recorded against the plan's version, so once.
   const guards = new ReleaseGuards(store, services.releases, {
     clock: services.clock,
@@ -261,6 +279,8 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   usage.unref();
   app.addHook('onClose', async () => {
     clearInterval(usage);
+    node.plane.runningExperiments.stop();
+    await fold.stop();
     await scheduler.stop();
     await guards.stop();
     await node.plane.sync.close();

@@ -24,6 +24,8 @@ export type ChangeRequestKind =
   | 'segment.patch'
   | 'segment.delete'
   | 'flagd.import'
+  | 'experiment.start'
+  | 'experiment.stop'
   | 'release.start';
 export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'flag.patch',
@@ -33,6 +35,8 @@ export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'segment.patch',
   'segment.delete',
   'flagd.import',
+  'experiment.start',
+  'experiment.stop',
   'release.start',
 ];
 

@@ -29,8 +29,10 @@ import { changeRequestRoutes } from './routes/change-requests.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
+import { experimentRoutes } from './routes/experiments.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
+import { flagBatchRoutes } from './routes/flag-batches.ts';
 import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -98,6 +100,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         projectRoutes,
         environmentRoutes,
         flagRoutes,
+        flagBatchRoutes,
         segmentRoutes,
         apiKeyRoutes,
         auditLogRoutes,
@@ -111,6 +114,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         insightsRoutes,
         eventRoutes,
         metricRoutes,
+        experimentRoutes,
         releasePlanRoutes,
       ]) {
         await v1.register(routes, { services });

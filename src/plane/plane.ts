@@ -3,6 +3,7 @@ import type { Store } from '../storage/store.ts';
 import { KeyRegistry } from './key-registry.ts';
 import { KeyRevocations } from './key-revocations.ts';
 import { NodeSync } from './node-sync.ts';
+import { RunningExperimentsInMemory } from './running-experiments.ts';
 import { SnapshotRegistry } from './snapshots.ts';
 
 /** One node's evaluation plane (decision 1770): what evaluation, streams, sync and admission read. */
@@ -15,6 +16,8 @@ export interface Plane {
   readonly revocations: KeyRevocations;
   /** Keeps the snapshots and keys in step with the database once started (decision 0204). */
   readonly sync: NodeSync;
+  /** The running experiments, in memory for the evaluation path (decision 1940). */
+  readonly runningExperiments: RunningExperimentsInMemory;
 }
 
 /** The plane of one node over `store`; the snapshots stamp changes with `clock`. */
@@ -22,5 +25,11 @@ export function createPlane(store: Store, clock: Clock = systemClock): Plane {
   const snapshots = new SnapshotRegistry(store, clock);
   const revocations = new KeyRevocations();
   const keys = new KeyRegistry(store, revocations);
-  return { snapshots, keys, revocations, sync: new NodeSync(snapshots, keys) };
+  return {
+    snapshots,
+    keys,
+    revocations,
+    sync: new NodeSync(snapshots, keys),
+    runningExperiments: new RunningExperimentsInMemory(store.experiments),
+  };
 }

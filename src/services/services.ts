@@ -24,8 +24,11 @@ import { SegmentService } from './flags/segment-service.ts';
 import { SegmentWrites } from './flags/segment-writes.ts';
 import { ChangeRequestService } from './governance/change-request-service.ts';
 import { ScheduledChangeService } from './governance/scheduled-change-service.ts';
+import { AggregateComparisonStatistics } from './measurement/aggregate-statistics.ts';
 import type { ComparisonStatistics } from './measurement/comparison-statistics.ts';
 import { EventService } from './measurement/event-service.ts';
+import { ExperimentResultsService } from './measurement/experiment-results.ts';
+import { ExperimentService } from './measurement/experiment-service.ts';
 import { ExposureService } from './measurement/exposure-service.ts';
 import { MetricService } from './measurement/metric-service.ts';
 import { EnvironmentService } from './projects/environment-service.ts';
@@ -67,14 +70,18 @@ export interface Services {
   readonly exposures: ExposureService;
   /** Metric definitions per project. */
   readonly metrics: MetricService;
+  /** Experiments per project: set up, started and stopped through the gate, and their results. */
+  readonly experiments: ExperimentService;
+  /** Experiments' results, from the per-unit aggregates. */
+  readonly experimentResults: ExperimentResultsService;
+  /** Per-variant statistics of a measured comparison (experiments, release plans' guards). */
+  readonly comparisonStatistics: ComparisonStatistics;
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
   /** Release plans of flags, their steps and guards (SPEC §13). */
   readonly releases: ReleasePlanService;
   readonly releaseTemplates: ReleaseTemplateService;
-  /** Per-variant statistics for measured comparisons (experiments, plans' metric guards); undefined until wired. */
-  readonly comparisonStatistics: ComparisonStatistics | undefined;
   /** FLAGSTAFF_PROMETHEUS_URL's query API, for Prometheus guards; undefined when not set. */
   readonly prometheus: PrometheusQueries | undefined;
   /** Derives sync credentials and stream-token keys, seals webhook secrets (docs/decisions/1880). */
@@ -115,6 +122,8 @@ export interface ServiceSources {
   /** For /readyz: whether the node is loaded and the database answers. */
   readonly sync?: NodeSync;
   readonly authentication: ApiKeyAuthentication;
+  /** The node's running experiments, read again once a start or stop is written here. */
+  readonly runningExperiments?: { refresh(): Promise<void> };
 }
 
 /** Builds every use case over one store and the node's plane; consumers and the plane are built by the caller. */
@@ -149,6 +158,13 @@ export function createServices(
     retentionDays: options.eventRetentionDays,
     batchesInFlight: options.eventBatchesInFlight,
   });
+  const experiments = new ExperimentService({
+    store,
+    snapshots,
+    clock,
+    comparisons: options.experiments,
+    changed: () => sources.runningExperiments?.refresh() ?? Promise.resolve(),
+  });
   const sessions = new SessionService(store, {
     clock,
     passwordSignIn: options.passwordSignIn,
@@ -175,6 +191,9 @@ export function createServices(
     events,
     exposures,
     metrics: new MetricService(store, clock),
+    experiments,
+    experimentResults: new ExperimentResultsService(store),
+    comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
@@ -185,13 +204,13 @@ export function createServices(
         segments: new SegmentWrites(deps),
         flagd: new FlagdWrites(deps),
         scheduledChanges,
+        experiments,
         releases,
       },
       clock,
     ),
     releases,
     releaseTemplates: new ReleaseTemplateService(store, clock),
-    comparisonStatistics: options.comparisonStatistics,
     prometheus: options.prometheus,
     serverSecret,
   };

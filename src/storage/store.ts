@@ -7,7 +7,9 @@ import type { Environment, Project } from '../domain/project.ts';
 import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { ComparisonAggregateStore } from './comparison-aggregate-store.ts';
 import type { EventStore } from './event-store.ts';
+import type { ExperimentStore } from './experiment-store.ts';
 import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
@@ -126,6 +128,12 @@ export class UniqueViolation extends Error {
 /** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
 export interface Transactional<R> {
   transaction<T>(work: (tx: WithTransactions<R>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: runs `work` so that when it throws, only what it wrote is undone and the
+   * transaction goes on (a savepoint: one item of a batch refused, the others kept). Outside one,
+   * a transaction of its own.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The roles `R`, and transactions over the same roles: what a use case that writes names. */
@@ -374,6 +382,11 @@ export interface MetricRole {
   readonly metrics: MetricStore;
 }
 
+/** Experiments (storage/experiment-store.ts): reached by name, written in the audit event's transaction. */
+export interface ExperimentRole {
+  readonly experiments: ExperimentStore;
+}
+
 /** Release templates and plans (storage/release-store.ts): a plan moves in the transaction of the flag write it makes. */
 export interface ReleaseRole {
   readonly releases: ReleaseStore;
@@ -391,6 +404,7 @@ export interface StoreRoles
     AuditStore,
     PendingChangeRole,
     MetricRole,
+    ExperimentRole,
     ReleaseRole,
     Transactional<StoreRoles> {}
 
@@ -403,6 +417,8 @@ export interface InsightsRole {
 export interface MeasurementRole {
   readonly events: EventStore;
   readonly exposures: ExposureStore;
+  /** Per-unit aggregates of measured comparisons, folded from both (storage/comparison-aggregate-store.ts). */
+  readonly aggregates: ComparisonAggregateStore;
 }
 
 /** The whole port: what an adapter implements and `main.ts` wires. */

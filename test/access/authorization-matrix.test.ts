@@ -87,6 +87,32 @@ const sharedMetric = (c: Context) => {
   return key;
 };
 
+/** A draft experiment of alpha's production on a flag of its own, made with full rights; `started` starts it. */
+async function freshExperiment(c: Context, started = false): Promise<string> {
+  const flag = await c.node.services.flags.create(setupActor, 'alpha', { key: `measured-${c.next()}` });
+  const experiment = await c.node.services.experiments.create(setupActor, 'alpha', {
+    key: `exp-${c.next()}`,
+    flag: flag.key,
+    environment: 'production',
+    control: 'off',
+    treatments: ['on'],
+    metrics: { primary: await sharedMetric(c) },
+  });
+  if (started) await c.node.services.experiments.start(setupActor, 'alpha', experiment.key);
+  return experiment.key;
+}
+
+/** One draft experiment shared by the cases that read or patch it. */
+const sharedExperiments = new WeakMap<Harness, Promise<string>>();
+const sharedExperiment = (c: Context) => {
+  let key = sharedExperiments.get(c.node);
+  if (key === undefined) {
+    key = freshExperiment(c);
+    sharedExperiments.set(c.node, key);
+  }
+  return key;
+};
+
 /**
  * A webhook whose address this node refuses to reach (loopback, stored as if registered where
  * private addresses are allowed): a test event to it is answered at once, without a connection.
@@ -329,6 +355,17 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    // Each flag's writes are checked as their single routes check them, and refused flag by flag (decision 1960).
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flag-batches',
+      body: { flags: [{ flag: `batched-${c.next()}`, writes: [{ create: {} }] }] },
+    }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/projects/:projectId/flags/:flagKey',
     access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
@@ -425,6 +462,40 @@ const CASES: readonly RouteCase[] = [
     access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 204,
     request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flags/checkout/scheduled-changes',
+      body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: c.next() % 2 === 0 } },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/flags/checkout/scheduled-changes' }),
+    invalid: (r) => ({ url: `${r.url}?status=bogus` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    environmentOfResource: true,
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
   },
   {
     route: 'GET /v1/projects/:projectId/change-requests',
@@ -830,6 +901,70 @@ const CASES: readonly RouteCase[] = [
     access: { minRole: 'editor', scope: 'project', touches: 'none' },
     success: 204,
     request: async (c) => ({ url: `/v1/projects/alpha/metrics/${(await fresh.metric(c)).key}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/experiments' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: async (c) => ({
+      url: '/v1/projects/alpha/experiments',
+      body: {
+        key: `made-${c.next()}`,
+        flag: 'checkout',
+        environment: 'production',
+        control: 'off',
+        treatments: ['on'],
+        metrics: { primary: await sharedMetric(c) },
+      },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/experiments/:experimentKey/results',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}/results` }),
+  },
+  {
+    // The environment is the stored experiment's: a request invalid in its body is refused before it is read.
+    route: 'PATCH /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/experiments/${await sharedExperiment(c)}`,
+      body: { description: `take ${c.next()}` },
+    }),
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/experiments/:experimentKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c)}` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/start',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c)}/start` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/stop',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c, true)}/stop` }),
   },
   {
     route: 'POST /v1/events',

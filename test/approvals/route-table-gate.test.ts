@@ -30,6 +30,12 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'metric definitions: what experiments measure, never served',
   'DELETE /v1/projects/:projectId/metrics/:metricKey':
     'metric definitions: what experiments measure, never served',
+  // Drafts measure nothing until started, and starting passes the gate (tried below).
+  'POST /v1/projects/:projectId/experiments': 'a draft experiment: nothing is measured until it starts',
+  'PATCH /v1/projects/:projectId/experiments/:experimentKey':
+    'a draft experiment: nothing is measured until it starts',
+  'DELETE /v1/projects/:projectId/experiments/:experimentKey':
+    'a draft experiment: nothing is measured until it starts',
   // Release plans: a template or a draft plan is served to no one; starting one passes the gate
   // (tried below). Its moves are the steps of a plan approved when it started (SPEC §13): proceed
   // goes to the next of the milestones approved, rollback serves again what production served
@@ -53,6 +59,8 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'serves again the control production served before the approved plan',
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
+    'cancelling a pending change keeps the environment as it is',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
   // The gate's own doors: they apply only what others approved (test/approvals/change-requests.test.ts says who may).
   'POST /v1/change-requests/:requestId/approve': 'the gate itself',
@@ -107,7 +115,8 @@ interface Attempt {
   readonly what: string;
   readonly url: (f: Fixture) => string;
   readonly body?: unknown;
-  readonly status: 202 | 403;
+  /** 200: a batch, answered flag by flag; every flag's write must have become a change request. */
+  readonly status: 200 | 202 | 403;
 }
 
 const FLAGD_DISABLED = {
@@ -164,6 +173,28 @@ const ATTEMPTS: readonly Attempt[] = [
     status: 202,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'switch production off, archive, unarchive and delete, in one batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: {
+      flags: [
+        {
+          flag: 'guarded',
+          writes: [{ environment: 'production', patch: { enabled: false } }, { patch: { archived: true } }],
+        },
+        { flag: 'retired', writes: [{ patch: { archived: false } }] },
+      ],
+    },
+    status: 200,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'delete, in a batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: { flags: [{ flag: 'guarded', writes: [{ delete: true }] }] },
+    status: 200,
+  },
+  {
     route: 'POST /v1/flags/:flagId/restore',
     what: 'restore version 1 (off in production)',
     url: (f) => `/v1/flags/${f.flagId}/restore`,
@@ -174,6 +205,13 @@ const ATTEMPTS: readonly Attempt[] = [
     route: 'POST /v1/flags/:flagId/scheduled-changes',
     what: 'schedule production off',
     url: (f) => `/v1/flags/${f.flagId}/scheduled-changes`,
+    body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    what: 'schedule production off, by key',
+    url: () => '/v1/projects/default/flags/guarded/scheduled-changes',
     body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
     status: 202,
   },
@@ -215,6 +253,18 @@ const ATTEMPTS: readonly Attempt[] = [
     what: 'restore the segment to its empty first version',
     url: (f) => `/v1/segments/${f.betaId}/restore`,
     body: { version: 1 },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/start',
+    what: 'start an experiment in production',
+    url: () => '/v1/projects/default/experiments/draft-exp/start',
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/experiments/:experimentKey/stop',
+    what: 'stop the experiment running in production',
+    url: () => '/v1/projects/default/experiments/running-exp/stop',
     status: 202,
   },
   {
@@ -341,6 +391,24 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
     const archived = await admin('POST', '/v1/projects/default/flags', { key: 'retired' });
     await admin('PATCH', `/v1/flags/${archived.body.id}?environment=production`, { enabled: true });
     await admin('PATCH', `/v1/flags/${archived.body.id}`, { archived: true });
+    // An experiment to start (on "guarded") and one running (on "measured"), both in production.
+    await admin('POST', '/v1/projects/default/flags', { key: 'measured' });
+    await admin('POST', '/v1/projects/default/metrics', { key: 'clicks', event: 'click', kind: 'count' });
+    for (const [key, on] of [
+      ['draft-exp', 'guarded'],
+      ['running-exp', 'measured'],
+    ]) {
+      const made = await admin('POST', '/v1/projects/default/experiments', {
+        key,
+        flag: on,
+        environment: 'production',
+        control: 'off',
+        treatments: ['on'],
+        metrics: { primary: 'clicks' },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    expect((await admin('POST', '/v1/projects/default/experiments/running-exp/start')).status).toBe(200);
     expect(
       (await admin('PATCH', '/v1/projects/default/environments/production', { requiredApprovals: 1 })).status,
     ).toBe(200);
@@ -384,7 +452,7 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
   });
 
   for (const who of ['an editor API key', 'a signed-in editor'] as const) {
-    it(`answers ${who} 202 or 403 on every write that could change production, which evaluates as before`, async () => {
+    it(`answers ${who} 202 or 403 (a batch: a change request per flag) on every write that could change production, which evaluates as before`, async () => {
       const as =
         who === 'an editor API key'
           ? { key: editorKey }
@@ -407,6 +475,10 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
         expect(res.status, label).toBe(attempt.status);
         if (res.status === 202)
           expect(res.headers.location, label).toBe(`/v1/change-requests/${res.body.id}`);
+        if (attempt.status === 200) {
+          const outcomes = res.body.flags.map((f: { outcome: string }) => f.outcome);
+          expect(outcomes, label).toEqual(outcomes.map(() => 'requested'));
+        }
         expect(await production(), label).toEqual(before);
       }
       // Nothing was written meanwhile: the flag is at the version the admin left it.

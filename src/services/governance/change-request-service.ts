@@ -10,20 +10,29 @@ import type { Clock } from '../../domain/clock.ts';
 import { conflict, DomainError, forbidden, notFound } from '../../domain/errors.ts';
 import type { Flag } from '../../domain/flag.ts';
 import type { FlagPatch } from '../../domain/schemas/flag-input.ts';
-import type { Page, PageRequest, WithTransactions } from '../../storage/store.ts';
+import type {
+  ExperimentRole,
+  Page,
+  PageRequest,
+  PendingChangeRole,
+  WithTransactions,
+} from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { environmentsOfChanges, StaleChanges, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';
-import { changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
+import { type AuditRoles, changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
 import { CHANGE_REQUESTS, conflictWith } from '../core/write-gate.ts';
 import type { FlagRoles } from '../flags/flag-kind.ts';
 import type { FlagWrites } from '../flags/flag-writes.ts';
 import type { FlagdWrites } from '../flags/flagd-writes.ts';
 import { accessScope, patchReach } from '../flags/patch-reach.ts';
 import type { SegmentWrites } from '../flags/segment-writes.ts';
+import type { ExperimentService } from '../measurement/experiment-service.ts';
 import { type AuthorRoles, authorNow } from './author-standing.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
+/** What writing a change request itself needs: any write's transaction has it (a flag's, an experiment's). */
+type RequestRoles = PendingChangeRole & AuditRoles;
 /** The environments a flag's changes reach: those they configure, every one for a flag-wide field. */
 const scopeOfChanges = (changes: readonly FieldChange[]): readonly string[] | 'all' =>
   changes.every((change) => change.path.startsWith('/environments/'))
@@ -39,6 +48,7 @@ export interface RequestWriters {
   readonly segments: SegmentWrites;
   readonly flagd: FlagdWrites;
   readonly scheduledChanges: ScheduledChangeService;
+  readonly experiments: ExperimentService;
   readonly releases: ReleaseStarts;
 }
 
@@ -47,9 +57,16 @@ export interface ReleaseStarts {
   startApproved(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void>;
 }
+
+/** Starting and stopping an experiment: requests about an experiment, not a flag or segment. */
+const isExperimentKind = (kind: ChangeRequest['kind']) =>
+  kind === 'experiment.start' || kind === 'experiment.stop';
+
+/** The experiment a start or stop request names (its patch: `{ experiment: key }`). */
+const experimentKeyOf = (request: ChangeRequest): string => String(request.patch.experiment);
 
 /** A write of an approved request: its rights and approvals decided here, marked applied by `claim`. */
 const approved = <C>(claim: C) => ({ approval: 'approved', authorised: true, claim }) as const;
@@ -60,11 +77,15 @@ const approved = <C>(claim: C) => ({ approval: 'approved', authorised: true, cla
  * resource as it is then.
  */
 export class ChangeRequestService {
-  readonly #store: WithTransactions<FlagRoles> & AuthorRoles;
+  readonly #store: WithTransactions<FlagRoles> & AuthorRoles & ExperimentRole;
   readonly #writers: RequestWriters;
   readonly #clock: Clock;
 
-  constructor(store: WithTransactions<FlagRoles> & AuthorRoles, writers: RequestWriters, clock: Clock) {
+  constructor(
+    store: WithTransactions<FlagRoles> & AuthorRoles & ExperimentRole,
+    writers: RequestWriters,
+    clock: Clock,
+  ) {
     this.#store = store;
     this.#writers = writers;
     this.#clock = clock;
@@ -152,7 +173,7 @@ export class ChangeRequestService {
   async #apply(actor: Actor, request: ChangeRequest): Promise<ChangeRequest> {
     await this.#refuseIfAuthorGone(actor, request);
     let applied: ChangeRequest | undefined;
-    const claim = async (tx: FlagRoles) => {
+    const claim = async (tx: RequestRoles) => {
       applied = await this.#write(tx, actor, request, 'change_request.applied', {
         status: 'applied',
         decidedBy: personOf(actor.principal),
@@ -183,7 +204,7 @@ export class ChangeRequestService {
   async #writeRequest(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     const { flags, segments, flagd } = this.#writers;
     const flagId = request.flagId as string;
@@ -232,6 +253,22 @@ export class ChangeRequestService {
           changes: request.changes,
         });
         return;
+      case 'experiment.start':
+        await this.#writers.experiments.start(
+          actor,
+          request.projectId,
+          experimentKeyOf(request),
+          approved(claim),
+        );
+        return;
+      case 'experiment.stop':
+        await this.#writers.experiments.stop(
+          actor,
+          request.projectId,
+          experimentKeyOf(request),
+          approved(claim),
+        );
+        return;
       case 'release.start':
         // Approved once: the plan's first milestone now, its later steps as the plan (SPEC §13).
         await this.#writers.releases.startApproved(actor, request, claim);
@@ -243,7 +280,7 @@ export class ChangeRequestService {
   async #schedule(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     const { at, environment, patch, comment } = request.patch as {
       at: string;
@@ -296,6 +333,7 @@ export class ChangeRequestService {
 
   /** Why the request's base no longer holds in the stored flag or segment, if it does not. */
   async #conflictNow(request: ChangeRequest): Promise<string | undefined> {
+    if (isExperimentKind(request.kind)) return this.#experimentConflict(request);
     if (request.kind === 'flagd.import') {
       const keys = [...new Set(request.changes.map((c) => c.path.split('/')[1] as string))];
       const stored = await this.#store.flagsByKeys(request.projectId, keys);
@@ -320,6 +358,15 @@ export class ChangeRequestService {
       return conflictWith(request, { flag: { id: request.flagId as string, key: '' }, gone: true });
     if (request.kind === 'flag.delete') return undefined;
     return conflictWith(request, { flag });
+  }
+
+  /** A start or stop no longer applies once the experiment left the status it was asked in. */
+  async #experimentConflict(request: ChangeRequest): Promise<string | undefined> {
+    const key = experimentKeyOf(request);
+    const experiment = await this.#store.experiments.findExperimentByKey(request.projectId, key);
+    if (experiment === undefined) return `The experiment "${key}" was deleted`;
+    const before = request.changes[0]?.before;
+    return experiment.status === before ? undefined : `The experiment "${key}" is ${experiment.status} now`;
   }
 
   async #markConflicted(actor: Actor, request: ChangeRequest, reason: string): Promise<void> {
@@ -350,7 +397,11 @@ export class ChangeRequestService {
       authorizeEnvironments(principal, accessScope(patchReach(request.patch, request.environment)));
     } else if (request.kind === 'flag.patch' || request.kind === 'flag.schedule') {
       authorizeEnvironments(principal, scopeOfChanges(request.changes));
-    } else if (request.kind === 'flagd.import' || request.kind === 'release.start') {
+    } else if (
+      request.kind === 'flagd.import' ||
+      request.kind === 'release.start' ||
+      isExperimentKind(request.kind)
+    ) {
       authorizeEnvironments(principal, request.environments);
     } else {
       // Deletes, restores and segment changes reach every environment.
@@ -373,7 +424,7 @@ export class ChangeRequestService {
   }
 
   #write(
-    tx: FlagRoles,
+    tx: RequestRoles,
     actor: Actor,
     request: ChangeRequest,
     action: string,

@@ -26,3 +26,23 @@ export interface ComparisonStatistics {
     options?: { readonly cuped?: boolean },
   ): Promise<ReadonlyMap<string, TestStatistic>>;
 }
+
+/** A comparison the aggregate fold keeps per-unit aggregates for, with the metrics it reads. */
+export interface MeasuredComparison {
+  readonly ref: ComparisonRef;
+  readonly metrics: readonly Metric[];
+  /** When it stopped (ms since the epoch): later events are not counted; null while it runs. */
+  readonly endsAt: number | null;
+}
+
+/**
+ * The comparisons whose units and metrics the fold keeps (decision 1941): experiments that ran,
+ * and release plans' measured milestones; `combineMeasuredComparisons` joins the sources.
+ */
+export interface MeasuredComparisons {
+  measured(): Promise<readonly MeasuredComparison[]>;
+}
+
+export function combineMeasuredComparisons(...sources: readonly MeasuredComparisons[]): MeasuredComparisons {
+  return { measured: async () => (await Promise.all(sources.map((s) => s.measured()))).flat() };
+}

@@ -15,6 +15,7 @@ import { pendingChanges } from './0013-pending-changes.ts';
 import { scimGroupsAndSessionOrigin } from './0016-scim-groups-and-session-origin.ts';
 import { eventsAndMetrics } from './0018-events-and-metrics.ts';
 import { auditSubject } from './0019-audit-subject.ts';
+import { experiments } from './0020-experiments.ts';
 import { releasePlans } from './0021-release-plans.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
@@ -35,6 +36,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0016-scim-groups-and-session-origin': scimGroupsAndSessionOrigin,
   '0018-events-and-metrics': eventsAndMetrics,
   '0019-audit-subject': auditSubject,
+  '0020-experiments': experiments,
   '0021-release-plans': releasePlans,
 };
 

@@ -302,6 +302,29 @@ export interface MetricsTable {
   updated_at: string;
 }
 
+/** Experiments (migration 0020): JSON text for their lists and settings. */
+export interface ExperimentsTable {
+  id: string;
+  project_id: string;
+  key: string;
+  name: string;
+  description: string;
+  flag: string;
+  environment: string;
+  control: string;
+  treatments: string;
+  metrics: string;
+  analysis: string;
+  /** 0 or 1. */
+  cuped: number;
+  status: string;
+  started_at: string | null;
+  stopped_at: string | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A project's release template: its document in `body` (migration 0021). */
 export interface ReleaseTemplatesTable {
   id: string;
@@ -311,6 +334,56 @@ export interface ReleaseTemplatesTable {
   version: number;
   created_at: string;
   updated_at: string;
+}
+
+/** Units a comparison took in, as the aggregate fold first saw them (migration 0020). */
+export interface ComparisonUnitsTable {
+  project_id: string;
+  comparison: string;
+  unit: string;
+  variant: string;
+  first_at: string;
+}
+
+/** Per unit and metric of a comparison: in-window and pre-exposure sums (migration 0020). */
+export interface ComparisonMetricUnitsTable {
+  project_id: string;
+  comparison: string;
+  metric_id: string;
+  unit: string;
+  variant: string;
+  count: number;
+  sum: number;
+  pre_count: number;
+  pre_sum: number;
+}
+
+/** Metric events per unit and day (migration 0020). */
+export interface UnitEventDaysTable {
+  project_id: string;
+  environment: string;
+  event: string;
+  unit: string;
+  day: number;
+  count: number;
+  sum: number;
+}
+
+/** Where the aggregate fold is (migration 0020). */
+export interface FoldCursorsTable {
+  name: string;
+  events: string;
+  exposures: string;
+  version: number;
+}
+
+/** Hourly per-variant sums of a comparison's metric (migration 0020); `variants` is JSON. */
+export interface ComparisonSnapshotsTable {
+  project_id: string;
+  comparison: string;
+  metric_id: string;
+  hour: number;
+  variants: string;
 }
 
 /** A flag's release plan in one environment: its document in `body`, its status beside it for the guard checker. */
@@ -350,6 +423,12 @@ export interface Database {
   events: EventsTable;
   exposures: ExposuresTable;
   metrics: MetricsTable;
+  experiments: ExperimentsTable;
+  comparison_units: ComparisonUnitsTable;
+  comparison_metric_units: ComparisonMetricUnitsTable;
+  unit_event_days: UnitEventDaysTable;
+  fold_cursors: FoldCursorsTable;
+  comparison_snapshots: ComparisonSnapshotsTable;
   release_templates: ReleaseTemplatesTable;
   release_plans: ReleasePlansTable;
 }

@@ -3,8 +3,10 @@ import type { EvaluationSource, Store, StoreRoles } from '../store.ts';
 import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
+import { ComparisonAggregateQueries } from './comparison-aggregate-queries.ts';
 import type { Database } from './database.ts';
 import { EventQueries } from './event-queries.ts';
+import { experimentQueries } from './experiment-queries.ts';
 import { ExposureQueries } from './exposure-queries.ts';
 import { flagQueries } from './flag-queries.ts';
 import { groupQueries } from './group-queries.ts';
@@ -61,8 +63,10 @@ function storeRoles(context: SqlContext): StoreRoles {
     webhooks: new WebhookQueries(context.db),
     pendingChanges: pendingChangeQueries(context),
     metrics: metricQueries(context),
+    experiments: experimentQueries(context),
     releases: releaseQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
+    savepoint: (work) => context.savepoint(work),
   };
 }
 
@@ -73,6 +77,7 @@ export function createSqlStore(db: Kysely<Database> | Transaction<Database>): St
     insights: new InsightsQueries(db),
     events: new EventQueries(db),
     exposures: new ExposureQueries(db),
+    aggregates: new ComparisonAggregateQueries(db),
     async ping() {
       await sql`select 1`.execute(db);
     },

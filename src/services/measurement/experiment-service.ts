@@ -1,0 +1,344 @@
+import { authorize } from '../../access/access-rules.ts';
+import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
+import { conflict, notFound } from '../../domain/errors.ts';
+import {
+  DEFAULT_ALPHA,
+  type Experiment,
+  type ExperimentAnalysis,
+  type ExperimentStatus,
+  metricKeysOf,
+} from '../../domain/experiment.ts';
+import { NO_RUNNING_EXPERIMENTS, type RunningExperiments } from '../../domain/exposure.ts';
+import type { Project } from '../../domain/project.ts';
+import type { CreateExperimentInput, ExperimentPatch } from '../../domain/schemas/experiment-input.ts';
+import type { SnapshotRegistry } from '../../plane/snapshots.ts';
+import type {
+  ExperimentRole,
+  FlagStore,
+  MetricRole,
+  Page,
+  PageRequest,
+  PendingChangeRole,
+  ProjectStore,
+  WithTransactions,
+} from '../../storage/store.ts';
+import type { Actor } from '../core/actor.ts';
+import { checkIfMatch } from '../core/if-match.ts';
+import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
+import { accessProject } from '../core/project-access.ts';
+import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+import type { Approval, Gated } from '../core/write-gate.ts';
+import { runWrite } from '../core/write-pipeline.ts';
+import { validateExperiment } from './validate-experiment.ts';
+
+/** The store roles experiment use cases name: the project and its flags, the gate's, metrics, experiments. */
+export type ExperimentRoles = ProjectStore &
+  FlagStore &
+  AuditRoles &
+  PendingChangeRole &
+  MetricRole &
+  ExperimentRole;
+
+/** Experiments as the one versioned write stores and audits them (`experiment.created`, `.started`, …). */
+const EXPERIMENTS: VersionedKind<Experiment, ExperimentRoles> = {
+  ...keyedInProject('experiment'),
+  insert: (tx, experiment) => tx.experiments.insertExperiment(experiment),
+  update: (tx, experiment, expectedVersion) => tx.experiments.updateExperiment(experiment, expectedVersion),
+  remove: (tx, experiment) => tx.experiments.deleteExperiment(experiment.id),
+};
+
+/** How a start or stop runs: through the gate, or approved already (a change request's apply). */
+export interface RunOptions {
+  readonly approval?: Approval | undefined;
+  readonly ifMatch?: number | undefined;
+  /** The approved change request's mark, written in the same transaction (its details go in the audit event). */
+  readonly claim?: ((tx: ExperimentRoles) => Promise<Readonly<Record<string, unknown>>>) | undefined;
+}
+
+export interface ExperimentDeps {
+  readonly store: WithTransactions<ExperimentRoles>;
+  readonly snapshots: SnapshotRegistry;
+  readonly clock?: Clock;
+  /** Other measured comparisons (release plans): a flag runs at most one in an environment. */
+  readonly comparisons?: RunningExperiments;
+  /** Told after a start or stop is written, so this node measures from its next evaluation. */
+  readonly changed?: () => Promise<void>;
+}
+
+const missing = (project: Pick<Project, 'key'>, key: string) =>
+  notFound(`No experiment "${key}" in project "${project.key}".`);
+
+function analysisOf(input: CreateExperimentInput['analysis'], base?: ExperimentAnalysis): ExperimentAnalysis {
+  return {
+    method: input?.method ?? base?.method ?? 'frequentist',
+    alpha: input?.alpha ?? base?.alpha ?? DEFAULT_ALPHA,
+    sequential: input?.sequential ?? base?.sequential ?? false,
+  };
+}
+
+const metricsOf = (input: CreateExperimentInput['metrics']) => ({
+  primary: input.primary,
+  secondary: input.secondary ?? [],
+  guardrails: input.guardrails ?? [],
+});
+
+/** A merge patch applied to a draft: null puts a field back to its default. */
+function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experiment {
+  return {
+    ...stored,
+    name: patch.name === undefined ? stored.name : (patch.name ?? stored.key),
+    description: patch.description === undefined ? stored.description : (patch.description ?? ''),
+    control: patch.control ?? stored.control,
+    treatments: patch.treatments ?? stored.treatments,
+    metrics: patch.metrics === undefined ? stored.metrics : metricsOf(patch.metrics),
+    analysis: patch.analysis === undefined ? stored.analysis : analysisOf(patch.analysis, stored.analysis),
+    cuped: patch.cuped ?? stored.cuped,
+    version: stored.version + 1,
+    updatedAt: at,
+  };
+}
+
+/**
+ * Experiments of a project (docs/measurement.md): viewers read them, editors of the experiment's
+ * environment set up drafts; starting and stopping change what is measured in that environment,
+ * so they pass the one gate (a 202 change request where approvals are required). Every write is
+ * audited, and announced to webhooks, in its transaction.
+ */
+export class ExperimentService {
+  readonly #deps: ExperimentDeps & { readonly clock: Clock };
+  readonly #store: WithTransactions<ExperimentRoles>;
+
+  constructor(deps: ExperimentDeps) {
+    this.#deps = { ...deps, clock: deps.clock ?? systemClock };
+    this.#store = deps.store;
+  }
+
+  async list(
+    actor: Actor,
+    projectIdOrKey: string,
+    filter: { readonly status?: ExperimentStatus | undefined },
+    page: PageRequest,
+  ): Promise<Page<Experiment>> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    return this.#store.experiments.listExperiments(project.id, filter, page);
+  }
+
+  async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Experiment> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    return this.#find(this.#store, project, key);
+  }
+
+  async create(actor: Actor, projectIdOrKey: string, input: CreateExperimentInput): Promise<Experiment> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    authorize(actor.principal, project.id, 'editor', input.environment);
+    const at = isoTime(this.#deps.clock);
+    const experiment: Experiment = {
+      ...firstVersion('exp', input, at),
+      projectId: project.id,
+      flag: input.flag,
+      environment: input.environment,
+      control: input.control,
+      treatments: input.treatments,
+      metrics: metricsOf(input.metrics),
+      analysis: analysisOf(input.analysis),
+      cuped: input.cuped ?? false,
+      status: 'draft',
+      startedAt: null,
+      stoppedAt: null,
+    };
+    return this.#store.transaction(async (tx) => {
+      await this.#validate(tx, experiment);
+      return writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
+        create: async () => ({
+          next: experiment,
+          action: 'experiment.created',
+          environment: experiment.environment,
+          taken: takenIn(project, 'experiment', experiment.key),
+        }),
+      });
+    });
+  }
+
+  /** Changes a draft; a running or stopped experiment keeps what it was measured with. */
+  async patch(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    patch: ExperimentPatch,
+    ifMatch: number | undefined,
+  ): Promise<Experiment> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    return this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
+        load: () => this.#draft(tx, actor, project, key, 'changed'),
+        ifMatch,
+        change: async (stored) => {
+          const next = merged(stored, patch, isoTime(this.#deps.clock));
+          await this.#validate(tx, next);
+          return { next, action: 'experiment.updated', environment: next.environment };
+        },
+      }),
+    );
+  }
+
+  /** Deletes a draft: an experiment that ran keeps its record and results. */
+  async delete(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    ifMatch: number | undefined,
+  ): Promise<void> {
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    await this.#store.transaction((tx) =>
+      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
+        load: () => this.#draft(tx, actor, project, key, 'deleted'),
+        ifMatch,
+        change: async (stored) => ({
+          next: null,
+          action: 'experiment.deleted',
+          environment: stored.environment,
+        }),
+      }),
+    );
+  }
+
+  /** Starts a draft: units served its variants are exposed to it from then on. */
+  start(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    options: RunOptions = {},
+  ): Promise<Gated<Experiment>> {
+    return this.#run(actor, projectIdOrKey, key, options, 'running');
+  }
+
+  /** Stops a running experiment: no unit is exposed to it any more, and its results stay. */
+  stop(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    options: RunOptions = {},
+  ): Promise<Gated<Experiment>> {
+    return this.#run(actor, projectIdOrKey, key, options, 'stopped');
+  }
+
+  async #run(
+    actor: Actor,
+    projectIdOrKey: string,
+    key: string,
+    options: RunOptions,
+    to: 'running' | 'stopped',
+  ): Promise<Gated<Experiment>> {
+    const { clock } = this.#deps;
+    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    const from: ExperimentStatus = to === 'running' ? 'draft' : 'running';
+    const outcome = await runWrite({ ...this.#deps, store: this.#store }, actor, {
+      approval: options.approval,
+      prepare: async (tx) => {
+        const stored = await this.#find(tx, project, key);
+        authorize(actor.principal, project.id, 'editor', stored.environment);
+        if (stored.status !== from) {
+          throw conflict(
+            `The experiment "${key}" is ${stored.status}: only a ${from} experiment can be ${to === 'running' ? 'started' : 'stopped'}.`,
+          );
+        }
+        checkIfMatch(options.ifMatch, stored.version);
+        if (to === 'running') await this.#startable(tx, stored);
+        return { projectId: project.id, stored };
+      },
+      gated: ({ stored }) => ({
+        kind: to === 'running' ? 'experiment.start' : 'experiment.stop',
+        environment: stored.environment,
+        environments: [stored.environment],
+        patch: { experiment: stored.key },
+        changes: [{ path: '/status', before: stored.status, after: to }],
+        baseVersion: stored.version,
+      }),
+      apply: async (tx, { stored }) => {
+        const details = await options.claim?.(tx);
+        const at = isoTime(clock);
+        return writeVersioned(tx, actor, clock, EXPERIMENTS, {
+          load: async () => stored,
+          change: async () => ({
+            next: {
+              ...stored,
+              status: to,
+              ...(to === 'running' ? { startedAt: at } : { stoppedAt: at }),
+              version: stored.version + 1,
+              updatedAt: at,
+            },
+            action: to === 'running' ? 'experiment.started' : 'experiment.stopped',
+            environment: stored.environment,
+            details,
+          }),
+        });
+      },
+    });
+    if ('applied' in outcome) await this.#deps.changed?.();
+    return outcome;
+  }
+
+  /** A draft still valid now, on a flag that is not archived and that no other comparison measures there. */
+  async #startable(tx: ExperimentRoles, experiment: Experiment): Promise<void> {
+    await this.#validate(tx, experiment);
+    // Locked: two starts on the same flag queue here, and the second sees the first running.
+    const flag = await tx.findFlagByKey(experiment.projectId, experiment.flag, { forUpdate: true });
+    if (flag?.archived === true) {
+      throw conflict(`The flag "${experiment.flag}" is archived: an experiment on it cannot start.`);
+    }
+    const running = await tx.experiments.runningOn(
+      experiment.projectId,
+      experiment.environment,
+      experiment.flag,
+    );
+    const other =
+      running?.key ??
+      (this.#deps.comparisons ?? NO_RUNNING_EXPERIMENTS).covering(
+        experiment.projectId,
+        experiment.environment,
+        experiment.flag,
+      )?.key;
+    if (other !== undefined) {
+      throw conflict(
+        `The flag "${experiment.flag}" is measured in "${experiment.environment}" already (by "${other}"): one comparison at a time per flag and environment.`,
+      );
+    }
+  }
+
+  async #validate(tx: ExperimentRoles, experiment: Experiment): Promise<void> {
+    const [flag, environments, metrics] = await Promise.all([
+      tx.findFlagByKey(experiment.projectId, experiment.flag),
+      tx.listEnvironments(experiment.projectId),
+      Promise.all(
+        metricKeysOf(experiment.metrics).map((k) => tx.metrics.findMetricByKey(experiment.projectId, k)),
+      ),
+    ]);
+    validateExperiment(experiment, {
+      flag,
+      environments: new Set(environments.map((e) => e.key)),
+      metricKeys: new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.key]))),
+    });
+  }
+
+  async #find(tx: ExperimentRoles, project: Pick<Project, 'id' | 'key'>, key: string): Promise<Experiment> {
+    const experiment = await tx.experiments.findExperimentByKey(project.id, key);
+    if (experiment === undefined) throw missing(project, key);
+    return experiment;
+  }
+
+  /** A draft the actor may change: editor rights in its environment. */
+  async #draft(
+    tx: ExperimentRoles,
+    actor: Actor,
+    project: Project,
+    key: string,
+    how: 'changed' | 'deleted',
+  ): Promise<Experiment> {
+    const stored = await this.#find(tx, project, key);
+    authorize(actor.principal, project.id, 'editor', stored.environment);
+    if (stored.status !== 'draft') {
+      throw conflict(`The experiment "${key}" is ${stored.status}: only a draft can be ${how}.`);
+    }
+    return stored;
+  }
+}
