@@ -176,7 +176,7 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
 function GuardReadings({ plan }: { plan: ReleasePlan }) {
   return (
     <ScrollRegion label="Guards">
-      <table>
+      <table className="stacks-on-phone">
         <caption>Guards</caption>
         <TableHead headers={['Guard', 'Last read', 'Reading']} />
         <tbody>
@@ -184,16 +184,16 @@ function GuardReadings({ plan }: { plan: ReleasePlan }) {
             const reading = plan.readings.find((r) => r.guard === guard.name);
             return (
               <tr key={guard.name}>
-                <td>
+                <td data-label="Guard">
                   {guard.name}
                   <div className="muted">
                     {guard.kind === 'metric' ? `metric ${guard.metric}` : 'Prometheus'}
                   </div>
                 </td>
-                <td>
+                <td data-label="Last read">
                   <Time at={reading?.at} never="Not yet" />
                 </td>
-                <td>
+                <td data-label="Reading">
                   {reading ? (
                     <>
                       <span className={`badge guard-${reading.status}`}>{reading.status}</span>{' '}
@@ -238,22 +238,22 @@ function PlanEvents({ plan }: { plan: ReleasePlan }) {
   const words = (action: string) => action.replaceAll('_', ' ');
   return (
     <ScrollRegion label="Timeline">
-      <table>
+      <table className="stacks-on-phone">
         <caption>Timeline</caption>
         <TableHead headers={['When', 'What', 'Who']} />
         <tbody>
           {[...plan.events].reverse().map((event) => (
             <tr key={`${event.at} ${event.action} ${event.by.id}`}>
-              <td>
+              <td data-label="When">
                 <Time at={event.at} />
               </td>
-              <td>
+              <td data-label="What">
                 {words(event.action)}
                 {event.milestone !== undefined &&
                   ` to ${plan.milestones[event.milestone]?.name ?? event.milestone}`}
                 {event.reason && <div className="muted">{event.reason}</div>}
               </td>
-              <td>{event.by.name}</td>
+              <td data-label="Who">{event.by.name}</td>
             </tr>
           ))}
         </tbody>

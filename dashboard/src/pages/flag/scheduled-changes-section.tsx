@@ -140,22 +140,22 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       <ErrorSummary problem={problem} />
       {changes.data && changes.data.length > 0 && (
         <ScrollRegion label="Scheduled changes of this flag">
-          <table>
+          <table className="stacks-on-phone">
             <caption className="visually-hidden">Scheduled changes of this flag</caption>
             <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
             <tbody>
               {changes.data.map((change) => (
                 <tr key={change.id}>
-                  <td>
+                  <td data-label="When">
                     <Time at={change.at} />
                   </td>
-                  <td>{nameOf(change.environment)}</td>
-                  <td>
+                  <td data-label="Environment">{nameOf(change.environment)}</td>
+                  <td data-label="Change">
                     {describeSchedulePatch(change.patch)}
                     {change.comment && <div className="muted">{change.comment}</div>}
                   </td>
-                  <td>{change.author.name}</td>
-                  <td>
+                  <td data-label="By">{change.author.name}</td>
+                  <td data-label="Status">
                     {change.status}
                     {change.failure && <div className="error">{change.failure}</div>}
                   </td>
