@@ -86,14 +86,25 @@ describeInChromium('release plans on the flag page, in Chromium', () => {
   it(
     'shows the guard that stopped it, with its figures, and the reason, axe-clean at 1280 and 390 px',
     async () => {
-      // A breach as the guard checker records it: the plan rolls back as itself.
-      const plan = await ui.server.services.releases.get(setupActor, 'rel', 'checkout', 'production');
-      await ui.server.services.releases.recordLook(plan.id, plan.version, [
+      // A clear look, then a breach, as the guard checker records them: the plan rolls back as itself.
+      const releases = ui.server.services.releases;
+      const watched = await releases.get(setupActor, 'rel', 'checkout', 'production');
+      await releases.recordLook(watched.id, watched.version, [
+        {
+          guard: 'purchases',
+          at: new Date(Date.now() - 60_000).toISOString(),
+          status: 'clear',
+          figures: { effect: -0.02, bound: 0.05 },
+          message: 'purchase: effect -2.00 %, bound 5.00 %; no regression shown',
+        },
+      ]);
+      const plan = await releases.get(setupActor, 'rel', 'checkout', 'production');
+      await releases.recordLook(plan.id, plan.version, [
         {
           guard: 'purchases',
           at: new Date().toISOString(),
           status: 'breached',
-          figures: { treatment: 0.07, control: 0.1, threshold: 0.095 },
+          figures: { effect: -0.3, bound: -0.12 },
           message:
             'purchase is lower with the new variant: effect -30.00 %, always-valid bound -12.00 % (α 0.05)',
         },

@@ -43,6 +43,7 @@ const aPlan = (id: string, fields: Partial<ReleasePlan> = {}): ReleasePlan => ({
   nextStep: null,
   changeRequest: null,
   readings: [],
+  history: [],
   lookedAt: null,
   holding: null,
   stopReason: null,

@@ -55,6 +55,12 @@ function holdOf(milestone: Milestone): string {
   return `for ${seconds} seconds`;
 }
 
+/** What the milestone the plan is at says, when the plan is not simply running there. */
+const HERE: Partial<Record<ReleasePlan['status'], string>> = {
+  paused: 'paused here',
+  rolled_back: 'rolled back from here',
+};
+
 /** Where a milestone stands in the plan. */
 function stageOf(plan: ReleasePlan, index: number): 'done' | 'current' | 'next' {
   if (plan.current === null || index > plan.current) return 'next';
@@ -142,7 +148,7 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
                 >
                   <strong>{milestone.name}</strong> <span>{shareOf(milestone, plan)}</span>{' '}
                   <span className="muted">{holdOf(milestone)}</span>
-                  {stage === 'current' && <span className="badge">now</span>}
+                  {stage === 'current' && <span className="badge">{HERE[plan.status] ?? 'now'}</span>}
                   {stage === 'done' && <span className="visually-hidden"> (done)</span>}
                 </li>
               );
@@ -199,6 +205,7 @@ function GuardReadings({ plan }: { plan: ReleasePlan }) {
                       <span className={`badge guard-${reading.status}`}>{reading.status}</span>{' '}
                       {reading.message}
                       <GuardBar figures={reading.figures} />
+                      <GuardChart plan={plan} guard={guard.name} />
                     </>
                   ) : (
                     <span className="muted">Read when the milestone begins</span>
@@ -230,6 +237,58 @@ function GuardBar({ figures }: { figures: Readonly<Record<string, number>> }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/** The figures a guard's chart follows: a Prometheus guard's values, a metric guard's effect and bound. */
+const CHARTED = ['treatment', 'control', 'threshold', 'effect', 'bound'] as const;
+const CHART = { width: 240, height: 64, pad: 4 };
+
+/** A guard's looks over time, each figure a line: what moved it to breach, or how close it came. */
+function GuardChart({ plan, guard }: { plan: ReleasePlan; guard: string }) {
+  const looks = [...plan.history, ...plan.readings].filter(
+    (r) => r.guard === guard && r.status !== 'unreadable',
+  );
+  const series = CHARTED.filter((k) => looks.filter((r) => Number.isFinite(r.figures[k])).length >= 2);
+  if (series.length === 0) return null;
+  const values = series.flatMap((k) =>
+    looks.map((r) => r.figures[k]).filter((v): v is number => Number.isFinite(v)),
+  );
+  const [low, high] = [Math.min(0, ...values), Math.max(...values)];
+  const span = high - low || 1;
+  const x = (i: number) => CHART.pad + (i / Math.max(1, looks.length - 1)) * (CHART.width - 2 * CHART.pad);
+  const y = (v: number) => CHART.height - CHART.pad - ((v - low) / span) * (CHART.height - 2 * CHART.pad);
+  const last = looks[looks.length - 1];
+  const summary = series
+    .map((k) => `${k === 'treatment' ? 'new variant' : k} ${last?.figures[k] ?? '–'}`)
+    .join(', ');
+  return (
+    <figure className="guard-chart">
+      <svg
+        viewBox={`0 0 ${CHART.width} ${CHART.height}`}
+        role="img"
+        aria-label={`${guard} over its last ${looks.length} looks; now ${summary}`}
+      >
+        {series.map((k) => (
+          <polyline
+            key={k}
+            className={`series-${k}`}
+            fill="none"
+            points={looks
+              .map((r, i) => (Number.isFinite(r.figures[k]) ? `${x(i)},${y(r.figures[k] as number)}` : ''))
+              .filter(Boolean)
+              .join(' ')}
+          />
+        ))}
+      </svg>
+      <figcaption>
+        {series.map((k) => (
+          <span key={k} className={`legend series-${k}`}>
+            {k === 'treatment' ? 'new variant' : k}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
   );
 }
 
