@@ -9,6 +9,7 @@ import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import {
   actorOf,
   countedPageOf,
+  flagIdInPath,
   sendGatedDelete,
   sendGatedWrite,
   sendMade,
@@ -198,10 +199,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
       params: ProjectFlagParams,
       target: PROJECT,
-      idOf: async (request: FastifyRequest) => {
-        const { projectId, flagKey } = request.params as Static<typeof ProjectFlagParams>;
-        return (await services.flags.get(actorOf(request), projectId, flagKey)).id;
-      },
+      idOf: (request: FastifyRequest) => flagIdInPath(services.flags, request),
     },
   ];
   for (const { url, flag, patchDescription, params, target, idOf } of namings) {
