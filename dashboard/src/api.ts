@@ -19,6 +19,7 @@ import type {
   ScheduledChangeSchema,
 } from '../../src/domain/schemas/pending-change-schemas.ts';
 import type { FieldErrorSchema } from '../../src/domain/schemas/problem-schema.ts';
+import type { ReleasePlanSchema } from '../../src/domain/schemas/release-schemas.ts';
 import type {
   ApiKeySchema,
   AuditEventSchema,
@@ -53,6 +54,7 @@ export type Project = Static<typeof ProjectSchema>;
 export type Segment = Static<typeof SegmentSchema>;
 /** A scheduled change as the API answers it (docs/product.md §10). */
 export type ScheduledChange = Static<typeof ScheduledChangeSchema>;
+export type ReleasePlan = Static<typeof ReleasePlanSchema>;
 /** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
 export type FlagSummary = Static<typeof FlagSummarySchema>;
 /** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
