@@ -5,7 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { combineRunningExperiments, NO_RUNNING_EXPERIMENTS } from './domain/exposure.ts';
+import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';

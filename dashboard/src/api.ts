@@ -19,6 +19,7 @@ import type {
   ScheduledChangeSchema,
 } from '../../src/domain/schemas/pending-change-schemas.ts';
 import type { FieldErrorSchema } from '../../src/domain/schemas/problem-schema.ts';
+import type { ReleasePlanSchema } from '../../src/domain/schemas/release-schemas.ts';
 import type {
   ApiKeySchema,
   AuditEventSchema,
@@ -53,6 +54,7 @@ export type Project = Static<typeof ProjectSchema>;
 export type Segment = Static<typeof SegmentSchema>;
 /** A scheduled change as the API answers it (docs/product.md §10). */
 export type ScheduledChange = Static<typeof ScheduledChangeSchema>;
+export type ReleasePlan = Static<typeof ReleasePlanSchema>;
 /** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
 export type FlagSummary = Static<typeof FlagSummarySchema>;
 /** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
@@ -182,6 +184,23 @@ export const useApi = <T>(path: string | null): Loaded<T> => useLoaded(path, get
 
 /** One page of a list at `path` (null: nothing yet), with the paths either side and its count. */
 export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>, KEEP_ROWS);
+
+/**
+ * Every item of the list at `path`, page after page by its `next` links: for a list a picker or
+ * a lookup needs whole (projects, invitations, API keys), however long it grows.
+ */
+export async function allItems<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let next: string | null = path; next !== null; ) {
+    const page: Page<T> = await apiPage<T>(next);
+    items.push(...page.items);
+    next = page.next;
+  }
+  return items;
+}
+
+/** The whole list at `path` (`allItems`), loaded like any other answer. */
+export const useAll = <T>(path: string | null): Loaded<T[]> => useLoaded(path, allItems<T>);
 
 /**
  * A list's next page, or the same list searched, keeps the rows on screen until the new ones

@@ -1,5 +1,15 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
+import {
+  ApiError,
+  api,
+  type Environment,
+  enc,
+  type Me,
+  type Project,
+  useAll,
+  useApi,
+  whenSignedOut,
+} from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { Options } from './kit/field.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
@@ -194,7 +204,7 @@ function Shell({
 }) {
   const { me, signOut } = useSession();
   const path = useLocation();
-  const projects = useApi<Project[]>(me.actor.projectId === null ? '/projects?limit=1000' : null);
+  const projects = useAll<Project>(me.actor.projectId === null ? '/projects?limit=1000' : null);
   const [menuOpen, setMenuOpen] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
   useEffect(() => setMenuOpen(false), [path]);

@@ -110,7 +110,7 @@ export interface ServiceOptions {
   readonly eventBatchesInFlight?: number;
   /** FLAGSTAFF_PROMETHEUS_URL's query API, which Prometheus guards read. */
   readonly prometheus?: PrometheusQueries;
-  /** Per-variant statistics that metric guards read (the experiments part); until wired, they cannot be read and hold. */
+  /** Per-variant statistics that experiments and metric guards read; default: the per-unit aggregates (decision 1941). */
   readonly comparisonStatistics?: ComparisonStatistics;
 }
 
