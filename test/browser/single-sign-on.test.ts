@@ -1,7 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
-import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import { ADMIN_KEY, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import {
   CLIENT_ID,
@@ -9,6 +7,7 @@ import {
   startOidcProvider,
   type TestOidcProvider,
 } from '../support/oidc-provider.ts';
+import { testSsoSettings } from '../support/sso-settings.ts';
 import {
   buildDashboard,
   type DashboardBrowser,
@@ -28,19 +27,13 @@ describeInChromium('Single sign-on in the dashboard', () => {
 
   beforeAll(async () => {
     // The server's address is known once it listens; the settings read it when a sign-in starts.
-    const settings: OidcSettings = {
-      get issuer() {
-        return provider.issuer;
-      },
+    const settings = testSsoSettings({
+      issuer: () => provider.issuer,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      get redirectUri() {
-        return callbackUrl();
-      },
-      label: 'Acme ID',
-      rolesClaim: 'groups',
-      roles: parseRoleMappings('flag-admins=admin,shop-devs=editor:webshop,support=viewer'),
-    };
+      redirectUri: callbackUrl,
+      roles: 'flag-admins=admin,shop-devs=editor:webshop,support=viewer',
+    });
     dashboard = await startDashboardBrowser({ signIn: { sso: settings } });
     provider = await startOidcProvider(callbackUrl);
     const webshop = await dashboard.server.call('POST', '/v1/projects', {

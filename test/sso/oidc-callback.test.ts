@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
-import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
 import { collectLines } from '../support/log-lines.ts';
+import { testSsoSettings } from '../support/sso-settings.ts';
 
 const CLIENT_ID = 'flagstaff';
 
@@ -22,17 +21,12 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   beforeAll(async () => {
     forging = await startForgingIssuer(CLIENT_ID);
     forging.down = true; // the provider is down while Flagstaff starts
-    const settings: OidcSettings = {
-      issuer: forging.issuer,
+    const settings = testSsoSettings({
+      issuer: () => forging.issuer,
       clientId: CLIENT_ID,
-      clientSecret: 'client-secret-0123456789',
-      get redirectUri() {
-        return `${server.url}/v1/auth/oidc/callback`;
-      },
-      label: 'Acme ID',
-      rolesClaim: 'groups',
-      roles: parseRoleMappings('flag-admins=admin,support=viewer'),
-    };
+      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
+      roles: 'flag-admins=admin,support=viewer',
+    });
     server = await startDashboardServer({
       database,
       signIn: { sso: settings },

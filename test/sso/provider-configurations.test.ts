@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
-import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import { collectLines } from '../support/log-lines.ts';
@@ -11,6 +9,7 @@ import {
   startOidcProvider,
   type TestOidcProvider,
 } from '../support/oidc-provider.ts';
+import { testSsoSettings } from '../support/sso-settings.ts';
 
 /** The cookies one party (the browser at the provider) holds, by name. */
 class CookieJar {
@@ -76,20 +75,14 @@ describe.each<{ release: GroupsRelease; scopes?: string[]; signsIn: boolean }>([
   const callbackUrl = () => `${server.url}/v1/auth/oidc/callback`;
 
   beforeAll(async () => {
-    const settings: OidcSettings = {
-      get issuer() {
-        return provider.issuer;
-      },
+    const settings = testSsoSettings({
+      issuer: () => provider.issuer,
       clientId: CLIENT_ID,
       clientSecret: CLIENT_SECRET,
-      get redirectUri() {
-        return callbackUrl();
-      },
-      label: 'Acme ID',
-      rolesClaim: 'groups',
-      roles: parseRoleMappings('flag-admins=admin'),
-      ...(scopes === undefined ? {} : { scopes }),
-    };
+      redirectUri: callbackUrl,
+      roles: 'flag-admins=admin',
+      scopes,
+    });
     server = await startDashboardServer({
       signIn: { sso: settings },
       logger: loggerOptions('info', collectLines(lines)),

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
-import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import {
   ADMIN_EMAIL,
   ADMIN_KEY,
@@ -12,27 +10,14 @@ import {
 } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+import { testSsoSettings } from '../support/sso-settings.ts';
+import { ERROR, GROUP, LIST, PATCH, scimRequest, USER } from './scim-support.ts';
 
 describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (database) => {
   let forging: ForgingIssuer;
   let server: DashboardServer;
-  const scim = (method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Reply> =>
-    server.call(method, `/scim/v2${path}`, {
-      key: ADMIN_KEY,
-      origin: null,
-      ...options,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
-        ...options.headers,
-      },
-      ...(body === undefined ? {} : { body }),
-    });
+  const scim = (method: string, path: string, body?: unknown, options?: CallOptions): Promise<Reply> =>
+    scimRequest(server, method, path, body, options);
   const user = async (userName: string, externalId?: string): Promise<string> => {
     const made = await scim('POST', '/Users', {
       schemas: [USER],
@@ -60,17 +45,12 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
 
   beforeAll(async () => {
     forging = await startForgingIssuer('flagstaff');
-    const settings: OidcSettings = {
-      issuer: forging.issuer,
+    const settings = testSsoSettings({
+      issuer: () => forging.issuer,
       clientId: 'flagstaff',
-      clientSecret: 'client-secret-0123456789',
-      get redirectUri() {
-        return `${server.url}/v1/auth/oidc/callback`;
-      },
-      label: 'Acme ID',
-      rolesClaim: 'groups',
-      roles: parseRoleMappings('flag-admins=admin,shop-devs=editor:default,support=viewer'),
-    };
+      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
+      roles: 'flag-admins=admin,shop-devs=editor:default,support=viewer',
+    });
     server = await startDashboardServer({ database, signIn: { sso: settings } });
   });
   afterAll(async () => {

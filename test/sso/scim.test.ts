@@ -9,26 +9,13 @@ import {
   startDashboardServer,
 } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
-
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+import { ERROR, PATCH, scimRequest, USER } from './scim-support.ts';
 
 describeEachDatabase('SCIM 2.0 provisioning at /scim/v2/Users', (database) => {
   let server: DashboardServer;
   let admin: string;
-  /** A SCIM request as Okta or Entra send it: application/scim+json, the admin key unless told otherwise. */
-  const scim = (method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Reply> =>
-    server.call(method, `/scim/v2${path}`, {
-      key: ADMIN_KEY,
-      origin: null,
-      ...options,
-      headers: {
-        ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }),
-        ...options.headers,
-      },
-      ...(body === undefined ? {} : { body }),
-    });
+  const scim = (method: string, path: string, body?: unknown, options?: CallOptions): Promise<Reply> =>
+    scimRequest(server, method, path, body, options);
 
   beforeAll(async () => {
     server = await startDashboardServer({ database });

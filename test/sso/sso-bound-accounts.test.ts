@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
-import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
 import { serve } from '../../src/main.ts';
 import { hashPassword, UNUSABLE_HASH } from '../../src/services/core/passwords.ts';
 import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
+import { testSsoSettings } from '../support/sso-settings.ts';
 
 const CLIENT_ID = 'flagstaff';
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -25,17 +24,12 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
 
   beforeAll(async () => {
     forging = await startForgingIssuer(CLIENT_ID);
-    const settings: OidcSettings = {
-      issuer: forging.issuer,
+    const settings = testSsoSettings({
+      issuer: () => forging.issuer,
       clientId: CLIENT_ID,
-      clientSecret: 'client-secret-0123456789',
-      get redirectUri() {
-        return `${server.url}/v1/auth/oidc/callback`;
-      },
-      label: 'Acme ID',
-      rolesClaim: 'groups',
-      roles: parseRoleMappings('flag-admins=admin,support=viewer'),
-    };
+      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
+      roles: 'flag-admins=admin,support=viewer',
+    });
     server = await startDashboardServer({ database, signIn: { sso: settings } });
   });
   afterAll(async () => {

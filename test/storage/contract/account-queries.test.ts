@@ -1,11 +1,6 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.ts';
-import {
-  type Store,
-  type StoredAccount,
-  type StoredPasswordReset,
-  UniqueViolation,
-} from '../../../src/storage/store.ts';
+import { type StoredAccount, type StoredPasswordReset, UniqueViolation } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
 import {
   anAccount,
@@ -15,16 +10,13 @@ import {
   everyPage,
   expectLookup,
   givenProject,
-  openStoreEachTest,
   SEARCHED_FLAGS,
+  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
 describeEachDatabase('Store contract: accounts, invitations and sessions', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // Accounts, invitations and sessions
 

@@ -1,14 +1,11 @@
 import { expect, it } from 'vitest';
 import type { ApiKey } from '../../../src/domain/api-key.ts';
-import { type Store, type StoredApiKey, UniqueViolation } from '../../../src/storage/store.ts';
+import { type StoredApiKey, UniqueViolation } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
-import { anApiKey, everyPage, givenProject, keyByHash, openStoreEachTest, UPDATED } from './support.ts';
+import { anApiKey, everyPage, givenProject, keyByHash, storeOfEachTest, UPDATED } from './support.ts';
 
 describeEachDatabase('Store contract: API keys', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // API keys
 

@@ -2,13 +2,10 @@ import { expect, it } from 'vitest';
 import type { AuditEvent } from '../../../src/domain/audit-event.ts';
 import type { Store } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
-import { anAuditEvent, EVERY_JSON_VALUE, everyPage, givenProject, openStoreEachTest } from './support.ts';
+import { anAuditEvent, EVERY_JSON_VALUE, everyPage, givenProject, storeOfEachTest } from './support.ts';
 
 describeEachDatabase('Store contract: audit events', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // Audit events
 

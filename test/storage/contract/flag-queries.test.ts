@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { newId } from '../../../src/domain/ids.ts';
-import type { FlagFilter, Store } from '../../../src/storage/store.ts';
+import type { FlagFilter } from '../../../src/storage/store.ts';
 import { buildFlagEnvironment, rolloutWeights, variantList } from '../../support/builders.ts';
 import { describeEachDatabase } from '../../support/database.ts';
 import {
@@ -12,17 +12,14 @@ import {
   EVERY_JSON_VALUE,
   everyPage,
   givenProject,
-  openStoreEachTest,
   SEARCHED_FLAGS,
   sorted,
+  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
 describeEachDatabase('Store contract: flags', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   /** The keys of the project's flags that `filter` lists, in the store's order (one page holds them). */
   const flagKeys = async (projectId: string, filter: FlagFilter) =>

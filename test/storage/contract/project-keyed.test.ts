@@ -1,13 +1,10 @@
 import { expect, it } from 'vitest';
-import { type Store, UniqueViolation } from '../../../src/storage/store.ts';
+import { UniqueViolation } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
-import { givenProject, openStoreEachTest, PROJECT_KEYED, UPDATED } from './support.ts';
+import { givenProject, PROJECT_KEYED, storeOfEachTest, UPDATED } from './support.ts';
 
 describeEachDatabase('Store contract: what environments, flags and segments share', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // What environments, flags and segments share: a key unique in their project, versioned
   // updates, deletes by id. Held for each kind of PROJECT_KEYED.

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type Store, UniqueViolation } from '../../../src/storage/store.ts';
+import { UniqueViolation } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
 import {
   aFlag,
@@ -11,16 +11,13 @@ import {
   everyPage,
   givenProject,
   keyByHash,
-  openStoreEachTest,
   sorted,
+  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
 describeEachDatabase('Store contract: projects, revisions and environments', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // Projects
 

@@ -1,22 +1,18 @@
 import { expect, it } from 'vitest';
-import type { Store } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
 import {
   aSegment,
   everyPage,
   expectLookup,
   givenProject,
-  openStoreEachTest,
   SEARCHED_FLAGS,
   sorted,
+  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
 describeEachDatabase('Store contract: segments', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   // Segments
 

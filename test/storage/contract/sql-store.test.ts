@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { type Store, UniqueViolation } from '../../../src/storage/store.ts';
+import { UniqueViolation } from '../../../src/storage/store.ts';
 import { describeEachDatabase } from '../../support/database.ts';
 import {
   aFlag,
@@ -10,16 +10,13 @@ import {
   aSegment,
   disabled,
   givenProject,
-  openStoreEachTest,
   sleep,
+  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
 describeEachDatabase('Store contract: the store, its races and transactions', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
+  const store = storeOfEachTest(database);
 
   it('answers a ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();

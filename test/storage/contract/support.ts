@@ -298,18 +298,31 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** Key order is code-unit order: keys are case-sensitive ASCII. */
 export const sorted = (keys: readonly string[]) => [...keys].sort();
 
-/** Opens a migrated, empty store for each test of the enclosing describe, handing it to `use`, and closes it after. */
-export function openStoreEachTest(database: TestDatabase, use: (store: Store) => void): void {
+/**
+ * The store of the test running: a migrated, empty one opened before each test of the enclosing
+ * describe and closed after it. Every method call goes to the current test's store.
+ */
+export function storeOfEachTest(database: TestDatabase): Store {
+  let current: Store | undefined;
   let close: (() => Promise<void>) | undefined;
 
   beforeEach(async () => {
     const opened = await database.open();
-    use(opened.store);
+    current = opened.store;
     close = opened.close;
   });
 
   afterEach(async () => {
     await close?.();
     close = undefined;
+    current = undefined;
+  });
+
+  return new Proxy({} as Store, {
+    get(_, property) {
+      if (current === undefined) throw new Error('The store is open only while a test runs.');
+      const value = Reflect.get(current, property);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
   });
 }
