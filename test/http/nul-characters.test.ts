@@ -56,24 +56,14 @@ describeEachDatabase('the NUL character in what the API takes', (database) => {
     expectValidationFailed(answer, { path: '/email', message: REFUSED });
   });
 
-  it('refuses NUL in a path parameter and in a query parameter', async () => {
-    expectValidationFailed(await server.call('GET', '/v1/segments/seg_%00x'), {
-      path: 'params:/segmentId',
-      message: REFUSED,
-    });
-    expectValidationFailed(await server.call('GET', '/v1/projects/default/flags?q=a%00'), {
-      path: 'querystring:/q',
-      message: REFUSED,
-    });
+  it.each([
+    ['/v1/segments/seg_%00x', 'params:/segmentId'],
+    ['/v1/projects/default/flags?q=a%00', 'querystring:/q'],
     // Looked up before validation, to authorise: refused before that lookup.
-    expectValidationFailed(await server.call('GET', '/v1/projects/def%00ault/flags'), {
-      path: 'params:/projectId',
-      message: REFUSED,
-    });
-    expectValidationFailed(await server.call('GET', '/v1/flags/banner?project=def%00ault'), {
-      path: 'querystring:/project',
-      message: REFUSED,
-    });
+    ['/v1/projects/def%00ault/flags', 'params:/projectId'],
+    ['/v1/flags/banner?project=def%00ault', 'querystring:/project'],
+  ])('refuses NUL in a path or query parameter: GET %s names %s', async (url, path) => {
+    expectValidationFailed(await server.call('GET', url), { path, message: REFUSED });
   });
 
   it('refuses NUL in a SCIM user with a SCIM error, and provisions nobody', async () => {

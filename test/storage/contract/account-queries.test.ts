@@ -1,25 +1,20 @@
 import { expect, it } from 'vitest';
 import { newId } from '../../../src/domain/ids.ts';
 import { type StoredAccount, type StoredPasswordReset, UniqueViolation } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
 import {
   anAccount,
   anInvitation,
   aSession,
   CREATED,
+  describeStoreContract,
   everyPage,
   expectLookup,
   givenProject,
   SEARCHED_FLAGS,
-  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
-describeEachDatabase('Store contract: accounts, invitations and sessions', (database) => {
-  const store = storeOfEachTest(database);
-
-  // Accounts, invitations and sessions
-
+describeStoreContract('accounts, invitations and sessions', (store, _database) => {
   it('stores an account exactly as given and finds it by id and by email', async () => {
     const { project } = await givenProject(store, 'checkout');
     const account = anAccount({ role: 'editor', projectId: project.id, lastLoginAt: UPDATED });

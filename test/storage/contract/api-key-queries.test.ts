@@ -1,14 +1,9 @@
 import { expect, it } from 'vitest';
 import type { ApiKey } from '../../../src/domain/api-key.ts';
 import { type StoredApiKey, UniqueViolation } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
-import { anApiKey, everyPage, givenProject, keyByHash, storeOfEachTest, UPDATED } from './support.ts';
+import { anApiKey, describeStoreContract, everyPage, givenProject, keyByHash, UPDATED } from './support.ts';
 
-describeEachDatabase('Store contract: API keys', (database) => {
-  const store = storeOfEachTest(database);
-
-  // API keys
-
+describeStoreContract('API keys', (store, _database) => {
   it('finds API keys by their secret hashes, hashes included, skipping unknown ones', async () => {
     const { project } = await givenProject(store, 'checkout');
     const key = anApiKey(project.id, {

@@ -1,14 +1,9 @@
 import { expect, it } from 'vitest';
 import type { AuditEvent } from '../../../src/domain/audit-event.ts';
 import type { Store } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
-import { anAuditEvent, EVERY_JSON_VALUE, everyPage, givenProject, storeOfEachTest } from './support.ts';
+import { anAuditEvent, describeStoreContract, EVERY_JSON_VALUE, everyPage, givenProject } from './support.ts';
 
-describeEachDatabase('Store contract: audit events', (database) => {
-  const store = storeOfEachTest(database);
-
-  // Audit events
-
+describeStoreContract('audit events', (store, _database) => {
   it('stores an audit event exactly as given, read back with the project whose log holds it', async () => {
     const { project } = await givenProject(store, 'checkout');
     const withEverything = anAuditEvent({

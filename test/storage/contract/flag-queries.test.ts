@@ -3,24 +3,21 @@ import type { Flag, FlagEnvironment } from '../../../src/domain/flag.ts';
 import { newId } from '../../../src/domain/ids.ts';
 import type { FlagFilter } from '../../../src/storage/store.ts';
 import { buildFlagEnvironment, rolloutWeights, variantList } from '../../support/builders.ts';
-import { describeEachDatabase } from '../../support/database.ts';
 import {
   aFlag,
   anEnvironment,
   CREATED,
+  describeStoreContract,
   disabled,
   EVERY_JSON_VALUE,
   everyPage,
   givenProject,
   SEARCHED_FLAGS,
   sorted,
-  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
-describeEachDatabase('Store contract: flags', (database) => {
-  const store = storeOfEachTest(database);
-
+describeStoreContract('flags', (store, _database) => {
   /** The keys of the project's flags that `filter` lists, in the store's order (one page holds them). */
   const flagKeys = async (projectId: string, filter: FlagFilter) =>
     (await store.listFlags(projectId, filter, { limit: 100 })).items.map((f) => f.key);

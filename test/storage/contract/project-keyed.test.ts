@@ -1,11 +1,8 @@
 import { expect, it } from 'vitest';
 import { UniqueViolation } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
-import { givenProject, PROJECT_KEYED, storeOfEachTest, UPDATED } from './support.ts';
+import { describeStoreContract, givenProject, PROJECT_KEYED, UPDATED } from './support.ts';
 
-describeEachDatabase('Store contract: what environments, flags and segments share', (database) => {
-  const store = storeOfEachTest(database);
-
+describeStoreContract('what environments, flags and segments share', (store, _database) => {
   // What environments, flags and segments share: a key unique in their project, versioned
   // updates, deletes by id. Held for each kind of PROJECT_KEYED.
 

@@ -1,26 +1,21 @@
 import { expect, it } from 'vitest';
 import { UniqueViolation } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
 import {
   aFlag,
   anApiKey,
   anEnvironment,
   aProject,
   aSegment,
+  describeStoreContract,
   disabled,
   everyPage,
   givenProject,
   keyByHash,
   sorted,
-  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
-describeEachDatabase('Store contract: projects, revisions and environments', (database) => {
-  const store = storeOfEachTest(database);
-
-  // Projects
-
+describeStoreContract('projects, revisions and environments', (store, _database) => {
   it('finds an inserted project by its id and by its key', async () => {
     const project = aProject('checkout', { name: 'Checkout', description: 'Grüße 🚀' });
     await store.insertProject(project);

@@ -1,21 +1,16 @@
 import { expect, it } from 'vitest';
-import { describeEachDatabase } from '../../support/database.ts';
 import {
   aSegment,
+  describeStoreContract,
   everyPage,
   expectLookup,
   givenProject,
   SEARCHED_FLAGS,
   sorted,
-  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
-describeEachDatabase('Store contract: segments', (database) => {
-  const store = storeOfEachTest(database);
-
-  // Segments
-
+describeStoreContract('segments', (store, _database) => {
   it('stores a segment exactly as given and finds it by id and by key in its project', async () => {
     const { project } = await givenProject(store, 'checkout');
     const segment = aSegment(project.id, 'beta-users', {

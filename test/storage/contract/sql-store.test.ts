@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest';
 import { UniqueViolation } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
 import {
   aFlag,
   anApiKey,
@@ -8,16 +7,14 @@ import {
   anEnvironment,
   aProject,
   aSegment,
+  describeStoreContract,
   disabled,
   givenProject,
   sleep,
-  storeOfEachTest,
   UPDATED,
 } from './support.ts';
 
-describeEachDatabase('Store contract: the store, its races and transactions', (database) => {
-  const store = storeOfEachTest(database);
-
+describeStoreContract('the store, its races and transactions', (store, database) => {
   it('answers a ping', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });

@@ -22,7 +22,7 @@ import {
   buildSegment,
   inEnvironments,
 } from '../../support/builders.ts';
-import type { TestDatabase } from '../../support/database.ts';
+import { describeEachDatabase, type TestDatabase } from '../../support/database.ts';
 
 // What every file of the store contract (one a storage role, as src/storage/sql/*-queries.ts) shares.
 // Fixtures. Ids come from the application's own generator, which sorts by creation time.
@@ -302,7 +302,7 @@ export const sorted = (keys: readonly string[]) => [...keys].sort();
  * The store of the test running: a migrated, empty one opened before each test of the enclosing
  * describe and closed after it. Every method call goes to the current test's store.
  */
-export function storeOfEachTest(database: TestDatabase): Store {
+function storeOfEachTest(database: TestDatabase): Store {
   let current: Store | undefined;
   let close: (() => Promise<void>) | undefined;
 
@@ -325,4 +325,12 @@ export function storeOfEachTest(database: TestDatabase): Store {
       return typeof value === 'function' ? value.bind(current) : value;
     },
   });
+}
+
+/** One role's part of the store contract, held on every test database, each test over a store of its own. */
+export function describeStoreContract(
+  role: string,
+  body: (store: Store, database: TestDatabase) => void,
+): void {
+  describeEachDatabase(`Store contract: ${role}`, (database) => body(storeOfEachTest(database), database));
 }
