@@ -230,9 +230,13 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     app.log.warn({ err: error }, 'reading running experiments failed'),
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
-  const fold = new AggregateFold(store, combineMeasuredComparisons(new ExperimentComparisons(store)), {
-    clock: services.clock,
-  });
+  const fold = new AggregateFold(
+    store,
+    combineMeasuredComparisons(new ExperimentComparisons(store, services.clock)),
+    {
+      clock: services.clock,
+    },
+  );
   fold.start((error) => app.log.warn({ err: error }, 'folding events into experiment aggregates failed'));
   const flushUsage = () =>
     Promise.all([

@@ -134,8 +134,8 @@ export interface ComparisonAggregateStore {
     metricId: string,
     kind: AggregateKind,
   ): Promise<ReadonlyMap<string, VariantSums>>;
-  /** Keeps a snapshot unless one of that hour is kept already. */
-  insertSnapshot(
+  /** Keeps the snapshot of its hour, in place of any taken earlier in that hour. */
+  putSnapshot(
     projectId: string,
     comparison: string,
     metricId: string,

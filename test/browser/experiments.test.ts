@@ -120,7 +120,7 @@ describeInChromium('the experiment pages', () => {
             sumProducts: 0,
           };
         };
-        await ui.server.store.aggregates.insertSnapshot(banner.projectId, banner.id, metric.id, {
+        await ui.server.store.aggregates.putSnapshot(banner.projectId, banner.id, metric.id, {
           hour: now - h,
           variants: { off: sums(0.1, 34), on: sums(0.1 + 0.006 * (7 - h), 34) },
         });

@@ -133,6 +133,17 @@ describeEachDatabase('experiment aggregates', (database) => {
     }
   });
 
+  it('keeps the sums of each hour it folds in, once, for the effect over time', async () => {
+    await fold();
+    const results = await admin('GET', '/v1/projects/default/experiments/checkout/results');
+    const spend = results.metrics.find((m: { metric: string }) => m.metric === 'spend');
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+    expect(spend.overTime.map((p: { at: string }) => p.at)).toEqual([hour]);
+    expect(spend.overTime[0].treatments).toEqual([
+      expect.objectContaining({ variant: 'on', units: spend.treatments[0].units }),
+    ]);
+  });
+
   it('counts no event after the experiment stopped', async () => {
     const before = await statistics('spend');
     await admin('POST', '/v1/projects/default/experiments/checkout/stop');

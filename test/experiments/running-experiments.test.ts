@@ -23,7 +23,11 @@ describeEachDatabase('running experiments, in memory on every node', (database) 
     }, 50);
     projectId = (await admin('GET', '/v1/projects/default')).id;
     await admin('POST', '/v1/projects/default/flags', { key: 'banner' });
-    await admin('POST', '/v1/projects/default/metrics', { key: 'buys', event: 'purchase', kind: 'conversion' });
+    await admin('POST', '/v1/projects/default/metrics', {
+      key: 'buys',
+      event: 'purchase',
+      kind: 'conversion',
+    });
     await admin('POST', '/v1/projects/default/experiments', {
       key: 'checkout',
       flag: 'banner',
@@ -42,7 +46,10 @@ describeEachDatabase('running experiments, in memory on every node', (database) 
     const here = server.node.plane.runningExperiments;
     expect(here.covering(projectId, 'production', 'banner')).toBeUndefined();
     const started = await admin('POST', '/v1/projects/default/experiments/checkout/start');
-    expect(here.covering(projectId, 'production', 'banner')).toEqual({ key: started.id, variants: ['off', 'on'] });
+    expect(here.covering(projectId, 'production', 'banner')).toEqual({
+      key: started.id,
+      variants: ['off', 'on'],
+    });
     expect(here.covering(projectId, 'development', 'banner')).toBeUndefined();
     const followed = async () => otherNode.covering(projectId, 'production', 'banner')?.key === started.id;
     expect(await eventually(followed, 2000)).toBe(true);

@@ -265,12 +265,7 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     );
   }
 
-  async insertSnapshot(
-    projectId: string,
-    comparison: string,
-    metricId: string,
-    snapshot: ComparisonSnapshot,
-  ) {
+  async putSnapshot(projectId: string, comparison: string, metricId: string, snapshot: ComparisonSnapshot) {
     await this.#db
       .insertInto('comparison_snapshots')
       .values({
@@ -280,7 +275,11 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
         hour: snapshot.hour,
         variants: JSON.stringify(snapshot.variants),
       })
-      .onConflict((oc) => oc.columns(['project_id', 'comparison', 'metric_id', 'hour']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'comparison', 'metric_id', 'hour'])
+          .doUpdateSet({ variants: sql`excluded.variants` }),
+      )
       .execute();
   }
 
