@@ -7,7 +7,7 @@ import { insightsHttpBenchmark } from './insights-http.ts';
 import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,results]
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results]
 //   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of docs/performance.md with its ratio against a baseline measured in the same run, and
@@ -27,6 +27,7 @@ const PARTS = [
   'realtime',
   'scheduler',
   'events',
+  'flags-as-code',
   'results',
 ] as const;
 type Part = (typeof PARTS)[number];
@@ -117,6 +118,7 @@ for (const part of parts) {
   if (part === 'writes') rows.push(...(await runPart<Row[]>('./writes.ts')));
   if (part === 'lists') rows.push(...(await runPart<Row[]>('./lists.ts')));
   if (part === 'scheduler') rows.push(...(await runPart<Row[]>('./scheduler.ts')));
+  if (part === 'flags-as-code') rows.push(...(await runPart<Row[]>('./flags-as-code.ts')));
   if (part === 'events') {
     rows.push(...(await runPart<Row[]>('./events.ts')));
     rows.push(...(await runPart<Row[]>('./events-overload.ts')));

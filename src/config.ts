@@ -54,6 +54,8 @@ export interface Config {
   readonly legacySyncCredentialsUntil: number | undefined;
   /** FLAGSTAFF_EVENT_RETENTION_DAYS (default 90): how long raw tracking events are kept. */
   readonly eventRetentionDays: number;
+  /** FLAGSTAFF_PROMETHEUS_URL: the Prometheus whose HTTP query API release-plan guards read; unset, no Prometheus guard. */
+  readonly prometheusUrl: string | undefined;
 }
 
 /** `false` (unset): the socket's peer is the client; a hop count; or the addresses/CIDRs of trusted proxies. */
@@ -253,6 +255,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
     throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, got "${otlpEndpoint}"`);
   }
+  const prometheusUrl = env.FLAGSTAFF_PROMETHEUS_URL || undefined;
+  if (prometheusUrl !== undefined && !/^https?:\/\//.test(prometheusUrl)) {
+    throw new ConfigError(`FLAGSTAFF_PROMETHEUS_URL must be an http(s) URL, got "${prometheusUrl}"`);
+  }
   const passwordSignIn = env.FLAGSTAFF_PASSWORD_SIGN_IN || 'on';
   if (passwordSignIn !== 'on' && passwordSignIn !== 'off') {
     throw new ConfigError(`FLAGSTAFF_PASSWORD_SIGN_IN must be on or off, got "${passwordSignIn}"`);
@@ -299,5 +305,6 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: secretKey?.trim(),
     legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
     eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
+    prometheusUrl,
   });
 }

@@ -21,6 +21,10 @@ import { AggregateFold } from './services/measurement/aggregate-fold.ts';
 import { combineMeasuredComparisons } from './services/measurement/comparison-statistics.ts';
 import { ExperimentComparisons } from './services/measurement/experiment-comparisons.ts';
 import { bootstrap } from './services/projects/bootstrap.ts';
+import { PrometheusClient } from './services/releases/prometheus-client.ts';
+import { ReleaseComparisons } from './services/releases/release-comparisons.ts';
+import { ReleaseGuards } from './services/releases/release-guards.ts';
+import { RunningReleases } from './services/releases/running-releases.ts';
 import { createServices, type ServiceOptions, type Services } from './services/services.ts';
 import { openChangeFeed } from './storage/change-feed/open-change-feed.ts';
 import { migrateToLatest, openDatabase, postgresPoolOf } from './storage/open-database.ts';
@@ -50,6 +54,8 @@ export interface Node {
   readonly realtime: Realtime;
   /** The evaluations served by reason (/metrics). */
   readonly evaluationCounts: EvaluationCounts;
+  /** Running release plans with metric guards, as exposures see them; the guard checker keeps it current. */
+  readonly runningReleases: RunningReleases;
 }
 
 /** Composes a node over `store`: plane → admission → services → consumers (docs/architecture.md). */
@@ -61,12 +67,14 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     { keys: plane.keys, references: plane.snapshots },
     { clock, serverSecret: options.serverSecret, ...options.admission },
   );
-  // Exposures are recorded under the running experiments' ids; release plans add their own source.
+  // Exposures are recorded under the running experiments' ids, and under `release:<plan id>` for
+  // release plans with metric guards.
   const experiments = options.experiments ?? combineRunningExperiments(plane.runningExperiments);
+  const runningReleases = new RunningReleases();
   const services = createServices(
     store,
     { ...plane, authentication: admission.keys },
-    { ...options, clock, experiments },
+    { ...options, clock, experiments: combineRunningExperiments(experiments, runningReleases) },
   );
   // Exposures too: single evaluations of a flag under a running experiment (SPEC §13).
   services.evaluation.observe(services.exposures.counter);
@@ -81,7 +89,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     clock,
     serverSecret: services.serverSecret,
   });
-  return { plane, admission, services, realtime, evaluationCounts };
+  return { plane, admission, services, realtime, evaluationCounts, runningReleases };
 }
 
 /** What `buildApp` serves of a node. */
@@ -173,6 +181,7 @@ async function buildNodeApp(
     sso: config.oidc,
     passwordSignIn: config.passwordSignIn,
     eventRetentionDays: config.eventRetentionDays,
+    prometheus: config.prometheusUrl === undefined ? undefined : new PrometheusClient(config.prometheusUrl),
     serverSecret,
     admission: {
       rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
@@ -230,14 +239,23 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     app.log.warn({ err: error }, 'reading running experiments failed'),
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
-  const fold = new AggregateFold(
-    store,
-    combineMeasuredComparisons(new ExperimentComparisons(store, services.clock)),
-    {
-      clock: services.clock,
-    },
+  const measured = combineMeasuredComparisons(
+    new ExperimentComparisons(store, services.clock),
+    new ReleaseComparisons(store),
   );
+  const fold = new AggregateFold(store, measured, {
+    clock: services.clock,
+  });
   fold.start((error) => app.log.warn({ err: error }, 'folding events into experiment aggregates failed'));
+  // Every node reads release guards; a look is recorded against the plan's version, so once.
+  const guards = new ReleaseGuards(store, services.releases, {
+    clock: services.clock,
+    prometheus: services.prometheus,
+    statistics: services.comparisonStatistics,
+    running: node.runningReleases,
+    log: app.log,
+  });
+  guards.start();
   const flushUsage = () =>
     Promise.all([
       services.apiKeys
@@ -264,6 +282,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     node.plane.runningExperiments.stop();
     await fold.stop();
     await scheduler.stop();
+    await guards.stop();
     await node.plane.sync.close();
     await flushUsage();
     await store.close();

@@ -187,12 +187,25 @@ export interface Loaded<T> {
 export const useApi = <T>(path: string | null): Loaded<T> => useLoaded(path, getJson<T>);
 
 /** One page of a list at `path` (null: nothing yet), with the paths either side and its count. */
-export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>);
+export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>, KEEP_ROWS);
+
+/**
+ * A list's next page, or the same list searched, keeps the rows on screen until the new ones
+ * arrive (`loading` says it is asking), instead of a "Loading" that makes the page jump.
+ */
+const KEEP_ROWS = true;
 
 const getJson = <T>(path: string): Promise<T> => api<T>('GET', path);
 
-/** Loads `path` with `load` and keeps the answer; `reload()` asks again. */
-function useLoaded<T>(path: string | null, load: (path: string) => Promise<T>): Loaded<T> {
+/**
+ * Loads `path` with `load` and keeps the answer; `reload()` asks again. `keepWhileLoading`
+ * shows the last answer (of the previous path) until the new one arrives.
+ */
+function useLoaded<T>(
+  path: string | null,
+  load: (path: string) => Promise<T>,
+  keepWhileLoading = false,
+): Loaded<T> {
   const [state, setState] = useState<{ path: string | null; data?: T; error?: ApiError }>({ path: null });
   const [generation, setGeneration] = useState(0);
   // biome-ignore lint/correctness/useExhaustiveDependencies: generation is the reload signal
@@ -209,7 +222,7 @@ function useLoaded<T>(path: string | null, load: (path: string) => Promise<T>): 
   }, [path, load, generation]);
   const fresh = state.path === path;
   return {
-    data: fresh ? state.data : undefined,
+    data: fresh || keepWhileLoading ? state.data : undefined,
     error: fresh ? state.error : undefined,
     loading: path !== null && (!fresh || (state.data === undefined && state.error === undefined)),
     reload: useCallback(() => setGeneration((g) => g + 1), []),

@@ -1,4 +1,4 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { Options } from './kit/field.tsx';
@@ -23,6 +23,9 @@ import { Link, match, mayLeave, navigate, setLeaveConfirmation, useLocation } fr
 import { can, SessionContext, useSession } from './session.ts';
 import { LoadError, Loading, Toasts } from './ui.tsx';
 
+/** The pages that make or restore an account, shown before anyone is signed in. */
+const ACCOUNT_PAGES = /^\/(?:setup|join|reset-password)(?:[/?]|$)/;
+
 /** Signed in or not, then the page the address names. */
 export function App() {
   const path = useLocation();
@@ -39,10 +42,18 @@ export function App() {
       }),
     );
     whenSignedOut(() => setMe(null));
+  }, []);
+
+  // Who is signed in, asked once a page needs it: the pages that make or restore an account
+  // (setup, join, reset) do not, and asking there would only log a 401 in the console.
+  const probed = useRef(false);
+  useEffect(() => {
+    if (probed.current || me !== undefined || ACCOUNT_PAGES.test(path)) return;
+    probed.current = true;
     api<Me>('GET', '/me').then(setMe, (error: ApiError) =>
       error.status === 401 ? setMe(null) : setLoadError(error),
     );
-  }, []);
+  }, [path, me]);
 
   const signOut = async () => {
     if (!(await mayLeave())) return;

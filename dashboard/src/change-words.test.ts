@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeFlagChange, differences } from './change-words.ts';
+import { approvalWords, describeFlagChange, differences } from './change-words.ts';
 
 const environment = (change: object = {}) => ({
   enabled: false,
@@ -66,5 +66,35 @@ describe('differences', () => {
   it('treats a value that changed kind as one difference', () => {
     expect(differences({ v: [1] }, { v: 'one' })).toEqual([{ path: '/v', before: [1], after: 'one' }]);
     expect(differences(null, { a: 1 })).toEqual([{ path: '/', before: null, after: { a: 1 } }]);
+  });
+});
+
+describe('approvalWords', () => {
+  const ann = { type: 'user', id: 'acc_ann', name: 'Ann' };
+  const bob = { type: 'api_key', id: 'key_bob', name: 'Bob' };
+  const cy = { type: 'user', id: 'acc_cy', name: 'Cy' };
+
+  it('names the author and every approver of the request a write came from', () => {
+    expect(approvalWords({ changeRequest: 'chg_1', author: ann, approvedBy: [bob, cy] })).toBe(
+      'asked by Ann, approved by Bob and Cy',
+    );
+  });
+
+  it('says when an admin applied it without approvals, or before all were in', () => {
+    expect(approvalWords({ changeRequest: 'chg_1', author: ann, approvedBy: [], approvalsBypassed: 1 })).toBe(
+      'asked by Ann, applied without approvals',
+    );
+    expect(
+      approvalWords({ changeRequest: 'chg_1', author: ann, approvedBy: [bob], approvalsBypassed: 1 }),
+    ).toBe('asked by Ann, approved by Bob, applied before every approval was in');
+  });
+
+  it('says nothing for a write no request made', () => {
+    expect(approvalWords(undefined)).toBeUndefined();
+    expect(approvalWords({ approvalsBypassed: '--bypass-approvals' })).toBeUndefined();
+  });
+
+  it("words a request's own events in the flag's history", () => {
+    expect(describeFlagChange('change_request.approved', {}, {})).toBe('Approved the change request');
   });
 });

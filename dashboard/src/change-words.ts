@@ -56,6 +56,17 @@ const ENVIRONMENT_WORDS: Readonly<Record<string, string>> = {
 const list = (words: readonly string[]) =>
   new Intl.ListFormat('en', { type: 'conjunction' }).format([...new Set(words)]);
 
+/** A change request's events, as its flag's history lists them (decision 1972). */
+const REQUEST_WORDS: Readonly<Record<string, string>> = {
+  'change_request.created': 'Asked for approval of a change',
+  'change_request.approved': 'Approved the change request',
+  'change_request.rejected': 'Rejected the change request',
+  'change_request.withdrawn': 'Withdrew the change request',
+  'change_request.applied': 'Applied the change request',
+  'change_request.apply_failed': 'Tried to apply the change request; it could not be applied',
+  'change_request.conflicted': 'The change request conflicts with a later change',
+};
+
 /**
  * A flag event as a line a person reads: "Switched on in production; changed the rules and the
  * default in production". `environmentName` turns environment keys into their names.
@@ -66,6 +77,8 @@ export function describeFlagChange(
   after: unknown,
   environmentName: (key: string) => string = (k) => k,
 ): string {
+  const request = REQUEST_WORDS[action];
+  if (request !== undefined) return request;
   if (action.endsWith('.created')) return 'Created the flag';
   if (action.endsWith('.deleted')) return 'Deleted the flag';
   const was = isObject(before) ? before : {};
@@ -93,4 +106,24 @@ export function describeFlagChange(
     line.charAt(0).toUpperCase() +
     line.slice(1).replace(/; ([A-Z])/g, (_, c: string) => `; ${c.toLowerCase()}`)
   );
+}
+
+interface Person {
+  readonly name: string;
+}
+
+/**
+ * Who stood behind a write a change request made (its audit event's details): "asked by Ann,
+ * approved by Bob and Cy", or that an admin applied it without approvals; undefined for any other write.
+ */
+export function approvalWords(details: unknown): string | undefined {
+  if (!isObject(details) || typeof details.changeRequest !== 'string') return undefined;
+  const author = (details.author as unknown as Person | undefined)?.name;
+  const approvers = Array.isArray(details.approvedBy)
+    ? (details.approvedBy as unknown as Person[]).map((p) => p.name)
+    : [];
+  const asked = author === undefined ? 'through a change request' : `asked by ${author}`;
+  const bypassed = typeof details.approvalsBypassed === 'number' && details.approvalsBypassed > 0;
+  if (approvers.length === 0) return `${asked}, applied without approvals`;
+  return `${asked}, approved by ${list(approvers)}${bypassed ? ', applied before every approval was in' : ''}`;
 }

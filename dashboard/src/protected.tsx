@@ -1,5 +1,6 @@
 import type { Environment } from './api.ts';
 import { reachOf, requiredApprovals } from './change-reach.ts';
+import { counted } from './kit/counted.ts';
 import { confirm } from './kit/dialogs.tsx';
 
 /** Whether changes in this environment ask first (decision 0604): production is, unless unmarked. */
@@ -8,7 +9,7 @@ export const isProtected = (environment: Environment): boolean => environment.pr
 const names = (environments: readonly Environment[]) =>
   new Intl.ListFormat('en', { type: 'conjunction' }).format(environments.map((e) => e.name));
 
-const approvals = (n: number) => (n === 1 ? '1 approval' : `${n} approvals`);
+const approvals = (n: number) => counted(n, 'approval');
 
 /**
  * Asks before a change reaches a protected environment or one that requires approvals; true at

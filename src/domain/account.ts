@@ -48,7 +48,7 @@ export interface Invitation {
   readonly role: Role;
   readonly projectId: string | null;
   readonly invitedBy: {
-    readonly type: 'api_key' | 'user' | 'system';
+    readonly type: 'api_key' | 'user' | 'release_plan' | 'system';
     readonly id: string;
     readonly name: string;
   };

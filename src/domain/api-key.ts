@@ -25,7 +25,8 @@ export const COMMAND_LINE_OPERATOR = 'cli';
 
 /** Who is making a request, after authentication. */
 export interface Principal {
-  readonly type: 'api_key' | 'user';
+  /** `release_plan`: a plan acting for the people who started it (services/releases). */
+  readonly type: 'api_key' | 'user' | 'release_plan';
   readonly id: string;
   readonly name: string;
   readonly role: Role;

@@ -3,7 +3,11 @@ export interface AuditEvent {
   /** The project whose log holds the event, null for the organisation's; known once stored. */
   readonly projectId?: string | null;
   readonly at: string;
-  readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string; readonly name: string };
+  readonly actor: {
+    readonly type: 'api_key' | 'user' | 'release_plan';
+    readonly id: string;
+    readonly name: string;
+  };
   /** `<resource>.<verb>`, e.g. `flag.updated`. */
   readonly action: string;
   readonly resource: {

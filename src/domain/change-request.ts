@@ -1,6 +1,7 @@
 /** Who did something, as the audit log names them. */
 export interface Person {
-  readonly type: 'api_key' | 'user';
+  /** `release_plan`: a plan's own steps and guards (SPEC §13), made as approved when it started. */
+  readonly type: 'api_key' | 'user' | 'release_plan';
   readonly id: string;
   readonly name: string;
 }
@@ -24,7 +25,8 @@ export type ChangeRequestKind =
   | 'segment.delete'
   | 'flagd.import'
   | 'experiment.start'
-  | 'experiment.stop';
+  | 'experiment.stop'
+  | 'release.start';
 export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'flag.patch',
   'flag.delete',
@@ -35,6 +37,7 @@ export const CHANGE_REQUEST_KINDS: readonly ChangeRequestKind[] = [
   'flagd.import',
   'experiment.start',
   'experiment.stop',
+  'release.start',
 ];
 
 /**

@@ -21,6 +21,25 @@ export interface ScheduledChange extends PendingFlagPatch {
    * as approved. Any other passes the gate again when it runs (decision 1852).
    */
   readonly approvedBy?: string;
+  /**
+   * A release plan's step (SPEC §13): the plan's milestone it moves to. It runs as the plan,
+   * approved when the plan started, and only while the plan waits on it and its guards allow.
+   */
+  readonly releaseStep?: { readonly plan: string; readonly milestone: number };
+}
+
+/**
+ * Thrown inside the write of a release plan's step whose guards do not let it go yet (one cannot
+ * be read, or has not been read since the milestone began): nothing was written; the step waits
+ * until `retryAt`, and the plan says why.
+ */
+export class ScheduledChangeHeld extends Error {
+  override name = 'ScheduledChangeHeld';
+  readonly retryAt: string;
+  constructor(reason: string, retryAt: string) {
+    super(reason);
+    this.retryAt = retryAt;
+  }
 }
 
 /** Thrown inside the write of a scheduled change that another node (or a cancel) settled first; nothing was written. */

@@ -32,6 +32,7 @@ import { eventRoutes } from './routes/events.ts';
 import { experimentRoutes } from './routes/experiments.ts';
 import { explainRoutes } from './routes/explain.ts';
 import { registerFilesSchema } from './routes/files-schema.ts';
+import { flagBatchRoutes } from './routes/flag-batches.ts';
 import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -40,6 +41,7 @@ import { metricRoutes } from './routes/metrics.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { releasePlanRoutes } from './routes/release-plans.ts';
 import { scheduledChangeRoutes } from './routes/scheduled-changes.ts';
 import { scimRoutes } from './routes/scim.ts';
 import { segmentRoutes } from './routes/segments.ts';
@@ -98,6 +100,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         projectRoutes,
         environmentRoutes,
         flagRoutes,
+        flagBatchRoutes,
         segmentRoutes,
         apiKeyRoutes,
         auditLogRoutes,
@@ -112,6 +115,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         eventRoutes,
         metricRoutes,
         experimentRoutes,
+        releasePlanRoutes,
       ]) {
         await v1.register(routes, { services });
       }

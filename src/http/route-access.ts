@@ -27,6 +27,12 @@ export interface RouteAccess {
   readonly body?: (principal: Principal, body: unknown, request: FastifyRequest) => void;
   /** The rate-limit budget; default management. */
   readonly rateLimit?: RateLimitBudget;
+  /**
+   * Also admits a flagd sync credential (`Bearer fsc.…`) derived for this scope
+   * (`<project>/<environment>`), with an evaluator's right: flagd's HTTP sync reads the same
+   * document its gRPC sync streams (decision 1974).
+   */
+  readonly syncScope?: (request: FastifyRequest) => string;
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -63,6 +69,10 @@ export const PATH_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => {
   const environment = param(request, 'envKey');
   return environment === undefined ? undefined : [environment];
 };
+/** `<project>/<envKey>` of the path, as a flagd sync selector names it. */
+export const PATH_SYNC_SCOPE = (request: FastifyRequest): string =>
+  `${param(request, 'projectId') ?? ''}/${param(request, 'envKey') ?? ''}`;
+
 export const QUERY_ENVIRONMENT = (request: FastifyRequest): EnvironmentScope => [
   query(request, 'environment') ?? DEFAULT_ENVIRONMENT,
 ];

@@ -34,6 +34,9 @@ import { MetricService } from './measurement/metric-service.ts';
 import { EnvironmentService } from './projects/environment-service.ts';
 import { ProjectService } from './projects/project-service.ts';
 import { WebhookService } from './projects/webhook-service.ts';
+import type { PrometheusQueries } from './releases/prometheus-client.ts';
+import { ReleasePlanService } from './releases/release-plan-service.ts';
+import { ReleaseTemplateService } from './releases/release-template-service.ts';
 import { EvaluationService } from './serving/evaluation-service.ts';
 import { HealthService } from './serving/health-service.ts';
 import { InsightsService } from './serving/insights-service.ts';
@@ -76,6 +79,11 @@ export interface Services {
   readonly webhooks: WebhookService;
   readonly scheduledChanges: ScheduledChangeService;
   readonly changeRequests: ChangeRequestService;
+  /** Release plans of flags, their steps and guards (SPEC §13). */
+  readonly releases: ReleasePlanService;
+  readonly releaseTemplates: ReleaseTemplateService;
+  /** FLAGSTAFF_PROMETHEUS_URL's query API, for Prometheus guards; undefined when not set. */
+  readonly prometheus: PrometheusQueries | undefined;
   /** Derives sync credentials and stream-token keys, seals webhook secrets (docs/decisions/1880). */
   readonly serverSecret: ServerSecret;
 }
@@ -100,6 +108,10 @@ export interface ServiceOptions {
   readonly eventRetentionDays?: number;
   /** Event batches a node holds at once before it answers 503; default 16. */
   readonly eventBatchesInFlight?: number;
+  /** FLAGSTAFF_PROMETHEUS_URL's query API, which Prometheus guards read. */
+  readonly prometheus?: PrometheusQueries;
+  /** Per-variant statistics that metric guards read (the experiments part); until wired, they cannot be read and hold. */
+  readonly comparisonStatistics?: ComparisonStatistics;
 }
 
 /** What the use cases read and keep up to date beside the store: the node's plane and its key authentication. */
@@ -137,7 +149,9 @@ export function createServices(
   const flagd = new FlagdService(deps);
   // The write pipelines that governance applies approved and scheduled changes through: not in Services.
   const flagWrites = new FlagWrites(deps);
-  const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites);
+  const releases = new ReleasePlanService({ store, clock, prometheus: options.prometheus }, flagWrites);
+  // A plan's steps are scheduled changes the scheduler runs as the plan.
+  const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites, releases);
   const exposures = new ExposureService(store, options.experiments);
   const events = new EventService(store, exposures, {
     clock,
@@ -179,7 +193,7 @@ export function createServices(
     metrics: new MetricService(store, clock),
     experiments,
     experimentResults: new ExperimentResultsService(store),
-    comparisonStatistics: new AggregateComparisonStatistics(store.aggregates),
+    comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
@@ -191,9 +205,13 @@ export function createServices(
         flagd: new FlagdWrites(deps),
         scheduledChanges,
         experiments,
+        releases,
       },
       clock,
     ),
+    releases,
+    releaseTemplates: new ReleaseTemplateService(store, clock),
+    prometheus: options.prometheus,
     serverSecret,
   };
 }

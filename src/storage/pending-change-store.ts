@@ -49,4 +49,6 @@ export interface PendingChangeStore {
     at: string,
     failure?: string,
   ): Promise<boolean>;
+  /** Moves a pending scheduled change to a later `at` (a held release step); false when it was no longer pending. */
+  postpone(id: string, at: string): Promise<boolean>;
 }

@@ -14,6 +14,7 @@ import type { ExposureStore } from './exposure-store.ts';
 import type { InsightsStore } from './insights-store.ts';
 import type { MetricStore } from './metric-store.ts';
 import type { PendingChangeStore } from './pending-change-store.ts';
+import type { ReleaseStore } from './release-store.ts';
 import type { WebhookStore } from './webhook-store.ts';
 
 export type { AuditFilter, Page, PageRequest };
@@ -127,6 +128,12 @@ export class UniqueViolation extends Error {
 /** Runs `work` in one transaction over the roles `R`; a transaction started inside one joins it. */
 export interface Transactional<R> {
   transaction<T>(work: (tx: WithTransactions<R>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction: runs `work` so that when it throws, only what it wrote is undone and the
+   * transaction goes on (a savepoint: one item of a batch refused, the others kept). Outside one,
+   * a transaction of its own.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The roles `R`, and transactions over the same roles: what a use case that writes names. */
@@ -380,6 +387,11 @@ export interface ExperimentRole {
   readonly experiments: ExperimentStore;
 }
 
+/** Release templates and plans (storage/release-store.ts): a plan moves in the transaction of the flag write it makes. */
+export interface ReleaseRole {
+  readonly releases: ReleaseStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -393,6 +405,7 @@ export interface StoreRoles
     PendingChangeRole,
     MetricRole,
     ExperimentRole,
+    ReleaseRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

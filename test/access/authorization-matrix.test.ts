@@ -155,6 +155,45 @@ const fresh = {
   evaluatorKey: (c: Context) => createKey(c.node.services, c.alphaId, 'evaluator', ['production']),
 };
 
+/** A fresh flag of alpha with a release plan in production, brought to `status` with full rights. */
+async function freshPlan(c: Context, status: 'draft' | 'running' | 'paused'): Promise<string> {
+  const key = `released-${c.next()}`;
+  await c.node.services.flags.create(setupActor, 'alpha', { key });
+  const releases = c.node.services.releases;
+  await releases.create(setupActor, 'alpha', key, 'production', {
+    control: 'off',
+    treatment: 'on',
+    milestones: [
+      { name: 'tenth', rollout: 10, hold: '1d' },
+      { name: 'all', rollout: 100, hold: 'until-proceeded' },
+    ],
+  });
+  if (status !== 'draft') await releases.start(setupActor, 'alpha', key, 'production');
+  if (status === 'paused') await releases.pause(setupActor, 'alpha', key, 'production');
+  return key;
+}
+
+const planUrl = (key: string, move = '') =>
+  `/v1/projects/alpha/flags/${key}/environments/production/release-plan${move}`;
+
+/** One release template of alpha shared by the cases that read or patch it. */
+const sharedTemplates = new WeakMap<Harness, Promise<string>>();
+const sharedTemplate = (c: Context) => {
+  let key = sharedTemplates.get(c.node);
+  if (key === undefined) {
+    key = c.node.services.releaseTemplates
+      .create(setupActor, 'alpha', {
+        key: 'shared-template',
+        milestones: [{ name: 'all', rollout: 100, hold: '1h' }],
+      })
+      .then((template) => template.key);
+    sharedTemplates.set(c.node, key);
+  }
+  return key;
+};
+
+const TEMPLATE_BODY = { milestones: [{ name: 'all', rollout: 100, hold: '1h' }] };
+
 const unknownField = (r: Request): Request => ({ ...r, body: { ...(r.body as object), bogus: true } });
 const badLimit = (r: Request): Request => ({ url: `${r.url}${r.url.includes('?') ? '&' : '?'}limit=0` });
 
@@ -316,6 +355,17 @@ const CASES: readonly RouteCase[] = [
     invalid: unknownField,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    // Each flag's writes are checked as their single routes check them, and refused flag by flag (decision 1960).
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flag-batches',
+      body: { flags: [{ flag: `batched-${c.next()}`, writes: [{ create: {} }] }] },
+    }),
+    invalid: unknownField,
+  },
+  {
     route: 'GET /v1/projects/:projectId/flags/:flagKey',
     access: { minRole: 'viewer', scope: 'project', touches: 'none' },
     success: 200,
@@ -412,6 +462,40 @@ const CASES: readonly RouteCase[] = [
     access: { minRole: 'editor', scope: 'project', touches: 'production' },
     success: 204,
     request: async (c) => ({ url: `/v1/flags/${c.flagId}/scheduled-changes/${await scheduleOne(c)}` }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/flags/checkout/scheduled-changes',
+      body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: c.next() % 2 === 0 } },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/flags/checkout/scheduled-changes' }),
+    invalid: (r) => ({ url: `${r.url}?status=bogus` }),
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId',
+    environmentOfResource: true,
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/flags/checkout/scheduled-changes/${await scheduleOne(c)}`,
+    }),
   },
   {
     route: 'GET /v1/projects/:projectId/change-requests',
@@ -891,6 +975,106 @@ const CASES: readonly RouteCase[] = [
       headers: { 'x-flagstaff-project': 'alpha', 'x-flagstaff-environment': 'production' },
       body: { events: [{ name: 'checkout', context: { targetingKey: `u${c.next()}` } }] },
     }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/release-templates',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/release-templates' }),
+    invalid: badLimit,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/release-templates',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 201,
+    request: (c) => ({
+      url: '/v1/projects/alpha/release-templates',
+      body: { key: `template-${c.next()}`, ...TEMPLATE_BODY },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/release-templates/:templateKey',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({ url: `/v1/projects/alpha/release-templates/${await sharedTemplate(c)}` }),
+  },
+  {
+    route: 'PATCH /v1/projects/:projectId/release-templates/:templateKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: async (c) => ({
+      url: `/v1/projects/alpha/release-templates/${await sharedTemplate(c)}`,
+      body: { name: `Template ${c.next()}` },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/release-templates/:templateKey',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 204,
+    request: async (c) => {
+      const made = await c.node.services.releaseTemplates.create(setupActor, 'alpha', {
+        key: `gone-template-${c.next()}`,
+        ...TEMPLATE_BODY,
+      });
+      return { url: `/v1/projects/alpha/release-templates/${made.key}` };
+    },
+  },
+  {
+    route: 'GET /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan',
+    access: { minRole: 'viewer', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'draft')) }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 201,
+    request: async (c) => {
+      const key = `planned-${c.next()}`;
+      await c.node.services.flags.create(setupActor, 'alpha', { key });
+      return { url: planUrl(key), body: { control: 'off', treatment: 'on', ...TEMPLATE_BODY } };
+    },
+    invalid: unknownField,
+  },
+  {
+    route: 'DELETE /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 204,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'draft')) }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/start',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'draft'), '/start') }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/pause',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'running'), '/pause'), body: {} }),
+    invalid: unknownField,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/resume',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'paused'), '/resume') }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/proceed',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'running'), '/proceed') }),
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/rollback',
+    access: { minRole: 'editor', scope: 'project', touches: 'production' },
+    success: 200,
+    request: async (c) => ({ url: planUrl(await freshPlan(c, 'running'), '/rollback'), body: {} }),
     invalid: unknownField,
   },
 ];

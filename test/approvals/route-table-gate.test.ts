@@ -36,8 +36,31 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'a draft experiment: nothing is measured until it starts',
   'DELETE /v1/projects/:projectId/experiments/:experimentKey':
     'a draft experiment: nothing is measured until it starts',
+  // Release plans: a template or a draft plan is served to no one; starting one passes the gate
+  // (tried below). Its moves are the steps of a plan approved when it started (SPEC §13): proceed
+  // goes to the next of the milestones approved, rollback serves again what production served
+  // before, pause and resume hold or re-time them.
+  'POST /v1/projects/:projectId/release-templates': 'release templates: milestones to copy, never served',
+  'PATCH /v1/projects/:projectId/release-templates/:templateKey':
+    'release templates: milestones to copy, never served',
+  'DELETE /v1/projects/:projectId/release-templates/:templateKey':
+    'release templates: milestones to copy, never served',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan':
+    'a draft plan: nothing is served until it starts through the gate',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan':
+    'only a plan that is not running is deleted; the flag stays as it is',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/pause':
+    'holds an approved plan where it is',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/resume':
+    'an approved plan runs its approved milestones again',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/proceed':
+    'the next of the milestones approved when the plan started',
+  'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/rollback':
+    'serves again the control production served before the approved plan',
   // Keeping an environment as it is.
   'DELETE /v1/flags/:flagId/scheduled-changes/:changeId':
+    'cancelling a pending change keeps the environment as it is',
+  'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
   // The gate's own doors: they apply only what others approved (test/approvals/change-requests.test.ts says who may).
   'POST /v1/change-requests/:requestId/approve': 'the gate itself',
@@ -92,7 +115,8 @@ interface Attempt {
   readonly what: string;
   readonly url: (f: Fixture) => string;
   readonly body?: unknown;
-  readonly status: 202 | 403;
+  /** 200: a batch, answered flag by flag; every flag's write must have become a change request. */
+  readonly status: 200 | 202 | 403;
 }
 
 const FLAGD_DISABLED = {
@@ -149,6 +173,28 @@ const ATTEMPTS: readonly Attempt[] = [
     status: 202,
   },
   {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'switch production off, archive, unarchive and delete, in one batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: {
+      flags: [
+        {
+          flag: 'guarded',
+          writes: [{ environment: 'production', patch: { enabled: false } }, { patch: { archived: true } }],
+        },
+        { flag: 'retired', writes: [{ patch: { archived: false } }] },
+      ],
+    },
+    status: 200,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flag-batches',
+    what: 'delete, in a batch',
+    url: () => '/v1/projects/default/flag-batches',
+    body: { flags: [{ flag: 'guarded', writes: [{ delete: true }] }] },
+    status: 200,
+  },
+  {
     route: 'POST /v1/flags/:flagId/restore',
     what: 'restore version 1 (off in production)',
     url: (f) => `/v1/flags/${f.flagId}/restore`,
@@ -160,6 +206,19 @@ const ATTEMPTS: readonly Attempt[] = [
     what: 'schedule production off',
     url: (f) => `/v1/flags/${f.flagId}/scheduled-changes`,
     body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/scheduled-changes',
+    what: 'schedule production off, by key',
+    url: () => '/v1/projects/default/flags/guarded/scheduled-changes',
+    body: { at: '2999-01-01T00:00:00Z', environment: 'production', patch: { enabled: false } },
+    status: 202,
+  },
+  {
+    route: 'POST /v1/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan/start',
+    what: 'start a release plan that serves "on" to a tenth of production',
+    url: () => '/v1/projects/default/flags/guarded/environments/production/release-plan/start',
     status: 202,
   },
   {
@@ -319,6 +378,16 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
       },
     });
     expect(configured.status, JSON.stringify(configured.body)).toBe(200);
+    const plan = await admin(
+      'POST',
+      '/v1/projects/default/flags/guarded/environments/production/release-plan',
+      {
+        control: 'off',
+        treatment: 'on',
+        milestones: [{ name: 'tenth', rollout: 10, hold: '1d' }],
+      },
+    );
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
     const archived = await admin('POST', '/v1/projects/default/flags', { key: 'retired' });
     await admin('PATCH', `/v1/flags/${archived.body.id}?environment=production`, { enabled: true });
     await admin('PATCH', `/v1/flags/${archived.body.id}`, { archived: true });
@@ -383,7 +452,7 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
   });
 
   for (const who of ['an editor API key', 'a signed-in editor'] as const) {
-    it(`answers ${who} 202 or 403 on every write that could change production, which evaluates as before`, async () => {
+    it(`answers ${who} 202 or 403 (a batch: a change request per flag) on every write that could change production, which evaluates as before`, async () => {
       const as =
         who === 'an editor API key'
           ? { key: editorKey }
@@ -406,6 +475,10 @@ describeEachDatabase('one gate for every write route (route table)', (database) 
         expect(res.status, label).toBe(attempt.status);
         if (res.status === 202)
           expect(res.headers.location, label).toBe(`/v1/change-requests/${res.body.id}`);
+        if (attempt.status === 200) {
+          const outcomes = res.body.flags.map((f: { outcome: string }) => f.outcome);
+          expect(outcomes, label).toEqual(outcomes.map(() => 'requested'));
+        }
         expect(await production(), label).toEqual(before);
       }
       // Nothing was written meanwhile: the flag is at the version the admin left it.

@@ -113,6 +113,28 @@ describeInChromium(
       await again.page.getByRole('alert').getByText('has been used already').waitFor();
     }, 90_000);
 
+    it('opens an invitation link with nothing in the console, and an unknown address shows the not-found page', async () => {
+      const invited = await ui.server.call('POST', '/v1/invitations', {
+        key: ADMIN_KEY,
+        body: { email: 'dee@example.com', role: 'viewer', project: null },
+      });
+      const opened = await ui.newPage();
+      const logged: string[] = [];
+      opened.page.on('console', (message) => {
+        if (message.type() === 'error') logged.push(message.text());
+      });
+      await opened.page.goto(`${ui.server.url}/join#${invited.body.token}`);
+      await opened.page.getByRole('heading', { name: 'Join Flagstaff' }).waitFor();
+      await opened.page.getByText('dee@example.com').waitFor();
+      expect(logged).toEqual([]);
+
+      const page = await open('ada@example.com', 'correct horse battery staple');
+      const answer = await page.goto(`${ui.server.url}/members`);
+      expect(answer?.status()).toBe(404);
+      await page.getByText('There is no page at /members.').waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    }, 90_000);
+
     it('shows the organisation audit log with those events, filtered by resource and by person', async () => {
       const page = await open('ada@example.com', 'correct horse battery staple');
       await followMainNavigation(page, 'Audit log (all projects)');

@@ -92,11 +92,11 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
 
     const ed = await openAs('ed@example.com', '/projects/walk/change-requests');
     const card = ed.getByRole('article', { name: 'Change request by Eve' });
-    await card.getByRole('rowheader', { name: 'production enabled' }).waitFor();
+    await card.getByRole('rowheader', { name: 'production: switch' }).waitFor();
     // Now and after, once the flag has loaded beside the request.
     await expect
-      .poll(() => card.getByRole('row', { name: /production enabled/ }).textContent())
-      .toMatch(/false\W*true/);
+      .poll(() => card.getByRole('row', { name: /production: switch/ }).textContent())
+      .toMatch(/off\W*on/);
     await card.getByRole('button', { name: 'Approve' }).click();
     await toast(ed, 'Applied.');
     expect((await flag()).environments.production.enabled).toBe(true);

@@ -291,7 +291,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await prerequisites.getByRole('checkbox', { name: 'on', exact: true }).check();
       await prerequisites.getByRole('button', { name: 'Save prerequisites' }).click();
 
-      await toast(page, 'Change request sent: it needs 1 approval(s) before it is applied.');
+      await toast(page, 'Change request sent: it needs 1 approval before it is applied.');
       const pending = page.getByRole('region', { name: 'Pending change requests' });
       await pending.waitFor();
       expect(await pending.textContent()).toContain('banner');

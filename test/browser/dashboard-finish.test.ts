@@ -37,6 +37,38 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Long key');
   });
 
+  it('on a phone a long flag name reads in a few lines, both tabs share a line, and list cards name each switch', async () => {
+    const key = 'checkout-experience-redesign-for-returning-customers-in-the-netherlands';
+    const name = 'Checkout experience redesign for returning customers in the Netherlands and Belgium';
+    await call('POST', '/v1/projects', { key: 'narrow', name: 'Narrow' });
+    await call('POST', '/v1/projects/narrow/flags', { key, name });
+    const page = await signedIn({ width: 390, height: 844 });
+    await page.goto(`${ui.server.url}/projects/narrow/flags/${key}`);
+    await page.getByRole('heading', { level: 2, name: 'Targeting' }).waitFor();
+    const heading = page.getByRole('heading', { level: 1 });
+    const lines = await heading.evaluate(
+      (h) => h.getBoundingClientRect().height / Number.parseFloat(getComputedStyle(h).lineHeight),
+    );
+    expect(lines).toBeLessThanOrEqual(5);
+    const tabTops = await page
+      .getByRole('tab')
+      .evaluateAll((tabs) => tabs.map((t) => Math.round(t.getBoundingClientRect().top)));
+    expect(tabTops).toHaveLength(2);
+    expect(new Set(tabTops).size).toBe(1);
+
+    await page.goto(`${ui.server.url}/projects/narrow/flags`);
+    const card = page.getByRole('row', { name: new RegExp(name) });
+    await card.waitFor();
+    const labels = await card
+      .locator('td')
+      .evaluateAll((cells) =>
+        cells
+          .filter((c) => getComputedStyle(c).display !== 'none')
+          .map((c) => getComputedStyle(c, '::before').content),
+      );
+    expect(labels).toEqual(['"Flag"', '"Development"', '"Production"']);
+  });
+
   it("a project's own address opens its flags", async () => {
     const page = await signedIn();
     await page.goto(`${ui.server.url}/projects/finish`);

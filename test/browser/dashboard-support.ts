@@ -43,17 +43,55 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 export const sidewaysOverflow = (page: Page): Promise<number> =>
   page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 
+/**
+ * Words in table cells that the layout breaks mid-word ("de/vel/opm/ent"): each is a word of
+ * the cell's text whose letters land on more than one line (a break after a hyphen or slash,
+ * where a person would break it too, is fine). Long values meant to wrap anywhere
+ * (URLs, hashes, JSON) are marked `.breaks-anywhere` and left out.
+ */
+export const wordsBrokenInCells = (page: Page): Promise<string[]> =>
+  page.evaluate(() => {
+    const broken: string[] = [];
+    for (const cell of document.querySelectorAll('main td, main th')) {
+      if (cell.closest('.breaks-anywhere') !== null) continue;
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (const match of text.matchAll(/[^\s/-]{2,}/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const lines = new Set(
+            [...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)),
+          );
+          if (lines.size > 1) broken.push(match[0]);
+        }
+      }
+    }
+    return broken;
+  });
+
+/** Tables whose content runs past their box, unseen unless scrolled: their headings. */
+export const tablesCutOff = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('main .table-wrap')]
+      .filter((wrap) => wrap.scrollWidth > wrap.clientWidth + 1)
+      .map((wrap) => wrap.querySelector('caption')?.textContent ?? 'a table'),
+  );
+
 /** Below this width a page is laid out for a phone. */
 const PHONE_WIDTH = 600;
 
 /**
  * What every page owes everyone: no serious or critical axe violation, and on a phone nothing
- * cut off sideways (wide tables scroll inside their own box). `what` names the page in a failure.
+ * cut off sideways, no table running past its box, and no word in a table broken mid-word. `what` names the page in a failure.
  */
 export async function expectAccessible(page: Page, what?: string): Promise<void> {
   expect(await seriousViolations(page), what).toEqual([]);
   if ((page.viewportSize()?.width ?? 1280) < PHONE_WIDTH) {
     expect(await sidewaysOverflow(page), what).toBeLessThanOrEqual(0);
+    expect(await wordsBrokenInCells(page), `${what ?? 'the page'}: words broken mid-word`).toEqual([]);
+    expect(await tablesCutOff(page), `${what ?? 'the page'}: tables cut off at the side`).toEqual([]);
   }
 }
 

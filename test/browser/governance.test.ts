@@ -186,7 +186,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
 
       const ready = async (page: Page) => {
         const card = page.getByRole('article', { name: 'Change request by Eve' });
-        await card.getByRole('rowheader', { name: 'production enabled' }).waitFor();
+        await card.getByRole('rowheader', { name: 'production: switch' }).waitFor();
       };
       const ed = await openAs('ed@example.com', '/projects/gov/change-requests');
       await ready(ed);
@@ -204,6 +204,41 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await card.getByRole('button', { name: 'Approve' }).click();
       await toast(ed, 'Applied.');
       expect((await flag('promo')).environments.production.enabled).toBe(true);
+    },
+    SLOW,
+  );
+
+  it(
+    'a request to add a rule reads as the Compare panel words it, on a phone too, and the history names its author and approver',
+    async () => {
+      await call('POST', '/v1/projects/gov/segments', { key: 'dutch-users', name: 'Dutch users' });
+      const ci = await call('POST', '/v1/projects/gov/api-keys', { name: 'CI pipeline', role: 'editor' });
+      const asked = await fetch(`${ui.server.url}/v1/projects/gov/flags/banner?environment=production`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${ci.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          rules: [{ segments: ['dutch-users'], conditions: [], serve: { variant: 'on' } }],
+        }),
+      });
+      expect(asked.status).toBe(202);
+
+      const ed = await openAs('ed@example.com', '/projects/gov/change-requests', 390);
+      const card = ed.getByRole('article', { name: 'Change request by CI pipeline' });
+      await card.getByRole('rowheader', { name: 'production: rules' }).waitFor();
+      const next = card.getByRole('cell', { name: /rule 1: in segment dutch-users → on/ });
+      await next.waitFor();
+      expect(await card.textContent()).not.toMatch(/rul_|"conditions"/);
+      // Stacked under its label, the value has the card's width, not a third of it.
+      expect((await next.boundingBox())?.width ?? 0).toBeGreaterThan(250);
+      await expectAccessible(ed, 'a rule request at 390');
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await toast(ed, 'Applied.');
+
+      await ed.goto(`${ui.server.url}/projects/gov/flags/banner`);
+      const history = ed.getByRole('region', { name: 'History' });
+      await history.getByText('asked by CI pipeline, approved by Ed').waitFor();
+      await history.getByText('Asked for approval of a change').waitFor();
+      await ed.context().close();
     },
     SLOW,
   );
@@ -292,7 +327,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
           );
         }
         expect(await card.getByRole('button', { name: 'Reject' }).isDisabled()).toBe(false);
-        await card.getByRole('rowheader', { name: 'production enabled' }).waitFor();
+        await card.getByRole('rowheader', { name: 'production: switch' }).waitFor();
       };
       await cleanAtBothWidths('ed@example.com', '/projects/gov/change-requests', check);
       await cleanAtBothWidths('ed@example.com', '/projects/gov/flags/sale', check);

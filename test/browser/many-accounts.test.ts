@@ -40,7 +40,7 @@ describeInChromium('managing 1,050 accounts (Chromium)', () => {
       await pages.getByText(/^1–100 of 1,05\d accounts$/).waitFor();
 
       await page.getByRole('searchbox', { name: 'Search' }).fill(FAR.name);
-      await pages.getByText('1–1 of 1 accounts').waitFor();
+      await pages.getByText('1–1 of 1 account').waitFor();
       expect(new URL(page.url()).searchParams.get('q')).toBe(FAR.name);
       await page.getByRole('button', { name: `Change role of ${FAR.name}` }).click();
       const dialog = page.getByRole('dialog', { name: `Change the role of ${FAR.name}` });

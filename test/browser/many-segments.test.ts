@@ -68,7 +68,7 @@ describeInChromium('choosing among 1,100 segments (Chromium)', () => {
       await pages.getByText('1–100 of 1,100 segments').waitFor();
 
       await page.getByRole('searchbox', { name: 'Search' }).fill('segment 1050');
-      await pages.getByText('1–1 of 1 segments').waitFor();
+      await pages.getByText('1–1 of 1 segment').waitFor();
       expect(new URL(page.url()).searchParams.get('q')).toBe('segment 1050');
       await page.getByRole('link', { name: 'Segment 1050' }).click();
       await page.waitForURL(new RegExp(`/segments/${FAR}$`));

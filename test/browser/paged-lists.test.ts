@@ -167,6 +167,32 @@ describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
   );
 
   it(
+    'keeps the rows on screen while the next page loads, instead of a "Loading" that makes the page jump',
+    async () => {
+      await page.goto(`${base()}/flags`);
+      await expect.poll(range).toBe('1–100 of 10,000 flags');
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/v1\/projects\/[^/]+\/flags\?.*cursor=/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.getByRole('link', { name: 'Next page' }).click();
+      await page.waitForURL(/cursor=/);
+      // While the next page is on its way: the first page's rows, and no "Loading".
+      expect(await firstKey()).toBe(keyOf(0));
+      expect(await page.getByText(/^Loading/).count()).toBe(0);
+      release();
+      await expect.poll(range).toBe('101–200 of 10,000 flags');
+      expect(await firstKey()).toBe(keyOf(100));
+      await page.unrouteAll();
+    },
+    SLOW,
+  );
+
+  it(
     'searches and filters by tag through the URL, and a reload keeps both',
     async () => {
       await page.goto(`${base()}/flags`);
@@ -175,18 +201,18 @@ describeInChromium('the dashboard at 10,000 flags (Chromium)', () => {
       await page.getByRole('combobox', { name: /^Tag/ }).selectOption('checkout');
       await expect.poll(() => page.url()).toContain('tag=checkout');
       // 9996 and 9989 … are multiples of 7 among flag-09990 … flag-09999: only 9996.
-      await expect.poll(range).toBe('1–1 of 1 flags');
+      await expect.poll(range).toBe('1–1 of 1 flag');
       expect(page.url()).toContain('q=flag-0999');
 
       await page.reload();
-      await expect.poll(range).toBe('1–1 of 1 flags');
+      await expect.poll(range).toBe('1–1 of 1 flag');
       expect(await page.getByLabel('Search').inputValue()).toBe('flag-0999');
       expect(await page.getByRole('combobox', { name: /^Tag/ }).inputValue()).toBe('checkout');
 
       await page.getByLabel('Search').fill('');
       await expect.poll(range).toBe('1–100 of 1,429 flags'); // 0, 7, … 9996
       await page.goBack(); // the search comes back with Back
-      await expect.poll(range).toBe('1–1 of 1 flags');
+      await expect.poll(range).toBe('1–1 of 1 flag');
     },
     SLOW,
   );

@@ -23,3 +23,16 @@ describe('package-lock.json (a fresh clone stays clean)', () => {
     expect(completeLockfile(committed)).toEqual({ text: committed, added: 0 });
   });
 });
+
+describe('install scripts (npm install prints no warning)', () => {
+  it('every locked package with an install script is allowed or denied by name in allowScripts', () => {
+    const lock = JSON.parse(committed) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const manifest = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, entry]) => entry.hasInstallScript === true)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts).toContain('node');
+    const unreviewed = withScripts.filter((name) => typeof manifest.allowScripts?.[name] !== 'boolean');
+    expect(unreviewed).toEqual([]);
+  });
+});

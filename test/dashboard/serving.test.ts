@@ -47,6 +47,22 @@ describe('the dashboard served at /', () => {
     }
   });
 
+  it("opens its not-found page, with a 404, when a person's browser asks for an unknown path", async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+    for (const path of ['/members', '/settings-old/x']) {
+      const res = await server.call('GET', path, { headers: html });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.body).toContain('<div id="root"></div>');
+    }
+    // The API's own paths stay problem+json even for a browser.
+    for (const path of ['/v1/nope', '/ofrep/v1/nope', '/assets/missing.js']) {
+      const res = await server.call('GET', path, { headers: html });
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type'), path).toContain('application/problem+json');
+    }
+  });
+
   it('says how to build it when it is not built', async () => {
     const empty = await startDashboardServer({
       dashboardRoot: await mkdtemp(join(tmpdir(), 'no-dashboard-')),

@@ -156,6 +156,40 @@ describe('plan refuses files that are wrong', () => {
     );
   });
 
+  it('reports one wrong condition as one problem, at its line', async () => {
+    await writeFile(
+      join(dir, 'flags/checkout.yaml'),
+      `${FLAG}    rules:\n      - conditions:\n          - type: attribute\n            attribute: country\n            operator: in\n            value: [BE, NL]\n        serve: { variant: new }\n`,
+    );
+    await refused(
+      /^flags\/checkout\.yaml:17: \/environments\/production\/rules\/0\/conditions\/0\/value: must be string, number or boolean$/,
+    );
+  });
+
+  it('reads a .json file as JSON: a trailing comma, a key without quotes and a comment are refused at their line', async () => {
+    const json = JSON.stringify({ key: 'banner', tags: ['web'] }, null, 2);
+    await writeFile(join(dir, 'flags/banner.json'), json.replace('"web"', '"web",'));
+    await refused(/^flags\/banner\.json:4: not valid JSON: a trailing comma before "\]"$/);
+    await writeFile(join(dir, 'flags/banner.json'), json.replace('"key"', 'key'));
+    await refused(/^flags\/banner\.json:2: not valid JSON: a key must be in double quotes$/);
+    // YAML would read the comment as part of a field's name.
+    await writeFile(join(dir, 'flags/banner.json'), json.replace('{', '{\n  // the banner'));
+    await refused(/^flags\/banner\.json:2: not valid JSON: comments are not allowed in JSON$/);
+  });
+
+  it('reports a quote or bracket never closed at the line that opens it', async () => {
+    await writeFile(
+      join(dir, 'flags/checkout.yaml'),
+      FLAG.replace('key: checkout', 'key: checkout\nname: "Checkout'),
+    );
+    await refused(/^flags\/checkout\.yaml:2: a string opened with " here is never closed$/);
+    await writeFile(
+      join(dir, 'flags/checkout.yaml'),
+      FLAG.replace('key: checkout', 'key: checkout\ntags: [web, shop'),
+    );
+    await refused(/^flags\/checkout\.yaml:2: the "\[" opened here is never closed with "\]"$/);
+  });
+
   it('lists every problem of a folder at once', async () => {
     await writeFile(
       join(dir, 'flags/checkout.yaml'),

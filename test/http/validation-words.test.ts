@@ -25,3 +25,26 @@ it('schema errors read as words at their field: the key rule, "is required", and
   );
   expect(JSON.stringify(res.body)).not.toMatch(/must match pattern|must NOT have/);
 });
+
+it('one wrong condition is one error at that condition, not one per alternative of every field above it', async () => {
+  await server.call('POST', '/v1/projects/default/flags', { body: { key: 'words' } });
+  const condition = (fields: Record<string, unknown>) =>
+    server.call('PATCH', '/v1/projects/default/flags/words', {
+      body: {
+        rules: [
+          { conditions: [{ type: 'attribute', attribute: 'country', ...fields }], serve: { variant: 'on' } },
+        ],
+      },
+    });
+  const list = await condition({ operator: 'in', value: ['BE', 'NL'] });
+  expect(list.status).toBe(400);
+  expect(list.body.errors).toEqual([
+    { path: '/rules/0/conditions/0/value', message: 'must be string, number or boolean' },
+  ]);
+  const typo = await condition({ operator: 'equal', value: 'BE' });
+  expect(typo.body.errors).toHaveLength(1);
+  expect(typo.body.errors[0]).toMatchObject({ path: '/rules/0/conditions/0/operator' });
+  // The field's own type is still named when nothing of it fits: rules are a list or null.
+  const notList = await server.call('PATCH', '/v1/projects/default/flags/words', { body: { rules: 'all' } });
+  expect(notList.body.errors).toEqual([{ path: '/rules', message: 'must be array or null' }]);
+});

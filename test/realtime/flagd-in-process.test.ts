@@ -215,11 +215,12 @@ describeEachDatabase('flagd sync: the official flagd provider in in-process mode
     }
     expect(logged.join('\n')).toContain(`"keyId":"${keyId}"`);
     expect(logged.join('\n')).toContain('flagd sync refused an API key in a selector');
-    // The credential reads flag definitions over sync and nothing else: no evaluation, no export, no management.
+    // The credential reads its environment's flag definitions (sync, or the same export flagd's HTTP
+    // sync polls: decision 1974) and nothing else: no evaluation, no other export, no management.
     const credential = selector.slice(selector.indexOf('#') + 1);
     for (const [method, path] of [
       ['POST', '/v1/evaluate'],
-      ['GET', '/v1/projects/default/environments/production/flagd'],
+      ['GET', '/v1/projects/default/environments/development/flagd'],
       ['GET', '/v1/projects/default/flags'],
     ] as const) {
       const reply = await api.call(method, path, {

@@ -1,19 +1,11 @@
 import type { Page } from '../api.ts';
 import { Link } from '../router.tsx';
 import { useUrlQuery } from '../url-query.ts';
-
-const numbers = new Intl.NumberFormat('en');
+import { pageRange } from './counted.ts';
 
 /** The cursor a page's `next` (`cursor`) or `previous` (`before`) path carries. */
 const cursorIn = (path: string | null, name: 'cursor' | 'before') =>
   path === null ? null : new URLSearchParams(path.split('?')[1] ?? '').get(name);
-
-/** "101–200 of 10,000 flags": where a counted page stands in its list. */
-export function pageRange(page: Pick<Page<unknown>, 'items' | 'total' | 'offset'>, what: string): string {
-  const total = numbers.format(page.total ?? page.items.length);
-  if (page.items.length === 0) return `None of ${total} ${what}`;
-  return `${numbers.format(page.offset + 1)}–${numbers.format(page.offset + page.items.length)} of ${total} ${what}`;
-}
 
 /**
  * Where a counted page stands, with links to the pages either side when there are any: addresses

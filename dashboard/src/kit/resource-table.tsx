@@ -6,6 +6,8 @@ import { ErrorSummary } from './field.tsx';
 export interface Column<T> {
   /** The column's heading; give a visually hidden one to a column of buttons. */
   readonly header: ReactNode;
+  /** The heading as text, for a heading that is not plain text: the label its cells show on a phone. */
+  readonly label?: string;
   readonly cell: (row: T) => ReactNode;
   readonly className?: string;
 }
@@ -53,6 +55,9 @@ type RowKey<T> = T extends { readonly id: string }
 type TableProps<T> = Omit<Parameters<typeof TableOrState<T>>[0], 'rowKey'> & RowKey<T>;
 
 const byId = (row: unknown): string => (row as { id: string }).id;
+
+/** A column heading as the label its cells show when rows stack on a phone; none for a column of buttons. */
+const labelOf = (header: ReactNode): string | undefined => (typeof header === 'string' ? header : undefined);
 
 /**
  * A list of resources as a table, with its other states: loading, failed (with a retry) and
@@ -109,7 +114,8 @@ function TableOrState<T>({
   const shown = columns.filter((c): c is Column<T> => c !== false);
   return (
     <div className="table-wrap">
-      <table>
+      {/* On a phone each row stacks into a card, its cells under their column's heading. */}
+      <table className="stacks-on-phone">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
@@ -131,7 +137,7 @@ function TableOrState<T>({
                 ) : (
                   shown.map((c, i) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed for the table's life
-                    <td key={i} className={c.className}>
+                    <td key={i} className={c.className} data-label={c.label ?? labelOf(c.header)}>
                       {c.cell(row)}
                     </td>
                   ))

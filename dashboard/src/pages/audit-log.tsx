@@ -258,14 +258,14 @@ function Change({ before, after }: { before: unknown; after: unknown }) {
   const changed = differences(before, after);
   if (changed.length === 0) return <p className="muted">Nothing but the version changed.</p>;
   return (
-    <table className="changes">
+    <table className="changes stacks-on-phone">
       <TableHead headers={['Field', 'Before', 'After']} />
       <tbody>
         {changed.map((d) => (
           <tr key={d.path}>
             <th scope="row">{describePath(keyOfPointerToken(d.path))}</th>
-            <td>{shown(d.before)}</td>
-            <td>{shown(d.after)}</td>
+            <td data-label="Before">{shown(d.before)}</td>
+            <td data-label="After">{shown(d.after)}</td>
           </tr>
         ))}
       </tbody>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'react';
 import { CHANGE_REQUEST_STATUSES } from '../../../src/domain/change-request.ts';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../api.ts';
+import { counted } from '../kit/counted.ts';
 import { ErrorSummary, Field, Options } from '../kit/field.tsx';
 import { useProject } from '../project.ts';
 import { Link } from '../router.tsx';
@@ -125,7 +126,8 @@ export function ChangeRequestCard({
         </span>
       </div>
       <p className="muted small">
-        <Time at={request.createdAt} /> · {request.approvals.length} of {request.requiredApprovals} approvals
+        <Time at={request.createdAt} /> · {request.approvals.length} of{' '}
+        {counted(request.requiredApprovals, 'approval')}
         {request.approvals.length > 0 && <> ({request.approvals.map((a) => a.by.name).join(', ')})</>}
       </p>
       {request.comment && <p className="request-comment">{request.comment}</p>}

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { type ApiError, api, apiPage, type Environment, enc, type FlagSummary } from '../api.ts';
 import { requiredApprovals } from '../change-reach.ts';
+import { counted } from '../kit/counted.ts';
 import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
@@ -12,8 +13,8 @@ import { PageTitle, Time, toast } from '../ui.tsx';
 /** Most approvals an environment may require (the API's limit, decision 1003). */
 const MOST_APPROVALS = 5;
 
-const approvalsText = (n: number) => (n === 0 ? 'None' : n === 1 ? '1 approval' : `${n} approvals`);
-const flagsText = (n: number) => (n === 1 ? '1 flag is' : `${n} flags are`);
+const approvalsText = (n: number) => (n === 0 ? 'None' : counted(n, 'approval'));
+const flagsText = (n: number) => counted(n, 'flag is', 'flags are');
 
 /** How many of the project's flags are on in the environment: the count of a filtered page of one. */
 async function flagsOnIn(projectId: string, environment: string): Promise<number> {

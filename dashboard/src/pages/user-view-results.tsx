@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ApiError, UserViewFlag } from '../api.ts';
+import { formatted, pageRange } from '../kit/counted.ts';
 import { Options } from '../kit/field.tsx';
 import { ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
@@ -74,7 +75,14 @@ export function UserViewResults({
           <p className="muted" role="status">
             {kept.length === 0
               ? 'No flag matches.'
-              : `Flags ${shown * PAGE_SIZE + 1}–${Math.min(kept.length, (shown + 1) * PAGE_SIZE)} of ${kept.length}${kept.length < answer.flags.length ? ` (of ${answer.flags.length} in all)` : ''}.`}
+              : `${pageRange(
+                  {
+                    items: kept.slice(shown * PAGE_SIZE, (shown + 1) * PAGE_SIZE),
+                    total: kept.length,
+                    offset: shown * PAGE_SIZE,
+                  },
+                  'flags',
+                )}${kept.length < answer.flags.length ? ` (of ${formatted(answer.flags.length)} in all)` : ''}`}
           </p>
           <FlagResults flags={kept.slice(shown * PAGE_SIZE, (shown + 1) * PAGE_SIZE)} />
           {pages > 1 && <PageButtons page={shown} pages={pages} onPage={setPage} />}
@@ -139,7 +147,7 @@ function FlagResults({ flags }: { flags: readonly UserViewFlag[] }) {
   );
 }
 
-/** Previous and next page, and where the list is. */
+/** Previous and next page, styled as the API-paged lists' pager (kit/pager.tsx). */
 function PageButtons({
   page,
   pages,
@@ -150,16 +158,17 @@ function PageButtons({
   onPage: (page: number) => void;
 }) {
   return (
-    <nav className="form-actions" aria-label="Pages of flags">
-      <button type="button" className="btn" disabled={page === 0} onClick={() => onPage(page - 1)}>
-        Previous page
-      </button>
-      <span>
-        Page {page + 1} of {pages}
-      </span>
-      <button type="button" className="btn" disabled={page + 1 >= pages} onClick={() => onPage(page + 1)}>
-        Next page
-      </button>
+    <nav className="pager" aria-label="Pages of flags">
+      {page > 0 && (
+        <button type="button" className="btn" onClick={() => onPage(page - 1)}>
+          Previous page
+        </button>
+      )}
+      {page + 1 < pages && (
+        <button type="button" className="btn" onClick={() => onPage(page + 1)}>
+          Next page
+        </button>
+      )}
     </nav>
   );
 }

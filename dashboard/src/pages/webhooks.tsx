@@ -129,10 +129,11 @@ export function WebhooksPage() {
             >
               {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
             </button>
-            <button type="button" className="btn subtle danger-text" onClick={() => remove(webhook)}>
+            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
+            {/* The harmful action last, apart from the harmless ones. */}
+            <button type="button" className="btn subtle danger-text at-end" onClick={() => remove(webhook)}>
               Delete<span className="visually-hidden"> {webhook.url}</span>
             </button>
-            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
           </div>
           {open === webhook.id && <Deliveries path={`${base}/${enc(webhook.id)}/deliveries`} />}
         </section>

@@ -112,20 +112,36 @@ export class ApiClient {
     }
   }
 
-  /** Every item of a list, page after page, following Link rel="next". */
-  async list<T>(path: string): Promise<T[]> {
+  /**
+   * Every item of a list, page after page, following Link rel="next"; each page is handed to
+   * `each` as it arrives (what it keeps is the caller's), and `progress` hears how far the list is
+   * read when it spans more than one page (its total from X-Total-Count, where the list counts).
+   */
+  async list<T>(
+    path: string,
+    options: { readonly each?: (item: T) => void; readonly progress?: Progress } = {},
+  ): Promise<T[]> {
     const items: T[] = [];
+    const each = options.each ?? ((item: T) => items.push(item));
     // The largest page the API gives, unless the caller chose one: fewer requests against the rate limit.
     const limit = /[?&]limit=/.test(path) ? '' : `${path.includes('?') ? '&' : '?'}limit=1000`;
     let next: string | undefined = `${this.server}${path}${limit}`;
+    let read = 0;
     while (next !== undefined) {
       const answer: ApiAnswer<T[]> = await this.request<T[]>('GET', next);
-      items.push(...answer.body);
+      for (const item of answer.body) each(item);
+      read += answer.body.length;
       next = nextPageOf(answer.headers.get('link'), this.server);
+      const total = Number(answer.headers.get('x-total-count') ?? Number.NaN);
+      if (read > answer.body.length || next !== undefined)
+        options.progress?.(read, Number.isFinite(total) ? total : undefined);
     }
     return items;
   }
 }
+
+/** Told how much of a long read or write is done, of how much (when known). */
+export type Progress = (done: number, total: number | undefined) => void;
 
 function problemOf(status: number, body: unknown): ApiError {
   if (typeof body === 'object' && body !== null && 'detail' in body) {

@@ -1,7 +1,7 @@
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
-import { ApiClient, ApiError } from './api-client.ts';
+import { ApiClient, ApiError, type Progress } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
 import { desiredOf, isResourceFile } from './desired.ts';
 import {
@@ -78,6 +78,16 @@ function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliO
   };
 }
 
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** Progress of a long read or write, on stderr so that what is printed on stdout stays the same. */
+const progressOn =
+  (output: CliOutput, command: string, verb: string, what: string): Progress =>
+  (done, total) =>
+    output.err(
+      `flagstaff ${command}: ${verb} ${count(done)}${total === undefined ? '' : ` of ${count(total)}`} ${what}\n`,
+    );
+
 const describeError = (error: unknown) =>
   error instanceof ApiError
     ? `${error.message}${error.errors.length ? ` (${error.errors.map((e) => `${e.path}: ${e.message}`).join('; ')})` : ''}`
@@ -100,7 +110,11 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
   // Every target is checked before any is written: a refused pull writes nothing.
   for (const target of targets) await refuseLinks(target.dir, target.dir !== dir);
   for (const target of targets) {
-    const server = await readServerProject(client, target.key);
+    const server = await readServerProject(
+      client,
+      target.key,
+      progressOn(output, 'pull', 'fetched', `flags of ${target.key}`),
+    );
     if (server.project === undefined) {
       output.err(`flagstaff pull: no project "${target.key}" on ${client.server}\n`);
       return 1;
@@ -137,7 +151,11 @@ async function pull(options: Options, output: CliOutput): Promise<number> {
 }
 
 /** Reads and checks every project folder under DIR, then plans each against the server. */
-async function plans(options: Options): Promise<{ plans?: Replanned[]; problems: Problem[] }> {
+async function plans(
+  options: Options,
+  output: CliOutput,
+  command: 'plan' | 'apply',
+): Promise<{ plans?: Replanned[]; problems: Problem[] }> {
   const folders = await projectFolders(options.dir);
   if (folders.length === 0) {
     return { problems: [{ file: options.dir, message: 'no project.yaml here, nor in any folder inside' }] };
@@ -151,7 +169,14 @@ async function plans(options: Options): Promise<{ plans?: Replanned[]; problems:
       continue;
     }
     const key = (folder.project?.value as { key?: unknown } | undefined)?.key;
-    const server = typeof key === 'string' ? await readServerProject(options.client, key) : undefined;
+    const server =
+      typeof key === 'string'
+        ? await readServerProject(
+            options.client,
+            key,
+            progressOn(output, command, 'fetched', `flags of ${key}`),
+          )
+        : undefined;
     const context = {
       segments: new Set(options.prune ? [] : server?.segments.keys()),
       flags: new Map(options.prune ? [] : [...(server?.flags ?? new Map())].map(([k, v]) => [k, v.state])),
@@ -165,7 +190,7 @@ async function plans(options: Options): Promise<{ plans?: Replanned[]; problems:
 }
 
 async function plan(options: Options, output: CliOutput): Promise<number> {
-  const result = await plans(options);
+  const result = await plans(options, output, 'plan');
   if (result.plans === undefined) {
     for (const problem of result.problems) output.err(`${formatProblem(problem)}\n`);
     output.err(
@@ -196,7 +221,7 @@ async function planToApply(
     );
     return undefined;
   }
-  const result = await plans(options);
+  const result = await plans(options, output, 'apply');
   if (result.plans === undefined) {
     for (const problem of result.problems) output.err(`${formatProblem(problem)}\n`);
     output.err('flagstaff apply: the files have problems; nothing changed.\n');
@@ -233,7 +258,10 @@ async function apply(options: Options, output: CliOutput): Promise<number> {
     output.out('Nothing to apply.\n');
     return 0;
   }
-  const outcomes = [...stale, ...(await applyPlans(options.client, planned))];
+  const outcomes = [
+    ...stale,
+    ...(await applyPlans(options.client, planned, progressOn(output, 'apply', 'applied', 'flags'))),
+  ];
   for (const outcome of outcomes) {
     (outcome.kind === 'failed' ? output.err : output.out)(`${renderOutcome(outcome)}\n`);
   }

@@ -1,7 +1,8 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Variant } from '../../domain/flag.ts';
 import { pointerToken } from '../../domain/json.ts';
+import { schemaErrors } from '../../domain/schema-errors.ts';
 import { projectFilesSchema } from '../../domain/schemas/project-files.ts';
 import { importFlagd, mergeVariants } from '../../flagd/import-flagd.ts';
 import type { Problem, ProjectFolder, SourceFile } from './files.ts';
@@ -50,21 +51,13 @@ export const isResourceFile = (kind: 'segment' | 'flag', value: unknown): boolea
 function schemaProblems(file: SourceFile, kind: keyof typeof validators): Problem[] {
   const validate = validators[kind];
   if (validate === undefined || validate(file.value)) return [];
-  return (validate.errors ?? []).map((e: ErrorObject) => {
-    let field = e.instancePath;
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'additionalProperties') {
-      const name = (e.params as { additionalProperty: string }).additionalProperty;
-      field = `${field}/${name}`;
-      message = `unknown field "${name}"`;
-    } else if (e.keyword === 'required') {
-      field = `${field}/${(e.params as { missingProperty: string }).missingProperty}`;
-      message = 'is required';
-    } else if (e.keyword === 'enum') {
-      message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    }
-    return { file: file.path, line: file.lineOf(field), field: field || '/', message };
-  });
+  // As the API says it (domain/schema-errors.ts): one wrong condition is one problem, at its line.
+  return schemaErrors(validate.errors ?? []).map(({ path, message }) => ({
+    file: file.path,
+    line: file.lineOf(path === '/' ? '' : path),
+    field: path,
+    message,
+  }));
 }
 
 const problemAt = (file: SourceFile, field: string, message: string): Problem => ({

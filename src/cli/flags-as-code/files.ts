@@ -1,8 +1,18 @@
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import {
+  Document,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type YAMLError,
+} from 'yaml';
 import { keyOfPointerToken } from '../../domain/json.ts';
 import { FILES_SCHEMA_PATH } from '../../domain/schemas/project-files.ts';
+import { jsonProblem } from './json-problem.ts';
 
 // Reading and writing a project folder (docs/flags-as-code.md):
 //   project.yaml          the project and its environments
@@ -42,22 +52,66 @@ export interface ProjectFolder {
 
 const DATA_FILE = /\.(ya?ml|json)$/;
 
-/** Parses YAML or JSON text, keeping where every value is. */
-export function parseSource(path: string, text: string): { file?: SourceFile; problems: Problem[] } {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  if (doc.errors.length > 0) {
+/** The line of an offset in `text`. */
+const lineOfOffset = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
+
+/**
+ * A YAML error where a person looks for it, in words: an unclosed quote or bracket at where it
+ * opens (the reader notices only where the file or the collection ends).
+ */
+function yamlProblem(path: string, text: string, error: YAMLError): Problem {
+  const [at] = error.pos;
+  const quote = /^Missing closing (["'])quote/.exec(error.message)?.[1];
+  const bracket = /end with an? ([\]}])/.exec(error.message)?.[1];
+  let offset = at;
+  let message = error.message.split('\n')[0] as string;
+  if (quote !== undefined) {
+    for (let i = at - 1; i >= 0; i--) {
+      if (text[i] === quote && text[i - 1] !== '\\') {
+        offset = i;
+        message = `a string opened with ${quote} here is never closed`;
+        break;
+      }
+    }
+  } else if (bracket !== undefined) {
+    const open = bracket === ']' ? '[' : '{';
+    for (let i = at - 1, depth = 0; i >= 0; i--) {
+      if (text[i] === bracket) depth++;
+      else if (text[i] === open && depth-- === 0) {
+        offset = i;
+        message = `the "${open}" opened here is never closed with "${bracket}"`;
+        break;
+      }
+    }
+  } else if (error.code === 'DUPLICATE_KEY') {
+    message = `field "${/^["']?([^"':\s]*)/.exec(text.slice(at))?.[1]}" appears twice (duplicated key)`;
+  }
+  return { file: path, line: lineOfOffset(text, offset), message };
+}
+
+/** Why a `.json` file is not JSON, at its line; undefined when it is (YAML, which JSON files must not lean on, is never asked). */
+function notJson(path: string, text: string): Problem | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    const found = jsonProblem(text);
     return {
-      problems: doc.errors.map((e) => ({
-        file: path,
-        line: lines.linePos(e.pos[0]).line,
-        message:
-          e.code === 'DUPLICATE_KEY'
-            ? `field "${/^["']?([^"':\s]*)/.exec(text.slice(e.pos[0]))?.[1]}" appears twice (duplicated key)`
-            : (e.message.split('\n')[0] as string),
-      })),
+      file: path,
+      ...(found === undefined ? {} : { line: lineOfOffset(text, found.offset) }),
+      message: `not valid JSON: ${found?.message ?? (error as Error).message}`,
     };
   }
+}
+
+/** Parses YAML or JSON text (a `.json` file as JSON only), keeping where every value is. */
+export function parseSource(path: string, text: string): { file?: SourceFile; problems: Problem[] } {
+  const refused = path.endsWith('.json') ? notJson(path, text) : undefined;
+  if (refused !== undefined) return { problems: [refused] };
+  const lines = new LineCounter();
+  // JSON is YAML too: read so, its values keep their lines, and a key written twice is caught.
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) return { problems: doc.errors.map((e) => yamlProblem(path, text, e)) };
   const lineAt = (offset: number | undefined) =>
     offset === undefined ? undefined : lines.linePos(offset).line;
   const lineOf = (pointer: string) => {

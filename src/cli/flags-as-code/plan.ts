@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Desired } from './desired.ts';
 import type { FlagEnvironmentState, FlagState, Json, SegmentState } from './model.ts';
-import type { ServerProject, Versioned } from './server-state.ts';
+import type { ServerProject, Versioned, VersionedFlag } from './server-state.ts';
 
 // What apply would do, per resource and per field, and the requests that would do it. A plan is
 // plain JSON (`plan --json`), so `apply --plan FILE` makes exactly the writes that were reviewed,
@@ -128,15 +128,16 @@ const creationChanges = (value: Record<string, Json>): FieldChange[] =>
 /** The server's rule ids kept for rules that are unchanged in content, so links to a rule survive (decision 1740). */
 function withRuleIds(
   rules: readonly Json[],
-  server: readonly { id: string }[] | undefined,
+  server: readonly string[] | undefined,
   serverStates: readonly Json[],
 ): Json[] {
   const used = new Set<number>();
   return rules.map((rule) => {
     const index = serverStates.findIndex((s, i) => !used.has(i) && isDeepStrictEqual(s, rule));
-    if (index < 0 || server?.[index] === undefined) return rule;
+    const id = server?.[index];
+    if (index < 0 || id === undefined) return rule;
     used.add(index);
-    return { id: server[index].id, ...(rule as Record<string, Json>) };
+    return { id, ...(rule as Record<string, Json>) };
   });
 }
 
@@ -144,7 +145,7 @@ function withRuleIds(
 function environmentPatch(
   before: FlagEnvironmentState | undefined,
   after: FlagEnvironmentState,
-  serverRules: readonly { id: string }[] | undefined,
+  serverRules: readonly string[] | undefined,
 ): Record<string, Json> {
   const patch = mergeDiff((before ?? {}) as Json, after as Json, new Set(['defaultRollout', 'targeting']));
   if (patch.rules !== undefined && patch.rules !== null) {
@@ -158,7 +159,7 @@ const FLAG_CREATE_FIELDS = ['key', 'name', 'type', 'description', 'variants', 't
 function flagWrites(
   project: string,
   desired: FlagState,
-  current: Versioned<FlagState> | undefined,
+  current: VersionedFlag | undefined,
   guarded: ReadonlySet<string>,
 ): { writes: PlannedWrite[]; changes: FieldChange[] } {
   const writes: PlannedWrite[] = [];
@@ -192,7 +193,7 @@ function flagWrites(
   for (const [env, state] of Object.entries(desired.environments)) {
     const serverState = current?.state.environments[env];
     // A new flag's first patch sets every field of the environments its file gives.
-    const patch = environmentPatch(serverState, state, current?.raw.environments?.[env]?.rules);
+    const patch = environmentPatch(serverState, state, current?.ruleIds[env]);
     if (current !== undefined) {
       changes.push(...fieldChanges((serverState ?? {}) as Json, state as Json, `environments.${env}.`));
     }

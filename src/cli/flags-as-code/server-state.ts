@@ -1,4 +1,4 @@
-import { type ApiClient, ApiError } from './api-client.ts';
+import { type ApiClient, ApiError, type Progress } from './api-client.ts';
 import {
   type FlagState,
   flagState,
@@ -17,8 +17,11 @@ export interface Versioned<T> {
   readonly id: string;
   readonly version: number;
   readonly state: T;
-  /** The answer as the API gave it (rule ids and all). */
-  readonly raw: Raw;
+}
+
+/** A flag as the server has it: its canonical form, and the ids of its rules by environment, so unchanged rules keep them. */
+export interface VersionedFlag extends Versioned<FlagState> {
+  readonly ruleIds: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface OpenChangeRequest {
@@ -35,13 +38,31 @@ export interface ServerProject {
   readonly project: Versioned<ProjectState> | undefined;
   readonly environments: ReadonlyMap<string, Versioned<ProjectState['environments'][number]>>;
   readonly segments: ReadonlyMap<string, Versioned<SegmentState>>;
-  readonly flags: ReadonlyMap<string, Versioned<FlagState>>;
+  readonly flags: ReadonlyMap<string, VersionedFlag>;
   readonly openChangeRequests: readonly OpenChangeRequest[];
 }
 
 const path = (key: string) => `/v1/projects/${encodeURIComponent(key)}`;
 
-export async function readServerProject(client: ApiClient, key: string): Promise<ServerProject> {
+/** A flag of the list, whole (`?configuration=true`), as the CLI keeps it: nothing of the answer beside. */
+function versionedFlag(f: Raw): VersionedFlag {
+  const ruleIds: Record<string, string[]> = {};
+  for (const [env, config] of Object.entries<Raw>(f.environments ?? {})) {
+    ruleIds[env] = ((config.rules ?? []) as { id: string }[]).map((r) => r.id);
+  }
+  return { id: f.id, version: f.version, state: flagState(f), ruleIds };
+}
+
+/**
+ * The project as the key sees it. Its flags come whole from the list, a thousand a page
+ * (decision 1960), each turned into its canonical form as its page arrives; `progress` hears how
+ * many are read when they take more than one page.
+ */
+export async function readServerProject(
+  client: ApiClient,
+  key: string,
+  progress?: Progress,
+): Promise<ServerProject> {
   let project: Raw;
   try {
     project = (await client.request('GET', path(key))).body;
@@ -57,38 +78,28 @@ export async function readServerProject(client: ApiClient, key: string): Promise
     }
     throw error;
   }
-  const [environments, segments, summaries, requests] = await Promise.all([
+  const flags = new Map<string, VersionedFlag>();
+  const [environments, segments, requests] = await Promise.all([
     client.request<Raw[]>('GET', `${path(key)}/environments`).then((a) => a.body),
     client.list<Raw>(`${path(key)}/segments`),
-    // Without ?archived= the list has archived flags too.
-    client.list<{ key: string }>(`${path(key)}/flags`),
     client.list<OpenChangeRequest>(`${path(key)}/change-requests?status=open`).catch(() => []),
+    // Without ?archived= the list has archived flags too.
+    client.list<Raw>(`${path(key)}/flags?configuration=true`, {
+      each: (f) => flags.set(f.key, versionedFlag(f)),
+      ...(progress === undefined ? {} : { progress }),
+    }),
   ]);
-  const flags: Raw[] = [];
-  // A few at a time: the key's rate limit is shared with everything else it does.
-  for (let i = 0; i < summaries.length; i += 8) {
-    const batch = summaries.slice(i, i + 8);
-    flags.push(
-      ...(await Promise.all(
-        batch.map((f) =>
-          client.request('GET', `${path(key)}/flags/${encodeURIComponent(f.key)}`).then((a) => a.body),
-        ),
-      )),
-    );
-  }
   const state = projectState(project, environments);
   return {
-    project: { id: project.id, version: project.version, state, raw: project },
+    project: { id: project.id, version: project.version, state },
     environments: new Map(
       environments.map((e) => [
         e.key,
-        { id: e.id, version: e.version, state: state.environments.find((s) => s.key === e.key), raw: e },
+        { id: e.id, version: e.version, state: state.environments.find((s) => s.key === e.key) },
       ]),
     ),
-    segments: new Map(
-      segments.map((s) => [s.key, { id: s.id, version: s.version, state: segmentState(s), raw: s }]),
-    ),
-    flags: new Map(flags.map((f) => [f.key, { id: f.id, version: f.version, state: flagState(f), raw: f }])),
+    segments: new Map(segments.map((s) => [s.key, { id: s.id, version: s.version, state: segmentState(s) }])),
+    flags,
     openChangeRequests: requests,
   } as ServerProject;
 }

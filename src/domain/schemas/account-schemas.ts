@@ -7,7 +7,7 @@ import { RoleSchema } from './resource-schemas.ts';
 
 /** Who made an invitation or a reset link: an API key, an account, or the first start (`system`). */
 const CreatorSchema = Type.Object({
-  type: OneOf(['api_key', 'user', 'system']),
+  type: OneOf(['api_key', 'user', 'release_plan', 'system']),
   id: Type.String(),
   name: Type.String(),
 });

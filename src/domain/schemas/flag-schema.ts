@@ -50,6 +50,11 @@ export const StalenessSchema = Type.Union(
   },
 );
 
+const FlagMetadataSchema = Type.Record(
+  Type.String(),
+  Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
+);
+
 export const FlagSummarySchema = Type.Object({
   id: Id,
   key: Key,
@@ -66,10 +71,21 @@ export const FlagSummarySchema = Type.Object({
   updatedAt: Timestamp,
   lastEvaluatedAt: LastEvaluatedAt,
   stale: StalenessSchema,
-  environments: Type.Record(Key, Type.Object({ enabled: Type.Boolean(), lastEvaluatedAt: LastEvaluatedAt }), {
-    description:
-      'The state and last evaluation of the flag in each environment, by key: a page of flags in every environment in one request.',
-  }),
+  environments: Type.Record(
+    Key,
+    Type.Object({
+      enabled: Type.Boolean(),
+      lastEvaluatedAt: LastEvaluatedAt,
+      ...Type.Partial(Type.Omit(FlagEnvironmentSchema, ['enabled'])).properties,
+    }),
+    {
+      description:
+        'The state and last evaluation of the flag in each environment, by key: a page of flags in every environment in one request. With `?configuration=true`, also its whole configuration there, as GET of the flag gives it.',
+    },
+  ),
+  projectId: Type.Optional(Id),
+  variants: Type.Optional(Type.Array(VariantSchema, { description: 'With `?configuration=true`.' })),
+  metadata: Type.Optional(FlagMetadataSchema),
 });
 
 export const FlagSchema = Type.Object({
@@ -82,7 +98,7 @@ export const FlagSchema = Type.Object({
   variants: Type.Array(VariantSchema),
   tags: Type.Array(Type.String()),
   archived: Type.Boolean(),
-  metadata: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+  metadata: FlagMetadataSchema,
   version: Version,
   createdAt: Timestamp,
   updatedAt: Timestamp,

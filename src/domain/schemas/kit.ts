@@ -31,9 +31,9 @@ export const Version = Type.Integer({ minimum: 1 });
 /** Any JSON value: `{}` as a schema, a JsonValue in its static type. */
 export const Json = (description: string) => Type.Unsafe<JsonValue>({ description });
 
-/** Who did something, as the audit log names people (an API key or an account). */
+/** Who did something, as the audit log names people (an API key or an account) and a release plan's own steps. */
 export const PersonSchema = Type.Object({
-  type: OneOf(['api_key', 'user']),
+  type: OneOf(['api_key', 'user', 'release_plan']),
   id: Type.String(),
   name: Type.String(),
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Credential } from '../../access/admission.ts';
 import type { Principal } from '../../domain/api-key.ts';
+import { syncCredentialKeyId } from '../../plane/sync-credential.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
 
 // Which credentials a request carries, read from its headers for admission (access/admission.ts)
@@ -10,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by admission on every /v1 and /ofrep request that gets past it. */
     principal?: Principal;
+    /** Set by the guard when a flagd sync credential admitted the request (route-access.ts `syncScope`). */
+    admittedBySyncCredential?: true;
   }
 }
 
@@ -53,6 +56,16 @@ export function apiKeyAuthenticator(): Authenticator {
       return credential;
     },
   };
+}
+
+/**
+ * `Authorization: Bearer fsc.…`: a flagd sync credential, checked against `scope` (the route's
+ * environment); undefined for any other header, so the request's other credentials are read.
+ */
+export function syncCredentialOf(request: FastifyRequest, scope: string): Credential | undefined {
+  const secret = bearerSecret(request);
+  if (secret === undefined || syncCredentialKeyId(secret) === undefined) return undefined;
+  return { kind: 'sync', id: hashSecret(secret), secret, scope };
 }
 
 const NO_CREDENTIAL: Credential = {

@@ -1,16 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Where `npm run build` puts the dashboard (dashboard/vite.config.ts). */
 export const DASHBOARD_DIST = join(import.meta.dirname, '../../../dashboard/dist');
 
 /**
  * The paths the dashboard's router shows pages for (dashboard/src/app.tsx): opened or reloaded,
- * they get its page. Any other unknown path stays a problem+json 404, as the API promises.
+ * they get its page.
  */
 const PAGE_PATHS = /^\/(?:sign-in|setup|join|reset-password|projects|settings|audit-log)(?:\/|$)/;
+
+/** The API's own paths: unknown ones are problem+json 404s for every client, as the API promises. */
+const API_PATHS = /^\/(?:v1|v2|ofrep|scim|docs|metrics|healthz|readyz|flagd)(?:\/|$)/;
+
+/**
+ * A person's browser opening an unknown path (`/members`) gets the dashboard's not-found page
+ * with a 404, not raw JSON; scripts and API clients, which do not ask for HTML first, get the
+ * problem+json 404.
+ */
+const opensAPage = (accept: string | undefined, path: string): boolean =>
+  accept?.startsWith('text/html') === true && !API_PATHS.test(path);
 
 /**
  * The page may load only its own scripts and styles and talk only to this server; nobody may
@@ -67,10 +78,14 @@ export async function registerDashboard(app: FastifyInstance, root = DASHBOARD_D
       );
     },
   });
-  const page = async (request: { url: string }, reply: FastifyReply) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     // A missing file (a path with an extension) is a real 404 too.
-    if ((path !== '/' && !PAGE_PATHS.test(path)) || extname(path) !== '') return reply.callNotFound();
+    if (extname(path) !== '') return reply.callNotFound();
+    if (path !== '/' && !PAGE_PATHS.test(path)) {
+      if (!opensAPage(request.headers.accept, path)) return reply.callNotFound();
+      reply.code(404);
+    }
     return pageHeaders(reply).type('text/html; charset=utf-8').send(index);
   };
   app.get('/', { schema: { hide: true } }, page);

@@ -8,7 +8,7 @@ import type {
 import type { AccessRule, Admission, Verdict } from '../../access/admission.ts';
 import { type Arrival, prependHooks, takeArrival } from '../route-arrival.ts';
 import { nulInPathOrQuery } from '../validation.ts';
-import { type Authenticator, credentialOf } from './authentication.ts';
+import { type Authenticator, credentialOf, syncCredentialOf } from './authentication.ts';
 import { bodyAuthorizationHook } from './authorization.ts';
 import { sendRefusal, setRateLimitHeaders } from './rate-limit.ts';
 
@@ -35,7 +35,13 @@ export function registerGuard(scope: FastifyInstance): void {
     };
     // The route's arrival step (request id, CORS) runs first, in the guard's one hook.
     const arrival = takeArrival(route);
-    const hook = guardHook(arrival, accessControl.admission, accessControl.authenticators, rule);
+    const hook = guardHook(
+      arrival,
+      accessControl.admission,
+      accessControl.authenticators,
+      rule,
+      access?.syncScope,
+    );
     prependHooks(route, 'onRequest', hook);
     if (access?.body !== undefined) prependHooks(route, 'preValidation', bodyAuthorizationHook(access));
     if (method !== 'HEAD') accessControl.routes.push({ method, url: route.url, access, rateLimit });
@@ -54,7 +60,10 @@ function guardHook(
   admission: Admission,
   authenticators: readonly Authenticator[],
   rule: AccessRule<FastifyRequest>,
+  syncScope?: (request: FastifyRequest) => string,
 ): onRequestHookHandler {
+  // A flagd sync credential reads one environment's definitions: an evaluator's right (decision 1974).
+  const syncRule: AccessRule<FastifyRequest> = { ...rule, role: 'evaluator' };
   const limiter = rule.budget === false ? undefined : admission.budgets[rule.budget];
   const settle = (
     request: FastifyRequest,
@@ -81,8 +90,10 @@ function guardHook(
       done(nul);
       return;
     }
-    const credential = credentialOf(authenticators, request);
-    const verdict = admission.admit(request, credential, rule);
+    const sync = syncScope === undefined ? undefined : syncCredentialOf(request, syncScope(request));
+    if (sync !== undefined) request.admittedBySyncCredential = true;
+    const credential = sync ?? credentialOf(authenticators, request);
+    const verdict = admission.admit(request, credential, sync === undefined ? rule : syncRule);
     if (!(verdict instanceof Promise)) settle(request, reply, done, verdict);
     else verdict.then((found) => settle(request, reply, done, found), done);
   };

@@ -4,7 +4,7 @@ import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
 import type { Services } from '../../services/services.ts';
 import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
 import { actorOf, sendGated } from '../request-helpers.ts';
-import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { access, PATH_ENVIRONMENT, PATH_SYNC_SCOPE, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, EnvironmentParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -92,13 +92,14 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
       200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
       304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
       problems: [409],
-      config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT }),
+      config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT, syncScope: PATH_SYNC_SCOPE }),
     }),
     async (request, reply) => {
       const { document, warnings } = await services.flagd.export(
         actorOf(request),
         request.params.projectId,
         request.params.envKey,
+        request.admittedBySyncCredential ? 'evaluator' : 'viewer',
       );
       // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (docs/product.md §9).
       const body = JSON.stringify(document);

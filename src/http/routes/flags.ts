@@ -22,6 +22,8 @@ import {
   CountedPageQuery,
   FlagIdParams,
   Key,
+  NAMED_BY_KEY,
+  ProjectFlagParams,
   ProjectParams,
   RestoreSchema,
   SearchQuery,
@@ -31,8 +33,6 @@ import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
-const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
-const NAMED_BY_KEY = 'The flag is named by its key or by its `flg_…` id.';
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
 
@@ -41,30 +41,39 @@ const PATCH_DESCRIPTION =
  * there. `environments` gives its state and last evaluation in each, so that one request shows a
  * page of flags in every environment (docs/decisions/1802-one-request-per-page-of-flags.md).
  */
-const summary = (environment: string, usage: ReadonlyMap<string, FlagUsage>) => (flag: Flag) => {
-  const used = usage.get(flag.key);
-  return {
-    id: flag.id,
-    key: flag.key,
-    name: flag.name,
-    type: flag.type,
-    enabled: flag.environments[environment]?.enabled ?? false,
-    description: flag.description,
-    tags: flag.tags,
-    archived: flag.archived,
-    version: flag.version,
-    createdAt: flag.createdAt,
-    updatedAt: flag.updatedAt,
-    lastEvaluatedAt: used?.lastEvaluatedAt ?? null,
-    stale: used?.stale ?? null,
-    environments: Object.fromEntries(
-      Object.entries(flag.environments).map(([key, config]) => [
-        key,
-        { enabled: config.enabled, lastEvaluatedAt: used?.lastEvaluatedIn[key] ?? null },
-      ]),
-    ),
+const summary =
+  (environment: string, usage: ReadonlyMap<string, FlagUsage>, configuration: boolean) => (flag: Flag) => {
+    const used = usage.get(flag.key);
+    return {
+      // The bulk read (decision 1960): each flag whole, as its GET gives it, so that a tool reads a page of flags in one request.
+      ...(configuration
+        ? { projectId: flag.projectId, variants: flag.variants, metadata: flag.metadata }
+        : {}),
+      id: flag.id,
+      key: flag.key,
+      name: flag.name,
+      type: flag.type,
+      enabled: flag.environments[environment]?.enabled ?? false,
+      description: flag.description,
+      tags: flag.tags,
+      archived: flag.archived,
+      version: flag.version,
+      createdAt: flag.createdAt,
+      updatedAt: flag.updatedAt,
+      lastEvaluatedAt: used?.lastEvaluatedAt ?? null,
+      stale: used?.stale ?? null,
+      environments: Object.fromEntries(
+        Object.entries(flag.environments).map(([key, config]) => [
+          key,
+          {
+            ...(configuration ? config : {}),
+            enabled: config.enabled,
+            lastEvaluatedAt: used?.lastEvaluatedIn[key] ?? null,
+          },
+        ]),
+      ),
+    };
   };
-};
 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
   app.get(
@@ -87,12 +96,26 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         enabled: Type.Optional(
           Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
         ),
+        configuration: Type.Optional(
+          Type.Boolean({
+            description:
+              'Each flag whole: also its `projectId`, `variants`, `metadata` and every environment’s configuration, as GET of the flag gives them (for tools reading a project in bulk: pages of up to 1,000).',
+          }),
+        ),
       }),
       200: Type.Array(FlagSummarySchema),
       config: access('viewer', PROJECT),
     }),
     async (request, reply) => {
-      const { environment = DEFAULT_ENVIRONMENT, tag, q, archived, stale, enabled } = request.query;
+      const {
+        environment = DEFAULT_ENVIRONMENT,
+        tag,
+        q,
+        archived,
+        stale,
+        enabled,
+        configuration,
+      } = request.query;
       const page = await services.flags.list(
         actorOf(request),
         request.params.projectId,
@@ -111,7 +134,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         projectId === undefined
           ? new Map()
           : await services.insights.usageIn(projectId, environment, page.items);
-      return sendPage(request, reply, page, summary(environment, usage));
+      return sendPage(request, reply, page, summary(environment, usage, configuration === true));
     },
   );
 

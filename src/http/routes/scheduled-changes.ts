@@ -1,16 +1,27 @@
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { SCHEDULED_CHANGE_STATUSES, type ScheduledChange } from '../../domain/scheduled-change.ts';
 import { ChangeRequestSchema, ScheduledChangeSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
-import { access, FLAG, scheduledPatchEnvironments } from '../route-access.ts';
+import { access, FLAG, PROJECT, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Description, FlagIdParams, Key, OneOf, Timestamp } from '../schemas/common.ts';
+import {
+  Closed,
+  Description,
+  FlagIdParams,
+  Key,
+  NAMED_BY_KEY,
+  OneOf,
+  ProjectFlagParams,
+  Timestamp,
+} from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Scheduled changes']);
-const ChangeParams = Closed({ ...FlagIdParams.properties, changeId: Type.String() });
+
+type ScheduledChangeUseCases = Pick<Services, 'scheduledChanges' | 'flags'>;
 
 /** The wire shape: the author as the audit log names people, not their rights. */
 const wire = (change: ScheduledChange) => ({
@@ -27,13 +38,47 @@ const wire = (change: ScheduledChange) => ({
   failure: change.failure,
 });
 
-export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  app.post(
-    '/flags/:flagId/scheduled-changes',
-    describe('Schedule a change to a flag', {
-      description:
-        'The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to `environment`. It is checked now and applied at `at` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.',
+/** The routes of one naming of the flag: by id, or by project and key (or id) as reading a flag names it. */
+interface Naming {
+  readonly url: string;
+  readonly params: typeof FlagIdParams | typeof ProjectFlagParams;
+  readonly target: typeof FLAG | typeof PROJECT;
+  readonly idOf: (request: FastifyRequest) => Promise<string>;
+}
+
+export const scheduledChangeRoutes: RoutesPlugin<{ services: ScheduledChangeUseCases }> = async (
+  app,
+  { services },
+) => {
+  const namings: readonly Naming[] = [
+    {
+      url: '/flags/:flagId',
       params: FlagIdParams,
+      target: FLAG,
+      idOf: async (request) => (request.params as Static<typeof FlagIdParams>).flagId,
+    },
+    {
+      url: '/projects/:projectId/flags/:flagKey',
+      params: ProjectFlagParams,
+      target: PROJECT,
+      idOf: async (request) => {
+        const { projectId, flagKey } = request.params as Static<typeof ProjectFlagParams>;
+        return (await services.flags.get(actorOf(request), projectId, flagKey)).id;
+      },
+    },
+  ];
+  for (const naming of namings) registerNaming(app, services, naming);
+};
+
+function registerNaming(app: RoutesApp, services: ScheduledChangeUseCases, naming: Naming): void {
+  const { url, target, idOf } = naming;
+  const changeParams = Closed({ ...naming.params.properties, changeId: Type.String() });
+  const byKey = target === PROJECT ? ` ${NAMED_BY_KEY}` : '';
+  app.post(
+    `${url}/scheduled-changes`,
+    describe('Schedule a change to a flag', {
+      description: `The patch is what PATCH /v1/flags/{flagId} accepts; its environment fields apply to \`environment\`. It is checked now and applied at \`at\` (within a second) as its author; if it no longer validates then, it is marked failed with the reason and nothing is written.${byKey}`,
+      params: naming.params,
       body: Closed({
         at: Timestamp,
         environment: Key,
@@ -42,10 +87,10 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
       }),
       201: ScheduledChangeSchema,
       202: ChangeRequestSchema,
-      config: access('editor', FLAG, { body: scheduledPatchEnvironments }),
+      config: access('editor', target, { body: scheduledPatchEnvironments }),
     }),
     async (request, reply) => {
-      const outcome = await services.scheduledChanges.schedule(actorOf(request), request.params.flagId, {
+      const outcome = await services.scheduledChanges.schedule(actorOf(request), await idOf(request), {
         ...request.body,
         patch: request.body.patch,
       });
@@ -57,17 +102,18 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   );
 
   app.get(
-    '/flags/:flagId/scheduled-changes',
+    `${url}/scheduled-changes`,
     describe("List a flag's scheduled changes, earliest first", {
-      params: FlagIdParams,
+      ...(byKey === '' ? {} : { description: NAMED_BY_KEY }),
+      params: naming.params,
       querystring: Closed({ status: Type.Optional(OneOf(SCHEDULED_CHANGE_STATUSES)) }),
       200: Type.Array(ScheduledChangeSchema),
-      config: access('viewer', FLAG),
+      config: access('viewer', target),
     }),
     async (request) => {
       const changes = await services.scheduledChanges.list(
         actorOf(request),
-        request.params.flagId,
+        await idOf(request),
         request.query.status,
       );
       return changes.map(wire);
@@ -75,33 +121,37 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: Services }> = async
   );
 
   app.get(
-    '/flags/:flagId/scheduled-changes/:changeId',
+    `${url}/scheduled-changes/:changeId`,
     describe('Get a scheduled change', {
-      params: ChangeParams,
+      params: changeParams,
       200: ScheduledChangeSchema,
-      config: access('viewer', FLAG),
+      config: access('viewer', target),
     }),
     async (request) =>
       wire(
-        await services.scheduledChanges.get(actorOf(request), request.params.flagId, request.params.changeId),
+        await services.scheduledChanges.get(
+          actorOf(request),
+          await idOf(request),
+          (request.params as { changeId: string }).changeId,
+        ),
       ),
   );
 
   // Which environments a cancel reaches is the stored change's: the use case checks them.
   app.delete(
-    '/flags/:flagId/scheduled-changes/:changeId',
+    `${url}/scheduled-changes/:changeId`,
     describe('Cancel a pending scheduled change', {
-      params: ChangeParams,
+      params: changeParams,
       problems: [409],
-      config: access('editor', FLAG),
+      config: access('editor', target),
     }),
     async (request, reply) => {
       await services.scheduledChanges.cancel(
         actorOf(request),
-        request.params.flagId,
-        request.params.changeId,
+        await idOf(request),
+        (request.params as { changeId: string }).changeId,
       );
       return sendNoContent(reply);
     },
   );
-};
+}

@@ -28,6 +28,10 @@ export const ProjectParams = Closed({ projectId: Type.String({ description: 'Pro
 export const EnvironmentParams = Closed({ ...ProjectParams.properties, envKey: Key });
 /** A flag named by its id in the path (`/flags/:flagId/…`). */
 export const FlagIdParams = Closed({ flagId: Type.String() });
+/** A flag named in the path as reading it names it: by project, and key or id (`/projects/:projectId/flags/:flagKey/…`). */
+export const ProjectFlagParams = Closed({ projectId: Type.String(), flagKey: Key });
+/** What routes of `ProjectFlagParams` say of it. */
+export const NAMED_BY_KEY = 'The flag is named by its key or by its `flg_…` id.';
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),

@@ -1,5 +1,7 @@
 // The request bodies and the answers are the domain's wire contract, so the services take their
 // static types (decision 1053) and the dashboard and the CLI read them (decision 1870).
+
+export { FlagBatchResultSchema, FlagBatchSchema } from '../../domain/schemas/flag-batch.ts';
 export {
   CreateFlagSchema,
   FlagEnvironmentPatchSchema,

@@ -39,35 +39,50 @@ export interface PipelineDeps<R> {
   readonly clock: Clock;
 }
 
+/** What a write that passed the pipeline in its caller's transaction did: a change request, or applied with what evaluations must be told after commit. */
+export type Passed<T> =
+  | { readonly request: ChangeRequest }
+  | { readonly applied: T; readonly change: Change | undefined };
+
+/**
+ * The pipeline's steps in the caller's transaction, without telling anyone: for a batch that runs
+ * many writes in one transaction and tells the plane once, after its commit (flag-batch.ts).
+ */
+export async function passWrite<R extends GateRoles, P extends Prepared, T>(
+  tx: R,
+  clock: Clock,
+  actor: Actor,
+  write: PipelineWrite<R, P, T>,
+): Promise<Passed<T> & { readonly projectId: string }> {
+  const prepared = await write.prepare(tx);
+  const { projectId } = prepared;
+  const request =
+    write.approval === 'approved'
+      ? undefined
+      : await gate(tx, clock, actor, { ...write.gated(prepared), projectId }, write.approval);
+  if (request !== undefined) {
+    await write.requested?.(tx, request);
+    return { request, projectId };
+  }
+  const applied = await write.apply(tx, prepared);
+  return { applied, change: write.announce?.(applied), projectId };
+}
+
 /** Runs `write` through the pipeline: applied (the plane told after commit), or a change request. */
 export async function runWrite<R extends GateRoles, P extends Prepared, T>(
   deps: PipelineDeps<R>,
   actor: Actor,
   write: PipelineWrite<R, P, T>,
 ): Promise<Gated<T>> {
-  let projectId = '';
   const done = await deps.store.transaction(async (tx) => {
-    const prepared = await write.prepare(tx);
-    projectId = prepared.projectId;
-    const request =
-      write.approval === 'approved'
-        ? undefined
-        : await gate(tx, deps.clock, actor, { ...write.gated(prepared), projectId }, write.approval);
-    if (request !== undefined) {
-      await write.requested?.(tx, request);
-      return { opened: request, applied: undefined };
-    }
-    const applied = await write.apply(tx, prepared);
-    const change = write.announce?.(applied);
-    if (change === undefined) return { opened: undefined, applied };
-    return {
-      opened: undefined,
-      applied,
-      told: { change, revision: await tx.bumpRevision(projectId, announced(change)) },
-    };
+    const passed = await passWrite(tx, deps.clock, actor, write);
+    if ('request' in passed || passed.change === undefined) return { passed };
+    const revision = await tx.bumpRevision(passed.projectId, announced(passed.change));
+    return { passed, told: { change: passed.change, revision } };
   });
-  if (done.opened !== undefined) return { request: done.opened };
-  const told = 'told' in done ? done.told : undefined;
-  if (told !== undefined) await deps.snapshots.changed(projectId, told.revision, told.change);
-  return { applied: done.applied as T };
+  const { passed } = done;
+  if ('request' in passed) return { request: passed.request };
+  if (done.told !== undefined)
+    await deps.snapshots.changed(passed.projectId, done.told.revision, done.told.change);
+  return { applied: passed.applied };
 }

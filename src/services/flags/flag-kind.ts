@@ -3,13 +3,22 @@ import type { FieldChange } from '../../domain/change-request.ts';
 import { flagNotFound } from '../../domain/errors.ts';
 import type { Flag, Variant } from '../../domain/flag.ts';
 import { isPlainObject } from '../../domain/json.ts';
-import type { FlagStore, PendingChangeRole, ProjectStore, ReadOptions } from '../../storage/store.ts';
+import type {
+  FlagStore,
+  PendingChangeRole,
+  ProjectStore,
+  ReadOptions,
+  ReleaseRole,
+} from '../../storage/store.ts';
 import { environmentsOfChanges } from '../core/field-changes.ts';
 import { keyedInProject, ofProject } from '../core/keyed-resource.ts';
 import type { AuditRoles, VersionedKind } from '../core/versioned-write.ts';
 
-/** The store roles flag use cases name: projects, flags and segments, the audit log, pending changes. */
-export type FlagRoles = ProjectStore & FlagStore & AuditRoles & PendingChangeRole;
+/**
+ * The store roles flag use cases name: projects, flags and segments, the audit log, pending
+ * changes, and release plans (a plan moves in the transaction of the flag write that is its step).
+ */
+export type FlagRoles = ProjectStore & FlagStore & AuditRoles & PendingChangeRole & ReleaseRole;
 
 /** Flags as the one versioned write stores and audits them (flagd import writes them too). */
 export const FLAGS: VersionedKind<Flag, FlagRoles> = {

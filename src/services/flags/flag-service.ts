@@ -1,24 +1,21 @@
 import { authorizeEnvironments } from '../../access/access-rules.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
-import { isoTime } from '../../domain/clock.ts';
-import { flagNotFound, notFound, validationFailed } from '../../domain/errors.ts';
-import { BOOLEAN_VARIANTS, type Flag } from '../../domain/flag.ts';
+import { flagNotFound, notFound } from '../../domain/errors.ts';
+import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
+import type { FlagBatchItem } from '../../domain/schemas/flag-batch.ts';
 import type { CreateFlagInput, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { FlagFilter, Page, PageRequest } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { commitProjectChange, type WriteDeps } from '../core/commit.ts';
 import type { IfMatch } from '../core/if-match.ts';
-import { firstVersion, takenIn } from '../core/keyed-resource.ts';
 import { accessProject, projectToCreateIn } from '../core/project-access.ts';
-import { writeVersioned } from '../core/versioned-write.ts';
-import { type Gated, gatedFor } from '../core/write-gate.ts';
-import { FLAGS, type FlagRoles, flagOfProject } from './flag-kind.ts';
+import type { Gated } from '../core/write-gate.ts';
+import { FlagBatch, type FlagBatchResult } from './flag-batch.ts';
+import { type FlagRoles, flagOfProject } from './flag-kind.ts';
 import { FlagWrites } from './flag-writes.ts';
-import { initialIn } from './merge-flag.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { dependantsOf } from './validate-prerequisites.ts';
-import { validateReferences } from './validate-references.ts';
 
 export type { FlagRoles } from './flag-kind.ts';
 
@@ -26,10 +23,13 @@ export class FlagService {
   readonly #deps: WriteDeps<FlagRoles>;
   /** The one write pipeline of stored flags, through the gate with the actor's rights. */
   readonly #writes: FlagWrites;
+  /** Many flags' writes in one transaction, each through the same pipeline. */
+  readonly #batch: FlagBatch;
 
   constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
     this.#writes = new FlagWrites(deps);
+    this.#batch = new FlagBatch(deps, this.#writes);
   }
 
   get #store(): FlagRoles {
@@ -93,39 +93,20 @@ export class FlagService {
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateFlagInput): Promise<Flag> {
     const project = await projectToCreateIn(this.#store, actor, projectIdOrKey);
-    const type = input.type ?? 'boolean';
-    if (type !== 'boolean' && input.variants === undefined) {
-      throw validationFailed(`A ${type} flag needs its variants.`, [
-        { path: '/variants', message: `is required for a ${type} flag` },
-      ]);
-    }
-    const variants = input.variants ?? BOOLEAN_VARIANTS;
     return commitProjectChange(
       this.#deps,
       project.id,
       (flag) => ({ written: flag }),
-      (tx) =>
-        writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
-          create: async () => {
-            const environments = await tx.listEnvironments(project.id);
-            const waiting = await gatedFor(tx, actor, project.id);
-            const flag: Flag = {
-              ...firstVersion('flg', input, isoTime(this.#deps.clock)),
-              projectId: project.id,
-              type,
-              variants,
-              tags: input.tags ?? [],
-              archived: false,
-              metadata: input.metadata ?? {},
-              environments: Object.fromEntries(
-                environments.map((e) => [e.key, initialIn(e.key, waiting, type, variants)]),
-              ),
-            };
-            await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
-            return { next: flag, action: 'flag.created', taken: takenIn(project, 'flag', flag.key) };
-          },
-        }),
+      (tx) => this.#writes.createIn(tx, actor, project, input),
     );
+  }
+
+  /**
+   * Many flags' creations, patches and deletions in one transaction, each as its single route
+   * makes it (the gate included), each flag answered on its own (docs/decisions/1960-flag-batches.md).
+   */
+  batch(actor: Actor, projectIdOrKey: string, items: readonly FlagBatchItem[]): Promise<FlagBatchResult> {
+    return this.#batch.write(actor, projectIdOrKey, items);
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { ChangeRequest, ChangeRequestKind, FieldChange } from '../../domain/change-request.ts';
 import { isoTime } from '../../domain/clock.ts';
-import { flagNotFound } from '../../domain/errors.ts';
-import type { Flag } from '../../domain/flag.ts';
-import type { FlagPatch } from '../../domain/schemas/flag-input.ts';
+import { flagNotFound, validationFailed } from '../../domain/errors.ts';
+import { BOOLEAN_VARIANTS, type Flag } from '../../domain/flag.ts';
+import type { Project } from '../../domain/project.ts';
+import type { CreateFlagInput, FlagPatch } from '../../domain/schemas/flag-input.ts';
 import type { Actor } from '../core/actor.ts';
 import {
   applyChanges,
@@ -12,13 +13,14 @@ import {
   staleChanges,
 } from '../core/field-changes.ts';
 import { checkIfMatch } from '../core/if-match.ts';
+import { firstVersion, takenIn } from '../core/keyed-resource.ts';
 import { versionFromAudit } from '../core/version-history.ts';
 import { writeVersioned } from '../core/versioned-write.ts';
-import { type Approval, type Gated, markConflicts } from '../core/write-gate.ts';
-import { type PipelineDeps, runWrite } from '../core/write-pipeline.ts';
+import { type Approval, type Gated, gatedFor, markConflicts } from '../core/write-gate.ts';
+import { type PipelineDeps, type PipelineWrite, passWrite, runWrite } from '../core/write-pipeline.ts';
 import { authoriseWrite } from '../core/write-rights.ts';
 import { environmentsChangedBy, FLAGS, type FlagRoles } from './flag-kind.ts';
-import { mergeFlagPatch, restoredFlag } from './merge-flag.ts';
+import { initialIn, mergeFlagPatch, restoredFlag } from './merge-flag.ts';
 import { accessScope, patchReach } from './patch-reach.ts';
 import { refuseIfRequired, validateReferences } from './validate-references.ts';
 
@@ -33,6 +35,8 @@ export interface FlagWriteOptions {
   readonly authorised?: boolean;
   /** Marks what is being applied (a change request, a scheduled change), or throws to write nothing. */
   readonly claim?: Claim | undefined;
+  /** How the change request made instead names the write, when not as the patch it is (a release plan's start). */
+  readonly request?: { readonly kind: ChangeRequestKind; readonly patch: Readonly<Record<string, unknown>> };
   /** What else to write when the gate opened a change request instead (a scheduled change settled). */
   readonly requested?: ((tx: FlagRoles, request: ChangeRequest) => Promise<void>) | undefined;
 }
@@ -59,6 +63,15 @@ interface PreparedFlag {
   readonly next: Flag | null;
   readonly changes: readonly FieldChange[];
 }
+
+/** Deleting a flag reaches every environment it is configured in. */
+const DELETE: FlagWrite = {
+  kind: 'flag.delete',
+  scope: 'all',
+  patch: {},
+  build: async () => null,
+  action: () => 'flag.deleted',
+};
 
 /** Archiving and unarchiving are audited as themselves, whatever else the write changed. */
 const actionOf = (stored: Flag, next: Flag, otherwise: string): string =>
@@ -153,26 +166,86 @@ export class FlagWrites {
 
   /** Deletes the flag; refused (409) while live flags require it. */
   delete(actor: Actor, flagId: string, options: FlagWriteOptions = {}) {
-    return this.#run(actor, flagId, options, {
-      kind: 'flag.delete',
-      scope: 'all',
-      patch: {},
-      build: async () => null,
-      action: () => 'flag.deleted',
+    return this.#run(actor, flagId, options, DELETE);
+  }
+
+  /**
+   * A new flag in `project`, whose access the caller checked (`projectToCreateIn`), with its audit
+   * event, in the caller's transaction. Off in every environment; in a guarded one it waits for
+   * a write that passed the gate (decision 1854). Creation is not gated: nothing served changes.
+   */
+  async createIn(tx: FlagRoles, actor: Actor, project: Project, input: CreateFlagInput): Promise<Flag> {
+    const type = input.type ?? 'boolean';
+    if (type !== 'boolean' && input.variants === undefined) {
+      throw validationFailed(`A ${type} flag needs its variants.`, [
+        { path: '/variants', message: `is required for a ${type} flag` },
+      ]);
+    }
+    const variants = input.variants ?? BOOLEAN_VARIANTS;
+    return writeVersioned(tx, actor, this.#deps.clock, FLAGS, {
+      create: async () => {
+        const environments = await tx.listEnvironments(project.id);
+        const waiting = await gatedFor(tx, actor, project.id);
+        const flag: Flag = {
+          ...firstVersion('flg', input, this.#now()),
+          projectId: project.id,
+          type,
+          variants,
+          tags: input.tags ?? [],
+          archived: false,
+          metadata: input.metadata ?? {},
+          environments: Object.fromEntries(
+            environments.map((e) => [e.key, initialIn(e.key, waiting, type, variants)]),
+          ),
+        };
+        await validateReferences(tx, flag, new Set(environments.map((e) => e.key)));
+        return { next: flag, action: 'flag.created', taken: takenIn(project, 'flag', flag.key) };
+      },
     });
   }
 
+  /** `patch`, in the caller's transaction: the plane is not told (a batch tells it once, after commit). */
+  patchIn(
+    tx: FlagRoles,
+    actor: Actor,
+    flagId: string,
+    patch: FlagPatch,
+    environment: string,
+    options: FlagWriteOptions = {},
+  ) {
+    return passWrite(
+      tx,
+      this.#deps.clock,
+      actor,
+      this.#pipeline(actor, flagId, options, this.#patchWrite(patch, environment)),
+    );
+  }
+
+  /** `delete`, in the caller's transaction: the plane is not told (a batch tells it once, after commit). */
+  deleteIn(tx: FlagRoles, actor: Actor, flagId: string, options: FlagWriteOptions = {}) {
+    return passWrite(tx, this.#deps.clock, actor, this.#pipeline(actor, flagId, options, DELETE));
+  }
+
   #run(actor: Actor, flagId: string, options: FlagWriteOptions, how: FlagWrite): Promise<Gated<Flag>> {
-    return runWrite(this.#deps, actor, {
+    return runWrite(this.#deps, actor, this.#pipeline(actor, flagId, options, how));
+  }
+
+  #pipeline(
+    actor: Actor,
+    flagId: string,
+    options: FlagWriteOptions,
+    how: FlagWrite,
+  ): PipelineWrite<FlagRoles, PreparedFlag, Flag> {
+    return {
       approval: options.approval,
       prepare: (tx) => this.#prepare(tx, actor, flagId, options, how),
       gated: ({ stored, next, changes }) => ({
-        kind: how.kind,
+        kind: options.request?.kind ?? how.kind,
         flagId,
         environment: how.environment,
         environments:
           next === null ? Object.keys(stored.environments) : environmentsChangedBy(stored, changes),
-        patch: how.patch,
+        patch: options.request?.patch ?? how.patch,
         changes,
         baseVersion: stored.version,
       }),
@@ -191,7 +264,7 @@ export class FlagWrites {
       },
       announce: (flag) => (how.kind === 'flag.delete' ? { removed: flag.key } : { written: flag }),
       requested: options.requested,
-    });
+    };
   }
 
   /** Lock and read, authorise, merge, validate: once each, in the write's transaction. */

@@ -1,3 +1,4 @@
+import type { Role } from '../../domain/api-key.ts';
 import { notFound } from '../../domain/errors.ts';
 import { servedIn } from '../../domain/flag.ts';
 import { exportFlagd, type FlagdExport } from '../../flagd/export-flagd.ts';
@@ -29,7 +30,7 @@ export class FlagdService {
     return this.#deps.store;
   }
 
-  async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: 'viewer' | 'editor') {
+  async #environmentOf(actor: Actor, projectIdOrKey: string, environment: string, role: Role) {
     const project = await accessProject(this.#store, actor, projectIdOrKey, role, environment);
     if ((await this.#store.findEnvironment(project.id, environment)) === undefined) {
       throw notFound(`No environment "${environment}" in project "${project.key}".`);
@@ -63,8 +64,14 @@ export class FlagdService {
    * The environment as a flagd document (flags.json schema), non-archived flags only, with what
    * flagd cannot express exactly as warnings.
    */
-  async export(actor: Actor, projectIdOrKey: string, environment: string): Promise<FlagdExport> {
-    const project = await this.#environmentOf(actor, projectIdOrKey, environment, 'viewer');
+  /** `leastRole` is evaluator for a flagd sync credential, which reads exactly this document (decision 1974). */
+  async export(
+    actor: Actor,
+    projectIdOrKey: string,
+    environment: string,
+    leastRole: 'evaluator' | 'viewer' = 'viewer',
+  ): Promise<FlagdExport> {
+    const project = await this.#environmentOf(actor, projectIdOrKey, environment, leastRole);
     return this.exportEnvironment(project.id, environment);
   }
 

@@ -10,11 +10,17 @@ import type { Clock } from '../../domain/clock.ts';
 import { conflict, DomainError, forbidden, notFound } from '../../domain/errors.ts';
 import type { Flag } from '../../domain/flag.ts';
 import type { FlagPatch } from '../../domain/schemas/flag-input.ts';
-import type { ExperimentRole, Page, PageRequest, WithTransactions } from '../../storage/store.ts';
+import type {
+  ExperimentRole,
+  Page,
+  PageRequest,
+  PendingChangeRole,
+  WithTransactions,
+} from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { environmentsOfChanges, StaleChanges, staleChanges } from '../core/field-changes.ts';
 import { accessProject } from '../core/project-access.ts';
-import { changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
+import { type AuditRoles, changedMeanwhile, writeVersioned } from '../core/versioned-write.ts';
 import { CHANGE_REQUESTS, conflictWith } from '../core/write-gate.ts';
 import type { FlagRoles } from '../flags/flag-kind.ts';
 import type { FlagWrites } from '../flags/flag-writes.ts';
@@ -25,6 +31,8 @@ import type { ExperimentService } from '../measurement/experiment-service.ts';
 import { type AuthorRoles, authorNow } from './author-standing.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
+/** What writing a change request itself needs: any write's transaction has it (a flag's, an experiment's). */
+type RequestRoles = PendingChangeRole & AuditRoles;
 /** The environments a flag's changes reach: those they configure, every one for a flag-wide field. */
 const scopeOfChanges = (changes: readonly FieldChange[]): readonly string[] | 'all' =>
   changes.every((change) => change.path.startsWith('/environments/'))
@@ -41,6 +49,16 @@ export interface RequestWriters {
   readonly flagd: FlagdWrites;
   readonly scheduledChanges: ScheduledChangeService;
   readonly experiments: ExperimentService;
+  readonly releases: ReleaseStarts;
+}
+
+/** Starting a release plan whose `release.start` request was approved (services/releases implements it). */
+export interface ReleaseStarts {
+  startApproved(
+    actor: Actor,
+    request: ChangeRequest,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void>;
 }
 
 /** Starting and stopping an experiment: requests about an experiment, not a flag or segment. */
@@ -155,7 +173,7 @@ export class ChangeRequestService {
   async #apply(actor: Actor, request: ChangeRequest): Promise<ChangeRequest> {
     await this.#refuseIfAuthorGone(actor, request);
     let applied: ChangeRequest | undefined;
-    const claim = async (tx: FlagRoles) => {
+    const claim = async (tx: RequestRoles) => {
       applied = await this.#write(tx, actor, request, 'change_request.applied', {
         status: 'applied',
         decidedBy: personOf(actor.principal),
@@ -186,7 +204,7 @@ export class ChangeRequestService {
   async #writeRequest(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     const { flags, segments, flagd } = this.#writers;
     const flagId = request.flagId as string;
@@ -251,6 +269,10 @@ export class ChangeRequestService {
           approved(claim),
         );
         return;
+      case 'release.start':
+        // Approved once: the plan's first milestone now, its later steps as the plan (SPEC §13).
+        await this.#writers.releases.startApproved(actor, request, claim);
+        return;
     }
   }
 
@@ -258,7 +280,7 @@ export class ChangeRequestService {
   async #schedule(
     actor: Actor,
     request: ChangeRequest,
-    claim: (tx: FlagRoles) => Promise<Readonly<Record<string, unknown>>>,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
   ): Promise<void> {
     const { at, environment, patch, comment } = request.patch as {
       at: string;
@@ -375,7 +397,11 @@ export class ChangeRequestService {
       authorizeEnvironments(principal, accessScope(patchReach(request.patch, request.environment)));
     } else if (request.kind === 'flag.patch' || request.kind === 'flag.schedule') {
       authorizeEnvironments(principal, scopeOfChanges(request.changes));
-    } else if (request.kind === 'flagd.import' || isExperimentKind(request.kind)) {
+    } else if (
+      request.kind === 'flagd.import' ||
+      request.kind === 'release.start' ||
+      isExperimentKind(request.kind)
+    ) {
       authorizeEnvironments(principal, request.environments);
     } else {
       // Deletes, restores and segment changes reach every environment.
@@ -398,7 +424,7 @@ export class ChangeRequestService {
   }
 
   #write(
-    tx: FlagRoles,
+    tx: RequestRoles,
     actor: Actor,
     request: ChangeRequest,
     action: string,

@@ -1,6 +1,10 @@
 import { systemClock } from '../../domain/clock.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { type ScheduledChange, ScheduledChangeSettled } from '../../domain/scheduled-change.ts';
+import {
+  type ScheduledChange,
+  ScheduledChangeHeld,
+  ScheduledChangeSettled,
+} from '../../domain/scheduled-change.ts';
 import type { PendingChangeRole } from '../../storage/store.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
@@ -101,7 +105,8 @@ export class ChangeScheduler {
       // The gate kept it as a change request: it is settled failed, saying which.
       return 'request' in ran ? 'failed' : 'applied';
     } catch (error) {
-      if (error instanceof ScheduledChangeSettled) return 'skipped';
+      // Settled elsewhere, or a release step its guards hold (postponed, its plan saying why).
+      if (error instanceof ScheduledChangeSettled || error instanceof ScheduledChangeHeld) return 'skipped';
       if (error instanceof DomainError && FINAL.has(error.code)) {
         const at = new Date(this.#clock()).toISOString();
         return (await this.#scheduled.markFailed(change, at, reasonOf(error))) ? 'failed' : 'skipped';

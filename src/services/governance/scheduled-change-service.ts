@@ -4,6 +4,7 @@ import type { Flag } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import {
   type ScheduledChange,
+  ScheduledChangeHeld,
   ScheduledChangeSettled,
   type ScheduledChangeStatus,
 } from '../../domain/scheduled-change.ts';
@@ -35,6 +36,24 @@ export type ScheduleRoles = FlagRoles & AuthorRoles;
 export type ScheduledRun = Gated<Flag>;
 
 /**
+ * The release plans' side of the changes that are their steps (services/releases): the
+ * scheduler runs a step like any scheduled change, and the plan moves on in the same transaction.
+ */
+export interface PlanSteps {
+  /** Who a step is written as: the plan itself. */
+  actorOf(change: ScheduledChange): Actor;
+  /**
+   * In the step's transaction, before its write: checks that the plan still waits on this step
+   * and that its guards let it go, and moves the plan on; answers the audit event's details.
+   * Throws ScheduledChangeHeld to hold it (nothing is written), ScheduledChangeSettled when the
+   * plan no longer waits on it.
+   */
+  advance(tx: FlagRoles, change: ScheduledChange, at: Date): Promise<Readonly<Record<string, unknown>>>;
+  /** A held step waits until `held.retryAt`, and its plan says why. */
+  hold(change: ScheduledChange, held: ScheduledChangeHeld): Promise<void>;
+}
+
+/**
  * Scheduling, listing and cancelling flag changes (docs/product.md §10), and running them when
  * due (`ChangeScheduler` calls `run`). Both pass the gate: scheduling a change to a guarded
  * environment is itself what gets approved (a change request of kind `flag.schedule`); and a
@@ -47,16 +66,20 @@ export class ScheduledChangeService {
   readonly #snapshots: SnapshotRegistry;
   readonly #clock: Clock;
 
+  readonly #steps: PlanSteps | undefined;
+
   constructor(
     deps: { store: WithTransactions<ScheduleRoles>; snapshots: SnapshotRegistry; clock?: Clock },
     flags: FlagService,
     writes: FlagWrites,
+    steps?: PlanSteps,
   ) {
     this.#store = deps.store;
     this.#snapshots = deps.snapshots;
     this.#flags = flags;
     this.#writes = writes;
     this.#clock = deps.clock ?? systemClock;
+    this.#steps = steps;
   }
 
   /** Refuses a patch the actor could not make now, or that would not validate now; then the gate. */
@@ -126,6 +149,9 @@ export class ScheduledChangeService {
    * (or a cancel) settled it first; nothing is written then.
    */
   async run(change: ScheduledChange, appliedAt: Date): Promise<ScheduledRun> {
+    if (change.releaseStep !== undefined && this.#steps !== undefined) {
+      return this.#runStep(this.#steps, change, appliedAt);
+    }
     const principal = (await authorNow(this.#store, change.author, appliedAt.getTime())) ?? change.author;
     const actor = { principal, requestId: `scheduled-change:${change.id}` };
     const settle = async (tx: GateRoles, status: 'applied' | 'failed', failure?: string) => {
@@ -149,6 +175,35 @@ export class ScheduledChangeService {
         await this.#auditFailed(tx, change, appliedAt.toISOString(), reason);
       },
     });
+  }
+
+  /**
+   * A release plan's step: written as the plan, approved when the plan started (SPEC §13), the
+   * plan moved on in the same transaction; a step its guards hold waits, postponed.
+   */
+  async #runStep(steps: PlanSteps, change: ScheduledChange, appliedAt: Date): Promise<ScheduledRun> {
+    try {
+      return await this.#writes.patch(
+        steps.actorOf(change),
+        change.flagId,
+        change.patch,
+        change.environment,
+        {
+          approval: 'approved',
+          authorised: true,
+          claim: async (_, tx) => {
+            if (!(await tx.pendingChanges.settle(change.id, 'applied', appliedAt.toISOString()))) {
+              throw new ScheduledChangeSettled(change.id);
+            }
+            const details = await steps.advance(tx, change, appliedAt);
+            return { scheduledChange: change.id, scheduledAt: change.at, ...details };
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof ScheduledChangeHeld) await steps.hold(change, error);
+      throw error;
+    }
   }
 
   /** Records, in the caller's transaction, that the change was settled as failed and why. */
@@ -204,6 +259,9 @@ export class ScheduledChangeService {
   /** Cancels a pending change: editors with access to what it would change. Applied or failed ones stay (409). */
   async cancel(actor: Actor, flagId: string, id: string): Promise<void> {
     const change = await this.get(actor, flagId, id);
+    if (change.releaseStep !== undefined) {
+      throw conflict('This is a step of a release plan: pause, roll back or delete the plan instead.');
+    }
     await this.#flags.checkAccess(actor, change.flagId, change.patch, change.environment);
     await this.#store.transaction(async (tx) => {
       const at = new Date(this.#clock()).toISOString();

@@ -16,6 +16,7 @@ import { scimGroupsAndSessionOrigin } from './0016-scim-groups-and-session-origi
 import { eventsAndMetrics } from './0018-events-and-metrics.ts';
 import { auditSubject } from './0019-audit-subject.ts';
 import { experiments } from './0020-experiments.ts';
+import { releasePlans } from './0021-release-plans.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -36,6 +37,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0018-events-and-metrics': eventsAndMetrics,
   '0019-audit-subject': auditSubject,
   '0020-experiments': experiments,
+  '0021-release-plans': releasePlans,
 };
 
 export const migrationProvider: MigrationProvider = {

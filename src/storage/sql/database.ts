@@ -325,6 +325,17 @@ export interface ExperimentsTable {
   updated_at: string;
 }
 
+/** A project's release template: its document in `body` (migration 0021). */
+export interface ReleaseTemplatesTable {
+  id: string;
+  project_id: string;
+  key: string;
+  body: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Units a comparison took in, as the aggregate fold first saw them (migration 0020). */
 export interface ComparisonUnitsTable {
   project_id: string;
@@ -375,6 +386,19 @@ export interface ComparisonSnapshotsTable {
   variants: string;
 }
 
+/** A flag's release plan in one environment: its document in `body`, its status beside it for the guard checker. */
+export interface ReleasePlansTable {
+  id: string;
+  project_id: string;
+  flag_id: string;
+  environment: string;
+  status: string;
+  body: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   projects: ProjectsTable;
   environments: EnvironmentsTable;
@@ -405,4 +429,6 @@ export interface Database {
   unit_event_days: UnitEventDaysTable;
   fold_cursors: FoldCursorsTable;
   comparison_snapshots: ComparisonSnapshotsTable;
+  release_templates: ReleaseTemplatesTable;
+  release_plans: ReleasePlansTable;
 }

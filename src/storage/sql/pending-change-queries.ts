@@ -87,12 +87,31 @@ const scheduleFromRow = (row: Row): ScheduledChange => ({
   at: row.at as string,
   status: row.status as ScheduledChangeStatus,
   settledAt: row.settled_at,
-  // A schedule's decided_by holds the change request that approved it (requests keep their decider there).
-  ...(row.decided_by === null ? {} : { approvedBy: (JSON.parse(row.decided_by) as Approver).changeRequest }),
+  // A schedule's decided_by holds what approved it, a change request or a release plan (requests keep their decider there).
+  ...approverOf(row.decided_by === null ? {} : (JSON.parse(row.decided_by) as Approver)),
 });
 
 interface Approver {
-  readonly changeRequest: string;
+  readonly changeRequest?: string;
+  readonly releasePlan?: string;
+  readonly milestone?: number;
+}
+
+const approverOf = (approver: Approver): Partial<ScheduledChange> => ({
+  ...(approver.changeRequest === undefined ? {} : { approvedBy: approver.changeRequest }),
+  ...(approver.releasePlan === undefined
+    ? {}
+    : { releaseStep: { plan: approver.releasePlan, milestone: approver.milestone ?? 0 } }),
+});
+
+function approverToColumn(change: ScheduledChange): string | null {
+  const approver: Approver = {
+    ...(change.approvedBy === undefined ? {} : { changeRequest: change.approvedBy }),
+    ...(change.releaseStep === undefined
+      ? {}
+      : { releasePlan: change.releaseStep.plan, milestone: change.releaseStep.milestone }),
+  };
+  return Object.keys(approver).length === 0 ? null : JSON.stringify(approver);
 }
 
 const scheduleToRow = (change: ScheduledChange): Row => ({
@@ -107,10 +126,7 @@ const scheduleToRow = (change: ScheduledChange): Row => ({
   required_approvals: null,
   conflict: null,
   approvals: null,
-  decided_by:
-    change.approvedBy === undefined
-      ? null
-      : JSON.stringify({ changeRequest: change.approvedBy } satisfies Approver),
+  decided_by: approverToColumn(change),
   settled_at: change.settledAt,
   version: 1,
   updated_at: change.settledAt ?? change.createdAt,
@@ -175,6 +191,17 @@ export function pendingChangeQueries({ db }: SqlContext): PendingChangeStore {
           updated_at: at,
           version: eb('version', '+', 1),
         }))
+        .where('id', '=', id)
+        .where('kind', '=', 'schedule')
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return touchedOne(result);
+    },
+
+    async postpone(id, at) {
+      const result = await db
+        .updateTable('pending_changes')
+        .set({ at })
         .where('id', '=', id)
         .where('kind', '=', 'schedule')
         .where('status', '=', 'pending')

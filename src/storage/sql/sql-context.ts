@@ -11,6 +11,27 @@ export interface SqlContext {
   readonly postgres: boolean;
   /** Joins the open transaction or starts one: methods of several statements must still be atomic. */
   atomically<T>(work: (context: SqlContext) => Promise<T>): Promise<T>;
+  /** In the open transaction, `work` behind a savepoint: undone alone when it throws (Transactional.savepoint). */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** Savepoint names, unique within any transaction (nested ones included). */
+let savepoints = 0;
+
+async function behindSavepoint<T>(db: Transaction<Database> | Kysely<Database>, work: () => Promise<T>) {
+  const name = sql.id(`sp_${++savepoints}`);
+  await sql`savepoint ${name}`.execute(db);
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    // Undoes only what `work` wrote; on PostgreSQL this also clears the failed state a refused statement left.
+    await sql`rollback to savepoint ${name}`.execute(db);
+    await sql`release savepoint ${name}`.execute(db);
+    throw error;
+  }
+  await sql`release savepoint ${name}`.execute(db);
+  return result;
 }
 
 export function sqlContext(db: Kysely<Database> | Transaction<Database>, inTransaction = false): SqlContext {
@@ -19,6 +40,7 @@ export function sqlContext(db: Kysely<Database> | Transaction<Database>, inTrans
     postgres: db.getExecutor().adapter instanceof PostgresAdapter,
     atomically: (work) =>
       inTransaction ? work(context) : db.transaction().execute((trx) => work(sqlContext(trx, true))),
+    savepoint: (work) => (inTransaction ? behindSavepoint(db, work) : context.atomically(() => work())),
   };
   return context;
 }

@@ -14,6 +14,7 @@ import { InsightsQueries } from './insights-queries.ts';
 import { metricQueries } from './metric-queries.ts';
 import { pendingChangeQueries } from './pending-change-queries.ts';
 import { projectQueries } from './project-queries.ts';
+import { releaseQueries } from './release-queries.ts';
 import { segmentQueries } from './segment-queries.ts';
 import { type SqlContext, sqlContext } from './sql-context.ts';
 import { WebhookQueries } from './webhook-queries.ts';
@@ -63,7 +64,9 @@ function storeRoles(context: SqlContext): StoreRoles {
     pendingChanges: pendingChangeQueries(context),
     metrics: metricQueries(context),
     experiments: experimentQueries(context),
+    releases: releaseQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
+    savepoint: (work) => context.savepoint(work),
   };
 }
 

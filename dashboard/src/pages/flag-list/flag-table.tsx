@@ -11,6 +11,7 @@ import {
   type Loaded,
   type Page,
 } from '../../api.ts';
+import { counted } from '../../kit/counted.ts';
 import { type Column, itemsOf, ResourceTable } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
@@ -38,6 +39,7 @@ export function FlagTable({
   const toggle = useFlagSwitch(list);
   const mayEdit = can(me, 'editor', project);
   const environmentColumn = (e: Environment): Column<FlagSummary> => ({
+    label: e.name,
     header: (
       <>
         {e.name}
@@ -133,7 +135,9 @@ function useFlagSwitch(list: Loaded<Page<FlagSummary>>) {
       );
       if (isChangeRequest(answer)) {
         // Nothing changed yet: the switch waits for approvals.
-        toast(`Change request sent: ${environment.key} needs ${answer.requiredApprovals} approval(s).`);
+        toast(
+          `Change request sent: ${environment.key} needs ${counted(answer.requiredApprovals, 'approval')}.`,
+        );
         list.reload();
       } else toast(`${flag.name} is ${enabled ? 'on' : 'off'} in ${environment.key}.`);
     } catch (e) {

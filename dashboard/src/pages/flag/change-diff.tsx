@@ -11,23 +11,24 @@ export function ChangeDiff({ request, flag }: { request: ChangeRequest; flag: Fl
   // Requests made before changes were recorded (`legacy`) have none: their patch is all there is.
   const recorded = request.changes.length > 0;
   const lines = recorded
-    ? changeLines(request.changes)
+    ? changeLines(request.changes, flag?.key)
     : patchLines(request.patch, flag as unknown as Record<string, unknown> | undefined, request.environment);
   if (lines.length === 0) return null;
+  const [before, after] = [recorded ? 'Before' : 'Now', 'Would be'];
   return (
-    // Fixed columns whose text wraps: the table never needs to scroll sideways, even on a phone.
+    // Fixed columns whose text wraps; on a phone each field stacks its values under their labels.
     <div className="diff-box">
-      <table className="diff-table">
+      <table className="diff-table stacks-on-phone">
         <caption className="visually-hidden">What it changes</caption>
-        <TableHead headers={['Field', recorded ? 'Before' : 'Now', 'Would be']} />
+        <TableHead headers={['Field', before, after]} />
         <tbody>
           {lines.map((line) => (
             <tr key={line.field}>
               <th scope="row">{line.field}</th>
-              <td>
+              <td data-label={before}>
                 <code>{line.now}</code>
               </td>
-              <td>
+              <td data-label={after}>
                 <code>{line.next}</code>
               </td>
             </tr>

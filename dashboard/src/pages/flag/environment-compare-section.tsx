@@ -59,7 +59,7 @@ export function EnvironmentCompareSection({ editor }: { editor: FlagEditor }) {
 function SettingsTable({ rows, headers }: { rows: readonly SettingRow[]; headers: readonly string[] }) {
   return (
     <div className="diff-box">
-      <table className="diff-table settings-table">
+      <table className="diff-table settings-table stacks-on-phone">
         <caption className="visually-hidden">Settings in {headers.join(' and ')}</caption>
         <TableHead headers={['Setting', ...headers]} />
         <tbody>
@@ -69,8 +69,8 @@ function SettingsTable({ rows, headers }: { rows: readonly SettingRow[]; headers
                 {row.setting}
                 {!row.same && <span className="badge">differs</span>}
               </th>
-              <td>{row.left}</td>
-              <td>{row.right}</td>
+              <td data-label={headers[0]}>{row.left}</td>
+              <td data-label={headers[1]}>{row.right}</td>
             </tr>
           ))}
         </tbody>

@@ -1,12 +1,5 @@
-import type {
-  Flag,
-  FlagEnvironment,
-  Prerequisite,
-  Rollout,
-  Serve,
-  TargetingRule,
-} from '../../../../src/domain/flag.ts';
-import { ruleWords } from '../rule-words.ts';
+import type { Flag, FlagEnvironment, Rollout } from '../../../../src/domain/flag.ts';
+import { environmentValueWords, variantWords } from './setting-words.ts';
 
 // Comparing a flag's settings in two environments, and copying one's over the other's as one
 // PATCH of the flag (docs/decisions/1811): it passes the approval gate like any other save.
@@ -22,58 +15,22 @@ export interface SettingRow {
 
 const ROLLOUT_BY = 'targetingKey';
 
-const variantWords = (variant: string | null | undefined) =>
-  variant === null || variant === undefined ? 'no value (null)' : variant;
-
-/** "on 50 %, off 50 %", with what it is bucketed by and its seed when they are not the defaults. */
-function rolloutWords(rollout: Rollout, flagKey: string): string {
-  const total = rollout.weights.reduce((sum, w) => sum + w.weight, 0);
-  const shares = rollout.weights.map(
-    (w) => `${w.variant} ${total === 0 ? 0 : Math.round((w.weight / total) * 1000) / 10} %`,
-  );
-  const by = (rollout.bucketBy ?? ROLLOUT_BY) === ROLLOUT_BY ? '' : ` by ${rollout.bucketBy}`;
-  const seed = (rollout.seed ?? flagKey) === flagKey ? '' : ` (seed ${rollout.seed})`;
-  return `${shares.join(', ')}${by}${seed}`;
-}
-
-const serveWords = (serve: Serve, flagKey: string) =>
-  'variant' in serve ? serve.variant : `a rollout: ${rolloutWords(serve.rollout, flagKey)}`;
-
-const ruleLine = (rule: TargetingRule, index: number, flagKey: string) =>
-  `${ruleWords(index + 1, rule)} → ${serveWords(rule.serve, flagKey)}`;
-
-const prerequisiteWords = (p: Prerequisite) => `${p.flag} serves ${p.variants.join(' or ')}`;
-
-const listOr = (lines: readonly string[], none: string) => (lines.length === 0 ? none : lines.join('\n'));
-
 /** An environment's settings in words, by setting; the JsonLogic row only where targeting is imported. */
 function settingsOf(flag: Flag, config: FlagEnvironment | undefined): Map<string, string> {
   const settings = new Map<string, string>();
   if (config === undefined) return settings;
-  settings.set('Switch', config.enabled ? 'on' : 'off');
+  const words = (field: keyof FlagEnvironment, none = 'none') =>
+    environmentValueWords(field, config[field], flag.key) ?? none;
+  settings.set('Switch', words('enabled'));
   settings.set('Served when off', variantWords(config.offVariant));
-  settings.set('Prerequisites', listOr((config.prerequisites ?? []).map(prerequisiteWords), 'none'));
+  settings.set('Prerequisites', words('prerequisites'));
   if (config.targeting !== undefined)
     settings.set('JsonLogic targeting (imported)', JSON.stringify(config.targeting, null, 2));
-  settings.set(
-    'Individual targets',
-    listOr(
-      config.targets.map((t) => `${t.variant}: ${t.values.join(', ')}`),
-      'none',
-    ),
-  );
-  settings.set(
-    'Rules',
-    listOr(
-      config.rules.map((r, i) => ruleLine(r, i, flag.key)),
-      'none',
-    ),
-  );
+  settings.set('Individual targets', words('targets'));
+  settings.set('Rules', words('rules'));
   settings.set(
     'Default',
-    config.defaultRollout === undefined
-      ? variantWords(config.defaultVariant)
-      : `a rollout: ${rolloutWords(config.defaultRollout, flag.key)}`,
+    config.defaultRollout === undefined ? variantWords(config.defaultVariant) : words('defaultRollout'),
   );
   return settings;
 }

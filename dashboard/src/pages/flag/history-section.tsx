@@ -9,7 +9,7 @@ import {
   useApi,
 } from '../../api.ts';
 import { environmentsRestoreChanges } from '../../change-reach.ts';
-import { describeFlagChange } from '../../change-words.ts';
+import { approvalWords, describeFlagChange } from '../../change-words.ts';
 import { ErrorSummary } from '../../kit/field.tsx';
 import { useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
@@ -70,12 +70,14 @@ export function HistorySection({ editor }: { editor: FlagEditor }) {
         <ol className="history">
           {events.data.map((e) => {
             const version = versionOf(e.after);
+            const approval = approvalWords(e.details);
             return (
               <li key={e.id} className="history-entry">
                 <div>
                   <Time at={e.at} /> · <strong>{e.actor.name}</strong>{' '}
                   <span className="muted">({e.actor.type === 'user' ? 'person' : 'API key'})</span>
                   <div>{describeFlagChange(e.action, e.before, e.after, nameOf)}</div>
+                  {approval && <div className="muted">{approval}</div>}
                 </div>
                 {mayRestore && version !== undefined && version.version !== flag.version && (
                   <button type="button" className="btn" onClick={() => restore(version)}>

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { variantsReachEveryEnvironment } from '../../change-reach.ts';
+import { counted } from '../../kit/counted.ts';
 import { useDraft } from '../../kit/use-draft.ts';
 import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
@@ -206,4 +207,4 @@ export function useReloadOnSave(generation: number, reload: () => void): void {
 
 /** What the page says when a write became a change request: nothing changed yet. */
 export const requestSent = (request: ChangeRequest): string =>
-  `Change request sent: it needs ${request.requiredApprovals} approval(s) before it is applied.`;
+  `Change request sent: it needs ${counted(request.requiredApprovals, 'approval')} before it is applied.`;

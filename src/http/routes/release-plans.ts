@@ -1,0 +1,224 @@
+import { Type } from 'typebox';
+import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
+import {
+  CreateReleasePlanSchema,
+  CreateReleaseTemplateSchema,
+  PatchReleaseTemplateSchema,
+  ReleasePlanSchema,
+  ReleaseStopSchema,
+  ReleaseTemplateSchema,
+} from '../../domain/schemas/release-schemas.ts';
+import type { Services } from '../../services/services.ts';
+import {
+  actorOf,
+  pageOf,
+  sendCreated,
+  sendDeleted,
+  sendGated,
+  sendListed,
+  sendMade,
+  sendNoContent,
+  sendRead,
+  sendResource,
+  sendWritten,
+} from '../request-helpers.ts';
+import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { describeRoutes } from '../route-schema.ts';
+import { Closed, Key, ProjectParams, paged } from '../schemas/common.ts';
+import type { RoutesPlugin } from '../type-provider.ts';
+
+const describe = describeRoutes(['Release plans']);
+
+const TemplateParams = Closed({ ...ProjectParams.properties, templateKey: Key });
+const PlanParams = Closed({ ...ProjectParams.properties, flagKey: Key, envKey: Key });
+const PLAN = '/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan';
+
+type Plugin = RoutesPlugin<{ services: Services }>;
+type App = Parameters<Plugin>[0];
+
+/** Release templates and plans (docs/releases.md). */
+export const releasePlanRoutes: Plugin = async (app, { services }) => {
+  templateRoutes(app, services);
+  planRoutes(app, services);
+  planMoves(app, services);
+};
+
+// Templates change no evaluation: an editor of the project writes them, in no environment in particular.
+function templateRoutes(app: App, services: Services): void {
+  const READ = access('viewer', PROJECT);
+  const WRITE = access('editor', PROJECT);
+  app.get(
+    '/projects/:projectId/release-templates',
+    describe("List a project's release templates (key order)", {
+      params: ProjectParams,
+      ...paged(ReleaseTemplateSchema),
+      config: READ,
+    }),
+    async (request, reply) =>
+      sendListed(request, reply, (actor) =>
+        services.releaseTemplates.list(actor, request.params.projectId, pageOf(request.query)),
+      ),
+  );
+  app.get(
+    '/projects/:projectId/release-templates/:templateKey',
+    describe('Get a release template', { params: TemplateParams, 200: ReleaseTemplateSchema, config: READ }),
+    async (request, reply) =>
+      sendRead(request, reply, (actor) =>
+        services.releaseTemplates.get(actor, request.params.projectId, request.params.templateKey),
+      ),
+  );
+  app.post(
+    '/projects/:projectId/release-templates',
+    describe('Create a release template', {
+      params: ProjectParams,
+      body: CreateReleaseTemplateSchema,
+      201: ReleaseTemplateSchema,
+      problems: [409],
+      config: WRITE,
+    }),
+    async (request, reply) =>
+      sendMade(
+        request,
+        reply,
+        (actor) => services.releaseTemplates.create(actor, request.params.projectId, request.body),
+        (template) => `/v1/projects/${request.params.projectId}/release-templates/${template.key}`,
+      ),
+  );
+  app.patch(
+    '/projects/:projectId/release-templates/:templateKey',
+    describe('Change a release template (the steps given replace its own)', {
+      params: TemplateParams,
+      body: PatchReleaseTemplateSchema,
+      200: ReleaseTemplateSchema,
+      problems: [412],
+      config: WRITE,
+    }),
+    async (request, reply) =>
+      sendWritten(request, reply, (actor, { ifMatch }) =>
+        services.releaseTemplates.patch(
+          actor,
+          request.params.projectId,
+          request.params.templateKey,
+          request.body,
+          ifMatch,
+        ),
+      ),
+  );
+  app.delete(
+    '/projects/:projectId/release-templates/:templateKey',
+    describe('Delete a release template', { params: TemplateParams, problems: [412], config: WRITE }),
+    async (request, reply) =>
+      sendDeleted(request, reply, (actor, { ifMatch }) =>
+        services.releaseTemplates.delete(
+          actor,
+          request.params.projectId,
+          request.params.templateKey,
+          ifMatch,
+        ),
+      ),
+  );
+}
+
+// A plan acts in its one environment: editors who reach it write, viewers read.
+const PLAN_READ = access('viewer', PROJECT, { environments: PATH_ENVIRONMENT });
+const PLAN_WRITE = access('editor', PROJECT, { environments: PATH_ENVIRONMENT });
+
+function planRoutes(app: App, services: Services): void {
+  app.get(
+    PLAN,
+    describe("Get a flag's release plan in an environment: its milestones, guards' readings and timeline", {
+      params: PlanParams,
+      200: ReleasePlanSchema,
+      config: PLAN_READ,
+    }),
+    async (request, reply) => {
+      const { projectId, flagKey, envKey } = request.params;
+      return sendRead(request, reply, (actor) => services.releases.get(actor, projectId, flagKey, envKey));
+    },
+  );
+  app.post(
+    PLAN,
+    describe('Plan a release, from a template or inline milestones (a draft until started)', {
+      params: PlanParams,
+      body: CreateReleasePlanSchema,
+      201: ReleasePlanSchema,
+      problems: [409],
+      config: PLAN_WRITE,
+    }),
+    async (request, reply) => {
+      const { projectId, flagKey, envKey } = request.params;
+      const plan = await services.releases.create(actorOf(request), projectId, flagKey, envKey, request.body);
+      return sendCreated(
+        reply,
+        `/v1${PLAN.replace(':projectId', projectId).replace(':flagKey', flagKey).replace(':envKey', envKey)}`,
+        plan,
+      );
+    },
+  );
+  app.delete(
+    PLAN,
+    describe('Delete a release plan that is not running', {
+      params: PlanParams,
+      problems: [409],
+      config: PLAN_WRITE,
+    }),
+    async (request, reply) => {
+      const { projectId, flagKey, envKey } = request.params;
+      await services.releases.delete(actorOf(request), projectId, flagKey, envKey);
+      return sendNoContent(reply);
+    },
+  );
+  app.post(
+    `${PLAN}/start`,
+    describe('Start a release plan: its first milestone now, through the approval gate once', {
+      description:
+        'Where the environment requires approvals, a non-admin’s start is a change request of kind `release.start` (202); once approved, the plan’s steps need no further approval.',
+      params: PlanParams,
+      200: ReleasePlanSchema,
+      202: ChangeRequestSchema,
+      problems: [409],
+      config: PLAN_WRITE,
+    }),
+    async (request, reply) => {
+      const { projectId, flagKey, envKey } = request.params;
+      const outcome = await services.releases.start(actorOf(request), projectId, flagKey, envKey);
+      return sendGated(reply, outcome, (plan) => sendResource(reply, plan));
+    },
+  );
+}
+
+/** Pause, resume, proceed, roll back: each audited, as the person who asks. */
+function planMoves(app: App, services: Services): void {
+  const moves = {
+    pause: { summary: 'Pause a running plan where it is', body: true },
+    resume: { summary: 'Resume a paused plan (its milestone’s hold starts over)', body: false },
+    proceed: { summary: 'Move a plan to its next milestone now', body: false },
+    rollback: { summary: 'Roll a plan back: the environment serves the control again', body: true },
+  } as const;
+  for (const [move, { summary, body }] of Object.entries(moves) as [
+    keyof typeof moves,
+    (typeof moves)[keyof typeof moves],
+  ][]) {
+    app.post(
+      `${PLAN}/${move}`,
+      describe(summary, {
+        params: PlanParams,
+        ...(body ? { body: Type.Optional(ReleaseStopSchema) } : {}),
+        200: ReleasePlanSchema,
+        problems: [409],
+        config: PLAN_WRITE,
+      }),
+      async (request, reply) => {
+        const { projectId, flagKey, envKey } = request.params;
+        const reason = (request.body as { reason?: string } | undefined)?.reason;
+        return sendWritten(request, reply, (actor) => {
+          const releases = services.releases;
+          if (move === 'pause') return releases.pause(actor, projectId, flagKey, envKey, reason);
+          if (move === 'resume') return releases.resume(actor, projectId, flagKey, envKey);
+          if (move === 'proceed') return releases.proceed(actor, projectId, flagKey, envKey);
+          return releases.rollback(actor, projectId, flagKey, envKey, reason);
+        });
+      },
+    );
+  }
+}
