@@ -146,13 +146,18 @@ function Results({ results }: { results: ExperimentResults }) {
 }
 
 function EffectCells({ effect, bayesian }: { effect: Effect; bayesian: boolean }) {
-  if (effect.errorMessage !== null) return <td colSpan={2}>Not enough data ({effect.errorMessage})</td>;
+  if (effect.errorMessage !== null)
+    return (
+      <td colSpan={2} data-label="Relative effect">
+        Not enough data ({effect.errorMessage})
+      </td>
+    );
   return (
     <>
-      <td>
+      <td data-label="Relative effect (interval)">
         {percent(effect.expected)} <span className="muted small">({interval(effect.ci)})</span>
       </td>
-      <td>
+      <td data-label={bayesian ? 'Chance to win' : 'p-value'}>
         {bayesian
           ? `${((effect.chanceToWin ?? 0) * 100).toFixed(1)} % chance to win`
           : `p = ${(effect.pValue ?? 1).toPrecision(3)}`}
@@ -172,10 +177,9 @@ function MetricPanel({ metric, bayesian }: { metric: MetricResult; bayesian: boo
         {metric.kind}, {metric.goal === 'increase' ? 'higher is better' : 'lower is better'}
       </p>
       <EffectChart metric={metric} />
-      {/* A scrolling region must take focus, so keyboard users can scroll it (axe: scrollable-region-focusable). */}
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: see above */}
-      <section className="table-wrap" aria-label={`${metric.name} by variant`} tabIndex={0}>
-        <table>
+      <div className="table-wrap">
+        {/* On a phone each row stacks into a card, its cells under their column's heading. */}
+        <table className="stacks-on-phone">
           <caption className="visually-hidden">{metric.name} by variant</caption>
           <thead>
             <tr>
@@ -189,23 +193,23 @@ function MetricPanel({ metric, bayesian }: { metric: MetricResult; bayesian: boo
           <tbody>
             <tr>
               <th scope="row">{metric.control.variant} (control)</th>
-              <td>{metric.control.units.toLocaleString()}</td>
-              <td>{figure(metric.control.mean)}</td>
-              <td colSpan={2} className="muted">
+              <td data-label="Units">{metric.control.units.toLocaleString()}</td>
+              <td data-label="Mean">{figure(metric.control.mean)}</td>
+              <td colSpan={2} className="muted hide-narrow">
                 —
               </td>
             </tr>
             {metric.treatments.map((t) => (
               <tr key={t.variant}>
                 <th scope="row">{t.variant}</th>
-                <td>{t.units.toLocaleString()}</td>
-                <td>{figure(t.mean)}</td>
+                <td data-label="Units">{t.units.toLocaleString()}</td>
+                <td data-label="Mean">{figure(t.mean)}</td>
                 <EffectCells effect={t.relative} bayesian={bayesian} />
               </tr>
             ))}
           </tbody>
         </table>
-      </section>
+      </div>
       <h3>Effect over time</h3>
       <EffectOverTime metric={metric} />
     </section>
