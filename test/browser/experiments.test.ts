@@ -189,6 +189,20 @@ describeInChromium('the experiment pages', () => {
     );
 
     it(
+      `tells whoever edits the flag that an experiment measures its split, at ${width} px`,
+      async () => {
+        const { page, errors } = await signedIn('/projects/lab/flags/banner', width);
+        await page.getByRole('tab', { name: /Production/ }).click();
+        const notice = page.locator('.notice', { hasText: 'is running on this flag here' });
+        await notice.waitFor();
+        await notice.getByRole('link', { name: 'New banner' }).waitFor();
+        await expectAccessible(page, `the flag page at ${width} px`);
+        expect(errors).toEqual([]);
+      },
+      SLOW,
+    );
+
+    it(
       `warns of a sample-ratio mismatch, at ${width} px`,
       async () => {
         const { page, errors } = await signedIn('/projects/lab/experiments/skewed-promo', width);
