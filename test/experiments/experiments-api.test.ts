@@ -108,7 +108,11 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
     });
     expect(stale.status).toBe(412);
     const patched = await server.call('PATCH', '/v1/projects/default/experiments/patched', {
-      body: { name: 'Renamed', analysis: { sequential: true }, metrics: { primary: 'spend' } },
+      body: {
+        name: 'Renamed',
+        analysis: { sequential: true },
+        metrics: { primary: 'spend', secondary: ['buys'] },
+      },
       headers: { 'if-match': '"1"' },
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
@@ -116,7 +120,7 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
       name: 'Renamed',
       version: 2,
       analysis: { method: 'frequentist', sequential: true },
-      metrics: { primary: 'spend', secondary: [] },
+      metrics: { primary: 'spend', secondary: ['buys'], guardrails: [] },
     });
     const deleted = await server.call('DELETE', '/v1/projects/default/experiments/patched');
     expect(deleted.status).toBe(204);
