@@ -24,7 +24,7 @@ export interface FoldEvent {
   readonly value: number | null;
 }
 
-/** Rows read after a position, the position after them, and whether more wait beyond. */
+/** Rows read after a position, the position after them (never before it), and whether more wait beyond. */
 export interface FoldRead<T> {
   readonly rows: readonly T[];
   readonly next: string;

@@ -132,7 +132,7 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   }
 
   /**
-   * Rows after `after` up to `upTo`. SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
+   * Rows after `after` up to `upTo` (none, and `after` again, when `upTo` is not past it). SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
    * < upTo, and a full page stops before its last transaction (whose rows may go on past the page),
    * unless that one transaction fills the page: then all its rows are read.
    */
@@ -145,6 +145,8 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     const from = Number(after === '' ? 0 : after);
     const to = Number(upTo === '' ? 0 : upTo);
     const position = this.#position();
+    // Another node may have folded past this node's end already: never move the cursor back.
+    if (to <= from) return { rows: [], next: after, more: false };
     if (!this.#postgres) {
       const { rows } = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit).execute(
         this.#db,
