@@ -240,7 +240,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
   const measured = combineMeasuredComparisons(
-    new ExperimentComparisons(store),
+    new ExperimentComparisons(store, services.clock),
     new ReleaseComparisons(store),
   );
   const fold = new AggregateFold(store, measured, {

@@ -12,8 +12,11 @@ import type {
   SignInOptionsSchema,
 } from '../../src/domain/schemas/account-schemas.ts';
 import type { ExplanationSchema, UserViewSchema } from '../../src/domain/schemas/evaluation-schemas.ts';
+import type { ExperimentResultsSchema } from '../../src/domain/schemas/experiment-results.ts';
+import type { ExperimentSchema } from '../../src/domain/schemas/experiment-schema.ts';
 import type { DependantSchema, FlagSchema, FlagSummarySchema } from '../../src/domain/schemas/flag-schema.ts';
 import type { FlagInsightsSchema, TopFlagsSchema } from '../../src/domain/schemas/insights-schemas.ts';
+import type { MetricSchema } from '../../src/domain/schemas/metric-schema.ts';
 import type {
   ChangeRequestSchema,
   ScheduledChangeSchema,
@@ -48,6 +51,9 @@ export type ApiKey = Static<typeof ApiKeySchema>;
 export type AuditEvent = Static<typeof AuditEventSchema>;
 export type ChangeRequest = Static<typeof ChangeRequestSchema>;
 export type Environment = Static<typeof EnvironmentSchema>;
+export type Experiment = Static<typeof ExperimentSchema>;
+export type ExperimentResults = Static<typeof ExperimentResultsSchema>;
+export type Metric = Static<typeof MetricSchema>;
 export type Flag = Static<typeof FlagSchema>;
 export type Invitation = Static<typeof InvitationSchema>;
 export type Project = Static<typeof ProjectSchema>;
