@@ -26,6 +26,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
+import { edgeUpstreamRoutes } from './routes/edge-upstream.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -119,6 +120,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
       ]) {
         await v1.register(routes, { services });
       }
+      await v1.register(edgeUpstreamRoutes, { services, realtime });
     },
     { prefix: '/v1' },
   );
