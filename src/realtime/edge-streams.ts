@@ -43,7 +43,8 @@ export class EdgeStreams {
   readonly #upstream: EdgeUpstreamService;
   readonly #revocations: KeyRevocations;
   readonly #heartbeatMs: number;
-  #open = 0;
+  /** Each open stream's close, so a node shutting down ends them (the edges reconnect, elsewhere or later). */
+  readonly #closes = new Set<() => void>();
 
   constructor(upstream: EdgeUpstreamService, revocations: KeyRevocations, heartbeatMs = HEARTBEAT_MS) {
     this.#upstream = upstream;
@@ -52,12 +53,15 @@ export class EdgeStreams {
   }
 
   get size(): number {
-    return this.#open;
+    return this.#closes.size;
+  }
+
+  closeAll(): void {
+    for (const close of [...this.#closes]) close();
   }
 
   /** `untilReady`: the stream ends after `ready`, a snapshot read once (diagnostics, the authorisation matrix). */
   open(sink: Writable, principal: Principal, lastEventId: string | undefined, untilReady = false): void {
-    this.#open++;
     const sent = revisionsOf(lastEventId);
     const unsubscribes = new Map<string, () => void>();
     let closed = false;
@@ -112,7 +116,7 @@ export class EdgeStreams {
     const close = (): void => {
       if (closed) return;
       closed = true;
-      this.#open--;
+      this.#closes.delete(close);
       clearInterval(heartbeat);
       clearInterval(scopeCheck);
       unwatchKeys();
@@ -120,6 +124,7 @@ export class EdgeStreams {
       for (const unsubscribe of unsubscribes.values()) unsubscribe();
       sink.end(() => sink.destroy());
     };
+    this.#closes.add(close);
     const unrevoked = this.#revocations.subscribe(principal.id, close);
     sink.once('close', close);
     sink.once('error', close);

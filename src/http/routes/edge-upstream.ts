@@ -30,6 +30,7 @@ export const edgeUpstreamRoutes: RoutesPlugin<{ services: Services; realtime: Re
   app,
   { services, realtime },
 ) => {
+  app.addHook('preClose', async () => realtime.edgeStreams.closeAll());
   app.get(
     '/edge/stream',
     describe('Follow the snapshots and keys of an edge key’s scope (SSE)', {
