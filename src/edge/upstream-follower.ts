@@ -120,6 +120,8 @@ export class UpstreamFollower implements ChangeFeed {
     if (this.#cursor !== undefined) headers['last-event-id'] = this.#cursor;
     const url = new URL('/v1/edge/stream', this.#options.upstreamUrl);
     const response = await fetch(url, { headers, signal: controller.signal });
+    // A refusal's body is not read: let its connection go, or upstream waits on it when it stops.
+    if (!response.ok) await response.body?.cancel();
     if (response.status === 401 || response.status === 403) {
       throw new UpstreamRefused(
         `FLAGSTAFF_EDGE_KEY was refused by ${this.#options.upstreamUrl} (${response.status}): it must be an edge key that is not revoked`,

@@ -128,6 +128,22 @@ describe(`edges following a core (${database})`, () => {
     console.info(`edge topology (${database}): change → edge p50 ${median(latencies).toFixed(1)} ms`);
   });
 
+  it('stops an edge started with a wrong key, or a key without the edge role, naming FLAGSTAFF_EDGE_KEY', async () => {
+    for (const key of ['fsk_wrong', client]) {
+      const config = loadEdgeConfig({
+        FLAGSTAFF_UPSTREAM_URL: coreUrl,
+        FLAGSTAFF_EDGE_KEY: key,
+        FLAGSTAFF_EDGE_CACHE: mkdtempSync(join(tmpdir(), 'flagstaff-edge-wrong-')),
+        FLAGSTAFF_PORT: '0',
+        FLAGSTAFF_DATABASE_URL: 'sqlite::memory:',
+      });
+      caches.push(config.edgeCache);
+      await expect(startEdge(config, { logger: false })).rejects.toThrow(
+        /^FLAGSTAFF_EDGE_KEY was refused by/,
+      );
+    }
+  });
+
   it('refuses, on the edges, a client key outside the edge key’s scope', async () => {
     for (const edge of edges) expect((await evaluate(edge.origin, outsideKey)).status).toBe(401);
     // The core itself serves that key.
