@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError, type EdgeConfig } from '../config.ts';
+import { ServerSecret } from '../domain/server-secret.ts';
 import { buildApp } from '../http/build-app.ts';
 import { loggerOptions } from '../http/logging.ts';
 import { composeNode, type Node, servedBy, syncSourcesOf } from '../main.ts';
@@ -77,7 +78,11 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
     },
   });
   await outbox.open();
-  const node = composeNode(edgeStore(mirror, outbox, config.upstreamUrl), { insights: config.insights });
+  const node = composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
+    insights: config.insights,
+    // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
+    ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
+  });
   const app = await buildApp({
     ...servedBy(node),
     logger: options.logger ?? loggerOptions(config.logLevel),

@@ -107,6 +107,29 @@ describe(`edges following a core (${database})`, () => {
       expect(await evaluate(edge.origin, client)).toEqual({ status: 200, value: false });
   });
 
+  it('serves OFREP bulk with an ETag and its event stream on an edge', async () => {
+    const bulk = (etag?: string) =>
+      fetch(`${edges[2]?.origin}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${client}`,
+          'content-type': 'application/json',
+          ...(etag === undefined ? {} : { 'if-none-match': etag }),
+        },
+        body: '{"context":{"targetingKey":"user-1"}}',
+      });
+    const first = await bulk();
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { flags: { key: string }[]; eventStreams: { url: string }[] };
+    expect(body.flags.map((flag) => flag.key)).toContain('banner');
+    expect((await bulk(first.headers.get('etag') ?? '')).status).toBe(304);
+    const controller = new AbortController();
+    const stream = await fetch(body.eventStreams[0]?.url as string, { signal: controller.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    controller.abort();
+  });
+
   it('brings a change on the core to every edge (p50 printed)', async () => {
     const latencies: number[] = [];
     for (let round = 0; round < 6; round++) {
@@ -227,5 +250,20 @@ describe(`edges following a core (${database})`, () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const units = (await stored()).map((event) => event.unit).sort();
     expect(units).toEqual(['user-1', 'user-2']);
+    // The evaluations the edges served while the core was down are in the core's insights too,
+    // the chained edge's through the edge in front of it.
+    const counted = async () => {
+      const minute = Math.floor(Date.now() / 60_000);
+      const rows = await store.insights.evaluationSeries({
+        projectId,
+        flagKey: 'banner',
+        environment: 'production',
+        fromMinute: minute - 60,
+        toMinute: minute + 1,
+        stepMinutes: 61,
+      });
+      return rows.reduce((sum, row) => sum + row.count, 0);
+    };
+    await until(async () => (await counted()) >= 150, 30_000, 'the forwarded counts');
   }, 90_000);
 });
