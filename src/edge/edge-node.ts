@@ -80,6 +80,10 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
   await outbox.open();
   const node = composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
     insights: config.insights,
+    // Per edge process, as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
+    admission: {
+      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
+    },
     // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
     ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
   });
