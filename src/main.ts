@@ -88,6 +88,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     admission,
     clock,
     serverSecret: services.serverSecret,
+    edgeUpstream: services.edgeUpstream,
   });
   return { plane, admission, services, realtime, evaluationCounts, runningReleases };
 }
