@@ -3,6 +3,7 @@ import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
+import { MCP_USAGE, runMcpCommand } from './cli/mcp.ts';
 import { processOutput } from './cli/operator.ts';
 import { loadConfig } from './config.ts';
 import { serve } from './main.ts';
@@ -17,6 +18,7 @@ Commands:
 ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
 ${BACKUP_USAGE}
+${MCP_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -42,6 +44,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if ((command === 'pull' || command === 'plan' || command === 'apply') && !values.help) {
     // Over the API of a running server, not the database: no database configuration needed.
     return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
+  }
+  if (command === 'mcp' && !values.help) {
+    // Like pull/plan/apply: over the API of a running server, as one key.
+    return runMcpCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
   }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);

@@ -37,6 +37,7 @@ import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { metricRoutes } from './routes/metrics.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
@@ -122,6 +123,11 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
     },
     { prefix: '/v1' },
   );
+  // MCP for AI assistants: its own path, guarded like /v1; each tool call goes through /v1 again.
+  await app.register(async (scope) => {
+    registerGuard(scope);
+    await mcpRoutes(scope, { root: app, publicUrl: options.publicUrl });
+  });
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
