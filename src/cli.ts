@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
+import { REFS_USAGE, runRefsCommand } from './cli/code-references/command.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
@@ -19,6 +20,7 @@ ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
 ${BACKUP_USAGE}
 ${MCP_USAGE}
+${REFS_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -44,6 +46,9 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if ((command === 'pull' || command === 'plan' || command === 'apply') && !values.help) {
     // Over the API of a running server, not the database: no database configuration needed.
     return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
+  }
+  if (command === 'refs' && !values.help) {
+    return runRefsCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
   }
   if (command === 'mcp' && !values.help) {
     // Like pull/plan/apply: over the API of a running server, as one key.

@@ -26,6 +26,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
+import { codeReferenceRoutes } from './routes/code-references.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -117,6 +118,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         metricRoutes,
         experimentRoutes,
         releasePlanRoutes,
+        codeReferenceRoutes,
       ]) {
         await v1.register(routes, { services });
       }
