@@ -67,6 +67,16 @@ function written(context: ToolContext, project: string, answer: ApiAnswer): Tool
   return { text: text(answer.body) };
 }
 
+/** A code reference as GET /v1/projects/{p}/code-references answers it. */
+interface StoredReference {
+  readonly flag: string;
+  readonly repository: string;
+  readonly branch: string;
+  readonly path: string;
+  readonly line: number;
+  readonly url: string | null;
+}
+
 const flagPath = (project: string, flag: string) => `/v1/projects/${part(project)}/flags/${part(flag)}`;
 
 export const TOOLS: readonly Tool[] = [
@@ -200,18 +210,43 @@ export const TOOLS: readonly Tool[] = [
   {
     name: 'list_stale_flags',
     description:
-      'List the flags of a project that are stale in an environment (not evaluated lately, or serving one variant to everyone): candidates to remove from the code and archive. Use it to clean up flag debt.',
+      'List the flags of a project that are stale in an environment (not evaluated lately, or serving one variant to everyone), each with where code still names it (its code references, as `flagstaff refs` reported them: repository, branch, file and line). A stale flag with no code references is safe to remove; one with references needs those removed from the code first. Use it to clean up flag debt.',
     readOnly: true,
     input: Closed({ project: Project, environment: Type.Optional(Environment) }),
-    run: (context, args) =>
-      answered(context, {
+    run: async (context, args) => {
+      const project = part(str(args.project));
+      const stale = await context.call({
         method: 'GET',
-        path: `/v1/projects/${part(str(args.project))}/flags${queryOf({
+        path: `/v1/projects/${project}/flags${queryOf({
           stale: true,
           environment: args.environment as string | undefined,
           limit: 200,
         })}`,
-      }),
+      });
+      if (stale.status >= 400) return refusal(stale);
+      const references = await context.call({
+        method: 'GET',
+        path: `/v1/projects/${project}/code-references`,
+      });
+      if (references.status >= 400) return refusal(references);
+      const byFlag = Map.groupBy(references.body as StoredReference[], (reference) => reference.flag);
+      const flags = (stale.body as { key: string; name: string; stale: unknown }[]).map((flag) => {
+        const places = byFlag.get(flag.key) ?? [];
+        return {
+          key: flag.key,
+          name: flag.name,
+          stale: flag.stale,
+          codeReferences: places.map((place) => ({
+            repository: place.repository,
+            branch: place.branch,
+            at: `${place.path}:${place.line}`,
+            url: place.url,
+          })),
+          ...(places.length === 0 ? { note: 'no code references: safe to remove' } : {}),
+        };
+      });
+      return { text: text(flags) };
+    },
   },
   {
     name: 'list_change_requests',

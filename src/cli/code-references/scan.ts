@@ -121,10 +121,14 @@ function readCode(file: string, size: number): Buffer | 'binary' {
   }
 }
 
-/** Scans the files git tracks under `dir` for `keys`, in path and line order. */
+/**
+ * Scans the files git tracks under `dir` (or the `paths` given, relative to it) for `keys`, in
+ * path and line order.
+ */
 export function scanRepository(
   dir: string,
   keys: ReadonlySet<string>,
+  paths: readonly string[] = trackedFiles(dir),
   maxBytes = MAX_FILE_BYTES,
 ): ScanResult {
   const references: CodeReference[] = [];
@@ -132,7 +136,7 @@ export function scanRepository(
   let bytes = 0;
   let skippedLarge = 0;
   let skippedBinary = 0;
-  for (const path of trackedFiles(dir).sort()) {
+  for (const path of [...paths].sort()) {
     const file = join(dir, path);
     let size: number;
     try {
