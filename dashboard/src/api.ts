@@ -11,6 +11,7 @@ import type {
   ResetPreviewSchema,
   SignInOptionsSchema,
 } from '../../src/domain/schemas/account-schemas.ts';
+import type { StoredCodeReferenceSchema } from '../../src/domain/schemas/code-reference-schemas.ts';
 import type { ExplanationSchema, UserViewSchema } from '../../src/domain/schemas/evaluation-schemas.ts';
 import type { ExperimentResultsSchema } from '../../src/domain/schemas/experiment-results.ts';
 import type { ExperimentSchema } from '../../src/domain/schemas/experiment-schema.ts';
@@ -71,6 +72,8 @@ export type SegmentUsers = Static<typeof SegmentUsersSchema>;
 export type Me = Static<typeof MeSchema>;
 /** What decided one flag's evaluation for a context (POST /v1/projects/{p}/flags/{key}/explain). */
 export type Explanation = Static<typeof ExplanationSchema>;
+/** Where a repository's branch names a flag, as `flagstaff refs` reported it (GET /v1/projects/{p}/code-references). */
+export type CodeReference = Static<typeof StoredCodeReferenceSchema>;
 /** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
 export type UserViewFlag = Static<typeof UserViewSchema>['flags'][number];
 export type FieldError = Static<typeof FieldErrorSchema>;

@@ -1110,6 +1110,25 @@ const CASES: readonly RouteCase[] = [
     request: async (c) => ({ url: planUrl(await freshPlan(c, 'running'), '/rollback'), body: {} }),
     invalid: unknownField,
   },
+  {
+    route: 'PUT /v1/projects/:projectId/code-references/:repository',
+    access: { minRole: 'editor', scope: 'project', touches: 'none' },
+    success: 200,
+    request: (c) => ({
+      url: `/v1/projects/alpha/code-references/repo-${c.next()}`,
+      body: {
+        branch: 'main',
+        references: [{ flag: 'checkout', path: 'src/a.ts', line: 1, context: ['checkout'] }],
+      },
+    }),
+    invalid: unknownField,
+  },
+  {
+    route: 'GET /v1/projects/:projectId/code-references',
+    access: { minRole: 'viewer', scope: 'project', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/projects/alpha/code-references?flag=checkout' }),
+  },
 ];
 
 /** Every key of the matrix: role × bound to alpha / to beta / organisation-wide × all / production / development. */
