@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
+import { REFS_USAGE, runRefsCommand } from './cli/code-references/command.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
+import { MCP_USAGE, runMcpCommand } from './cli/mcp.ts';
 import { processOutput } from './cli/operator.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, loadEdgeConfig } from './config.ts';
+import { startEdge } from './edge/edge-node.ts';
 import { serve } from './main.ts';
 import { migrateToLatest, openDatabase } from './storage/open-database.ts';
 import { openStore } from './storage/open-store.ts';
@@ -13,10 +16,14 @@ const USAGE = `Usage: flagstaff <command>
 
 Commands:
   serve      run the API and dashboard (default)
+  edge       run an edge: evaluation close to applications, following FLAGSTAFF_UPSTREAM_URL with
+             FLAGSTAFF_EDGE_KEY, its last snapshot kept in FLAGSTAFF_EDGE_CACHE (docs/edge.md)
   migrate    bring the database schema up to date and exit
 ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
 ${BACKUP_USAGE}
+${MCP_USAGE}
+${REFS_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -43,8 +50,25 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     // Over the API of a running server, not the database: no database configuration needed.
     return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
   }
+  if (command === 'refs' && !values.help) {
+    return runRefsCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
+  }
+  if (command === 'mcp' && !values.help) {
+    // Like pull/plan/apply: over the API of a running server, as one key.
+    return runMcpCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
+  }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === 'edge') {
+    const edge = await startEdge(loadEdgeConfig());
+    process.stdout.write(
+      `Flagstaff edge is listening: ${edge.origin}, following ${edge.follower.upstream}\n`,
+    );
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => void edge.close().then(() => process.exit(0)));
+    }
     return 0;
   }
   const config = loadConfig();

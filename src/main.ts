@@ -88,6 +88,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     admission,
     clock,
     serverSecret: services.serverSecret,
+    edgeUpstream: services.edgeUpstream,
   });
   return { plane, admission, services, realtime, evaluationCounts, runningReleases };
 }
@@ -240,7 +241,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
   const measured = combineMeasuredComparisons(
-    new ExperimentComparisons(store),
+    new ExperimentComparisons(store, services.clock),
     new ReleaseComparisons(store),
   );
   const fold = new AggregateFold(store, measured, {

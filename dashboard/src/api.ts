@@ -11,9 +11,13 @@ import type {
   ResetPreviewSchema,
   SignInOptionsSchema,
 } from '../../src/domain/schemas/account-schemas.ts';
+import type { StoredCodeReferenceSchema } from '../../src/domain/schemas/code-reference-schemas.ts';
 import type { ExplanationSchema, UserViewSchema } from '../../src/domain/schemas/evaluation-schemas.ts';
+import type { ExperimentResultsSchema } from '../../src/domain/schemas/experiment-results.ts';
+import type { ExperimentSchema } from '../../src/domain/schemas/experiment-schema.ts';
 import type { DependantSchema, FlagSchema, FlagSummarySchema } from '../../src/domain/schemas/flag-schema.ts';
 import type { FlagInsightsSchema, TopFlagsSchema } from '../../src/domain/schemas/insights-schemas.ts';
+import type { MetricSchema } from '../../src/domain/schemas/metric-schema.ts';
 import type {
   ChangeRequestSchema,
   ScheduledChangeSchema,
@@ -48,6 +52,9 @@ export type ApiKey = Static<typeof ApiKeySchema>;
 export type AuditEvent = Static<typeof AuditEventSchema>;
 export type ChangeRequest = Static<typeof ChangeRequestSchema>;
 export type Environment = Static<typeof EnvironmentSchema>;
+export type Experiment = Static<typeof ExperimentSchema>;
+export type ExperimentResults = Static<typeof ExperimentResultsSchema>;
+export type Metric = Static<typeof MetricSchema>;
 export type Flag = Static<typeof FlagSchema>;
 export type Invitation = Static<typeof InvitationSchema>;
 export type Project = Static<typeof ProjectSchema>;
@@ -65,6 +72,8 @@ export type SegmentUsers = Static<typeof SegmentUsersSchema>;
 export type Me = Static<typeof MeSchema>;
 /** What decided one flag's evaluation for a context (POST /v1/projects/{p}/flags/{key}/explain). */
 export type Explanation = Static<typeof ExplanationSchema>;
+/** Where a repository's branch names a flag, as `flagstaff refs` reported it (GET /v1/projects/{p}/code-references). */
+export type CodeReference = Static<typeof StoredCodeReferenceSchema>;
 /** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
 export type UserViewFlag = Static<typeof UserViewSchema>['flags'][number];
 export type FieldError = Static<typeof FieldErrorSchema>;

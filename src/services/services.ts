@@ -16,6 +16,7 @@ import { ProvisioningService } from './accounts/provisioning-service.ts';
 import { type SessionOptions, SessionService } from './accounts/session-service.ts';
 import { SsoService } from './accounts/sso-service.ts';
 import { AuditLogService } from './core/audit.ts';
+import { CodeReferenceService } from './flags/code-reference-service.ts';
 import { FlagService } from './flags/flag-service.ts';
 import { FlagWrites } from './flags/flag-writes.ts';
 import { FlagdService } from './flags/flagd-service.ts';
@@ -37,6 +38,7 @@ import { WebhookService } from './projects/webhook-service.ts';
 import type { PrometheusQueries } from './releases/prometheus-client.ts';
 import { ReleasePlanService } from './releases/release-plan-service.ts';
 import { ReleaseTemplateService } from './releases/release-template-service.ts';
+import { EdgeUpstreamService } from './serving/edge-upstream.ts';
 import { EvaluationService } from './serving/evaluation-service.ts';
 import { HealthService } from './serving/health-service.ts';
 import { InsightsService } from './serving/insights-service.ts';
@@ -63,6 +65,8 @@ export interface Services {
   /** Groups as the identity provider pushes them over SCIM, mapped to roles by FLAGSTAFF_OIDC_ROLES. */
   readonly provisionedGroups: GroupProvisioningService;
   readonly health: HealthService;
+  /** What edges following this node read and forward (SPEC §14). */
+  readonly edgeUpstream: EdgeUpstreamService;
   readonly insights: InsightsService;
   /** Tracking events in (POST /v1/events). */
   readonly events: EventService;
@@ -70,6 +74,8 @@ export interface Services {
   readonly exposures: ExposureService;
   /** Metric definitions per project. */
   readonly metrics: MetricService;
+  /** Where repositories name a project's flags, as `flagstaff refs` reports them. */
+  readonly codeReferences: CodeReferenceService;
   /** Experiments per project: set up, started and stopped through the gate, and their results. */
   readonly experiments: ExperimentService;
   /** Experiments' results, from the per-unit aggregates. */
@@ -191,10 +197,12 @@ export function createServices(
     events,
     exposures,
     metrics: new MetricService(store, clock),
+    codeReferences: new CodeReferenceService(store, clock),
     experiments,
     experimentResults: new ExperimentResultsService(store),
     comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
+    edgeUpstream: new EdgeUpstreamService(store, sources),
     webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
     scheduledChanges,
     changeRequests: new ChangeRequestService(

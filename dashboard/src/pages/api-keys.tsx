@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ROLES } from '../../../src/domain/api-key.ts';
+import { KEY_ROLES } from '../../../src/domain/api-key.ts';
 import {
   type ApiError,
   type ApiKey,
@@ -244,7 +244,7 @@ function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>
     >
       <div className="row">
         <TextField of={form} name="name" label="Name" hint="What uses it, e.g. “checkout service”." />
-        <SelectField of={form} name="role" label="Role" hint={ROLE_HELP[role]} choices={ROLES} />
+        <SelectField of={form} name="role" label="Role" hint={ROLE_HELP[role]} choices={KEY_ROLES} />
         <TextField
           of={form}
           name="expiresAt"

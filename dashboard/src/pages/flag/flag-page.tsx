@@ -3,6 +3,7 @@ import { SaveBar } from '../../kit/save-bar.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Loading } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
+import { CodeReferencesSection, useCodeReferences } from './code-references-section.tsx';
 import { EnvironmentCompareSection } from './environment-compare-section.tsx';
 import { FlagHeader } from './flag-header.tsx';
 import { HistorySection } from './history-section.tsx';
@@ -38,9 +39,10 @@ function FlagSections({
   reload: () => void;
 }) {
   const editor = useFlagEditor(flag, onSaved, reload);
+  const references = useCodeReferences(flag);
   return (
     <>
-      <FlagHeader editor={editor} />
+      <FlagHeader editor={editor} codeReferences={references.data?.length ?? 0} />
       <ChangeRequestsSection editor={editor} />
       <TargetingSection editor={editor} />
       <PrerequisitesSection editor={editor} />
@@ -49,6 +51,7 @@ function FlagSections({
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
+      <CodeReferencesSection flag={flag} references={references} />
       <HistorySection editor={editor} />
       {editor.dirty && (
         <SaveBar
