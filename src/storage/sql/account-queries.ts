@@ -31,17 +31,14 @@ export function accountQueries(context: SqlContext): AccountStore {
   };
 }
 
-function accountRecordQueries(context: SqlContext): AccountRecordStore {
-  const { db, atomically } = context;
+/** An account found by what names it: its id, email, identity-provider subject or SCIM external id. */
+function accountFinders(
+  db: SqlContext['db'],
+): Pick<
+  AccountRecordStore,
+  'findAccountById' | 'findAccountByEmail' | 'findAccountBySubject' | 'findAccountsByExternalId'
+> {
   return {
-    listAccounts(filter, page) {
-      let query = db.selectFrom('accounts').selectAll();
-      if (filter.projectId !== undefined)
-        query = query.where('project_id', filter.projectId === null ? 'is' : '=', filter.projectId);
-      if (filter.q) query = query.where(emailOrNameContains(filter.q));
-      return paged(query, byId, page, (rows) => rows.map(accountFromRow));
-    },
-
     findAccountById: (id) =>
       findOne(db.selectFrom('accounts').selectAll().where('id', '=', id), accountFromRow),
 
@@ -67,6 +64,21 @@ function accountRecordQueries(context: SqlContext): AccountRecordStore {
           .orderBy('id')
           .execute()
       ).map(accountFromRow),
+  };
+}
+
+function accountRecordQueries(context: SqlContext): AccountRecordStore {
+  const { db, atomically } = context;
+  return {
+    listAccounts(filter, page) {
+      let query = db.selectFrom('accounts').selectAll();
+      if (filter.projectId !== undefined)
+        query = query.where('project_id', filter.projectId === null ? 'is' : '=', filter.projectId);
+      if (filter.q) query = query.where(emailOrNameContains(filter.q));
+      return paged(query, byId, page, (rows) => rows.map(accountFromRow));
+    },
+
+    ...accountFinders(db),
 
     async accountsFrom(offset, limit) {
       const [counted, rows] = await Promise.all([

@@ -1,5 +1,5 @@
 import type { ProvisionedGroup } from '../../domain/provisioned-group.ts';
-import type { GroupStore } from '../store.ts';
+import type { GroupFilter, GroupStore } from '../store.ts';
 import type { ProvisionedGroupsTable } from './database.ts';
 import { findOne, mapUnique, type SqlContext, touchedOne } from './sql-context.ts';
 
@@ -56,20 +56,28 @@ async function writeMembers(tx: SqlContext, group: ProvisionedGroup): Promise<vo
   }
 }
 
+/** A page of the groups that match a SCIM filter, with how many match in all. */
+async function groupsFrom(
+  context: SqlContext,
+  filter: GroupFilter,
+  offset: number,
+  limit: number,
+): ReturnType<GroupStore['groupsFrom']> {
+  let query = context.db.selectFrom('provisioned_groups');
+  if (filter.displayName !== undefined) query = query.where('display_name', '=', filter.displayName);
+  if (filter.externalId !== undefined) query = query.where('external_id', '=', filter.externalId);
+  const [counted, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    query.selectAll().orderBy('id').offset(offset).limit(limit).execute(),
+  ]);
+  return { total: Number(counted.n), items: await withMembers(context, rows) };
+}
+
 /** SCIM groups (decision 1891): one row a group, one row a membership. */
 export function groupQueries(context: SqlContext): GroupStore {
   const { db, atomically } = context;
   return {
-    async groupsFrom(filter, offset, limit) {
-      let query = db.selectFrom('provisioned_groups');
-      if (filter.displayName !== undefined) query = query.where('display_name', '=', filter.displayName);
-      if (filter.externalId !== undefined) query = query.where('external_id', '=', filter.externalId);
-      const [counted, rows] = await Promise.all([
-        query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        query.selectAll().orderBy('id').offset(offset).limit(limit).execute(),
-      ]);
-      return { total: Number(counted.n), items: await withMembers(context, rows) };
-    },
+    groupsFrom: (filter, offset, limit) => groupsFrom(context, filter, offset, limit),
 
     async findGroupById(id) {
       const row = await findOne(

@@ -138,6 +138,32 @@ const rows: { [K in PendingKind]: { to(change: PendingKinds[K]): Row; from(row: 
 };
 
 /** Change requests and scheduled changes: one table, the same queries on SQLite and PostgreSQL. */
+/** Settles a pending schedule; false when it is not pending (settled or cancelled already, or gone). */
+async function settleSchedule(
+  db: SqlContext['db'],
+  id: string,
+  status: Exclude<ScheduledChangeStatus, 'pending'>,
+  at: string,
+  failure: string | undefined,
+): Promise<boolean> {
+  // PostgreSQL re-checks `status = 'pending'` once a concurrent settler's lock is released, so
+  // the loser of a race updates nothing.
+  const result = await db
+    .updateTable('pending_changes')
+    .set((eb) => ({
+      status,
+      settled_at: at,
+      failure: failure ?? null,
+      updated_at: at,
+      version: eb('version', '+', 1),
+    }))
+    .where('id', '=', id)
+    .where('kind', '=', 'schedule')
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return touchedOne(result);
+}
+
 export function pendingChangeQueries({ db }: SqlContext): PendingChangeStore {
   const ofKind = (kind: PendingKind) => db.selectFrom('pending_changes').selectAll().where('kind', '=', kind);
   const schedules = (query: ReturnType<typeof ofKind>) => query.orderBy('at').orderBy('id').execute();
@@ -179,24 +205,7 @@ export function pendingChangeQueries({ db }: SqlContext): PendingChangeStore {
       return (await schedules(query.limit(limit))).map(scheduleFromRow);
     },
 
-    async settle(id, status, at, failure) {
-      // PostgreSQL re-checks `status = 'pending'` once a concurrent settler's lock is released, so
-      // the loser of a race updates nothing.
-      const result = await db
-        .updateTable('pending_changes')
-        .set((eb) => ({
-          status,
-          settled_at: at,
-          failure: failure ?? null,
-          updated_at: at,
-          version: eb('version', '+', 1),
-        }))
-        .where('id', '=', id)
-        .where('kind', '=', 'schedule')
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
+    settle: (id, status, at, failure) => settleSchedule(db, id, status, at, failure),
 
     async postpone(id, at) {
       const result = await db
