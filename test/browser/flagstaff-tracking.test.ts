@@ -1,17 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { storedEvents } from '../openfeature/support/tracking.ts';
 import { createKey, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { describeInChromium, launchChromium } from './dashboard-support.ts';
-import { serveStatic } from './static-site.ts';
+import { buildAndServe, type StaticSite } from './static-site.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/flagstaff-tracking/', import.meta.url));
 
@@ -27,8 +22,7 @@ describeInChromium(
   '@openfeature/web-sdk with FlagstaffWebProvider in Chromium: track(), exposures, page hide',
   () => {
     let api: TestServer;
-    let site: { server: Server; origin: string };
-    let outDir: string;
+    let site: StaticSite;
     let browser: Browser;
     let key: string;
     const pageErrors: string[] = [];
@@ -37,22 +31,14 @@ describeInChromium(
       api = await startTestServer();
       await seedVariedProject(api);
       key = await createKey(api, { role: 'evaluator', environments: ['production'] });
-      outDir = await mkdtemp(join(tmpdir(), 'flagstaff-tracking-'));
-      await build({
-        configFile: false,
-        root: FIXTURE,
-        logLevel: 'warn',
-        build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
-      });
-      site = await serveStatic(outDir);
+      site = await buildAndServe(FIXTURE, 'tracking');
       browser = await launchChromium();
     });
 
     afterAll(async () => {
       await browser?.close();
-      if (site) await new Promise((resolve) => site.server.close(resolve));
+      await site?.close();
       await api?.close();
-      if (outDir) await rm(outDir, { recursive: true, force: true });
     });
 
     /** A page of the site, on another origin than the API, ready with the provider for `unit`. */

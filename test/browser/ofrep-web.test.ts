@@ -1,16 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer } from '../openfeature/support/server.ts';
 import { createKey, flagId, seedVariedProject } from '../openfeature/support/varied-project.ts';
 import type { TestServer } from '../support/server.ts';
 import { describeInChromium, launchChromium } from './dashboard-support.ts';
-import { serveStatic } from './static-site.ts';
+import { buildAndServe, type StaticSite } from './static-site.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/ofrep-web/', import.meta.url));
 const BULK = '/ofrep/v1/evaluate/flags';
@@ -46,8 +41,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_00
 
 describeInChromium('@openfeature/web-sdk with @openfeature/ofrep-web-provider in Chromium', () => {
   let api: TestServer;
-  let site: { server: Server; origin: string };
-  let outDir: string;
+  let site: StaticSite;
   let browser: Browser;
   let page: Page;
   let key: string;
@@ -61,14 +55,7 @@ describeInChromium('@openfeature/web-sdk with @openfeature/ofrep-web-provider in
     key = await createKey(api, { role: 'evaluator' });
     counts = countBulkResponses(api);
 
-    outDir = await mkdtemp(join(tmpdir(), 'flagstaff-ofrep-web-'));
-    await build({
-      configFile: false,
-      root: FIXTURE,
-      logLevel: 'warn',
-      build: { outDir, emptyOutDir: true, minify: false, target: 'es2022' },
-    });
-    site = await serveStatic(outDir);
+    site = await buildAndServe(FIXTURE, 'ofrep-web');
 
     browser = await launchChromium();
     page = await browser.newPage();
@@ -82,9 +69,8 @@ describeInChromium('@openfeature/web-sdk with @openfeature/ofrep-web-provider in
 
   afterAll(async () => {
     await browser?.close();
-    if (site) await new Promise((resolve) => site.server.close(resolve));
+    await site?.close();
     await api?.close();
-    if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
   const readFlags = (from: Page = page) =>
