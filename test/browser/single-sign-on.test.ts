@@ -1,13 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
-import {
-  CLIENT_ID,
-  CLIENT_SECRET,
-  startOidcProvider,
-  type TestOidcProvider,
-} from '../support/oidc-provider.ts';
-import { testSsoSettings } from '../support/sso-settings.ts';
+import { startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { providerSsoSettings } from '../support/sso-settings.ts';
 import {
   buildDashboard,
   type DashboardBrowser,
@@ -27,13 +22,11 @@ describeInChromium('Single sign-on in the dashboard', () => {
 
   beforeAll(async () => {
     // The server's address is known once it listens; the settings read it when a sign-in starts.
-    const settings = testSsoSettings({
-      issuer: () => provider.issuer,
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUri: callbackUrl,
-      roles: 'flag-admins=admin,shop-devs=editor:webshop,support=viewer',
-    });
+    const settings = providerSsoSettings(
+      () => provider,
+      callbackUrl,
+      'flag-admins=admin,shop-devs=editor:webshop,support=viewer',
+    );
     dashboard = await startDashboardBrowser({ signIn: { sso: settings } });
     provider = await startOidcProvider(callbackUrl);
     const webshop = await dashboard.server.call('POST', '/v1/projects', {

@@ -2,14 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
 import { collectLines } from '../support/log-lines.ts';
-import {
-  CLIENT_ID,
-  CLIENT_SECRET,
-  type GroupsRelease,
-  startOidcProvider,
-  type TestOidcProvider,
-} from '../support/oidc-provider.ts';
-import { testSsoSettings } from '../support/sso-settings.ts';
+import { type GroupsRelease, startOidcProvider, type TestOidcProvider } from '../support/oidc-provider.ts';
+import { providerSsoSettings } from '../support/sso-settings.ts';
 
 /** The cookies one party (the browser at the provider) holds, by name. */
 class CookieJar {
@@ -75,14 +69,7 @@ describe.each<{ release: GroupsRelease; scopes?: string[]; signsIn: boolean }>([
   const callbackUrl = () => `${server.url}/v1/auth/oidc/callback`;
 
   beforeAll(async () => {
-    const settings = testSsoSettings({
-      issuer: () => provider.issuer,
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUri: callbackUrl,
-      roles: 'flag-admins=admin',
-      scopes,
-    });
+    const settings = providerSsoSettings(() => provider, callbackUrl, 'flag-admins=admin', scopes);
     server = await startDashboardServer({
       signIn: { sso: settings },
       logger: loggerOptions('info', collectLines(lines)),

@@ -1,5 +1,6 @@
 import type { OidcSettings } from '../../src/domain/oidc-issuer.ts';
 import { parseRoleMappings } from '../../src/domain/role-mapping.ts';
+import { CLIENT_ID, CLIENT_SECRET, type TestOidcProvider } from './oidc-provider.ts';
 
 export interface TestSsoOptions {
   /** Read when a sign-in starts: a provider's address is known once it listens. */
@@ -30,3 +31,19 @@ export function testSsoSettings(options: TestSsoOptions): OidcSettings {
     ...(options.scopes === undefined ? {} : { scopes: options.scopes }),
   };
 }
+
+/** Single sign-on through the test OpenID provider (oidc-provider.ts), started after the server. */
+export const providerSsoSettings = (
+  provider: () => TestOidcProvider,
+  redirectUri: () => string,
+  roles: string,
+  scopes?: readonly string[],
+): OidcSettings =>
+  testSsoSettings({
+    issuer: () => provider().issuer,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUri,
+    roles,
+    scopes,
+  });
