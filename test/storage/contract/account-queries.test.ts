@@ -14,7 +14,7 @@ import {
   UPDATED,
 } from './support.ts';
 
-describeStoreContract('accounts, invitations and sessions', (store, _database) => {
+describeStoreContract('accounts, invitations and sessions', (store) => {
   it('stores an account exactly as given and finds it by id and by email', async () => {
     const { project } = await givenProject(store, 'checkout');
     const account = anAccount({ role: 'editor', projectId: project.id, lastLoginAt: UPDATED });

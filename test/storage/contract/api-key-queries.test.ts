@@ -3,7 +3,7 @@ import type { ApiKey } from '../../../src/domain/api-key.ts';
 import { type StoredApiKey, UniqueViolation } from '../../../src/storage/store.ts';
 import { anApiKey, describeStoreContract, everyPage, givenProject, keyByHash, UPDATED } from './support.ts';
 
-describeStoreContract('API keys', (store, _database) => {
+describeStoreContract('API keys', (store) => {
   it('finds API keys by their secret hashes, hashes included, skipping unknown ones', async () => {
     const { project } = await givenProject(store, 'checkout');
     const key = anApiKey(project.id, {

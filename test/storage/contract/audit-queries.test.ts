@@ -3,7 +3,7 @@ import type { AuditEvent } from '../../../src/domain/audit-event.ts';
 import type { Store } from '../../../src/storage/store.ts';
 import { anAuditEvent, describeStoreContract, EVERY_JSON_VALUE, everyPage, givenProject } from './support.ts';
 
-describeStoreContract('audit events', (store, _database) => {
+describeStoreContract('audit events', (store) => {
   it('stores an audit event exactly as given, read back with the project whose log holds it', async () => {
     const { project } = await givenProject(store, 'checkout');
     const withEverything = anAuditEvent({

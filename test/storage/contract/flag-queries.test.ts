@@ -17,7 +17,7 @@ import {
   UPDATED,
 } from './support.ts';
 
-describeStoreContract('flags', (store, _database) => {
+describeStoreContract('flags', (store) => {
   /** The keys of the project's flags that `filter` lists, in the store's order (one page holds them). */
   const flagKeys = async (projectId: string, filter: FlagFilter) =>
     (await store.listFlags(projectId, filter, { limit: 100 })).items.map((f) => f.key);

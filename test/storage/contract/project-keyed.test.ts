@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { UniqueViolation } from '../../../src/storage/store.ts';
 import { describeStoreContract, givenProject, PROJECT_KEYED, UPDATED } from './support.ts';
 
-describeStoreContract('what environments, flags and segments share', (store, _database) => {
+describeStoreContract('what environments, flags and segments share', (store) => {
   // What environments, flags and segments share: a key unique in their project, versioned
   // updates, deletes by id. Held for each kind of PROJECT_KEYED.
 

@@ -15,7 +15,7 @@ import {
   UPDATED,
 } from './support.ts';
 
-describeStoreContract('projects, revisions and environments', (store, _database) => {
+describeStoreContract('projects, revisions and environments', (store) => {
   it('finds an inserted project by its id and by its key', async () => {
     const project = aProject('checkout', { name: 'Checkout', description: 'Grüße 🚀' });
     await store.insertProject(project);

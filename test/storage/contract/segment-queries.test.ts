@@ -10,7 +10,7 @@ import {
   UPDATED,
 } from './support.ts';
 
-describeStoreContract('segments', (store, _database) => {
+describeStoreContract('segments', (store) => {
   it('stores a segment exactly as given and finds it by id and by key in its project', async () => {
     const { project } = await givenProject(store, 'checkout');
     const segment = aSegment(project.id, 'beta-users', {
