@@ -12,6 +12,7 @@ const SPLIT = [
   'dashboard/src/pages/members.tsx',
   'dashboard/src/pages/flags.tsx',
   'dashboard/src/pages/audit-log.tsx',
+  'dashboard/src/kit/resource-table.tsx',
   // The composition root and the ways into admission (decision 1860).
   'src/main.ts',
   'src/http/build-app.ts',

@@ -77,6 +77,34 @@ export function ResourceTable<T>({
   );
 }
 
+/** One row: its cells, each under its column's heading on a phone, or the one wide cell replacing them. */
+function TableRow<T>({
+  row,
+  columns,
+  replaced,
+  className,
+}: {
+  row: T;
+  columns: readonly Column<T>[];
+  replaced: ReactNode | undefined;
+  className: string | undefined;
+}) {
+  return (
+    <tr className={className}>
+      {replaced !== undefined ? (
+        <td colSpan={columns.length}>{replaced}</td>
+      ) : (
+        columns.map((c, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed for the table's life
+          <td key={i} className={c.className} data-label={c.label ?? labelOf(c.header)}>
+            {c.cell(row)}
+          </td>
+        ))
+      )}
+    </tr>
+  );
+}
+
 /** The table, or instead its loading, failed or empty state. */
 function TableOrState<T>({
   caption,
@@ -128,23 +156,15 @@ function TableOrState<T>({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => {
-            const replaced = replaceRow?.(row);
-            return (
-              <tr key={rowKey(row)} className={rowClassName?.(row)}>
-                {replaced !== undefined ? (
-                  <td colSpan={shown.length}>{replaced}</td>
-                ) : (
-                  shown.map((c, i) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: columns are fixed for the table's life
-                    <td key={i} className={c.className} data-label={c.label ?? labelOf(c.header)}>
-                      {c.cell(row)}
-                    </td>
-                  ))
-                )}
-              </tr>
-            );
-          })}
+          {rows.map((row) => (
+            <TableRow
+              key={rowKey(row)}
+              row={row}
+              columns={shown}
+              replaced={replaceRow?.(row)}
+              className={rowClassName?.(row)}
+            />
+          ))}
         </tbody>
       </table>
     </div>
