@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeNode } from '../../src/main.ts';
-import type { FlagService } from '../../src/services/flags/flag-service.ts';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import type { ScheduledChangeService } from '../../src/services/governance/scheduled-change-service.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';

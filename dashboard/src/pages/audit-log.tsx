@@ -1,6 +1,6 @@
 import { type ReactNode, useState } from 'react';
 import { keyOfPointerToken } from '../../../src/domain/json.ts';
-import { type Account, type AuditEvent, enc, type Project, useAll, useApi, usePage } from '../api.ts';
+import { type Account, type AuditEvent, enc, type Project, useAll, usePage } from '../api.ts';
 import { differences } from '../change-words.ts';
 import { describePath } from '../kit/field.tsx';
 import { FilterSelect, FilterText, type QueryFilters } from '../kit/filter-controls.tsx';

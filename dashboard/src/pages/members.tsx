@@ -11,7 +11,6 @@ import {
   type Page,
   type Project,
   useAll,
-  useApi,
   usePage,
 } from '../api.ts';
 import { confirmThen, OpenButton } from '../kit/dialogs.tsx';

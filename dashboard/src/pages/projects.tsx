@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, enc, type Project, useAll, useApi } from '../api.ts';
+import { api, enc, type Project, useAll } from '../api.ts';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { DESCRIPTION_HINT, KeyAndName, TextField } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
