@@ -178,6 +178,7 @@ async function buildNodeApp(
   const node = composeNode(store, {
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
+    publicUrl: config.publicUrl,
     sso: config.oidc,
     passwordSignIn: config.passwordSignIn,
     eventRetentionDays: config.eventRetentionDays,
@@ -292,6 +293,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     log: app.log,
     allowPrivate: config.webhooksAllowPrivate,
     serverSecret: services.serverSecret,
+    dashboard: config.publicUrl,
   });
   dispatcher.start();
   app.addHook('preClose', () => dispatcher.stop());
