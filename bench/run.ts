@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import { parseArgs } from 'node:util';
 import { runPart, SERVER_V8_FLAGS } from './child.ts';
+import { edgeBenchmark } from './edge.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
 import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results,refs]
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results,edge,refs]
 //   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of docs/performance.md with its ratio against a baseline measured in the same run, and
@@ -29,6 +30,7 @@ const PARTS = [
   'events',
   'flags-as-code',
   'results',
+  'edge',
   'refs',
 ] as const;
 type Part = (typeof PARTS)[number];
@@ -125,6 +127,7 @@ for (const part of parts) {
     rows.push(...(await runPart<Row[]>('./events-overload.ts')));
   }
   if (part === 'results') rows.push(...(await runPart<Row[]>('./results.ts')));
+  if (part === 'edge') rows.push(...(await edgeBenchmark(httpOptions)));
   if (part === 'refs') rows.push(...(await runPart<Row[]>('./refs.ts')));
   if (part === 'http') {
     rows.push(...(await httpBenchmark(httpOptions)));

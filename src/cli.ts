@@ -6,7 +6,8 @@ import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command
 import { runKeysCommand } from './cli/keys.ts';
 import { MCP_USAGE, runMcpCommand } from './cli/mcp.ts';
 import { processOutput } from './cli/operator.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, loadEdgeConfig } from './config.ts';
+import { startEdge } from './edge/edge-node.ts';
 import { serve } from './main.ts';
 import { migrateToLatest, openDatabase } from './storage/open-database.ts';
 import { openStore } from './storage/open-store.ts';
@@ -15,6 +16,8 @@ const USAGE = `Usage: flagstaff <command>
 
 Commands:
   serve      run the API and dashboard (default)
+  edge       run an edge: evaluation close to applications, following FLAGSTAFF_UPSTREAM_URL with
+             FLAGSTAFF_EDGE_KEY, its last snapshot kept in FLAGSTAFF_EDGE_CACHE (docs/edge.md)
   migrate    bring the database schema up to date and exit
 ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
@@ -56,6 +59,16 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (command === 'edge') {
+    const edge = await startEdge(loadEdgeConfig());
+    process.stdout.write(
+      `Flagstaff edge is listening: ${edge.origin}, following ${edge.follower.upstream}\n`,
+    );
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, () => void edge.close().then(() => process.exit(0)));
+    }
     return 0;
   }
   const config = loadConfig();

@@ -308,3 +308,45 @@ export function loadConfig(env: Env = process.env): Config {
     prometheusUrl,
   });
 }
+
+/** `flagstaff edge` (SPEC §14): a node's settings, and where it follows and keeps its snapshot. */
+export interface EdgeConfig extends Config {
+  /** FLAGSTAFF_UPSTREAM_URL: a Flagstaff node, or another edge. */
+  readonly upstreamUrl: string;
+  /** FLAGSTAFF_EDGE_KEY: an API key with the role `edge`. */
+  readonly edgeKey: string;
+  /** FLAGSTAFF_EDGE_CACHE: a directory for the last snapshot and the forwarding outbox. */
+  readonly edgeCache: string;
+  /** FLAGSTAFF_EDGE_BUFFER_BATCHES: forwarded batches kept on disk at most; default 10,000. */
+  readonly edgeBufferBatches: number;
+}
+
+/** Reads an edge's configuration; a missing or malformed variable is one ConfigError naming it. */
+export function loadEdgeConfig(env: Env = process.env): EdgeConfig {
+  const upstreamUrl = env.FLAGSTAFF_UPSTREAM_URL || undefined;
+  if (upstreamUrl === undefined) {
+    throw new ConfigError(
+      'FLAGSTAFF_UPSTREAM_URL must be set: the URL of the Flagstaff node (or edge) to follow',
+    );
+  }
+  if (!/^https?:\/\//.test(upstreamUrl) || !URL.canParse(upstreamUrl)) {
+    throw new ConfigError(`FLAGSTAFF_UPSTREAM_URL must be an http(s) URL, got "${upstreamUrl}"`);
+  }
+  const edgeKey = env.FLAGSTAFF_EDGE_KEY || undefined;
+  if (edgeKey === undefined) {
+    throw new ConfigError('FLAGSTAFF_EDGE_KEY must be set: an API key with the role edge, created upstream');
+  }
+  const edgeCache = env.FLAGSTAFF_EDGE_CACHE || undefined;
+  if (edgeCache === undefined) {
+    throw new ConfigError(
+      'FLAGSTAFF_EDGE_CACHE must be set: a directory where the edge keeps its last snapshot',
+    );
+  }
+  return Object.freeze({
+    ...loadConfig(env),
+    upstreamUrl: upstreamUrl.replace(/\/+$/, ''),
+    edgeKey,
+    edgeCache,
+    edgeBufferBatches: integer(env, 'FLAGSTAFF_EDGE_BUFFER_BATCHES', 10_000, 1, 10_000_000),
+  });
+}

@@ -5,7 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { combineRunningExperiments, NO_RUNNING_EXPERIMENTS } from './domain/exposure.ts';
+import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -88,6 +88,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
     admission,
     clock,
     serverSecret: services.serverSecret,
+    edgeUpstream: services.edgeUpstream,
   });
   return { plane, admission, services, realtime, evaluationCounts, runningReleases };
 }
@@ -241,7 +242,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
   const measured = combineMeasuredComparisons(
-    new ExperimentComparisons(store),
+    new ExperimentComparisons(store, services.clock),
     new ReleaseComparisons(store),
   );
   const fold = new AggregateFold(store, measured, {

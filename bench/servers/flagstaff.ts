@@ -51,6 +51,8 @@ await call('PATCH', `/v1/flags/${created.id}?environment=production`, {
   rules: rules?.map(({ segments, conditions, serve }) => ({ segments, conditions, serve })),
 });
 const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
+// For the edge benchmark (bench/edge.ts): an edge follows this server with it.
+const edgeKey = await call('POST', '/v1/projects/default/api-keys', { name: 'bench edge', role: 'edge' });
 
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -88,4 +90,5 @@ process.send?.({
   type: 'ready',
   url: `http://127.0.0.1:${address.port}/v1/flags/${TARGETED_FLAG.key}?attributes=${encodeURIComponent(JSON.stringify(HTTP_CONTEXT))}`,
   headers: { authorization: `Bearer ${key.secret}` },
+  edgeKey: edgeKey.secret,
 });

@@ -1,7 +1,7 @@
 import { createContext, useContext } from 'react';
 import type { Me, Project, Role } from './api.ts';
 
-const RANK: Readonly<Record<Role, number>> = { evaluator: 0, viewer: 1, editor: 2, admin: 3 };
+const RANK: Readonly<Record<Role, number>> = { edge: -1, evaluator: 0, viewer: 1, editor: 2, admin: 3 };
 
 export interface SessionValue {
   readonly me: Me;

@@ -168,6 +168,7 @@ export const ROLE_HELP: Readonly<Record<string, string>> = {
   viewer: 'evaluate and read everything',
   editor: 'viewer + change flags, segments, environments',
   admin: 'editor + API keys, members, audit log',
+  edge: 'for flagstaff edge: read snapshots and key hashes, send counts and events; nothing else',
 };
 
 /** Tabs as WAI-ARIA describes them: arrow keys move between tabs, Tab moves into the panel. */

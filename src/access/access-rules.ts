@@ -1,4 +1,4 @@
-import { type Principal, type Role, roleRank } from '../domain/api-key.ts';
+import { EDGE_ROLE, type Principal, type Role, roleRank } from '../domain/api-key.ts';
 import { forbidden, noProjectAccess } from '../domain/errors.ts';
 import type { Project } from '../domain/project.ts';
 
@@ -19,7 +19,8 @@ export function authorizeOrganisation(principal: Principal, role: Role): void {
 }
 
 export function authorizeRole(principal: Principal, role: Role): void {
-  if (roleRank(principal.role) < roleRank(role)) {
+  // The edge role is asked for by name: no rung of the ladder includes it (decision 1980).
+  if (role === EDGE_ROLE ? principal.role !== EDGE_ROLE : roleRank(principal.role) < roleRank(role)) {
     throw forbidden(`This action needs the ${role} role; the key has ${principal.role}.`);
   }
 }

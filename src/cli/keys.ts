@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { type ApiKey, ROLES } from '../domain/api-key.ts';
+import { type ApiKey, KEY_ROLES } from '../domain/api-key.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { DomainError } from '../domain/errors.ts';
 import { composeNode } from '../main.ts';
@@ -15,7 +15,7 @@ export const KEYS_USAGE = `Usage:
 
   create   makes a key and prints its secret, once. Without --project the key is
            organisation-wide (what an operator who lost the admin key needs: --role admin).
-           --role is evaluator, viewer, editor or admin; --environment may repeat (default: all);
+           --role is evaluator, viewer, editor, admin or edge; --environment may repeat (default: all);
            --expires-at is an RFC 3339 time.
   list     every key (or one project's), never their secrets.
   revoke   refuses the key from the next request on, on every node.
@@ -89,9 +89,9 @@ function parse(argv: readonly string[]) {
 type Values = ReturnType<typeof parse>['values'];
 
 async function create(apiKeys: ApiKeyService, actor: Actor, values: Values, output: KeysOutput) {
-  const role = ROLES.find((r) => r === values.role);
+  const role = KEY_ROLES.find((r) => r === values.role);
   if (role === undefined) {
-    output.err(`--role must be one of ${ROLES.join(', ')}.\n`);
+    output.err(`--role must be one of ${KEY_ROLES.join(', ')}.\n`);
     return 2;
   }
   const expiresAt = values['expires-at'];

@@ -1,8 +1,20 @@
 /** Roles in order of power: each may do everything the one before it may (docs/product.md §2). */
 export const ROLES = ['evaluator', 'viewer', 'editor', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+export type LadderRole = (typeof ROLES)[number];
 
-export const roleRank = (role: Role): number => ROLES.indexOf(role);
+/**
+ * An edge's key (SPEC §14, decision 1980): off the ladder. It reads its scope's snapshots and
+ * key hashes and sends counts and events upstream, nothing else: below every rung, and the
+ * edge routes ask for it by name, so no other role reaches them.
+ */
+export const EDGE_ROLE = 'edge';
+export type Role = LadderRole | typeof EDGE_ROLE;
+
+/** What an API key may be given: an edge's role, or one of the ladder's. */
+export const KEY_ROLES = [...ROLES, EDGE_ROLE] as const;
+
+/** The role's rung; an edge key's is below the first, so every ladder check refuses it. */
+export const roleRank = (role: Role): number => (ROLES as readonly string[]).indexOf(role);
 
 export interface ApiKey {
   readonly id: string;

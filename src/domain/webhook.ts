@@ -7,7 +7,8 @@ export interface Webhook {
   readonly id: string;
   readonly projectId: string;
   readonly url: string;
-  readonly format: WebhookFormat;
+  /** Stored webhooks always say; one made without it (older code, tests) is JSON. */
+  readonly format?: WebhookFormat;
   /** Audit actions (`flag.updated`), prefixes (`flag.*`) or `*`. */
   readonly events: readonly string[];
   readonly active: boolean;

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Registry } from 'prom-client';
 import type { Admission } from '../access/admission.ts';
 import type { TrustProxy } from '../config.ts';
 import { MAX_PATH_PART_LENGTH } from '../domain/keys.ts';
@@ -27,6 +28,7 @@ import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
 import { codeReferenceRoutes } from './routes/code-references.ts';
+import { edgeUpstreamRoutes } from './routes/edge-upstream.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -79,6 +81,12 @@ export interface AppOptions {
   readonly streamLimits?: StreamLimits;
   /** FLAGSTAFF_PUBLIC_URL: the origin of URLs handed out (event streams); unset, the listening address. */
   readonly publicUrl?: string | undefined;
+  /**
+   * `flagstaff edge` (SPEC §14): only what applications call is served (evaluation, OFREP, flagd
+   * sync and export, events, and the upstream stream for edges chained behind); every other route
+   * answers 404 naming the upstream. No dashboard, no sign-in.
+   */
+  readonly edge?: { readonly upstreamUrl: string; readonly metrics?: (registry: Registry) => void };
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -95,6 +103,7 @@ function trustProxyOption(
 async function registerRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
   const { services, realtime } = options;
   await app.register(healthRoutes, { services });
+  if (options.edge !== undefined) return registerEdgeRoutes(app, options);
   await app.register(
     async (v1) => {
       registerGuard(v1);
@@ -122,6 +131,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
       ]) {
         await v1.register(routes, { services });
       }
+      await v1.register(edgeUpstreamRoutes, { services, realtime });
     },
     { prefix: '/v1' },
   );
@@ -134,6 +144,28 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
   await app.register(scimRoutes, { services, prefix: '/scim/v2' });
+  await app.register(ofrepRoutes, {
+    services,
+    realtime,
+    changes: options.changes,
+    publicUrl: options.publicUrl,
+    prefix: '/ofrep/v1',
+  });
+  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
+}
+
+/** What an edge serves: the routes applications call, from the node's own plugins. */
+async function registerEdgeRoutes(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const { services, realtime } = options;
+  await app.register(
+    async (v1) => {
+      registerGuard(v1);
+      for (const routes of [evaluationRoutes, flagdRoutes, eventRoutes])
+        await v1.register(routes, { services });
+      await v1.register(edgeUpstreamRoutes, { services, realtime });
+    },
+    { prefix: '/v1' },
+  );
   await app.register(ofrepRoutes, {
     services,
     realtime,
@@ -170,7 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<RequestTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  registerErrorHandling(app);
+  registerErrorHandling(app, options.edge?.upstreamUrl);
   if (options.telemetry !== undefined) {
     const { registerTelemetry } = await import('../observability/telemetry.ts');
     await registerTelemetry(app, services.evaluation, options.telemetry);
@@ -178,7 +210,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // The headers every response carries, set on arrival by each route's first hook (errors keep
   // them); each hook and each promise is a measurable share of an evaluation (decisions 0207, 1792).
   registerArrivals(app, registerCors(app, options.corsOrigins ?? ['*']));
-  registerMetrics(app, services, options.evaluationCounts);
+  const registry = registerMetrics(app, services, options.evaluationCounts);
+  options.edge?.metrics?.(registry);
   registerPreflightRoute(app);
   registerJsonBodies(app, BODY_LIMIT);
   // The dashboard's session cookie: a second way to authenticate /v1, tried after API keys.
@@ -191,6 +224,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerFilesSchema(app);
 
   await registerRoutes(app, options);
-  await registerDashboard(app, options.dashboardRoot);
+  if (options.edge === undefined) await registerDashboard(app, options.dashboardRoot);
   return app;
 }

@@ -24,6 +24,8 @@ export class KeyRegistry {
 
   /** Told of every key that leaves the map (revoked here, elsewhere, or with its project), so its streams end. */
   readonly #revocations: KeyRevocations | undefined;
+  /** Told of every change to the map: edges following this node receive their keys again (SPEC §14). */
+  readonly #watchers = new Set<() => void>();
 
   constructor(store: Pick<Store, 'listActiveApiKeys' | 'apiKeysRevision'>, revocations?: KeyRevocations) {
     this.#store = store;
@@ -49,6 +51,21 @@ export class KeyRegistry {
     return this.#byId.get(keyId);
   }
 
+  /** Every key known and not revoked (what an edge's stream sends, narrowed to its scope). */
+  list(): readonly KnownKey[] {
+    return this.#keys === undefined ? [] : [...this.#keys.values()];
+  }
+
+  /** Calls `watcher` after every change to the keys; returns the unsubscribe. */
+  watch(watcher: () => void): () => void {
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  #changed(): void {
+    for (const watcher of this.#watchers) watcher();
+  }
+
   /** Loads every key unless the counter says the map is current; one load at a time. */
   sync(): Promise<void> {
     this.#loading ??= this.#reload().finally(() => {
@@ -63,6 +80,7 @@ export class KeyRegistry {
     this.#generation++;
     this.#keys = new Map(this.#keys).set(key.secretHash, known(key));
     this.#byId = undefined;
+    this.#changed();
   }
 
   /** A key this node just revoked: refused from its next request on. */
@@ -84,6 +102,7 @@ export class KeyRegistry {
     const before = this.#keys;
     this.#keys = keys;
     this.#byId = undefined;
+    this.#changed();
     if (before === undefined || this.#revocations === undefined) return;
     const kept = new Set([...keys.values()].map((key) => key.id));
     for (const key of before.values()) if (!kept.has(key.id)) this.#revocations.revoked(key.id);

@@ -140,6 +140,11 @@ export class SnapshotRegistry implements ProjectChanges {
     return this.#changes.subscribe(projectId, listener);
   }
 
+  /** The projects loaded, by id (what an edge's stream offers, narrowed to its scope). */
+  loadedProjects(): readonly string[] {
+    return [...this.#projects.keys()];
+  }
+
   revisionOf(projectId: string): number | undefined {
     return this.#projects.get(projectId)?.revision;
   }

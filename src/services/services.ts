@@ -38,6 +38,7 @@ import { WebhookService } from './projects/webhook-service.ts';
 import type { PrometheusQueries } from './releases/prometheus-client.ts';
 import { ReleasePlanService } from './releases/release-plan-service.ts';
 import { ReleaseTemplateService } from './releases/release-template-service.ts';
+import { EdgeUpstreamService } from './serving/edge-upstream.ts';
 import { EvaluationService } from './serving/evaluation-service.ts';
 import { HealthService } from './serving/health-service.ts';
 import { InsightsService } from './serving/insights-service.ts';
@@ -64,6 +65,8 @@ export interface Services {
   /** Groups as the identity provider pushes them over SCIM, mapped to roles by FLAGSTAFF_OIDC_ROLES. */
   readonly provisionedGroups: GroupProvisioningService;
   readonly health: HealthService;
+  /** What edges following this node read and forward (SPEC §14). */
+  readonly edgeUpstream: EdgeUpstreamService;
   readonly insights: InsightsService;
   /** Tracking events in (POST /v1/events). */
   readonly events: EventService;
@@ -115,7 +118,7 @@ export interface ServiceOptions {
   readonly eventBatchesInFlight?: number;
   /** FLAGSTAFF_PROMETHEUS_URL's query API, which Prometheus guards read. */
   readonly prometheus?: PrometheusQueries;
-  /** Per-variant statistics that metric guards read (the experiments part); until wired, they cannot be read and hold. */
+  /** Per-variant statistics that experiments and metric guards read; default: the per-unit aggregates (decision 1941). */
   readonly comparisonStatistics?: ComparisonStatistics;
 }
 
@@ -201,6 +204,7 @@ export function createServices(
     experimentResults: new ExperimentResultsService(store),
     comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
+    edgeUpstream: new EdgeUpstreamService(store, sources),
     webhooks: new WebhookService(store, {
       allowPrivate: options.webhooksAllowPrivate,
       clock,

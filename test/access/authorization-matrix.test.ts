@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
-import { ROLES, type Role, roleRank } from '../../src/domain/api-key.ts';
+import { EDGE_ROLE, KEY_ROLES, type Role, roleRank } from '../../src/domain/api-key.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { createKey, type Harness, setupActor, startHarness } from './support.ts';
 
@@ -968,6 +968,39 @@ const CASES: readonly RouteCase[] = [
     request: async (c) => ({ url: `/v1/projects/alpha/experiments/${await freshExperiment(c, true)}/stop` }),
   },
   {
+    // Edge keys only, asked for by name: every other role is refused (decision 1980).
+    route: 'GET /v1/edge/stream',
+    access: { minRole: EDGE_ROLE, scope: 'any', touches: 'none' },
+    success: 200,
+    request: () => ({ url: '/v1/edge/stream?until=ready' }),
+    invalid: (request) => ({ ...request, url: '/v1/edge/stream?until=never' }),
+  },
+  {
+    route: 'POST /v1/edge/batches',
+    access: { minRole: EDGE_ROLE, scope: 'project', touches: 'production' },
+    success: 200,
+    request: (c) => ({
+      url: '/v1/edge/batches',
+      body: {
+        id: `batch-${c.next()}`,
+        events: [],
+        exposures: [],
+        counts: [
+          {
+            projectId: c.alphaId,
+            flagKey: 'checkout',
+            environment: 'production',
+            minute: 1,
+            variant: 'on',
+            reason: 'STATIC',
+            count: 1,
+          },
+        ],
+      },
+    }),
+    invalid: (request) => ({ ...request, body: { ...(request.body as object), id: '' } }),
+  },
+  {
     route: 'POST /v1/events',
     access: { minRole: 'evaluator', scope: 'project', touches: 'production' },
     success: 200,
@@ -1107,7 +1140,7 @@ interface Cell {
   readonly label: string;
 }
 
-const CELLS: readonly Cell[] = ROLES.flatMap((role) =>
+const CELLS: readonly Cell[] = KEY_ROLES.flatMap((role) =>
   (['own', 'other', 'organisation'] as const).flatMap((scope) =>
     [null, ['production'], ['development']].map((environments) => ({
       role,
@@ -1127,6 +1160,8 @@ function expected(route: RouteCase, cell: Cell): number {
   if (otherProject && route.byId === undefined) return 403;
   if (otherProject && route.environmentOfResource && roleRank(cell.role) >= roleRank(minRole)) return 404;
   if (roleRank(cell.role) < roleRank(minRole)) return 403;
+  // The edge routes ask for the edge role by name: no rung of the ladder reaches them (decision 1980).
+  if (minRole === EDGE_ROLE && cell.role !== EDGE_ROLE) return 403;
   if (touches === 'all' && cell.environments !== null) return 403;
   if (touches === 'production' && cell.environments !== null && !cell.environments.includes('production')) {
     return 403;

@@ -25,6 +25,7 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
   'POST /ofrep/v1/evaluate/flags/:key': 'an OFREP evaluation; writes nothing',
   // What applications report: measured, never served.
   'POST /v1/events': 'tracking events: what users did, read by experiments, never by evaluation',
+  'POST /v1/edge/batches': 'what an edge forwards: events, exposures and counts, measured, never served',
   'POST /v1/projects/:projectId/metrics': 'metric definitions: what experiments measure, never served',
   'PATCH /v1/projects/:projectId/metrics/:metricKey':
     'metric definitions: what experiments measure, never served',

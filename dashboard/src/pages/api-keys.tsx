@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ROLES } from '../../../src/domain/api-key.ts';
+import { KEY_ROLES } from '../../../src/domain/api-key.ts';
 import {
   type ApiError,
   type ApiKey,
@@ -8,6 +8,7 @@ import {
   enc,
   type Role,
   type SyncSelector,
+  useAll,
   useApi,
 } from '../api.ts';
 import {
@@ -31,7 +32,7 @@ const statusOf = (key: ApiKey): 'active' | 'revoked' | 'expired' =>
 export function ApiKeysPage() {
   const scope = useOptionalProject();
   const base = scope ? `/projects/${enc(scope.project.id)}/api-keys` : '/api-keys';
-  const keys = useApi<ApiKey[]>(`${base}?limit=1000`);
+  const keys = useAll<ApiKey>(`${base}?limit=1000`);
   const creation = useCreation<CreatedApiKey>(keys.reload);
   const [problem, setProblem] = useState<ApiError>();
   const [syncing, setSyncing] = useState<ApiKey>();
@@ -243,7 +244,7 @@ function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>
     >
       <div className="row">
         <TextField of={form} name="name" label="Name" hint="What uses it, e.g. “checkout service”." />
-        <SelectField of={form} name="role" label="Role" hint={ROLE_HELP[role]} choices={ROLES} />
+        <SelectField of={form} name="role" label="Role" hint={ROLE_HELP[role]} choices={KEY_ROLES} />
         <TextField
           of={form}
           name="expiresAt"

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ROLES } from '../api-key.ts';
+import { KEY_ROLES, ROLES } from '../api-key.ts';
 import { Id, Json, Key, OneOf, PersonSchema, Timestamp, Version } from './kit.ts';
 import { ConditionSchema } from './rules.ts';
 import { Match } from './segment-input.ts';
@@ -8,6 +8,9 @@ import { Match } from './segment-input.ts';
 // contract whose static types the dashboard and the CLI read (decision 1870).
 
 export const RoleSchema = OneOf(ROLES);
+
+/** An API key's role: the ladder's, or `edge` (decision 1980). */
+export const KeyRoleSchema = OneOf(KEY_ROLES);
 
 export const ProjectSchema = Type.Object({
   id: Id,
@@ -65,7 +68,7 @@ export const ApiKeySchema = Type.Object({
   name: Type.String(),
   prefix: Type.String(),
   projectId: Type.Union([Id, Type.Null()]),
-  role: RoleSchema,
+  role: KeyRoleSchema,
   environments: Type.Union([Type.Array(Type.String()), Type.Null()]),
   createdAt: Timestamp,
   expiresAt: Type.Union([Timestamp, Type.Null()]),

@@ -20,7 +20,8 @@ const CLIENT_ERRORS: Readonly<
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Every error leaves as RFC 9457 problem+json; a 500 reveals nothing but the request id. */
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `upstream`: this app is an edge (SPEC §14); what it does not serve, its upstream does, and the 404 says so. */
+export function registerErrorHandling(app: FastifyInstance, upstream?: string): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof DomainError)
       return sendProblem(reply, problem(error.code, error.message, error.errors));
@@ -54,10 +55,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // pages) could take the path instead; either way the client hears why.
     const answer = path.split('/').some((part) => part.length > MAX_PATH_PART_LENGTH)
       ? problem('validation_failed', PATH_PART_TOO_LONG)
-      : problem('not_found', `No route ${request.method} ${path}.`);
+      : upstream !== undefined
+        ? problem('not_found', notOnEdge(request.method, path, upstream))
+        : problem('not_found', `No route ${request.method} ${path}.`);
     return sendUnmatched(request, reply, answer);
   });
 }
+
+/** An edge serves evaluation, OFREP, flagd sync and events; the rest (management) is its upstream's. */
+export const notOnEdge = (method: string, path: string, upstream: string): string =>
+  `No route ${method} ${path} on this edge: it serves evaluation, OFREP, flagd sync and events; manage flags, keys and projects on its upstream, ${upstream}.`;
 
 /** An answer no route gives: timed for /metrics as `unmatched` (route hooks time the others), then sent. */
 function sendUnmatched(request: FastifyRequest, reply: FastifyReply, answer: Problem): FastifyReply {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { RoleSchema } from '../../domain/schemas/resource-schemas.ts';
+import { KeyRoleSchema } from '../../domain/schemas/resource-schemas.ts';
 import { Closed, Description, Key, Name, Timestamp } from './common.ts';
 
 // The segment request bodies and every answer are the domain's wire contract, so the service
@@ -51,7 +51,7 @@ export const PatchEnvironmentSchema = Closed({
 
 export const CreateApiKeySchema = Closed({
   name: Name,
-  role: RoleSchema,
+  role: KeyRoleSchema,
   environments: Type.Optional(
     Type.Union([Type.Array(Key, { minItems: 1, maxItems: 50, uniqueItems: true }), Type.Null()]),
   ),

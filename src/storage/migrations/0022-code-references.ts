@@ -1,5 +1,5 @@
 import type { Kysely, Migration } from 'kysely';
-import { addColumns, createIndex, createTable } from './schema.ts';
+import { createIndex, createTable } from './schema.ts';
 
 /**
  * Code references (issue 39): where a repository's tracked files name a project's flags, as
@@ -7,7 +7,6 @@ import { addColumns, createIndex, createTable } from './schema.ts';
  * branch's rows whole, so the key starts with them. `context` is JSON text (the lines around the
  * match). No foreign key to flags: code may read a flag that was deleted, and saying so is the
  * point. `code_repositories` keeps what each report said of its branch: when, and how to link a line.
- * It also gives webhooks their format (Slack, same issue).
  */
 export const codeReferences: Migration = {
   async up(db: Kysely<unknown>) {
@@ -37,7 +36,5 @@ export const codeReferences: Migration = {
       .execute();
     // A flag's references, and every flag's count on the stale list.
     await createIndex(db, 'code_references_flag', 'code_references', ['project_id', 'flag_key']);
-    // A webhook's format (issue 39): null is JSON, as every webhook before; 'slack' is Block Kit.
-    await addColumns(db, 'webhooks', 'format text');
   },
 };

@@ -9,6 +9,7 @@ import { FlagHeader } from './flag-header.tsx';
 import { HistorySection } from './history-section.tsx';
 import { FlagInsightsSection } from './insights-section.tsx';
 import { PrerequisitesSection } from './prerequisites-section.tsx';
+import { ReleasePlanSection } from './release-plan-section.tsx';
 import { ScheduledChangesSection } from './scheduled-changes-section.tsx';
 import { SettingsSection } from './settings-section.tsx';
 import { StaleNotice } from './stale-flag.tsx';
@@ -46,6 +47,7 @@ function FlagSections({
       <TargetingSection editor={editor} />
       <PrerequisitesSection editor={editor} />
       <EnvironmentCompareSection editor={editor} />
+      <ReleasePlanSection editor={editor} />
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />

@@ -1,0 +1,269 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadEdgeConfig } from '../../src/config.ts';
+import { type Edge, startEdge } from '../../src/edge/edge-node.ts';
+import { bootstrap } from '../../src/services/projects/bootstrap.ts';
+import type { Store } from '../../src/storage/store.ts';
+import { ADMIN_KEY, createKey, type Node, openSharedDatabase, startNode } from '../access/support.ts';
+
+/**
+ * SPEC §14's topology: one core, two edges following it, a third chained behind the first. The
+ * core is on PostgreSQL when FLAGSTAFF_TEST_DATABASE_URL is set (SQLite otherwise).
+ */
+const database = process.env.FLAGSTAFF_TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+const OFREP = '/ofrep/v1/evaluate/flags/banner';
+
+async function evaluate(origin: string, key: string): Promise<{ status: number; value?: unknown }> {
+  const response = await fetch(`${origin}${OFREP}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: '{"context":{"targetingKey":"user-1"}}',
+  });
+  const body = (await response.json()) as { value?: unknown };
+  return { status: response.status, value: body.value };
+}
+
+/** Polls `check` until it holds or `deadlineMs` passes; resolves with the ms it took, or throws. */
+async function until(check: () => Promise<boolean>, deadlineMs: number, what: string): Promise<number> {
+  const start = performance.now();
+  while (performance.now() - start < deadlineMs) {
+    if (await check()) return performance.now() - start;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error(`${what}: not within ${deadlineMs} ms`);
+}
+
+const median = (values: readonly number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+describe(`edges following a core (${database})`, () => {
+  let shared: Awaited<ReturnType<typeof openSharedDatabase>>;
+  let core: Node | undefined;
+  let corePort = 0;
+  let coreUrl = '';
+  let store: Store;
+  let projectId: string;
+  let flagId: string;
+  let client: string;
+  let edgeKey: string;
+  let outsideKey: string;
+  const caches: string[] = [];
+  const edges: Edge[] = [];
+
+  const startCore = async (which: 0 | 1) => {
+    const node = await startNode(shared.stores[which], { feedFrom: shared.dbs[which] });
+    const address = await node.app.listen({ port: corePort, host: '127.0.0.1' });
+    corePort = Number(new URL(address).port);
+    coreUrl = new URL(address).origin;
+    core = node;
+    return node;
+  };
+
+  const edgeAt = (index: number, upstreamUrl: string) => {
+    caches[index] ??= mkdtempSync(join(tmpdir(), 'flagstaff-edge-'));
+    const config = loadEdgeConfig({
+      FLAGSTAFF_UPSTREAM_URL: upstreamUrl,
+      FLAGSTAFF_EDGE_KEY: edgeKey,
+      FLAGSTAFF_EDGE_CACHE: caches[index],
+      FLAGSTAFF_PORT: '0',
+      FLAGSTAFF_DATABASE_URL: 'sqlite::memory:',
+    });
+    return startEdge(config, {
+      logger: false,
+      flushIntervalMs: 100,
+      silenceMs: 2_000,
+      refused: () => undefined,
+    });
+  };
+
+  beforeAll(async () => {
+    shared = await openSharedDatabase(database);
+    store = shared.stores[0];
+    await bootstrap(store, ADMIN_KEY);
+    const node = await startCore(0);
+    projectId = (await store.findProject('default'))?.id as string;
+    const flag = await node.call('POST', '/v1/projects/default/flags', { body: { key: 'banner' } });
+    flagId = flag.body.id;
+    client = (await createKey(node.services, projectId, 'evaluator')).secret;
+    edgeKey = (await createKey(node.services, projectId, 'edge')).secret;
+    const beta = await node.call('POST', '/v1/projects', { body: { key: 'beta', name: 'Beta' } });
+    outsideKey = (await createKey(node.services, beta.body.id, 'evaluator')).secret;
+    edges.push(await edgeAt(0, coreUrl), await edgeAt(1, coreUrl));
+    edges.push(await edgeAt(2, edges[0]?.origin as string));
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const edge of edges) await edge.close();
+    await core?.app.close();
+    await shared?.close();
+    for (const dir of caches) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the core’s flags on every edge, the chained one too', async () => {
+    for (const edge of edges)
+      expect(await evaluate(edge.origin, client)).toEqual({ status: 200, value: false });
+  });
+
+  it('serves OFREP bulk with an ETag and its event stream on an edge', async () => {
+    const bulk = (etag?: string) =>
+      fetch(`${edges[2]?.origin}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${client}`,
+          'content-type': 'application/json',
+          ...(etag === undefined ? {} : { 'if-none-match': etag }),
+        },
+        body: '{"context":{"targetingKey":"user-1"}}',
+      });
+    const first = await bulk();
+    expect(first.status).toBe(200);
+    const body = (await first.json()) as { flags: { key: string }[]; eventStreams: { url: string }[] };
+    expect(body.flags.map((flag) => flag.key)).toContain('banner');
+    expect((await bulk(first.headers.get('etag') ?? '')).status).toBe(304);
+    const controller = new AbortController();
+    const stream = await fetch(body.eventStreams[0]?.url as string, { signal: controller.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    controller.abort();
+  });
+
+  it('brings a change on the core to every edge (p50 printed)', async () => {
+    const latencies: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const enabled = round % 2 === 0;
+      const changed = await core?.call('PATCH', `/v1/flags/${flagId}`, {
+        body: { enabled, defaultVariant: 'on' },
+      });
+      expect(changed?.status).toBe(200);
+      for (const edge of edges) {
+        latencies.push(
+          await until(
+            async () => (await evaluate(edge.origin, client)).value === enabled,
+            5_000,
+            'the change',
+          ),
+        );
+      }
+    }
+    console.info(`edge topology (${database}): change → edge p50 ${median(latencies).toFixed(1)} ms`);
+  });
+
+  it('stops an edge started with a wrong key, or a key without the edge role, naming FLAGSTAFF_EDGE_KEY', async () => {
+    for (const key of ['fsk_wrong', client]) {
+      const config = loadEdgeConfig({
+        FLAGSTAFF_UPSTREAM_URL: coreUrl,
+        FLAGSTAFF_EDGE_KEY: key,
+        FLAGSTAFF_EDGE_CACHE: mkdtempSync(join(tmpdir(), 'flagstaff-edge-wrong-')),
+        FLAGSTAFF_PORT: '0',
+        FLAGSTAFF_DATABASE_URL: 'sqlite::memory:',
+      });
+      caches.push(config.edgeCache);
+      await expect(startEdge(config, { logger: false })).rejects.toThrow(
+        /^FLAGSTAFF_EDGE_KEY was refused by/,
+      );
+    }
+  });
+
+  it('refuses, on the edges, a client key outside the edge key’s scope', async () => {
+    for (const edge of edges) expect((await evaluate(edge.origin, outsideKey)).status).toBe(401);
+    // The core itself serves that key.
+    expect((await evaluate(coreUrl, outsideKey)).status).not.toBe(401);
+  });
+
+  it('refuses an edge key on the core’s management routes, and names the upstream on an edge’s', async () => {
+    const listed = await core?.call('GET', '/v1/projects/default/flags', { key: edgeKey });
+    expect(listed?.status).toBe(403);
+    expect(listed?.body.code).toBe('forbidden');
+    const onEdge = await fetch(`${edges[0]?.origin}/v1/projects/default/flags`, {
+      headers: { authorization: `Bearer ${client}` },
+    });
+    expect(onEdge.status).toBe(404);
+    expect(onEdge.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(((await onEdge.json()) as { detail: string }).detail).toContain(coreUrl);
+  });
+
+  it('refuses a key revoked on the core on every edge within 1 s', async () => {
+    const doomed = await createKey(core?.services as Node['services'], projectId, 'evaluator');
+    for (const edge of edges) {
+      await until(
+        async () => (await evaluate(edge.origin, doomed.secret)).status === 200,
+        5_000,
+        'the new key',
+      );
+    }
+    expect((await core?.call('DELETE', `/v1/api-keys/${doomed.id}`))?.status).toBe(204);
+    const revokedAt = performance.now();
+    for (const edge of edges) {
+      await until(
+        async () => (await evaluate(edge.origin, doomed.secret)).status === 401,
+        1_000 - (performance.now() - revokedAt),
+        'the revocation',
+      );
+    }
+  });
+
+  it('keeps answering with the core stopped, restarts from its cache, forwards once the core returns', async () => {
+    const flagNow = (await evaluate(edges[0]?.origin as string, client)).value;
+    await core?.app.close();
+    core = undefined;
+    for (const edge of edges) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => evaluate(edge.origin, client)));
+      expect(answers.filter((a) => a.status === 200 && a.value === flagNow)).toHaveLength(50);
+    }
+
+    // Events sent to an edge while the core is down: one with an id sent twice, one without.
+    const events = [
+      { name: 'checkout', context: { targetingKey: 'user-1' }, id: 'evt-once' },
+      { name: 'checkout', context: { targetingKey: 'user-2' } },
+    ];
+    for (const body of [{ events }, { events: [events[0]] }]) {
+      const sent = await fetch(`${edges[2]?.origin}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${client}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect(sent.status).toBe(200);
+    }
+
+    // An edge restarted while the core is down starts from its cache.
+    await edges[1]?.close();
+    edges[1] = await edgeAt(1, coreUrl);
+    expect(await evaluate(edges[1].origin, client)).toEqual({ status: 200, value: flagNow });
+
+    // The core returns: the edges catch up with a change made there, and the events arrive once.
+    const node = await startCore(1);
+    const changed = await node.call('PATCH', `/v1/flags/${flagId}`, { body: { enabled: flagNow !== true } });
+    expect(changed.status).toBe(200);
+    for (const edge of edges) {
+      await until(
+        async () => (await evaluate(edge.origin, client)).value === (flagNow !== true),
+        30_000,
+        'catch-up',
+      );
+    }
+    const stored = async () =>
+      store.events.listEvents({ projectId, environment: 'production', name: 'checkout', limit: 100 });
+    await until(async () => (await stored()).length >= 2, 30_000, 'the forwarded events');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const units = (await stored()).map((event) => event.unit).sort();
+    expect(units).toEqual(['user-1', 'user-2']);
+    // The evaluations the edges served while the core was down are in the core's insights too,
+    // the chained edge's through the edge in front of it.
+    const counted = async () => {
+      const minute = Math.floor(Date.now() / 60_000);
+      const rows = await store.insights.evaluationSeries({
+        projectId,
+        flagKey: 'banner',
+        environment: 'production',
+        fromMinute: minute - 60,
+        toMinute: minute + 1,
+        stepMinutes: 61,
+      });
+      return rows.reduce((sum, row) => sum + row.count, 0);
+    };
+    await until(async () => (await counted()) >= 150, 30_000, 'the forwarded counts');
+  }, 90_000);
+});
