@@ -179,6 +179,7 @@ async function buildNodeApp(
   const node = composeNode(store, {
     insights: config.insights,
     webhooksAllowPrivate: config.webhooksAllowPrivate,
+    publicUrl: config.publicUrl,
     sso: config.oidc,
     passwordSignIn: config.passwordSignIn,
     eventRetentionDays: config.eventRetentionDays,
@@ -293,6 +294,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
     log: app.log,
     allowPrivate: config.webhooksAllowPrivate,
     serverSecret: services.serverSecret,
+    dashboard: config.publicUrl,
   });
   dispatcher.start();
   app.addHook('preClose', () => dispatcher.stop());

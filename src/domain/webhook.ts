@@ -1,8 +1,14 @@
+/** What a webhook is sent: the event as JSON, or as a Slack Block Kit message (issue 39). */
+export const WEBHOOK_FORMATS = ['json', 'slack'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 /** A project's subscription to its audit events, POSTed to `url` (docs/product.md §9). */
 export interface Webhook {
   readonly id: string;
   readonly projectId: string;
   readonly url: string;
+  /** Stored webhooks always say; one made without it (older code, tests) is JSON. */
+  readonly format?: WebhookFormat;
   /** Audit actions (`flag.updated`), prefixes (`flag.*`) or `*`. */
   readonly events: readonly string[];
   readonly active: boolean;

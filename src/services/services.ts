@@ -102,6 +102,8 @@ export interface ServiceOptions {
   readonly insights?: boolean;
   /** FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE: webhooks may be registered for private addresses. */
   readonly webhooksAllowPrivate?: boolean;
+  /** FLAGSTAFF_PUBLIC_URL: the dashboard's origin, for the links of Slack messages; unset, they have none. */
+  readonly publicUrl?: string | undefined;
   /** FLAGSTAFF_OIDC_*: single sign-on (decision 1720). */
   readonly sso?: OidcSettings | undefined;
   /** FLAGSTAFF_PASSWORD_SIGN_IN=off: false. */
@@ -203,7 +205,12 @@ export function createServices(
     comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
     health: new HealthService(store, sources.sync),
     edgeUpstream: new EdgeUpstreamService(store, sources),
-    webhooks: new WebhookService(store, { allowPrivate: options.webhooksAllowPrivate, clock, serverSecret }),
+    webhooks: new WebhookService(store, {
+      allowPrivate: options.webhooksAllowPrivate,
+      clock,
+      serverSecret,
+      dashboard: options.publicUrl,
+    }),
     scheduledChanges,
     changeRequests: new ChangeRequestService(
       store,

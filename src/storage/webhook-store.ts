@@ -1,5 +1,11 @@
 import type { Page, PageRequest } from '../domain/page.ts';
-import type { DeliveryState, Webhook, WebhookAttempt, WebhookDelivery } from '../domain/webhook.ts';
+import type {
+  DeliveryState,
+  Webhook,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookFormat,
+} from '../domain/webhook.ts';
 
 export interface StoredWebhook extends Webhook {
   /**
@@ -16,6 +22,8 @@ export interface ClaimedDelivery {
   readonly url: string;
   /** The webhook's secret as stored (sealed). */
   readonly secret: string;
+  /** The webhook's format: a `slack` one is sent the event as a Block Kit message. */
+  readonly format: WebhookFormat;
   readonly event: string;
   readonly payload: string;
   readonly attempts: number;

@@ -9,6 +9,7 @@ import type {
   WebhookStore,
 } from '../storage/webhook-store.ts';
 import { type PostOutcome, postSigned, WEBHOOK_TIMEOUT_MS } from './signed-post.ts';
+import { slackBody } from './slack-message.ts';
 
 export interface DispatcherLog {
   info(object: object, message: string): void;
@@ -33,6 +34,8 @@ export interface DispatcherOptions {
   readonly clock?: () => number;
   /** Opens the webhooks' sealed secrets; `flagstaff serve` passes its own (docs/decisions/1880). */
   readonly serverSecret?: ServerSecret;
+  /** FLAGSTAFF_PUBLIC_URL: the dashboard's origin, linked from Slack messages. */
+  readonly dashboard?: string | undefined;
 }
 
 const DEFAULTS = {
@@ -62,7 +65,10 @@ const RECORD_MS = 250;
  */
 export class WebhookDispatcher {
   readonly #store: WebhookStore;
-  readonly #options: Required<Omit<DispatcherOptions, 'log' | 'clock' | 'allowPrivate' | 'serverSecret'>>;
+  readonly #options: Required<
+    Omit<DispatcherOptions, 'log' | 'clock' | 'allowPrivate' | 'serverSecret' | 'dashboard'>
+  >;
+  readonly #dashboard: string | undefined;
   readonly #serverSecret: ServerSecret;
   readonly #log: DispatcherLog;
   readonly #allowPrivate: boolean;
@@ -82,6 +88,7 @@ export class WebhookDispatcher {
     this.#allowPrivate = options.allowPrivate ?? false;
     this.#clock = options.clock ?? systemClock;
     this.#serverSecret = options.serverSecret ?? processServerSecret();
+    this.#dashboard = options.dashboard;
     this.#options = {
       pollMs: options.pollMs ?? DEFAULTS.pollMs,
       leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
@@ -214,7 +221,9 @@ export class WebhookDispatcher {
           secret: delivery.secret,
           event: delivery.event,
           deliveryId: delivery.id,
-          payload: delivery.payload,
+          // The outbox keeps the event's JSON; a Slack webhook is sent it as a Block Kit message.
+          payload:
+            delivery.format === 'slack' ? slackBody(delivery.payload, this.#dashboard) : delivery.payload,
         },
         {
           allowPrivate: this.#allowPrivate,

@@ -127,6 +127,7 @@ const unreachableWebhook = (c: Context) => {
       .insertWebhook({
         ...stored,
         events: ['flag.*'],
+        format: 'json',
         secret: 'a secret of sixteen+',
         active: true,
         version: 1,

@@ -212,6 +212,7 @@ describe.skipIf(!existsSync(PROMETHEUS))('a Prometheus guard against a real Prom
       id: 'whk_release_hook',
       projectId: project.id,
       url: 'http://127.0.0.1:9/hook',
+      format: 'json',
       events: ['release.*'],
       secret: 'a secret of sixteen+',
       active: true,

@@ -127,6 +127,7 @@ describeEachDatabase('release guards (SPEC §13 "Guards")', (database) => {
       id: 'whk_releases',
       projectId: project.id,
       url: 'http://127.0.0.1:9/hook',
+      format: 'json',
       events: ['release.*'],
       secret: 'a secret of sixteen+',
       active: true,

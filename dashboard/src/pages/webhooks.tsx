@@ -11,7 +11,7 @@ import {
   type Webhook,
 } from '../api.ts';
 import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ErrorSummary, TextField } from '../kit/field.tsx';
+import { ErrorSummary, SelectField, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
@@ -110,7 +110,8 @@ export function WebhooksPage() {
             <div>
               <h2 className="mono">{webhook.url}</h2>
               <p className="muted">
-                Events: {webhook.events.join(', ')} · added <Time at={webhook.createdAt} />
+                {webhook.format === 'slack' ? 'Slack messages' : 'JSON'} · Events: {webhook.events.join(', ')}{' '}
+                · added <Time at={webhook.createdAt} />
               </p>
               <Backlog backlog={webhook.backlog} />
             </div>
@@ -129,7 +130,12 @@ export function WebhooksPage() {
             >
               {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
             </button>
-            <SendTest path={`${base}/${enc(webhook.id)}/test`} url={webhook.url} onProblem={setProblem} />
+            <SendTest
+              path={`${base}/${enc(webhook.id)}/test`}
+              url={webhook.url}
+              slack={webhook.format === 'slack'}
+              onProblem={setProblem}
+            />
             {/* The harmful action last, apart from the harmless ones. */}
             <button type="button" className="btn subtle danger-text at-end" onClick={() => remove(webhook)}>
               Delete<span className="visually-hidden"> {webhook.url}</span>
@@ -149,10 +155,13 @@ export function WebhooksPage() {
 function SendTest({
   path,
   url,
+  slack,
   onProblem,
 }: {
   path: string;
   url: string;
+  /** A Slack webhook is sent a test message, as its channel will see events. */
+  slack: boolean;
   onProblem: (problem: ApiError | undefined) => void;
 }) {
   const [sending, setSending] = useState(false);
@@ -172,7 +181,7 @@ function SendTest({
   return (
     <>
       <button type="button" className="btn" onClick={send} disabled={sending}>
-        {sending ? 'Sending test…' : 'Send test event'}
+        {sending ? 'Sending test…' : slack ? 'Send test message' : 'Send test event'}
         <span className="visually-hidden"> to {url}</span>
       </button>
       <output
@@ -215,11 +224,12 @@ function CreateWebhook({
   onCreated: (secret: string) => void;
   onCancel: () => void;
 }) {
-  const form = useForm({ url: '', events: 'flag.*, segment.*' });
+  const form = useForm({ url: '', format: 'json', events: 'flag.*, segment.*' });
   const submit = () =>
     form.run(async () => {
       const created = await api<CreatedWebhook>('POST', base, {
         url: form.values.url,
+        format: form.values.format,
         events: form.values.events
           .split(',')
           .map((e) => e.trim())
@@ -242,12 +252,24 @@ function CreateWebhook({
         name="url"
         label="URL"
         type="url"
-        hint="Where to POST, e.g. https://ci.example.com/hooks/flags."
+        hint={
+          form.values.format === 'slack'
+            ? 'The Slack incoming webhook URL, e.g. https://hooks.slack.com/services/….'
+            : 'Where to POST, e.g. https://ci.example.com/hooks/flags.'
+        }
       />
+      <SelectField of={form} name="format" label="Format" hint={FORMAT_HINT} choices={FORMATS} />
       <TextField of={form} name="events" label="Events" hint={EVENTS_HINT} />
     </InlineForm>
   );
 }
+
+const FORMATS = [
+  ['json', 'JSON (signed, for your own receiver)'],
+  ['slack', 'Slack message (Block Kit)'],
+] as const;
+const FORMAT_HINT =
+  'Slack: each event as a short message with a link to the dashboard; a change request with a button to review it.';
 
 const EVENTS_HINT = 'Comma-separated: an action (flag.updated), a resource (flag.*), or * for all.';
 

@@ -1,13 +1,21 @@
 import { Type } from 'typebox';
+import { WEBHOOK_FORMATS } from '../webhook.ts';
 import { Id, Json, OneOf, Timestamp, Version } from './kit.ts';
 
 // A project's webhooks, their deliveries and a test event's report as the API answers them: the
 // wire contract the dashboard reads (decision 1870).
 
+/** What a webhook is sent: `json` (the default) or `slack`, each event as a Block Kit message for Slack's incoming webhooks. */
+export const WebhookFormatSchema = OneOf(WEBHOOK_FORMATS, {
+  description:
+    '`json` (default): the event as JSON. `slack`: a Block Kit message for a Slack incoming webhook.',
+});
+
 export const WebhookSchema = Type.Object({
   id: Id,
   projectId: Id,
   url: Type.String(),
+  format: WebhookFormatSchema,
   events: Type.Array(Type.String()),
   active: Type.Boolean(),
   version: Version,

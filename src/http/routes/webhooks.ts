@@ -3,6 +3,7 @@ import {
   CreatedWebhookSchema,
   DeliverySchema,
   TestReportSchema,
+  WebhookFormatSchema,
   WebhookSchema,
 } from '../../domain/schemas/webhook-schemas.ts';
 import type { Services } from '../../services/services.ts';
@@ -62,10 +63,11 @@ function webhookSetup(app: RoutesApp, services: WebhookUseCases): void {
     '/projects/:projectId/webhooks',
     describe('Register a webhook; its secret is shown once', {
       description:
-        'Each matching audit event is POSTed as JSON with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
+        'Each matching audit event is POSTed (as JSON, or with `format: slack` as a Slack Block Kit message linking to the dashboard at FLAGSTAFF_PUBLIC_URL) with Flagstaff-Event, Flagstaff-Delivery and Flagstaff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.',
       params: ProjectParams,
       body: Closed({
         url: Url,
+        format: Type.Optional(WebhookFormatSchema),
         events: Type.Array(EventPattern, { minItems: 1, maxItems: 50 }),
         secret: Type.Optional(Secret),
         active: Type.Optional(Type.Boolean()),
@@ -106,6 +108,7 @@ function webhookById(app: RoutesApp, services: WebhookUseCases): void {
       params: Params,
       body: Closed({
         url: Type.Optional(Url),
+        format: Type.Optional(WebhookFormatSchema),
         events: Type.Optional(Type.Array(EventPattern, { minItems: 1, maxItems: 50 })),
         secret: Type.Optional(Secret),
         active: Type.Optional(Type.Boolean()),

@@ -4,11 +4,12 @@ import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
 import { notFound, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { processServerSecret, type ServerSecret } from '../../domain/server-secret.ts';
-import type { Webhook, WebhookDelivery } from '../../domain/webhook.ts';
+import type { Webhook, WebhookDelivery, WebhookFormat } from '../../domain/webhook.ts';
 import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { StoredWebhook, WebhookBacklog } from '../../storage/webhook-store.ts';
 import { refusedWebhookUrl } from '../../webhooks/address-guard.ts';
 import { postSigned } from '../../webhooks/signed-post.ts';
+import { slackBody } from '../../webhooks/slack-message.ts';
 import type { Actor } from '../core/actor.ts';
 import { checkIfMatch } from '../core/if-match.ts';
 import { accessProject } from '../core/project-access.ts';
@@ -16,6 +17,8 @@ import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/ver
 
 export interface WebhookInput {
   readonly url: string;
+  /** Default json; `slack`: each event as a Block Kit message (Slack's incoming webhooks). */
+  readonly format?: WebhookFormat;
   readonly events: readonly string[];
   readonly secret?: string;
   readonly active?: boolean;
@@ -79,11 +82,20 @@ export class WebhookService {
   /** Seals the secrets before they are stored, and opens them to sign a test event (docs/decisions/1880). */
   readonly #serverSecret: ServerSecret;
 
+  readonly #dashboard: string | undefined;
+
   constructor(
     store: WithTransactions<WebhookRoles>,
-    options: { allowPrivate?: boolean; clock?: Clock; serverSecret?: ServerSecret } = {},
+    options: {
+      allowPrivate?: boolean;
+      clock?: Clock;
+      serverSecret?: ServerSecret;
+      /** The dashboard's origin, for a Slack test message's link. */
+      dashboard?: string | undefined;
+    } = {},
   ) {
     this.#store = store;
+    this.#dashboard = options.dashboard;
     this.#clock = options.clock ?? systemClock;
     this.#serverSecret = options.serverSecret ?? processServerSecret();
     this.#allowPrivate = options.allowPrivate ?? false;
@@ -117,6 +129,7 @@ export class WebhookService {
       id: newId('whk'),
       projectId: project.id,
       url: input.url,
+      format: input.format ?? 'json',
       events: [...new Set(input.events)],
       secret: this.#serverSecret.seal(secret),
       active: input.active ?? true,
@@ -145,6 +158,7 @@ export class WebhookService {
     const next: StoredWebhook = {
       ...current,
       url: patch.url ?? current.url,
+      format: patch.format ?? current.format,
       events: patch.events === undefined ? current.events : [...new Set(patch.events)],
       secret: patch.secret === undefined ? current.secret : this.#serverSecret.seal(patch.secret),
       active: patch.active ?? current.active,
@@ -216,7 +230,7 @@ export class WebhookService {
     const webhook = await this.#find(actor, projectIdOrKey, webhookId);
     const deliveryId = newId('tst');
     const sentAt = isoTime(this.#clock);
-    const payload = JSON.stringify({
+    const json = JSON.stringify({
       type: TEST_EVENT,
       projectId: webhook.projectId,
       event: {
@@ -230,6 +244,8 @@ export class WebhookService {
         requestId: actor.requestId,
       },
     });
+    // A Slack webhook is sent what it will get for every event: a Block Kit message.
+    const payload = webhook.format === 'slack' ? slackBody(json, this.#dashboard) : json;
     const sent = await postSigned(
       { url: webhook.url, secret: webhook.secret, event: TEST_EVENT, deliveryId, payload },
       { allowPrivate: this.#allowPrivate, clock: this.#clock, serverSecret: this.#serverSecret },

@@ -18,6 +18,7 @@ import { auditSubject } from './0019-audit-subject.ts';
 import { experiments } from './0020-experiments.ts';
 import { releasePlans } from './0021-release-plans.ts';
 import { codeReferences } from './0022-code-references.ts';
+import { webhookFormat } from './0023-webhook-format.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -40,6 +41,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0020-experiments': experiments,
   '0021-release-plans': releasePlans,
   '0022-code-references': codeReferences,
+  '0023-webhook-format': webhookFormat,
 };
 
 export const migrationProvider: MigrationProvider = {

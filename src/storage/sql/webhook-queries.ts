@@ -18,6 +18,8 @@ type WebhooksTable = {
   url: string;
   events: string;
   secret: string;
+  /** null: JSON (migration 0022). */
+  format: string | null;
   active: number;
   next_position: number;
   version: number;
@@ -66,6 +68,7 @@ const webhookFromRow = (row: WebhooksTable): StoredWebhook => ({
   url: row.url,
   events: JSON.parse(row.events),
   secret: row.secret,
+  format: row.format === 'slack' ? 'slack' : 'json',
   active: row.active === 1,
   version: row.version,
   createdAt: row.created_at,
@@ -82,6 +85,7 @@ const CLAIMED_COLUMNS = [
   'd.created_at',
   'w.url',
   'w.secret',
+  'w.format',
 ] as const;
 
 const claimedFromRow = (row: {
@@ -93,11 +97,13 @@ const claimedFromRow = (row: {
   created_at: string;
   url: string;
   secret: string;
+  format: string | null;
 }): ClaimedDelivery => ({
   id: row.id,
   webhookId: row.webhook_id,
   url: row.url,
   secret: row.secret,
+  format: row.format === 'slack' ? 'slack' : 'json',
   event: row.event,
   payload: row.payload,
   attempts: row.attempts,
@@ -149,6 +155,7 @@ export class WebhookQueries implements WebhookStore {
         url: webhook.url,
         events: JSON.stringify(webhook.events),
         secret: webhook.secret,
+        format: webhook.format === 'slack' ? 'slack' : null,
         active: webhook.active ? 1 : 0,
         next_position: 1,
         version: webhook.version,
@@ -165,6 +172,7 @@ export class WebhookQueries implements WebhookStore {
         url: webhook.url,
         events: JSON.stringify(webhook.events),
         secret: webhook.secret,
+        format: webhook.format === 'slack' ? 'slack' : null,
         active: webhook.active ? 1 : 0,
         version: webhook.version,
         updated_at: webhook.updatedAt,
