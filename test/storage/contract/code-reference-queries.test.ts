@@ -1,8 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CodeReference } from '../../../src/domain/code-reference.ts';
-import type { Store } from '../../../src/storage/store.ts';
-import { describeEachDatabase } from '../../support/database.ts';
-import { CREATED, givenProject, openStoreEachTest, UPDATED } from './support.ts';
+import { CREATED, describeStoreContract, givenProject, UPDATED } from './support.ts';
 
 const ref = (flag: string, path: string, line: number): CodeReference => ({
   flag,
@@ -11,12 +9,7 @@ const ref = (flag: string, path: string, line: number): CodeReference => ({
   context: [`// ${flag}`, `use('${flag}')`],
 });
 
-describeEachDatabase('Store contract: code references', (database) => {
-  let store!: Store;
-  openStoreEachTest(database, (opened) => {
-    store = opened;
-  });
-
+describeStoreContract('code references', (store) => {
   it('a report replaces its repository branch whole and leaves the others; counts and lists by flag', async () => {
     const { project } = await givenProject(store, 'shop');
     const report = (branch: string, references: CodeReference[], urlTemplate: string | null = null) => ({
