@@ -57,7 +57,8 @@ describeEachDatabase('flags in bulk', (database) => {
     expect(whole.status).toBe(200);
     for (const listed of whole.body) {
       const { lastEvaluatedAt: _, ...single } = (await flag(listed.key)).body;
-      const { enabled, lastEvaluatedAt, stale, ...rest } = listed;
+      // The list's own summary fields (switches, staleness, code references) beside the whole flag.
+      const { enabled, lastEvaluatedAt, stale, codeReferences, ...rest } = listed;
       const environments = Object.fromEntries(
         Object.entries(rest.environments as Record<string, { lastEvaluatedAt: unknown }>).map(
           ([key, { lastEvaluatedAt: _at, ...config }]) => [key, config],
