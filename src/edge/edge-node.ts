@@ -191,7 +191,12 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
     closing ??= (async () => {
       clearInterval(flushing);
       await sync?.close();
-      await app.close();
+      // Requests in flight get a moment; then kept-alive connections (edges chained behind,
+      // clients) are closed rather than waited for.
+      const closed = app.close();
+      const force = setTimeout(() => app.server.closeAllConnections(), 1_000);
+      await closed;
+      clearTimeout(force);
       await follower.close();
       await node.plane.sync.close();
       await flush();
