@@ -1,9 +1,11 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
 import { processOutput } from './cli/operator.ts';
+import { runWorkers } from './cli/workers.ts';
 import { loadConfig, loadEdgeConfig } from './config.ts';
 import { startEdge } from './edge/edge-node.ts';
 import { serve } from './main.ts';
@@ -49,6 +51,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
+  }
+  if (command === 'serve' || command === 'edge') {
+    // FLAGSTAFF_WORKERS=N: this process only supervises N workers that share the port.
+    const { workers } = loadConfig();
+    if (workers > 1 && cluster.isPrimary) return runWorkers(workers, (line) => process.stderr.write(line));
   }
   if (command === 'edge') {
     const edge = await startEdge(loadEdgeConfig());
