@@ -8,7 +8,7 @@ import { insightsHttpBenchmark } from './insights-http.ts';
 import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
-// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results,edge]
+// `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results,edge,refs]
 //   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of docs/performance.md with its ratio against a baseline measured in the same run, and
@@ -31,6 +31,7 @@ const PARTS = [
   'flags-as-code',
   'results',
   'edge',
+  'refs',
 ] as const;
 type Part = (typeof PARTS)[number];
 
@@ -127,6 +128,7 @@ for (const part of parts) {
   }
   if (part === 'results') rows.push(...(await runPart<Row[]>('./results.ts')));
   if (part === 'edge') rows.push(...(await edgeBenchmark(httpOptions)));
+  if (part === 'refs') rows.push(...(await runPart<Row[]>('./refs.ts')));
   if (part === 'http') {
     rows.push(...(await httpBenchmark(httpOptions)));
   }

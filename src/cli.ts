@@ -1,9 +1,11 @@
 import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
+import { REFS_USAGE, runRefsCommand } from './cli/code-references/command.ts';
 import { FLAGD_USAGE, runFlagdCommand } from './cli/flagd.ts';
 import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command.ts';
 import { runKeysCommand } from './cli/keys.ts';
+import { MCP_USAGE, runMcpCommand } from './cli/mcp.ts';
 import { processOutput } from './cli/operator.ts';
 import { runWorkers } from './cli/workers.ts';
 import { loadConfig, loadEdgeConfig } from './config.ts';
@@ -22,6 +24,8 @@ Commands:
 ${FLAGD_USAGE}
 ${FLAGS_AS_CODE_USAGE}
 ${BACKUP_USAGE}
+${MCP_USAGE}
+${REFS_USAGE}
   keys       create, list or revoke API keys: flagstaff keys --help
 
 Configuration comes from FLAGSTAFF_* environment variables (see README).`;
@@ -47,6 +51,13 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if ((command === 'pull' || command === 'plan' || command === 'apply') && !values.help) {
     // Over the API of a running server, not the database: no database configuration needed.
     return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
+  }
+  if (command === 'refs' && !values.help) {
+    return runRefsCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
+  }
+  if (command === 'mcp' && !values.help) {
+    // Like pull/plan/apply: over the API of a running server, as one key.
+    return runMcpCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
   }
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);

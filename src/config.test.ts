@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       secretKey: undefined,
       legacySyncCredentialsUntil: undefined,
       eventRetentionDays: 90,
+      prometheusUrl: undefined,
     });
   });
 
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_SHUTDOWN_GRACE: '25',
       FLAGSTAFF_SECRET_KEY: 's'.repeat(43),
       FLAGSTAFF_EVENT_RETENTION_DAYS: '30',
+      FLAGSTAFF_PROMETHEUS_URL: 'http://prometheus:9090',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -65,6 +67,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 25_000,
       secretKey: 's'.repeat(43),
       eventRetentionDays: 30,
+      prometheusUrl: 'http://prometheus:9090',
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -91,6 +94,7 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL', '2999-01-01'],
     ['FLAGSTAFF_EVENT_RETENTION_DAYS', '0'],
     ['FLAGSTAFF_EVENT_RETENTION_DAYS', 'forever'],
+    ['FLAGSTAFF_PROMETHEUS_URL', 'prometheus:9090'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -316,7 +316,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /**
- * One worker's share of a per-key rate limit (decision 1985): the cluster's primary hands
+ * One worker's share of a per-key rate limit (decision 1986): the cluster's primary hands
  * connections to its workers in turn, so each sees about 1/N of a key's requests, and the sum of
  * the shares is the limit. 0 (off) stays off. With FLAGSTAFF_REDIS_URL the budget is shared instead.
  */

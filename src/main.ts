@@ -5,7 +5,7 @@ import { type AdmissionOptions, createAdmission } from './access/create-admissio
 import { RedisLeases } from './access/redis-leases.ts';
 import { type Config, ConfigError, workerShare } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
-import { combineRunningExperiments, NO_RUNNING_EXPERIMENTS } from './domain/exposure.ts';
+import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
 import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
@@ -217,7 +217,7 @@ async function buildNodeApp(
   return { app, node };
 }
 
-/** FLAGSTAFF_RATE_LIMIT_*, each worker's share of them unless Redis shares the budgets (decision 1985). */
+/** FLAGSTAFF_RATE_LIMIT_*, each worker's share of them unless Redis shares the budgets (decision 1986). */
 export function perWorker(config: Config, shared: boolean): { evaluation: number; management: number } {
   const share = (limit: number) => (shared ? limit : workerShare(limit, config.workers));
   return { evaluation: share(config.rateLimitEvaluation), management: share(config.rateLimitManagement) };
@@ -247,7 +247,7 @@ function startBackgroundWork(app: FastifyInstance, store: Store, node: Node, con
   );
   // Per-unit aggregates of measured comparisons, folded on every node, written by one (decision 1941).
   const measured = combineMeasuredComparisons(
-    new ExperimentComparisons(store),
+    new ExperimentComparisons(store, services.clock),
     new ReleaseComparisons(store),
   );
   const fold = new AggregateFold(store, measured, {

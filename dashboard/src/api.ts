@@ -11,14 +11,19 @@ import type {
   ResetPreviewSchema,
   SignInOptionsSchema,
 } from '../../src/domain/schemas/account-schemas.ts';
+import type { StoredCodeReferenceSchema } from '../../src/domain/schemas/code-reference-schemas.ts';
 import type { ExplanationSchema, UserViewSchema } from '../../src/domain/schemas/evaluation-schemas.ts';
+import type { ExperimentResultsSchema } from '../../src/domain/schemas/experiment-results.ts';
+import type { ExperimentSchema } from '../../src/domain/schemas/experiment-schema.ts';
 import type { DependantSchema, FlagSchema, FlagSummarySchema } from '../../src/domain/schemas/flag-schema.ts';
 import type { FlagInsightsSchema, TopFlagsSchema } from '../../src/domain/schemas/insights-schemas.ts';
+import type { MetricSchema } from '../../src/domain/schemas/metric-schema.ts';
 import type {
   ChangeRequestSchema,
   ScheduledChangeSchema,
 } from '../../src/domain/schemas/pending-change-schemas.ts';
 import type { FieldErrorSchema } from '../../src/domain/schemas/problem-schema.ts';
+import type { ReleasePlanSchema } from '../../src/domain/schemas/release-schemas.ts';
 import type {
   ApiKeySchema,
   AuditEventSchema,
@@ -47,12 +52,16 @@ export type ApiKey = Static<typeof ApiKeySchema>;
 export type AuditEvent = Static<typeof AuditEventSchema>;
 export type ChangeRequest = Static<typeof ChangeRequestSchema>;
 export type Environment = Static<typeof EnvironmentSchema>;
+export type Experiment = Static<typeof ExperimentSchema>;
+export type ExperimentResults = Static<typeof ExperimentResultsSchema>;
+export type Metric = Static<typeof MetricSchema>;
 export type Flag = Static<typeof FlagSchema>;
 export type Invitation = Static<typeof InvitationSchema>;
 export type Project = Static<typeof ProjectSchema>;
 export type Segment = Static<typeof SegmentSchema>;
 /** A scheduled change as the API answers it (docs/product.md §10). */
 export type ScheduledChange = Static<typeof ScheduledChangeSchema>;
+export type ReleasePlan = Static<typeof ReleasePlanSchema>;
 /** One entry of a project's flag list (docs/product.md §4): `enabled` is the state in `?environment=`. */
 export type FlagSummary = Static<typeof FlagSummarySchema>;
 /** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
@@ -63,6 +72,8 @@ export type SegmentUsers = Static<typeof SegmentUsersSchema>;
 export type Me = Static<typeof MeSchema>;
 /** What decided one flag's evaluation for a context (POST /v1/projects/{p}/flags/{key}/explain). */
 export type Explanation = Static<typeof ExplanationSchema>;
+/** Where a repository's branch names a flag, as `flagstaff refs` reported it (GET /v1/projects/{p}/code-references). */
+export type CodeReference = Static<typeof StoredCodeReferenceSchema>;
 /** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
 export type UserViewFlag = Static<typeof UserViewSchema>['flags'][number];
 export type FieldError = Static<typeof FieldErrorSchema>;
@@ -182,6 +193,23 @@ export const useApi = <T>(path: string | null): Loaded<T> => useLoaded(path, get
 
 /** One page of a list at `path` (null: nothing yet), with the paths either side and its count. */
 export const usePage = <T>(path: string | null): Loaded<Page<T>> => useLoaded(path, apiPage<T>, KEEP_ROWS);
+
+/**
+ * Every item of the list at `path`, page after page by its `next` links: for a list a picker or
+ * a lookup needs whole (projects, invitations, API keys), however long it grows.
+ */
+export async function allItems<T>(path: string): Promise<T[]> {
+  const items: T[] = [];
+  for (let next: string | null = path; next !== null; ) {
+    const page: Page<T> = await apiPage<T>(next);
+    items.push(...page.items);
+    next = page.next;
+  }
+  return items;
+}
+
+/** The whole list at `path` (`allItems`), loaded like any other answer. */
+export const useAll = <T>(path: string | null): Loaded<T[]> => useLoaded(path, allItems<T>);
 
 /**
  * A list's next page, or the same list searched, keeps the rows on screen until the new ones

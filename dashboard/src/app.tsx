@@ -1,11 +1,23 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
-import { ApiError, api, type Environment, enc, type Me, type Project, useApi, whenSignedOut } from './api.ts';
+import {
+  ApiError,
+  api,
+  type Environment,
+  enc,
+  type Me,
+  type Project,
+  useAll,
+  useApi,
+  whenSignedOut,
+} from './api.ts';
 import { ConfirmHost, confirm } from './kit/dialogs.tsx';
 import { Options } from './kit/field.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage, OrganisationAuditLogPage } from './pages/audit-log.tsx';
 import { ChangeRequestsPage } from './pages/change-requests.tsx';
 import { EnvironmentsPage } from './pages/environments.tsx';
+import { ExperimentPage } from './pages/experiment.tsx';
+import { ExperimentsPage } from './pages/experiments.tsx';
 import { FlagPage } from './pages/flag/flag-page.tsx';
 import { FlagsPage } from './pages/flags.tsx';
 import { MembersPage } from './pages/members.tsx';
@@ -105,6 +117,11 @@ const PROJECT_ROUTES: Routes = [
   [`${P}/segments`, () => <SegmentsPage />],
   [`${P}/segments/:segment`, (p) => <SegmentPage key={p.segment} segmentKey={p.segment ?? ''} />],
   [`${P}/environments`, () => <EnvironmentsPage />],
+  [`${P}/experiments`, () => <ExperimentsPage />],
+  [
+    `${P}/experiments/:experiment`,
+    (p) => <ExperimentPage key={p.experiment} experimentKey={p.experiment ?? ''} />,
+  ],
   [`${P}/playground`, () => <PlaygroundPage />],
   [`${P}/user-view`, () => <UserViewPage />],
   [`${P}/audit-log`, () => <AuditLogPage />],
@@ -194,7 +211,7 @@ function Shell({
 }) {
   const { me, signOut } = useSession();
   const path = useLocation();
-  const projects = useApi<Project[]>(me.actor.projectId === null ? '/projects?limit=1000' : null);
+  const projects = useAll<Project>(me.actor.projectId === null ? '/projects?limit=1000' : null);
   const [menuOpen, setMenuOpen] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
   useEffect(() => setMenuOpen(false), [path]);
@@ -263,6 +280,7 @@ function Shell({
                 {item(`${p}/flags`, 'Flags')}
                 {item(`${p}/segments`, 'Segments')}
                 {item(`${p}/environments`, 'Environments')}
+                {item(`${p}/experiments`, 'Experiments')}
                 {item(`${p}/playground`, 'Playground')}
                 {item(`${p}/user-view`, 'User view')}
                 {item(`${p}/change-requests`, 'Change requests')}

@@ -4,7 +4,7 @@ import cluster, { type Worker } from 'node:cluster';
 const RESTART_DELAY_MS = 1_000;
 
 /**
- * FLAGSTAFF_WORKERS=N (decision 1985): this process becomes node:cluster's primary, and N workers,
+ * FLAGSTAFF_WORKERS=N (decision 1986): this process becomes node:cluster's primary, and N workers,
  * each a whole node (or edge) with its own memory, share the port: the primary hands them
  * connections in turn. The first starts alone, the others once it listens. A worker that dies is started again under the same index; SIGTERM and
  * SIGINT go to every worker, and the primary ends once they have.

@@ -121,6 +121,8 @@ export interface ReleasePlan extends ReleaseSteps {
   /** The change request its start waits on. */
   readonly changeRequest: string | null;
   readonly readings: readonly GuardReading[];
+  /** The looks before, oldest first, at most GUARD_HISTORY of them: what the flag page charts. */
+  readonly history: readonly GuardReading[];
   /** When the guards were last read. */
   readonly lookedAt: string | null;
   /** Why the plan does not move on although its milestone's time is up (a guard that cannot be read). */
@@ -133,6 +135,9 @@ export interface ReleasePlan extends ReleaseSteps {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** How many past readings a plan keeps for its guards' charts. */
+export const GUARD_HISTORY = 120;
 
 /** Who the audit log names for a plan's own steps (SPEC §13: "audited writes by the plan"). */
 export const planActor = (plan: Pick<ReleasePlan, 'id'>): Person => ({

@@ -27,6 +27,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { authRoutes } from './routes/auth.ts';
 import { changeRequestRoutes } from './routes/change-requests.ts';
+import { codeReferenceRoutes } from './routes/code-references.ts';
 import { edgeUpstreamRoutes } from './routes/edge-upstream.ts';
 import { environmentRoutes } from './routes/environments.ts';
 import { evaluationRoutes } from './routes/evaluation.ts';
@@ -39,6 +40,7 @@ import { flagdRoutes } from './routes/flagd.ts';
 import { flagRoutes } from './routes/flags.ts';
 import { healthRoutes } from './routes/health.ts';
 import { insightsRoutes } from './routes/insights.ts';
+import { mcpRoutes } from './routes/mcp.ts';
 import { metricRoutes } from './routes/metrics.ts';
 import { ofrepRoutes } from './routes/ofrep.ts';
 import { eventStreamRoutes } from './routes/ofrep-event-streams.ts';
@@ -125,6 +127,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
         metricRoutes,
         experimentRoutes,
         releasePlanRoutes,
+        codeReferenceRoutes,
       ]) {
         await v1.register(routes, { services });
       }
@@ -132,6 +135,11 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
     },
     { prefix: '/v1' },
   );
+  // MCP for AI assistants: its own path, guarded like /v1; each tool call goes through /v1 again.
+  await app.register(async (scope) => {
+    registerGuard(scope);
+    await mcpRoutes(scope, { root: app, publicUrl: options.publicUrl });
+  });
   // Signing in happens before there is anything to authenticate with: a scope of its own.
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(singleSignOnRoutes, { services, prefix: '/v1' });

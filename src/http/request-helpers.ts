@@ -4,6 +4,7 @@ import { preconditionFailed, unauthorized, validationFailed } from '../domain/er
 import type { Page, PageRequest } from '../domain/page.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Gated } from '../services/core/write-gate.ts';
+import type { FlagService } from '../services/flags/flag-service.ts';
 
 /** The authenticated actor of a request (set by the authentication plugin). */
 export function actorOf(request: FastifyRequest): Actor {
@@ -12,6 +13,15 @@ export function actorOf(request: FastifyRequest): Actor {
   return request.grant === undefined
     ? { principal, requestId: request.id }
     : { principal, requestId: request.id, grant: request.grant };
+}
+
+/** The id of the flag a `/projects/:projectId/flags/:flagKey/…` path names (by key or id), found as reading it finds it. */
+export async function flagIdInPath(
+  flags: Pick<FlagService, 'get'>,
+  request: FastifyRequest,
+): Promise<string> {
+  const { projectId, flagKey } = request.params as { projectId: string; flagKey: string };
+  return (await flags.get(actorOf(request), projectId, flagKey)).id;
 }
 
 /** The version named by `If-Match` (`"3"`, `W/"3"` or `3`); undefined when absent or `*`. */

@@ -16,6 +16,7 @@ import { ProvisioningService } from './accounts/provisioning-service.ts';
 import { type SessionOptions, SessionService } from './accounts/session-service.ts';
 import { SsoService } from './accounts/sso-service.ts';
 import { AuditLogService } from './core/audit.ts';
+import { CodeReferenceService } from './flags/code-reference-service.ts';
 import { FlagService } from './flags/flag-service.ts';
 import { FlagWrites } from './flags/flag-writes.ts';
 import { FlagdService } from './flags/flagd-service.ts';
@@ -73,6 +74,8 @@ export interface Services {
   readonly exposures: ExposureService;
   /** Metric definitions per project. */
   readonly metrics: MetricService;
+  /** Where repositories name a project's flags, as `flagstaff refs` reports them. */
+  readonly codeReferences: CodeReferenceService;
   /** Experiments per project: set up, started and stopped through the gate, and their results. */
   readonly experiments: ExperimentService;
   /** Experiments' results, from the per-unit aggregates. */
@@ -113,7 +116,7 @@ export interface ServiceOptions {
   readonly eventBatchesInFlight?: number;
   /** FLAGSTAFF_PROMETHEUS_URL's query API, which Prometheus guards read. */
   readonly prometheus?: PrometheusQueries;
-  /** Per-variant statistics that metric guards read (the experiments part); until wired, they cannot be read and hold. */
+  /** Per-variant statistics that experiments and metric guards read; default: the per-unit aggregates (decision 1941). */
   readonly comparisonStatistics?: ComparisonStatistics;
 }
 
@@ -194,6 +197,7 @@ export function createServices(
     events,
     exposures,
     metrics: new MetricService(store, clock),
+    codeReferences: new CodeReferenceService(store, clock),
     experiments,
     experimentResults: new ExperimentResultsService(store),
     comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),

@@ -24,7 +24,7 @@ export interface FoldEvent {
   readonly value: number | null;
 }
 
-/** Rows read after a position, the position after them, and whether more wait beyond. */
+/** Rows read after a position, the position after them (never before it), and whether more wait beyond. */
 export interface FoldRead<T> {
   readonly rows: readonly T[];
   readonly next: string;
@@ -134,8 +134,8 @@ export interface ComparisonAggregateStore {
     metricId: string,
     kind: AggregateKind,
   ): Promise<ReadonlyMap<string, VariantSums>>;
-  /** Keeps a snapshot unless one of that hour is kept already. */
-  insertSnapshot(
+  /** Keeps the snapshot of its hour, in place of any taken earlier in that hour. */
+  putSnapshot(
     projectId: string,
     comparison: string,
     metricId: string,

@@ -7,6 +7,7 @@ import type { Environment, Project } from '../domain/project.ts';
 import type { ProvisionedGroup } from '../domain/provisioned-group.ts';
 import type { Segment } from '../domain/segment.ts';
 import type { FlagChange } from './change-feed/change-feed.ts';
+import type { CodeReferenceStore } from './code-reference-store.ts';
 import type { ComparisonAggregateStore } from './comparison-aggregate-store.ts';
 import type { EventStore } from './event-store.ts';
 import type { ExperimentStore } from './experiment-store.ts';
@@ -392,6 +393,11 @@ export interface ReleaseRole {
   readonly releases: ReleaseStore;
 }
 
+/** Code references (storage/code-reference-store.ts): a report replaces its branch in the audit event's transaction. */
+export interface CodeReferenceRole {
+  readonly codeReferences: CodeReferenceStore;
+}
+
 /** Every role at once, as a transaction sees them; a transaction begun on one joins it. */
 export interface StoreRoles
   extends EvaluationSource,
@@ -406,6 +412,7 @@ export interface StoreRoles
     MetricRole,
     ExperimentRole,
     ReleaseRole,
+    CodeReferenceRole,
     Transactional<StoreRoles> {}
 
 /** Evaluation counts for insights: a role of its own, outside transactions (storage/insights-store.ts). */

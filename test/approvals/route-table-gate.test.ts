@@ -63,6 +63,11 @@ const CANNOT_CHANGE_EVALUATION: Readonly<Record<string, string>> = {
     'cancelling a pending change keeps the environment as it is',
   'DELETE /v1/projects/:projectId/flags/:flagKey/scheduled-changes/:changeId':
     'cancelling a pending change keeps the environment as it is',
+  // Where code names flags (issue 39): shown to people, never served.
+  'PUT /v1/projects/:projectId/code-references/:repository':
+    "a repository's code references: where code names flags, read by people, never served",
+  // MCP's door (decision 1990): each tool call is an ordinary request to a /v1 route, tried there.
+  'POST /mcp': 'every tool call is a request to its own /v1 route, as the same key, through this gate',
   // The gate's own doors: they apply only what others approved (test/approvals/change-requests.test.ts says who may).
   'POST /v1/change-requests/:requestId/approve': 'the gate itself',
   'POST /v1/change-requests/:requestId/apply': 'the gate itself',

@@ -237,6 +237,32 @@ describeInChromium('the dashboard, finished for every feature', () => {
   );
 
   it(
+    'a segment saved elsewhere meanwhile is asked about in the same dialog as a flag, and the edits are kept until reload',
+    async () => {
+      const segment = await call('POST', '/v1/projects/feat/segments', {
+        key: 'stale-segment',
+        name: 'Stale segment',
+      });
+      const page = await signedIn('/projects/feat/segments/stale-segment');
+      const description = page.getByLabel('Description');
+      await description.waitFor();
+      await call('PATCH', `/v1/segments/${segment.id}`, { description: 'saved elsewhere' });
+      await description.fill('mine');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Someone else changed this segment' });
+      await dialog.waitFor();
+      expect(await dialog.textContent()).toContain('your changes were not saved');
+      await expectAccessible(page);
+      await dialog.getByRole('button', { name: 'Reload the other version' }).click();
+      await expect.poll(() => description.inputValue()).toBe('saved elsewhere');
+      expect((await call('GET', '/v1/projects/feat/segments/stale-segment')).description).toBe(
+        'saved elsewhere',
+      );
+    },
+    SLOW,
+  );
+
+  it(
     'a stale page restoring a version or saving prerequisites is asked in the same dialog, and nothing is written',
     async () => {
       const flag = await call('POST', '/v1/projects/feat/flags', { key: 'stale-tab', name: 'Stale tab' });

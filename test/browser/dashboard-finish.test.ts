@@ -69,6 +69,25 @@ describeInChromium('the dashboard, finished where a new user found it not', () =
     expect(labels).toEqual(['"Flag"', '"Development"', '"Production"']);
   });
 
+  it('at 1280 px the filters line up with their selects and the scheduled date shows whole', async () => {
+    await call('POST', '/v1/projects/finish/flags', { key: 'aligned', name: 'Aligned' });
+    const page = await signedIn({ width: 1280, height: 900 });
+    await page.goto(`${ui.server.url}/projects/finish/flags`);
+    const search = page.getByRole('searchbox', { name: 'Search' });
+    await search.waitFor();
+    const bottoms = await page
+      .locator('.filters input[type="search"], .filters select')
+      .evaluateAll((controls) => controls.map((c) => Math.round(c.getBoundingClientRect().bottom)));
+    expect(bottoms.length).toBeGreaterThan(1);
+    expect(new Set(bottoms).size).toBe(1);
+
+    await page.goto(`${ui.server.url}/projects/finish/flags/aligned`);
+    const at = page.getByLabel('At', { exact: true });
+    await at.waitFor();
+    // "12/03/2026, 10:27 AM" and the picker's button need about 15rem; narrower cuts the time off.
+    expect((await at.boundingBox())?.width ?? 0).toBeGreaterThanOrEqual(240);
+  });
+
   it("a project's own address opens its flags", async () => {
     const page = await signedIn();
     await page.goto(`${ui.server.url}/projects/finish`);

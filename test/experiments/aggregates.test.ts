@@ -1,11 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AggregateFold } from '../../src/services/measurement/aggregate-fold.ts';
-import { combineMeasuredComparisons } from '../../src/services/measurement/comparison-statistics.ts';
-import { ExperimentComparisons } from '../../src/services/measurement/experiment-comparisons.ts';
 import { setupActor } from '../access/support.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { foldOnce, foldUntil } from './support/fold.ts';
 
 // Per-unit aggregates (decision 1941): exposures and events folded once, whatever the order they
 // arrive in and however many nodes fold, into what results read: in-window values and the
@@ -20,10 +19,7 @@ describeEachDatabase('experiment aggregates', (database) => {
   let projectId = '';
   const variants = new Map<string, string>();
   const admin = (method: string, path: string, body?: unknown) => callAsAdmin(server, method, path, body);
-  const fold = () =>
-    new AggregateFold(server.store, combineMeasuredComparisons(new ExperimentComparisons(server.store)), {
-      settleMs: 0,
-    }).pass();
+  const fold = () => foldOnce(server.store);
   const send = async (events: object[]) => {
     const res = await server.call('POST', '/v1/events', { body: { events }, headers: PROJECT_HEADERS });
     expect(res.body).toMatchObject({ rejected: [] });
@@ -104,8 +100,6 @@ describeEachDatabase('experiment aggregates', (database) => {
     ]);
     // Two nodes fold at once: the cursor lets one write each stretch.
     await Promise.all([fold(), fold()]);
-    await fold();
-    const spend = await statistics('spend');
     const expected = new Map<string, { n: number; post: number[]; pre: number[] }>();
     const values: Record<string, [number, number]> = { u1: [12, 5], u2: [20, 0], u3: [0, 0], u4: [0, 4] };
     for (const [unit, [post, pre]] of Object.entries(values)) {
@@ -113,16 +107,21 @@ describeEachDatabase('experiment aggregates', (database) => {
       const known = expected.get(variant) ?? { n: 0, post: [], pre: [] };
       expected.set(variant, { n: known.n + 1, post: [...known.post, post], pre: [...known.pre, pre] });
     }
-    for (const [variant, { n, post, pre }] of expected) {
-      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-      expect(spend.get(variant), variant).toEqual({
-        kind: 'regression-adjusted',
-        n,
-        post: { kind: 'sample-mean', n, sum: sum(post), sumSquares: sum(post.map((x) => x * x)) },
-        pre: { kind: 'sample-mean', n, sum: sum(pre), sumSquares: sum(pre.map((x) => x * x)) },
-        postPreSumOfProducts: sum(post.map((x, i) => x * (pre[i] as number))),
-      });
-    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    const wanted = new Map(
+      [...expected].map(([variant, { n, post, pre }]) => [
+        variant,
+        {
+          kind: 'regression-adjusted',
+          n,
+          post: { kind: 'sample-mean', n, sum: sum(post), sumSquares: sum(post.map((x) => x * x)) },
+          pre: { kind: 'sample-mean', n, sum: sum(pre), sumSquares: sum(pre.map((x) => x * x)) },
+          postPreSumOfProducts: sum(post.map((x, i) => x * (pre[i] as number))),
+        },
+      ]),
+    );
+    await foldUntil(server.store, async () => isDeepStrictEqual(await statistics('spend'), wanted));
+    expect(await statistics('spend')).toEqual(wanted);
     const buys = await statistics('buys');
     const converted = [...variants].filter(([u]) => u === 'u1' || u === 'u2').map(([, v]) => v);
     for (const [variant, stat] of buys) {
@@ -131,6 +130,27 @@ describeEachDatabase('experiment aggregates', (database) => {
         pre: { kind: 'proportion', sum: ['u1', 'u4'].filter((u) => variants.get(u) === variant).length },
       });
     }
+  });
+
+  it('keeps the sums of each hour it folds in, once, for the effect over time', async () => {
+    await fold();
+    const results = await admin('GET', '/v1/projects/default/experiments/checkout/results');
+    const spend = results.metrics.find((m: { metric: string }) => m.metric === 'spend');
+    const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+    expect(spend.overTime.map((p: { at: string }) => p.at)).toEqual([hour]);
+    expect(spend.overTime[0].treatments).toEqual([
+      expect.objectContaining({ variant: 'on', units: spend.treatments[0].units }),
+    ]);
+  });
+
+  it('never moves the cursor back for a node whose view of the tables is older than the fold', async () => {
+    const { position } = await server.store.aggregates.foldCursor();
+    expect(position.events).not.toBe('');
+    const stale = await server.store.aggregates.readEvents(position.events, '1', ['purchase'], 100);
+    expect(stale).toEqual({ rows: [], next: position.events, more: false });
+    const before = await statistics('spend');
+    await fold();
+    expect(await statistics('spend')).toEqual(before);
   });
 
   it('counts no event after the experiment stopped', async () => {

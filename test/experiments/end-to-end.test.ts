@@ -1,10 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Experiment } from '../../src/domain/experiment.ts';
-import { AggregateFold } from '../../src/services/measurement/aggregate-fold.ts';
-import { combineMeasuredComparisons } from '../../src/services/measurement/comparison-statistics.ts';
-import { ExperimentComparisons } from '../../src/services/measurement/experiment-comparisons.ts';
 import type { TestStatistic } from '../../src/statistics/index.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { ADMIN_KEY, startTestServer, type TestServer } from '../support/server.ts';
@@ -19,6 +17,7 @@ import {
   type UnitPurchases,
   unitKey,
 } from './support/e2e-units.ts';
+import { foldOnce, foldUntil } from './support/fold.ts';
 
 // Issue 35's end-to-end test: 20,000 units evaluated through OFREP (single evaluations expose
 // them), half converting at 10 % and half at 12 %, their purchases sent as tracking events, and
@@ -28,6 +27,14 @@ import {
 // FLAGSTAFF_RECORD_GBSTATS_INPUT=<file> writes the cases for generate.py fill (fixture README).
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/gbstats');
+const ADMIN = {
+  type: 'user',
+  id: 'e2e',
+  name: 'E2E',
+  role: 'admin',
+  projectId: null,
+  environments: null,
+} as const;
 const RECORD = process.env.FLAGSTAFF_RECORD_GBSTATS_INPUT;
 const DAY = 86_400_000;
 const HEADERS = {
@@ -84,10 +91,20 @@ describeEachDatabase('experiments end to end: OFREP to results, equal to gbstats
       expect(answer.rejected).toEqual([]);
     }
   };
-  const fold = () =>
-    new AggregateFold(server.store, combineMeasuredComparisons(new ExperimentComparisons(server.store)), {
-      settleMs: 0,
-    }).pass();
+  const fold = () => foldOnce(server.store);
+  /** Each variant's units and purchases as the aggregates hold them, against the generated units'. */
+  const caughtUp = async (key: string, metric: E2eMetric) => {
+    const projectId = (await call('GET', '/v1/projects/default')).id;
+    const experiment = (await server.store.experiments.findExperimentByKey(projectId, key)) as Experiment;
+    const stored = await server.services.comparisonStatistics.variantStatistics(
+      { projectId, environment: 'production', key: experiment.id },
+      await server.services.metrics.get({ principal: ADMIN, requestId: 'e2e' }, 'default', metric.key),
+      { cuped: true },
+    );
+    return [CONTROL, TREATMENT].every((v) =>
+      isDeepStrictEqual(stored.get(v), expectedStatistic(metric, v, true)),
+    );
+  };
   const setUp = async (flag: string, experiment: string) => {
     await call('POST', '/v1/projects/default/flags', { key: flag });
     await call('PATCH', `/v1/projects/default/flags/${flag}?environment=production`, {
@@ -158,7 +175,8 @@ describeEachDatabase('experiments end to end: OFREP to results, equal to gbstats
       })),
     );
     await send(after);
-    await fold();
+    // Folded to the last event: each variant's units and purchases, before and after, all there.
+    await foldUntil(server.store, () => caughtUp('e2e', E2E_METRICS[1]));
   }, 600_000);
   afterAll(() => server?.close());
 
@@ -243,7 +261,12 @@ describeEachDatabase('experiments end to end: OFREP to results, equal to gbstats
     }));
     await send(exposures);
     await server.services.exposures.flush();
-    await fold();
+    const units = async () =>
+      (await call('GET', '/v1/projects/default/experiments/srm/results')).variants.reduce(
+        (n: number, v: { units: number }) => n + v.units,
+        0,
+      );
+    await foldUntil(server.store, async () => (await units()) === E2E_UNITS);
     const results = await call('GET', '/v1/projects/default/experiments/srm/results');
     expect(results.variants).toEqual([
       { variant: CONTROL, units: 9_600, expectedShare: 0.5 },

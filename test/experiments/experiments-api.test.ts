@@ -50,6 +50,19 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
       kind: 'conversion',
     });
     await admin('POST', '/v1/projects/default/metrics', { key: 'spend', event: 'purchase', kind: 'sum' });
+    // A webhook of experiments only, stored as if registered where private addresses are allowed.
+    const at = new Date().toISOString();
+    await server.store.webhooks.insertWebhook({
+      id: 'whk_experiments',
+      projectId: (await admin('GET', '/v1/projects/default')).id,
+      url: 'http://127.0.0.1:9/hook',
+      events: ['experiment.*'],
+      secret: 'a secret of sixteen+',
+      active: true,
+      version: 1,
+      createdAt: at,
+      updatedAt: at,
+    });
   });
   afterAll(() => server?.close());
 
@@ -95,7 +108,11 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
     });
     expect(stale.status).toBe(412);
     const patched = await server.call('PATCH', '/v1/projects/default/experiments/patched', {
-      body: { name: 'Renamed', analysis: { sequential: true }, metrics: { primary: 'spend' } },
+      body: {
+        name: 'Renamed',
+        analysis: { sequential: true },
+        metrics: { primary: 'spend', secondary: ['buys'] },
+      },
       headers: { 'if-match': '"1"' },
     });
     expect(patched.status, JSON.stringify(patched.body)).toBe(200);
@@ -103,7 +120,7 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
       name: 'Renamed',
       version: 2,
       analysis: { method: 'frequentist', sequential: true },
-      metrics: { primary: 'spend', secondary: [] },
+      metrics: { primary: 'spend', secondary: ['buys'], guardrails: [] },
     });
     const deleted = await server.call('DELETE', '/v1/projects/default/experiments/patched');
     expect(deleted.status).toBe(204);
@@ -141,6 +158,21 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
       'experiment.started',
     ]);
     expect(mine[0]).toMatchObject({ environment: 'production', after: { status: 'stopped' } });
+  });
+
+  it("announces every write to the project's webhooks that subscribe to experiments", async () => {
+    const deliveries = await admin(
+      'GET',
+      '/v1/projects/default/webhooks/whk_experiments/deliveries?limit=100',
+    );
+    const first = deliveries.filter(
+      (d: { payload: { event: { resource: { key: string } } } }) => d.payload.event.resource.key === 'first',
+    );
+    expect(first.map((d: { event: string }) => d.event).sort()).toEqual([
+      'experiment.created',
+      'experiment.started',
+      'experiment.stopped',
+    ]);
   });
 
   it('lets viewers read but not write, and editors of another environment not set one up here', async () => {

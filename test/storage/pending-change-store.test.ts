@@ -90,4 +90,23 @@ describeEachFreshDatabase('Pending changes and approval policies', (opened) => {
     expect(settled).toMatchObject({ status: 'failed', settledAt: AT });
     expect(settled?.failure).toBe(`attempt ${results.indexOf(true)}`);
   });
+
+  it("keeps a release plan's step with its plan and milestone, and postpones it only while it is pending", async () => {
+    const { store } = opened();
+    await givenProjectM(store);
+    const step = aScheduledChange('sch_step', AT, { releaseStep: { plan: 'rpl_1', milestone: 2 } });
+    await store.pendingChanges.insert('schedule', step);
+    expect(await store.pendingChanges.find('schedule', 'sch_step')).toEqual(step);
+
+    const later = '2026-01-01T00:05:00.000Z';
+    expect(await store.pendingChanges.postpone('sch_step', later)).toBe(true);
+    expect((await store.pendingChanges.due(AT, 10)).map((c) => c.id)).toEqual([]);
+    expect((await store.pendingChanges.due(later, 10)).map((c) => c.id)).toEqual(['sch_step']);
+    await store.pendingChanges.settle('sch_step', 'applied', later);
+    expect(await store.pendingChanges.postpone('sch_step', '2026-02-01T00:00:00.000Z')).toBe(false);
+    expect(await store.pendingChanges.find('schedule', 'sch_step')).toMatchObject({
+      at: later,
+      status: 'applied',
+    });
+  });
 });

@@ -150,3 +150,16 @@ function TableOrState<T>({
     </div>
   );
 }
+
+/**
+ * The box of a table that may scroll sideways on a phone: it takes focus, so that keyboard users
+ * scroll it too (axe: scrollable-region-focusable), and `label` names it.
+ */
+export function ScrollRegion({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus (see above)
+    <section className="table-wrap" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
+}

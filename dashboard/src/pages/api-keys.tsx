@@ -8,6 +8,7 @@ import {
   enc,
   type Role,
   type SyncSelector,
+  useAll,
   useApi,
 } from '../api.ts';
 import {
@@ -31,7 +32,7 @@ const statusOf = (key: ApiKey): 'active' | 'revoked' | 'expired' =>
 export function ApiKeysPage() {
   const scope = useOptionalProject();
   const base = scope ? `/projects/${enc(scope.project.id)}/api-keys` : '/api-keys';
-  const keys = useApi<ApiKey[]>(`${base}?limit=1000`);
+  const keys = useAll<ApiKey>(`${base}?limit=1000`);
   const creation = useCreation<CreatedApiKey>(keys.reload);
   const [problem, setProblem] = useState<ApiError>();
   const [syncing, setSyncing] = useState<ApiKey>();

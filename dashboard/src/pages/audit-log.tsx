@@ -1,6 +1,6 @@
 import { type ReactNode, useState } from 'react';
 import { keyOfPointerToken } from '../../../src/domain/json.ts';
-import { type Account, type AuditEvent, enc, type Project, useApi, usePage } from '../api.ts';
+import { type Account, type AuditEvent, enc, type Project, useAll, useApi, usePage } from '../api.ts';
 import { differences } from '../change-words.ts';
 import { describePath } from '../kit/field.tsx';
 import { FilterSelect, FilterText, type QueryFilters } from '../kit/filter-controls.tsx';
@@ -47,7 +47,7 @@ export function AuditLogPage() {
 
 /** The organisation's audit log: every project, organisation-wide keys and accounts (organisation admins). */
 export function OrganisationAuditLogPage() {
-  const projects = useApi<Project[]>('/projects?limit=1000');
+  const projects = useAll<Project>('/projects?limit=1000');
   return (
     <AuditLog
       path="/audit-log"

@@ -8,7 +8,14 @@ import { Link } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 import { ChangeDiff } from './flag/change-diff.tsx';
-import { askedWords, CONFLICT_HELP, isWaiting, requestActions, type Verb } from './request-words.ts';
+import {
+  askedWords,
+  CONFLICT_HELP,
+  experimentOf,
+  isWaiting,
+  requestActions,
+  type Verb,
+} from './request-words.ts';
 
 const DONE: Readonly<Record<Verb, string>> = {
   approve: 'Approved',
@@ -101,7 +108,11 @@ export function ChangeRequestCard({
       <div className="request-head">
         <p className="request-title">
           <strong>{request.author.name}</strong> asks to {askedWords(request)}{' '}
-          {flagKey ? (
+          {experimentOf(request) !== undefined ? (
+            <Link to={`/projects/${enc(project.key)}/experiments/${enc(experimentOf(request) ?? '')}`}>
+              {experimentOf(request)}
+            </Link>
+          ) : flagKey ? (
             <Link to={`/projects/${enc(project.key)}/flags/${enc(flagKey)}`}>{flagKey}</Link>
           ) : request.flagId ? (
             'this flag'

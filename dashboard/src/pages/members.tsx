@@ -10,6 +10,7 @@ import {
   type Loaded,
   type Page,
   type Project,
+  useAll,
   useApi,
   usePage,
 } from '../api.ts';
@@ -49,8 +50,8 @@ export function MembersPage() {
   const { params, search } = useUrlSearch();
   const accounts = usePage<Account>(searchedPagePath('/accounts', params, PAGE_SIZE));
   // Pending invitations are one page: admins make them one at a time and each lapses within 7 days.
-  const invitations = useApi<Invitation[]>('/invitations?limit=1000');
-  const projects = useApi<Project[]>('/projects?limit=1000');
+  const invitations = useAll<Invitation>('/invitations?limit=1000');
+  const projects = useAll<Project>('/projects?limit=1000');
   const [inviting, setInviting] = useState(false);
   const [link, setLink] = useState<OneTimeLinkProps>();
   const [editing, setEditing] = useState<Account>();

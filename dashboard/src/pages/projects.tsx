@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, enc, type Project, useApi } from '../api.ts';
+import { api, enc, type Project, useAll, useApi } from '../api.ts';
 import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { DESCRIPTION_HINT, KeyAndName, TextField } from '../kit/field.tsx';
 import { Link, navigate } from '../router.tsx';
@@ -8,7 +8,7 @@ import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 
 export function ProjectsPage() {
   const { me } = useSession();
-  const projects = useApi<Project[]>('/projects?limit=1000');
+  const projects = useAll<Project>('/projects?limit=1000');
   const [creating, setCreating] = useState(false);
   const mayCreate = can(me, 'admin');
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askedWords, CONFLICT_HELP, requestActions, type Viewer } from './request-words.ts';
+import { askedWords, CONFLICT_HELP, experimentOf, requestActions, type Viewer } from './request-words.ts';
 
 const reviewer: Viewer = { mine: false, approvedByMe: false, editor: true, admin: false };
 const open = { status: 'open' as const, approvals: [], requiredApprovals: 1 };
@@ -41,5 +41,9 @@ describe('askedWords', () => {
     expect(askedWords({ kind: 'flag.patch', patch: {} })).toBe('change');
     expect(askedWords({ kind: 'flag.restore', patch: { version: 3 } })).toBe('restore version 3 of');
     expect(askedWords({ kind: 'flag.delete', patch: {} })).toBe('delete');
+    const start = { kind: 'experiment.start' as const, patch: { experiment: 'new-checkout' } };
+    expect(askedWords(start)).toBe('start the experiment');
+    expect(experimentOf(start)).toBe('new-checkout');
+    expect(experimentOf({ kind: 'flag.patch', patch: {} })).toBeUndefined();
   });
 });

@@ -74,7 +74,17 @@ export function askedWords(request: Pick<ChangeRequest, 'kind' | 'patch'>): stri
       return 'delete the segment';
     case 'flagd.import':
       return 'import a flagd document into';
+    case 'experiment.start':
+      return 'start the experiment';
+    case 'experiment.stop':
+      return 'stop the experiment';
     default:
       return 'change';
   }
 }
+
+/** The experiment a start or stop request names (its patch: `{ experiment: key }`); undefined for other kinds. */
+export const experimentOf = (request: Pick<ChangeRequest, 'kind' | 'patch'>): string | undefined =>
+  request.kind === 'experiment.start' || request.kind === 'experiment.stop'
+    ? String(request.patch.experiment)
+    : undefined;

@@ -1,6 +1,6 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
-import { api, enc, type Segment, type SegmentUsers, useApi, usePage } from '../api.ts';
+import { type ApiError, api, enc, type Segment, type SegmentUsers, useApi, usePage } from '../api.ts';
 import { CreateDialog, confirmThen, OpenButton, useForm, useSubmission } from '../kit/dialogs.tsx';
 import {
   DESCRIPTION_HINT,
@@ -16,6 +16,7 @@ import { ListSearch } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
 import { itemsOf, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
+import { askToReload } from '../kit/stale-version.tsx';
 import { useDraft } from '../kit/use-draft.ts';
 import { useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
@@ -178,10 +179,18 @@ export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const segment = useApi<Segment>(`/projects/${enc(project.id)}/segments/${enc(segmentKey)}`);
   if (segment.error) return <LoadError error={segment.error} retry={segment.reload} />;
   if (!segment.data) return <Loading what="segment" />;
-  return <SegmentEditor segment={segment.data} onSaved={segment.setData} />;
+  return <SegmentEditor segment={segment.data} onSaved={segment.setData} onReload={segment.reload} />;
 }
 
-function SegmentEditor({ segment, onSaved }: { segment: Segment; onSaved: (s: Segment) => void }) {
+function SegmentEditor({
+  segment,
+  onSaved,
+  onReload,
+}: {
+  segment: Segment;
+  onSaved: (s: Segment) => void;
+  onReload: () => void;
+}) {
   const { project } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(segment), [segment]);
@@ -193,14 +202,20 @@ function SegmentEditor({ segment, onSaved }: { segment: Segment; onSaved: (s: Se
   const save = (event: FormEvent) => {
     event.preventDefault();
     void run(async () => {
-      const saved = await api<Segment>(
-        'PATCH',
-        `/segments/${enc(segment.id)}`,
-        patchOf(draft),
-        segment.version,
-      );
-      onSaved(saved);
-      toast(`Saved ${saved.name}.`);
+      try {
+        const saved = await api<Segment>(
+          'PATCH',
+          `/segments/${enc(segment.id)}`,
+          patchOf(draft),
+          segment.version,
+        );
+        onSaved(saved);
+        toast(`Saved ${saved.name}.`);
+      } catch (error) {
+        // Someone saved it since: the flag page's dialog, not a message of the segment's own.
+        if ((error as ApiError).status !== 412) throw error;
+        if (await askToReload(true, 'segment')) onReload();
+      }
     });
   };
 

@@ -10,7 +10,7 @@ import {
   parseDocument,
   type YAMLError,
 } from 'yaml';
-import { keyOfPointerToken } from '../../domain/json.ts';
+import { pointerToken } from '../../domain/json.ts';
 import { FILES_SCHEMA_PATH } from '../../domain/schemas/project-files.ts';
 import { jsonProblem } from './json-problem.ts';
 
@@ -104,6 +104,36 @@ function notJson(path: string, text: string): Problem | undefined {
   }
 }
 
+/**
+ * The line of every value by JSON pointer (a field's: its name's line), read once: what problems
+ * need of a file, without keeping its parsed document (10,000 of them would take hundreds of MB).
+ */
+function linesOf(doc: Document, lines: LineCounter): ReadonlyMap<string, number> {
+  const found = new Map<string, number>();
+  const note = (pointer: string, node: unknown) => {
+    const offset = (node as Node | null | undefined)?.range?.[0];
+    if (offset !== undefined) found.set(pointer, lines.linePos(offset).line);
+  };
+  const walk = (node: unknown, pointer: string): void => {
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        if (!isScalar(pair.key)) continue;
+        const at = `${pointer}/${pointerToken(String(pair.key.value))}`;
+        note(at, pair.key);
+        walk(pair.value, at);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => {
+        note(`${pointer}/${index}`, item);
+        walk(item, `${pointer}/${index}`);
+      });
+    }
+  };
+  note('', doc.contents);
+  walk(doc.contents, '');
+  return found;
+}
+
 /** Parses YAML or JSON text (a `.json` file as JSON only), keeping where every value is. */
 export function parseSource(path: string, text: string): { file?: SourceFile; problems: Problem[] } {
   const refused = path.endsWith('.json') ? notJson(path, text) : undefined;
@@ -112,25 +142,13 @@ export function parseSource(path: string, text: string): { file?: SourceFile; pr
   // JSON is YAML too: read so, its values keep their lines, and a key written twice is caught.
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) return { problems: doc.errors.map((e) => yamlProblem(path, text, e)) };
-  const lineAt = (offset: number | undefined) =>
-    offset === undefined ? undefined : lines.linePos(offset).line;
+  const found = linesOf(doc, lines);
   const lineOf = (pointer: string) => {
-    let node: unknown = doc.contents;
-    let line = lineAt((node as Node | null)?.range?.[0]);
-    for (const segment of pointer.split('/').slice(1).map(keyOfPointerToken)) {
-      if (isMap(node)) {
-        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === segment);
-        if (pair === undefined) break;
-        line = lineAt((pair.key as Node).range?.[0]) ?? line;
-        node = pair.value;
-      } else if (isSeq(node)) {
-        const item = node.items[Number(segment)] as Node | undefined;
-        if (item === undefined) break;
-        line = lineAt(item.range?.[0]) ?? line;
-        node = item;
-      } else break;
+    // The value's own line, or its nearest ancestor's.
+    for (let at = pointer; ; at = at.slice(0, at.lastIndexOf('/'))) {
+      const line = found.get(at);
+      if (line !== undefined || at === '') return line;
     }
-    return line;
   };
   return { file: { path, value: doc.toJS(), lineOf }, problems: [] };
 }

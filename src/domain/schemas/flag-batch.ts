@@ -40,7 +40,6 @@ export const FlagBatchSchema = Closed({
   }),
 });
 
-export type FlagBatchWrite = Static<typeof FlagBatchWriteSchema>;
 export type FlagBatchItem = Static<typeof FlagBatchItemSchema>;
 
 export const FLAG_BATCH_OUTCOMES = ['written', 'requested', 'refused'] as const;

@@ -71,6 +71,11 @@ export const FlagSummarySchema = Type.Object({
   updatedAt: Timestamp,
   lastEvaluatedAt: LastEvaluatedAt,
   stale: StalenessSchema,
+  codeReferences: Type.Integer({
+    minimum: 0,
+    description:
+      'Where code names the flag, as `flagstaff refs` last reported each repository and branch: 0 for a stale flag means it is safe to remove.',
+  }),
   environments: Type.Record(
     Key,
     Type.Object({

@@ -149,6 +149,14 @@ export const ReleaseTemplateSchema = Type.Object({
   updatedAt: Timestamp,
 });
 
+const Reading = Type.Object({
+  guard: Type.String(),
+  at: Timestamp,
+  status: OneOf(['clear', 'breached', 'unreadable']),
+  figures: Type.Record(Type.String(), Type.Number()),
+  message: Type.String(),
+});
+
 export const ReleasePlanSchema = Type.Object({
   id: Id,
   projectId: Id,
@@ -173,16 +181,8 @@ export const ReleasePlanSchema = Type.Object({
     description: 'The scheduled change that makes the next step, and when it is due.',
   }),
   changeRequest: Type.Union([Id, Type.Null()], { description: 'The change request its start waits on.' }),
-  readings: Type.Array(
-    Type.Object({
-      guard: Type.String(),
-      at: Timestamp,
-      status: OneOf(['clear', 'breached', 'unreadable']),
-      figures: Type.Record(Type.String(), Type.Number()),
-      message: Type.String(),
-    }),
-    { description: 'Each guard’s last look.' },
-  ),
+  readings: Type.Array(Reading, { description: 'Each guard’s last look.' }),
+  history: Type.Array(Reading, { description: 'The looks before, oldest first (the last 120).' }),
   lookedAt: Type.Union([Timestamp, Type.Null()]),
   holding: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the plan does not move on (a guard that cannot be read).',

@@ -5,6 +5,7 @@ import {
   PatchExperimentSchema,
 } from '../../domain/schemas/experiment-input.ts';
 import { ExperimentResultsSchema } from '../../domain/schemas/experiment-results.ts';
+import { ExperimentSchema } from '../../domain/schemas/experiment-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import {
@@ -19,50 +20,10 @@ import {
 } from '../request-helpers.ts';
 import { access, experimentEnvironment, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import {
-  Closed,
-  Description,
-  Id,
-  Key,
-  Name,
-  OneOf,
-  PageQuery,
-  ProjectParams,
-  Timestamp,
-  Version,
-} from '../schemas/common.ts';
+import { Closed, Key, PageQuery, ProjectParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Experiments']);
-
-export const ExperimentSchema = Type.Object({
-  id: Id,
-  projectId: Id,
-  key: Key,
-  name: Name,
-  description: Description,
-  flag: Key,
-  environment: Key,
-  control: Key,
-  treatments: Type.Array(Key),
-  metrics: Type.Object({
-    primary: Key,
-    secondary: Type.Array(Key),
-    guardrails: Type.Array(Key),
-  }),
-  analysis: Type.Object({
-    method: OneOf(['frequentist', 'bayesian']),
-    alpha: Type.Number(),
-    sequential: Type.Boolean(),
-  }),
-  cuped: Type.Boolean(),
-  status: ExperimentStatusSchema,
-  startedAt: Type.Union([Timestamp, Type.Null()]),
-  stoppedAt: Type.Union([Timestamp, Type.Null()]),
-  version: Version,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
 
 const ExperimentParams = Closed({ ...ProjectParams.properties, experimentKey: Key });
 // Drafts, starts and stops: an editor of the project (the service checks the experiment's environment).

@@ -9,6 +9,7 @@ import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import {
   actorOf,
   countedPageOf,
+  flagIdInPath,
   sendGatedDelete,
   sendGatedWrite,
   sendMade,
@@ -42,7 +43,13 @@ const PATCH_DESCRIPTION =
  * page of flags in every environment (docs/decisions/1802-one-request-per-page-of-flags.md).
  */
 const summary =
-  (environment: string, usage: ReadonlyMap<string, FlagUsage>, configuration: boolean) => (flag: Flag) => {
+  (
+    environment: string,
+    usage: ReadonlyMap<string, FlagUsage>,
+    references: ReadonlyMap<string, number>,
+    configuration: boolean,
+  ) =>
+  (flag: Flag) => {
     const used = usage.get(flag.key);
     return {
       // The bulk read (decision 1960): each flag whole, as its GET gives it, so that a tool reads a page of flags in one request.
@@ -62,6 +69,7 @@ const summary =
       updatedAt: flag.updatedAt,
       lastEvaluatedAt: used?.lastEvaluatedAt ?? null,
       stale: used?.stale ?? null,
+      codeReferences: references.get(flag.key) ?? 0,
       environments: Object.fromEntries(
         Object.entries(flag.environments).map(([key, config]) => [
           key,
@@ -130,11 +138,14 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         countedPageOf(request.query),
       );
       const projectId = page.items[0]?.projectId;
-      const usage =
+      const [usage, references] =
         projectId === undefined
-          ? new Map()
-          : await services.insights.usageIn(projectId, environment, page.items);
-      return sendPage(request, reply, page, summary(environment, usage, configuration === true));
+          ? [new Map(), new Map()]
+          : await Promise.all([
+              services.insights.usageIn(projectId, environment, page.items),
+              services.codeReferences.counts(actorOf(request), projectId),
+            ]);
+      return sendPage(request, reply, page, summary(environment, usage, references, configuration === true));
     },
   );
 
@@ -198,10 +209,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
       params: ProjectFlagParams,
       target: PROJECT,
-      idOf: async (request: FastifyRequest) => {
-        const { projectId, flagKey } = request.params as Static<typeof ProjectFlagParams>;
-        return (await services.flags.get(actorOf(request), projectId, flagKey)).id;
-      },
+      idOf: (request: FastifyRequest) => flagIdInPath(services.flags, request),
     },
   ];
   for (const { url, flag, patchDescription, params, target, idOf } of namings) {

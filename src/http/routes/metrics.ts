@@ -1,44 +1,13 @@
-import { Type } from 'typebox';
-import {
-  CreateMetricSchema,
-  MetricEvent,
-  MetricGoalSchema,
-  MetricKindSchema,
-  PatchMetricSchema,
-} from '../../domain/schemas/metric-input.ts';
+import { CreateMetricSchema, PatchMetricSchema } from '../../domain/schemas/metric-input.ts';
+import { MetricSchema } from '../../domain/schemas/metric-schema.ts';
 import type { Services } from '../../services/services.ts';
 import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import {
-  Closed,
-  Description,
-  Id,
-  Key,
-  Name,
-  ProjectParams,
-  paged,
-  Timestamp,
-  Version,
-} from '../schemas/common.ts';
+import { Closed, Key, ProjectParams, paged } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Metrics']);
-
-export const MetricSchema = Type.Object({
-  id: Id,
-  projectId: Id,
-  key: Key,
-  name: Name,
-  description: Description,
-  event: MetricEvent,
-  kind: MetricKindSchema,
-  window: Type.Integer({ description: 'Hours after a unit’s first exposure that its events count.' }),
-  goal: MetricGoalSchema,
-  version: Version,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
 
 const MetricParams = Closed({ ...ProjectParams.properties, metricKey: Key });
 // Metrics change no evaluation: an editor of the project writes them, in no environment in particular.

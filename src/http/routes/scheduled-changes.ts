@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import { SCHEDULED_CHANGE_STATUSES, type ScheduledChange } from '../../domain/scheduled-change.ts';
 import { ChangeRequestSchema, ScheduledChangeSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
+import { actorOf, flagIdInPath, sendGated, sendNoContent } from '../request-helpers.ts';
 import { access, FLAG, PROJECT, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import {
@@ -61,10 +61,7 @@ export const scheduledChangeRoutes: RoutesPlugin<{ services: ScheduledChangeUseC
       url: '/projects/:projectId/flags/:flagKey',
       params: ProjectFlagParams,
       target: PROJECT,
-      idOf: async (request) => {
-        const { projectId, flagKey } = request.params as Static<typeof ProjectFlagParams>;
-        return (await services.flags.get(actorOf(request), projectId, flagKey)).id;
-      },
+      idOf: (request) => flagIdInPath(services.flags, request),
     },
   ];
   for (const naming of namings) registerNaming(app, services, naming);

@@ -129,7 +129,7 @@ export class AggregateFold {
       folded.exposures += step.exposures;
       if (!step.more) break;
     }
-    await this.#snapshots.take(comparisons, Math.floor(now / MS_PER_HOUR));
+    await this.#snapshots.take(comparisons, now);
     return folded;
   }
 

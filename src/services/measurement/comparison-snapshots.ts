@@ -27,31 +27,37 @@ export async function variantTotals(
   );
 }
 
+/** How often the current hour's snapshot is taken again while the hour runs. */
+export const SNAPSHOT_EVERY_MS = 5 * 60_000;
+
 /**
- * The effect over time (decision 1941): once an hour, each running comparison's per-variant sums
- * of each metric are kept, so a results page draws the effect as it was at every hour without
- * keeping anything per unit and hour. A node remembers the hours it took; a second node's
- * snapshot of the same hour is not kept.
+ * The effect over time (decision 1941): each running comparison's per-variant sums of each metric
+ * are kept per hour, taken again every few minutes while the hour runs, so each hour keeps how it
+ * ended and a results page draws the effect as it stood at every hour without keeping anything per
+ * unit and hour. Only the node whose fold wrote takes them.
  */
 export class ComparisonSnapshots {
   readonly #aggregates: ComparisonAggregateStore;
-  readonly #taken = new Set<string>();
+  /** When each comparison's metric was last taken, and of which hour. */
+  readonly #taken = new Map<string, { readonly hour: number; readonly at: number }>();
 
   constructor(aggregates: ComparisonAggregateStore) {
     this.#aggregates = aggregates;
   }
 
-  async take(comparisons: readonly MeasuredComparison[], hour: number): Promise<void> {
+  async take(comparisons: readonly MeasuredComparison[], now: number): Promise<void> {
+    const hour = Math.floor(now / 3_600_000);
     for (const { ref, metrics, endsAt } of comparisons) {
       if (endsAt !== null && endsAt < hour * 3_600_000) continue;
       let units: ReadonlyMap<string, number> | undefined;
       for (const metric of metrics) {
-        const taken = JSON.stringify([ref.projectId, ref.key, metric.id, hour]);
-        if (this.#taken.has(taken)) continue;
+        const key = JSON.stringify([ref.projectId, ref.key, metric.id]);
+        const last = this.#taken.get(key);
+        if (last !== undefined && last.hour === hour && now - last.at < SNAPSHOT_EVERY_MS) continue;
         units ??= await this.#aggregates.unitsByVariant(ref.projectId, ref.key);
         const variants = await variantTotals(this.#aggregates, ref, metric, units);
-        await this.#aggregates.insertSnapshot(ref.projectId, ref.key, metric.id, { hour, variants });
-        this.#taken.add(taken);
+        await this.#aggregates.putSnapshot(ref.projectId, ref.key, metric.id, { hour, variants });
+        this.#taken.set(key, { hour, at: now });
       }
     }
   }

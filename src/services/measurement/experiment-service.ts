@@ -90,7 +90,14 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
     description: patch.description === undefined ? stored.description : (patch.description ?? ''),
     control: patch.control ?? stored.control,
     treatments: patch.treatments ?? stored.treatments,
-    metrics: patch.metrics === undefined ? stored.metrics : metricsOf(patch.metrics),
+    metrics:
+      patch.metrics === undefined
+        ? stored.metrics
+        : {
+            primary: patch.metrics.primary,
+            secondary: patch.metrics.secondary ?? stored.metrics.secondary,
+            guardrails: patch.metrics.guardrails ?? stored.metrics.guardrails,
+          },
     analysis: patch.analysis === undefined ? stored.analysis : analysisOf(patch.analysis, stored.analysis),
     cuped: patch.cuped ?? stored.cuped,
     version: stored.version + 1,

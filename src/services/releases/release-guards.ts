@@ -12,7 +12,7 @@ export interface ReleaseGuardOptions {
   /** How often to look for plans whose guards are due; each plan's own interval decides when they are. */
   readonly tickMs?: number;
   readonly prometheus?: PrometheusQueries | undefined;
-  /** Until the experiments part wires it, metric guards cannot be read and hold their plans. */
+  /** The per-variant statistics metric guards read; without them, metric guards cannot be read and hold their plans. */
   readonly statistics?: ComparisonStatistics | undefined;
   /** The exposures port's view of running plans, refreshed on every pass. */
   readonly running?: RunningReleases;

@@ -6,6 +6,7 @@ import type { Flag } from '../../domain/flag.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Project } from '../../domain/project.ts';
 import {
+  GUARD_HISTORY,
   type GuardReading,
   type Milestone,
   type PlanEvent,
@@ -224,6 +225,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
       nextStep: null,
       changeRequest: null,
       readings: [],
+      history: [],
       lookedAt: null,
       holding: null,
       stopReason: null,
@@ -664,8 +666,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
         : `Holding: ${unreadable.map((r) => `guard "${r.guard}" cannot be read (${r.message})`).join('; ')}.`;
     const next: ReleasePlan = {
       ...plan,
-      readings,
-      lookedAt: at,
+      ...looked(plan, readings, at),
       holding,
       version: plan.version + 1,
       updatedAt: at,
@@ -681,7 +682,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
     const actor = this.actorOf(plan);
     const reason = `Guard "${breach.guard}" breached: ${breach.message}.`;
     const details = { guard: breach.guard, figures: breach.figures, message: breach.message };
-    const looked = { readings, lookedAt: breach.at };
+    const look = looked(plan, readings, breach.at);
     try {
       if (plan.onBreach === 'rollback') {
         const rolled = await this.#rollBack(actor, plan, {
@@ -693,7 +694,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
         return this.#store.transaction(async (tx) => {
           const stored = await tx.releases.findPlanById(plan.id, { forUpdate: true });
           if (stored === undefined) return rolled;
-          const next = { ...stored, ...looked, version: stored.version + 1 };
+          const next = { ...stored, ...look, version: stored.version + 1 };
           return (await tx.releases.updatePlan(next, stored.version)) ? next : rolled;
         });
       }
@@ -702,7 +703,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
           if (stored.version !== plan.version) throw new ScheduledChangeSettled(plan.id);
           return {
             action: 'release.paused',
-            next: { ...looked, status: 'paused', nextStep: null, holding: null, stopReason: reason },
+            next: { ...look, status: 'paused', nextStep: null, holding: null, stopReason: reason },
             reason,
             details,
           };
@@ -719,6 +720,13 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
 }
 
 const first = (plan: ReleasePlan): Milestone => plan.milestones[0] as Milestone;
+
+/** A look recorded: the readings now, the ones they replace kept in the history. */
+const looked = (plan: ReleasePlan, readings: readonly GuardReading[], at: string) => ({
+  readings,
+  history: [...plan.history, ...plan.readings].slice(-GUARD_HISTORY),
+  lookedAt: at,
+});
 
 function requireStatus(plan: ReleasePlan, allowed: readonly ReleaseStatus[], verb: string): void {
   if (!allowed.includes(plan.status)) {

@@ -17,6 +17,7 @@ import { eventsAndMetrics } from './0018-events-and-metrics.ts';
 import { auditSubject } from './0019-audit-subject.ts';
 import { experiments } from './0020-experiments.ts';
 import { releasePlans } from './0021-release-plans.ts';
+import { codeReferences } from './0022-code-references.ts';
 
 /** Every migration, in order. Names sort in the order they run; never rename or edit a released one. */
 const MIGRATIONS: Readonly<Record<string, Migration>> = {
@@ -38,6 +39,7 @@ const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019-audit-subject': auditSubject,
   '0020-experiments': experiments,
   '0021-release-plans': releasePlans,
+  '0022-code-references': codeReferences,
 };
 
 export const migrationProvider: MigrationProvider = {

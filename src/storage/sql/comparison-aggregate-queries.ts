@@ -132,7 +132,7 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   }
 
   /**
-   * Rows after `after` up to `upTo`. SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
+   * Rows after `after` up to `upTo` (none, and `after` again, when `upTo` is not past it). SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
    * < upTo, and a full page stops before its last transaction (whose rows may go on past the page),
    * unless that one transaction fills the page: then all its rows are read.
    */
@@ -145,6 +145,8 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     const from = Number(after === '' ? 0 : after);
     const to = Number(upTo === '' ? 0 : upTo);
     const position = this.#position();
+    // Another node may have folded past this node's end already: never move the cursor back.
+    if (to <= from) return { rows: [], next: after, more: false };
     if (!this.#postgres) {
       const { rows } = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit).execute(
         this.#db,
@@ -265,12 +267,7 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     );
   }
 
-  async insertSnapshot(
-    projectId: string,
-    comparison: string,
-    metricId: string,
-    snapshot: ComparisonSnapshot,
-  ) {
+  async putSnapshot(projectId: string, comparison: string, metricId: string, snapshot: ComparisonSnapshot) {
     await this.#db
       .insertInto('comparison_snapshots')
       .values({
@@ -280,7 +277,11 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
         hour: snapshot.hour,
         variants: JSON.stringify(snapshot.variants),
       })
-      .onConflict((oc) => oc.columns(['project_id', 'comparison', 'metric_id', 'hour']).doNothing())
+      .onConflict((oc) =>
+        oc
+          .columns(['project_id', 'comparison', 'metric_id', 'hour'])
+          .doUpdateSet({ variants: sql`excluded.variants` }),
+      )
       .execute();
   }
 

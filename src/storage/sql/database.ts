@@ -302,6 +302,26 @@ export interface MetricsTable {
   updated_at: string;
 }
 
+/** What a repository's last report said of a branch (migration 0022). */
+export interface CodeRepositoriesTable {
+  project_id: string;
+  repository: string;
+  branch: string;
+  url_template: string | null;
+  updated_at: string;
+}
+
+/** Where a repository's branch names a flag (migration 0022); `context` is JSON text. */
+export interface CodeReferencesTable {
+  project_id: string;
+  repository: string;
+  branch: string;
+  flag_key: string;
+  path: string;
+  line: number;
+  context: string;
+}
+
 /** Experiments (migration 0020): JSON text for their lists and settings. */
 export interface ExperimentsTable {
   id: string;
@@ -431,4 +451,6 @@ export interface Database {
   comparison_snapshots: ComparisonSnapshotsTable;
   release_templates: ReleaseTemplatesTable;
   release_plans: ReleasePlansTable;
+  code_repositories: CodeRepositoriesTable;
+  code_references: CodeReferencesTable;
 }

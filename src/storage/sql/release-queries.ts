@@ -30,6 +30,12 @@ const planToRow = (p: ReleasePlan): ReleasePlansTable => ({
 
 const fromBody = <T>(row: { body: string }): T => JSON.parse(row.body) as T;
 
+/** A plan as stored; one written before it kept a history of readings has none. */
+const planFromRow = (row: { body: string }): ReleasePlan => {
+  const plan = fromBody<ReleasePlan>(row);
+  return plan.history === undefined ? { ...plan, history: [] } : plan;
+};
+
 /** Release templates and plans: the same queries on SQLite and PostgreSQL. */
 export function releaseQueries(context: SqlContext): ReleaseStore {
   const { db } = context;
@@ -74,11 +80,10 @@ export function releaseQueries(context: SqlContext): ReleaseStore {
     findPlan: (flagId, environment, options) =>
       findOne(
         plans(options?.forUpdate).where('flag_id', '=', flagId).where('environment', '=', environment),
-        (row) => fromBody<ReleasePlan>(row),
+        planFromRow,
       ),
 
-    findPlanById: (id, options) =>
-      findOne(plans(options?.forUpdate).where('id', '=', id), (row) => fromBody<ReleasePlan>(row)),
+    findPlanById: (id, options) => findOne(plans(options?.forUpdate).where('id', '=', id), planFromRow),
 
     async plansWithStatus(statuses) {
       if (statuses.length === 0) return [];
@@ -88,7 +93,7 @@ export function releaseQueries(context: SqlContext): ReleaseStore {
         .where('status', 'in', [...statuses])
         .orderBy('id')
         .execute();
-      return rows.map((row) => fromBody<ReleasePlan>(row));
+      return rows.map(planFromRow);
     },
 
     async insertPlan(plan) {

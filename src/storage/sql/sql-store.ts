@@ -3,6 +3,7 @@ import type { EvaluationSource, Store, StoreRoles } from '../store.ts';
 import { accountQueries } from './account-queries.ts';
 import { apiKeyQueries } from './api-key-queries.ts';
 import { auditQueries } from './audit-queries.ts';
+import { codeReferenceQueries } from './code-reference-queries.ts';
 import { ComparisonAggregateQueries } from './comparison-aggregate-queries.ts';
 import type { Database } from './database.ts';
 import { EventQueries } from './event-queries.ts';
@@ -65,6 +66,7 @@ function storeRoles(context: SqlContext): StoreRoles {
     metrics: metricQueries(context),
     experiments: experimentQueries(context),
     releases: releaseQueries(context),
+    codeReferences: codeReferenceQueries(context),
     transaction: (work) => context.atomically((tx) => work(storeRoles(tx))),
     savepoint: (work) => context.savepoint(work),
   };

@@ -94,6 +94,14 @@ function FlagName({ flag }: { flag: FlagSummary }) {
           stale<span className="visually-hidden">: {flag.stale.detail}</span>
         </span>
       )}
+      {flag.stale && (
+        <span className="muted small">
+          {' '}
+          {flag.codeReferences === 0
+            ? 'no code references: safe to remove'
+            : `${flag.codeReferences} code ${flag.codeReferences === 1 ? 'reference' : 'references'}`}
+        </span>
+      )}
       <div className="muted small">
         <code>{flag.key}</code>
         {flag.tags.map((t) => (

@@ -7,8 +7,11 @@ import { PageTitle, Time, toast } from '../../ui.tsx';
 import { StaleNotice } from './stale-flag.tsx';
 import { type FlagEditor, requestSent } from './use-flag-editor.ts';
 
-/** The flag's title, archive and delete, and what went wrong with the last save. */
-export function FlagHeader({ editor }: { editor: FlagEditor }) {
+/**
+ * The flag's title, archive and delete, and what went wrong with the last save. Deleting a flag
+ * that code still reads (its code references) is warned of first.
+ */
+export function FlagHeader({ editor, codeReferences }: { editor: FlagEditor; codeReferences: number }) {
   const { project } = useProject();
   const { flag, dirty, mayEdit, problem, setProblem } = editor;
 
@@ -45,10 +48,18 @@ export function FlagHeader({ editor }: { editor: FlagEditor }) {
     const ok = await confirm({
       title: `Delete ${flag.name}?`,
       body: (
-        <p>
-          Applications asking for <code>{flag.key}</code> will get “flag not found” in every environment. This
-          cannot be undone.
-        </p>
+        <>
+          {codeReferences > 0 && (
+            <p className="notice" role="alert">
+              Code still reads <code>{flag.key}</code> in {codeReferences}{' '}
+              {codeReferences === 1 ? 'place' : 'places'} (see Code references).
+            </p>
+          )}
+          <p>
+            Applications asking for <code>{flag.key}</code> will get “flag not found” in every environment.
+            This cannot be undone.
+          </p>
+        </>
       ),
       confirmLabel: 'Delete flag',
       danger: true,

@@ -3,11 +3,13 @@ import { SaveBar } from '../../kit/save-bar.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Loading } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
+import { CodeReferencesSection, useCodeReferences } from './code-references-section.tsx';
 import { EnvironmentCompareSection } from './environment-compare-section.tsx';
 import { FlagHeader } from './flag-header.tsx';
 import { HistorySection } from './history-section.tsx';
 import { FlagInsightsSection } from './insights-section.tsx';
 import { PrerequisitesSection } from './prerequisites-section.tsx';
+import { ReleasePlanSection } from './release-plan-section.tsx';
 import { ScheduledChangesSection } from './scheduled-changes-section.tsx';
 import { SettingsSection } from './settings-section.tsx';
 import { StaleNotice } from './stale-flag.tsx';
@@ -37,16 +39,19 @@ function FlagSections({
   reload: () => void;
 }) {
   const editor = useFlagEditor(flag, onSaved, reload);
+  const references = useCodeReferences(flag);
   return (
     <>
-      <FlagHeader editor={editor} />
+      <FlagHeader editor={editor} codeReferences={references.data?.length ?? 0} />
       <ChangeRequestsSection editor={editor} />
       <TargetingSection editor={editor} />
       <PrerequisitesSection editor={editor} />
       <EnvironmentCompareSection editor={editor} />
+      <ReleasePlanSection editor={editor} />
       <ScheduledChangesSection editor={editor} />
       <SettingsSection editor={editor} />
       <FlagInsightsSection flag={flag} />
+      <CodeReferencesSection flag={flag} references={references} />
       <HistorySection editor={editor} />
       {editor.dirty && (
         <SaveBar

@@ -15,3 +15,15 @@ it('a patch made over the API that the choices do not cover is shown as it is', 
     '{"enabled":true,"offVariant":"off"}',
   );
 });
+
+it('a release plan’s step, a default rollout alone, is read as its shares', () => {
+  const step = {
+    defaultRollout: {
+      weights: [
+        { variant: 'old', weight: 90 },
+        { variant: 'new', weight: 10 },
+      ],
+    },
+  };
+  expect(describeSchedulePatch(step)).toBe('serve a rollout by default: old 90 %, new 10 %');
+});

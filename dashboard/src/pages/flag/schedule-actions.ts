@@ -1,3 +1,6 @@
+import type { Rollout } from '../../../../src/domain/flag.ts';
+import { rolloutWords } from './setting-words.ts';
+
 /** What a scheduled change can do from the flag page: each a PATCH /v1/flags body for one environment. */
 export const SCHEDULE_ACTIONS = [
   ['on', 'Turn on'],
@@ -24,9 +27,18 @@ export function schedulePatch(action: ScheduleAction, variant: string): Record<s
   }
 }
 
-/** A scheduled patch in words: the actions above by name, anything else (made over the API) as its JSON. */
+const isRollout = (value: unknown): value is Rollout =>
+  typeof value === 'object' && value !== null && Array.isArray((value as Rollout).weights);
+
+/**
+ * A scheduled patch in words: the actions above by name, a default rollout alone (a release
+ * plan's step) by its shares, anything else (made over the API) as its JSON.
+ */
 export function describeSchedulePatch(patch: Readonly<Record<string, unknown>>): string {
   const { enabled, defaultVariant, defaultRollout, ...rest } = patch;
+  if (isRollout(defaultRollout) && Object.keys(patch).length === 1) {
+    return `serve a rollout by default: ${rolloutWords(defaultRollout, '')}`;
+  }
   const known =
     Object.keys(rest).length === 0 &&
     (defaultRollout === undefined || defaultRollout === null) &&

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
 import { ErrorSummary, Field } from '../../kit/field.tsx';
-import { ACTIONS_HEADER, TableHead } from '../../kit/resource-table.tsx';
+import { ACTIONS_HEADER, ScrollRegion, TableHead } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
 import {
@@ -139,23 +139,23 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
       )}
       <ErrorSummary problem={problem} />
       {changes.data && changes.data.length > 0 && (
-        <div className="table-wrap">
-          <table>
+        <ScrollRegion label="Scheduled changes of this flag">
+          <table className="stacks-on-phone">
             <caption className="visually-hidden">Scheduled changes of this flag</caption>
             <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
             <tbody>
               {changes.data.map((change) => (
                 <tr key={change.id}>
-                  <td>
+                  <td data-label="When">
                     <Time at={change.at} />
                   </td>
-                  <td>{nameOf(change.environment)}</td>
-                  <td>
+                  <td data-label="Environment">{nameOf(change.environment)}</td>
+                  <td data-label="Change">
                     {describeSchedulePatch(change.patch)}
                     {change.comment && <div className="muted">{change.comment}</div>}
                   </td>
-                  <td>{change.author.name}</td>
-                  <td>
+                  <td data-label="By">{change.author.name}</td>
+                  <td data-label="Status">
                     {change.status}
                     {change.failure && <div className="error">{change.failure}</div>}
                   </td>
@@ -170,7 +170,7 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { Switch, Tabs } from '../../ui.tsx';
 import { TargetingProblem } from '../targeting-problem.tsx';
 import { type EnvironmentDraft, newRuleDraft, same, targetEntries } from './draft.ts';
 import { RuleEditor } from './rule-editor.tsx';
+import { RunningExperimentNotice } from './running-experiment-notice.tsx';
 import { ServeEditor, VariantOptions } from './serve-editor.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
 
@@ -27,6 +28,7 @@ export function TargetingSection({ editor }: { editor: FlagEditor }) {
       <EnvironmentTabs editor={editor} />
       {part && (
         <div role="tabpanel" id="env-panel" aria-labelledby={`env-tab-${environment}`} className="tab-panel">
+          <RunningExperimentNotice flagKey={editor.flag.key} environment={environment} />
           <EnvironmentSwitch {...part} />
           <OffVariant {...part} />
           {part.current.targeting !== undefined ? (

@@ -2,13 +2,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, api, type ChangeRequest, enc, type Flag, isChangeRequest } from '../../api.ts';
 import { variantsReachEveryEnvironment } from '../../change-reach.ts';
 import { counted } from '../../kit/counted.ts';
+import { askToReload } from '../../kit/stale-version.tsx';
 import { useDraft } from '../../kit/use-draft.ts';
 import { useProject } from '../../project.ts';
 import { confirmProtected, isProtected } from '../../protected.tsx';
 import { can, useSession } from '../../session.ts';
 import { toast } from '../../ui.tsx';
 import { draftOf, type EnvironmentDraft, type FlagDraft, flagPatch, unchosenVariants } from './draft.ts';
-import { askToReload } from './stale-flag.tsx';
 
 /** Everything the flag page's sections share: the flag, its draft, the open environment, and saving. */
 export interface FlagEditor {
