@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { BACKUP_USAGE, runBackupCommand } from './cli/backup.ts';
 import { REFS_USAGE, runRefsCommand } from './cli/code-references/command.ts';
@@ -6,6 +7,7 @@ import { FLAGS_AS_CODE_USAGE, runFlagsAsCode } from './cli/flags-as-code/command
 import { runKeysCommand } from './cli/keys.ts';
 import { MCP_USAGE, runMcpCommand } from './cli/mcp.ts';
 import { processOutput } from './cli/operator.ts';
+import { runWorkers } from './cli/workers.ts';
 import { loadConfig, loadEdgeConfig } from './config.ts';
 import { startEdge } from './edge/edge-node.ts';
 import { serve } from './main.ts';
@@ -60,6 +62,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
+  }
+  if (command === 'serve' || command === 'edge') {
+    // FLAGSTAFF_WORKERS=N: this process only supervises N workers that share the port.
+    const { workers } = loadConfig();
+    if (workers > 1 && cluster.isPrimary) return runWorkers(workers, (line) => process.stderr.write(line));
   }
   if (command === 'edge') {
     const edge = await startEdge(loadEdgeConfig());

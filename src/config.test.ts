@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, loadConfig, workerShare } from './config.ts';
 
 describe('loadConfig', () => {
   it('gives the defaults of docs/product.md §1 on an empty environment', () => {
@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       rateLimitEvaluation: 1000,
       rateLimitManagement: 50,
+      workers: 1,
+      workerIndex: undefined,
       corsOrigins: ['*'],
       trustProxy: false,
       redisUrl: undefined,
@@ -172,5 +174,19 @@ describe('loadConfig', () => {
     ])('names %s when the issuer is set without it', (name) => {
       expect(() => loadConfig({ ...sso, [name]: '' })).toThrow(name);
     });
+  });
+});
+
+describe('FLAGSTAFF_WORKERS', () => {
+  it('runs one process unless told, and refuses what is not a count', () => {
+    expect(loadConfig({ FLAGSTAFF_WORKERS: '4' }).workers).toBe(4);
+    expect(() => loadConfig({ FLAGSTAFF_WORKERS: '0' })).toThrow(/^FLAGSTAFF_WORKERS/);
+  });
+
+  it('gives each worker its share of a per-key limit, so that together they allow the limit', () => {
+    expect(workerShare(1000, 2)).toBe(500);
+    expect(workerShare(1000, 3) * 3).toBeGreaterThanOrEqual(1000);
+    expect(workerShare(1000, 3) * 3).toBeLessThanOrEqual(1010);
+    expect(workerShare(0, 4)).toBe(0);
   });
 });

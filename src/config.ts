@@ -15,6 +15,10 @@ export interface Config {
   readonly logLevel: string;
   readonly rateLimitEvaluation: number;
   readonly rateLimitManagement: number;
+  /** FLAGSTAFF_WORKERS: processes sharing the port (node:cluster); default 1. */
+  readonly workers: number;
+  /** Set by the primary for its workers (0 … N−1, kept across a worker's restart); undefined in a single process. */
+  readonly workerIndex: number | undefined;
   readonly corsOrigins: readonly string[];
   /** FLAGSTAFF_TRUST_PROXY: whether X-Forwarded-For names the client (hops, or the proxies' addresses). */
   readonly trustProxy: TrustProxy;
@@ -282,6 +286,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
     rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    workers: integer(env, 'FLAGSTAFF_WORKERS', 1, 1, 256),
+    workerIndex: env.FLAGSTAFF_WORKER_INDEX ? integer(env, 'FLAGSTAFF_WORKER_INDEX', 0, 0, 255) : undefined,
     trustProxy: trustProxy(env),
     redisUrl: redisUrl(env),
     flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
@@ -307,6 +313,15 @@ export function loadConfig(env: Env = process.env): Config {
     eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
     prometheusUrl,
   });
+}
+
+/**
+ * One worker's share of a per-key rate limit (decision 1986): the cluster's primary hands
+ * connections to its workers in turn, so each sees about 1/N of a key's requests, and the sum of
+ * the shares is the limit. 0 (off) stays off. With FLAGSTAFF_REDIS_URL the budget is shared instead.
+ */
+export function workerShare(limit: number, workers: number): number {
+  return limit === 0 ? 0 : Math.max(1, Math.ceil(limit / workers));
 }
 
 /** `flagstaff edge` (SPEC §14): a node's settings, and where it follows and keeps its snapshot. */

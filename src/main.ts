@@ -3,7 +3,7 @@ import type { Admission } from './access/admission.ts';
 import type { LegacySyncCredentials } from './access/api-key-authentication.ts';
 import { type AdmissionOptions, createAdmission } from './access/create-admission.ts';
 import { RedisLeases } from './access/redis-leases.ts';
-import { type Config, ConfigError } from './config.ts';
+import { type Config, ConfigError, workerShare } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { combineRunningExperiments } from './domain/exposure.ts';
 import type { ServerSecret } from './domain/server-secret.ts';
@@ -186,7 +186,7 @@ async function buildNodeApp(
     prometheus: config.prometheusUrl === undefined ? undefined : new PrometheusClient(config.prometheusUrl),
     serverSecret,
     admission: {
-      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
+      rateLimits: perWorker(config, sharedLimits !== undefined),
       sharedLimits,
       legacySyncCredentials: legacySyncCredentials(config.legacySyncCredentialsUntil, () => log),
     },
@@ -216,6 +216,12 @@ async function buildNodeApp(
     );
   }
   return { app, node };
+}
+
+/** FLAGSTAFF_RATE_LIMIT_*, each worker's share of them unless Redis shares the budgets (decision 1986). */
+export function perWorker(config: Config, shared: boolean): { evaluation: number; management: number } {
+  const share = (limit: number) => (shared ? limit : workerShare(limit, config.workers));
+  return { evaluation: share(config.rateLimitEvaluation), management: share(config.rateLimitManagement) };
 }
 
 /** The one time a secret is shown: on first start, to the operator, never through the logger. */

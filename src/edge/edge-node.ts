@@ -6,7 +6,7 @@ import { ConfigError, type EdgeConfig } from '../config.ts';
 import { ServerSecret } from '../domain/server-secret.ts';
 import { buildApp } from '../http/build-app.ts';
 import { loggerOptions } from '../http/logging.ts';
-import { composeNode, type Node, servedBy, syncSourcesOf } from '../main.ts';
+import { composeNode, type Node, perWorker, servedBy, syncSourcesOf } from '../main.ts';
 import { startFlagdSyncServer } from '../openfeature/flagd-sync-server.ts';
 import { cursorOf } from '../realtime/edge-streams.ts';
 import { edgeStore } from './edge-store.ts';
@@ -68,7 +68,11 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
   let droppedBefore = 0;
   let log: FastifyInstance['log'] | undefined;
   const outbox = new ForwardingOutbox({
-    directory: join(config.edgeCache, 'outbox'),
+    // One outbox per worker (FLAGSTAFF_WORKERS): two processes never send the same file.
+    directory: join(
+      config.edgeCache,
+      config.workerIndex === undefined ? 'outbox' : `outbox-${config.workerIndex}`,
+    ),
     maxBatches: config.edgeBufferBatches,
     send: (batch) => sendBatch(config, batch),
     log: { info: (d, m) => log?.info(d, m), warn: (d, m) => log?.warn(d, m) },
@@ -81,9 +85,7 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
   const node = composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
     insights: config.insights,
     // Per edge process, as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
-    admission: {
-      rateLimits: { evaluation: config.rateLimitEvaluation, management: config.rateLimitManagement },
-    },
+    admission: { rateLimits: perWorker(config, false) },
     // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
     ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
   });
@@ -191,7 +193,12 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
     closing ??= (async () => {
       clearInterval(flushing);
       await sync?.close();
-      await app.close();
+      // Requests in flight get a moment; then kept-alive connections (edges chained behind,
+      // clients) are closed rather than waited for.
+      const closed = app.close();
+      const force = setTimeout(() => app.server.closeAllConnections(), 1_000);
+      await closed;
+      clearTimeout(force);
       await follower.close();
       await node.plane.sync.close();
       await flush();

@@ -47,6 +47,8 @@ export class UpstreamFollower implements ChangeFeed {
   #cursor: string | undefined;
   #connected = false;
   #running: Promise<void> | undefined;
+  /** Ends the wait before the next attempt: `close` does not wait out a backoff. */
+  #stopWaiting: (() => void) | undefined;
 
   constructor(options: FollowerOptions) {
     this.#options = options;
@@ -79,6 +81,7 @@ export class UpstreamFollower implements ChangeFeed {
   async close(): Promise<void> {
     this.#closed = true;
     this.#controller?.abort();
+    this.#stopWaiting?.();
     await this.#running;
   }
 
@@ -106,7 +109,14 @@ export class UpstreamFollower implements ChangeFeed {
       }
       this.#connected = false;
       const wait = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.min(attempt++, 10));
-      await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        timer.unref();
+        this.#stopWaiting = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   }
 

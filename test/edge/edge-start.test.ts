@@ -80,11 +80,15 @@ describe('the snapshot cache', () => {
       started = true;
       return edge;
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const refusedLines = () =>
+      lines.map((line) => JSON.parse(line).msg).filter((msg) => /FLAGSTAFF_EDGE_CACHE/.test(msg));
+    for (let waited = 0; refusedLines().length === 0 && waited < 10_000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Upstream (port 9) never answers: the edge waits for it rather than serve the refused cache.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(started).toBe(false);
-    const refused = lines
-      .map((line) => JSON.parse(line).msg)
-      .filter((msg) => /FLAGSTAFF_EDGE_CACHE/.test(msg));
+    const refused = refusedLines();
     expect(refused).toEqual([
       'FLAGSTAFF_EDGE_CACHE: the cached snapshot is refused (its checksum does not match); waiting for upstream',
     ]);

@@ -96,8 +96,12 @@ describe(`edges following a core (${database})`, () => {
   }, 60_000);
 
   afterAll(async () => {
-    for (const edge of edges) await edge.close();
-    await core?.app.close();
+    // The chained edge first, so that no edge is left retrying an upstream that went.
+    for (const edge of [...edges].reverse()) await edge.close();
+    // As the node's graceful shutdown does: connections kept alive by the edges are not waited for.
+    const closed = core?.app.close();
+    core?.app.server.closeAllConnections();
+    await closed;
     await shared?.close();
     for (const dir of caches) rmSync(dir, { recursive: true, force: true });
   });
