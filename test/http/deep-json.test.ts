@@ -16,6 +16,8 @@ describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (decision 0008)', 
   let flagId: string;
   /** Routes only a signed-in person may call (`/v1/me/…`) get the body as that person. */
   let asPerson: { key: null; headers: Record<string, string> };
+  /** Routes only an edge may call (`/v1/edge/…`) get the body from an edge key. */
+  let asEdge: { key: string; headers: Record<string, string> };
   beforeAll(async () => {
     server = await startTestServer(database);
     flagId = (await server.call('POST', '/v1/projects/default/flags', { body: { key: 'f' } })).body.id;
@@ -26,6 +28,11 @@ describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (decision 0008)', 
       body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
     });
     asPerson = { key: null, headers: { origin: server.url, cookie: cookiePair(signIn.headers) } };
+    const edgeKey = await server.call('POST', '/v1/projects/default/api-keys', {
+      body: { name: 'edge', role: 'edge' },
+    });
+    expect(edgeKey.status).toBe(201);
+    asEdge = { key: edgeKey.body.secret, headers: {} };
   });
   afterAll(() => server?.close());
 
@@ -52,7 +59,11 @@ describeEachDatabase('JSON nested 10,000 deep: 400, never 500 (decision 0008)', 
         ['application/merge-patch+json', deepObject(DEPTH)],
       ] as const) {
         if (contentType !== 'application/json' && method !== 'PATCH') continue;
-        const caller = path.startsWith('/v1/me/') ? asPerson : { headers: {} };
+        const caller = path.startsWith('/v1/me/')
+          ? asPerson
+          : path.startsWith('/v1/edge/')
+            ? asEdge
+            : { headers: {} };
         const res = await server.call(method, path, {
           ...caller,
           body,
