@@ -69,7 +69,7 @@ export function composeNode(store: Store, options: NodeOptions = {}): Node {
   );
   // Exposures are recorded under the running experiments' ids, and under `release:<plan id>` for
   // release plans with metric guards.
-  const experiments = options.experiments ?? combineRunningExperiments(plane.runningExperiments);
+  const experiments = options.experiments ?? plane.runningExperiments;
   const runningReleases = new RunningReleases();
   const services = createServices(
     store,

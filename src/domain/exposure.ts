@@ -17,6 +17,33 @@ export interface RunningExperiments {
   covering(projectId: string, environment: string, flagKey: string): RunningExperiment | undefined;
 }
 
+/**
+ * Running comparisons by the flag they cover, as each source keeps them. Asked on every single
+ * evaluation, so it answers without building anything when none runs (the usual case), and keys
+ * by one concatenation otherwise: NUL separates the parts, and no key or id may hold one.
+ */
+export class ComparisonsByFlag {
+  readonly #byFlag: ReadonlyMap<string, RunningExperiment>;
+
+  constructor(
+    entries: Iterable<
+      readonly [place: { projectId: string; environment: string; flagKey: string }, RunningExperiment]
+    > = [],
+  ) {
+    const byFlag = new Map<string, RunningExperiment>();
+    for (const [place, running] of entries)
+      byFlag.set(placeKey(place.projectId, place.environment, place.flagKey), running);
+    this.#byFlag = byFlag;
+  }
+
+  covering(projectId: string, environment: string, flagKey: string): RunningExperiment | undefined {
+    return this.#byFlag.size === 0 ? undefined : this.#byFlag.get(placeKey(projectId, environment, flagKey));
+  }
+}
+
+const placeKey = (projectId: string, environment: string, flagKey: string): string =>
+  `${projectId}\u0000${environment}\u0000${flagKey}`;
+
 /** Until experiments exist, none runs. */
 export const NO_RUNNING_EXPERIMENTS: RunningExperiments = { covering: () => undefined };
 

@@ -1,12 +1,9 @@
 import { variantsOf } from '../domain/experiment.ts';
-import type { RunningExperiment, RunningExperiments } from '../domain/exposure.ts';
+import { ComparisonsByFlag, type RunningExperiment, type RunningExperiments } from '../domain/exposure.ts';
 import type { ExperimentStore } from '../storage/experiment-store.ts';
 
 /** How often a node reads which experiments run (decision 1940): a start elsewhere is measured here within this. */
 export const RUNNING_EXPERIMENTS_POLL_MS = 2000;
-
-const keyOf = (projectId: string, environment: string, flag: string) =>
-  JSON.stringify([projectId, environment, flag]);
 
 /**
  * The running experiments, in memory (decision 1940): evaluation asks synchronously, the answer
@@ -16,7 +13,7 @@ const keyOf = (projectId: string, environment: string, flag: string) =>
  */
 export class RunningExperimentsInMemory implements RunningExperiments {
   readonly #store: Pick<ExperimentStore, 'experimentsWithStatus'>;
-  #byFlag = new Map<string, RunningExperiment>();
+  #byFlag = new ComparisonsByFlag();
   #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(store: Pick<ExperimentStore, 'experimentsWithStatus'>) {
@@ -24,14 +21,17 @@ export class RunningExperimentsInMemory implements RunningExperiments {
   }
 
   covering(projectId: string, environment: string, flagKey: string): RunningExperiment | undefined {
-    return this.#byFlag.get(keyOf(projectId, environment, flagKey));
+    return this.#byFlag.covering(projectId, environment, flagKey);
   }
 
   /** Reads the running experiments again and answers from them from now on. */
   async refresh(): Promise<void> {
     const running = await this.#store.experimentsWithStatus(['running']);
-    this.#byFlag = new Map(
-      running.map((e) => [keyOf(e.projectId, e.environment, e.flag), { key: e.id, variants: variantsOf(e) }]),
+    this.#byFlag = new ComparisonsByFlag(
+      running.map((e) => [
+        { projectId: e.projectId, environment: e.environment, flagKey: e.flag },
+        { key: e.id, variants: variantsOf(e) },
+      ]),
     );
   }
 
