@@ -24,16 +24,7 @@ import type {
 } from '../../src/domain/schemas/pending-change-schemas.ts';
 import type { FieldErrorSchema } from '../../src/domain/schemas/problem-schema.ts';
 import type { ReleasePlanSchema } from '../../src/domain/schemas/release-schemas.ts';
-import type {
-  ApiKeySchema,
-  AuditEventSchema,
-  CreatedApiKeySchema,
-  EnvironmentSchema,
-  ProjectSchema,
-  SegmentSchema,
-  SegmentUsersSchema,
-  SyncSelectorSchema,
-} from '../../src/domain/schemas/resource-schemas.ts';
+import type * as Resources from '../../src/domain/schemas/resource-schemas.ts';
 import type {
   AttemptSchema,
   CreatedWebhookSchema,
@@ -47,18 +38,26 @@ import type {
 // server code reaches the bundle and a field the server gains or loses is one the dashboard sees.
 
 export type { Role };
+/**
+ * The resources of src/domain/schemas/resource-schemas.ts: keys, the audit log, environments,
+ * projects and segments; what uses a segment (GET /v1/segments/{id}/used-by); a new key's
+ * secret, seen once; a key's flagd sync selector per environment.
+ */
+export type ApiKey = Static<typeof Resources.ApiKeySchema>;
+export type AuditEvent = Static<typeof Resources.AuditEventSchema>;
+export type Environment = Static<typeof Resources.EnvironmentSchema>;
+export type Project = Static<typeof Resources.ProjectSchema>;
+export type Segment = Static<typeof Resources.SegmentSchema>;
+export type SegmentUsers = Static<typeof Resources.SegmentUsersSchema>;
+export type CreatedApiKey = Static<typeof Resources.CreatedApiKeySchema>;
+export type SyncSelector = Static<typeof Resources.SyncSelectorSchema>;
 export type Account = Static<typeof AccountSchema>;
-export type ApiKey = Static<typeof ApiKeySchema>;
-export type AuditEvent = Static<typeof AuditEventSchema>;
 export type ChangeRequest = Static<typeof ChangeRequestSchema>;
-export type Environment = Static<typeof EnvironmentSchema>;
 export type Experiment = Static<typeof ExperimentSchema>;
 export type ExperimentResults = Static<typeof ExperimentResultsSchema>;
 export type Metric = Static<typeof MetricSchema>;
 export type Flag = Static<typeof FlagSchema>;
 export type Invitation = Static<typeof InvitationSchema>;
-export type Project = Static<typeof ProjectSchema>;
-export type Segment = Static<typeof SegmentSchema>;
 /** A scheduled change as the API answers it (docs/product.md §10). */
 export type ScheduledChange = Static<typeof ScheduledChangeSchema>;
 export type ReleasePlan = Static<typeof ReleasePlanSchema>;
@@ -66,8 +65,6 @@ export type ReleasePlan = Static<typeof ReleasePlanSchema>;
 export type FlagSummary = Static<typeof FlagSummarySchema>;
 /** GET /v1/flags/{id}/insights: evaluations per bucket, one series per variant and reason. */
 export type FlagInsights = Static<typeof FlagInsightsSchema>;
-/** What uses a segment (GET /v1/segments/{id}/used-by). */
-export type SegmentUsers = Static<typeof SegmentUsersSchema>;
 /** Who the API takes the session to be, and their account when it is a person. */
 export type Me = Static<typeof MeSchema>;
 /** What decided one flag's evaluation for a context (POST /v1/projects/{p}/flags/{key}/explain). */
@@ -77,17 +74,15 @@ export type CodeReference = Static<typeof StoredCodeReferenceSchema>;
 /** One flag of the user view (POST /v1/projects/{p}/explain): its result, what decided it, and the rule as stored. */
 export type UserViewFlag = Static<typeof UserViewSchema>['flags'][number];
 export type FieldError = Static<typeof FieldErrorSchema>;
-/** Answers seen once: a new key's secret, an invitation's or a reset's link. */
-export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+/** Answers seen once: an invitation's or a reset's link. */
 export type CreatedInvitation = Static<typeof CreatedInvitationSchema>;
 export type CreatedPasswordReset = Static<typeof CreatedPasswordResetSchema>;
 /** What a one-time link offers before it is used, and how this server lets people sign in. */
 export type InvitationPreview = Static<typeof InvitationPreviewSchema>;
 export type ResetPreview = Static<typeof ResetPreviewSchema>;
 export type SignInOptions = Static<typeof SignInOptionsSchema>;
-/** A flag that requires another, and where; a key's flagd sync selector per environment. */
+/** A flag that requires another, and where. */
 export type Dependant = Static<typeof DependantSchema>;
-export type SyncSelector = Static<typeof SyncSelectorSchema>;
 /** The most evaluated flags of a project in an environment. */
 export type TopFlagCounts = Static<typeof TopFlagsSchema>;
 /** A project's webhooks, their deliveries with each attempt, and a test event's report. */

@@ -88,6 +88,13 @@ export interface TextValueProps {
   readonly onChange: (value: string) => void;
 }
 
+/** A part of a form whose value the page holds: the value, how to change it, the API's problem with the form. */
+export interface FormPartProps<T> {
+  readonly value: T;
+  readonly onChange: (value: T) => void;
+  readonly problem: ApiError | undefined;
+}
+
 /** Text taken as typed (keys, attribute names and values): no spelling checks, no autofill. */
 export function VerbatimField({ value, onChange, ...field }: TextValueProps) {
   return (
@@ -389,6 +396,31 @@ export function RadioChoices<V extends string | boolean>({
   return choices.map(([choice, text]) => (
     <label key={String(choice)} className="checkbox">
       <input type="radio" name={name} checked={choice === value} onChange={() => onChange(choice)} /> {text}
+    </label>
+  ));
+}
+
+/**
+ * Several of a list chosen with a checkbox each, its text after it; ticking one adds it to
+ * `chosen` (after the others), unticking takes it out. With `path`, each box's label has the id
+ * the API's errors for that item point to (`/environments/0`).
+ */
+export function CheckboxChoices({
+  choices,
+  chosen,
+  onChange,
+  path,
+}: {
+  choices: readonly (readonly [value: string, text: ReactNode])[];
+  chosen: readonly string[];
+  onChange: (chosen: string[]) => void;
+  path?: string;
+}) {
+  const toggle = (choice: string) =>
+    onChange(chosen.includes(choice) ? chosen.filter((c) => c !== choice) : [...chosen, choice]);
+  return choices.map(([choice, text], i) => (
+    <label key={choice} className="checkbox" id={path === undefined ? undefined : fieldId(`${path}/${i}`)}>
+      <input type="checkbox" checked={chosen.includes(choice)} onChange={() => toggle(choice)} /> {text}
     </label>
   ));
 }

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import type { ApiError, Loaded, Page } from '../api.ts';
+import { Link } from '../router.tsx';
 import { LoadError, Loading } from '../ui.tsx';
 import { ErrorSummary } from './field.tsx';
 
@@ -20,6 +21,24 @@ export const actionsColumn = <T,>(cell: (row: T) => ReactNode): Column<T> => ({
   header: ACTIONS_HEADER,
   className: 'row-actions',
   cell,
+});
+
+/** The column naming each row: its name, a link to its own page (`hrefOf`), and its key under it. */
+export const nameColumn = <T extends { key: string; name: string }>(
+  header: string,
+  hrefOf: (row: T) => string,
+): Column<T> => ({
+  header,
+  cell: (row) => (
+    <>
+      <Link to={hrefOf(row)} className="strong">
+        {row.name}
+      </Link>
+      <div className="muted small">
+        <code>{row.key}</code>
+      </div>
+    </>
+  ),
 });
 
 /** A table's column headings, for a table whose rows are not a plain list of resources. */

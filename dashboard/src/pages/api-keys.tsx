@@ -6,6 +6,7 @@ import {
   api,
   type CreatedApiKey,
   enc,
+  type Loaded,
   type Role,
   type SyncSelector,
   useAll,
@@ -19,7 +20,15 @@ import {
   useCreation,
   useForm,
 } from '../kit/dialogs.tsx';
-import { ErrorSummary, InlineError, RadioChoices, SelectField, TextField } from '../kit/field.tsx';
+import {
+  CheckboxChoices,
+  ErrorSummary,
+  type FormPartProps,
+  InlineError,
+  RadioChoices,
+  SelectField,
+  TextField,
+} from '../kit/field.tsx';
 import { CopyableValue, OpenedPanel } from '../kit/opened-panel.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useOptionalProject } from '../project.ts';
@@ -36,32 +45,7 @@ export function ApiKeysPage() {
   const creation = useCreation<CreatedApiKey>(keys.reload);
   const [problem, setProblem] = useState<ApiError>();
   const [syncing, setSyncing] = useState<ApiKey>();
-
-  const revoke = async (key: ApiKey) => {
-    await confirmThen(
-      {
-        title: `Revoke the key “${key.name}”?`,
-        body: (
-          <p>
-            Applications using <code>{key.prefix}…</code> get 401 from their next request on. This cannot be
-            undone.
-          </p>
-        ),
-        confirmLabel: 'Revoke key',
-        danger: true,
-      },
-      async () => {
-        await api('DELETE', `/api-keys/${enc(key.id)}`);
-        toast(`Key ${key.name} revoked.`);
-        keys.reload();
-      },
-      setProblem,
-    );
-  };
-
-  const sorted = [...(keys.data ?? [])].sort(
-    (a, b) => Number(statusOf(a) !== 'active') - Number(statusOf(b) !== 'active'),
-  );
+  const revoke = (key: ApiKey) => revokeKey(key, keys.reload, setProblem);
 
   return (
     <>
@@ -87,61 +71,104 @@ export function ApiKeysPage() {
         <SyncSelectors keyOf={syncing} projectId={scope.project.id} onDone={() => setSyncing(undefined)} />
       )}
       <ErrorSummary problem={problem} />
-      <ResourceTable
-        caption="API keys"
-        what="API keys"
-        rows={keys.data && sorted}
-        error={keys.error}
-        retry={keys.reload}
-        rowClassName={(k) => (statusOf(k) === 'active' ? undefined : 'inactive')}
-        empty={
-          <Empty title="No API keys yet">
-            <p>Create one for each application or service that evaluates flags.</p>
-          </Empty>
-        }
-        columns={[
-          { header: 'Name', className: 'strong', cell: (k) => k.name },
-          { header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
-          { header: 'Role', cell: (k) => k.role },
-          {
-            header: 'Environments',
-            cell: (k) => (k.environments === null ? 'All' : k.environments.join(', ')),
-          },
-          { header: 'Created', cell: (k) => <Time at={k.createdAt} /> },
-          { header: 'Last used', cell: (k) => <Time at={k.lastUsedAt} /> },
-          {
-            header: 'Status',
-            cell: (k) => {
-              const status = statusOf(k);
-              return (
-                <>
-                  <span className={`badge ${status}`}>{status}</span>
-                  {k.expiresAt && status === 'active' && (
-                    <div className="muted small">
-                      expires <Time at={k.expiresAt} />
-                    </div>
-                  )}
-                </>
-              );
-            },
-          },
-          actionsColumn<ApiKey>(
-            (k) =>
-              statusOf(k) === 'active' && (
-                <>
-                  {scope && (
-                    <button type="button" className="btn subtle" onClick={() => setSyncing(k)}>
-                      flagd sync<span className="visually-hidden"> selectors of {k.name}</span>
-                    </button>
-                  )}
-                  <button type="button" className="btn subtle danger-text" onClick={() => revoke(k)}>
-                    Revoke<span className="visually-hidden"> {k.name}</span>
+      <KeysTable keys={keys} onSync={scope ? setSyncing : undefined} onRevoke={revoke} />
+    </>
+  );
+}
+
+/** Revokes a key once the person confirms it; a refusal lands in `onProblem`. */
+const revokeKey = (key: ApiKey, reload: () => void, onProblem: (problem: ApiError) => void) =>
+  confirmThen(
+    {
+      title: `Revoke the key “${key.name}”?`,
+      body: (
+        <p>
+          Applications using <code>{key.prefix}…</code> get 401 from their next request on. This cannot be
+          undone.
+        </p>
+      ),
+      confirmLabel: 'Revoke key',
+      danger: true,
+    },
+    async () => {
+      await api('DELETE', `/api-keys/${enc(key.id)}`);
+      toast(`Key ${key.name} revoked.`);
+      reload();
+    },
+    onProblem,
+  );
+
+/**
+ * The keys, active ones first, each with what it may reach and when it was last used; an active
+ * key can be revoked, and in a project its flagd sync selectors shown (`onSync`).
+ */
+function KeysTable({
+  keys,
+  onSync,
+  onRevoke,
+}: {
+  keys: Loaded<ApiKey[]>;
+  onSync: ((key: ApiKey) => void) | undefined;
+  onRevoke: (key: ApiKey) => void;
+}) {
+  const sorted = [...(keys.data ?? [])].sort(
+    (a, b) => Number(statusOf(a) !== 'active') - Number(statusOf(b) !== 'active'),
+  );
+  return (
+    <ResourceTable
+      caption="API keys"
+      what="API keys"
+      rows={keys.data && sorted}
+      error={keys.error}
+      retry={keys.reload}
+      rowClassName={(k) => (statusOf(k) === 'active' ? undefined : 'inactive')}
+      empty={
+        <Empty title="No API keys yet">
+          <p>Create one for each application or service that evaluates flags.</p>
+        </Empty>
+      }
+      columns={[
+        { header: 'Name', className: 'strong', cell: (k) => k.name },
+        { header: 'Key', cell: (k) => <code>{k.prefix}…</code> },
+        { header: 'Role', cell: (k) => k.role },
+        {
+          header: 'Environments',
+          cell: (k) => (k.environments === null ? 'All' : k.environments.join(', ')),
+        },
+        { header: 'Created', cell: (k) => <Time at={k.createdAt} /> },
+        { header: 'Last used', cell: (k) => <Time at={k.lastUsedAt} /> },
+        { header: 'Status', cell: (k) => <KeyStatus keyOf={k} /> },
+        actionsColumn<ApiKey>(
+          (k) =>
+            statusOf(k) === 'active' && (
+              <>
+                {onSync && (
+                  <button type="button" className="btn subtle" onClick={() => onSync(k)}>
+                    flagd sync<span className="visually-hidden"> selectors of {k.name}</span>
                   </button>
-                </>
-              ),
-          ),
-        ]}
-      />
+                )}
+                <button type="button" className="btn subtle danger-text" onClick={() => onRevoke(k)}>
+                  Revoke<span className="visually-hidden"> {k.name}</span>
+                </button>
+              </>
+            ),
+        ),
+      ]}
+    />
+  );
+}
+
+/** Active, revoked or expired; an active key that will expire says when. */
+function KeyStatus({ keyOf }: { keyOf: ApiKey }) {
+  const status = statusOf(keyOf);
+  return (
+    <>
+      <span className={`badge ${status}`}>{status}</span>
+      {keyOf.expiresAt && status === 'active' && (
+        <div className="muted small">
+          expires <Time at={keyOf.expiresAt} />
+        </div>
+      )}
     </>
   );
 }
@@ -215,11 +242,9 @@ function NewSecret({ created, onDone }: { created: CreatedApiKey; onDone: () => 
 }
 
 function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>) {
-  const scope = useOptionalProject();
   const form = useForm({ name: '', expiresAt: '', role: 'evaluator' as Role });
   const { name, expiresAt: expires, role } = form.values;
-  const [limited, setLimited] = useState(false);
-  const [chosen, setChosen] = useState<string[]>([]);
+  const [reach, setReach] = useState<Reach>({ limited: false, chosen: [] });
 
   const submit = () =>
     form.run(async () =>
@@ -227,7 +252,7 @@ function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>
         await api<CreatedApiKey>('POST', base, {
           name,
           role,
-          ...(limited ? { environments: chosen } : {}),
+          ...(reach.limited ? { environments: reach.chosen } : {}),
           ...(expires ? { expiresAt: new Date(`${expires}T23:59:59`).toISOString() } : {}),
         }),
       ),
@@ -253,37 +278,44 @@ function CreateKey({ base, onCreated, onCancel }: CreateFormProps<CreatedApiKey>
           hint="At the end of that day."
         />
       </div>
-      {scope && (
-        <fieldset className="environments-choice">
-          <legend>Environments</legend>
-          <RadioChoices
-            name="env-scope"
-            value={limited}
-            choices={[
-              [false, 'All environments, including ones created later'],
-              [true, 'Only these:'],
-            ]}
-            onChange={setLimited}
-          />
-          {limited && (
-            <div className="checkbox-list" id="f-environments">
-              {scope.environments.map((e, i) => (
-                <label key={e.key} className="checkbox" id={`f-environments-${i}`}>
-                  <input
-                    type="checkbox"
-                    checked={chosen.includes(e.key)}
-                    onChange={(event) =>
-                      setChosen(event.target.checked ? [...chosen, e.key] : chosen.filter((c) => c !== e.key))
-                    }
-                  />{' '}
-                  {e.name}
-                </label>
-              ))}
-            </div>
-          )}
-          <InlineError problem={form.problem} path="/environments" />
-        </fieldset>
-      )}
+      <ReachChoice value={reach} onChange={setReach} problem={form.problem} />
     </CreateDialog>
+  );
+}
+
+/** In a project, whether the key reaches all its environments or only those chosen. */
+interface Reach {
+  limited: boolean;
+  chosen: string[];
+}
+
+/** The key's reach, in a project (an organisation key reaches every environment of every one). */
+function ReachChoice({ value: { limited, chosen }, onChange, problem }: FormPartProps<Reach>) {
+  const scope = useOptionalProject();
+  if (!scope) return null;
+  return (
+    <fieldset className="environments-choice">
+      <legend>Environments</legend>
+      <RadioChoices
+        name="env-scope"
+        value={limited}
+        choices={[
+          [false, 'All environments, including ones created later'],
+          [true, 'Only these:'],
+        ]}
+        onChange={(choice) => onChange({ limited: choice, chosen })}
+      />
+      {limited && (
+        <div className="checkbox-list" id="f-environments">
+          <CheckboxChoices
+            choices={scope.environments.map((e) => [e.key, e.name])}
+            chosen={chosen}
+            onChange={(choice) => onChange({ limited, chosen: choice })}
+            path="/environments"
+          />
+        </div>
+      )}
+      <InlineError problem={problem} path="/environments" />
+    </fieldset>
   );
 }

@@ -2,13 +2,14 @@ import { useState } from 'react';
 import { type ApiError, api, apiPage, type Environment, enc, type FlagSummary } from '../api.ts';
 import { requiredApprovals } from '../change-reach.ts';
 import { counted } from '../kit/counted.ts';
-import { CreateDialog, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { CreateDialog, confirmThen, useForm } from '../kit/dialogs.tsx';
 import { Field, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
 import { can, useSession } from '../session.ts';
-import { PageTitle, Time, toast } from '../ui.tsx';
+import { Time, toast } from '../ui.tsx';
+import { ListPageTitle } from './list-page-title.tsx';
 
 /** Most approvals an environment may require (the API's limit, decision 1003). */
 const MOST_APPROVALS = 5;
@@ -81,11 +82,9 @@ export function EnvironmentsPage() {
 
   return (
     <>
-      <PageTitle
-        actions={mayEdit && <OpenButton label="New environment" open={creating} setOpen={setCreating} />}
-      >
+      <ListPageTitle newLabel="New environment" creating={creating} setCreating={setCreating}>
         Environments
-      </PageTitle>
+      </ListPageTitle>
       <p className="muted">Each flag is switched and targeted separately in every environment.</p>
       {creating && (
         <CreateEnvironment

@@ -1,30 +1,34 @@
 import { useState } from 'react';
 import { api, type Experiment, enc, type Flag, type Metric, useApi, usePage } from '../api.ts';
-import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
-import { ChoiceField, InlineError, KeyAndName, RadioField } from '../kit/field.tsx';
+import { CreateDialog, useForm } from '../kit/dialogs.tsx';
+import {
+  CheckboxChoices,
+  ChoiceField,
+  type FieldSource,
+  type FormPartProps,
+  InlineError,
+  KeyAndName,
+  RadioField,
+} from '../kit/field.tsx';
 import { Pager } from '../kit/pager.tsx';
-import { itemsOf, ResourceTable } from '../kit/resource-table.tsx';
+import { itemsOf, nameColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
-import { Link, navigate } from '../router.tsx';
-import { can, useSession } from '../session.ts';
-import { Empty, PageTitle, Time, toast } from '../ui.tsx';
+import { navigate } from '../router.tsx';
+import { Empty, Time, toast } from '../ui.tsx';
 import { EnvironmentField } from './environment-field.tsx';
 import { FlagPicker } from './flag-picker.tsx';
+import { ListPageTitle } from './list-page-title.tsx';
 
 /** A project's experiments, key order, and the form that sets one up. */
 export function ExperimentsPage() {
   const { project } = useProject();
-  const { me } = useSession();
   const experiments = usePage<Experiment>(`/projects/${enc(project.id)}/experiments?limit=100`);
   const [creating, setCreating] = useState(false);
-  const mayEdit = can(me, 'editor', project);
   return (
     <>
-      <PageTitle
-        actions={mayEdit && <OpenButton label="New experiment" open={creating} setOpen={setCreating} />}
-      >
+      <ListPageTitle newLabel="New experiment" creating={creating} setCreating={setCreating}>
         Experiments
-      </PageTitle>
+      </ListPageTitle>
       <p className="muted">
         A flag’s variants compared on metrics: set one up as a draft, start it, and read its results.
       </p>
@@ -38,19 +42,7 @@ export function ExperimentsPage() {
           </Empty>
         }
         columns={[
-          {
-            header: 'Experiment',
-            cell: (e) => (
-              <>
-                <Link to={`/projects/${enc(project.key)}/experiments/${enc(e.key)}`} className="strong">
-                  {e.name}
-                </Link>
-                <div className="muted small">
-                  <code>{e.key}</code>
-                </div>
-              </>
-            ),
-          },
+          nameColumn('Experiment', (e) => `/projects/${enc(project.key)}/experiments/${enc(e.key)}`),
           { header: 'Status', cell: (e) => <span className={`badge status-${e.status}`}>{e.status}</span> },
           {
             header: 'Flag and environment',
@@ -77,21 +69,26 @@ interface Draft {
   cuped: boolean;
 }
 
+/**
+ * One of a list chosen first, then any of the rest ticked beside it: the control and the
+ * treatments among a flag's variants, the primary and the secondary metrics among the project's.
+ * Choosing the one takes it out of the others.
+ */
+interface OneAndOthers {
+  one: string;
+  others: string[];
+}
+
+const NONE_YET: OneAndOthers = { one: '', others: [] };
+
 /** The setup form: the flag and its variants, the metrics, the analysis; created as a draft. */
 function SetUpExperiment({ onCancel }: { onCancel: () => void }) {
   const { project, environments } = useProject();
   const form = useForm<Draft>({ key: '', name: '', method: 'frequentist', sequential: false, cuped: false });
   const [flagKey, setFlagKey] = useState('');
   const [environment, setEnvironment] = useState(environments.at(-1)?.key ?? 'production');
-  const [control, setControl] = useState('');
-  const [treatments, setTreatments] = useState<string[]>([]);
-  const [primary, setPrimary] = useState('');
-  const [secondary, setSecondary] = useState<string[]>([]);
-  const flag = useApi<Flag>(flagKey ? `/projects/${enc(project.id)}/flags/${enc(flagKey)}` : null);
-  const metrics = useApi<Metric[]>(`/projects/${enc(project.id)}/metrics?limit=1000`);
-  const variants = flag.data?.variants.map((v) => v.key) ?? [];
-  const toggle = (list: string[], item: string) =>
-    list.includes(item) ? list.filter((x) => x !== item) : [...list, item];
+  const [arms, setArms] = useState(NONE_YET);
+  const [metrics, setMetrics] = useState(NONE_YET);
   const { key, name, method, sequential, cuped } = form.values;
 
   const submit = () =>
@@ -101,9 +98,9 @@ function SetUpExperiment({ onCancel }: { onCancel: () => void }) {
         ...(name ? { name } : {}),
         flag: flagKey,
         environment,
-        control,
-        treatments,
-        metrics: { primary, secondary: secondary.filter((m) => m !== primary) },
+        control: arms.one,
+        treatments: arms.others,
+        metrics: { primary: metrics.one, secondary: metrics.others },
         analysis: { method, sequential: method === 'frequentist' && sequential },
         cuped,
       });
@@ -122,71 +119,100 @@ function SetUpExperiment({ onCancel }: { onCancel: () => void }) {
           archived={false}
           onChoose={(chosen) => {
             setFlagKey(chosen.key);
-            setControl('');
-            setTreatments([]);
+            setArms(NONE_YET);
           }}
         />
         <EnvironmentField problem={form.problem} value={environment} onChange={setEnvironment} />
       </div>
-      {variants.length > 0 && (
-        <div className="row">
-          <ChoiceField
-            label="Control"
-            path="/control"
-            problem={form.problem}
-            value={control}
-            choices={[['', 'Choose the control'], ...variants]}
-            onChange={(v) => {
-              setControl(v);
-              setTreatments(treatments.filter((t) => t !== v));
-            }}
-          />
-          <fieldset className="field">
-            <legend>Treatments</legend>
-            {variants
-              .filter((v) => v !== control)
-              .map((v) => (
-                <label key={v} className="checkbox">
-                  <input
-                    type="checkbox"
-                    checked={treatments.includes(v)}
-                    onChange={() => setTreatments(toggle(treatments, v))}
-                  />{' '}
-                  {v}
-                </label>
-              ))}
-            <InlineError problem={form.problem} path="/treatments/0" />
-          </fieldset>
-        </div>
-      )}
-      <div className="row">
-        <ChoiceField
-          label="Primary metric"
-          path="/metrics/primary"
-          problem={form.problem}
-          value={primary}
-          choices={[
-            ['', 'Choose a metric'],
-            ...(metrics.data ?? []).map((m) => [m.key, `${m.name} (${m.kind})`] as const),
-          ]}
-          onChange={setPrimary}
+      <ArmsChoice flagKey={flagKey} value={arms} onChange={setArms} problem={form.problem} />
+      <MetricsChoice value={metrics} onChange={setMetrics} problem={form.problem} />
+      <AnalysisChoice form={form} />
+    </CreateDialog>
+  );
+}
+
+/** The control and the treatments, among the chosen flag's variants (none before a flag is chosen). */
+function ArmsChoice({ flagKey, ...part }: FormPartProps<OneAndOthers> & { flagKey: string }) {
+  const { project } = useProject();
+  const flag = useApi<Flag>(flagKey ? `/projects/${enc(project.id)}/flags/${enc(flagKey)}` : null);
+  const variants = flag.data?.variants.map((v) => v.key) ?? [];
+  if (variants.length === 0) return null;
+  return <OneAndOthersChoice {...part} words={ARMS_WORDS} choices={variants.map((v) => [v, v, v])} />;
+}
+
+/** The primary metric among the project's, and the secondary ones. */
+function MetricsChoice(part: FormPartProps<OneAndOthers>) {
+  const { project } = useProject();
+  const metrics = useApi<Metric[]>(`/projects/${enc(project.id)}/metrics?limit=1000`).data ?? [];
+  const choices = metrics.map((m) => [m.key, `${m.name} (${m.kind})`, m.name] as const);
+  return <OneAndOthersChoice {...part} words={METRICS_WORDS} choices={choices} />;
+}
+
+/** What a OneAndOthersChoice says: the one's label, path and prompt; the others' legend and path. */
+interface OneAndOthersWords {
+  label: string;
+  path: string;
+  prompt: string;
+  legend: string;
+  othersPath?: string;
+}
+
+const ARMS_WORDS: OneAndOthersWords = {
+  label: 'Control',
+  path: '/control',
+  prompt: 'Choose the control',
+  legend: 'Treatments',
+  othersPath: '/treatments/0',
+};
+const METRICS_WORDS: OneAndOthersWords = {
+  label: 'Primary metric',
+  path: '/metrics/primary',
+  prompt: 'Choose a metric',
+  legend: 'Secondary metrics',
+};
+
+/**
+ * A select for the one and a checkbox for each of the others; each choice is its value, its text
+ * in the select and its text among the checkboxes.
+ */
+function OneAndOthersChoice({
+  value: { one, others },
+  onChange,
+  problem,
+  words,
+  choices,
+}: FormPartProps<OneAndOthers> & {
+  words: OneAndOthersWords;
+  choices: readonly (readonly [value: string, text: string, textAmongOthers: string])[];
+}) {
+  return (
+    <div className="row">
+      <ChoiceField
+        label={words.label}
+        path={words.path}
+        problem={problem}
+        value={one}
+        choices={[['', words.prompt], ...choices.map(([value, text]) => [value, text] as const)]}
+        onChange={(chosen) => onChange({ one: chosen, others: others.filter((o) => o !== chosen) })}
+      />
+      <fieldset className="field">
+        <legend>{words.legend}</legend>
+        <CheckboxChoices
+          choices={choices.filter(([value]) => value !== one).map(([value, , text]) => [value, text])}
+          chosen={others}
+          onChange={(chosen) => onChange({ one, others: chosen })}
         />
-        <fieldset className="field">
-          <legend>Secondary metrics</legend>
-          {(metrics.data ?? [])
-            .filter((m) => m.key !== primary)
-            .map((m) => (
-              <label key={m.key} className="checkbox">
-                <input
-                  type="checkbox"
-                  checked={secondary.includes(m.key)}
-                  onChange={() => setSecondary(toggle(secondary, m.key))}
-                />{' '}
-                {m.name}
-              </label>
-            ))}
-        </fieldset>
-      </div>
+        {words.othersPath && <InlineError problem={problem} path={words.othersPath} />}
+      </fieldset>
+    </div>
+  );
+}
+
+/** How the results are computed: the method, and the options that narrow or guard them. */
+function AnalysisChoice({ form }: { form: FieldSource<Draft> }) {
+  const { method, sequential, cuped } = form.values;
+  return (
+    <>
       <fieldset className="field">
         <legend>Analysis</legend>
         <RadioField
@@ -216,6 +242,6 @@ function SetUpExperiment({ onCancel }: { onCancel: () => void }) {
         </label>
         <InlineError problem={form.problem} path="/analysis/sequential" />
       </fieldset>
-    </CreateDialog>
+    </>
   );
 }

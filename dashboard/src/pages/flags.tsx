@@ -1,20 +1,20 @@
 import { useMemo, useState } from 'react';
 import type { FlagType, Variant } from '../../../src/domain/flag.ts';
 import { api, type Environment, enc, type Flag, type FlagSummary, usePage } from '../api.ts';
-import { CreateDialog, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { CreateDialog, useForm } from '../kit/dialogs.tsx';
 import { DESCRIPTION_HINT, Field, KeyAndName, Options, TextField } from '../kit/field.tsx';
 import { Pager } from '../kit/pager.tsx';
 import { primaryEnvironment } from '../primary-environment.ts';
 import { useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
-import { can, useSession } from '../session.ts';
-import { Empty, PageTitle, toast } from '../ui.tsx';
+import { Empty, toast } from '../ui.tsx';
 import { firstPageWith, useUrlQuery } from '../url-query.ts';
 import { newVariantDraft, tagsOf, type VariantDraft, variantsOf } from './flag/draft.ts';
 import { VariantsEditor } from './flag/variants-editor.tsx';
 import { FlagFilters } from './flag-list/flag-filters.tsx';
 import { FlagTable } from './flag-list/flag-table.tsx';
 import { type FlagListQuery, flagListPath, flagListQueryOf, isFiltered } from './flag-list/list-query.ts';
+import { ListPageTitle } from './list-page-title.tsx';
 import { TopFlags } from './top-flags.tsx';
 
 /**
@@ -23,7 +23,6 @@ import { TopFlags } from './top-flags.tsx';
  */
 export function FlagsPage() {
   const { project, environments } = useProject();
-  const { me } = useSession();
   const { params, change } = useUrlQuery();
   const query = flagListQueryOf(params);
   const [creating, setCreating] = useState(false);
@@ -34,13 +33,9 @@ export function FlagsPage() {
   const firstPage = !query.cursor && !query.before;
   return (
     <>
-      <PageTitle
-        actions={
-          can(me, 'editor', project) && <OpenButton label="New flag" open={creating} setOpen={setCreating} />
-        }
-      >
+      <ListPageTitle newLabel="New flag" creating={creating} setCreating={setCreating}>
         Flags
-      </PageTitle>
+      </ListPageTitle>
       {creating && <CreateFlag onCancel={() => setCreating(false)} />}
       <FlagFilters query={query} onChange={(changes, options) => change(firstPageWith(changes), options)} />
       {!query.archived && !isFiltered(query) && firstPage && <TopFlags />}

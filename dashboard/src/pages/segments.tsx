@@ -1,7 +1,7 @@
 import { type FormEvent, useMemo, useState } from 'react';
 import type { SegmentMatch } from '../../../src/domain/segment.ts';
 import { type ApiError, api, enc, type Segment, type SegmentUsers, useApi, usePage } from '../api.ts';
-import { CreateDialog, confirmThen, OpenButton, useForm, useSubmission } from '../kit/dialogs.tsx';
+import { CreateDialog, confirmThen, useForm, useSubmission } from '../kit/dialogs.tsx';
 import {
   DESCRIPTION_HINT,
   describePath,
@@ -14,7 +14,7 @@ import {
 } from '../kit/field.tsx';
 import { ListSearch } from '../kit/filter-controls.tsx';
 import { Pager } from '../kit/pager.tsx';
-import { itemsOf, ResourceTable } from '../kit/resource-table.tsx';
+import { itemsOf, nameColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { askToReload } from '../kit/stale-version.tsx';
 import { useDraft } from '../kit/use-draft.ts';
@@ -25,6 +25,7 @@ import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
 import { useUrlQuery } from '../url-query.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
+import { ListPageTitle } from './list-page-title.tsx';
 import { ConditionsEditor } from './rule-editors.tsx';
 
 /** Segments a page of the list shows. */
@@ -36,20 +37,16 @@ const PAGE_SIZE = 100;
  */
 export function SegmentsPage() {
   const { project } = useProject();
-  const { me } = useSession();
   const { params, search } = useUrlSearch();
   const segments = usePage<Segment>(
     searchedPagePath(`/projects/${enc(project.id)}/segments`, params, PAGE_SIZE),
   );
   const [creating, setCreating] = useState(false);
-  const mayEdit = can(me, 'editor', project);
   return (
     <>
-      <PageTitle
-        actions={mayEdit && <OpenButton label="New segment" open={creating} setOpen={setCreating} />}
-      >
+      <ListPageTitle newLabel="New segment" creating={creating} setCreating={setCreating}>
         Segments
-      </PageTitle>
+      </ListPageTitle>
       <p className="muted">Groups of users, by attributes or by targetingKey, that flag rules can target.</p>
       {creating && <CreateSegment onCancel={() => setCreating(false)} />}
       <ListSearch of={search} what="segments" placeholder="Key or name" />
@@ -58,19 +55,7 @@ export function SegmentsPage() {
         of={itemsOf(segments)}
         empty={<NoSegments params={params} />}
         columns={[
-          {
-            header: 'Segment',
-            cell: (s) => (
-              <>
-                <Link to={`/projects/${enc(project.key)}/segments/${enc(s.key)}`} className="strong">
-                  {s.name}
-                </Link>
-                <div className="muted small">
-                  <code>{s.key}</code>
-                </div>
-              </>
-            ),
-          },
+          nameColumn('Segment', (s) => `/projects/${enc(project.key)}/segments/${enc(s.key)}`),
           {
             header: 'Rules',
             cell: (s) => (
