@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import type { ApiError } from './api.ts';
+import type { ApiError, Loaded } from './api.ts';
 import { relativeTime } from './relative-time.ts';
 
 /** An on/off switch: a button with role=switch, so keyboards and screen readers know it. */
@@ -86,6 +86,32 @@ export function PageTitle({ children, actions }: { children: ReactNode; actions?
       {actions && <div className="actions">{actions}</div>}
     </div>
   );
+}
+
+/**
+ * What a page loaded, once it has arrived (`children` shows it); until then that it is loading,
+ * or what the API said and a way to try again.
+ */
+export function Arrived<T>({
+  loaded,
+  what,
+  children,
+}: {
+  loaded: Loaded<T>;
+  /** What is loading, in words: "flag". */
+  what: string;
+  /** Shows what arrived, to an editor that tells the page when it saved it or must load it again. */
+  children: (data: T, saved: SavedProps<T>) => ReactNode;
+}) {
+  if (loaded.error) return <LoadError error={loaded.error} retry={loaded.reload} />;
+  if (loaded.data === undefined) return <Loading what={what} />;
+  return children(loaded.data, { onSaved: loaded.setData, onReload: loaded.reload });
+}
+
+/** What the editor of a loaded resource tells the page holding it: it saved it, or it must be loaded again. */
+export interface SavedProps<T> {
+  readonly onSaved: (saved: T) => void;
+  readonly onReload: () => void;
 }
 
 // Toasts: short confirmations read out by screen readers.

@@ -6,6 +6,7 @@ import {
   DESCRIPTION_HINT,
   describePath,
   ErrorSummary,
+  type FieldSource,
   KeyAndName,
   NAME_HINT,
   RadioField,
@@ -22,7 +23,7 @@ import { useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
 import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { can, useSession } from '../session.ts';
-import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
+import { Arrived, Empty, LoadError, Loading, PageTitle, type SavedProps, Time, toast } from '../ui.tsx';
 import { useUrlQuery } from '../url-query.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
 import { ListPageTitle } from './list-page-title.tsx';
@@ -162,20 +163,14 @@ const patchOf = (draft: SegmentDraft) => ({
 export function SegmentPage({ segmentKey }: { segmentKey: string }) {
   const { project } = useProject();
   const segment = useApi<Segment>(`/projects/${enc(project.id)}/segments/${enc(segmentKey)}`);
-  if (segment.error) return <LoadError error={segment.error} retry={segment.reload} />;
-  if (!segment.data) return <Loading what="segment" />;
-  return <SegmentEditor segment={segment.data} onSaved={segment.setData} onReload={segment.reload} />;
+  return (
+    <Arrived loaded={segment} what="segment">
+      {(data, saved) => <SegmentEditor segment={data} {...saved} />}
+    </Arrived>
+  );
 }
 
-function SegmentEditor({
-  segment,
-  onSaved,
-  onReload,
-}: {
-  segment: Segment;
-  onSaved: (s: Segment) => void;
-  onReload: () => void;
-}) {
+function SegmentEditor({ segment, onSaved, onReload }: { segment: Segment } & SavedProps<Segment>) {
   const { project } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(segment), [segment]);
@@ -204,33 +199,10 @@ function SegmentEditor({
     });
   };
 
-  const remove = async () => {
-    await confirmThen(
-      {
-        title: `Delete ${segment.name}?`,
-        body: 'Flags and segments that use it (listed under “Used by”) must stop using it first. This cannot be undone.',
-        confirmLabel: 'Delete segment',
-        danger: true,
-      },
-      async () => {
-        await api('DELETE', `/segments/${enc(segment.id)}`, undefined, segment.version);
-        toast(`${segment.name} deleted.`);
-        void navigate(`/projects/${enc(project.key)}/segments`, { replace: true });
-      },
-      setProblem,
-    );
-  };
-
   return (
     <form onSubmit={save} noValidate>
       <PageTitle
-        actions={
-          mayEdit && (
-            <button type="button" className="btn danger" onClick={remove} disabled={dirty}>
-              Delete
-            </button>
-          )
-        }
+        actions={mayEdit && <DeleteSegment segment={segment} disabled={dirty} onProblem={setProblem} />}
       >
         {segment.name}
       </PageTitle>
@@ -238,26 +210,7 @@ function SegmentEditor({
         <code>{segment.key}</code> · version {segment.version} · updated <Time at={segment.updatedAt} />
       </p>
       <ErrorSummary problem={problem} describe={describePath} />
-      <section className="panel" aria-labelledby="segment-rules">
-        <h2 id="segment-rules">Who is in it</h2>
-        <fieldset className="radio-row">
-          <legend>A user is in the segment when</legend>
-          <RadioField of={fields} name="match" group="match" choices={MATCHES} />
-        </fieldset>
-        <ConditionsEditor
-          conditions={draft.rules}
-          onChange={(rules) => setDraft({ ...draft, rules })}
-          path="/rules"
-          notSegment={segment.key}
-          problem={problem}
-          allowSegments
-          noun="rule"
-        />
-        <div className="row">
-          <TextField of={fields} name="included" label="Always included" rows={3} code hint={INCLUDED_HINT} />
-          <TextField of={fields} name="excluded" label="Always excluded" rows={3} code hint={EXCLUDED_HINT} />
-        </div>
-      </section>
+      <WhoIsIn segmentKey={segment.key} fields={fields} />
       <section className="panel" aria-labelledby="segment-details">
         <h2 id="segment-details">Details</h2>
         <TextField of={fields} name="name" label="Name" hint={NAME_HINT} />
@@ -275,6 +228,66 @@ function SegmentEditor({
         />
       )}
     </form>
+  );
+}
+
+/** Deletes the segment once the person confirms it, and goes back to the list; not while edits are unsaved. */
+function DeleteSegment({
+  segment,
+  disabled,
+  onProblem,
+}: {
+  segment: Segment;
+  disabled: boolean;
+  onProblem: (problem: ApiError) => void;
+}) {
+  const { project } = useProject();
+  const remove = () =>
+    confirmThen(
+      {
+        title: `Delete ${segment.name}?`,
+        body: 'Flags and segments that use it (listed under “Used by”) must stop using it first. This cannot be undone.',
+        confirmLabel: 'Delete segment',
+        danger: true,
+      },
+      async () => {
+        await api('DELETE', `/segments/${enc(segment.id)}`, undefined, segment.version);
+        toast(`${segment.name} deleted.`);
+        void navigate(`/projects/${enc(project.key)}/segments`, { replace: true });
+      },
+      onProblem,
+    );
+  return (
+    <button type="button" className="btn danger" onClick={remove} disabled={disabled}>
+      Delete
+    </button>
+  );
+}
+
+/** Who is in the segment: whether any or every rule must hold, the rules, and the keys always in or out. */
+function WhoIsIn({ segmentKey, fields }: { segmentKey: string; fields: FieldSource<SegmentDraft> }) {
+  const { values: draft, set, problem } = fields;
+  return (
+    <section className="panel" aria-labelledby="segment-rules">
+      <h2 id="segment-rules">Who is in it</h2>
+      <fieldset className="radio-row">
+        <legend>A user is in the segment when</legend>
+        <RadioField of={fields} name="match" group="match" choices={MATCHES} />
+      </fieldset>
+      <ConditionsEditor
+        conditions={draft.rules}
+        onChange={(rules) => set('rules', rules)}
+        path="/rules"
+        notSegment={segmentKey}
+        problem={problem}
+        allowSegments
+        noun="rule"
+      />
+      <div className="row">
+        <TextField of={fields} name="included" label="Always included" rows={3} code hint={INCLUDED_HINT} />
+        <TextField of={fields} name="excluded" label="Always excluded" rows={3} code hint={EXCLUDED_HINT} />
+      </div>
+    </section>
   );
 }
 

@@ -6,11 +6,12 @@ import {
   type CreatedWebhook,
   type Delivery,
   enc,
+  type Loaded,
   type TestReport,
   useApi,
   type Webhook,
 } from '../api.ts';
-import { confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
+import { type CreateFormProps, confirmThen, OpenButton, useForm } from '../kit/dialogs.tsx';
 import { ErrorSummary, SelectField, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
 import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
@@ -24,39 +25,7 @@ export function WebhooksPage() {
   const webhooks = useApi<Webhook[]>(base);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<string>();
-  const [open, setOpen] = useState<string>();
   const [problem, setProblem] = useState<ApiError>();
-
-  const setActive = async (webhook: Webhook, active: boolean) => {
-    try {
-      await api('PATCH', `${base}/${enc(webhook.id)}`, { active }, webhook.version);
-      webhooks.reload();
-    } catch (e) {
-      setProblem(e as ApiError);
-    }
-  };
-
-  const remove = async (webhook: Webhook) => {
-    await confirmThen(
-      {
-        title: 'Delete this webhook?',
-        body: (
-          <p>
-            <code>{webhook.url}</code> gets no more events, and its delivery log is deleted with it.
-          </p>
-        ),
-        confirmLabel: 'Delete webhook',
-        danger: true,
-      },
-      async () => {
-        await api('DELETE', `${base}/${enc(webhook.id)}`);
-        toast('Webhook deleted.');
-        webhooks.reload();
-      },
-      setProblem,
-    );
-  };
-
   return (
     <>
       <PageTitle actions={<OpenButton label="Add webhook" open={creating} setOpen={setCreating} />}>
@@ -66,25 +35,7 @@ export function WebhooksPage() {
         Each change to {project.name} that a webhook asks for is POSTed to its URL as JSON, signed with its
         secret (header Flagstaff-Signature), in order, and retried for 24 hours until it is answered with 2xx.
       </p>
-      {secret && (
-        <section className="panel secret" aria-labelledby="webhook-secret">
-          <h2 id="webhook-secret">Copy the signing secret now</h2>
-          <p className="warning">
-            <strong>This is the only time it is shown.</strong> Your receiver checks each delivery's
-            Flagstaff-Signature with it.
-          </p>
-          <div className="secret-row">
-            <label htmlFor="new-webhook-secret" className="visually-hidden">
-              The signing secret
-            </label>
-            <input id="new-webhook-secret" readOnly value={secret} className="mono" spellCheck={false} />
-            <CopyButton text={secret} label="Copy secret" />
-          </div>
-          <button type="button" className="btn primary" onClick={() => setSecret(undefined)}>
-            I have stored the secret
-          </button>
-        </section>
-      )}
+      {secret && <NewSecret secret={secret} onDone={() => setSecret(undefined)} />}
       {creating && (
         <CreateWebhook
           base={base}
@@ -97,56 +48,144 @@ export function WebhooksPage() {
         />
       )}
       <ErrorSummary problem={problem} />
-      {webhooks.error && <LoadError error={webhooks.error} retry={webhooks.reload} />}
-      {webhooks.loading && <Loading what="webhooks" />}
-      {webhooks.data?.length === 0 && (
-        <Empty title="No webhooks yet">
-          <p>Add one to tell another system when flags or segments change.</p>
-        </Empty>
-      )}
-      {(webhooks.data ?? []).map((webhook) => (
-        <section key={webhook.id} className="panel" aria-label={`Webhook ${webhook.url}`}>
-          <div className="row">
-            <div>
-              <h2 className="mono">{webhook.url}</h2>
-              <p className="muted">
-                {webhook.format === 'slack' ? 'Slack messages' : 'JSON'} · Events: {webhook.events.join(', ')}{' '}
-                · added <Time at={webhook.createdAt} />
-              </p>
-              <Backlog backlog={webhook.backlog} />
-            </div>
-            <Switch
-              checked={webhook.active}
-              label={`Deliver to ${webhook.url}`}
-              onChange={(active) => setActive(webhook, active)}
-            />
-          </div>
-          <div className="form-actions">
-            <button
-              type="button"
-              className="btn"
-              aria-expanded={open === webhook.id}
-              onClick={() => setOpen(open === webhook.id ? undefined : webhook.id)}
-            >
-              {open === webhook.id ? 'Hide deliveries' : 'Show deliveries'}
-            </button>
-            <SendTest
-              path={`${base}/${enc(webhook.id)}/test`}
-              url={webhook.url}
-              slack={webhook.format === 'slack'}
-              onProblem={setProblem}
-            />
-            {/* The harmful action last, apart from the harmless ones. */}
-            <button type="button" className="btn subtle danger-text at-end" onClick={() => remove(webhook)}>
-              Delete<span className="visually-hidden"> {webhook.url}</span>
-            </button>
-          </div>
-          {open === webhook.id && <Deliveries path={`${base}/${enc(webhook.id)}/deliveries`} />}
-        </section>
-      ))}
+      <WebhookList webhooks={webhooks} base={base} onProblem={setProblem} />
     </>
   );
 }
+
+/** A new webhook's signing secret, the only time it is shown, with a copy button. */
+function NewSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
+  return (
+    <section className="panel secret" aria-labelledby="webhook-secret">
+      <h2 id="webhook-secret">Copy the signing secret now</h2>
+      <p className="warning">
+        <strong>This is the only time it is shown.</strong> Your receiver checks each delivery's
+        Flagstaff-Signature with it.
+      </p>
+      <div className="secret-row">
+        <label htmlFor="new-webhook-secret" className="visually-hidden">
+          The signing secret
+        </label>
+        <input id="new-webhook-secret" readOnly value={secret} className="mono" spellCheck={false} />
+        <CopyButton text={secret} label="Copy secret" />
+      </div>
+      <button type="button" className="btn primary" onClick={onDone}>
+        I have stored the secret
+      </button>
+    </section>
+  );
+}
+
+/** What the webhooks' panels share: where the webhooks are, and where a failed action's problem goes. */
+interface WebhookActions {
+  readonly base: string;
+  readonly onProblem: (problem: ApiError | undefined) => void;
+}
+
+/** The project's webhooks, a panel each, at most one with its deliveries open. */
+function WebhookList({ webhooks, ...actions }: WebhookActions & { webhooks: Loaded<Webhook[]> }) {
+  const [open, setOpen] = useState<string>();
+  if (webhooks.error) return <LoadError error={webhooks.error} retry={webhooks.reload} />;
+  if (webhooks.loading) return <Loading what="webhooks" />;
+  if (webhooks.data?.length === 0)
+    return (
+      <Empty title="No webhooks yet">
+        <p>Add one to tell another system when flags or segments change.</p>
+      </Empty>
+    );
+  return (webhooks.data ?? []).map((webhook) => (
+    <WebhookPanel
+      key={webhook.id}
+      {...actions}
+      webhook={webhook}
+      open={open === webhook.id}
+      onOpen={(opening) => setOpen(opening ? webhook.id : undefined)}
+      onChanged={webhooks.reload}
+    />
+  ));
+}
+/** One webhook: where it delivers, what, its backlog; switch it off or on, test it, read its log, delete it. */
+function WebhookPanel({
+  webhook,
+  base,
+  onProblem,
+  open,
+  onOpen,
+  onChanged,
+}: WebhookActions & {
+  webhook: Webhook;
+  open: boolean;
+  onOpen: (open: boolean) => void;
+  onChanged: () => void;
+}) {
+  const path = `${base}/${enc(webhook.id)}`;
+  const setActive = async (active: boolean) => {
+    try {
+      await api('PATCH', path, { active }, webhook.version);
+      onChanged();
+    } catch (e) {
+      onProblem(e as ApiError);
+    }
+  };
+  const remove = () => deleteWebhook(webhook, path, onChanged, onProblem);
+  return (
+    <section className="panel" aria-label={`Webhook ${webhook.url}`}>
+      <div className="row">
+        <div>
+          <h2 className="mono">{webhook.url}</h2>
+          <p className="muted">
+            {webhook.format === 'slack' ? 'Slack messages' : 'JSON'} · Events: {webhook.events.join(', ')} ·
+            added <Time at={webhook.createdAt} />
+          </p>
+          <Backlog backlog={webhook.backlog} />
+        </div>
+        <Switch checked={webhook.active} label={`Deliver to ${webhook.url}`} onChange={setActive} />
+      </div>
+      <div className="form-actions">
+        <button type="button" className="btn" aria-expanded={open} onClick={() => onOpen(!open)}>
+          {open ? 'Hide deliveries' : 'Show deliveries'}
+        </button>
+        <SendTest
+          path={`${path}/test`}
+          url={webhook.url}
+          slack={webhook.format === 'slack'}
+          onProblem={onProblem}
+        />
+        {/* The harmful action last, apart from the harmless ones. */}
+        <button type="button" className="btn subtle danger-text at-end" onClick={remove}>
+          Delete<span className="visually-hidden"> {webhook.url}</span>
+        </button>
+      </div>
+      {open && <Deliveries path={`${path}/deliveries`} />}
+    </section>
+  );
+}
+
+/** Deletes the webhook at `path` once the person confirms it; a refusal goes to `onProblem`. */
+const deleteWebhook = (
+  webhook: Webhook,
+  path: string,
+  onDeleted: () => void,
+  onProblem: (problem: ApiError) => void,
+) =>
+  confirmThen(
+    {
+      title: 'Delete this webhook?',
+      body: (
+        <p>
+          <code>{webhook.url}</code> gets no more events, and its delivery log is deleted with it.
+        </p>
+      ),
+      confirmLabel: 'Delete webhook',
+      danger: true,
+    },
+    async () => {
+      await api('DELETE', path);
+      toast('Webhook deleted.');
+      onDeleted();
+    },
+    onProblem,
+  );
 
 /**
  * Sends a signed test event now and says how the receiver answered, beside the button, where
@@ -215,15 +254,8 @@ function Backlog({ backlog }: { backlog: Webhook['backlog'] }) {
   );
 }
 
-function CreateWebhook({
-  base,
-  onCreated,
-  onCancel,
-}: {
-  base: string;
-  onCreated: (secret: string) => void;
-  onCancel: () => void;
-}) {
+/** The form that adds a webhook; what it answers is the webhook's signing secret, shown once. */
+function CreateWebhook({ base, onCreated, onCancel }: CreateFormProps<string>) {
   const form = useForm({ url: '', format: 'json', events: 'flag.*, segment.*' });
   const submit = () =>
     form.run(async () => {

@@ -1,7 +1,7 @@
 import { enc, type Flag, useApi } from '../../api.ts';
 import { SaveBar } from '../../kit/save-bar.tsx';
 import { useProject } from '../../project.ts';
-import { LoadError, Loading } from '../../ui.tsx';
+import { Arrived, type SavedProps } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
 import { CodeReferencesSection, useCodeReferences } from './code-references-section.tsx';
 import { EnvironmentCompareSection } from './environment-compare-section.tsx';
@@ -20,25 +20,19 @@ import { useFlagEditor } from './use-flag-editor.ts';
 export function FlagPage({ flagKey }: { flagKey: string }) {
   const { project } = useProject();
   const flag = useApi<Flag>(`/projects/${enc(project.id)}/flags/${enc(flagKey)}`);
-  if (flag.error) return <LoadError error={flag.error} retry={flag.reload} />;
-  if (!flag.data) return <Loading what="flag" />;
-  return <FlagSections flag={flag.data} onSaved={flag.setData} reload={flag.reload} />;
+  return (
+    <Arrived loaded={flag} what="flag">
+      {(data, saved) => <FlagSections flag={data} {...saved} />}
+    </Arrived>
+  );
 }
 
 /**
  * The page's sections, each a component of its own that takes the editor (see
  * use-flag-editor.ts): a new section (insights, prerequisites…) is one more line here.
  */
-function FlagSections({
-  flag,
-  onSaved,
-  reload,
-}: {
-  flag: Flag;
-  onSaved: (flag: Flag) => void;
-  reload: () => void;
-}) {
-  const editor = useFlagEditor(flag, onSaved, reload);
+function FlagSections({ flag, onSaved, onReload }: { flag: Flag } & SavedProps<Flag>) {
+  const editor = useFlagEditor(flag, onSaved, onReload);
   const references = useCodeReferences(flag);
   return (
     <>
