@@ -29,7 +29,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/flag/flag-header.tsx', 'FlagHeader'],
   ['dashboard/src/pages/flag/insights-section.tsx', 'FlagInsightsSection'],
   ['dashboard/src/pages/flag/prerequisites-section.tsx', 'PrerequisitesSection'],
-  ['dashboard/src/pages/flag/release-plan-section.tsx', 'ReleasePlanSection'],
   ['dashboard/src/pages/flag/rollout-editor.tsx', 'RolloutEditor'],
   ['dashboard/src/pages/flag/rule-editor.tsx', 'RuleEditor'],
   ['dashboard/src/pages/flag/scheduled-changes-section.tsx', 'ScheduledChangesSection'],

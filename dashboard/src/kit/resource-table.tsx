@@ -202,3 +202,30 @@ export function ScrollRegion({ label, children }: { label: string; children: Rea
     </section>
   );
 }
+
+/**
+ * A table whose rows are not a plain list of resources, in a ScrollRegion named by its caption;
+ * on a phone each row stacks into a card. `children` are its rows; `captionHidden` leaves the
+ * caption to screen readers where a heading above already says it.
+ */
+export function StackingTable({
+  caption,
+  captionHidden = false,
+  headers,
+  children,
+}: {
+  caption: string;
+  captionHidden?: boolean;
+  headers: readonly ReactNode[];
+  children: ReactNode;
+}) {
+  return (
+    <ScrollRegion label={caption}>
+      <table className="stacks-on-phone">
+        <caption className={captionHidden ? 'visually-hidden' : undefined}>{caption}</caption>
+        <TableHead headers={headers} />
+        <tbody>{children}</tbody>
+      </table>
+    </ScrollRegion>
+  );
+}

@@ -35,14 +35,8 @@ export function ProjectListPicker<T extends Keyed>({
   list,
   noun,
   filters = {},
-  label,
-  path,
-  problem,
-  value,
-  onChoose,
   excluding = [],
-  className,
-  disabled,
+  ...shown
 }: ProjectListPickerProps<T> & {
   list: 'flags' | 'segments';
   /** One item, in words: "flag". */
@@ -58,17 +52,11 @@ export function ProjectListPicker<T extends Keyed>({
   };
   return (
     <ListPicker
-      label={label}
-      path={path}
-      problem={problem}
-      className={className}
-      value={value}
+      {...shown}
       search={search}
       textOf={(item) => item.key}
       show={(item) => `${item.name} (${item.key})`}
       noun={noun}
-      onChoose={onChoose}
-      disabled={disabled}
     />
   );
 }

@@ -186,9 +186,7 @@ export function SegmentPicker({
   onPick,
   onAdd,
   onRemove,
-  path,
-  problem,
-  label,
+  ...field
 }: {
   chosen: readonly string[];
   /** Chosen in the search but not yet added; the draft keeps it, and saving adds it. */
@@ -210,9 +208,7 @@ export function SegmentPicker({
     <div className="segment-picker">
       <div className="picker-row">
         <SegmentField
-          label={label}
-          path={path}
-          problem={problem}
+          {...field}
           value={pick}
           excluding={chosen}
           onChoose={(segment) => onPick(segment.key)}
@@ -229,7 +225,7 @@ export function SegmentPicker({
       {chosen.length > 0 && (
         <ul className="chips" aria-label="Chosen segments">
           {chosen.map((s, i) => (
-            <li key={s} className="chip" id={fieldId(`${path}/${i}`)} tabIndex={-1}>
+            <li key={s} className="chip" id={fieldId(`${field.path}/${i}`)} tabIndex={-1}>
               {s}
               <button
                 type="button"
@@ -239,7 +235,7 @@ export function SegmentPicker({
               >
                 ×
               </button>
-              <InlineError problem={problem} path={`${path}/${i}`} />
+              <InlineError problem={field.problem} path={`${field.path}/${i}`} />
             </li>
           ))}
         </ul>

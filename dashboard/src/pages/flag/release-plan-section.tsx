@@ -1,7 +1,7 @@
-import { useState } from 'react';
-import { type ApiError, api, enc, type ReleasePlan, useApi } from '../../api.ts';
+import { api, enc, type ReleasePlan, useApi } from '../../api.ts';
+import { useSubmission } from '../../kit/dialogs.tsx';
 import { ErrorSummary } from '../../kit/field.tsx';
-import { ScrollRegion, TableHead } from '../../kit/resource-table.tsx';
+import { StackingTable } from '../../kit/resource-table.tsx';
 import { useProject } from '../../project.ts';
 import { LoadError, Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
@@ -78,28 +78,11 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
   const path = `/projects/${enc(project.id)}/flags/${enc(flag.key)}/environments/${enc(environment)}/release-plan`;
   const loaded = useApi<ReleasePlan>(path);
   useReloadOnSave(generation, loaded.reload);
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
   const plan = loaded.data;
-
-  const move = async (which: Move) => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      const answer = await api<ReleasePlan | { kind: string }>('POST', `${path}/${which}`, {});
-      toast(
-        'kind' in answer
-          ? 'The start waits for approval: a change request was made.'
-          : `Release plan: ${STATUS_WORDS[(answer as ReleasePlan).status].toLowerCase()}.`,
-      );
-      loaded.reload();
-      editor.requested();
-    } catch (error) {
-      setProblem(error as ApiError);
-    } finally {
-      setBusy(false);
-    }
+  const moved = () => {
+    loaded.reload();
+    editor.requested();
   };
 
   return (
@@ -116,61 +99,10 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
       )}
       {plan && (
         <>
-          <p>
-            <span className={`badge release-${plan.status}`}>{STATUS_WORDS[plan.status]}</span> Releasing{' '}
-            <strong>{plan.treatment}</strong> over <strong>{plan.control}</strong>
-            {plan.template && <span className="muted"> · from template {plan.template}</span>}
-          </p>
-          {plan.nextStep && (
-            <p>
-              Next step due <Time at={plan.nextStep.at} />
-            </p>
-          )}
-          {plan.holding && (
-            <p className="notice" role="status">
-              {plan.holding}
-            </p>
-          )}
-          {plan.stopReason && (plan.status === 'paused' || plan.status === 'rolled_back') && (
-            <p className="notice" role="status">
-              Stopped: {plan.stopReason}
-            </p>
-          )}
-          <ol className="release-timeline" aria-label="Milestones">
-            {plan.milestones.map((milestone, index) => {
-              const stage = stageOf(plan, index);
-              return (
-                <li
-                  // The released share rises from one milestone to the next: it tells them apart.
-                  key={shareOf(milestone, plan)}
-                  className={`milestone ${stage}`}
-                  aria-current={stage === 'current' ? 'step' : undefined}
-                >
-                  <strong>{milestone.name}</strong> <span>{shareOf(milestone, plan)}</span>{' '}
-                  <span className="muted">{holdOf(milestone)}</span>
-                  {stage === 'current' && <span className="badge">{HERE[plan.status] ?? 'now'}</span>}
-                  {stage === 'done' && <span className="visually-hidden"> (done)</span>}
-                </li>
-              );
-            })}
-          </ol>
+          <PlanState plan={plan} />
+          <Milestones plan={plan} />
           {plan.guards.length > 0 && <GuardReadings plan={plan} />}
-          {mayEdit && movesOf(plan).length > 0 && (
-            <div className="row">
-              {movesOf(plan).map((which) => (
-                <button
-                  key={which}
-                  type="button"
-                  className={`btn ${which === 'rollback' ? 'danger' : which === 'start' ? 'primary' : ''}`}
-                  disabled={busy}
-                  onClick={() => void move(which)}
-                >
-                  {MOVE_WORDS[which]}
-                </button>
-              ))}
-            </div>
-          )}
-          <ErrorSummary problem={problem} />
+          <PlanMoves plan={plan} path={path} mayEdit={mayEdit} onMoved={moved} />
           <PlanEvents plan={plan} />
         </>
       )}
@@ -178,45 +110,134 @@ export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
   );
 }
 
+/** What the plan releases, where it stands, when it next steps, and why it holds or stopped. */
+function PlanState({ plan }: { plan: ReleasePlan }) {
+  return (
+    <>
+      <p>
+        <span className={`badge release-${plan.status}`}>{STATUS_WORDS[plan.status]}</span> Releasing{' '}
+        <strong>{plan.treatment}</strong> over <strong>{plan.control}</strong>
+        {plan.template && <span className="muted"> · from template {plan.template}</span>}
+      </p>
+      {plan.nextStep && (
+        <p>
+          Next step due <Time at={plan.nextStep.at} />
+        </p>
+      )}
+      {plan.holding && (
+        <p className="notice" role="status">
+          {plan.holding}
+        </p>
+      )}
+      {plan.stopReason && (plan.status === 'paused' || plan.status === 'rolled_back') && (
+        <p className="notice" role="status">
+          Stopped: {plan.stopReason}
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The milestones as a timeline: the share released at each, how long it holds, which is now. */
+function Milestones({ plan }: { plan: ReleasePlan }) {
+  return (
+    <ol className="release-timeline" aria-label="Milestones">
+      {plan.milestones.map((milestone, index) => {
+        const stage = stageOf(plan, index);
+        return (
+          <li
+            // The released share rises from one milestone to the next: it tells them apart.
+            key={shareOf(milestone, plan)}
+            className={`milestone ${stage}`}
+            aria-current={stage === 'current' ? 'step' : undefined}
+          >
+            <strong>{milestone.name}</strong> <span>{shareOf(milestone, plan)}</span>{' '}
+            <span className="muted">{holdOf(milestone)}</span>
+            {stage === 'current' && <span className="badge">{HERE[plan.status] ?? 'now'}</span>}
+            {stage === 'done' && <span className="visually-hidden"> (done)</span>}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}
+
+/** An editor's buttons for the moves the plan may make now, and what the API said to one. */
+function PlanMoves({
+  plan,
+  path,
+  mayEdit,
+  onMoved,
+}: {
+  plan: ReleasePlan;
+  path: string;
+  mayEdit: boolean;
+  onMoved: () => void;
+}) {
+  const { problem, busy, run } = useSubmission();
+  const move = (which: Move) =>
+    run(async () => {
+      const answer = await api<ReleasePlan | { kind: string }>('POST', `${path}/${which}`, {});
+      toast(
+        'kind' in answer
+          ? 'The start waits for approval: a change request was made.'
+          : `Release plan: ${STATUS_WORDS[(answer as ReleasePlan).status].toLowerCase()}.`,
+      );
+      onMoved();
+    });
+  const moves = movesOf(plan);
+  return (
+    <>
+      {mayEdit && moves.length > 0 && (
+        <div className="row">
+          {moves.map((which) => (
+            <button
+              key={which}
+              type="button"
+              className={`btn ${which === 'rollback' ? 'danger' : which === 'start' ? 'primary' : ''}`}
+              disabled={busy}
+              onClick={() => void move(which)}
+            >
+              {MOVE_WORDS[which]}
+            </button>
+          ))}
+        </div>
+      )}
+      <ErrorSummary problem={problem} />
+    </>
+  );
+}
+
 /** Each guard's last look: what it read against what, or why it cannot be read. */
 function GuardReadings({ plan }: { plan: ReleasePlan }) {
   return (
-    <ScrollRegion label="Guards">
-      <table className="stacks-on-phone">
-        <caption>Guards</caption>
-        <TableHead headers={['Guard', 'Last read', 'Reading']} />
-        <tbody>
-          {plan.guards.map((guard) => {
-            const reading = plan.readings.find((r) => r.guard === guard.name);
-            return (
-              <tr key={guard.name}>
-                <td data-label="Guard">
-                  {guard.name}
-                  <div className="muted">
-                    {guard.kind === 'metric' ? `metric ${guard.metric}` : 'Prometheus'}
-                  </div>
-                </td>
-                <td data-label="Last read">
-                  <Time at={reading?.at} never="Not yet" />
-                </td>
-                <td data-label="Reading">
-                  {reading ? (
-                    <>
-                      <span className={`badge guard-${reading.status}`}>{reading.status}</span>{' '}
-                      {reading.message}
-                      <GuardBar figures={reading.figures} />
-                      <GuardChart plan={plan} guard={guard.name} />
-                    </>
-                  ) : (
-                    <span className="muted">Read when the milestone begins</span>
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <StackingTable caption="Guards" headers={['Guard', 'Last read', 'Reading']}>
+      {plan.guards.map((guard) => {
+        const reading = plan.readings.find((r) => r.guard === guard.name);
+        return (
+          <tr key={guard.name}>
+            <td data-label="Guard">
+              {guard.name}
+              <div className="muted">{guard.kind === 'metric' ? `metric ${guard.metric}` : 'Prometheus'}</div>
+            </td>
+            <td data-label="Last read">
+              <Time at={reading?.at} never="Not yet" />
+            </td>
+            <td data-label="Reading">
+              {reading ? (
+                <>
+                  <span className={`badge guard-${reading.status}`}>{reading.status}</span> {reading.message}
+                  <GuardBar figures={reading.figures} />
+                  <GuardChart plan={plan} guard={guard.name} />
+                </>
+              ) : (
+                <span className="muted">Read when the milestone begins</span>
+              )}
+            </td>
+          </tr>
+        );
+      })}
+    </StackingTable>
   );
 }
 
@@ -296,27 +317,21 @@ function GuardChart({ plan, guard }: { plan: ReleasePlan; guard: string }) {
 function PlanEvents({ plan }: { plan: ReleasePlan }) {
   const words = (action: string) => action.replaceAll('_', ' ');
   return (
-    <ScrollRegion label="Timeline">
-      <table className="stacks-on-phone">
-        <caption>Timeline</caption>
-        <TableHead headers={['When', 'What', 'Who']} />
-        <tbody>
-          {[...plan.events].reverse().map((event) => (
-            <tr key={`${event.at} ${event.action} ${event.by.id}`}>
-              <td data-label="When">
-                <Time at={event.at} />
-              </td>
-              <td data-label="What">
-                {words(event.action)}
-                {event.milestone !== undefined &&
-                  ` to ${plan.milestones[event.milestone]?.name ?? event.milestone}`}
-                {event.reason && <div className="muted">{event.reason}</div>}
-              </td>
-              <td data-label="Who">{event.by.name}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <StackingTable caption="Timeline" headers={['When', 'What', 'Who']}>
+      {[...plan.events].reverse().map((event) => (
+        <tr key={`${event.at} ${event.action} ${event.by.id}`}>
+          <td data-label="When">
+            <Time at={event.at} />
+          </td>
+          <td data-label="What">
+            {words(event.action)}
+            {event.milestone !== undefined &&
+              ` to ${plan.milestones[event.milestone]?.name ?? event.milestone}`}
+            {event.reason && <div className="muted">{event.reason}</div>}
+          </td>
+          <td data-label="Who">{event.by.name}</td>
+        </tr>
+      ))}
+    </StackingTable>
   );
 }
