@@ -1,16 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { initialFlagEnvironment } from '../../src/domain/flag.ts';
-import { newId } from '../../src/domain/ids.ts';
-import { buildFlag, inEnvironments } from '../support/builders.ts';
-import { callAsAdmin } from '../support/call-as-admin.ts';
+import { expect, it } from 'vitest';
 import {
-  type DashboardBrowser,
   describeInChromium,
   expectAccessible,
-  startDashboardBrowser,
+  insertFlagMadeAgo,
+  seededDashboard,
 } from './dashboard-support.ts';
 
-const DAY = 24 * 60 * 60 * 1000;
 const WIDTHS = [1280, 390] as const;
 const TEMPLATE = 'https://git.example/acme/shop/blob/{branch}/{path}#L{line}';
 
@@ -20,39 +15,10 @@ const TEMPLATE = 'https://git.example/acme/shop/blob/{branch}/{path}#L{line}';
  * the Slack webhook form; each axe clean on a desktop and on a phone.
  */
 describeInChromium('code references and Slack webhooks in the dashboard (Chromium)', () => {
-  let ui: DashboardBrowser;
-  const open = async (path: string, width: number) => {
-    const { page } = await ui.newPage({ width, height: 900 });
-    page.setDefaultTimeout(20_000);
-    await ui.signIn(page);
-    await page.goto(`${ui.server.url}${path}`);
-    return page;
-  };
-
-  beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
-    const { store } = ui.server;
-    const project = await store.findProject('default');
-    if (project === undefined) throw new Error('no default project');
+  const { call, open } = seededDashboard(async (server) => {
     // Made 60 days ago and never evaluated: stale.
-    for (const [key, name] of [
-      ['legacy-banner', 'Legacy banner'],
-      ['old-promo', 'Old promo'],
-    ] as const) {
-      const at = new Date(Date.now() - 60 * DAY).toISOString();
-      await store.insertFlag(
-        buildFlag(key, {
-          id: newId('flg'),
-          projectId: project.id,
-          name,
-          createdAt: at,
-          updatedAt: at,
-          environments: inEnvironments(['development', 'production'], initialFlagEnvironment('boolean', [])),
-        }),
-      );
-    }
-    await store.bumpRevision(project.id);
+    await insertFlagMadeAgo(server, { key: 'legacy-banner', name: 'Legacy banner', daysAgo: 60 });
+    await insertFlagMadeAgo(server, { key: 'old-promo', name: 'Old promo', daysAgo: 60 });
     const promo = await call('GET', '/v1/projects/default/flags/old-promo');
     await call('PATCH', `/v1/flags/${promo.id}`, { archived: true });
     await call('PUT', '/v1/projects/default/code-references/acme%2Fshop', {
@@ -77,8 +43,7 @@ describeInChromium('code references and Slack webhooks in the dashboard (Chromiu
         },
       ],
     });
-  }, 120_000);
-  afterAll(() => ui?.close());
+  });
 
   for (const width of WIDTHS) {
     it(`${width} px: a stale flag with no code references is safe to remove`, {

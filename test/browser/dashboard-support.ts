@@ -7,13 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { initialFlagEnvironment } from '../../src/domain/flag.ts';
+import { newId } from '../../src/domain/ids.ts';
 import {
   ADMIN_EMAIL,
-  ADMIN_KEY,
   ADMIN_PASSWORD,
   type DashboardServer,
   startDashboardServer,
 } from '../dashboard/support.ts';
+import { buildFlag, inEnvironments } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { failOnPageErrors } from '../support/page-errors.ts';
 
@@ -260,14 +262,39 @@ export async function startDashboardBrowser(
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('navigation', { name: 'Main' }).waitFor();
     },
-    async admin(method, path, body) {
-      const res = await server.call(method, path, { key: ADMIN_KEY, body });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    },
+    admin: (method, path, body) => callAsAdmin(server, method, path, body),
     async close() {
       await browser.close();
       await server.close();
     },
   };
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Puts a boolean flag, off in development and production, in the default project through the
+ * store, as if made `daysAgo` days ago (the API dates a flag now): a stale flag, or one with days
+ * of insights. Answers its id.
+ */
+export async function insertFlagMadeAgo(
+  { store }: DashboardServer,
+  { key, name, daysAgo }: { key: string; name: string; daysAgo: number },
+): Promise<string> {
+  const project = await store.findProject('default');
+  if (project === undefined) throw new Error('no default project');
+  const at = new Date(Date.now() - daysAgo * DAY).toISOString();
+  const id = newId('flg');
+  await store.insertFlag(
+    buildFlag(key, {
+      id,
+      projectId: project.id,
+      name,
+      createdAt: at,
+      updatedAt: at,
+      environments: inEnvironments(['development', 'production'], initialFlagEnvironment('boolean', [])),
+    }),
+  );
+  await store.bumpRevision(project.id);
+  return id;
 }

@@ -1,19 +1,14 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { initialFlagEnvironment } from '../../src/domain/flag.ts';
-import { newId } from '../../src/domain/ids.ts';
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
-import { buildFlag, inEnvironments } from '../support/builders.ts';
-import { callAsAdmin } from '../support/call-as-admin.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 import {
   type DashboardBrowser,
   describeInChromium,
   expectAccessible,
+  insertFlagMadeAgo,
   startDashboardBrowser,
 } from './dashboard-support.ts';
-
-const DAY = 24 * 60 * 60 * 1000;
 
 describeInChromium('insights in the dashboard (Chromium)', () => {
   let ui: DashboardBrowser;
@@ -22,29 +17,18 @@ describeInChromium('insights in the dashboard (Chromium)', () => {
 
   beforeAll(async () => {
     ui = await startDashboardBrowser();
-    const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
+    const call = ui.admin;
     const { store } = ui.server;
     const project = await store.findProject('default');
     if (project === undefined) throw new Error('no default project');
     // Flags made some time ago: insights count only minutes since a flag's creation.
-    const insertFlag = async (key: string, name: string, daysAgo: number) => {
-      const at = new Date(Date.now() - daysAgo * DAY).toISOString();
-      const id = newId('flg');
-      await store.insertFlag(
-        buildFlag(key, {
-          id,
-          projectId: project.id,
-          name,
-          createdAt: at,
-          updatedAt: at,
-          environments: inEnvironments(['development', 'production'], initialFlagEnvironment('boolean', [])),
-        }),
-      );
-      return id;
-    };
-    const checkout = await insertFlag('new-checkout', 'New checkout', 2);
-    await insertFlag('legacy-banner', 'Legacy banner', 60); // nobody has asked for it since
-    await store.bumpRevision(project.id);
+    const checkout = await insertFlagMadeAgo(ui.server, {
+      key: 'new-checkout',
+      name: 'New checkout',
+      daysAgo: 2,
+    });
+    // Nobody has asked for it since.
+    await insertFlagMadeAgo(ui.server, { key: 'legacy-banner', name: 'Legacy banner', daysAgo: 60 });
     await call('PATCH', `/v1/flags/${checkout}?environment=production`, {
       enabled: true,
       defaultRollout: {
