@@ -18,3 +18,9 @@ export function useProject(): ProjectValue {
   if (!value) throw new Error('useProject outside a project page');
   return value;
 }
+
+/** An environment of the page's project by its name, as people know it: its key when there is none. */
+export function useEnvironmentNames(): (key: string) => string {
+  const { environments } = useProject();
+  return (key) => environments.find((e) => e.key === key)?.name ?? key;
+}

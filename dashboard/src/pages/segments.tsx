@@ -19,7 +19,7 @@ import { itemsOf, nameColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
 import { askToReload } from '../kit/stale-version.tsx';
 import { useDraft } from '../kit/use-draft.ts';
-import { useProject } from '../project.ts';
+import { useEnvironmentNames, useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
 import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { can, useSession } from '../session.ts';
@@ -293,10 +293,10 @@ function WhoIsIn({ segmentKey, fields }: { segmentKey: string; fields: FieldSour
 
 /** The flags and segments that use this one, each a link: what to change before it can be deleted. */
 function UsedBy({ segment }: { segment: Segment }) {
-  const { project, environments } = useProject();
+  const { project } = useProject();
   const users = useApi<SegmentUsers>(`/segments/${enc(segment.id)}/used-by`);
   const p = `/projects/${enc(project.key)}`;
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  const nameOf = useEnvironmentNames();
   return (
     <section className="panel" aria-labelledby="used-by-title">
       <h2 id="used-by-title">Used by</h2>

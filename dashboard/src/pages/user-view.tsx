@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { type ApiError, api, enc, type UserViewFlag } from '../api.ts';
 import { primaryEnvironment } from '../primary-environment.ts';
-import { useProject } from '../project.ts';
+import { useEnvironmentNames, useProject } from '../project.ts';
 import { navigate, useLocation } from '../router.tsx';
 import { PageTitle } from '../ui.tsx';
 import { type Context, contextOfQuery, contextQuery } from './user-context.ts';
@@ -52,7 +52,7 @@ export function UserViewPage() {
     void navigate(`/projects/${enc(project.key)}/user-view${contextQuery(nextEnvironment, context)}`);
   };
 
-  const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
+  const environmentName = useEnvironmentNames()(environment);
   return (
     <>
       <PageTitle>User view</PageTitle>

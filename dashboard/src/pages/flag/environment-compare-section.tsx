@@ -4,7 +4,7 @@ import { type Reach, reachOf } from '../../change-reach.ts';
 import { confirm } from '../../kit/dialogs.tsx';
 import { ChoiceField } from '../../kit/field.tsx';
 import { TableHead } from '../../kit/resource-table.tsx';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { can, useSession } from '../../session.ts';
 import { compareEnvironments, copyPatch, type SettingRow } from './environment-copy.ts';
 import type { FlagEditor } from './use-flag-editor.ts';
@@ -14,12 +14,11 @@ import type { FlagEditor } from './use-flag-editor.ts';
  * other (docs/decisions/1811): one PATCH with If-Match, so a guarded target gets a change request.
  */
 export function EnvironmentCompareSection({ editor }: { editor: FlagEditor }) {
-  const { environments } = useProject();
   const keys = editor.environmentKeys;
   const [left, setLeft] = useState(keys[0] ?? '');
   const [right, setRight] = useState(keys[1] ?? '');
+  const nameOf = useEnvironmentNames();
   if (keys.length < 2) return null;
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
   const rows = compareEnvironments(editor.flag, left, right);
   const differing = rows.filter((r) => !r.same).length;
   const choices = keys.map((k) => [k, nameOf(k)] as const);

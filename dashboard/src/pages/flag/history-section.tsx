@@ -11,7 +11,7 @@ import {
 import { environmentsRestoreChanges } from '../../change-reach.ts';
 import { approvalWords, describeFlagChange } from '../../change-words.ts';
 import { ErrorSummary } from '../../kit/field.tsx';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { confirmProtected } from '../../protected.tsx';
 import { can, useSession } from '../../session.ts';
 import { LoadError, Loading, Time } from '../../ui.tsx';
@@ -34,7 +34,7 @@ export function HistorySection({ editor }: { editor: FlagEditor }) {
   const { me } = useSession();
   const mayRestore = can(me, 'editor', project);
   const [problem, setProblem] = useState<ApiError>();
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  const nameOf = useEnvironmentNames();
   const restore = async (version: Flag) => {
     const changed = environmentsRestoreChanges(flag, version);
     const reached = environments.filter((e) => changed.includes(e.key));

@@ -2,7 +2,7 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { enc, type Flag, type FlagInsights, useApi } from '../../api.ts';
 import { Options } from '../../kit/field.tsx';
 import { primaryEnvironment } from '../../primary-environment.ts';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { LoadError, Loading, Time } from '../../ui.tsx';
 import { environmentChoices } from '../environment-field.tsx';
 
@@ -60,7 +60,7 @@ export function FlagInsightsSection({ flag }: { flag: Flag }) {
   );
   const id = useId();
   const rangeLabel = RANGES.find((r) => r.key === range)?.label ?? range;
-  const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
+  const environmentName = useEnvironmentNames()(environment);
 
   return (
     <section className="panel" aria-labelledby={`${id}-title`}>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { type ApiError, api, type ChangeRequest, type Dependant, enc, type Flag, useApi } from '../../api.ts';
 import { ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
 import { FlagPicker } from '../flag-picker.tsx';
 import type { FlagEditor } from './use-flag-editor.ts';
@@ -16,7 +16,7 @@ interface Row {
  * variants for this one to run. Saved on their own, like a switch, so they do not mix with the draft.
  */
 export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
-  const { project, environments } = useProject();
+  const { project } = useProject();
   const { flag, environment, mayEdit } = editor;
   const stored = flag.environments[environment]?.prerequisites ?? [];
   const [rows, setRows] = useState<Row[]>([...stored]);
@@ -25,7 +25,7 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
   useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
   const dependants = useApi<Dependant[]>(`/flags/${enc(flag.id)}/dependants`);
   const changed = JSON.stringify(rows) !== JSON.stringify(stored);
-  const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
+  const environmentName = useEnvironmentNames()(environment);
 
   const save = async () => {
     setBusy(true);

@@ -2,7 +2,7 @@ import { api, enc, type ReleasePlan, useApi } from '../../api.ts';
 import { useSubmission } from '../../kit/dialogs.tsx';
 import { ErrorSummary } from '../../kit/field.tsx';
 import { StackingTable } from '../../kit/resource-table.tsx';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { LoadError, Time, toast } from '../../ui.tsx';
 import { type FlagEditor, useReloadOnSave } from './use-flag-editor.ts';
 
@@ -73,12 +73,12 @@ function stageOf(plan: ReleasePlan, index: number): 'done' | 'current' | 'next' 
  * what, and why it stopped or holds. Editors pause, resume, proceed and roll back here.
  */
 export function ReleasePlanSection({ editor }: { editor: FlagEditor }) {
-  const { project, environments } = useProject();
+  const { project } = useProject();
   const { flag, environment, mayEdit, generation } = editor;
   const path = `/projects/${enc(project.id)}/flags/${enc(flag.key)}/environments/${enc(environment)}/release-plan`;
   const loaded = useApi<ReleasePlan>(path);
   useReloadOnSave(generation, loaded.reload);
-  const environmentName = environments.find((e) => e.key === environment)?.name ?? environment;
+  const environmentName = useEnvironmentNames()(environment);
   const plan = loaded.data;
   const moved = () => {
     loaded.reload();

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { ApiError, api, enc, type ScheduledChange, useApi } from '../../api.ts';
-import { ErrorSummary, Field } from '../../kit/field.tsx';
-import { ACTIONS_HEADER, ScrollRegion, TableHead } from '../../kit/resource-table.tsx';
-import { useProject } from '../../project.ts';
+import { ChoiceField, ErrorSummary, Field, type FormPartProps } from '../../kit/field.tsx';
+import { ACTIONS_HEADER, StackingTable } from '../../kit/resource-table.tsx';
+import { useEnvironmentNames } from '../../project.ts';
 import { Time, toast } from '../../ui.tsx';
 import {
   describeSchedulePatch,
@@ -22,32 +22,74 @@ function inAnHour(): string {
 
 /** Schedule turning the flag on or off, or what it serves by default, in an environment, and see or cancel what is scheduled (docs/product.md §10). */
 export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
-  const { environments } = useProject();
   const { flag, mayEdit, generation } = editor;
   const changes = useApi<ScheduledChange[]>(`/flags/${enc(flag.id)}/scheduled-changes`);
-  const { reload } = changes;
-  useReloadOnSave(generation, reload);
-  const [environment, setEnvironment] = useState(editor.environment);
-  const [action, setAction] = useState<ScheduleAction>('on');
-  const [variant, setVariant] = useState('');
-  const [at, setAt] = useState(inAnHour);
-  const [comment, setComment] = useState('');
+  useReloadOnSave(generation, changes.reload);
   const [problem, setProblem] = useState<ApiError>();
+  return (
+    <section className="panel" aria-labelledby="schedule-title">
+      <h2 id="schedule-title">Scheduled changes</h2>
+      {mayEdit && (
+        <ScheduleForm editor={editor} problem={problem} onProblem={setProblem} onScheduled={changes.reload} />
+      )}
+      <ErrorSummary problem={problem} />
+      {changes.data && changes.data.length > 0 && (
+        <ScheduledTable
+          flag={flag}
+          changes={changes.data}
+          mayEdit={mayEdit}
+          onProblem={setProblem}
+          onCancelled={changes.reload}
+        />
+      )}
+    </section>
+  );
+}
+
+/** A change to make later, as a draft: where, what, when, and why. */
+interface ScheduleDraft {
+  environment: string;
+  action: ScheduleAction;
+  variant: string;
+  at: string;
+  comment: string;
+}
+
+/** The problem of a change that serves a variant without one chosen: the API's, asked before it is. */
+const variantMissing = () =>
+  new ApiError(400, {
+    detail: 'Choose the variant to serve.',
+    errors: [{ path: '/patch/defaultVariant', message: 'Choose a variant to serve' }],
+  });
+
+/** The form that schedules a change; the API's problem with it is shown by the section. */
+function ScheduleForm({
+  editor,
+  problem,
+  onProblem,
+  onScheduled,
+}: {
+  editor: FlagEditor;
+  problem: ApiError | undefined;
+  onProblem: (problem: ApiError | undefined) => void;
+  onScheduled: () => void;
+}) {
+  const { flag } = editor;
+  const nameOf = useEnvironmentNames();
+  const [draft, setDraft] = useState<ScheduleDraft>(() => ({
+    environment: editor.environment,
+    action: 'on',
+    variant: '',
+    at: inAnHour(),
+    comment: '',
+  }));
   const [busy, setBusy] = useState(false);
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
+  const { environment, action, variant, at, comment } = draft;
 
   const schedule = async () => {
-    if (needsVariant(action) && !variant) {
-      setProblem(
-        new ApiError(400, {
-          detail: 'Choose the variant to serve.',
-          errors: [{ path: '/patch/defaultVariant', message: 'Choose a variant to serve' }],
-        }),
-      );
-      return;
-    }
+    if (needsVariant(action) && !variant) return onProblem(variantMissing());
     setBusy(true);
-    setProblem(undefined);
+    onProblem(undefined);
     const patch = schedulePatch(action, variant);
     try {
       await api('POST', `/flags/${enc(flag.id)}/scheduled-changes`, {
@@ -57,121 +99,143 @@ export function ScheduledChangesSection({ editor }: { editor: FlagEditor }) {
         ...(comment ? { comment } : {}),
       });
       toast(`Scheduled: ${describeSchedulePatch(patch)} in ${nameOf(environment)}.`);
-      setComment('');
-      reload();
+      setDraft((current) => ({ ...current, comment: '' }));
+      onScheduled();
     } catch (error) {
-      setProblem(error as ApiError);
+      onProblem(error as ApiError);
     } finally {
       setBusy(false);
     }
   };
+
+  return (
+    <form
+      className="row schedule-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void schedule();
+      }}
+    >
+      <ScheduleFields editor={editor} value={draft} onChange={setDraft} problem={problem} />
+      <div className="form-actions">
+        <button type="submit" className="btn primary" disabled={busy}>
+          Schedule
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Where, what, when and why: the scheduled change's fields. */
+function ScheduleFields({
+  editor,
+  value: draft,
+  onChange,
+  problem,
+}: FormPartProps<ScheduleDraft> & { editor: FlagEditor }) {
+  const nameOf = useEnvironmentNames();
+  const { environment, action, variant, at, comment } = draft;
+  const set =
+    <K extends keyof ScheduleDraft>(name: K) =>
+    (value: ScheduleDraft[K]) =>
+      onChange({ ...draft, [name]: value });
+  return (
+    <>
+      <ChoiceField
+        label="Environment"
+        path="/environment"
+        problem={problem}
+        value={environment}
+        choices={editor.environmentKeys.map((key) => [key, nameOf(key)] as const)}
+        onChange={set('environment')}
+      />
+      <ChoiceField
+        label="Change"
+        path="/patch"
+        problem={problem}
+        value={action}
+        choices={SCHEDULE_ACTIONS}
+        onChange={(value) => set('action')(value as ScheduleAction)}
+      />
+      {needsVariant(action) && (
+        <ChoiceField
+          label="Variant to serve"
+          path="/patch/defaultVariant"
+          problem={problem}
+          value={variant}
+          choices={[
+            ['', 'Choose a variant'],
+            ...editor.flag.variants.map((v) => [v.key, v.name ?? v.key] as const),
+          ]}
+          onChange={set('variant')}
+        />
+      )}
+      <Field label="At" path="/at" problem={problem}>
+        {(props) => (
+          <input {...props} type="datetime-local" value={at} onChange={(e) => set('at')(e.target.value)} />
+        )}
+      </Field>
+      <Field label="Comment" path="/comment" problem={problem}>
+        {(props) => <input {...props} value={comment} onChange={(e) => set('comment')(e.target.value)} />}
+      </Field>
+    </>
+  );
+}
+
+/** What is scheduled for the flag, each pending change with a way to cancel it. */
+function ScheduledTable({
+  flag,
+  changes,
+  mayEdit,
+  onProblem,
+  onCancelled,
+}: {
+  flag: FlagEditor['flag'];
+  changes: readonly ScheduledChange[];
+  mayEdit: boolean;
+  onProblem: (problem: ApiError) => void;
+  onCancelled: () => void;
+}) {
+  const nameOf = useEnvironmentNames();
   const cancel = async (change: ScheduledChange) => {
     try {
       await api('DELETE', `/flags/${enc(flag.id)}/scheduled-changes/${enc(change.id)}`);
       toast('Scheduled change cancelled.');
     } catch (error) {
-      setProblem(error as ApiError);
+      onProblem(error as ApiError);
     }
-    reload();
+    onCancelled();
   };
-
   return (
-    <section className="panel" aria-labelledby="schedule-title">
-      <h2 id="schedule-title">Scheduled changes</h2>
-      {mayEdit && (
-        <form
-          className="row schedule-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void schedule();
-          }}
-        >
-          <Field label="Environment" path="/environment" problem={problem}>
-            {(props) => (
-              <select {...props} value={environment} onChange={(e) => setEnvironment(e.target.value)}>
-                {editor.environmentKeys.map((key) => (
-                  <option key={key} value={key}>
-                    {nameOf(key)}
-                  </option>
-                ))}
-              </select>
+    <StackingTable
+      caption="Scheduled changes of this flag"
+      captionHidden
+      headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]}
+    >
+      {changes.map((change) => (
+        <tr key={change.id}>
+          <td data-label="When">
+            <Time at={change.at} />
+          </td>
+          <td data-label="Environment">{nameOf(change.environment)}</td>
+          <td data-label="Change">
+            {describeSchedulePatch(change.patch)}
+            {change.comment && <div className="muted">{change.comment}</div>}
+          </td>
+          <td data-label="By">{change.author.name}</td>
+          <td data-label="Status">
+            {change.status}
+            {change.failure && <div className="error">{change.failure}</div>}
+          </td>
+          <td className="row-actions">
+            {mayEdit && change.status === 'pending' && (
+              <button type="button" className="btn subtle danger-text" onClick={() => cancel(change)}>
+                Cancel<span className="visually-hidden"> the change at {change.at}</span>
+              </button>
             )}
-          </Field>
-          <Field label="Change" path="/patch" problem={problem}>
-            {(props) => (
-              <select {...props} value={action} onChange={(e) => setAction(e.target.value as ScheduleAction)}>
-                {SCHEDULE_ACTIONS.map(([value, label]) => (
-                  <option key={value} value={value}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          {needsVariant(action) && (
-            <Field label="Variant to serve" path="/patch/defaultVariant" problem={problem}>
-              {(props) => (
-                <select {...props} value={variant} onChange={(e) => setVariant(e.target.value)}>
-                  <option value="">Choose a variant</option>
-                  {flag.variants.map((v) => (
-                    <option key={v.key} value={v.key}>
-                      {v.name ?? v.key}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-          )}
-          <Field label="At" path="/at" problem={problem}>
-            {(props) => (
-              <input {...props} type="datetime-local" value={at} onChange={(e) => setAt(e.target.value)} />
-            )}
-          </Field>
-          <Field label="Comment" path="/comment" problem={problem}>
-            {(props) => <input {...props} value={comment} onChange={(e) => setComment(e.target.value)} />}
-          </Field>
-          <div className="form-actions">
-            <button type="submit" className="btn primary" disabled={busy}>
-              Schedule
-            </button>
-          </div>
-        </form>
-      )}
-      <ErrorSummary problem={problem} />
-      {changes.data && changes.data.length > 0 && (
-        <ScrollRegion label="Scheduled changes of this flag">
-          <table className="stacks-on-phone">
-            <caption className="visually-hidden">Scheduled changes of this flag</caption>
-            <TableHead headers={['When', 'Environment', 'Change', 'By', 'Status', ACTIONS_HEADER]} />
-            <tbody>
-              {changes.data.map((change) => (
-                <tr key={change.id}>
-                  <td data-label="When">
-                    <Time at={change.at} />
-                  </td>
-                  <td data-label="Environment">{nameOf(change.environment)}</td>
-                  <td data-label="Change">
-                    {describeSchedulePatch(change.patch)}
-                    {change.comment && <div className="muted">{change.comment}</div>}
-                  </td>
-                  <td data-label="By">{change.author.name}</td>
-                  <td data-label="Status">
-                    {change.status}
-                    {change.failure && <div className="error">{change.failure}</div>}
-                  </td>
-                  <td className="row-actions">
-                    {mayEdit && change.status === 'pending' && (
-                      <button type="button" className="btn subtle danger-text" onClick={() => cancel(change)}>
-                        Cancel<span className="visually-hidden"> the change at {change.at}</span>
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
-      )}
-    </section>
+          </td>
+        </tr>
+      ))}
+    </StackingTable>
   );
 }

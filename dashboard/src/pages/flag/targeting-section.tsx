@@ -1,5 +1,5 @@
 import { Field, fieldId, InlineError } from '../../kit/field.tsx';
-import { useProject } from '../../project.ts';
+import { useEnvironmentNames, useProject } from '../../project.ts';
 import { isProtected } from '../../protected.tsx';
 import { Switch, Tabs } from '../../ui.tsx';
 import { TargetingProblem } from '../targeting-problem.tsx';
@@ -82,8 +82,7 @@ function EnvironmentTabs({ editor }: { editor: FlagEditor }) {
 
 /** The open environment's name, as people know it. */
 function useEnvironmentName(editor: FlagEditor): string {
-  const { environments } = useProject();
-  return environments.find((e) => e.key === editor.environment)?.name ?? editor.environment;
+  return useEnvironmentNames()(editor.environment);
 }
 
 /** Serving on or off in this environment, and what that means in words. */
