@@ -22,8 +22,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/app.tsx', 'Shell'],
   ['dashboard/src/kit/dialogs.tsx', 'ConfirmHost'],
   ['dashboard/src/pages/change-requests.tsx', 'ChangeRequestCard'],
-  ['dashboard/src/pages/environments.tsx', 'EditEnvironment'],
-  ['dashboard/src/pages/environments.tsx', 'EnvironmentsPage'],
   ['dashboard/src/pages/experiment.tsx', 'ExperimentPage'],
   ['dashboard/src/pages/flag/flag-header.tsx', 'FlagHeader'],
   ['dashboard/src/pages/flag/insights-section.tsx', 'FlagInsightsSection'],

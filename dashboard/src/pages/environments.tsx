@@ -3,9 +3,9 @@ import { type ApiError, api, apiPage, type Environment, enc, type FlagSummary } 
 import { requiredApprovals } from '../change-reach.ts';
 import { counted } from '../kit/counted.ts';
 import { CreateDialog, confirmThen, useForm } from '../kit/dialogs.tsx';
-import { Field, KeyAndName, TextField } from '../kit/field.tsx';
+import { Field, type FormPartProps, KeyAndName, TextField } from '../kit/field.tsx';
 import { InlineForm } from '../kit/inline-form.tsx';
-import { actionsColumn, ResourceTable } from '../kit/resource-table.tsx';
+import { actionsColumn, type Column, ResourceTable } from '../kit/resource-table.tsx';
 import { useProject } from '../project.ts';
 import { can, useSession } from '../session.ts';
 import { Time, toast } from '../ui.tsx';
@@ -31,55 +31,10 @@ async function flagsOnIn(projectId: string, environment: string): Promise<number
  * rename; everyone sees the values.
  */
 export function EnvironmentsPage() {
-  const { project, environments, reloadEnvironments } = useProject();
+  const { project, reloadEnvironments } = useProject();
   const { me } = useSession();
   const [creating, setCreating] = useState(false);
-  const [editing, setEditing] = useState<string>();
-  const [problem, setProblem] = useState<ApiError>();
-  const mayEdit = can(me, 'editor', project);
   const admin = can(me, 'admin', project);
-
-  const remove = async (environment: Environment) => {
-    setProblem(undefined);
-    let on: number;
-    try {
-      on = await flagsOnIn(project.id, environment.key);
-    } catch (error) {
-      setProblem(error as ApiError);
-      return;
-    }
-    await confirmThen(
-      {
-        title: `Delete the environment ${environment.name}?`,
-        body: (
-          <>
-            <p>
-              <strong>{flagsText(on)} on</strong> in {environment.name} now.
-            </p>
-            <p>
-              Every flag's configuration in <code>{environment.key}</code> is deleted with it, and
-              applications evaluating there get errors. This cannot be undone.
-            </p>
-          </>
-        ),
-        confirmLabel: 'Delete environment',
-        danger: true,
-        typeToConfirm: environment.key,
-      },
-      async () => {
-        await api(
-          'DELETE',
-          `/projects/${enc(project.id)}/environments/${enc(environment.key)}`,
-          undefined,
-          environment.version,
-        );
-        toast(`Environment ${environment.name} deleted.`);
-        reloadEnvironments();
-      },
-      setProblem,
-    );
-  };
-
   return (
     <>
       <ListPageTitle newLabel="New environment" creating={creating} setCreating={setCreating}>
@@ -95,76 +50,7 @@ export function EnvironmentsPage() {
           onCancel={() => setCreating(false)}
         />
       )}
-      <ResourceTable
-        problem={problem}
-        caption="Environments"
-        rows={environments}
-        empty={null}
-        replaceRow={(e) =>
-          editing === e.key ? (
-            <EditEnvironment
-              environment={e}
-              governs={admin}
-              onDone={() => {
-                setEditing(undefined);
-                reloadEnvironments();
-              }}
-              onCancel={() => setEditing(undefined)}
-            />
-          ) : undefined
-        }
-        columns={[
-          {
-            header: 'Environment',
-            className: 'strong',
-            cell: (e) => (
-              <>
-                {e.name}
-                {e.description && <div className="muted small">{e.description}</div>}
-              </>
-            ),
-          },
-          { header: 'Key', cell: (e) => <code>{e.key}</code> },
-          {
-            header: 'Protected',
-            cell: (e) =>
-              e.protected ? (
-                <span className="badge protected">protected</span>
-              ) : (
-                <span className="muted">no</span>
-              ),
-          },
-          {
-            header: 'Approvals required',
-            cell: (e) =>
-              requiredApprovals(e) > 0 ? (
-                <span className="badge protected">{approvalsText(requiredApprovals(e))}</span>
-              ) : (
-                <span className="muted">None</span>
-              ),
-          },
-          { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
-          mayEdit &&
-            actionsColumn<Environment>((e) => (
-              <>
-                <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
-                  Edit<span className="visually-hidden"> {e.name}</span>
-                </button>
-                {admin && (
-                  <button
-                    type="button"
-                    className="btn subtle danger-text"
-                    onClick={() => remove(e)}
-                    disabled={environments.length <= 1}
-                    title={environments.length <= 1 ? 'A project keeps at least one environment' : undefined}
-                  >
-                    Delete<span className="visually-hidden"> {e.name}</span>
-                  </button>
-                )}
-              </>
-            )),
-        ]}
-      />
+      <EnvironmentsTable />
       <p className="muted small">
         Switching a flag or saving its targeting in a protected environment asks for confirmation first. Where
         approvals are required, a change by anyone but an admin becomes a change request that others approve.
@@ -173,6 +59,139 @@ export function EnvironmentsPage() {
     </>
   );
 }
+
+/**
+ * Deletes an environment once an admin confirms it, typing its key, told how many flags are on
+ * there now; a refusal goes to `onProblem`.
+ */
+async function deleteEnvironment(
+  projectId: string,
+  environment: Environment,
+  onDeleted: () => void,
+  onProblem: (problem: ApiError | undefined) => void,
+) {
+  onProblem(undefined);
+  let on: number;
+  try {
+    on = await flagsOnIn(projectId, environment.key);
+  } catch (error) {
+    onProblem(error as ApiError);
+    return;
+  }
+  await confirmThen(
+    {
+      title: `Delete the environment ${environment.name}?`,
+      body: (
+        <>
+          <p>
+            <strong>{flagsText(on)} on</strong> in {environment.name} now.
+          </p>
+          <p>
+            Every flag's configuration in <code>{environment.key}</code> is deleted with it, and applications
+            evaluating there get errors. This cannot be undone.
+          </p>
+        </>
+      ),
+      confirmLabel: 'Delete environment',
+      danger: true,
+      typeToConfirm: environment.key,
+    },
+    async () => {
+      await api(
+        'DELETE',
+        `/projects/${enc(projectId)}/environments/${enc(environment.key)}`,
+        undefined,
+        environment.version,
+      );
+      toast(`Environment ${environment.name} deleted.`);
+      onDeleted();
+    },
+    onProblem,
+  );
+}
+
+/** The environments with their protection and approvals; editors edit one in its row, admins delete. */
+function EnvironmentsTable() {
+  const { project, environments, reloadEnvironments } = useProject();
+  const { me } = useSession();
+  const [editing, setEditing] = useState<string>();
+  const [problem, setProblem] = useState<ApiError>();
+  const admin = can(me, 'admin', project);
+  const remove = (e: Environment) => deleteEnvironment(project.id, e, reloadEnvironments, setProblem);
+  return (
+    <ResourceTable
+      problem={problem}
+      caption="Environments"
+      rows={environments}
+      empty={null}
+      replaceRow={(e) =>
+        editing === e.key ? (
+          <EditEnvironment
+            environment={e}
+            governs={admin}
+            onDone={() => {
+              setEditing(undefined);
+              reloadEnvironments();
+            }}
+            onCancel={() => setEditing(undefined)}
+          />
+        ) : undefined
+      }
+      columns={[
+        ...ENVIRONMENT_COLUMNS,
+        can(me, 'editor', project) &&
+          actionsColumn<Environment>((e) => (
+            <>
+              <button type="button" className="btn subtle" onClick={() => setEditing(e.key)}>
+                Edit<span className="visually-hidden"> {e.name}</span>
+              </button>
+              {admin && (
+                <button
+                  type="button"
+                  className="btn subtle danger-text"
+                  onClick={() => remove(e)}
+                  disabled={environments.length <= 1}
+                  title={environments.length <= 1 ? 'A project keeps at least one environment' : undefined}
+                >
+                  Delete<span className="visually-hidden"> {e.name}</span>
+                </button>
+              )}
+            </>
+          )),
+      ]}
+    />
+  );
+}
+
+/** What everyone sees of an environment. */
+const ENVIRONMENT_COLUMNS: readonly Column<Environment>[] = [
+  {
+    header: 'Environment',
+    className: 'strong',
+    cell: (e) => (
+      <>
+        {e.name}
+        {e.description && <div className="muted small">{e.description}</div>}
+      </>
+    ),
+  },
+  { header: 'Key', cell: (e) => <code>{e.key}</code> },
+  {
+    header: 'Protected',
+    cell: (e) =>
+      e.protected ? <span className="badge protected">protected</span> : <span className="muted">no</span>,
+  },
+  {
+    header: 'Approvals required',
+    cell: (e) =>
+      requiredApprovals(e) > 0 ? (
+        <span className="badge protected">{approvalsText(requiredApprovals(e))}</span>
+      ) : (
+        <span className="muted">None</span>
+      ),
+  },
+  { header: 'Created', cell: (e) => <Time at={e.createdAt} /> },
+];
 
 function CreateEnvironment({ onDone, onCancel }: { onDone: () => void; onCancel: () => void }) {
   const { project, environments } = useProject();
@@ -271,29 +290,40 @@ function EditEnvironment({
         <TextField of={form} name="name" label="Name" />
         <TextField of={form} name="description" label="Description" />
         {governs && (
-          <Field
-            label="Approvals required"
-            path="/requiredApprovals"
+          <ApprovalsField
+            value={approvals}
+            onChange={(typed) => form.set('requiredApprovals', typed)}
             problem={form.problem}
-            hint={`0–${MOST_APPROVALS}: others' approvals a change by a non-admin needs before it applies.`}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                inputMode="numeric"
-                min={0}
-                max={MOST_APPROVALS}
-                step={1}
-                className="narrow"
-                value={approvals}
-                onChange={(e) => form.set('requiredApprovals', e.target.value)}
-              />
-            )}
-          </Field>
+          />
         )}
       </div>
       {governs && <ProtectedBox checked={guarded} onChange={setGuarded} />}
     </InlineForm>
+  );
+}
+
+/** How many others' approvals a change by a non-admin needs here, as typed (the API checks it). */
+function ApprovalsField({ value, onChange, problem }: FormPartProps<string>) {
+  return (
+    <Field
+      label="Approvals required"
+      path="/requiredApprovals"
+      problem={problem}
+      hint={`0–${MOST_APPROVALS}: others' approvals a change by a non-admin needs before it applies.`}
+    >
+      {(props) => (
+        <input
+          {...props}
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={MOST_APPROVALS}
+          step={1}
+          className="narrow"
+          value={value}
+          onChange={(e) => onChange(e.target.value)}
+        />
+      )}
+    </Field>
   );
 }
