@@ -28,7 +28,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/flag/prerequisites-section.tsx', 'PrerequisitesSection'],
   ['dashboard/src/pages/flag/rollout-editor.tsx', 'RolloutEditor'],
   ['dashboard/src/pages/flag/rule-editor.tsx', 'RuleEditor'],
-  ['dashboard/src/pages/flag/use-flag-editor.ts', 'useFlagEditor'],
   ['dashboard/src/pages/flag/variants-editor.tsx', 'VariantsEditor'],
   ['dashboard/src/pages/playground.tsx', 'PlaygroundPage'],
   ['dashboard/src/pages/rule-editors.tsx', 'ConditionRow'],

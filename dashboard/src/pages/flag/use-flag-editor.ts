@@ -65,32 +65,14 @@ export interface FlagEditor {
  * protected, so a first click does not land in production.
  */
 export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload: () => void): FlagEditor {
-  const { project, environments } = useProject();
+  const { project } = useProject();
   const { me } = useSession();
   const initial = useMemo(() => draftOf(flag), [flag]);
   const { draft, setDraft, dirty, discard } = useDraft(initial);
   const [problem, setProblem] = useState<ApiError>();
-  const [saving, setSaving] = useState(false);
   const [generation, setGeneration] = useState(0);
-  // Stale is said of the version loaded: loading another (a save, a reload) ends it.
-  const [staleVersion, setStaleVersion] = useState<FlagDraft>();
-  const stale = staleVersion === initial;
-  const environmentKeys = environments.map((e) => e.key).filter((k) => flag.environments[k]);
-  const [environment, openEnvironment] = useState(
-    () =>
-      environments.find((e) => flag.environments[e.key] && !isProtected(e))?.key ?? environmentKeys[0] ?? '',
-  );
-
-  const changeEnvironment = useCallback(
-    (change: Partial<EnvironmentDraft>) =>
-      setDraft((d) => {
-        const current = d.environments[environment];
-        return current
-          ? { ...d, environments: { ...d.environments, [environment]: { ...current, ...change } } }
-          : d;
-      }),
-    [environment, setDraft],
-  );
+  const { environment, openEnvironment, environmentKeys } = useOpenEnvironment(flag);
+  const { stale, report, reloadOtherVersion } = useStaleness(initial, dirty, reload, setProblem);
 
   const saved = useCallback(
     (next: Flag) => {
@@ -99,21 +81,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     },
     [onSaved],
   );
-
   const requested = useCallback(() => setGeneration((g) => g + 1), []);
-
-  const reloadOtherVersion = useCallback(() => {
-    setProblem(undefined);
-    reload();
-  }, [reload]);
-
-  /** A write refused with 412: ask now; the draft stays until the person chooses (decision 1813). */
-  const report = (e: ApiError | undefined) => {
-    if (e?.status !== 412) return setProblem(e);
-    setProblem(undefined);
-    setStaleVersion(initial);
-    void askToReload(dirty).then((reloading) => reloading && reloadOtherVersion());
-  };
 
   /** Shows a refusal, opening the environment of its first field so that field is on screen. */
   const refused = (e: ApiError) => {
@@ -121,43 +89,14 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     const envOfError = e.errors.map((x) => /^\/environments\/([^/]+)/.exec(x.path)?.[1]).find(Boolean);
     if (envOfError && envOfError !== environment) openEnvironment(envOfError);
   };
-
-  const save = async () => {
-    const unchosen = unchosenVariants(draft);
-    if (unchosen.length > 0)
-      return refused(new ApiError(400, { detail: 'A rule has no variant to serve.', errors: unchosen }));
-    const patch = flagPatch(flag.type, draft, initial);
-    // Variants are served in every environment (decision 1003): changing one reaches them all.
-    const touched = variantsReachEveryEnvironment(flag.variants, patch.variants)
-      ? environmentKeys
-      : Object.keys((patch.environments as object | undefined) ?? {});
-    if (
-      !(await confirmProtected(
-        environments.filter((e) => touched.includes(e.key)),
-        `save ${flag.name}`,
-        can(me, 'admin', project),
-      ))
-    )
-      return;
-    setSaving(true);
-    setProblem(undefined);
-    try {
-      const next = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
-      if (isChangeRequest(next)) {
-        // Nothing was written: the change waits for approvals (docs/product.md §10), listed on this page.
-        setDraft(initial);
-        requested();
-        toast(requestSent(next));
-      } else {
-        saved(next);
-        toast(`Saved ${next.name}.`);
-      }
-    } catch (error) {
-      refused(error as ApiError);
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { save, saving } = useSave({ flag, draft, initial, environmentKeys }, setProblem, refused, {
+    saved,
+    requested: () => {
+      // Nothing was written: the change waits for approvals (docs/product.md §10), listed on this page.
+      setDraft(initial);
+      requested();
+    },
+  });
 
   return {
     flag,
@@ -172,7 +111,7 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
     openEnvironment,
     generation,
     change: setDraft,
-    changeEnvironment,
+    changeEnvironment: useEnvironmentChange(environment, setDraft),
     save,
     discard: () => {
       discard();
@@ -194,6 +133,109 @@ export function useFlagEditor(flag: Flag, onSaved: (flag: Flag) => void, reload:
       }
     },
   };
+}
+
+/** The environment whose tab is open (first the first one not protected), and the keys of all tabs. */
+function useOpenEnvironment(flag: Flag) {
+  const { environments } = useProject();
+  const environmentKeys = environments.map((e) => e.key).filter((k) => flag.environments[k]);
+  const [environment, openEnvironment] = useState(
+    () =>
+      environments.find((e) => flag.environments[e.key] && !isProtected(e))?.key ?? environmentKeys[0] ?? '',
+  );
+  return { environment, openEnvironment, environmentKeys };
+}
+
+/** Changes the open environment's part of the draft. */
+function useEnvironmentChange(
+  environment: string,
+  setDraft: (change: (draft: FlagDraft) => FlagDraft) => void,
+) {
+  return useCallback(
+    (change: Partial<EnvironmentDraft>) =>
+      setDraft((d) => {
+        const current = d.environments[environment];
+        return current
+          ? { ...d, environments: { ...d.environments, [environment]: { ...current, ...change } } }
+          : d;
+      }),
+    [environment, setDraft],
+  );
+}
+
+/**
+ * Whether someone else saved the flag since this version was loaded; `report` shows a problem,
+ * and for a 412 asks now whether to load the other version (the draft stays until the person
+ * chooses, decision 1813).
+ */
+function useStaleness(
+  initial: FlagDraft,
+  dirty: boolean,
+  reload: () => void,
+  setProblem: (problem: ApiError | undefined) => void,
+) {
+  // Stale is said of the version loaded: loading another (a save, a reload) ends it.
+  const [staleVersion, setStaleVersion] = useState<FlagDraft>();
+  const reloadOtherVersion = useCallback(() => {
+    setProblem(undefined);
+    reload();
+  }, [reload, setProblem]);
+  const report = (e: ApiError | undefined) => {
+    if (e?.status !== 412) return setProblem(e);
+    setProblem(undefined);
+    setStaleVersion(initial);
+    void askToReload(dirty).then((reloading) => reloading && reloadOtherVersion());
+  };
+  return { stale: staleVersion === initial, report, reloadOtherVersion };
+}
+
+/**
+ * Saving the draft: a rule without a variant is refused before asking, a change that reaches a
+ * protected environment is confirmed first, and the answer is the saved flag or a change request.
+ */
+function useSave(
+  {
+    flag,
+    draft,
+    initial,
+    environmentKeys,
+  }: Pick<FlagEditor, 'flag' | 'draft' | 'initial' | 'environmentKeys'>,
+  setProblem: (problem: ApiError | undefined) => void,
+  refused: (problem: ApiError) => void,
+  answered: { saved: (flag: Flag) => void; requested: () => void },
+) {
+  const { project, environments } = useProject();
+  const { me } = useSession();
+  const [saving, setSaving] = useState(false);
+  const save = async () => {
+    const unchosen = unchosenVariants(draft);
+    if (unchosen.length > 0)
+      return refused(new ApiError(400, { detail: 'A rule has no variant to serve.', errors: unchosen }));
+    const patch = flagPatch(flag.type, draft, initial);
+    // Variants are served in every environment (decision 1003): changing one reaches them all.
+    const touched = variantsReachEveryEnvironment(flag.variants, patch.variants)
+      ? environmentKeys
+      : Object.keys((patch.environments as object | undefined) ?? {});
+    const reached = environments.filter((e) => touched.includes(e.key));
+    if (!(await confirmProtected(reached, `save ${flag.name}`, can(me, 'admin', project)))) return;
+    setSaving(true);
+    setProblem(undefined);
+    try {
+      const next = await api<Flag | ChangeRequest>('PATCH', `/flags/${enc(flag.id)}`, patch, flag.version);
+      if (isChangeRequest(next)) {
+        answered.requested();
+        toast(requestSent(next));
+      } else {
+        answered.saved(next);
+        toast(`Saved ${next.name}.`);
+      }
+    } catch (error) {
+      refused(error as ApiError);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return { save, saving };
 }
 
 /** Calls `reload` after every save (when `generation` grows), not on the first render. */
