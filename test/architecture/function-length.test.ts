@@ -23,7 +23,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/kit/dialogs.tsx', 'ConfirmHost'],
   ['dashboard/src/pages/change-requests.tsx', 'ChangeRequestCard'],
   ['dashboard/src/pages/experiment.tsx', 'ExperimentPage'],
-  ['dashboard/src/pages/flag/flag-header.tsx', 'FlagHeader'],
   ['dashboard/src/pages/flag/insights-section.tsx', 'FlagInsightsSection'],
   ['dashboard/src/pages/flag/prerequisites-section.tsx', 'PrerequisitesSection'],
   ['dashboard/src/pages/flag/rollout-editor.tsx', 'RolloutEditor'],
