@@ -209,98 +209,118 @@ function Shell({
   projectKey?: string;
   project?: Project;
 }) {
-  const { me, signOut } = useSession();
-  const path = useLocation();
-  const projects = useAll<Project>(me.actor.projectId === null ? '/projects?limit=1000' : null);
-  const [menuOpen, setMenuOpen] = useState(false);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
-  useEffect(() => setMenuOpen(false), [path]);
-  const p = projectKey ? `/projects/${enc(projectKey)}` : undefined;
-  // A section is current on its own pages too (a flag is under Flags); the project list only on itself.
-  const current = (to: string) => {
-    const here = path.split('?')[0] ?? '';
-    return here === to || (to !== '/projects' && here.startsWith(`${to}/`));
-  };
-  const item = (to: string, label: string, show = true) =>
-    show ? (
-      <li key={to}>
-        <Link to={to} aria-current={current(to) ? 'page' : undefined}>
-          {label}
-        </Link>
-      </li>
-    ) : null;
-  const admin = project ? can(me, 'admin', project) : false;
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <header className="topbar">
-        <Link to="/projects" className="brand">
-          <img src="/favicon.svg" alt="" width="24" height="24" /> Flagstaff
-        </Link>
-        {me.actor.projectId === null && projects.data && (
-          <label className="project-switcher">
-            <span className="visually-hidden">Project</span>
-            <select
-              className="project-select"
-              value={projectKey ?? ''}
-              onChange={(event) =>
-                void navigate(event.target.value ? `/projects/${enc(event.target.value)}/flags` : '/projects')
-              }
-            >
-              <option value="">All projects</option>
-              <Options choices={projects.data.map((p) => [p.key, p.name] as const)} />
-            </select>
-          </label>
-        )}
-        <div className="topbar-end">
-          <span className="who">
-            {me.actor.name} <span className="badge">{me.actor.role}</span>
-          </span>
-          <button type="button" className="btn subtle" onClick={signOut}>
-            Sign out
-          </button>
-        </div>
-      </header>
+      <TopBar projectKey={projectKey} />
       <div className="body">
-        <nav className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main">
-          <button
-            type="button"
-            className="btn menu-toggle"
-            aria-expanded={menuOpen}
-            onClick={() => setMenuOpen(!menuOpen)}
-          >
-            Menu
-          </button>
-          <ul>
-            {p && (
-              <>
-                <li className="nav-heading">{project?.name ?? projectKey}</li>
-                {item(`${p}/flags`, 'Flags')}
-                {item(`${p}/segments`, 'Segments')}
-                {item(`${p}/environments`, 'Environments')}
-                {item(`${p}/experiments`, 'Experiments')}
-                {item(`${p}/playground`, 'Playground')}
-                {item(`${p}/user-view`, 'User view')}
-                {item(`${p}/change-requests`, 'Change requests')}
-                {item(`${p}/audit-log`, 'Audit log', admin)}
-                {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}
-                {item(`${p}/settings/webhooks`, 'Settings → Webhooks', admin)}
-              </>
-            )}
-            <li className="nav-heading">Organisation</li>
-            {item('/projects', 'Projects')}
-            {item('/settings/api-keys', 'Organisation API keys', can(me, 'admin'))}
-            {item('/settings/members', 'Members', me.actor.role === 'admin')}
-            {item('/audit-log', 'Audit log (all projects)', can(me, 'admin'))}
-            {item('/settings/account', 'Your account', me.account !== null)}
-          </ul>
-        </nav>
+        <Sidebar projectKey={projectKey} project={project} />
         <main id="main" className="content">
           {children}
         </main>
       </div>
     </div>
+  );
+}
+
+/** The bar on top: the brand, a switch between projects (for organisation-wide accounts), who is signed in. */
+function TopBar({ projectKey }: { projectKey: string | undefined }) {
+  const { me, signOut } = useSession();
+  const projects = useAll<Project>(me.actor.projectId === null ? '/projects?limit=1000' : null);
+  return (
+    <header className="topbar">
+      <Link to="/projects" className="brand">
+        <img src="/favicon.svg" alt="" width="24" height="24" /> Flagstaff
+      </Link>
+      {me.actor.projectId === null && projects.data && (
+        <label className="project-switcher">
+          <span className="visually-hidden">Project</span>
+          <select
+            className="project-select"
+            value={projectKey ?? ''}
+            onChange={(event) =>
+              void navigate(event.target.value ? `/projects/${enc(event.target.value)}/flags` : '/projects')
+            }
+          >
+            <option value="">All projects</option>
+            <Options choices={projects.data.map((p) => [p.key, p.name] as const)} />
+          </select>
+        </label>
+      )}
+      <div className="topbar-end">
+        <span className="who">
+          {me.actor.name} <span className="badge">{me.actor.role}</span>
+        </span>
+        <button type="button" className="btn subtle" onClick={signOut}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}
+
+/** The main navigation: the project's pages (when in one), then the organisation's; a menu on a phone. */
+function Sidebar({ projectKey, project }: { projectKey: string | undefined; project: Project | undefined }) {
+  const { me } = useSession();
+  const path = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes whenever the page changes
+  useEffect(() => setMenuOpen(false), [path]);
+  const p = projectKey ? `/projects/${enc(projectKey)}` : undefined;
+  const item = (to: string, label: string, show = true) =>
+    show ? <NavItem key={to} to={to} label={label} path={path} /> : null;
+  const admin = project ? can(me, 'admin', project) : false;
+  return (
+    <nav className={`sidebar${menuOpen ? ' open' : ''}`} aria-label="Main">
+      <button
+        type="button"
+        className="btn menu-toggle"
+        aria-expanded={menuOpen}
+        onClick={() => setMenuOpen(!menuOpen)}
+      >
+        Menu
+      </button>
+      <ul>
+        {p && (
+          <>
+            <li className="nav-heading">{project?.name ?? projectKey}</li>
+            {item(`${p}/flags`, 'Flags')}
+            {item(`${p}/segments`, 'Segments')}
+            {item(`${p}/environments`, 'Environments')}
+            {item(`${p}/experiments`, 'Experiments')}
+            {item(`${p}/playground`, 'Playground')}
+            {item(`${p}/user-view`, 'User view')}
+            {item(`${p}/change-requests`, 'Change requests')}
+            {item(`${p}/audit-log`, 'Audit log', admin)}
+            {item(`${p}/settings/api-keys`, 'Settings → API keys', admin)}
+            {item(`${p}/settings/webhooks`, 'Settings → Webhooks', admin)}
+          </>
+        )}
+        <li className="nav-heading">Organisation</li>
+        {item('/projects', 'Projects')}
+        {item('/settings/api-keys', 'Organisation API keys', can(me, 'admin'))}
+        {item('/settings/members', 'Members', me.actor.role === 'admin')}
+        {item('/audit-log', 'Audit log (all projects)', can(me, 'admin'))}
+        {item('/settings/account', 'Your account', me.account !== null)}
+      </ul>
+    </nav>
+  );
+}
+
+/**
+ * A link of the navigation, marked current on its own pages too (a flag is under Flags); the
+ * project list only on itself.
+ */
+function NavItem({ to, label, path }: { to: string; label: string; path: string }) {
+  const here = path.split('?')[0] ?? '';
+  const current = here === to || (to !== '/projects' && here.startsWith(`${to}/`));
+  return (
+    <li>
+      <Link to={to} aria-current={current ? 'page' : undefined}>
+        {label}
+      </Link>
+    </li>
   );
 }
