@@ -2,8 +2,9 @@ import { useCallback, useEffect, useId, useState } from 'react';
 import { CHANGE_REQUEST_STATUSES } from '../../../src/domain/change-request.ts';
 import { type ApiError, api, type ChangeRequest, enc, type Flag, useApi } from '../api.ts';
 import { counted } from '../kit/counted.ts';
+import { useSubmission } from '../kit/dialogs.tsx';
 import { ErrorSummary, Field, Options } from '../kit/field.tsx';
-import { useProject } from '../project.ts';
+import { useEnvironmentNames, useProject } from '../project.ts';
 import { Link } from '../router.tsx';
 import { can, useSession } from '../session.ts';
 import { Empty, LoadError, Loading, PageTitle, Time, toast } from '../ui.tsx';
@@ -73,58 +74,14 @@ export function ChangeRequestCard({
   flagKey?: string | undefined;
   onDecided: (request: ChangeRequest) => void;
 }) {
-  const { project, environments } = useProject();
-  const { me } = useSession();
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
   const helpId = useId();
-  const actions = requestActions(request, {
-    mine: me.actor.type === request.author.type && me.actor.id === request.author.id,
-    approvedByMe: request.approvals.some((a) => a.by.type === me.actor.type && a.by.id === me.actor.id),
-    editor: can(me, 'editor', project),
-    admin: can(me, 'admin', project),
-  });
-  const act = async (verb: Verb) => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      const next = await api<ChangeRequest>('POST', `/change-requests/${enc(request.id)}/${verb}`, {});
-      toast(next.status === 'applied' ? 'Applied.' : `${DONE[verb]}.`);
-      onDecided(next);
-    } catch (error) {
-      setProblem(error as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const nameOf = (key: string) => environments.find((e) => e.key === key)?.name ?? key;
-  const reached = request.environments.length > 0 ? request.environments : [request.environment];
   const conflicted = request.status === 'conflicted';
   return (
     <article
       className={`card request${conflicted ? ' conflicted' : ''}`}
       aria-label={`Change request by ${request.author.name}`}
     >
-      <div className="request-head">
-        <p className="request-title">
-          <strong>{request.author.name}</strong> asks to {askedWords(request)}{' '}
-          {experimentOf(request) !== undefined ? (
-            <Link to={`/projects/${enc(project.key)}/experiments/${enc(experimentOf(request) ?? '')}`}>
-              {experimentOf(request)}
-            </Link>
-          ) : flagKey ? (
-            <Link to={`/projects/${enc(project.key)}/flags/${enc(flagKey)}`}>{flagKey}</Link>
-          ) : request.flagId ? (
-            'this flag'
-          ) : (
-            'the project'
-          )}{' '}
-          in <strong>{reached.map(nameOf).join(', ')}</strong>
-        </p>
-        <span className={`badge status-${request.status}`}>
-          {STATUS_LABEL[request.status] ?? request.status}
-        </span>
-      </div>
+      <RequestHead request={request} flagKey={flagKey} />
       <p className="muted small">
         <Time at={request.createdAt} /> · {request.approvals.length} of{' '}
         {counted(request.requiredApprovals, 'approval')}
@@ -141,6 +98,67 @@ export function ChangeRequestCard({
       )}
       <ChangeDiff request={request} flag={flag} />
       {request.failure && <p className="error">{request.failure}</p>}
+      <RequestActions request={request} helpId={helpId} onDecided={onDecided} />
+    </article>
+  );
+}
+
+/** Who asks to do what to which flag (or experiment) where, and the request's status. */
+function RequestHead({ request, flagKey }: { request: ChangeRequest; flagKey: string | undefined }) {
+  const { project } = useProject();
+  const nameOf = useEnvironmentNames();
+  const reached = request.environments.length > 0 ? request.environments : [request.environment];
+  const experiment = experimentOf(request);
+  return (
+    <div className="request-head">
+      <p className="request-title">
+        <strong>{request.author.name}</strong> asks to {askedWords(request)}{' '}
+        {experiment !== undefined ? (
+          <Link to={`/projects/${enc(project.key)}/experiments/${enc(experiment)}`}>{experiment}</Link>
+        ) : flagKey ? (
+          <Link to={`/projects/${enc(project.key)}/flags/${enc(flagKey)}`}>{flagKey}</Link>
+        ) : request.flagId ? (
+          'this flag'
+        ) : (
+          'the project'
+        )}{' '}
+        in <strong>{reached.map(nameOf).join(', ')}</strong>
+      </p>
+      <span className={`badge status-${request.status}`}>
+        {STATUS_LABEL[request.status] ?? request.status}
+      </span>
+    </div>
+  );
+}
+
+/** What you may do with the request (approve, apply, withdraw…), and what the API said to the last try. */
+function RequestActions({
+  request,
+  helpId,
+  onDecided,
+}: {
+  request: ChangeRequest;
+  /** The id of what says why a disabled action is. */
+  helpId: string;
+  onDecided: (request: ChangeRequest) => void;
+}) {
+  const { project } = useProject();
+  const { me } = useSession();
+  const { problem, busy, run } = useSubmission();
+  const actions = requestActions(request, {
+    mine: me.actor.type === request.author.type && me.actor.id === request.author.id,
+    approvedByMe: request.approvals.some((a) => a.by.type === me.actor.type && a.by.id === me.actor.id),
+    editor: can(me, 'editor', project),
+    admin: can(me, 'admin', project),
+  });
+  const act = (verb: Verb) =>
+    run(async () => {
+      const next = await api<ChangeRequest>('POST', `/change-requests/${enc(request.id)}/${verb}`, {});
+      toast(next.status === 'applied' ? 'Applied.' : `${DONE[verb]}.`);
+      onDecided(next);
+    });
+  return (
+    <>
       <ErrorSummary problem={problem} />
       {actions.length > 0 && (
         <div className="actions">
@@ -158,7 +176,7 @@ export function ChangeRequestCard({
           ))}
         </div>
       )}
-    </article>
+    </>
   );
 }
 

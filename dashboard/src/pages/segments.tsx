@@ -178,6 +178,7 @@ function SegmentEditor({ segment, onSaved, onReload }: { segment: Segment } & Sa
   const { problem, setProblem, busy: saving, run } = useSubmission();
   const mayEdit = can(me, 'editor', project);
   const fields = sourceOf(draft, setDraft, problem);
+  const remove = useDeleteSegment(segment, setProblem);
 
   const save = (event: FormEvent) => {
     event.preventDefault();
@@ -202,7 +203,13 @@ function SegmentEditor({ segment, onSaved, onReload }: { segment: Segment } & Sa
   return (
     <form onSubmit={save} noValidate>
       <PageTitle
-        actions={mayEdit && <DeleteSegment segment={segment} disabled={dirty} onProblem={setProblem} />}
+        actions={
+          mayEdit && (
+            <button type="button" className="btn danger" onClick={remove} disabled={dirty}>
+              Delete
+            </button>
+          )
+        }
       >
         {segment.name}
       </PageTitle>
@@ -231,18 +238,10 @@ function SegmentEditor({ segment, onSaved, onReload }: { segment: Segment } & Sa
   );
 }
 
-/** Deletes the segment once the person confirms it, and goes back to the list; not while edits are unsaved. */
-function DeleteSegment({
-  segment,
-  disabled,
-  onProblem,
-}: {
-  segment: Segment;
-  disabled: boolean;
-  onProblem: (problem: ApiError) => void;
-}) {
+/** Deletes the segment once the person confirms it, and goes back to the list; a refusal goes to `onProblem`. */
+function useDeleteSegment(segment: Segment, onProblem: (problem: ApiError) => void) {
   const { project } = useProject();
-  const remove = () =>
+  return () =>
     confirmThen(
       {
         title: `Delete ${segment.name}?`,
@@ -257,11 +256,6 @@ function DeleteSegment({
       },
       onProblem,
     );
-  return (
-    <button type="button" className="btn danger" onClick={remove} disabled={disabled}>
-      Delete
-    </button>
-  );
 }
 
 /** Who is in the segment: whether any or every rule must hold, the rules, and the keys always in or out. */
