@@ -41,27 +41,7 @@ export function RuleEditor({
     <li className="rule" aria-label={title}>
       <div className="rule-head">
         <h4>{title}</h4>
-        <div className="inline-actions">
-          <button
-            type="button"
-            className="btn subtle"
-            disabled={index === 0}
-            onClick={() => onMove(index - 1)}
-          >
-            Move up<span className="visually-hidden"> {title}</span>
-          </button>
-          <button
-            type="button"
-            className="btn subtle"
-            disabled={index === count - 1}
-            onClick={() => onMove(index + 1)}
-          >
-            Move down<span className="visually-hidden"> {title}</span>
-          </button>
-          <button type="button" className="btn subtle danger-text" onClick={onRemove}>
-            Remove<span className="visually-hidden"> {title}</span>
-          </button>
-        </div>
+        <RuleMoves title={title} index={index} count={count} onMove={onMove} onRemove={onRemove} />
       </div>
       <TextField of={fields} name="description" label="Description" />
       <fieldset className="radio-row audience">
@@ -74,28 +54,7 @@ export function RuleEditor({
           {index < count - 1 ? '; the rules below it are never reached.' : '.'}
         </p>
       ) : (
-        <>
-          <SegmentPicker
-            label="If the user is in every one of these segments"
-            chosen={rule.segments}
-            pick={rule.pick}
-            path={`${path}/segments`}
-            problem={problem}
-            onPick={(pick) => onChange({ ...rule, pick })}
-            onAdd={(segment) => onChange({ ...rule, segments: [...rule.segments, segment], pick: '' })}
-            onRemove={(segment) =>
-              onChange({ ...rule, segments: rule.segments.filter((s) => s !== segment) })
-            }
-          />
-          <p className="muted small">…and every condition holds:</p>
-          <ConditionsEditor
-            conditions={rule.conditions}
-            path={`${path}/conditions`}
-            problem={problem}
-            allowSegments={false}
-            onChange={(conditions) => onChange({ ...rule, conditions })}
-          />
-        </>
+        <RuleAudience rule={rule} path={path} problem={problem} onChange={onChange} />
       )}
       <ServeEditor
         serve={rule.serve}
@@ -108,5 +67,75 @@ export function RuleEditor({
         onChange={(serve) => onChange({ ...rule, serve })}
       />
     </li>
+  );
+}
+
+/** Moving the rule up or down the list (the first that matches serves), or removing it. */
+function RuleMoves({
+  title,
+  index,
+  count,
+  onMove,
+  onRemove,
+}: {
+  title: string;
+  index: number;
+  count: number;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div className="inline-actions">
+      <button type="button" className="btn subtle" disabled={index === 0} onClick={() => onMove(index - 1)}>
+        Move up<span className="visually-hidden"> {title}</span>
+      </button>
+      <button
+        type="button"
+        className="btn subtle"
+        disabled={index === count - 1}
+        onClick={() => onMove(index + 1)}
+      >
+        Move down<span className="visually-hidden"> {title}</span>
+      </button>
+      <button type="button" className="btn subtle danger-text" onClick={onRemove}>
+        Remove<span className="visually-hidden"> {title}</span>
+      </button>
+    </div>
+  );
+}
+
+/** Who a rule that is not for everyone is for: users in every chosen segment, for whom every condition holds. */
+function RuleAudience({
+  rule,
+  path,
+  problem,
+  onChange,
+}: {
+  rule: RuleDraft;
+  path: string;
+  problem: ApiError | undefined;
+  onChange: (rule: RuleDraft) => void;
+}) {
+  return (
+    <>
+      <SegmentPicker
+        label="If the user is in every one of these segments"
+        chosen={rule.segments}
+        pick={rule.pick}
+        path={`${path}/segments`}
+        problem={problem}
+        onPick={(pick) => onChange({ ...rule, pick })}
+        onAdd={(segment) => onChange({ ...rule, segments: [...rule.segments, segment], pick: '' })}
+        onRemove={(segment) => onChange({ ...rule, segments: rule.segments.filter((s) => s !== segment) })}
+      />
+      <p className="muted small">…and every condition holds:</p>
+      <ConditionsEditor
+        conditions={rule.conditions}
+        path={`${path}/conditions`}
+        problem={problem}
+        allowSegments={false}
+        onChange={(conditions) => onChange({ ...rule, conditions })}
+      />
+    </>
   );
 }

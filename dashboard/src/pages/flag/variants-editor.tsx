@@ -8,11 +8,9 @@ import { newVariantDraft, type VariantDraft } from './draft.ts';
  * wherever the draft refers to it, since references hold the variant's draft id.
  */
 export function VariantsEditor({
-  type,
   variants,
   onChange,
-  problem,
-  readOnly = false,
+  ...shown
 }: {
   type: FlagType;
   variants: readonly VariantDraft[];
@@ -20,6 +18,7 @@ export function VariantsEditor({
   problem?: ApiError | undefined;
   readOnly?: boolean;
 }) {
+  const { type, problem, readOnly = false } = shown;
   const fixed = type === 'boolean' || readOnly;
   const set = (index: number, change: Partial<VariantDraft>) =>
     onChange(variants.map((v, i) => (i === index ? { ...v, ...change } : v)));
@@ -29,54 +28,12 @@ export function VariantsEditor({
       <InlineError problem={problem} path="/variants" />
       {variants.map((variant, index) => (
         <div className="row variant" key={variant.id}>
-          <Field label="Key" path={`/variants/${index}/key`} problem={problem}>
-            {(props) => (
-              <input
-                {...props}
-                value={variant.key}
-                readOnly={fixed}
-                spellCheck={false}
-                onChange={(e) => set(index, { key: e.target.value })}
-              />
-            )}
-          </Field>
-          <Field
-            label={`Value (${type === 'object' ? 'JSON object' : type})`}
-            path={`/variants/${index}/value`}
-            problem={problem}
-            className="grow"
-          >
-            {(props) =>
-              type === 'object' ? (
-                <textarea
-                  {...props}
-                  rows={3}
-                  value={variant.value}
-                  readOnly={readOnly}
-                  spellCheck={false}
-                  onChange={(e) => set(index, { value: e.target.value })}
-                />
-              ) : (
-                <input
-                  {...props}
-                  value={variant.value}
-                  readOnly={fixed}
-                  inputMode={type === 'number' ? 'decimal' : undefined}
-                  onChange={(e) => set(index, { value: e.target.value })}
-                />
-              )
-            }
-          </Field>
-          <Field label="Name (optional)" path={`/variants/${index}/name`} problem={problem}>
-            {(props) => (
-              <input
-                {...props}
-                value={variant.name ?? ''}
-                readOnly={readOnly}
-                onChange={(e) => set(index, { name: e.target.value })}
-              />
-            )}
-          </Field>
+          <VariantFields
+            {...shown}
+            variant={variant}
+            index={index}
+            onChange={(change) => set(index, change)}
+          />
           {!fixed && (
             <button
               type="button"
@@ -96,5 +53,76 @@ export function VariantsEditor({
         </button>
       )}
     </fieldset>
+  );
+}
+
+/** One variant's key, value (of the flag's type) and name; a boolean flag's keys and values are fixed. */
+function VariantFields({
+  type,
+  variant,
+  index,
+  readOnly = false,
+  problem,
+  onChange,
+}: {
+  type: FlagType;
+  variant: VariantDraft;
+  index: number;
+  readOnly?: boolean;
+  problem?: ApiError | undefined;
+  onChange: (change: Partial<VariantDraft>) => void;
+}) {
+  const fixed = type === 'boolean' || readOnly;
+  return (
+    <>
+      <Field label="Key" path={`/variants/${index}/key`} problem={problem}>
+        {(props) => (
+          <input
+            {...props}
+            value={variant.key}
+            readOnly={fixed}
+            spellCheck={false}
+            onChange={(e) => onChange({ key: e.target.value })}
+          />
+        )}
+      </Field>
+      <Field
+        label={`Value (${type === 'object' ? 'JSON object' : type})`}
+        path={`/variants/${index}/value`}
+        problem={problem}
+        className="grow"
+      >
+        {(props) =>
+          type === 'object' ? (
+            <textarea
+              {...props}
+              rows={3}
+              value={variant.value}
+              readOnly={readOnly}
+              spellCheck={false}
+              onChange={(e) => onChange({ value: e.target.value })}
+            />
+          ) : (
+            <input
+              {...props}
+              value={variant.value}
+              readOnly={fixed}
+              inputMode={type === 'number' ? 'decimal' : undefined}
+              onChange={(e) => onChange({ value: e.target.value })}
+            />
+          )
+        }
+      </Field>
+      <Field label="Name (optional)" path={`/variants/${index}/name`} problem={problem}>
+        {(props) => (
+          <input
+            {...props}
+            value={variant.name ?? ''}
+            readOnly={readOnly}
+            onChange={(e) => onChange({ name: e.target.value })}
+          />
+        )}
+      </Field>
+    </>
   );
 }
