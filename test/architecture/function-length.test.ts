@@ -24,7 +24,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/flag/insights-section.tsx', 'FlagInsightsSection'],
   ['dashboard/src/pages/flag/prerequisites-section.tsx', 'PrerequisitesSection'],
   ['dashboard/src/pages/flag/rollout-editor.tsx', 'RolloutEditor'],
-  ['dashboard/src/pages/playground.tsx', 'PlaygroundPage'],
   ['dashboard/src/pages/rule-editors.tsx', 'ConditionRow'],
   ['dashboard/src/pages/user-context-form.tsx', 'UserContextForm'],
   ['src/cli.ts', 'runCli'],

@@ -21,7 +21,7 @@ export type Parsed = { readonly context: Context } | { readonly errors: readonly
 let rowIds = 0;
 export const newRow = (name = '', value = ''): AttributeRow => ({ id: ++rowIds, name, value });
 
-const isObject = (value: unknown): value is Context =>
+export const isObject = (value: unknown): value is Context =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
