@@ -71,45 +71,53 @@ export function ExperimentPage({ experimentKey }: { experimentKey: string }) {
         {e.name} <span className={`badge status-${e.status}`}>{e.status}</span>
       </PageTitle>
       <ErrorSummary problem={problem} />
-      <section className="panel" aria-labelledby="setup">
-        <h2 id="setup">Setup</h2>
-        <dl className="facts">
-          <dt>Flag</dt>
-          <dd>
-            <Link to={`/projects/${enc(project.key)}/flags/${enc(e.flag)}`}>
-              <code>{e.flag}</code>
-            </Link>{' '}
-            in {e.environment}
-          </dd>
-          <dt>Compares</dt>
-          <dd>
-            {e.treatments.join(', ')} against <strong>{e.control}</strong>
-          </dd>
-          <dt>Analysis</dt>
-          <dd>
-            {e.analysis.method === 'bayesian'
-              ? 'Bayesian'
-              : e.analysis.sequential
-                ? 'Frequentist, sequential'
-                : 'Frequentist'}
-            , α {e.analysis.alpha}
-            {e.cuped ? ', CUPED' : ''}
-          </dd>
-          <dt>Ran</dt>
-          <dd>
-            <Time at={e.startedAt} never="Not started" />
-            {e.stoppedAt && (
-              <>
-                {' '}
-                to <Time at={e.stoppedAt} />
-              </>
-            )}
-          </dd>
-        </dl>
-      </section>
+      <Setup experiment={e} />
       {results.error && <LoadError error={results.error} retry={results.reload} />}
       {results.data && <Results results={results.data} />}
     </>
+  );
+}
+
+/** What the experiment compares, where, how it is analysed, and when it ran. */
+function Setup({ experiment: e }: { experiment: Experiment }) {
+  const { project } = useProject();
+  return (
+    <section className="panel" aria-labelledby="setup">
+      <h2 id="setup">Setup</h2>
+      <dl className="facts">
+        <dt>Flag</dt>
+        <dd>
+          <Link to={`/projects/${enc(project.key)}/flags/${enc(e.flag)}`}>
+            <code>{e.flag}</code>
+          </Link>{' '}
+          in {e.environment}
+        </dd>
+        <dt>Compares</dt>
+        <dd>
+          {e.treatments.join(', ')} against <strong>{e.control}</strong>
+        </dd>
+        <dt>Analysis</dt>
+        <dd>
+          {e.analysis.method === 'bayesian'
+            ? 'Bayesian'
+            : e.analysis.sequential
+              ? 'Frequentist, sequential'
+              : 'Frequentist'}
+          , α {e.analysis.alpha}
+          {e.cuped ? ', CUPED' : ''}
+        </dd>
+        <dt>Ran</dt>
+        <dd>
+          <Time at={e.startedAt} never="Not started" />
+          {e.stoppedAt && (
+            <>
+              {' '}
+              to <Time at={e.stoppedAt} />
+            </>
+          )}
+        </dd>
+      </dl>
+    </section>
   );
 }
 
