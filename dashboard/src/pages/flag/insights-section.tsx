@@ -72,65 +72,96 @@ export function FlagInsightsSection({ flag }: { flag: Flag }) {
             <Options choices={environmentChoices(environments)} />
           </select>
         </label>
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Period</legend>
-          {RANGES.map((r) => (
-            <label key={r.key}>
-              <input
-                className="segment-input"
-                type="radio"
-                name={`${id}-range`}
-                value={r.key}
-                checked={range === r.key}
-                onChange={() => setRange(r.key)}
-              />
-              <span className="segment-label">{r.label}</span>
-            </label>
-          ))}
-        </fieldset>
-        <fieldset className="segmented">
-          <legend className="visually-hidden">Show as</legend>
-          {(['chart', 'table'] as const).map((v) => (
-            <label key={v}>
-              <input
-                className="segment-input"
-                type="radio"
-                name={`${id}-view`}
-                value={v}
-                checked={view === v}
-                onChange={() => setView(v)}
-              />
-              <span className="segment-label">{v === 'chart' ? 'Chart' : 'Table'}</span>
-            </label>
-          ))}
-        </fieldset>
+        <Segmented
+          name={`${id}-range`}
+          legend="Period"
+          choices={RANGES.map((r) => [r.key, r.label] as const)}
+          value={range}
+          onChange={setRange}
+        />
+        <Segmented name={`${id}-view`} legend="Show as" choices={VIEWS} value={view} onChange={setView} />
       </div>
       {insights.error && <LoadError error={insights.error} retry={insights.reload} />}
       {insights.loading && <Loading what="insights" />}
       {insights.data && (
-        <>
-          <p aria-live="polite">
-            <strong>{numbers.format(insights.data.total)}</strong> evaluations in {environmentName} in the
-            last {rangeLabel}; last evaluated <Time at={insights.data.lastEvaluatedAt} never="never" />.
-          </p>
-          {insights.data.total === 0 ? (
-            <p className="muted">
-              No evaluation in this period. Counts are written every 10 seconds and kept for 30 days.
-            </p>
-          ) : view === 'chart' ? (
-            <EvaluationsChart
-              insights={insights.data}
-              title={`Evaluations per variant, last ${rangeLabel}`}
-            />
-          ) : (
-            <EvaluationsTable
-              insights={insights.data}
-              caption={`Evaluations per variant, last ${rangeLabel}`}
-            />
-          )}
-        </>
+        <Evaluations
+          insights={insights.data}
+          view={view}
+          environmentName={environmentName}
+          rangeLabel={rangeLabel}
+        />
       )}
     </section>
+  );
+}
+
+const VIEWS = [
+  ['chart', 'Chart'],
+  ['table', 'Table'],
+] as const;
+
+/** Radio buttons that look like one segmented control; the legend is for screen readers. */
+function Segmented<V extends string>({
+  name,
+  legend,
+  choices,
+  value,
+  onChange,
+}: {
+  name: string;
+  legend: string;
+  choices: readonly (readonly [V, string])[];
+  value: V;
+  onChange: (value: V) => void;
+}) {
+  return (
+    <fieldset className="segmented">
+      <legend className="visually-hidden">{legend}</legend>
+      {choices.map(([choice, label]) => (
+        <label key={choice}>
+          <input
+            className="segment-input"
+            type="radio"
+            name={name}
+            value={choice}
+            checked={value === choice}
+            onChange={() => onChange(choice)}
+          />
+          <span className="segment-label">{label}</span>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+/** How many evaluations the period had and when the last was, then per variant as a chart or a table. */
+function Evaluations({
+  insights,
+  view,
+  environmentName,
+  rangeLabel,
+}: {
+  insights: FlagInsights;
+  view: 'chart' | 'table';
+  environmentName: string;
+  rangeLabel: string;
+}) {
+  return (
+    <>
+      <p aria-live="polite">
+        <strong>{numbers.format(insights.total)}</strong> evaluations in {environmentName} in the last{' '}
+        {rangeLabel}; last evaluated <Time at={insights.lastEvaluatedAt} never="never" />.
+      </p>
+      {insights.total === 0 ? (
+        <p className="muted">
+          No evaluation in this period. Counts are written every 10 seconds and kept for 30 days.
+        </p>
+      ) : view === 'chart' ? (
+        <EvaluationsChart insights={insights} title={`Evaluations per variant, last ${rangeLabel}`} />
+      ) : (
+        <EvaluationsTable insights={insights} caption={`Evaluations per variant, last ${rangeLabel}`} />
+      )}
+    </>
   );
 }
 
