@@ -45,7 +45,6 @@ export function ConfirmHost() {
   const [typed, setTyped] = useState('');
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const typedId = useId();
   useEffect(() => {
     openConfirm = (options) =>
       new Promise((resolve) => {
@@ -63,8 +62,6 @@ export function ConfirmHost() {
         ?.focus();
     }
   }, [asked]);
-  const mustType = asked?.options.typeToConfirm;
-  const typedRight = mustType === undefined || typed === mustType;
   const answer = useCallback(
     (ok: boolean) => {
       asked?.resolve(ok);
@@ -84,44 +81,72 @@ export function ConfirmHost() {
       }}
     >
       {asked && (
-        <form
-          method="dialog"
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (typedRight) answer(true);
-          }}
-        >
-          <h2 id={titleId}>{asked.options.title}</h2>
-          {asked.options.body && <div className="dialog-body">{asked.options.body}</div>}
-          {mustType !== undefined && (
-            <div className="field">
-              <label htmlFor={typedId}>
-                Type <code>{mustType}</code> to confirm
-              </label>
-              <input
-                id={typedId}
-                value={typed}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(event) => setTyped(event.target.value)}
-              />
-            </div>
-          )}
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => answer(false)}>
-              {asked.options.cancelLabel ?? 'Cancel'}
-            </button>
-            <button
-              type="submit"
-              className={`btn ${asked.options.danger ? 'danger' : 'primary'}`}
-              disabled={!typedRight}
-            >
-              {asked.options.confirmLabel}
-            </button>
-          </div>
-        </form>
+        <ConfirmForm
+          options={asked.options}
+          titleId={titleId}
+          typed={typed}
+          onType={setTyped}
+          onAnswer={answer}
+        />
       )}
     </dialog>
+  );
+}
+
+/** The question asked: its title and body, what must be typed first if anything, and the two answers. */
+function ConfirmForm({
+  options,
+  titleId,
+  typed,
+  onType,
+  onAnswer,
+}: {
+  options: ConfirmOptions;
+  titleId: string;
+  typed: string;
+  onType: (typed: string) => void;
+  onAnswer: (ok: boolean) => void;
+}) {
+  const typedId = useId();
+  const mustType = options.typeToConfirm;
+  const typedRight = mustType === undefined || typed === mustType;
+  return (
+    <form
+      method="dialog"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (typedRight) onAnswer(true);
+      }}
+    >
+      <h2 id={titleId}>{options.title}</h2>
+      {options.body && <div className="dialog-body">{options.body}</div>}
+      {mustType !== undefined && (
+        <div className="field">
+          <label htmlFor={typedId}>
+            Type <code>{mustType}</code> to confirm
+          </label>
+          <input
+            id={typedId}
+            value={typed}
+            autoComplete="off"
+            spellCheck={false}
+            onChange={(event) => onType(event.target.value)}
+          />
+        </div>
+      )}
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={() => onAnswer(false)}>
+          {options.cancelLabel ?? 'Cancel'}
+        </button>
+        <button
+          type="submit"
+          className={`btn ${options.danger ? 'danger' : 'primary'}`}
+          disabled={!typedRight}
+        >
+          {options.confirmLabel}
+        </button>
+      </div>
+    </form>
   );
 }
 
