@@ -20,7 +20,6 @@ const ROOT = join(import.meta.dirname, '../..');
  */
 const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/flag/prerequisites-section.tsx', 'PrerequisitesSection'],
-  ['dashboard/src/pages/flag/rollout-editor.tsx', 'RolloutEditor'],
   ['dashboard/src/pages/rule-editors.tsx', 'ConditionRow'],
   ['dashboard/src/pages/user-context-form.tsx', 'UserContextForm'],
   ['src/cli.ts', 'runCli'],

@@ -6,25 +6,23 @@ const BAR_COLOURS = ['#1f4fd6', '#c2410c', '#047857', '#7c3aed', '#b91c1c', '#0e
 
 const percent = (share: number) => `${Number.isInteger(share) ? share : share.toFixed(1)} %`;
 
-/**
- * A weight per variant of the flag, with the percentage each gives and the total: weights are
- * relative (1 and 3 are 25 % and 75 %), which the total and "Make it 100" make plain.
- */
 const BUCKET_HINT = 'Users with the same value get the same variant. Default: targetingKey.';
 
-export function RolloutEditor({
-  draft,
-  variants,
-  onChange,
-  path,
-  problem,
-}: {
+/** What the rollout editor edits: the draft of the variants' weights and where the API's errors for it point. */
+interface RolloutProps {
   draft: RolloutDraft;
   variants: readonly VariantDraft[];
   onChange: (draft: RolloutDraft) => void;
   path: string;
   problem?: ApiError | undefined;
-}) {
+}
+
+/**
+ * A weight per variant of the flag, with the percentage each gives and the total: weights are
+ * relative (1 and 3 are 25 % and 75 %), which the total and "Make it 100" make plain.
+ */
+export function RolloutEditor(rollout: RolloutProps) {
+  const { draft, variants, onChange, path, problem } = rollout;
   const numbers = weightsOf(draft, variants);
   const shares = sharesOf(numbers);
   const total = numbers.reduce((a, b) => a + b, 0);
@@ -36,7 +34,7 @@ export function RolloutEditor({
             <span
               key={v.id}
               className="share"
-              style={{ width: `${shares[i] ?? 0}%`, background: BAR_COLOURS[i % BAR_COLOURS.length] }}
+              style={{ width: `${shares[i] ?? 0}%`, background: colourOf(i) }}
               title={`${v.key} ${percent(shares[i] ?? 0)}`}
             />
           ) : null,
@@ -45,35 +43,7 @@ export function RolloutEditor({
       <InlineError problem={problem} path={`${path}/weights`} />
       <div className="weights">
         {variants.map((v, i) => (
-          <Field
-            key={v.id}
-            label={
-              <>
-                <span
-                  className="swatch"
-                  style={{ background: BAR_COLOURS[i % BAR_COLOURS.length] }}
-                  aria-hidden="true"
-                />
-                Weight of {v.key || 'the unnamed variant'}
-              </>
-            }
-            path={`${path}/weights/${i}/weight`}
-            problem={problem}
-            hint={<output className="share-of">{percent(shares[i] ?? 0)} of users</output>}
-          >
-            {(props) => (
-              <input
-                {...props}
-                type="number"
-                min="0"
-                step="1"
-                value={draft.weights[v.id] ?? '0'}
-                onChange={(e) =>
-                  onChange({ ...draft, weights: { ...draft.weights, [v.id]: e.target.value } })
-                }
-              />
-            )}
-          </Field>
+          <WeightField key={v.id} variant={v} index={i} share={shares[i] ?? 0} of={rollout} />
         ))}
       </div>
       <div className="rollout-total">
@@ -96,5 +66,48 @@ export function RolloutEditor({
         hint={BUCKET_HINT}
       />
     </div>
+  );
+}
+
+/** A variant's colour in the bar, beside its weight too. */
+const colourOf = (index: number) => BAR_COLOURS[index % BAR_COLOURS.length];
+
+/** One variant's weight, its colour beside the label and the share of users it gives under it. */
+function WeightField({
+  variant,
+  index,
+  share,
+  of: { draft, onChange, path, problem },
+}: {
+  variant: VariantDraft;
+  index: number;
+  share: number;
+  of: RolloutProps;
+}) {
+  return (
+    <Field
+      label={
+        <>
+          <span className="swatch" style={{ background: colourOf(index) }} aria-hidden="true" />
+          Weight of {variant.key || 'the unnamed variant'}
+        </>
+      }
+      path={`${path}/weights/${index}/weight`}
+      problem={problem}
+      hint={<output className="share-of">{percent(share)} of users</output>}
+    >
+      {(props) => (
+        <input
+          {...props}
+          type="number"
+          min="0"
+          step="1"
+          value={draft.weights[variant.id] ?? '0'}
+          onChange={(e) =>
+            onChange({ ...draft, weights: { ...draft.weights, [variant.id]: e.target.value } })
+          }
+        />
+      )}
+    </Field>
   );
 }
