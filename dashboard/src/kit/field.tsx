@@ -410,17 +410,25 @@ export function CheckboxChoices({
   chosen,
   onChange,
   path,
+  disabled,
 }: {
   choices: readonly (readonly [value: string, text: ReactNode])[];
   chosen: readonly string[];
   onChange: (chosen: string[]) => void;
   path?: string;
+  disabled?: boolean;
 }) {
   const toggle = (choice: string) =>
     onChange(chosen.includes(choice) ? chosen.filter((c) => c !== choice) : [...chosen, choice]);
   return choices.map(([choice, text], i) => (
     <label key={choice} className="checkbox" id={path === undefined ? undefined : fieldId(`${path}/${i}`)}>
-      <input type="checkbox" checked={chosen.includes(choice)} onChange={() => toggle(choice)} /> {text}
+      <input
+        type="checkbox"
+        disabled={disabled}
+        checked={chosen.includes(choice)}
+        onChange={() => toggle(choice)}
+      />{' '}
+      {text}
     </label>
   ));
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { type ApiError, api, type ChangeRequest, type Dependant, enc, type Flag, useApi } from '../../api.ts';
-import { ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
+import { CheckboxChoices, ErrorSummary, useFocusFirstField } from '../../kit/field.tsx';
 import { useEnvironmentNames, useProject } from '../../project.ts';
 import { Link } from '../../router.tsx';
 import { FlagPicker } from '../flag-picker.tsx';
@@ -16,35 +16,9 @@ interface Row {
  * variants for this one to run. Saved on their own, like a switch, so they do not mix with the draft.
  */
 export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
-  const { project } = useProject();
   const { flag, environment, mayEdit } = editor;
-  const stored = flag.environments[environment]?.prerequisites ?? [];
-  const [rows, setRows] = useState<Row[]>([...stored]);
-  const [problem, setProblem] = useState<ApiError>();
-  const [busy, setBusy] = useState(false);
-  useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
-  const dependants = useApi<Dependant[]>(`/flags/${enc(flag.id)}/dependants`);
-  const changed = JSON.stringify(rows) !== JSON.stringify(stored);
   const environmentName = useEnvironmentNames()(environment);
-
-  const save = async () => {
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      const answer = await api<Flag | ChangeRequest>(
-        'PATCH',
-        `/flags/${enc(flag.id)}?environment=${enc(environment)}`,
-        { prerequisites: rows.length === 0 ? null : rows },
-        flag.version,
-      );
-      editor.written(answer, () => `Saved the prerequisites in ${environmentName}.`);
-    } catch (error) {
-      editor.refusedIn(setProblem)(error as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
-
+  const { rows, setRows, changed, save, busy, problem } = usePrerequisites(editor, environmentName);
   return (
     <section className="panel" aria-labelledby="prerequisites-title">
       <h2 id="prerequisites-title">Prerequisites in {environmentName}</h2>
@@ -84,19 +58,55 @@ export function PrerequisitesSection({ editor }: { editor: FlagEditor }) {
         </div>
       )}
       <ErrorSummary problem={problem} />
-      {dependants.data && dependants.data.length > 0 && (
-        <p>
-          Required by:{' '}
-          {dependants.data.map((d, i) => (
-            <span key={d.key}>
-              {i > 0 && ', '}
-              <Link to={`/projects/${enc(project.key)}/flags/${enc(d.key)}`}>{d.key}</Link> (
-              {d.environments.join(', ')})
-            </span>
-          ))}
-        </p>
-      )}
+      <RequiredBy flag={flag} />
     </section>
+  );
+}
+
+/** The open environment's prerequisites as edited, and saving them on their own. */
+function usePrerequisites(editor: FlagEditor, environmentName: string) {
+  const { flag, environment } = editor;
+  const stored = flag.environments[environment]?.prerequisites ?? [];
+  const [rows, setRows] = useState<Row[]>([...stored]);
+  const [problem, setProblem] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => setRows([...(flag.environments[environment]?.prerequisites ?? [])]), [flag, environment]);
+  const save = async () => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      const answer = await api<Flag | ChangeRequest>(
+        'PATCH',
+        `/flags/${enc(flag.id)}?environment=${enc(environment)}`,
+        { prerequisites: rows.length === 0 ? null : rows },
+        flag.version,
+      );
+      editor.written(answer, () => `Saved the prerequisites in ${environmentName}.`);
+    } catch (error) {
+      editor.refusedIn(setProblem)(error as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { rows, setRows, changed: JSON.stringify(rows) !== JSON.stringify(stored), save, busy, problem };
+}
+
+/** The flags that require this one, and where. */
+function RequiredBy({ flag }: { flag: Flag }) {
+  const { project } = useProject();
+  const dependants = useApi<Dependant[]>(`/flags/${enc(flag.id)}/dependants`);
+  if (!dependants.data || dependants.data.length === 0) return null;
+  return (
+    <p>
+      Required by:{' '}
+      {dependants.data.map((d, i) => (
+        <span key={d.key}>
+          {i > 0 && ', '}
+          <Link to={`/projects/${enc(project.key)}/flags/${enc(d.key)}`}>{d.key}</Link> (
+          {d.environments.join(', ')})
+        </span>
+      ))}
+    </p>
   );
 }
 
@@ -137,24 +147,12 @@ function PrerequisiteRow({
         onChoose={(chosen) => onChange({ flag: chosen.key, variants: [] })}
       />
       <span className="muted">must serve</span>
-      {required.data?.variants.map((v) => (
-        <label key={v.key} className="checkbox">
-          <input
-            type="checkbox"
-            disabled={readOnly}
-            checked={row.variants.includes(v.key)}
-            onChange={(e) =>
-              onChange({
-                ...row,
-                variants: e.target.checked
-                  ? [...row.variants, v.key]
-                  : row.variants.filter((k) => k !== v.key),
-              })
-            }
-          />{' '}
-          {v.key}
-        </label>
-      ))}
+      <CheckboxChoices
+        choices={(required.data?.variants ?? []).map((v) => [v.key, v.key])}
+        chosen={row.variants}
+        onChange={(variants) => onChange({ ...row, variants })}
+        disabled={readOnly}
+      />
       {!readOnly && (
         <button type="button" className="btn subtle danger-text" onClick={onRemove}>
           Remove<span className="visually-hidden"> {row.flag}</span>
