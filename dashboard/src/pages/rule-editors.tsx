@@ -50,9 +50,7 @@ function ConditionRow({
           onChoose={(segment) => onChange({ ...condition, segment: segment.key })}
         />
         <NegateBox condition={condition} onChange={onChange} label={label} />
-        <button type="button" className="btn subtle" onClick={onRemove} aria-label={`Remove ${label}`}>
-          Remove
-        </button>
+        <RemoveButton label={label} onRemove={onRemove} />
       </fieldset>
     );
   }
@@ -64,38 +62,64 @@ function ConditionRow({
       <TextField of={fields} name="attribute" label="Attribute" placeholder="e.g. country" code />
       <SelectField of={fields} name="operator" label="Operator" choices={OPERATOR_CHOICES} />
       {!UNARY_OPERATORS.has(operator) && (
-        <Field
-          label={LIST_OPERATORS.has(operator) ? 'Values' : 'Value'}
-          path={`${path}/${LIST_OPERATORS.has(operator) ? 'values' : 'value'}`}
-          problem={problem}
-          className="grow"
-          hint={
-            LIST_OPERATORS.has(operator)
-              ? 'One per line, or separated by commas.'
-              : operator.startsWith('semver')
-                ? 'A version, e.g. 2.1.0.'
-                : operator === 'matches'
-                  ? 'A regular expression (RE2 syntax).'
-                  : undefined
-          }
-        >
-          {(props) => {
-            const control = {
-              ...props,
-              value: condition.text,
-              onChange: (e: { target: { value: string } }) =>
-                onChange({ ...condition, text: e.target.value }),
-            };
-            if (LIST_OPERATORS.has(operator)) return <textarea {...control} rows={2} />;
-            return <input {...control} {...valueInputOf(operator)} />;
-          }}
-        </Field>
+        <ValueField condition={condition} path={path} problem={problem} onChange={onChange} />
       )}
       <NegateBox condition={condition} onChange={onChange} label={label} />
-      <button type="button" className="btn subtle" onClick={onRemove} aria-label={`Remove ${label}`}>
-        Remove
-      </button>
+      <RemoveButton label={label} onRemove={onRemove} />
     </fieldset>
+  );
+}
+
+function RemoveButton({ label, onRemove }: { label: string; onRemove: () => void }) {
+  return (
+    <button type="button" className="btn subtle" onClick={onRemove} aria-label={`Remove ${label}`}>
+      Remove
+    </button>
+  );
+}
+
+/** What a value's field tells about the operator's values. */
+const valueHint = (operator: Operator) =>
+  LIST_OPERATORS.has(operator)
+    ? 'One per line, or separated by commas.'
+    : operator.startsWith('semver')
+      ? 'A version, e.g. 2.1.0.'
+      : operator === 'matches'
+        ? 'A regular expression (RE2 syntax).'
+        : undefined;
+
+/** The value (or values, one per line) an attribute is compared with, in an input that suits the operator. */
+function ValueField({
+  condition,
+  path,
+  problem,
+  onChange,
+}: {
+  condition: ConditionDraft & { type: 'attribute' };
+  path: string;
+  problem: ApiError | undefined;
+  onChange: (c: ConditionDraft) => void;
+}) {
+  const { operator } = condition;
+  const list = LIST_OPERATORS.has(operator);
+  return (
+    <Field
+      label={list ? 'Values' : 'Value'}
+      path={`${path}/${list ? 'values' : 'value'}`}
+      problem={problem}
+      className="grow"
+      hint={valueHint(operator)}
+    >
+      {(props) => {
+        const control = {
+          ...props,
+          value: condition.text,
+          onChange: (e: { target: { value: string } }) => onChange({ ...condition, text: e.target.value }),
+        };
+        if (list) return <textarea {...control} rows={2} />;
+        return <input {...control} {...valueInputOf(operator)} />;
+      }}
+    </Field>
   );
 }
 
