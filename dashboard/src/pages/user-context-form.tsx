@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError } from '../api.ts';
-import { ErrorSummary, RadioChoices, VerbatimField } from '../kit/field.tsx';
+import { ErrorSummary, type FormPartProps, RadioChoices, VerbatimField } from '../kit/field.tsx';
 import { ContextJsonField } from './context-json-field.tsx';
 import { EnvironmentField } from './environment-field.tsx';
 import {
@@ -26,6 +26,8 @@ const unreadable = (parsed: Parsed): ApiError | undefined =>
     : undefined;
 
 /** What the form holds for a context: the key and rows, and the same as JSON. */
+type Typed = ReturnType<typeof typedOf>;
+
 function typedOf(context: Context | undefined) {
   const { targetingKey, rows } = rowsOfContext(context ?? {});
   return {
@@ -91,35 +93,38 @@ export function UserContextForm({
           <RadioChoices name="context-mode" value={mode} choices={MODES} onChange={switchTo} />
         </fieldset>
       </div>
-      {mode === 'rows' ? (
-        <>
-          <VerbatimField
-            label="Targeting key"
-            path="/targetingKey"
-            problem={problem}
-            hint="The user's identity: what individual targets list and rollouts split by."
-            value={typed.targetingKey}
-            onChange={(targetingKey) => setTyped({ ...typed, targetingKey })}
-          />
-          <AttributeRows
-            rows={typed.rows}
-            problem={problem}
-            onChange={(rows) => setTyped({ ...typed, rows })}
-          />
-        </>
-      ) : (
-        <ContextJsonField
-          label="Context (JSON)"
-          path="/context"
-          problem={problem}
-          value={typed.json}
-          onChange={(json) => setTyped({ ...typed, json })}
-        />
-      )}
+      <TypedContext mode={mode} value={typed} onChange={setTyped} problem={problem} />
       <button type="submit" className="btn primary">
         Show flags
       </button>
     </form>
+  );
+}
+
+/** The context as typed in the chosen mode: a targeting key with attribute rows, or JSON. */
+function TypedContext({ mode, value: typed, onChange, problem }: FormPartProps<Typed> & { mode: Mode }) {
+  if (mode === 'json')
+    return (
+      <ContextJsonField
+        label="Context (JSON)"
+        path="/context"
+        problem={problem}
+        value={typed.json}
+        onChange={(json) => onChange({ ...typed, json })}
+      />
+    );
+  return (
+    <>
+      <VerbatimField
+        label="Targeting key"
+        path="/targetingKey"
+        problem={problem}
+        hint="The user's identity: what individual targets list and rollouts split by."
+        value={typed.targetingKey}
+        onChange={(targetingKey) => onChange({ ...typed, targetingKey })}
+      />
+      <AttributeRows rows={typed.rows} problem={problem} onChange={(rows) => onChange({ ...typed, rows })} />
+    </>
   );
 }
 
