@@ -6,13 +6,12 @@ import {
   describeInChromium,
   followMainNavigation,
   startDashboardBrowser,
+  waitForToast,
 } from './dashboard-support.ts';
 
 // Decisions 1004 and 1005 in the dashboard: a person changes their password; an admin demotes an account
 // and hands it a reset link, which its owner uses; the organisation's audit log shows all of it.
 
-const toast = (page: Page, text: string | RegExp) =>
-  page.locator('.toast', { hasText: text }).first().waitFor();
 const PASSWORD = 'a long enough password';
 
 describeInChromium(
@@ -67,7 +66,7 @@ describeInChromium(
 
       await form.getByLabel('Current password').fill(PASSWORD);
       await form.getByRole('button', { name: 'Change password' }).click();
-      await toast(page, 'Password changed.');
+      await waitForToast(page, 'Password changed.');
       expect((await ui.server.call('GET', '/v1/me', { cookie: elsewhere })).status).toBe(401);
       await page.reload();
       await page.getByRole('heading', { name: 'Your account' }).waitFor();
@@ -84,7 +83,7 @@ describeInChromium(
       const dialog = page.getByRole('dialog', { name: 'Change the role of Bea' });
       await dialog.getByLabel('Role').selectOption('viewer');
       await dialog.getByRole('button', { name: 'Save role' }).click();
-      await toast(page, 'Bea is now viewer of all projects.');
+      await waitForToast(page, 'Bea is now viewer of all projects.');
       // Bea's session acts as a viewer from its very next request.
       expect((await ui.server.call('GET', '/v1/accounts', { cookie: bea })).status).toBe(403);
 

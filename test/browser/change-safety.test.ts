@@ -2,13 +2,16 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import { ADMIN_KEY } from '../dashboard/support.ts';
-import { type DashboardBrowser, describeInChromium, startDashboardBrowser } from './dashboard-support.ts';
+import {
+  type DashboardBrowser,
+  describeInChromium,
+  startDashboardBrowser,
+  waitForToast,
+} from './dashboard-support.ts';
 
 // docs/product.md §10 in the dashboard, as two people meet it: one schedules a change and requests another in
 // an environment that requires an approval; a second approves it; both see the flag change.
 
-const toast = (page: Page, text: string | RegExp) =>
-  page.locator('.toast', { hasText: text }).first().waitFor();
 const PASSWORD = 'a long enough password';
 
 describeInChromium('change safety in Chromium: schedule, request, approve as another account', () => {
@@ -57,7 +60,7 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
     await section.getByLabel('Environment').selectOption('development');
     await section.getByLabel('Change').selectOption('on');
     await section.getByRole('button', { name: 'Schedule' }).click();
-    await toast(page, 'Scheduled: turn on in Development.');
+    await waitForToast(page, 'Scheduled: turn on in Development.');
     await section.getByRole('cell', { name: 'pending' }).waitFor();
 
     // The time comes (a clock two hours ahead), and the scheduler applies it.
@@ -83,7 +86,7 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
     const confirm = eve.getByRole('dialog', { name: 'Send for approval: save Banner?' });
     await confirm.getByText(/not applied/).waitFor();
     await confirm.getByRole('button', { name: 'Send for approval' }).click();
-    await toast(eve, /Change request sent/);
+    await waitForToast(eve, /Change request sent/);
     expect((await flag()).environments.production.enabled).toBe(false);
     // Eve sees her request on the flag page, and cannot approve it.
     const pending = eve.getByRole('region', { name: 'Pending change requests' });
@@ -98,7 +101,7 @@ describeInChromium('change safety in Chromium: schedule, request, approve as ano
       .poll(() => card.getByRole('row', { name: /production: switch/ }).textContent())
       .toMatch(/off\W*on/);
     await card.getByRole('button', { name: 'Approve' }).click();
-    await toast(ed, 'Applied.');
+    await waitForToast(ed, 'Applied.');
     expect((await flag()).environments.production.enabled).toBe(true);
     await ed.goto(`${ui.server.url}/projects/walk/flags/banner`);
     await ed.getByRole('tab', { name: /Production/ }).click();

@@ -10,6 +10,7 @@ import {
   expectAccessible,
   followMainNavigation,
   startDashboardBrowser,
+  waitForToast,
 } from './dashboard-support.ts';
 
 // The dashboard finished for every feature: the user view, comparing and copying a flag's
@@ -48,8 +49,6 @@ describeInChromium('the dashboard, finished for every feature', () => {
     expect(errors).toEqual([]);
     errors = [];
   });
-  const toast = (page: Page, text: string | RegExp) =>
-    page.locator('.toast', { hasText: text }).first().waitFor();
 
   async function signedIn(path: string, width = 1280, email?: string): Promise<Page> {
     const opened = await ui.newPage({ width, height: width < 600 ? 844 : 1000 });
@@ -162,7 +161,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await dialog.getByRole('row', { name: /^Switch/ }).waitFor();
       expect(await dialog.textContent()).toContain('Applications in Development get these settings at once.');
       await dialog.getByRole('button', { name: 'Copy to Development' }).click();
-      await toast(page, "Copied Production's settings to Development.");
+      await waitForToast(page, "Copied Production's settings to Development.");
       await expect
         .poll(() => section.getByRole('status').textContent())
         .toBe('Production and Development have the same settings.');
@@ -182,7 +181,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await asked.getByText('the copy is sent as a change request').waitFor();
       await expectAccessible(eve, 'the copy dialog at phone width');
       await asked.getByRole('button', { name: 'Send for approval' }).click();
-      await toast(eve, /Change request sent/);
+      await waitForToast(eve, /Change request sent/);
       const after = await call('GET', '/v1/projects/feat/flags/banner');
       expect(after.environments.staging).toEqual(copied.environments.staging);
       const requests = await call('GET', '/v1/projects/feat/change-requests?status=open');
@@ -201,7 +200,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
 
       await first.getByRole('switch', { name: 'Serve Checkout in Development' }).click();
       await first.getByRole('button', { name: 'Save changes' }).click();
-      await toast(first, 'Saved Checkout.');
+      await waitForToast(first, 'Saved Checkout.');
 
       const offVariant = second.getByLabel('When off, serve');
       const served = () => offVariant.locator('option:checked').textContent();
@@ -317,7 +316,7 @@ describeInChromium('the dashboard, finished for every feature', () => {
       await prerequisites.getByRole('checkbox', { name: 'on', exact: true }).check();
       await prerequisites.getByRole('button', { name: 'Save prerequisites' }).click();
 
-      await toast(page, 'Change request sent: it needs 1 approval before it is applied.');
+      await waitForToast(page, 'Change request sent: it needs 1 approval before it is applied.');
       const pending = page.getByRole('region', { name: 'Pending change requests' });
       await pending.waitFor();
       expect(await pending.textContent()).toContain('banner');

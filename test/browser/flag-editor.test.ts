@@ -1,6 +1,5 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { ADMIN_KEY } from '../dashboard/support.ts';
 import { flagBody } from '../support/requests.ts';
 import {
   chooseRuleSegment,
@@ -8,23 +7,18 @@ import {
   describeInChromium,
   RULE_SEGMENTS,
   startDashboardBrowser,
+  waitForToast,
 } from './dashboard-support.ts';
 
 // The flag editor's traps (decisions 0603–0605), as a person meets them: an empty rule that would serve
 // everyone, renamed variants that blocked saving, weights that read as percentages, and
 // production one click away.
 
-const toast = (page: Page, text: string) => page.locator('.toast', { hasText: text }).first().waitFor();
-
 describeInChromium(
   'the flag editor in Chromium: no accidental "everyone", renames, weights, protected production',
   () => {
     let ui: DashboardBrowser;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await ui.server.call(method, path, { key: ADMIN_KEY, body });
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body;
-    };
+    const call = (method: string, path: string, body?: unknown) => ui.admin(method, path, body);
     const flagOf = (key: string) => call('GET', `/v1/projects/traps/flags/${key}`);
 
     beforeAll(async () => {
@@ -54,7 +48,7 @@ describeInChromium(
 
     const save = (page: Page) => page.getByRole('button', { name: 'Save changes' }).click();
     const saved = async (page: Page, name: string) => {
-      await toast(page, `Saved ${name}.`);
+      await waitForToast(page, `Saved ${name}.`);
       await expect.poll(() => page.getByRole('button', { name: 'Save changes' }).count()).toBe(0);
     };
 
@@ -202,12 +196,12 @@ describeInChromium(
 
       await production.click();
       await dialog.getByRole('button', { name: 'Yes, switch Checkout on' }).click();
-      await toast(page, 'Checkout is on in production.');
+      await waitForToast(page, 'Checkout is on in production.');
       expect((await flagOf('checkout')).environments.production.enabled).toBe(true);
 
       // An unprotected environment switches at once.
       await page.getByRole('switch', { name: 'Checkout in Development' }).click();
-      await toast(page, 'Checkout is on in development.');
+      await waitForToast(page, 'Checkout is on in development.');
       expect(await dialog.isVisible()).toBe(false);
       await page.close();
     });

@@ -8,6 +8,7 @@ import {
   describeInChromium,
   expectAccessible,
   startDashboardBrowser,
+  waitForToast,
 } from './dashboard-support.ts';
 
 // Approvals as admins govern them and others meet them in the dashboard: the Environments page,
@@ -16,8 +17,6 @@ import {
 const PASSWORD = 'a long enough password';
 /** Each test opens several pages on a loaded machine. */
 const SLOW = 120_000;
-const toast = (page: Page, text: string | RegExp) =>
-  page.locator('.toast', { hasText: text }).first().waitFor();
 
 describeInChromium('governance in Chromium: approvals, environments, requests and restore', () => {
   let ui: DashboardBrowser;
@@ -88,7 +87,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
 
       await form.getByLabel('Approvals required').fill('2');
       await form.getByRole('button', { name: 'Save' }).click();
-      await toast(page, 'Environment saved.');
+      await waitForToast(page, 'Environment saved.');
       await page
         .getByRole('row', { name: /Production/ })
         .getByRole('cell', { name: '2 approvals' })
@@ -99,7 +98,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await page.getByRole('button', { name: 'Edit Production' }).click();
       await page.getByRole('form', { name: 'Edit Production' }).getByLabel('Approvals required').fill('1');
       await page.getByRole('form', { name: 'Edit Production' }).getByRole('button', { name: 'Save' }).click();
-      await toast(page, 'Environment saved.');
+      await waitForToast(page, 'Environment saved.');
       expect((await environment('production')).requiredApprovals).toBe(1);
 
       await cleanAtBothWidths(ADMIN_EMAIL, '/projects/gov/environments', async (p) => {
@@ -126,7 +125,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       // Renaming stays an editor's, and sends nothing of the governance fields.
       await form.getByLabel('Description').fill('Where customers are');
       await form.getByRole('button', { name: 'Save' }).click();
-      await toast(eve, 'Environment saved.');
+      await waitForToast(eve, 'Environment saved.');
       expect(await environment('production')).toMatchObject({
         description: 'Where customers are',
         requiredApprovals: 1,
@@ -165,7 +164,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await page.getByRole('button', { name: 'Delete Staging' }).click();
       await dialog.getByLabel('Type staging to confirm').fill('staging');
       await remove.click();
-      await toast(page, 'Environment Staging deleted.');
+      await waitForToast(page, 'Environment Staging deleted.');
       expect(await environment('staging')).toBeUndefined();
     },
     SLOW,
@@ -181,7 +180,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       const ask = eve.getByRole('dialog', { name: 'Send for approval: save Promo?' });
       await ask.getByText(/Production requires 1 approval.*not applied/).waitFor();
       await ask.getByRole('button', { name: 'Send for approval' }).click();
-      await toast(eve, /Change request sent/);
+      await waitForToast(eve, /Change request sent/);
       expect((await flag('promo')).environments.production.enabled).toBe(false);
 
       const ready = async (page: Page) => {
@@ -202,7 +201,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       await cleanAtBothWidths('ed@example.com', '/projects/gov/flags/promo', ready);
 
       await card.getByRole('button', { name: 'Approve' }).click();
-      await toast(ed, 'Applied.');
+      await waitForToast(ed, 'Applied.');
       expect((await flag('promo')).environments.production.enabled).toBe(true);
     },
     SLOW,
@@ -232,7 +231,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       expect((await next.boundingBox())?.width ?? 0).toBeGreaterThan(250);
       await expectAccessible(ed, 'a rule request at 390');
       await card.getByRole('button', { name: 'Approve' }).click();
-      await toast(ed, 'Applied.');
+      await waitForToast(ed, 'Applied.');
 
       await ed.goto(`${ui.server.url}/projects/gov/flags/banner`);
       const history = ed.getByRole('region', { name: 'History' });
@@ -262,7 +261,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       // Sent, it waits on the flag page as a request to restore that version.
       await history.getByRole('button', { name: `Restore this version (${onVersion})` }).click();
       await ask.getByRole('button', { name: 'Send for approval' }).click();
-      await toast(eve, `Change request sent: restoring version ${onVersion} waits for approvals.`);
+      await waitForToast(eve, `Change request sent: restoring version ${onVersion} waits for approvals.`);
       await eve
         .getByRole('region', { name: 'Pending change requests' })
         .getByText(`asks to restore version ${onVersion} of`)
@@ -280,7 +279,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
 
       await adminHistory.getByRole('button', { name: `Restore this version (${onVersion})` }).click();
       await confirm.getByRole('button', { name: `Yes, restore version ${onVersion}` }).click();
-      await toast(admin, `Restored version ${onVersion}`);
+      await waitForToast(admin, `Restored version ${onVersion}`);
       expect((await flag()).environments.production.enabled).toBe(true);
     },
     SLOW,
@@ -339,7 +338,7 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
       const ed = await openAs('ed@example.com', '/projects/gov/change-requests');
       await check(ed);
       await conflicted(ed).getByRole('button', { name: 'Reject' }).click();
-      await toast(ed, 'Rejected.');
+      await waitForToast(ed, 'Rejected.');
       expect((await call('GET', `/v1/change-requests/${asked.body.id}`)).status).toBe('rejected');
     },
     SLOW,
