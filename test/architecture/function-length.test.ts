@@ -63,8 +63,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/realtime/edge-streams.ts', 'open'],
   ['src/services/governance/change-request-service.ts', 'writeRequest'],
   ['src/services/services.ts', 'createServices'],
-  ['src/storage/sql/code-reference-queries.ts', 'codeReferenceQueries'],
-  ['src/storage/sql/flag-queries.ts', 'flagQueries'],
   ['src/storage/sql/release-queries.ts', 'releaseQueries'],
 ];
 
