@@ -363,7 +363,7 @@ export class ChangeRequestService {
   /** A start or stop no longer applies once the experiment left the status it was asked in. */
   async #experimentConflict(request: ChangeRequest): Promise<string | undefined> {
     const key = experimentKeyOf(request);
-    const experiment = await this.#store.experiments.findExperimentByKey(request.projectId, key);
+    const experiment = await this.#store.experiments.findByKey(request.projectId, key);
     if (experiment === undefined) return `The experiment "${key}" was deleted`;
     const before = request.changes[0]?.before;
     return experiment.status === before ? undefined : `The experiment "${key}" is ${experiment.status} now`;

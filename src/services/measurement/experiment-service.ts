@@ -1,6 +1,6 @@
 import { authorize } from '../../access/access-rules.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
-import { conflict, notFound } from '../../domain/errors.ts';
+import { conflict } from '../../domain/errors.ts';
 import {
   DEFAULT_ALPHA,
   type Experiment,
@@ -24,9 +24,10 @@ import type {
 } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { checkIfMatch } from '../core/if-match.ts';
-import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
+import { firstVersion } from '../core/keyed-resource.ts';
 import { accessProject } from '../core/project-access.ts';
-import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+import { type ProjectKeyedKind, ProjectKeyedResources } from '../core/project-keyed-resources.ts';
+import { type AuditRoles, writeVersioned } from '../core/versioned-write.ts';
 import type { Approval, Gated } from '../core/write-gate.ts';
 import { runWrite } from '../core/write-pipeline.ts';
 import { validateExperiment } from './validate-experiment.ts';
@@ -39,12 +40,11 @@ export type ExperimentRoles = ProjectStore &
   MetricRole &
   ExperimentRole;
 
-/** Experiments as the one versioned write stores and audits them (`experiment.created`, `.started`, …). */
-const EXPERIMENTS: VersionedKind<Experiment, ExperimentRoles> = {
-  ...keyedInProject('experiment'),
-  insert: (tx, experiment) => tx.experiments.insertExperiment(experiment),
-  update: (tx, experiment, expectedVersion) => tx.experiments.updateExperiment(experiment, expectedVersion),
-  remove: (tx, experiment) => tx.experiments.deleteExperiment(experiment.id),
+/** Experiments as a project-keyed resource, each of one environment: audited as `experiment.created`, `.started`, …. */
+const EXPERIMENTS: ProjectKeyedKind<Experiment, ExperimentRoles> = {
+  type: 'experiment',
+  rows: (tx) => tx.experiments,
+  environmentOf: (experiment) => experiment.environment,
 };
 
 /** How a start or stop runs: through the gate, or approved already (a change request's apply). */
@@ -64,9 +64,6 @@ export interface ExperimentDeps {
   /** Told after a start or stop is written, so this node measures from its next evaluation. */
   readonly changed?: () => Promise<void>;
 }
-
-const missing = (project: Pick<Project, 'key'>, key: string) =>
-  notFound(`No experiment "${key}" in project "${project.key}".`);
 
 function analysisOf(input: CreateExperimentInput['analysis'], base?: ExperimentAnalysis): ExperimentAnalysis {
   return {
@@ -114,33 +111,34 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
 export class ExperimentService {
   readonly #deps: ExperimentDeps & { readonly clock: Clock };
   readonly #store: WithTransactions<ExperimentRoles>;
+  readonly #experiments: ProjectKeyedResources<Experiment, ExperimentRoles>;
 
   constructor(deps: ExperimentDeps) {
     this.#deps = { ...deps, clock: deps.clock ?? systemClock };
     this.#store = deps.store;
+    this.#experiments = new ProjectKeyedResources(deps.store, this.#deps.clock, EXPERIMENTS);
   }
 
-  async list(
+  list(
     actor: Actor,
     projectIdOrKey: string,
     filter: { readonly status?: ExperimentStatus | undefined },
     page: PageRequest,
   ): Promise<Page<Experiment>> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.experiments.listExperiments(project.id, filter, page);
+    return this.#experiments.list(actor, projectIdOrKey, page, (id, p) =>
+      this.#store.experiments.list(id, filter, p),
+    );
   }
 
-  async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#find(this.#store, project, key);
+  get(actor: Actor, projectIdOrKey: string, key: string): Promise<Experiment> {
+    return this.#experiments.get(actor, projectIdOrKey, key);
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateExperimentInput): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
     authorize(actor.principal, project.id, 'editor', input.environment);
-    const at = isoTime(this.#deps.clock);
     const experiment: Experiment = {
-      ...firstVersion('exp', input, at),
+      ...firstVersion('exp', input, isoTime(this.#deps.clock)),
       projectId: project.id,
       flag: input.flag,
       environment: input.environment,
@@ -153,17 +151,7 @@ export class ExperimentService {
       startedAt: null,
       stoppedAt: null,
     };
-    return this.#store.transaction(async (tx) => {
-      await this.#validate(tx, experiment);
-      return writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        create: async () => ({
-          next: experiment,
-          action: 'experiment.created',
-          environment: experiment.environment,
-          taken: takenIn(project, 'experiment', experiment.key),
-        }),
-      });
-    });
+    return this.#experiments.create(actor, project, experiment, (tx) => this.#validate(tx, experiment));
   }
 
   /** Changes a draft; a running or stopped experiment keeps what it was measured with. */
@@ -174,17 +162,18 @@ export class ExperimentService {
     patch: ExperimentPatch,
     ifMatch: number | undefined,
   ): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    return this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        load: () => this.#draft(tx, actor, project, key, 'changed'),
-        ifMatch,
-        change: async (stored) => {
-          const next = merged(stored, patch, isoTime(this.#deps.clock));
-          await this.#validate(tx, next);
-          return { next, action: 'experiment.updated', environment: next.environment };
-        },
-      }),
+    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
+    return this.#experiments.update(
+      actor,
+      project,
+      key,
+      ifMatch,
+      async (stored, tx) => {
+        const next = merged(stored, patch, isoTime(this.#deps.clock));
+        await this.#validate(tx, next);
+        return next;
+      },
+      (tx) => this.#draft(tx, actor, project, key, 'changed'),
     );
   }
 
@@ -195,17 +184,9 @@ export class ExperimentService {
     key: string,
     ifMatch: number | undefined,
   ): Promise<void> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    await this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        load: () => this.#draft(tx, actor, project, key, 'deleted'),
-        ifMatch,
-        change: async (stored) => ({
-          next: null,
-          action: 'experiment.deleted',
-          environment: stored.environment,
-        }),
-      }),
+    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
+    await this.#experiments.delete(actor, project, key, ifMatch, (tx) =>
+      this.#draft(tx, actor, project, key, 'deleted'),
     );
   }
 
@@ -242,7 +223,7 @@ export class ExperimentService {
     const outcome = await runWrite({ ...this.#deps, store: this.#store }, actor, {
       approval: options.approval,
       prepare: async (tx) => {
-        const stored = await this.#find(tx, project, key);
+        const stored = await this.#experiments.find(tx, project, key);
         authorize(actor.principal, project.id, 'editor', stored.environment);
         if (stored.status !== from) {
           throw conflict(
@@ -264,7 +245,7 @@ export class ExperimentService {
       apply: async (tx, { stored }) => {
         const details = await options.claim?.(tx);
         const at = isoTime(clock);
-        return writeVersioned(tx, actor, clock, EXPERIMENTS, {
+        return writeVersioned(tx, actor, clock, this.#experiments.versioned, {
           load: async () => stored,
           change: async () => ({
             next: {
@@ -316,21 +297,13 @@ export class ExperimentService {
     const [flag, environments, metrics] = await Promise.all([
       tx.findFlagByKey(experiment.projectId, experiment.flag),
       tx.listEnvironments(experiment.projectId),
-      Promise.all(
-        metricKeysOf(experiment.metrics).map((k) => tx.metrics.findMetricByKey(experiment.projectId, k)),
-      ),
+      Promise.all(metricKeysOf(experiment.metrics).map((k) => tx.metrics.findByKey(experiment.projectId, k))),
     ]);
     validateExperiment(experiment, {
       flag,
       environments: new Set(environments.map((e) => e.key)),
       metricKeys: new Set(metrics.flatMap((m) => (m === undefined ? [] : [m.key]))),
     });
-  }
-
-  async #find(tx: ExperimentRoles, project: Pick<Project, 'id' | 'key'>, key: string): Promise<Experiment> {
-    const experiment = await tx.experiments.findExperimentByKey(project.id, key);
-    if (experiment === undefined) throw missing(project, key);
-    return experiment;
   }
 
   /** A draft the actor may change: editor rights in its environment. */
@@ -341,7 +314,7 @@ export class ExperimentService {
     key: string,
     how: 'changed' | 'deleted',
   ): Promise<Experiment> {
-    const stored = await this.#find(tx, project, key);
+    const stored = await this.#experiments.find(tx, project, key);
     authorize(actor.principal, project.id, 'editor', stored.environment);
     if (stored.status !== 'draft') {
       throw conflict(`The experiment "${key}" is ${stored.status}: only a draft can be ${how}.`);

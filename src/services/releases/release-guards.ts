@@ -86,7 +86,7 @@ export class ReleaseGuards {
 
   async #readOne(plan: ReleasePlan, guard: Guard, at: string): Promise<GuardReading> {
     if (guard.kind === 'prometheus') return readPrometheusGuard(guard, plan, this.#options.prometheus, at);
-    const metric = await this.#store.metrics.findMetricByKey(plan.projectId, guard.metric);
+    const metric = await this.#store.metrics.findByKey(plan.projectId, guard.metric);
     return readMetricGuard(guard, metric, plan, this.#options.statistics, at);
   }
 }

@@ -174,7 +174,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
     const template =
       input.template === undefined
         ? undefined
-        : await this.#store.releases.findTemplateByKey(project.id, input.template);
+        : await this.#store.releases.templates.findByKey(project.id, input.template);
     if (input.template !== undefined && template === undefined) {
       problems.push({ path: '/template', message: `names no release template of project "${project.key}"` });
     }
@@ -246,7 +246,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
     const problems: FieldError[] = [];
     for (const [index, guard] of guards.entries()) {
       if (guard.kind === 'metric') {
-        if ((await this.#store.metrics.findMetricByKey(project.id, guard.metric)) === undefined) {
+        if ((await this.#store.metrics.findByKey(project.id, guard.metric)) === undefined) {
           problems.push({
             path: `/guards/${index}/metric`,
             message: `names no metric of project "${project.key}"`,
