@@ -8,7 +8,7 @@ import type { Page, PageRequest, ProjectStore, WithTransactions } from '../../st
 import type { Actor } from './actor.ts';
 import { keyedInProject, takenIn } from './keyed-resource.ts';
 import { accessProject } from './project-access.ts';
-import { type AuditRoles, type VersionedKind, writeVersioned } from './versioned-write.ts';
+import { type AuditRoles, type Outcome, type VersionedKind, writeVersioned } from './versioned-write.ts';
 
 // Metrics, release templates and experiments are one shape of resource (docs/decisions/2030):
 // keyed in their project, read by viewers, written by editors, each write versioned and audited
@@ -25,8 +25,18 @@ export interface ProjectKeyedKind<R extends ProjectResource, Roles> {
   readonly environmentOf?: (resource: R) => string;
 }
 
-/** How an update or delete reads the stored resource, where the kind checks more than that it exists. */
-type Load<R, Roles> = (tx: Roles) => Promise<R>;
+/** Which stored resource an update or delete writes, for whom, at which `If-Match`. */
+export interface StoredTarget<R, Roles> {
+  readonly actor: Actor;
+  readonly project: Project;
+  readonly key: string;
+  readonly ifMatch: number | undefined;
+  /** How it is read in the write's transaction where the kind checks more than that it exists (default: by key). */
+  readonly load?: ((tx: Roles) => Promise<R>) | undefined;
+}
+
+/** What a write does to a stored resource, for the errors that name it. */
+type Write = 'changed' | 'deleted';
 
 /** The reads and audited writes of one project-keyed kind of resource, over the store and clock of its service. */
 export class ProjectKeyedResources<R extends ProjectResource, Roles extends ProjectStore & AuditRoles> {
@@ -95,60 +105,37 @@ export class ProjectKeyedResources<R extends ProjectResource, Roles extends Proj
   }
 
   /** Writes what `change` makes of the stored resource, if it still has the version `If-Match` names. */
-  update(
-    actor: Actor,
-    project: Project,
-    key: string,
-    ifMatch: number | undefined,
-    change: (stored: R, tx: Roles) => Promise<R>,
-    load?: Load<R, Roles>,
-  ): Promise<R> {
-    return this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#clock, this.versioned, {
-        load: () => (load ?? ((inTx) => this.find(inTx, project, key)))(tx),
-        ifMatch,
-        change: async (stored) => {
-          const next = await change(stored, tx);
-          return {
-            next,
-            action: `${this.#kind.type}.updated`,
-            environment: this.#kind.environmentOf?.(next),
-          };
-        },
-      }),
-    );
+  update(target: StoredTarget<R, Roles>, change: (stored: R, tx: Roles) => Promise<R>): Promise<R> {
+    return this.#write(target, async (stored, tx) => {
+      const next = await change(stored, tx);
+      return { next, action: `${this.#kind.type}.updated`, environment: this.#kind.environmentOf?.(next) };
+    });
   }
 
   /** Deletes the stored resource, if it still has the version `If-Match` names. */
-  async delete(
-    actor: Actor,
-    project: Project,
-    key: string,
-    ifMatch: number | undefined,
-    load?: Load<R, Roles>,
-  ): Promise<void> {
-    await this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#clock, this.versioned, {
-        load: () => (load ?? ((inTx) => this.find(inTx, project, key)))(tx),
-        ifMatch,
-        change: async (stored) => ({
-          next: null,
-          action: `${this.#kind.type}.deleted`,
-          environment: this.#kind.environmentOf?.(stored),
-        }),
+  async delete(target: StoredTarget<R, Roles>): Promise<void> {
+    await this.#write(target, async (stored) => ({
+      next: null,
+      action: `${this.#kind.type}.deleted`,
+      environment: this.#kind.environmentOf?.(stored),
+    }));
+  }
+
+  #write(target: StoredTarget<R, Roles>, change: (stored: R, tx: Roles) => Promise<Outcome<R>>): Promise<R> {
+    return this.#store.transaction((tx) =>
+      writeVersioned(tx, target.actor, this.#clock, this.versioned, {
+        load: () => target.load?.(tx) ?? this.find(tx, target.project, target.key),
+        ifMatch: target.ifMatch,
+        change: (stored) => change(stored, tx),
       }),
     );
   }
 }
 
-/** A kind whose rows list without a filter of their own (metrics, release templates). */
-export interface ListedKind<R extends ProjectResource, Roles> extends ProjectKeyedKind<R, Roles> {
-  readonly rows: (tx: Roles) => ProjectKeyedStore<R>;
-}
-
 /**
- * The service of a project-keyed kind that adds nothing to its list, read and delete: those
- * three are here; the service writes its `create` and `patch`, which build what only it knows.
+ * The service of a project-keyed kind: its read by key and its delete are here, each reading the
+ * stored resource through `stored` (which a kind that writes only some of its resources narrows);
+ * the service writes its list, `create` and `patch`, which build what only it knows.
  */
 export abstract class ProjectKeyedService<
   R extends ProjectResource,
@@ -157,19 +144,11 @@ export abstract class ProjectKeyedService<
   protected readonly resources: ProjectKeyedResources<R, Roles>;
   protected readonly store: WithTransactions<Roles>;
   protected readonly clock: Clock;
-  readonly #kind: ListedKind<R, Roles>;
 
-  constructor(store: WithTransactions<Roles>, clock: Clock, kind: ListedKind<R, Roles>) {
+  constructor(store: WithTransactions<Roles>, clock: Clock, kind: ProjectKeyedKind<R, Roles>) {
     this.resources = new ProjectKeyedResources(store, clock, kind);
     this.store = store;
     this.clock = clock;
-    this.#kind = kind;
-  }
-
-  list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<R>> {
-    return this.resources.list(actor, projectIdOrKey, page, (id, p) =>
-      this.#kind.rows(this.store).list(id, p),
-    );
   }
 
   get(actor: Actor, projectIdOrKey: string, key: string): Promise<R> {
@@ -183,6 +162,46 @@ export abstract class ProjectKeyedService<
     ifMatch: number | undefined,
   ): Promise<void> {
     const project = await this.resources.project(actor, projectIdOrKey, 'editor');
-    await this.resources.delete(actor, project, key, ifMatch);
+    await this.resources.delete(this.target(actor, project, key, ifMatch, 'deleted'));
+  }
+
+  /** The stored resource an update or delete writes, read in its transaction. */
+  protected stored(tx: Roles, _actor: Actor, project: Project, key: string, _how: Write): Promise<R> {
+    return this.resources.find(tx, project, key);
+  }
+
+  /** What `ProjectKeyedResources` needs to update or delete the resource, read through `stored`. */
+  protected target(
+    actor: Actor,
+    project: Project,
+    key: string,
+    ifMatch: number | undefined,
+    how: Write,
+  ): StoredTarget<R, Roles> {
+    return { actor, project, key, ifMatch, load: (tx) => this.stored(tx, actor, project, key, how) };
+  }
+}
+
+/** A kind whose rows list without a filter of their own (metrics, release templates). */
+export interface ListedKind<R extends ProjectResource, Roles> extends ProjectKeyedKind<R, Roles> {
+  readonly rows: (tx: Roles) => ProjectKeyedStore<R>;
+}
+
+/** The service of a kind whose list has no filter of its own (metrics, release templates). */
+export abstract class ListedService<
+  R extends ProjectResource,
+  Roles extends ProjectStore & AuditRoles,
+> extends ProjectKeyedService<R, Roles> {
+  readonly #kind: ListedKind<R, Roles>;
+
+  constructor(store: WithTransactions<Roles>, clock: Clock, kind: ListedKind<R, Roles>) {
+    super(store, clock, kind);
+    this.#kind = kind;
+  }
+
+  list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<R>> {
+    return this.resources.list(actor, projectIdOrKey, page, (id, p) =>
+      this.#kind.rows(this.store).list(id, p),
+    );
   }
 }

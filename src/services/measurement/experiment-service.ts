@@ -25,8 +25,7 @@ import type {
 import type { Actor } from '../core/actor.ts';
 import { checkIfMatch } from '../core/if-match.ts';
 import { firstVersion } from '../core/keyed-resource.ts';
-import { accessProject } from '../core/project-access.ts';
-import { type ProjectKeyedKind, ProjectKeyedResources } from '../core/project-keyed-resources.ts';
+import { type ProjectKeyedKind, ProjectKeyedService } from '../core/project-keyed-resources.ts';
 import { type AuditRoles, writeVersioned } from '../core/versioned-write.ts';
 import type { Approval, Gated } from '../core/write-gate.ts';
 import { runWrite } from '../core/write-pipeline.ts';
@@ -108,15 +107,13 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
  * so they pass the one gate (a 202 change request where approvals are required). Every write is
  * audited, and announced to webhooks, in its transaction.
  */
-export class ExperimentService {
+export class ExperimentService extends ProjectKeyedService<Experiment, ExperimentRoles> {
   readonly #deps: ExperimentDeps & { readonly clock: Clock };
-  readonly #store: WithTransactions<ExperimentRoles>;
-  readonly #experiments: ProjectKeyedResources<Experiment, ExperimentRoles>;
 
   constructor(deps: ExperimentDeps) {
-    this.#deps = { ...deps, clock: deps.clock ?? systemClock };
-    this.#store = deps.store;
-    this.#experiments = new ProjectKeyedResources(deps.store, this.#deps.clock, EXPERIMENTS);
+    const clock = deps.clock ?? systemClock;
+    super(deps.store, clock, EXPERIMENTS);
+    this.#deps = { ...deps, clock };
   }
 
   list(
@@ -125,20 +122,16 @@ export class ExperimentService {
     filter: { readonly status?: ExperimentStatus | undefined },
     page: PageRequest,
   ): Promise<Page<Experiment>> {
-    return this.#experiments.list(actor, projectIdOrKey, page, (id, p) =>
-      this.#store.experiments.list(id, filter, p),
+    return this.resources.list(actor, projectIdOrKey, page, (id, p) =>
+      this.store.experiments.list(id, filter, p),
     );
   }
 
-  get(actor: Actor, projectIdOrKey: string, key: string): Promise<Experiment> {
-    return this.#experiments.get(actor, projectIdOrKey, key);
-  }
-
   async create(actor: Actor, projectIdOrKey: string, input: CreateExperimentInput): Promise<Experiment> {
-    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
     authorize(actor.principal, project.id, 'editor', input.environment);
     const experiment: Experiment = {
-      ...firstVersion('exp', input, isoTime(this.#deps.clock)),
+      ...firstVersion('exp', input, isoTime(this.clock)),
       projectId: project.id,
       flag: input.flag,
       environment: input.environment,
@@ -151,7 +144,7 @@ export class ExperimentService {
       startedAt: null,
       stoppedAt: null,
     };
-    return this.#experiments.create(actor, project, experiment, (tx) => this.#validate(tx, experiment));
+    return this.resources.create(actor, project, experiment, (tx) => this.#validate(tx, experiment));
   }
 
   /** Changes a draft; a running or stopped experiment keeps what it was measured with. */
@@ -162,32 +155,12 @@ export class ExperimentService {
     patch: ExperimentPatch,
     ifMatch: number | undefined,
   ): Promise<Experiment> {
-    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
-    return this.#experiments.update(
-      actor,
-      project,
-      key,
-      ifMatch,
-      async (stored, tx) => {
-        const next = merged(stored, patch, isoTime(this.#deps.clock));
-        await this.#validate(tx, next);
-        return next;
-      },
-      (tx) => this.#draft(tx, actor, project, key, 'changed'),
-    );
-  }
-
-  /** Deletes a draft: an experiment that ran keeps its record and results. */
-  async delete(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    ifMatch: number | undefined,
-  ): Promise<void> {
-    const project = await this.#experiments.project(actor, projectIdOrKey, 'editor');
-    await this.#experiments.delete(actor, project, key, ifMatch, (tx) =>
-      this.#draft(tx, actor, project, key, 'deleted'),
-    );
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
+    return this.resources.update(this.target(actor, project, key, ifMatch, 'changed'), async (stored, tx) => {
+      const next = merged(stored, patch, isoTime(this.clock));
+      await this.#validate(tx, next);
+      return next;
+    });
   }
 
   /** Starts a draft: units served its variants are exposed to it from then on. */
@@ -218,12 +191,12 @@ export class ExperimentService {
     to: 'running' | 'stopped',
   ): Promise<Gated<Experiment>> {
     const { clock } = this.#deps;
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    const project = await this.resources.project(actor, projectIdOrKey, 'viewer');
     const from: ExperimentStatus = to === 'running' ? 'draft' : 'running';
-    const outcome = await runWrite({ ...this.#deps, store: this.#store }, actor, {
+    const outcome = await runWrite({ ...this.#deps, store: this.store }, actor, {
       approval: options.approval,
       prepare: async (tx) => {
-        const stored = await this.#experiments.find(tx, project, key);
+        const stored = await this.resources.find(tx, project, key);
         authorize(actor.principal, project.id, 'editor', stored.environment);
         if (stored.status !== from) {
           throw conflict(
@@ -245,7 +218,7 @@ export class ExperimentService {
       apply: async (tx, { stored }) => {
         const details = await options.claim?.(tx);
         const at = isoTime(clock);
-        return writeVersioned(tx, actor, clock, this.#experiments.versioned, {
+        return writeVersioned(tx, actor, clock, this.resources.versioned, {
           load: async () => stored,
           change: async () => ({
             next: {
@@ -306,15 +279,15 @@ export class ExperimentService {
     });
   }
 
-  /** A draft the actor may change: editor rights in its environment. */
-  async #draft(
+  /** Only a draft is changed or deleted, by an editor of its environment: a run keeps what it measured. */
+  protected override async stored(
     tx: ExperimentRoles,
     actor: Actor,
     project: Project,
     key: string,
     how: 'changed' | 'deleted',
   ): Promise<Experiment> {
-    const stored = await this.#experiments.find(tx, project, key);
+    const stored = await this.resources.find(tx, project, key);
     authorize(actor.principal, project.id, 'editor', stored.environment);
     if (stored.status !== 'draft') {
       throw conflict(`The experiment "${key}" is ${stored.status}: only a draft can be ${how}.`);

@@ -4,7 +4,7 @@ import type { CreateMetricInput, MetricPatch } from '../../domain/schemas/metric
 import type { MetricRole, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { firstVersion } from '../core/keyed-resource.ts';
-import { type ListedKind, ProjectKeyedService } from '../core/project-keyed-resources.ts';
+import { type ListedKind, ListedService } from '../core/project-keyed-resources.ts';
 import type { AuditRoles } from '../core/versioned-write.ts';
 
 /** The store roles metric use cases name: the project, the metrics, the audit log and its webhooks. */
@@ -33,7 +33,7 @@ function merged(stored: Metric, patch: MetricPatch, at: string): Metric {
  * each write audited (and announced to webhooks) in its transaction. They change no evaluation,
  * so they do not pass the approval gate.
  */
-export class MetricService extends ProjectKeyedService<Metric, MetricRoles> {
+export class MetricService extends ListedService<Metric, MetricRoles> {
   constructor(store: WithTransactions<MetricRoles>, clock: Clock = systemClock) {
     super(store, clock, METRICS);
   }
@@ -58,7 +58,7 @@ export class MetricService extends ProjectKeyedService<Metric, MetricRoles> {
     ifMatch: number | undefined,
   ): Promise<Metric> {
     const project = await this.resources.project(actor, projectIdOrKey, 'editor');
-    return this.resources.update(actor, project, key, ifMatch, async (stored) =>
+    return this.resources.update(this.target(actor, project, key, ifMatch, 'changed'), async (stored) =>
       merged(stored, patch, isoTime(this.clock)),
     );
   }

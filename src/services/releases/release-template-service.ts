@@ -9,7 +9,7 @@ import type {
 import type { MetricRole, ProjectStore, ReleaseRole, WithTransactions } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { firstVersion } from '../core/keyed-resource.ts';
-import { type ListedKind, ProjectKeyedService } from '../core/project-keyed-resources.ts';
+import { type ListedKind, ListedService } from '../core/project-keyed-resources.ts';
 import type { AuditRoles } from '../core/versioned-write.ts';
 import { stepsOf } from './release-input.ts';
 
@@ -26,7 +26,7 @@ const TEMPLATES: ListedKind<ReleaseTemplate, TemplateRoles> = {
  * A project's release templates (docs/releases.md): reusable milestones and guards, in
  * percentages of the new variant, that a plan copies. Audited; they change no evaluation, so no gate.
  */
-export class ReleaseTemplateService extends ProjectKeyedService<ReleaseTemplate, TemplateRoles> {
+export class ReleaseTemplateService extends ListedService<ReleaseTemplate, TemplateRoles> {
   constructor(store: WithTransactions<TemplateRoles>, clock: Clock = systemClock) {
     super(store, clock, TEMPLATES);
   }
@@ -54,7 +54,7 @@ export class ReleaseTemplateService extends ProjectKeyedService<ReleaseTemplate,
     const project = await this.resources.project(actor, projectIdOrKey, 'editor');
     const stored = await this.resources.find(this.store, project, key);
     const next = await this.#patched(project, stored, patch);
-    return this.resources.update(actor, project, key, ifMatch, async () => next);
+    return this.resources.update(this.target(actor, project, key, ifMatch, 'changed'), async () => next);
   }
 
   /** A merge patch applied to the stored template, its steps checked as a new template's. */
