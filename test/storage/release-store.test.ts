@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ReleasePlan, ReleaseTemplate } from '../../src/domain/release-plan.ts';
+import { NOT_STARTED, type ReleasePlan, type ReleaseTemplate } from '../../src/domain/release-plan.ts';
 import { UniqueViolation } from '../../src/storage/store.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
 import { ANN, givenProjectM } from '../support/pending-changes.ts';
@@ -37,16 +37,7 @@ const aPlan = (id: string, fields: Partial<ReleasePlan> = {}): ReleasePlan => ({
   guards: [{ kind: 'prometheus', name: 'errors', query: 'errors{v="$variant"}', threshold: { above: 1 } }],
   onBreach: 'rollback',
   guardIntervalSeconds: 60,
-  status: 'draft',
-  current: null,
-  milestoneStartedAt: null,
-  nextStep: null,
-  changeRequest: null,
-  readings: [],
-  history: [],
-  lookedAt: null,
-  holding: null,
-  stopReason: null,
+  ...NOT_STARTED,
   events: [{ at: AT, action: 'created', by: ANN }],
   createdBy: ANN,
   version: 1,

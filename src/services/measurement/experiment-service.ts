@@ -24,7 +24,7 @@ import type {
 } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { checkIfMatch } from '../core/if-match.ts';
-import { firstVersion } from '../core/keyed-resource.ts';
+import { firstVersion, nextVersion } from '../core/keyed-resource.ts';
 import { type ProjectKeyedKind, ProjectKeyedService } from '../core/project-keyed-resources.ts';
 import { type AuditRoles, writeVersioned } from '../core/versioned-write.ts';
 import type { Approval, Gated } from '../core/write-gate.ts';
@@ -54,6 +54,14 @@ export interface RunOptions {
   readonly claim?: ((tx: ExperimentRoles) => Promise<Readonly<Record<string, unknown>>>) | undefined;
 }
 
+/** A start or a stop, as routes and approved change requests call them. */
+type Run = (
+  actor: Actor,
+  projectIdOrKey: string,
+  key: string,
+  options?: RunOptions,
+) => Promise<Gated<Experiment>>;
+
 export interface ExperimentDeps {
   readonly store: WithTransactions<ExperimentRoles>;
   readonly snapshots: SnapshotRegistry;
@@ -81,9 +89,7 @@ const metricsOf = (input: CreateExperimentInput['metrics']) => ({
 /** A merge patch applied to a draft: null puts a field back to its default. */
 function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experiment {
   return {
-    ...stored,
-    name: patch.name === undefined ? stored.name : (patch.name ?? stored.key),
-    description: patch.description === undefined ? stored.description : (patch.description ?? ''),
+    ...nextVersion(stored, patch, at),
     control: patch.control ?? stored.control,
     treatments: patch.treatments ?? stored.treatments,
     metrics:
@@ -96,8 +102,6 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
           },
     analysis: patch.analysis === undefined ? stored.analysis : analysisOf(patch.analysis, stored.analysis),
     cuped: patch.cuped ?? stored.cuped,
-    version: stored.version + 1,
-    updatedAt: at,
   };
 }
 
@@ -164,24 +168,12 @@ export class ExperimentService extends ProjectKeyedService<Experiment, Experimen
   }
 
   /** Starts a draft: units served its variants are exposed to it from then on. */
-  start(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: RunOptions = {},
-  ): Promise<Gated<Experiment>> {
-    return this.#run(actor, projectIdOrKey, key, options, 'running');
-  }
+  readonly start: Run = (actor, projectIdOrKey, key, options = {}) =>
+    this.#run(actor, projectIdOrKey, key, options, 'running');
 
   /** Stops a running experiment: no unit is exposed to it any more, and its results stay. */
-  stop(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: RunOptions = {},
-  ): Promise<Gated<Experiment>> {
-    return this.#run(actor, projectIdOrKey, key, options, 'stopped');
-  }
+  readonly stop: Run = (actor, projectIdOrKey, key, options = {}) =>
+    this.#run(actor, projectIdOrKey, key, options, 'stopped');
 
   async #run(
     actor: Actor,

@@ -3,7 +3,7 @@ import { DEFAULT_WINDOW_HOURS, type Metric } from '../../domain/metric.ts';
 import type { CreateMetricInput, MetricPatch } from '../../domain/schemas/metric-input.ts';
 import type { MetricRole, ProjectStore, WithTransactions } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
-import { firstVersion } from '../core/keyed-resource.ts';
+import { firstVersion, nextVersion } from '../core/keyed-resource.ts';
 import { type ListedKind, ListedService } from '../core/project-keyed-resources.ts';
 import type { AuditRoles } from '../core/versioned-write.ts';
 
@@ -16,15 +16,11 @@ const METRICS: ListedKind<Metric, MetricRoles> = { type: 'metric', rows: (tx) =>
 /** A merge patch applied: null puts a field back to its default. */
 function merged(stored: Metric, patch: MetricPatch, at: string): Metric {
   return {
-    ...stored,
-    name: patch.name === undefined ? stored.name : (patch.name ?? stored.key),
-    description: patch.description === undefined ? stored.description : (patch.description ?? ''),
+    ...nextVersion(stored, patch, at),
     event: patch.event ?? stored.event,
     kind: patch.kind ?? stored.kind,
     window: patch.window === undefined ? stored.window : (patch.window ?? DEFAULT_WINDOW_HOURS),
     goal: patch.goal === undefined ? stored.goal : (patch.goal ?? 'increase'),
-    version: stored.version + 1,
-    updatedAt: at,
   };
 }
 
