@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { migrateToLatest, openDatabase } from '../src/storage/open-database.ts';
 import type { Database } from '../src/storage/sql/database.ts';
 import { runAdmin } from '../test/support/postgres-admin.ts';
+import { benchPostgresUrl } from './child.ts';
 
 // The databases the storage benchmarks measure: migrated, of their own, and gone once closed.
 
@@ -45,4 +46,22 @@ export async function openBenchPostgres(url: string, label: string): Promise<Ben
   return migrated('postgres', openDatabase(url, { schema }).db, () =>
     runAdmin(url, `drop schema ${schema} cascade`),
   );
+}
+
+/** The databases a storage bench measures, by the name its rows give: SQLite always, PostgreSQL when one is named. */
+export function benchDatabases(label: string): [name: string, open: () => Promise<BenchDatabase>][] {
+  const databases: [string, () => Promise<BenchDatabase>][] = [['SQLite', () => openBenchSqlite(label)]];
+  const url = benchPostgresUrl();
+  if (url) databases.push(['PostgreSQL', () => openBenchPostgres(url, label)]);
+  return databases;
+}
+
+/** One row of `measure` for each of the bench's databases, measured one after the other. */
+export async function rowOnEach<R>(
+  label: string,
+  measure: (name: string, open: () => Promise<BenchDatabase>) => Promise<R>,
+): Promise<R[]> {
+  const rows: R[] = [];
+  for (const [name, open] of benchDatabases(label)) rows.push(await measure(name, open));
+  return rows;
 }

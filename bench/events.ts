@@ -1,8 +1,8 @@
 import { composeNode } from '../src/main.ts';
 import type { StoredEvent } from '../src/storage/event-store.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
-import { benchPostgresUrl, isMain, report } from './child.ts';
-import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
+import { isMain, report } from './child.ts';
+import { type BenchDatabase, rowOnEach } from './databases.ts';
 import { type Row, si } from './stats.ts';
 
 // The SQL event store's ceiling (decision 1920): tracking events per second into SQLite (a file)
@@ -89,11 +89,4 @@ async function measure(name: string, open: () => Promise<BenchDatabase>): Promis
   };
 }
 
-async function rows(): Promise<Row[]> {
-  const result = [await measure('SQLite', () => openBenchSqlite('events'))];
-  const url = benchPostgresUrl();
-  if (url) result.push(await measure('PostgreSQL', () => openBenchPostgres(url, 'events')));
-  return result;
-}
-
-if (isMain(import.meta.url)) report(await rows());
+if (isMain(import.meta.url)) report(await rowOnEach('events', measure));

@@ -3,8 +3,8 @@ import { composeNode, servedBy } from '../src/main.ts';
 import { bootstrap } from '../src/services/projects/bootstrap.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { buildFlag, inEnvironments } from '../test/support/builders.ts';
-import { benchPostgresUrl, isMain, report } from './child.ts';
-import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
+import { isMain, report } from './child.ts';
+import { type BenchDatabase, benchDatabases } from './databases.ts';
 import { median, ms, type Row } from './stats.ts';
 
 // The flag list at 10,000 flags (docs/decisions/1800–1802): one page through the whole route
@@ -88,11 +88,8 @@ async function pageTimes(open: () => Promise<BenchDatabase>, size: number): Prom
 }
 
 async function rows(): Promise<Row[]> {
-  const databases: [string, () => Promise<BenchDatabase>][] = [['SQLite', () => openBenchSqlite('lists')]];
-  const url = benchPostgresUrl();
-  if (url) databases.push(['PostgreSQL', () => openBenchPostgres(url, 'lists')]);
   const result: Row[] = [];
-  for (const [name, open] of databases) {
+  for (const [name, open] of benchDatabases('lists')) {
     const small = await pageTimes(open, SIZES[0]);
     const large = await pageTimes(open, SIZES[1]);
     QUERIES.forEach(([query], i) => {

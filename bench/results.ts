@@ -5,8 +5,8 @@ import type { ComparisonUnit, MetricUnitIncrement } from '../src/storage/compari
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import type { Store } from '../src/storage/store.ts';
 import { seededRandom } from '../test/support/random.ts';
-import { benchPostgresUrl, isMain, report } from './child.ts';
-import { type BenchDatabase, openBenchPostgres, openBenchSqlite } from './databases.ts';
+import { isMain, report } from './child.ts';
+import { type BenchDatabase, rowOnEach } from './databases.ts';
 import type { Row } from './stats.ts';
 
 // An experiment's results at scale (SPEC §13: 1,000,000 units in under 2 s): the per-unit
@@ -116,11 +116,4 @@ async function measure(name: string, open: () => Promise<BenchDatabase>): Promis
   }
 }
 
-async function rows(): Promise<Row[]> {
-  const result = [await measure('SQLite', () => openBenchSqlite('results'))];
-  const url = benchPostgresUrl();
-  if (url) result.push(await measure('PostgreSQL', () => openBenchPostgres(url, 'results')));
-  return result;
-}
-
-if (isMain(import.meta.url)) report(await rows());
+if (isMain(import.meta.url)) report(await rowOnEach('results', measure));

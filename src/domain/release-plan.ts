@@ -1,6 +1,7 @@
 import type { Person } from './change-request.ts';
 import type { FieldError } from './errors.ts';
 import type { RolloutWeight } from './flag.ts';
+import type { ProjectResource } from './keyed-resource.ts';
 
 // Release plans (SPEC §13 "Release plans", "Guards"; docs/releases.md): a flag released in an
 // environment in milestones, each a rollout held for a time or until someone proceeds, watched
@@ -58,16 +59,8 @@ export interface ReleaseSteps<M = Milestone> {
   readonly guardIntervalSeconds: number;
 }
 
-export interface ReleaseTemplate extends ReleaseSteps<MilestoneSpec> {
-  readonly id: string;
-  readonly projectId: string;
-  readonly key: string;
-  readonly name: string;
-  readonly description: string;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+/** A project's reusable milestones and guards, keyed in it like any project resource. */
+export interface ReleaseTemplate extends ReleaseSteps<MilestoneSpec>, ProjectResource {}
 
 export const RELEASE_STATUSES = [
   'draft',
@@ -135,6 +128,20 @@ export interface ReleasePlan extends ReleaseSteps {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/** What a plan is before it runs: a draft at no milestone, with no step scheduled, reading or stop yet. */
+export const NOT_STARTED = {
+  status: 'draft',
+  current: null,
+  milestoneStartedAt: null,
+  nextStep: null,
+  changeRequest: null,
+  readings: [],
+  history: [],
+  lookedAt: null,
+  holding: null,
+  stopReason: null,
+} as const satisfies Partial<ReleasePlan>;
 
 /** How many past readings a plan keeps for its guards' charts. */
 export const GUARD_HISTORY = 120;

@@ -134,6 +134,17 @@ export interface ServiceSources {
   readonly runningExperiments?: { refresh(): Promise<void> };
 }
 
+/** What every group of use cases is built from: the store, the node's sources, the options, and what they resolve to. */
+interface Building {
+  readonly store: Store;
+  readonly sources: ServiceSources;
+  readonly options: ServiceOptions;
+  readonly clock: Clock;
+  readonly serverSecret: ServerSecret;
+  /** What the project, flag and segment use cases share. */
+  readonly deps: { store: Store; snapshots: SnapshotRegistry; clock: Clock; keys: KeyRegistry };
+}
+
 /** Builds every use case over one store and the node's plane; consumers and the plane are built by the caller. */
 export function createServices(
   store: Store,
@@ -141,68 +152,19 @@ export function createServices(
   options: ServiceOptions = {},
 ): Services {
   const clock = options.clock ?? systemClock;
-  const { snapshots, keys, revocations, authentication } = sources;
   const serverSecret = options.serverSecret ?? processServerSecret();
-  const apiKeys = new ApiKeyService(store, {
-    clock,
-    revocations,
-    registry: keys,
-    authentication,
-    serverSecret,
-  });
-  const deps = { store, snapshots, clock, keys };
-  const insights = new InsightsService(store, { clock, enabled: options.insights });
-  const flags = new FlagService(deps);
-  const segments = new SegmentService(deps);
-  const flagd = new FlagdService(deps);
-  // The write pipelines that governance applies approved and scheduled changes through: not in Services.
-  const flagWrites = new FlagWrites(deps);
-  const releases = new ReleasePlanService({ store, clock, prometheus: options.prometheus }, flagWrites);
-  // A plan's steps are scheduled changes the scheduler runs as the plan.
-  const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites, releases);
-  const exposures = new ExposureService(store, options.experiments);
-  const events = new EventService(store, exposures, {
-    clock,
-    retentionDays: options.eventRetentionDays,
-    batchesInFlight: options.eventBatchesInFlight,
-  });
-  const experiments = new ExperimentService({
-    store,
-    snapshots,
-    clock,
-    comparisons: options.experiments,
-    changed: () => sources.runningExperiments?.refresh() ?? Promise.resolve(),
-  });
-  const sessions = new SessionService(store, {
-    clock,
-    passwordSignIn: options.passwordSignIn,
-    ssoLabel: options.sso?.label,
-    ...options.sessions,
-  });
+  const deps = { store, snapshots: sources.snapshots, clock, keys: sources.keys };
+  const building: Building = { store, sources, options, clock, serverSecret, deps };
+  const measurement = measurementServices(building);
   return {
     clock,
     projects: new ProjectService(deps),
     environments: new EnvironmentService(deps),
-    flags,
-    segments,
-    apiKeys,
     auditLog: new AuditLogService(store),
-    evaluation: new EvaluationService(store, snapshots, clock),
-    flagd,
-    accounts: new AccountService(store, clock),
-    sessions,
-    passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
-    sso: options.sso && new SsoService(store, options.sso, clock),
-    provisioning: new ProvisioningService(store, clock),
-    provisionedGroups: new GroupProvisioningService(store, clock, options.sso?.roles ?? []),
-    insights,
-    events,
-    exposures,
-    metrics: new MetricService(store, clock),
-    codeReferences: new CodeReferenceService(store, clock),
-    experiments,
-    experimentResults: new ExperimentResultsService(store),
-    comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
+    evaluation: new EvaluationService(store, sources.snapshots, clock),
+    ...accessServices(building),
+    ...measurement,
+    ...flagServices(building, measurement.experiments),
     health: new HealthService(store, sources.sync),
     edgeUpstream: new EdgeUpstreamService(store, sources),
     webhooks: new WebhookService(store, {
@@ -211,6 +173,73 @@ export function createServices(
       serverSecret,
       dashboard: options.publicUrl,
     }),
+    prometheus: options.prometheus,
+    serverSecret,
+  };
+}
+
+/** Who may act: API keys, accounts and their sessions, passwords, single sign-on and provisioning. */
+function accessServices({ store, sources, options, clock, serverSecret }: Building) {
+  const sessions = new SessionService(store, {
+    clock,
+    passwordSignIn: options.passwordSignIn,
+    ssoLabel: options.sso?.label,
+    ...options.sessions,
+  });
+  return {
+    apiKeys: new ApiKeyService(store, {
+      clock,
+      revocations: sources.revocations,
+      registry: sources.keys,
+      authentication: sources.authentication,
+      serverSecret,
+    }),
+    accounts: new AccountService(store, clock),
+    sessions,
+    passwords: new PasswordService(store, sessions, options.sessions?.clock ?? clock),
+    sso: options.sso && new SsoService(store, options.sso, clock),
+    provisioning: new ProvisioningService(store, clock),
+    provisionedGroups: new GroupProvisioningService(store, clock, options.sso?.roles ?? []),
+  };
+}
+
+/** What is measured: insights, events and exposures, metrics, experiments and their results, code references. */
+function measurementServices({ store, sources, options, clock }: Building) {
+  const exposures = new ExposureService(store, options.experiments);
+  return {
+    insights: new InsightsService(store, { clock, enabled: options.insights }),
+    events: new EventService(store, exposures, {
+      clock,
+      retentionDays: options.eventRetentionDays,
+      batchesInFlight: options.eventBatchesInFlight,
+    }),
+    exposures,
+    metrics: new MetricService(store, clock),
+    codeReferences: new CodeReferenceService(store, clock),
+    experiments: new ExperimentService({
+      store,
+      snapshots: sources.snapshots,
+      clock,
+      comparisons: options.experiments,
+      changed: () => sources.runningExperiments?.refresh() ?? Promise.resolve(),
+    }),
+    experimentResults: new ExperimentResultsService(store),
+    comparisonStatistics: options.comparisonStatistics ?? new AggregateComparisonStatistics(store.aggregates),
+  };
+}
+
+/** What changes evaluation: flags, segments, flagd documents, release plans, and the governance that applies them. */
+function flagServices({ store, options, clock, deps }: Building, experiments: ExperimentService) {
+  const flags = new FlagService(deps);
+  // The write pipelines that governance applies approved and scheduled changes through: not in Services.
+  const flagWrites = new FlagWrites(deps);
+  const releases = new ReleasePlanService({ store, clock, prometheus: options.prometheus }, flagWrites);
+  // A plan's steps are scheduled changes the scheduler runs as the plan.
+  const scheduledChanges = new ScheduledChangeService(deps, flags, flagWrites, releases);
+  return {
+    flags,
+    segments: new SegmentService(deps),
+    flagd: new FlagdService(deps),
     scheduledChanges,
     changeRequests: new ChangeRequestService(
       store,
@@ -226,7 +255,5 @@ export function createServices(
     ),
     releases,
     releaseTemplates: new ReleaseTemplateService(store, clock),
-    prometheus: options.prometheus,
-    serverSecret,
   };
 }

@@ -1,16 +1,10 @@
-import type { Page, PageRequest } from '../domain/page.ts';
 import type { ReleasePlan, ReleaseStatus, ReleaseTemplate } from '../domain/release-plan.ts';
+import type { ProjectKeyedStore } from './project-keyed-store.ts';
 
 /** Release templates and plans (docs/releases.md): versioned rows, written with their audit event in its transaction. */
 export interface ReleaseStore {
-  /** A project's templates in key order. */
-  listTemplates(projectId: string, page: PageRequest): Promise<Page<ReleaseTemplate>>;
-  findTemplateByKey(projectId: string, key: string): Promise<ReleaseTemplate | undefined>;
-  /** Throws UniqueViolation when the key is taken in the project. */
-  insertTemplate(template: ReleaseTemplate): Promise<void>;
-  /** Writes it unless the stored version is no longer `expectedVersion` (then false). */
-  updateTemplate(template: ReleaseTemplate, expectedVersion: number): Promise<boolean>;
-  deleteTemplate(id: string): Promise<boolean>;
+  /** A project's templates, keyed in it like metrics. */
+  readonly templates: ProjectKeyedStore<ReleaseTemplate>;
 
   /** The one plan of a flag in an environment; `forUpdate` locks it until the transaction ends. */
   findPlan(

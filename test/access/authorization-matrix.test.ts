@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import { EDGE_ROLE, KEY_ROLES, type Role, roleRank } from '../../src/domain/api-key.ts';
+import { buildUnreachableWebhook } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { createKey, type Harness, setupActor, startHarness } from './support.ts';
 
@@ -121,20 +122,8 @@ const unreachableWebhooks = new WeakMap<Harness, Promise<string>>();
 const unreachableWebhook = (c: Context) => {
   let id = unreachableWebhooks.get(c.node);
   if (id === undefined) {
-    const at = new Date().toISOString();
-    const stored = { id: `whk_unreachable${c.next()}`, projectId: c.alphaId, url: 'http://127.0.0.1:9/hook' };
-    id = c.node.store.webhooks
-      .insertWebhook({
-        ...stored,
-        events: ['flag.*'],
-        format: 'json',
-        secret: 'a secret of sixteen+',
-        active: true,
-        version: 1,
-        createdAt: at,
-        updatedAt: at,
-      })
-      .then(() => stored.id);
+    const stored = buildUnreachableWebhook(`whk_unreachable${c.next()}`, c.alphaId, ['flag.*']);
+    id = c.node.store.webhooks.insertWebhook(stored).then(() => stored.id);
     unreachableWebhooks.set(c.node, id);
   }
   return id;

@@ -25,7 +25,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/cli/flags-as-code/plan.ts', 'planProject'],
   ['src/config.ts', 'loadConfig'],
   ['src/edge/edge-node.ts', 'startEdge'],
-  ['src/evaluation/jsonlogic/precedence.ts', 'parseTokens'],
   ['src/http/routes/api-keys.ts', 'apiKeyRoutes'],
   ['src/http/routes/evaluation.ts', 'evaluationRoutes'],
   ['src/http/routes/flagd.ts', 'flagdRoutes'],
@@ -37,11 +36,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/http/routes/single-sign-on.ts', 'singleSignOnRoutes'],
   ['src/observability/telemetry.ts', 'registerTelemetry'],
   ['src/realtime/edge-streams.ts', 'open'],
-  ['src/services/governance/change-request-service.ts', 'writeRequest'],
-  ['src/services/services.ts', 'createServices'],
-  ['src/storage/sql/code-reference-queries.ts', 'codeReferenceQueries'],
-  ['src/storage/sql/flag-queries.ts', 'flagQueries'],
-  ['src/storage/sql/release-queries.ts', 'releaseQueries'],
 ];
 
 interface Measured {

@@ -4,6 +4,7 @@ import { setupActor } from '../access/support.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { draftCheckoutExperiment } from './support/checkout-experiment.ts';
 import { foldOnce, foldUntil } from './support/fold.ts';
 
 // Per-unit aggregates (decision 1941): exposures and events folded once, whatever the order they
@@ -66,20 +67,7 @@ describeEachDatabase('experiment aggregates', (database) => {
       kind: 'sum',
       window: 1,
     });
-    await admin('POST', '/v1/projects/default/metrics', {
-      key: 'buys',
-      event: 'purchase',
-      kind: 'conversion',
-    });
-    await admin('POST', '/v1/projects/default/experiments', {
-      key: 'checkout',
-      flag: 'banner',
-      environment: 'production',
-      control: 'off',
-      treatments: ['on'],
-      metrics: { primary: 'buys', secondary: ['spend'] },
-      cuped: true,
-    });
+    await draftCheckoutExperiment(admin, { secondary: ['spend'], cuped: true });
     experimentId = (await admin('POST', '/v1/projects/default/experiments/checkout/start')).id;
   });
   afterAll(() => server?.close());

@@ -95,7 +95,7 @@ describeEachDatabase('experiments end to end: OFREP to results, equal to gbstats
   /** Each variant's units and purchases as the aggregates hold them, against the generated units'. */
   const caughtUp = async (key: string, metric: E2eMetric) => {
     const projectId = (await call('GET', '/v1/projects/default')).id;
-    const experiment = (await server.store.experiments.findExperimentByKey(projectId, key)) as Experiment;
+    const experiment = (await server.store.experiments.findByKey(projectId, key)) as Experiment;
     const stored = await server.services.comparisonStatistics.variantStatistics(
       { projectId, environment: 'production', key: experiment.id },
       await server.services.metrics.get({ principal: ADMIN, requestId: 'e2e' }, 'default', metric.key),
@@ -129,8 +129,8 @@ describeEachDatabase('experiments end to end: OFREP to results, equal to gbstats
   /** The experiment analysed as `settings` say: its stored row changed directly, as only a draft could be over the API. */
   const analyseAs = async (key: string, settings: Pick<Experiment, 'analysis' | 'cuped'>) => {
     const projectId = (await call('GET', '/v1/projects/default')).id;
-    const stored = (await server.store.experiments.findExperimentByKey(projectId, key)) as Experiment;
-    await server.store.experiments.updateExperiment(
+    const stored = (await server.store.experiments.findByKey(projectId, key)) as Experiment;
+    await server.store.experiments.update(
       { ...stored, ...settings, version: stored.version + 1 },
       stored.version,
     );

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../openfeature/support/varied-project.ts';
+import { buildUnreachableWebhook } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
+import { expectCreated } from '../support/created.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -51,26 +53,16 @@ describeEachDatabase('experiments: /v1/projects/{p}/experiments', (database) => 
     });
     await admin('POST', '/v1/projects/default/metrics', { key: 'spend', event: 'purchase', kind: 'sum' });
     // A webhook of experiments only, stored as if registered where private addresses are allowed.
-    const at = new Date().toISOString();
-    await server.store.webhooks.insertWebhook({
-      id: 'whk_experiments',
-      projectId: (await admin('GET', '/v1/projects/default')).id,
-      url: 'http://127.0.0.1:9/hook',
-      events: ['experiment.*'],
-      secret: 'a secret of sixteen+',
-      active: true,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    });
+    const projectId = (await admin('GET', '/v1/projects/default')).id;
+    await server.store.webhooks.insertWebhook(
+      buildUnreachableWebhook('whk_experiments', projectId, ['experiment.*']),
+    );
   });
   afterAll(() => server?.close());
 
   it('creates a draft with its defaults, answers it with its address and version, and lists it', async () => {
     const res = await create({ key: 'first', ...DRAFT });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.headers.get('location')).toBe('/v1/projects/default/experiments/first');
-    expect(res.headers.get('etag')).toBe('"1"');
+    expectCreated(res, '/v1/projects/default/experiments/first');
     expect(res.body).toMatchObject({
       key: 'first',
       name: 'first',

@@ -4,6 +4,7 @@ import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { draftCheckoutExperiment } from './support/checkout-experiment.ts';
 
 // Running experiments in memory (decision 1940): the node that starts or stops one answers from
 // its next evaluation; another node over the same database follows within its poll.
@@ -23,19 +24,7 @@ describeEachDatabase('running experiments, in memory on every node', (database) 
     }, 50);
     projectId = (await admin('GET', '/v1/projects/default')).id;
     await admin('POST', '/v1/projects/default/flags', { key: 'banner' });
-    await admin('POST', '/v1/projects/default/metrics', {
-      key: 'buys',
-      event: 'purchase',
-      kind: 'conversion',
-    });
-    await admin('POST', '/v1/projects/default/experiments', {
-      key: 'checkout',
-      flag: 'banner',
-      environment: 'production',
-      control: 'off',
-      treatments: ['on'],
-      metrics: { primary: 'buys' },
-    });
+    await draftCheckoutExperiment(admin);
   });
   afterAll(async () => {
     otherNode?.stop();

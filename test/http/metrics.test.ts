@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKey } from '../openfeature/support/varied-project.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
+import { expectCreated } from '../support/created.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -21,9 +22,7 @@ describeEachDatabase('metrics: /v1/projects/{p}/metrics', (database) => {
 
   it('creates a metric with its defaults, answers it with its address and version, and lists it', async () => {
     const res = await create({ key: 'purchases', event: 'purchase', kind: 'conversion' });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.headers.get('location')).toBe('/v1/projects/default/metrics/purchases');
-    expect(res.headers.get('etag')).toBe('"1"');
+    expectCreated(res, '/v1/projects/default/metrics/purchases');
     expect(res.body).toMatchObject({
       key: 'purchases',
       name: 'purchases',

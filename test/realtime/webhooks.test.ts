@@ -7,6 +7,7 @@ import type { Store } from '../../src/storage/store.ts';
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
 import { UNLIMITED } from '../openfeature/support/server.ts';
 import { buildTestApp } from '../support/app.ts';
+import { callOverHttp } from '../support/call-over-http.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { collectLines } from '../support/log-lines.ts';
 import { ADMIN_KEY } from '../support/server.ts';
@@ -40,19 +41,7 @@ describeEachDatabase('webhooks', (database) => {
     return dispatcher;
   };
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${ADMIN_KEY}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const call = (method: string, path: string, body?: unknown) => callOverHttp(url, method, path, body);
 
   const receiver = async (events: string[] = ['flag.*']) => {
     const r = new Receiver();

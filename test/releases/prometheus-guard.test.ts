@@ -12,6 +12,7 @@ import { ChangeScheduler } from '../../src/services/governance/change-scheduler.
 import { PrometheusClient } from '../../src/services/releases/prometheus-client.ts';
 import { ReleaseGuards } from '../../src/services/releases/release-guards.ts';
 import { setupActor } from '../access/support.ts';
+import { buildUnreachableWebhook } from '../support/builders.ts';
 import { eventually } from '../support/eventually.ts';
 import { startTestServer, type TestServer, UNLIMITED } from '../support/server.ts';
 
@@ -207,19 +208,9 @@ describe.skipIf(!existsSync(PROMETHEUS))('a Prometheus guard against a real Prom
 
   it('rolls back within three guard intervals of a regression: production serves control, and the audit event and webhook name the guard', async () => {
     const project = (await server.call('GET', '/v1/projects/default')).body;
-    const at = new Date().toISOString();
-    await server.store.webhooks.insertWebhook({
-      id: 'whk_release_hook',
-      projectId: project.id,
-      url: 'http://127.0.0.1:9/hook',
-      format: 'json',
-      events: ['release.*'],
-      secret: 'a secret of sixteen+',
-      active: true,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    });
+    await server.store.webhooks.insertWebhook(
+      buildUnreachableWebhook('whk_release_hook', project.id, ['release.*']),
+    );
     const made = await server.call('POST', PLAN, { body: PLAN_BODY });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect((await server.call('POST', `${PLAN}/start`)).status).toBe(200);

@@ -8,6 +8,7 @@ import type { Services } from '../../src/services/services.ts';
 import type { TestStatistic } from '../../src/statistics/index.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
+import { buildUnreachableWebhook } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
 
 const MINUTE = 60_000;
@@ -122,19 +123,9 @@ describeEachDatabase('release guards (SPEC §13 "Guards")', (database) => {
 
   it('rolls back on a regression as one audited write naming the guard and its figures, then the webhook', async () => {
     const project = (await node.call('GET', '/v1/projects/default')).body;
-    const at = new Date(clock.now).toISOString();
-    await node.store.webhooks.insertWebhook({
-      id: 'whk_releases',
-      projectId: project.id,
-      url: 'http://127.0.0.1:9/hook',
-      format: 'json',
-      events: ['release.*'],
-      secret: 'a secret of sixteen+',
-      active: true,
-      version: 1,
-      createdAt: at,
-      updatedAt: at,
-    });
+    await node.store.webhooks.insertWebhook(
+      buildUnreachableWebhook('whk_releases', project.id, ['release.*'], new Date(clock.now).toISOString()),
+    );
     statistics.set(0.1, 0.07);
     await guards.runOnce();
     const plan = (await node.call('GET', PLAN)).body;

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import type { ReleasePlan, ReleaseTemplate } from '../../src/domain/release-plan.ts';
+import { NOT_STARTED, type ReleasePlan, type ReleaseTemplate } from '../../src/domain/release-plan.ts';
 import { UniqueViolation } from '../../src/storage/store.ts';
 import { describeEachFreshDatabase } from '../support/database.ts';
 import { ANN, givenProjectM } from '../support/pending-changes.ts';
@@ -37,16 +37,7 @@ const aPlan = (id: string, fields: Partial<ReleasePlan> = {}): ReleasePlan => ({
   guards: [{ kind: 'prometheus', name: 'errors', query: 'errors{v="$variant"}', threshold: { above: 1 } }],
   onBreach: 'rollback',
   guardIntervalSeconds: 60,
-  status: 'draft',
-  current: null,
-  milestoneStartedAt: null,
-  nextStep: null,
-  changeRequest: null,
-  readings: [],
-  history: [],
-  lookedAt: null,
-  holding: null,
-  stopReason: null,
+  ...NOT_STARTED,
   events: [{ at: AT, action: 'created', by: ANN }],
   createdBy: ANN,
   version: 1,
@@ -59,18 +50,22 @@ describeEachFreshDatabase('Release templates and plans', (opened) => {
   it('keeps templates by key in their project, in key order, each key once', async () => {
     const { store } = opened();
     await givenProjectM(store);
-    await store.releases.insertTemplate(aTemplate('rtp_2', 'slow'));
-    await store.releases.insertTemplate(aTemplate('rtp_1', 'fast'));
-    await expect(store.releases.insertTemplate(aTemplate('rtp_3', 'fast'))).rejects.toThrow(UniqueViolation);
-    const page = await store.releases.listTemplates('prj_m', { limit: 10 });
+    await store.releases.templates.insert(aTemplate('rtp_2', 'slow'));
+    await store.releases.templates.insert(aTemplate('rtp_1', 'fast'));
+    await expect(store.releases.templates.insert(aTemplate('rtp_3', 'fast'))).rejects.toThrow(
+      UniqueViolation,
+    );
+    const page = await store.releases.templates.list('prj_m', { limit: 10 });
     expect(page.items.map((t) => t.key)).toEqual(['fast', 'slow']);
     expect(
-      await store.releases.updateTemplate({ ...aTemplate('rtp_1', 'fast'), name: 'Fast', version: 2 }, 1),
+      await store.releases.templates.update({ ...aTemplate('rtp_1', 'fast'), name: 'Fast', version: 2 }, 1),
     ).toBe(true);
-    expect(await store.releases.updateTemplate({ ...aTemplate('rtp_1', 'fast'), version: 2 }, 1)).toBe(false);
-    expect((await store.releases.findTemplateByKey('prj_m', 'fast'))?.name).toBe('Fast');
-    expect(await store.releases.deleteTemplate('rtp_1')).toBe(true);
-    expect(await store.releases.deleteTemplate('rtp_1')).toBe(false);
+    expect(await store.releases.templates.update({ ...aTemplate('rtp_1', 'fast'), version: 2 }, 1)).toBe(
+      false,
+    );
+    expect((await store.releases.templates.findByKey('prj_m', 'fast'))?.name).toBe('Fast');
+    expect(await store.releases.templates.delete('rtp_1')).toBe(true);
+    expect(await store.releases.templates.delete('rtp_1')).toBe(false);
   });
 
   it('keeps one plan per flag and environment, written back only over the version it was read at', async () => {

@@ -8,6 +8,7 @@ import {
 } from '../../src/domain/flag.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
+import type { StoredWebhook } from '../../src/storage/webhook-store.ts';
 
 // The domain records tests and benchmarks build by hand, with every field a record must have.
 // Each builder names the record by its key and takes the fields a test cares about as overrides,
@@ -85,4 +86,28 @@ export function variantList(values: Readonly<Record<string, JsonValue>>): Varian
 /** Rollout weights written as `{ variant: weight }`, in the order written. */
 export function rolloutWeights(weights: Readonly<Record<string, number>>): Rollout['weights'] {
   return Object.entries(weights).map(([variant, weight]) => ({ variant, weight }));
+}
+
+/**
+ * A webhook of a project at an address nothing listens on (port 9 of loopback), as stored where
+ * private addresses are allowed: tests store it directly, since the API refuses such an address.
+ */
+export function buildUnreachableWebhook(
+  id: string,
+  projectId: string,
+  events: readonly string[],
+  at = new Date().toISOString(),
+): StoredWebhook {
+  return {
+    id,
+    projectId,
+    url: 'http://127.0.0.1:9/hook',
+    format: 'json',
+    events: [...events],
+    secret: 'a secret of sixteen+',
+    active: true,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
 }

@@ -9,6 +9,7 @@ import { SLACK_LIMITS, type SlackMessage, slackMessage } from '../../src/webhook
 import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.ts';
 import { createKey, setupActor } from '../access/support.ts';
 import { buildTestApp } from '../support/app.ts';
+import { callOverHttp } from '../support/call-over-http.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
 import { ADMIN_KEY, UNLIMITED } from '../support/server.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
@@ -169,19 +170,8 @@ describeEachDatabase('Slack webhooks delivered', (database) => {
   let services: Services;
   const receiver = new Receiver();
 
-  const call = async (method: string, path: string, body?: unknown, key = ADMIN_KEY) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON came back
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const call = (method: string, path: string, body?: unknown, key = ADMIN_KEY) =>
+    callOverHttp(url, method, path, body, key);
 
   beforeAll(async () => {
     opened = await database.open();

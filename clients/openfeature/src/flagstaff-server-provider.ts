@@ -1,12 +1,6 @@
 import { OFREPProvider, type OFREPProviderOptions } from '@openfeature/ofrep-provider';
-import type {
-  EvaluationContext,
-  Hook,
-  JsonValue,
-  Provider,
-  ResolutionDetails,
-  TrackingEventDetails,
-} from '@openfeature/server-sdk';
+import type { EvaluationContext, Hook, Provider, TrackingEventDetails } from '@openfeature/server-sdk';
+import { resolversOf } from './ofrep-resolvers.ts';
 import { Tracking, type TrackingHandle } from './tracking.ts';
 import type { TrackingLogger, TrackingOptions } from './tracking-options.ts';
 
@@ -35,10 +29,21 @@ export class FlagstaffServerProvider implements Provider {
   readonly tracking: TrackingHandle;
   readonly #ofrep: OFREPProvider;
   readonly #tracking: Tracking;
+  // Evaluation is the official provider's own.
+  readonly resolveBooleanEvaluation: OFREPProvider['resolveBooleanEvaluation'];
+  readonly resolveStringEvaluation: OFREPProvider['resolveStringEvaluation'];
+  readonly resolveNumberEvaluation: OFREPProvider['resolveNumberEvaluation'];
+  readonly resolveObjectEvaluation: OFREPProvider['resolveObjectEvaluation'];
 
   constructor(options: FlagstaffServerProviderOptions) {
     const { tracking, exposures = false, logger, ...ofrep } = options;
     this.#ofrep = new OFREPProvider(ofrep);
+    ({
+      resolveBooleanEvaluation: this.resolveBooleanEvaluation,
+      resolveStringEvaluation: this.resolveStringEvaluation,
+      resolveNumberEvaluation: this.resolveNumberEvaluation,
+      resolveObjectEvaluation: this.resolveObjectEvaluation,
+    } = resolversOf(this.#ofrep));
     this.#tracking = new Tracking(ofrep, tracking, logger);
     this.tracking = this.#tracking;
     this.hooks = exposures ? [this.#tracking.exposureHook as Hook] : [];
@@ -50,37 +55,5 @@ export class FlagstaffServerProvider implements Provider {
 
   track(name: string, context: EvaluationContext, details: TrackingEventDetails): void {
     this.#tracking.track(name, context, details);
-  }
-
-  resolveBooleanEvaluation(
-    flagKey: string,
-    defaultValue: boolean,
-    context: EvaluationContext,
-  ): Promise<ResolutionDetails<boolean>> {
-    return this.#ofrep.resolveBooleanEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveStringEvaluation(
-    flagKey: string,
-    defaultValue: string,
-    context: EvaluationContext,
-  ): Promise<ResolutionDetails<string>> {
-    return this.#ofrep.resolveStringEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveNumberEvaluation(
-    flagKey: string,
-    defaultValue: number,
-    context: EvaluationContext,
-  ): Promise<ResolutionDetails<number>> {
-    return this.#ofrep.resolveNumberEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveObjectEvaluation<T extends JsonValue>(
-    flagKey: string,
-    defaultValue: T,
-    context: EvaluationContext,
-  ): Promise<ResolutionDetails<T>> {
-    return this.#ofrep.resolveObjectEvaluation(flagKey, defaultValue, context);
   }
 }

@@ -1,13 +1,6 @@
 import { OFREPWebProvider, type OFREPWebProviderOptions } from '@openfeature/ofrep-web-provider';
-import type {
-  EvaluationContext,
-  Hook,
-  JsonValue,
-  Logger,
-  Provider,
-  ResolutionDetails,
-  TrackingEventDetails,
-} from '@openfeature/web-sdk';
+import type { EvaluationContext, Hook, Logger, Provider, TrackingEventDetails } from '@openfeature/web-sdk';
+import { resolversOf } from './ofrep-resolvers.ts';
 import { onPageHide } from './page-hide.ts';
 import { Tracking, type TrackingHandle } from './tracking.ts';
 import type { TrackingOptions } from './tracking-options.ts';
@@ -33,11 +26,22 @@ export class FlagstaffWebProvider implements Provider {
   readonly tracking: TrackingHandle;
   readonly #ofrep: OFREPWebProvider;
   readonly #tracking: Tracking;
+  // Evaluation is the official provider's own.
+  readonly resolveBooleanEvaluation: OFREPWebProvider['resolveBooleanEvaluation'];
+  readonly resolveStringEvaluation: OFREPWebProvider['resolveStringEvaluation'];
+  readonly resolveNumberEvaluation: OFREPWebProvider['resolveNumberEvaluation'];
+  readonly resolveObjectEvaluation: OFREPWebProvider['resolveObjectEvaluation'];
   #stopListening: () => void = () => {};
 
   constructor(options: FlagstaffWebProviderOptions, logger?: Logger) {
     const { tracking, exposures = true, ...ofrep } = options;
     this.#ofrep = new OFREPWebProvider(ofrep, logger);
+    ({
+      resolveBooleanEvaluation: this.resolveBooleanEvaluation,
+      resolveStringEvaluation: this.resolveStringEvaluation,
+      resolveNumberEvaluation: this.resolveNumberEvaluation,
+      resolveObjectEvaluation: this.resolveObjectEvaluation,
+    } = resolversOf(this.#ofrep));
     this.#tracking = new Tracking(ofrep, tracking, logger);
     this.tracking = this.#tracking;
     this.hooks = exposures ? [this.#tracking.exposureHook as Hook] : [];
@@ -64,37 +68,5 @@ export class FlagstaffWebProvider implements Provider {
 
   track(name: string, context: EvaluationContext, details: TrackingEventDetails): void {
     this.#tracking.track(name, context, details);
-  }
-
-  resolveBooleanEvaluation(
-    flagKey: string,
-    defaultValue: boolean,
-    context: EvaluationContext,
-  ): ResolutionDetails<boolean> {
-    return this.#ofrep.resolveBooleanEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveStringEvaluation(
-    flagKey: string,
-    defaultValue: string,
-    context: EvaluationContext,
-  ): ResolutionDetails<string> {
-    return this.#ofrep.resolveStringEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveNumberEvaluation(
-    flagKey: string,
-    defaultValue: number,
-    context: EvaluationContext,
-  ): ResolutionDetails<number> {
-    return this.#ofrep.resolveNumberEvaluation(flagKey, defaultValue, context);
-  }
-
-  resolveObjectEvaluation<T extends JsonValue>(
-    flagKey: string,
-    defaultValue: T,
-    context: EvaluationContext,
-  ): ResolutionDetails<T> {
-    return this.#ofrep.resolveObjectEvaluation(flagKey, defaultValue, context);
   }
 }

@@ -31,6 +31,25 @@ const BINARY: Readonly<
   '-': (a, b) => (a as number) - (b as number),
 };
 
+const SHORT_CIRCUIT = new Set<Operator>(['||', '&&', '??']);
+
+/** One binary operation of two evaluators; `||`, `&&` and `??` run the right side only when JavaScript would. */
+function binary(operator: keyof typeof BINARY, left: Run, right: Run): Run {
+  if (SHORT_CIRCUIT.has(operator)) {
+    return (data, above, frame) => {
+      const value = left(data, above, frame);
+      if (operator === '||' ? value : operator === '&&' ? !value : value !== null && value !== undefined)
+        return value;
+      return right(data, above, frame);
+    };
+  }
+  const apply = BINARY[operator];
+  return (data, above, frame) => {
+    const a = left(data, above, frame);
+    return apply(a, right(data, above, frame));
+  };
+}
+
 /** Parses tokens with JavaScript's precedence into one evaluator, or throws PastedSyntaxError. */
 export function parseTokens(tokens: readonly Token[]): Run {
   let position = 0;
@@ -42,29 +61,14 @@ export function parseTokens(tokens: readonly Token[]): Run {
     if (!peek(operator)) throw new PastedSyntaxError(`expected "${operator}"`);
     position++;
   };
-  const binary = (operator: keyof typeof BINARY, left: Run, right: Run): Run => {
-    const apply = BINARY[operator];
-    if (operator === '||' || operator === '&&' || operator === '??') {
-      // Short-circuit: the right side runs only when JavaScript would run it.
-      return (data, above, frame) => {
-        const value = left(data, above, frame);
-        if (operator === '||' ? value : operator === '&&' ? !value : value !== null && value !== undefined)
-          return value;
-        return right(data, above, frame);
-      };
-    }
-    return (data, above, frame) => {
-      const a = left(data, above, frame);
-      return apply(a, right(data, above, frame));
-    };
-  };
   const primary = (): Run => {
     const token = tokens[position++];
     if (token === undefined || !('atom' in token)) throw new PastedSyntaxError('expected an operand');
     return token.atom;
   };
-  const leftAssociative = (operators: readonly Operator[], operand: () => Run) => (): Run => {
-    let left = operand();
+  /** `first`, then as long as one of `operators` follows, it applied to what is folded so far and the next operand. */
+  const fold = (first: Run, operators: readonly Operator[], operand: () => Run): Run => {
+    let left = first;
     for (;;) {
       const operator = operators.find(peek);
       if (operator === undefined) return left;
@@ -72,33 +76,20 @@ export function parseTokens(tokens: readonly Token[]): Run {
       left = binary(operator as keyof typeof BINARY, left, operand());
     }
   };
+  const leftAssociative = (operators: readonly Operator[], operand: () => Run) => (): Run =>
+    fold(operand(), operators, operand);
   const additive = leftAssociative(['+', '-'], primary);
   const relational = leftAssociative(['<'], additive);
   const equality = leftAssociative(['==='], relational);
-  const logicalAnd = (first: Run): Run => {
-    let left = first;
-    while (peek('&&')) {
-      position++;
-      left = binary('&&', left, equality());
-    }
-    return left;
-  };
+  const logicalAnd = (first: Run): Run => fold(first, ['&&'], equality);
   const shortCircuit = (): Run => {
     const first = equality();
     if (peek('??')) {
-      let left = first;
-      while (peek('??')) {
-        position++;
-        left = binary('??', left, equality());
-      }
+      const left = fold(first, ['??'], equality);
       if (peek('||') || peek('&&')) throw new PastedSyntaxError('"??" mixed with "||" or "&&"');
       return left;
     }
-    let left = logicalAnd(first);
-    while (peek('||')) {
-      position++;
-      left = binary('||', left, logicalAnd(equality()));
-    }
+    const left = fold(logicalAnd(first), ['||'], () => logicalAnd(equality()));
     if (peek('??')) throw new PastedSyntaxError('"??" mixed with "||" or "&&"');
     return left;
   };

@@ -24,6 +24,31 @@ export function firstVersion(
   };
 }
 
+/**
+ * The next version of a keyed resource under a merge patch of its name and description: null
+ * puts the name back to the key and the description to empty; the caller merges its own fields.
+ */
+export function nextVersion<
+  R extends {
+    readonly key: string;
+    readonly name: string;
+    readonly description: string;
+    readonly version: number;
+  },
+>(
+  stored: R,
+  patch: { readonly name?: string | null | undefined; readonly description?: string | null | undefined },
+  at: string,
+): R {
+  return {
+    ...stored,
+    name: patch.name === undefined ? stored.name : (patch.name ?? stored.key),
+    description: patch.description === undefined ? stored.description : (patch.description ?? ''),
+    version: stored.version + 1,
+    updatedAt: at,
+  };
+}
+
 /** What a keyed resource of a project is to the audit log: its type, its key, its project's log. */
 export const keyedInProject = (type: string) => ({
   type,

@@ -212,25 +212,8 @@ export class ChangeRequestService {
     const applyClaim = (_: unknown, tx: FlagRoles) => claim(tx);
     switch (request.kind) {
       case 'flag.patch':
-        if (request.legacy === true) {
-          // Made before changes were recorded: applied only onto the version it was made against.
-          const patch = request.patch as FlagPatch;
-          await flags.patch(
-            actor,
-            flagId,
-            patch,
-            request.environment,
-            approved((flag: Flag, tx: FlagRoles) => {
-              if (flag.version !== request.baseVersion)
-                throw new StaleChanges(
-                  `the flag changed since (version ${request.baseVersion}, now ${flag.version})`,
-                );
-              return claim(tx);
-            }),
-          );
-        } else {
-          await flags.applyChanges(actor, flagId, request.changes, 'flag.updated', approved(applyClaim));
-        }
+        if (request.legacy === true) await this.#writeLegacyPatch(actor, request, claim);
+        else await flags.applyChanges(actor, flagId, request.changes, 'flag.updated', approved(applyClaim));
         return;
       case 'flag.restore':
         await flags.applyChanges(actor, flagId, request.changes, 'flag.restored', approved(applyClaim));
@@ -254,26 +237,42 @@ export class ChangeRequestService {
         });
         return;
       case 'experiment.start':
-        await this.#writers.experiments.start(
+      case 'experiment.stop': {
+        const run = request.kind === 'experiment.start' ? 'start' : 'stop';
+        await this.#writers.experiments[run](
           actor,
           request.projectId,
           experimentKeyOf(request),
           approved(claim),
         );
         return;
-      case 'experiment.stop':
-        await this.#writers.experiments.stop(
-          actor,
-          request.projectId,
-          experimentKeyOf(request),
-          approved(claim),
-        );
-        return;
+      }
       case 'release.start':
         // Approved once: the plan's first milestone now, its later steps as the plan (SPEC §13).
         await this.#writers.releases.startApproved(actor, request, claim);
         return;
     }
+  }
+
+  /** A flag patch made before changes were recorded: applied only onto the version it was made against. */
+  async #writeLegacyPatch(
+    actor: Actor,
+    request: ChangeRequest,
+    claim: (tx: RequestRoles) => Promise<Readonly<Record<string, unknown>>>,
+  ): Promise<void> {
+    await this.#writers.flags.patch(
+      actor,
+      request.flagId as string,
+      request.patch as FlagPatch,
+      request.environment,
+      approved((flag: Flag, tx: FlagRoles) => {
+        if (flag.version !== request.baseVersion)
+          throw new StaleChanges(
+            `the flag changed since (version ${request.baseVersion}, now ${flag.version})`,
+          );
+        return claim(tx);
+      }),
+    );
   }
 
   /** An approved schedule: stored to run at its time as approved, if what it was based on still holds. */
@@ -363,7 +362,7 @@ export class ChangeRequestService {
   /** A start or stop no longer applies once the experiment left the status it was asked in. */
   async #experimentConflict(request: ChangeRequest): Promise<string | undefined> {
     const key = experimentKeyOf(request);
-    const experiment = await this.#store.experiments.findExperimentByKey(request.projectId, key);
+    const experiment = await this.#store.experiments.findByKey(request.projectId, key);
     if (experiment === undefined) return `The experiment "${key}" was deleted`;
     const before = request.changes[0]?.before;
     return experiment.status === before ? undefined : `The experiment "${key}" is ${experiment.status} now`;

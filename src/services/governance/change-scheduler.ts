@@ -6,6 +6,7 @@ import {
   ScheduledChangeSettled,
 } from '../../domain/scheduled-change.ts';
 import type { PendingChangeRole } from '../../storage/store.ts';
+import { RepeatedPass } from '../core/repeated-pass.ts';
 import type { ScheduledChangeService } from './scheduled-change-service.ts';
 
 export interface SchedulerOptions {
@@ -43,8 +44,10 @@ export class ChangeScheduler {
   readonly #clock: () => number;
   readonly #intervalMs: number;
   readonly #log: SchedulerOptions['log'];
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<SchedulerPass> | undefined;
+  readonly #passes = new RepeatedPass(
+    () => this.runDue(),
+    (error) => this.#log?.warn({ err: error }, 'applying scheduled changes failed; retrying'),
+  );
 
   constructor(store: PendingChangeRole, scheduled: ScheduledChangeService, options: SchedulerOptions = {}) {
     this.#store = store;
@@ -56,27 +59,12 @@ export class ChangeScheduler {
 
   /** Runs a pass now, then every interval; passes never overlap. */
   start(): void {
-    const tick = () => {
-      if (this.#running !== undefined) return;
-      this.#running = this.runDue()
-        .catch((error: unknown) => {
-          this.#log?.warn({ err: error }, 'applying scheduled changes failed; retrying');
-          return { applied: [], failed: [] };
-        })
-        .finally(() => {
-          this.#running = undefined;
-        });
-    };
-    tick();
-    this.#timer = setInterval(tick, this.#intervalMs);
-    this.#timer.unref();
+    this.#passes.start(this.#intervalMs);
   }
 
   /** Stops the timer and waits for a pass under way. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#passes.stop();
   }
 
   /** Applies every change due by the clock's now; what another node settles first is skipped. */

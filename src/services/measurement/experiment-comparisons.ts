@@ -29,7 +29,7 @@ export class ExperimentComparisons implements MeasuredComparisons {
     return Promise.all(
       experiments.map(async (e) => {
         const metrics = await Promise.all(
-          metricKeysOf(e.metrics).map((key) => this.#store.metrics.findMetricByKey(e.projectId, key)),
+          metricKeysOf(e.metrics).map((key) => this.#store.metrics.findByKey(e.projectId, key)),
         );
         return {
           ref: { projectId: e.projectId, environment: e.environment, key: e.id },

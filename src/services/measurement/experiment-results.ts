@@ -99,7 +99,7 @@ export class ExperimentResultsService {
 
   async results(actor: Actor, projectIdOrKey: string, key: string): Promise<ExperimentResults> {
     const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    const experiment = await this.#store.experiments.findExperimentByKey(project.id, key);
+    const experiment = await this.#store.experiments.findByKey(project.id, key);
     if (experiment === undefined) throw notFound(`No experiment "${key}" in project "${project.key}".`);
     const ref: ComparisonRef = {
       projectId: project.id,
@@ -108,9 +108,7 @@ export class ExperimentResultsService {
     };
     const [flag, metrics, units] = await Promise.all([
       this.#store.findFlagByKey(project.id, experiment.flag),
-      Promise.all(
-        metricKeysOf(experiment.metrics).map((k) => this.#store.metrics.findMetricByKey(project.id, k)),
-      ),
+      Promise.all(metricKeysOf(experiment.metrics).map((k) => this.#store.metrics.findByKey(project.id, k))),
       this.#store.aggregates.unitsByVariant(project.id, experiment.id),
     ]);
     const variants = variantsOf(experiment);

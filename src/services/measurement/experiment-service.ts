@@ -1,6 +1,6 @@
 import { authorize } from '../../access/access-rules.ts';
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
-import { conflict, notFound } from '../../domain/errors.ts';
+import { conflict } from '../../domain/errors.ts';
 import {
   DEFAULT_ALPHA,
   type Experiment,
@@ -24,9 +24,9 @@ import type {
 } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
 import { checkIfMatch } from '../core/if-match.ts';
-import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
-import { accessProject } from '../core/project-access.ts';
-import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+import { firstVersion, nextVersion } from '../core/keyed-resource.ts';
+import { type ProjectKeyedKind, ProjectKeyedService } from '../core/project-keyed-resources.ts';
+import { type AuditRoles, writeVersioned } from '../core/versioned-write.ts';
 import type { Approval, Gated } from '../core/write-gate.ts';
 import { runWrite } from '../core/write-pipeline.ts';
 import { validateExperiment } from './validate-experiment.ts';
@@ -39,12 +39,11 @@ export type ExperimentRoles = ProjectStore &
   MetricRole &
   ExperimentRole;
 
-/** Experiments as the one versioned write stores and audits them (`experiment.created`, `.started`, …). */
-const EXPERIMENTS: VersionedKind<Experiment, ExperimentRoles> = {
-  ...keyedInProject('experiment'),
-  insert: (tx, experiment) => tx.experiments.insertExperiment(experiment),
-  update: (tx, experiment, expectedVersion) => tx.experiments.updateExperiment(experiment, expectedVersion),
-  remove: (tx, experiment) => tx.experiments.deleteExperiment(experiment.id),
+/** Experiments as a project-keyed resource, each of one environment: audited as `experiment.created`, `.started`, …. */
+const EXPERIMENTS: ProjectKeyedKind<Experiment, ExperimentRoles> = {
+  type: 'experiment',
+  rows: (tx) => tx.experiments,
+  environmentOf: (experiment) => experiment.environment,
 };
 
 /** How a start or stop runs: through the gate, or approved already (a change request's apply). */
@@ -55,6 +54,14 @@ export interface RunOptions {
   readonly claim?: ((tx: ExperimentRoles) => Promise<Readonly<Record<string, unknown>>>) | undefined;
 }
 
+/** A start or a stop, as routes and approved change requests call them. */
+type Run = (
+  actor: Actor,
+  projectIdOrKey: string,
+  key: string,
+  options?: RunOptions,
+) => Promise<Gated<Experiment>>;
+
 export interface ExperimentDeps {
   readonly store: WithTransactions<ExperimentRoles>;
   readonly snapshots: SnapshotRegistry;
@@ -64,9 +71,6 @@ export interface ExperimentDeps {
   /** Told after a start or stop is written, so this node measures from its next evaluation. */
   readonly changed?: () => Promise<void>;
 }
-
-const missing = (project: Pick<Project, 'key'>, key: string) =>
-  notFound(`No experiment "${key}" in project "${project.key}".`);
 
 function analysisOf(input: CreateExperimentInput['analysis'], base?: ExperimentAnalysis): ExperimentAnalysis {
   return {
@@ -85,9 +89,7 @@ const metricsOf = (input: CreateExperimentInput['metrics']) => ({
 /** A merge patch applied to a draft: null puts a field back to its default. */
 function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experiment {
   return {
-    ...stored,
-    name: patch.name === undefined ? stored.name : (patch.name ?? stored.key),
-    description: patch.description === undefined ? stored.description : (patch.description ?? ''),
+    ...nextVersion(stored, patch, at),
     control: patch.control ?? stored.control,
     treatments: patch.treatments ?? stored.treatments,
     metrics:
@@ -100,8 +102,6 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
           },
     analysis: patch.analysis === undefined ? stored.analysis : analysisOf(patch.analysis, stored.analysis),
     cuped: patch.cuped ?? stored.cuped,
-    version: stored.version + 1,
-    updatedAt: at,
   };
 }
 
@@ -111,36 +111,31 @@ function merged(stored: Experiment, patch: ExperimentPatch, at: string): Experim
  * so they pass the one gate (a 202 change request where approvals are required). Every write is
  * audited, and announced to webhooks, in its transaction.
  */
-export class ExperimentService {
+export class ExperimentService extends ProjectKeyedService<Experiment, ExperimentRoles> {
   readonly #deps: ExperimentDeps & { readonly clock: Clock };
-  readonly #store: WithTransactions<ExperimentRoles>;
 
   constructor(deps: ExperimentDeps) {
-    this.#deps = { ...deps, clock: deps.clock ?? systemClock };
-    this.#store = deps.store;
+    const clock = deps.clock ?? systemClock;
+    super(deps.store, clock, EXPERIMENTS);
+    this.#deps = { ...deps, clock };
   }
 
-  async list(
+  list(
     actor: Actor,
     projectIdOrKey: string,
     filter: { readonly status?: ExperimentStatus | undefined },
     page: PageRequest,
   ): Promise<Page<Experiment>> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.experiments.listExperiments(project.id, filter, page);
-  }
-
-  async get(actor: Actor, projectIdOrKey: string, key: string): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#find(this.#store, project, key);
+    return this.resources.list(actor, projectIdOrKey, page, (id, p) =>
+      this.store.experiments.list(id, filter, p),
+    );
   }
 
   async create(actor: Actor, projectIdOrKey: string, input: CreateExperimentInput): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
     authorize(actor.principal, project.id, 'editor', input.environment);
-    const at = isoTime(this.#deps.clock);
     const experiment: Experiment = {
-      ...firstVersion('exp', input, at),
+      ...firstVersion('exp', input, isoTime(this.clock)),
       projectId: project.id,
       flag: input.flag,
       environment: input.environment,
@@ -153,17 +148,7 @@ export class ExperimentService {
       startedAt: null,
       stoppedAt: null,
     };
-    return this.#store.transaction(async (tx) => {
-      await this.#validate(tx, experiment);
-      return writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        create: async () => ({
-          next: experiment,
-          action: 'experiment.created',
-          environment: experiment.environment,
-          taken: takenIn(project, 'experiment', experiment.key),
-        }),
-      });
-    });
+    return this.resources.create(actor, project, experiment, (tx) => this.#validate(tx, experiment));
   }
 
   /** Changes a draft; a running or stopped experiment keeps what it was measured with. */
@@ -174,60 +159,21 @@ export class ExperimentService {
     patch: ExperimentPatch,
     ifMatch: number | undefined,
   ): Promise<Experiment> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    return this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        load: () => this.#draft(tx, actor, project, key, 'changed'),
-        ifMatch,
-        change: async (stored) => {
-          const next = merged(stored, patch, isoTime(this.#deps.clock));
-          await this.#validate(tx, next);
-          return { next, action: 'experiment.updated', environment: next.environment };
-        },
-      }),
-    );
-  }
-
-  /** Deletes a draft: an experiment that ran keeps its record and results. */
-  async delete(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    ifMatch: number | undefined,
-  ): Promise<void> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    await this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#deps.clock, EXPERIMENTS, {
-        load: () => this.#draft(tx, actor, project, key, 'deleted'),
-        ifMatch,
-        change: async (stored) => ({
-          next: null,
-          action: 'experiment.deleted',
-          environment: stored.environment,
-        }),
-      }),
-    );
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
+    return this.resources.update(this.target(actor, project, key, ifMatch, 'changed'), async (stored, tx) => {
+      const next = merged(stored, patch, isoTime(this.clock));
+      await this.#validate(tx, next);
+      return next;
+    });
   }
 
   /** Starts a draft: units served its variants are exposed to it from then on. */
-  start(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: RunOptions = {},
-  ): Promise<Gated<Experiment>> {
-    return this.#run(actor, projectIdOrKey, key, options, 'running');
-  }
+  readonly start: Run = (actor, projectIdOrKey, key, options = {}) =>
+    this.#run(actor, projectIdOrKey, key, options, 'running');
 
   /** Stops a running experiment: no unit is exposed to it any more, and its results stay. */
-  stop(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    options: RunOptions = {},
-  ): Promise<Gated<Experiment>> {
-    return this.#run(actor, projectIdOrKey, key, options, 'stopped');
-  }
+  readonly stop: Run = (actor, projectIdOrKey, key, options = {}) =>
+    this.#run(actor, projectIdOrKey, key, options, 'stopped');
 
   async #run(
     actor: Actor,
@@ -237,12 +183,12 @@ export class ExperimentService {
     to: 'running' | 'stopped',
   ): Promise<Gated<Experiment>> {
     const { clock } = this.#deps;
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
+    const project = await this.resources.project(actor, projectIdOrKey, 'viewer');
     const from: ExperimentStatus = to === 'running' ? 'draft' : 'running';
-    const outcome = await runWrite({ ...this.#deps, store: this.#store }, actor, {
+    const outcome = await runWrite({ ...this.#deps, store: this.store }, actor, {
       approval: options.approval,
       prepare: async (tx) => {
-        const stored = await this.#find(tx, project, key);
+        const stored = await this.resources.find(tx, project, key);
         authorize(actor.principal, project.id, 'editor', stored.environment);
         if (stored.status !== from) {
           throw conflict(
@@ -264,7 +210,7 @@ export class ExperimentService {
       apply: async (tx, { stored }) => {
         const details = await options.claim?.(tx);
         const at = isoTime(clock);
-        return writeVersioned(tx, actor, clock, EXPERIMENTS, {
+        return writeVersioned(tx, actor, clock, this.resources.versioned, {
           load: async () => stored,
           change: async () => ({
             next: {
@@ -316,9 +262,7 @@ export class ExperimentService {
     const [flag, environments, metrics] = await Promise.all([
       tx.findFlagByKey(experiment.projectId, experiment.flag),
       tx.listEnvironments(experiment.projectId),
-      Promise.all(
-        metricKeysOf(experiment.metrics).map((k) => tx.metrics.findMetricByKey(experiment.projectId, k)),
-      ),
+      Promise.all(metricKeysOf(experiment.metrics).map((k) => tx.metrics.findByKey(experiment.projectId, k))),
     ]);
     validateExperiment(experiment, {
       flag,
@@ -327,21 +271,15 @@ export class ExperimentService {
     });
   }
 
-  async #find(tx: ExperimentRoles, project: Pick<Project, 'id' | 'key'>, key: string): Promise<Experiment> {
-    const experiment = await tx.experiments.findExperimentByKey(project.id, key);
-    if (experiment === undefined) throw missing(project, key);
-    return experiment;
-  }
-
-  /** A draft the actor may change: editor rights in its environment. */
-  async #draft(
+  /** Only a draft is changed or deleted, by an editor of its environment: a run keeps what it measured. */
+  protected override async stored(
     tx: ExperimentRoles,
     actor: Actor,
     project: Project,
     key: string,
     how: 'changed' | 'deleted',
   ): Promise<Experiment> {
-    const stored = await this.#find(tx, project, key);
+    const stored = await this.resources.find(tx, project, key);
     authorize(actor.principal, project.id, 'editor', stored.environment);
     if (stored.status !== 'draft') {
       throw conflict(`The experiment "${key}" is ${stored.status}: only a draft can be ${how}.`);

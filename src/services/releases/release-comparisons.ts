@@ -22,7 +22,7 @@ export class ReleaseComparisons implements MeasuredComparisons {
       measured.map(async (plan) => {
         const keys = plan.guards.flatMap((guard) => (guard.kind === 'metric' ? [guard.metric] : []));
         const metrics = await Promise.all(
-          keys.map((key) => this.#store.metrics.findMetricByKey(plan.projectId, key)),
+          keys.map((key) => this.#store.metrics.findByKey(plan.projectId, key)),
         );
         return {
           ref: {

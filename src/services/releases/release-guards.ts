@@ -1,6 +1,7 @@
 import { systemClock } from '../../domain/clock.ts';
 import type { Guard, GuardReading, ReleasePlan } from '../../domain/release-plan.ts';
 import type { MetricRole, ReleaseRole } from '../../storage/store.ts';
+import { RepeatedPass } from '../core/repeated-pass.ts';
 import type { ComparisonStatistics } from '../measurement/comparison-statistics.ts';
 import { readMetricGuard, readPrometheusGuard } from './guard-readings.ts';
 import type { PrometheusQueries } from './prometheus-client.ts';
@@ -30,8 +31,10 @@ export class ReleaseGuards {
   readonly #plans: ReleasePlanService;
   readonly #options: ReleaseGuardOptions;
   readonly #clock: () => number;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
+  readonly #passes = new RepeatedPass(
+    () => this.runOnce(),
+    (error) => this.#options.log?.warn({ err: error }, 'reading release guards failed; retrying'),
+  );
 
   constructor(store: ReleaseRole & MetricRole, plans: ReleasePlanService, options: ReleaseGuardOptions = {}) {
     this.#store = store;
@@ -42,25 +45,11 @@ export class ReleaseGuards {
 
   /** Looks now, then every tick; passes never overlap. */
   start(): void {
-    const tick = () => {
-      if (this.#running !== undefined) return;
-      this.#running = this.runOnce()
-        .catch((error: unknown) =>
-          this.#options.log?.warn({ err: error }, 'reading release guards failed; retrying'),
-        )
-        .finally(() => {
-          this.#running = undefined;
-        });
-    };
-    tick();
-    this.#timer = setInterval(tick, this.#options.tickMs ?? 1000);
-    this.#timer.unref();
+    this.#passes.start(this.#options.tickMs ?? 1000);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#passes.stop();
   }
 
   /** One pass: every running plan whose guards are due is read, and the look recorded. */
@@ -86,7 +75,7 @@ export class ReleaseGuards {
 
   async #readOne(plan: ReleasePlan, guard: Guard, at: string): Promise<GuardReading> {
     if (guard.kind === 'prometheus') return readPrometheusGuard(guard, plan, this.#options.prometheus, at);
-    const metric = await this.#store.metrics.findMetricByKey(plan.projectId, guard.metric);
+    const metric = await this.#store.metrics.findByKey(plan.projectId, guard.metric);
     return readMetricGuard(guard, metric, plan, this.#options.statistics, at);
   }
 }

@@ -9,6 +9,7 @@ import {
   GUARD_HISTORY,
   type GuardReading,
   type Milestone,
+  NOT_STARTED,
   type PlanEvent,
   planActor,
   type ReleasePlan,
@@ -174,7 +175,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
     const template =
       input.template === undefined
         ? undefined
-        : await this.#store.releases.findTemplateByKey(project.id, input.template);
+        : await this.#store.releases.templates.findByKey(project.id, input.template);
     if (input.template !== undefined && template === undefined) {
       problems.push({ path: '/template', message: `names no release template of project "${project.key}"` });
     }
@@ -219,16 +220,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
       treatment: treatment as string,
       template: template?.key ?? null,
       ...resolved,
-      status: 'draft',
-      current: null,
-      milestoneStartedAt: null,
-      nextStep: null,
-      changeRequest: null,
-      readings: [],
-      history: [],
-      lookedAt: null,
-      holding: null,
-      stopReason: null,
+      ...NOT_STARTED,
       events: [{ at, action: 'created', by: personOf(actor.principal) }],
       createdBy: personOf(actor.principal),
       version: 1,
@@ -246,7 +238,7 @@ export class ReleasePlanService implements PlanSteps, ReleaseStarts {
     const problems: FieldError[] = [];
     for (const [index, guard] of guards.entries()) {
       if (guard.kind === 'metric') {
-        if ((await this.#store.metrics.findMetricByKey(project.id, guard.metric)) === undefined) {
+        if ((await this.#store.metrics.findByKey(project.id, guard.metric)) === undefined) {
           problems.push({
             path: `/guards/${index}/metric`,
             message: `names no metric of project "${project.key}"`,

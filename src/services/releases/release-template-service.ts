@@ -1,56 +1,34 @@
 import { type Clock, isoTime, systemClock } from '../../domain/clock.ts';
-import { type FieldError, notFound, validationFailed } from '../../domain/errors.ts';
+import { type FieldError, validationFailed } from '../../domain/errors.ts';
 import type { Project } from '../../domain/project.ts';
 import { type ReleaseTemplate, resolveMilestone, shapeProblems } from '../../domain/release-plan.ts';
 import type {
   CreateReleaseTemplateInput,
   ReleaseTemplatePatch,
 } from '../../domain/schemas/release-schemas.ts';
-import type {
-  MetricRole,
-  Page,
-  PageRequest,
-  ProjectStore,
-  ReleaseRole,
-  WithTransactions,
-} from '../../storage/store.ts';
+import type { MetricRole, ProjectStore, ReleaseRole, WithTransactions } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
-import { firstVersion, keyedInProject, takenIn } from '../core/keyed-resource.ts';
-import { accessProject } from '../core/project-access.ts';
-import { type AuditRoles, type VersionedKind, writeVersioned } from '../core/versioned-write.ts';
+import { firstVersion } from '../core/keyed-resource.ts';
+import { type ListedKind, ListedService } from '../core/project-keyed-resources.ts';
+import type { AuditRoles } from '../core/versioned-write.ts';
 import { stepsOf } from './release-input.ts';
 
 /** The store roles templates name: the project, its metrics (guards name them), the templates, the audit log. */
 export type TemplateRoles = ProjectStore & MetricRole & ReleaseRole & AuditRoles;
 
-const TEMPLATES: VersionedKind<ReleaseTemplate, TemplateRoles> = {
-  ...keyedInProject('release_template'),
-  insert: (tx, template) => tx.releases.insertTemplate(template),
-  update: (tx, template, expectedVersion) => tx.releases.updateTemplate(template, expectedVersion),
-  remove: (tx, template) => tx.releases.deleteTemplate(template.id),
+/** Templates as a project-keyed resource: audited as `release_template.created`, `.updated`, `.deleted`. */
+const TEMPLATES: ListedKind<ReleaseTemplate, TemplateRoles> = {
+  type: 'release_template',
+  rows: (tx) => tx.releases.templates,
 };
 
 /**
  * A project's release templates (docs/releases.md): reusable milestones and guards, in
  * percentages of the new variant, that a plan copies. Audited; they change no evaluation, so no gate.
  */
-export class ReleaseTemplateService {
-  readonly #store: WithTransactions<TemplateRoles>;
-  readonly #clock: Clock;
-
+export class ReleaseTemplateService extends ListedService<ReleaseTemplate, TemplateRoles> {
   constructor(store: WithTransactions<TemplateRoles>, clock: Clock = systemClock) {
-    this.#store = store;
-    this.#clock = clock;
-  }
-
-  async list(actor: Actor, projectIdOrKey: string, page: PageRequest): Promise<Page<ReleaseTemplate>> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#store.releases.listTemplates(project.id, page);
-  }
-
-  async get(actor: Actor, projectIdOrKey: string, key: string): Promise<ReleaseTemplate> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'viewer');
-    return this.#load(this.#store, project, key);
+    super(store, clock, TEMPLATES);
   }
 
   async create(
@@ -58,21 +36,12 @@ export class ReleaseTemplateService {
     projectIdOrKey: string,
     input: CreateReleaseTemplateInput,
   ): Promise<ReleaseTemplate> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    const template: ReleaseTemplate = {
-      ...firstVersion('rtp', input, isoTime(this.#clock)),
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
+    return this.resources.create(actor, project, {
+      ...firstVersion('rtp', input, isoTime(this.clock)),
       projectId: project.id,
       ...(await this.#checked(project, input)),
-    };
-    return this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#clock, TEMPLATES, {
-        create: async () => ({
-          next: template,
-          action: 'release_template.created',
-          taken: takenIn(project, 'release template', template.key),
-        }),
-      }),
-    );
+    });
   }
 
   async patch(
@@ -82,8 +51,18 @@ export class ReleaseTemplateService {
     patch: ReleaseTemplatePatch,
     ifMatch: number | undefined,
   ): Promise<ReleaseTemplate> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    const stored = await this.#load(this.#store, project, key);
+    const project = await this.resources.project(actor, projectIdOrKey, 'editor');
+    const stored = await this.resources.find(this.store, project, key);
+    const next = await this.#patched(project, stored, patch);
+    return this.resources.update(this.target(actor, project, key, ifMatch, 'changed'), async () => next);
+  }
+
+  /** A merge patch applied to the stored template, its steps checked as a new template's. */
+  async #patched(
+    project: Project,
+    stored: ReleaseTemplate,
+    patch: ReleaseTemplatePatch,
+  ): Promise<ReleaseTemplate> {
     const steps = await this.#checked(
       project,
       {
@@ -94,7 +73,7 @@ export class ReleaseTemplateService {
       },
       patch.milestones === undefined ? stored : undefined,
     );
-    const next: ReleaseTemplate = {
+    return {
       ...stored,
       name: patch.name ?? stored.name,
       description: patch.description ?? stored.description,
@@ -104,31 +83,8 @@ export class ReleaseTemplateService {
       guardIntervalSeconds:
         patch.guardInterval === undefined ? stored.guardIntervalSeconds : steps.guardIntervalSeconds,
       version: stored.version + 1,
-      updatedAt: isoTime(this.#clock),
+      updatedAt: isoTime(this.clock),
     };
-    return this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#clock, TEMPLATES, {
-        load: () => this.#load(tx, project, key),
-        ifMatch,
-        change: async () => ({ next, action: 'release_template.updated' }),
-      }),
-    );
-  }
-
-  async delete(
-    actor: Actor,
-    projectIdOrKey: string,
-    key: string,
-    ifMatch: number | undefined,
-  ): Promise<void> {
-    const project = await accessProject(this.#store, actor, projectIdOrKey, 'editor');
-    await this.#store.transaction((tx) =>
-      writeVersioned(tx, actor, this.#clock, TEMPLATES, {
-        load: () => this.#load(tx, project, key),
-        ifMatch,
-        change: async () => ({ next: null, action: 'release_template.deleted' }),
-      }),
-    );
   }
 
   /** The steps of a request, checked as a plan's would be (on a placeholder flag): refused field by field. */
@@ -146,7 +102,7 @@ export class ReleaseTemplateService {
     for (const [index, guard] of steps.guards.entries()) {
       if (
         guard.kind === 'metric' &&
-        (await this.#store.metrics.findMetricByKey(project.id, guard.metric)) === undefined
+        (await this.store.metrics.findByKey(project.id, guard.metric)) === undefined
       ) {
         problems.push({
           path: `/guards/${index}/metric`,
@@ -156,11 +112,5 @@ export class ReleaseTemplateService {
     }
     if (problems.length > 0) throw validationFailed('The release template is not valid.', problems);
     return steps;
-  }
-
-  async #load(tx: TemplateRoles, project: Project, key: string): Promise<ReleaseTemplate> {
-    const template = await tx.releases.findTemplateByKey(project.id, key);
-    if (template === undefined) throw notFound(`No release template "${key}" in project "${project.key}".`);
-    return template;
   }
 }

@@ -1,7 +1,8 @@
 import type { Experiment, ExperimentStatus } from '../../domain/experiment.ts';
 import type { ExperimentStore } from '../experiment-store.ts';
 import type { ExperimentsTable } from './database.ts';
-import { findOne, mapUnique, paged, type SqlContext, touchedOne } from './sql-context.ts';
+import { findOne, type SqlContext } from './sql-context.ts';
+import { keyedList, projectKeyedRows, withStatus } from './versioned-rows.ts';
 
 const experimentToRow = (e: Experiment): ExperimentsTable => ({
   id: e.id,
@@ -46,33 +47,13 @@ const experimentFromRow = (r: ExperimentsTable): Experiment => ({
 });
 
 /** Experiments: versioned rows of a project, unique by key. */
-export function experimentQueries(context: SqlContext): ExperimentStore {
-  const { db } = context;
+export function experimentQueries({ db }: SqlContext): ExperimentStore {
   return {
-    listExperiments: (projectId, filter, page) => {
-      let query = db.selectFrom('experiments').selectAll().where('project_id', '=', projectId);
-      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
-      return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
-        rows.map(experimentFromRow),
-      );
-    },
+    ...projectKeyedRows(db, 'experiments', experimentToRow, experimentFromRow),
+    list: (projectId, filter, page) =>
+      keyedList(db, 'experiments', projectId, page, experimentFromRow, filter.status),
 
-    findExperimentByKey: (projectId, key) =>
-      findOne(
-        db.selectFrom('experiments').selectAll().where('project_id', '=', projectId).where('key', '=', key),
-        experimentFromRow,
-      ),
-
-    async experimentsWithStatus(statuses) {
-      if (statuses.length === 0) return [];
-      const rows = await db
-        .selectFrom('experiments')
-        .selectAll()
-        .where('status', 'in', [...statuses])
-        .orderBy('id')
-        .execute();
-      return rows.map(experimentFromRow);
-    },
+    experimentsWithStatus: (statuses) => withStatus(db, 'experiments', statuses, experimentFromRow),
 
     runningOn: (projectId, environment, flag) =>
       findOne(
@@ -85,23 +66,5 @@ export function experimentQueries(context: SqlContext): ExperimentStore {
           .where('status', '=', 'running'),
         experimentFromRow,
       ),
-
-    async insertExperiment(experiment) {
-      await mapUnique(db.insertInto('experiments').values(experimentToRow(experiment)).execute());
-    },
-
-    async updateExperiment(experiment, expectedVersion) {
-      const result = await db
-        .updateTable('experiments')
-        .set(experimentToRow(experiment))
-        .where('id', '=', experiment.id)
-        .where('version', '=', expectedVersion)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
-
-    async deleteExperiment(id) {
-      return touchedOne(await db.deleteFrom('experiments').where('id', '=', id).executeTakeFirst());
-    },
   };
 }

@@ -1,6 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
-import type { EnabledFilter, FlagStore, SegmentStore, StaleFilter } from '../store.ts';
+import type { EnabledFilter, FlagStore, PageRequest, SegmentStore, StaleFilter } from '../store.ts';
 import { keyOrNameContains } from './columns-contain.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
@@ -116,28 +116,44 @@ function enabledIn(projectId: string, { environment, enabled }: EnabledFilter) {
   };
 }
 
+/** The flag list with its filters: archived, text, tag, stale, enabled, in key order and paged. */
+function listFlags(
+  db: SqlContext['db'],
+  projectId: string,
+  filter: Parameters<FlagStore['listFlags']>[1],
+  page: PageRequest,
+): ReturnType<FlagStore['listFlags']> {
+  let query = db.selectFrom('flags').selectAll().where('project_id', '=', projectId);
+  if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
+  if (filter.q) query = query.where(keyOrNameContains(filter.q));
+  if (filter.tag) {
+    // Tags are a JSON array of strings: match the quoted element exactly. Not LIKE, which
+    // ignores case on SQLite; replace() is case-sensitive on both databases.
+    const needle = JSON.stringify(filter.tag);
+    query = query.where((eb) =>
+      eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
+    );
+  }
+  if (filter.stale) query = query.where(staleIn(projectId, filter.stale));
+  if (filter.enabled) query = query.where(enabledIn(projectId, filter.enabled));
+  return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
+    withEnvironments(db, rows),
+  );
+}
+
+type FlagQueries = Omit<FlagStore, keyof SegmentStore>;
+type FlagWrites = 'insertFlag' | 'updateFlag' | 'deleteFlag' | 'insertFlagEnvironments';
+
 /** Flags and their per-environment configuration. */
-export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentStore> {
-  const { db, atomically } = context;
+export function flagQueries(context: SqlContext): FlagQueries {
+  return { ...flagReads(context), ...flagWrites(context) };
+}
+
+/** The reads of flags: lists, by keys, by what names them, one by id or key (locked where asked). */
+function flagReads(context: SqlContext): Omit<FlagQueries, FlagWrites> {
+  const { db } = context;
   return {
-    listFlags(projectId, filter, page) {
-      let query = db.selectFrom('flags').selectAll().where('project_id', '=', projectId);
-      if (filter.archived !== undefined) query = query.where('archived', '=', filter.archived ? 1 : 0);
-      if (filter.q) query = query.where(keyOrNameContains(filter.q));
-      if (filter.tag) {
-        // Tags are a JSON array of strings: match the quoted element exactly. Not LIKE, which
-        // ignores case on SQLite; replace() is case-sensitive on both databases.
-        const needle = JSON.stringify(filter.tag);
-        query = query.where((eb) =>
-          eb(eb.fn('replace', ['tags', eb.val(needle), eb.val('')]), '<>', eb.ref('tags')),
-        );
-      }
-      if (filter.stale) query = query.where(staleIn(projectId, filter.stale));
-      if (filter.enabled) query = query.where(enabledIn(projectId, filter.enabled));
-      return paged(query, { column: 'key', direction: 'asc', of: (r) => r.key }, page, (rows) =>
-        withEnvironments(db, rows),
-      );
-    },
+    listFlags: (projectId, filter, page) => listFlags(db, projectId, filter, page),
 
     async allFlags(projectId) {
       return withEnvironments(db, await allOfProject(db, 'flags', projectId, 'key'));
@@ -200,7 +216,13 @@ export function flagQueries(context: SqlContext): Omit<FlagStore, keyof SegmentS
       const rows = await locked(context, query, options?.forUpdate ? 'update' : undefined).execute();
       return (await withEnvironments(db, rows))[0];
     },
+  };
+}
 
+/** The writes of flags, each with its per-environment configuration in one transaction. */
+function flagWrites(context: SqlContext): Pick<FlagQueries, FlagWrites> {
+  const { atomically } = context;
+  return {
     insertFlag: (flag) =>
       atomically(async ({ db }) => {
         await mapUnique(db.insertInto('flags').values(flagToRow(flag)).execute());

@@ -1,7 +1,8 @@
 import type { Metric, MetricGoal, MetricKind } from '../../domain/metric.ts';
 import type { MetricStore } from '../metric-store.ts';
 import type { MetricsTable } from './database.ts';
-import { findOne, mapUnique, paged, type SqlContext, touchedOne } from './sql-context.ts';
+import type { SqlContext } from './sql-context.ts';
+import { projectKeyedRows } from './versioned-rows.ts';
 
 const metricToRow = (m: Metric): MetricsTable => ({
   id: m.id,
@@ -34,39 +35,6 @@ const metricFromRow = (r: MetricsTable): Metric => ({
 });
 
 /** Metric definitions: versioned rows of a project, unique by key. */
-export function metricQueries(context: SqlContext): MetricStore {
-  const { db } = context;
-  return {
-    listMetrics: (projectId, page) =>
-      paged(
-        db.selectFrom('metrics').selectAll().where('project_id', '=', projectId),
-        { column: 'key', direction: 'asc', of: (r) => r.key },
-        page,
-        (rows) => rows.map(metricFromRow),
-      ),
-
-    findMetricByKey: (projectId, key) =>
-      findOne(
-        db.selectFrom('metrics').selectAll().where('project_id', '=', projectId).where('key', '=', key),
-        metricFromRow,
-      ),
-
-    async insertMetric(metric) {
-      await mapUnique(db.insertInto('metrics').values(metricToRow(metric)).execute());
-    },
-
-    async updateMetric(metric, expectedVersion) {
-      const result = await db
-        .updateTable('metrics')
-        .set(metricToRow(metric))
-        .where('id', '=', metric.id)
-        .where('version', '=', expectedVersion)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
-
-    async deleteMetric(id) {
-      return touchedOne(await db.deleteFrom('metrics').where('id', '=', id).executeTakeFirst());
-    },
-  };
+export function metricQueries({ db }: SqlContext): MetricStore {
+  return projectKeyedRows(db, 'metrics', metricToRow, metricFromRow);
 }

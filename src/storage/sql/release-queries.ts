@@ -1,7 +1,8 @@
 import type { ReleasePlan, ReleaseTemplate } from '../../domain/release-plan.ts';
 import type { ReleaseStore } from '../release-store.ts';
 import type { ReleasePlansTable, ReleaseTemplatesTable } from './database.ts';
-import { findOne, locked, mapUnique, paged, type SqlContext, touchedOne } from './sql-context.ts';
+import { findOne, locked, mapUnique, type SqlContext } from './sql-context.ts';
+import { deleteById, projectKeyedRows, updateVersioned, withStatus } from './versioned-rows.ts';
 
 // A template or a plan is one document (its milestones, guards, readings and timeline change
 // together); the columns beside it are those a query selects by.
@@ -42,40 +43,9 @@ export function releaseQueries(context: SqlContext): ReleaseStore {
   const plans = (forUpdate: boolean | undefined) =>
     locked(context, db.selectFrom('release_plans').selectAll(), forUpdate === true ? 'update' : undefined);
   return {
-    listTemplates: (projectId, page) =>
-      paged(
-        db.selectFrom('release_templates').selectAll().where('project_id', '=', projectId),
-        { column: 'key', direction: 'asc', of: (r) => r.key },
-        page,
-        (rows) => rows.map((row) => fromBody<ReleaseTemplate>(row)),
-      ),
-
-    findTemplateByKey: (projectId, key) =>
-      findOne(
-        db
-          .selectFrom('release_templates')
-          .selectAll()
-          .where('project_id', '=', projectId)
-          .where('key', '=', key),
-        (row) => fromBody<ReleaseTemplate>(row),
-      ),
-
-    async insertTemplate(template) {
-      await mapUnique(db.insertInto('release_templates').values(templateToRow(template)).execute());
-    },
-
-    async updateTemplate(template, expectedVersion) {
-      const result = await db
-        .updateTable('release_templates')
-        .set(templateToRow(template))
-        .where('id', '=', template.id)
-        .where('version', '=', expectedVersion)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
-
-    deleteTemplate: async (id) =>
-      touchedOne(await db.deleteFrom('release_templates').where('id', '=', id).executeTakeFirst()),
+    templates: projectKeyedRows(db, 'release_templates', templateToRow, (row) =>
+      fromBody<ReleaseTemplate>(row),
+    ),
 
     findPlan: (flagId, environment, options) =>
       findOne(
@@ -85,32 +55,15 @@ export function releaseQueries(context: SqlContext): ReleaseStore {
 
     findPlanById: (id, options) => findOne(plans(options?.forUpdate).where('id', '=', id), planFromRow),
 
-    async plansWithStatus(statuses) {
-      if (statuses.length === 0) return [];
-      const rows = await db
-        .selectFrom('release_plans')
-        .selectAll()
-        .where('status', 'in', [...statuses])
-        .orderBy('id')
-        .execute();
-      return rows.map(planFromRow);
-    },
+    plansWithStatus: (statuses) => withStatus(db, 'release_plans', statuses, planFromRow),
 
     async insertPlan(plan) {
       await mapUnique(db.insertInto('release_plans').values(planToRow(plan)).execute());
     },
 
-    async updatePlan(plan, expectedVersion) {
-      const result = await db
-        .updateTable('release_plans')
-        .set(planToRow(plan))
-        .where('id', '=', plan.id)
-        .where('version', '=', expectedVersion)
-        .executeTakeFirst();
-      return touchedOne(result);
-    },
+    updatePlan: (plan, expectedVersion) =>
+      updateVersioned(db, 'release_plans', plan.id, planToRow(plan), expectedVersion),
 
-    deletePlan: async (id) =>
-      touchedOne(await db.deleteFrom('release_plans').where('id', '=', id).executeTakeFirst()),
+    deletePlan: (id) => deleteById(db, 'release_plans', id),
   };
 }

@@ -1,0 +1,21 @@
+/** The four ways OpenFeature asks a provider for a flag's value. */
+type ResolverName =
+  | 'resolveBooleanEvaluation'
+  | 'resolveStringEvaluation'
+  | 'resolveNumberEvaluation'
+  | 'resolveObjectEvaluation';
+
+/**
+ * The resolvers of an official OFREP provider, bound to it: Flagstaff's providers evaluate
+ * exactly as OFREP's do (tracking runs beside evaluation, never in it), on the server and the web.
+ */
+export function resolversOf<P extends Record<ResolverName, (...args: never[]) => unknown>>(
+  ofrep: P,
+): Pick<P, ResolverName> {
+  return {
+    resolveBooleanEvaluation: ofrep.resolveBooleanEvaluation.bind(ofrep),
+    resolveStringEvaluation: ofrep.resolveStringEvaluation.bind(ofrep),
+    resolveNumberEvaluation: ofrep.resolveNumberEvaluation.bind(ofrep),
+    resolveObjectEvaluation: ofrep.resolveObjectEvaluation.bind(ofrep),
+  } as Pick<P, ResolverName>;
+}
