@@ -53,7 +53,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/http/routes/api-keys.ts', 'apiKeyRoutes'],
   ['src/http/routes/evaluation.ts', 'evaluationRoutes'],
   ['src/http/routes/flagd.ts', 'flagdRoutes'],
-  ['src/http/routes/flags.ts', 'flagRoutes'],
   ['src/http/routes/ofrep-event-streams.ts', 'eventStreamRoutes'],
   ['src/http/routes/ofrep.ts', 'ofrepRoutes'],
   ['src/http/routes/release-plans.ts', 'templateRoutes'],

@@ -30,12 +30,35 @@ import {
   SearchQuery,
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
+
+/** What the list of flags filters by, besides the page. */
+const FlagListQuery = Closed({
+  ...CountedPageQuery,
+  environment: EnvironmentQuery,
+  tag: Type.Optional(Key),
+  q: SearchQuery,
+  archived: Type.Optional(Type.Boolean()),
+  stale: Type.Optional(
+    Type.Boolean({
+      description: 'Only the flags stale (true) or not stale (false) in the environment.',
+    }),
+  ),
+  enabled: Type.Optional(
+    Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
+  ),
+  configuration: Type.Optional(
+    Type.Boolean({
+      description:
+        'Each flag whole: also its `projectId`, `variants`, `metadata` and every environment’s configuration, as GET of the flag gives them (for tools reading a project in bulk: pages of up to 1,000).',
+    }),
+  ),
+});
 
 /**
  * The seed's list shape: `enabled` is the flag's state in one environment; insights add its use
@@ -84,33 +107,21 @@ const summary =
   };
 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  flagList(app, services);
+  flagCreationAndRead(app, services);
+  flagChanges(app, services);
+  flagHistory(app, services);
+};
+
+/** The list of a project's flags, filtered and paged, and the tags to filter it by. */
+function flagList(app: RoutesApp, services: Services): void {
   app.get(
     '/projects/:projectId/flags',
     describe("List a project's flags", {
       params: ProjectParams,
       description:
         'Pages both ways: `Link` rel="next" and rel="prev", with `X-Total-Count` (the flags that match, on every page) and `X-Page-Offset` (how many come before this page).',
-      querystring: Closed({
-        ...CountedPageQuery,
-        environment: EnvironmentQuery,
-        tag: Type.Optional(Key),
-        q: SearchQuery,
-        archived: Type.Optional(Type.Boolean()),
-        stale: Type.Optional(
-          Type.Boolean({
-            description: 'Only the flags stale (true) or not stale (false) in the environment.',
-          }),
-        ),
-        enabled: Type.Optional(
-          Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
-        ),
-        configuration: Type.Optional(
-          Type.Boolean({
-            description:
-              'Each flag whole: also its `projectId`, `variants`, `metadata` and every environment’s configuration, as GET of the flag gives them (for tools reading a project in bulk: pages of up to 1,000).',
-          }),
-        ),
-      }),
+      querystring: FlagListQuery,
       200: Type.Array(FlagSummarySchema),
       config: access('viewer', PROJECT),
     }),
@@ -158,7 +169,9 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     }),
     async (request) => services.flags.tags(actorOf(request), request.params.projectId),
   );
+}
 
+function flagCreationAndRead(app: RoutesApp, services: Services): void {
   app.post(
     '/projects/:projectId/flags',
     describe('Create a flag (only `key` is required; `type` defaults to boolean)', {
@@ -192,7 +205,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return sendResource(reply, { ...flag, lastEvaluatedAt: await services.insights.lastEvaluatedAt(flag) });
     },
   );
+}
 
+/** Patch and delete, under both of a flag's names. */
+function flagChanges(app: RoutesApp, services: Services): void {
   // A change names its flag by id, or as reading a flag names it: by project and key (or id).
   const namings = [
     {
@@ -248,7 +264,10 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
         ),
     );
   }
+}
 
+/** Restoring an earlier version, and what depends on the flag. */
+function flagHistory(app: RoutesApp, services: Services): void {
   app.post(
     '/flags/:flagId/restore',
     describe('Restore an earlier version of a flag, from the audit log, as its next version', {
@@ -276,4 +295,4 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     }),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
-};
+}
