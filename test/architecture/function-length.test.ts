@@ -55,7 +55,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/http/routes/flagd.ts', 'flagdRoutes'],
   ['src/http/routes/ofrep-event-streams.ts', 'eventStreamRoutes'],
   ['src/http/routes/ofrep.ts', 'ofrepRoutes'],
-  ['src/http/routes/release-plans.ts', 'templateRoutes'],
   ['src/http/routes/scheduled-changes.ts', 'registerNaming'],
   ['src/http/routes/single-sign-on.ts', 'singleSignOnRoutes'],
   ['src/observability/telemetry.ts', 'registerTelemetry'],

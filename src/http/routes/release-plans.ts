@@ -9,14 +9,11 @@ import {
   ReleaseTemplateSchema,
 } from '../../domain/schemas/release-schemas.ts';
 import type { Services } from '../../services/services.ts';
+import { keyedRoutes } from '../keyed-routes.ts';
 import {
   actorOf,
-  pageOf,
   sendCreated,
-  sendDeleted,
   sendGated,
-  sendListed,
-  sendMade,
   sendNoContent,
   sendRead,
   sendResource,
@@ -24,12 +21,11 @@ import {
 } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, ProjectParams, paged } from '../schemas/common.ts';
+import { Closed, Key, ProjectParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['Release plans']);
 
-const TemplateParams = Closed({ ...ProjectParams.properties, templateKey: Key });
 const PlanParams = Closed({ ...ProjectParams.properties, flagKey: Key, envKey: Key });
 const PLAN = '/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan';
 
@@ -43,80 +39,25 @@ export const releasePlanRoutes: Plugin = async (app, { services }) => {
   planMoves(app, services);
 };
 
-// Templates change no evaluation: an editor of the project writes them, in no environment in particular.
+/** Release templates: a project's keyed resource, like metrics. */
 function templateRoutes(app: App, services: Services): void {
-  const READ = access('viewer', PROJECT);
-  const WRITE = access('editor', PROJECT);
-  app.get(
-    '/projects/:projectId/release-templates',
-    describe("List a project's release templates (key order)", {
-      params: ProjectParams,
-      ...paged(ReleaseTemplateSchema),
-      config: READ,
-    }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.releaseTemplates.list(actor, request.params.projectId, pageOf(request.query)),
-      ),
-  );
-  app.get(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Get a release template', { params: TemplateParams, 200: ReleaseTemplateSchema, config: READ }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.releaseTemplates.get(actor, request.params.projectId, request.params.templateKey),
-      ),
-  );
-  app.post(
-    '/projects/:projectId/release-templates',
-    describe('Create a release template', {
-      params: ProjectParams,
-      body: CreateReleaseTemplateSchema,
-      201: ReleaseTemplateSchema,
-      problems: [409],
-      config: WRITE,
-    }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.releaseTemplates.create(actor, request.params.projectId, request.body),
-        (template) => `/v1/projects/${request.params.projectId}/release-templates/${template.key}`,
-      ),
-  );
-  app.patch(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Change a release template (the steps given replace its own)', {
-      params: TemplateParams,
-      body: PatchReleaseTemplateSchema,
-      200: ReleaseTemplateSchema,
-      problems: [412],
-      config: WRITE,
-    }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, { ifMatch }) =>
-        services.releaseTemplates.patch(
-          actor,
-          request.params.projectId,
-          request.params.templateKey,
-          request.body,
-          ifMatch,
-        ),
-      ),
-  );
-  app.delete(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Delete a release template', { params: TemplateParams, problems: [412], config: WRITE }),
-    async (request, reply) =>
-      sendDeleted(request, reply, (actor, { ifMatch }) =>
-        services.releaseTemplates.delete(
-          actor,
-          request.params.projectId,
-          request.params.templateKey,
-          ifMatch,
-        ),
-      ),
-  );
+  keyedRoutes(app, {
+    describe,
+    collection: '/projects/:projectId/release-templates',
+    key: 'templateKey',
+    schema: ReleaseTemplateSchema,
+    bodies: { create: CreateReleaseTemplateSchema, patch: PatchReleaseTemplateSchema },
+    listSummary: "List a project's release templates (key order)",
+    summaries: {
+      get: 'Get a release template',
+      create: 'Create a release template',
+      patch: 'Change a release template (the steps given replace its own)',
+      delete: 'Delete a release template',
+    },
+    // Templates change no evaluation: an editor of the project writes them, in no environment in particular.
+    rules: { read: access('viewer', PROJECT), write: access('editor', PROJECT) },
+    service: services.releaseTemplates,
+  });
 }
 
 // A plan acts in its one environment: editors who reach it write, viewers read.
