@@ -1,5 +1,6 @@
 import type {
   FastifyContextConfig,
+  FastifyReply,
   FastifyRequest,
   FastifySchema,
   RawRequestDefaultExpression,
@@ -49,36 +50,65 @@ type Versioned = { version: number };
 // so the builders hand it their answer (a promise Fastify awaits) untyped.
 const answered = <R>(answer: Promise<R>): never => answer as never;
 
-/** GET of one resource, answered with its version as the ETag. */
-export function readRoute<const S extends FastifySchema, T extends Versioned>(
+/** The service call that differs between routes of one shape: on behalf of the actor, for the request. */
+type Act<S extends FastifySchema, T> = (
+  actor: Actor,
+  request: TypedRequest<S>,
+  options: WriteOptions,
+) => Promise<T>;
+
+/** What every route of a shape does around its call (request-helpers.ts: sendRead, sendWritten, …). */
+type Send<T, R> = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  act: (actor: Actor, options: WriteOptions) => Promise<T>,
+) => Promise<R>;
+
+function register<S extends FastifySchema, T, R>(
   app: RoutesApp,
+  method: 'get' | 'post' | 'patch' | 'delete',
   url: string,
   options: RouteOptions<S>,
-  read: (actor: Actor, request: TypedRequest<S>) => Promise<T>,
+  send: Send<T, R>,
+  act: Act<S, T>,
 ): void {
-  app.get(url, options, (request, reply) =>
-    answered(sendRead(request, reply, (actor) => read(actor, request))),
+  app[method](url, options, (request, reply) =>
+    answered(send(request, reply, (actor, writeOptions) => act(actor, request, writeOptions))),
   );
 }
 
-/** GET of one page of a list, with a Link header to the next when more remain. */
-export function listRoute<const S extends FastifySchema, T>(
+// A read or create names no version: what it acts under is what a write would, unused.
+const NO_VERSION: WriteOptions = { ifMatch: undefined };
+
+const reading =
+  <T, R>(
+    send: (request: FastifyRequest, reply: FastifyReply, read: (actor: Actor) => Promise<T>) => Promise<R>,
+  ): Send<T, R> =>
+  (request, reply, act) =>
+    send(request, reply, (actor) => act(actor, NO_VERSION));
+
+/** GET of one resource, answered with its version as the ETag. */
+export const readRoute = <const S extends FastifySchema, T extends Versioned>(
   app: RoutesApp,
   url: string,
   options: RouteOptions<S>,
-  list: (actor: Actor, request: TypedRequest<S>) => Promise<Page<T>>,
-): void {
-  app.get(url, options, (request, reply) =>
-    answered(sendListed(request, reply, (actor) => list(actor, request))),
-  );
-}
+  read: Act<S, T>,
+): void => register(app, 'get', url, options, reading(sendRead<T>), read);
+
+/** GET of one page of a list, with a Link header to the next when more remain. */
+export const listRoute = <const S extends FastifySchema, T>(
+  app: RoutesApp,
+  url: string,
+  options: RouteOptions<S>,
+  list: Act<S, Page<T>>,
+): void => register(app, 'get', url, options, reading(sendListed<T>), list);
 
 /** POST that creates: 201 with the new resource, its address (`locationOf` it) and its ETag. */
 export function createRoute<const S extends FastifySchema, T extends Versioned>(
   app: RoutesApp,
   url: string,
   options: RouteOptions<S>,
-  create: (actor: Actor, request: TypedRequest<S>) => Promise<T>,
+  create: Act<S, T>,
   locationOf: (created: T, request: TypedRequest<S>) => string,
 ): void {
   app.post(url, options, (request, reply) =>
@@ -86,59 +116,43 @@ export function createRoute<const S extends FastifySchema, T extends Versioned>(
       sendMade(
         request,
         reply,
-        (actor) => create(actor, request),
-        (created) => locationOf(created, request),
+        (actor) => create(actor, request, NO_VERSION),
+        (made) => locationOf(made, request),
       ),
     ),
   );
 }
 
 /** A write (PATCH, or a POST that acts) under the request's If-Match: what it wrote, with its new ETag. */
-export function writeRoute<const S extends FastifySchema, T extends Versioned>(
+export const writeRoute = <const S extends FastifySchema, T extends Versioned>(
   app: RoutesApp,
   method: 'patch' | 'post',
   url: string,
   options: RouteOptions<S>,
-  write: (actor: Actor, request: TypedRequest<S>, options: WriteOptions) => Promise<T>,
-): void {
-  app[method](url, options, (request, reply) =>
-    answered(sendWritten(request, reply, (actor, writeOptions) => write(actor, request, writeOptions))),
-  );
-}
+  write: Act<S, T>,
+): void => register(app, method, url, options, sendWritten<T>, write);
 
 /** DELETE under the request's If-Match: 204. */
-export function deleteRoute<const S extends FastifySchema>(
+export const deleteRoute = <const S extends FastifySchema>(
   app: RoutesApp,
   url: string,
   options: RouteOptions<S>,
-  remove: (actor: Actor, request: TypedRequest<S>, options: WriteOptions) => Promise<void>,
-): void {
-  app.delete(url, options, (request, reply) =>
-    answered(sendDeleted(request, reply, (actor, writeOptions) => remove(actor, request, writeOptions))),
-  );
-}
+  remove: Act<S, void>,
+): void => register(app, 'delete', url, options, sendDeleted, remove);
 
 /** A write through the approval gate under the request's If-Match: what it wrote, or 202 with a change request. */
-export function gatedWriteRoute<const S extends FastifySchema, T extends Versioned>(
+export const gatedWriteRoute = <const S extends FastifySchema, T extends Versioned>(
   app: RoutesApp,
   method: 'patch' | 'post',
   url: string,
   options: RouteOptions<S>,
-  write: (actor: Actor, request: TypedRequest<S>, options: WriteOptions) => Promise<Gated<T>>,
-): void {
-  app[method](url, options, (request, reply) =>
-    answered(sendGatedWrite(request, reply, (actor, writeOptions) => write(actor, request, writeOptions))),
-  );
-}
+  write: Act<S, Gated<T>>,
+): void => register(app, method, url, options, sendGatedWrite<T>, write);
 
 /** A delete through the approval gate under the request's If-Match: 204, or 202 with a change request. */
-export function gatedDeleteRoute<const S extends FastifySchema>(
+export const gatedDeleteRoute = <const S extends FastifySchema>(
   app: RoutesApp,
   url: string,
   options: RouteOptions<S>,
-  remove: (actor: Actor, request: TypedRequest<S>, options: WriteOptions) => Promise<Gated<void>>,
-): void {
-  app.delete(url, options, (request, reply) =>
-    answered(sendGatedDelete(request, reply, (actor, writeOptions) => remove(actor, request, writeOptions))),
-  );
-}
+  remove: Act<S, Gated<void>>,
+): void => register(app, 'delete', url, options, sendGatedDelete, remove);

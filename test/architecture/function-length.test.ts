@@ -50,7 +50,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/config.ts', 'loadConfig'],
   ['src/edge/edge-node.ts', 'startEdge'],
   ['src/evaluation/jsonlogic/precedence.ts', 'parseTokens'],
-  ['src/http/routes/api-keys.ts', 'apiKeyRoutes'],
   ['src/http/routes/evaluation.ts', 'evaluationRoutes'],
   ['src/http/routes/flagd.ts', 'flagdRoutes'],
   ['src/http/routes/ofrep-event-streams.ts', 'eventStreamRoutes'],
