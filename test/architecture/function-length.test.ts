@@ -46,7 +46,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/cli.ts', 'runCli'],
   ['src/cli/flags-as-code/desired.ts', 'mergeFlagdDocuments'],
   ['src/cli/flags-as-code/json-problem.ts', 'jsonProblem'],
-  ['src/cli/flags-as-code/plan.ts', 'planProject'],
   ['src/config.ts', 'loadConfig'],
   ['src/edge/edge-node.ts', 'startEdge'],
   ['src/evaluation/jsonlogic/precedence.ts', 'parseTokens'],
