@@ -45,7 +45,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/webhooks.tsx', 'WebhooksPage'],
   ['src/cli.ts', 'runCli'],
   ['src/cli/flags-as-code/desired.ts', 'mergeFlagdDocuments'],
-  ['src/cli/flags-as-code/json-problem.ts', 'jsonProblem'],
   ['src/config.ts', 'loadConfig'],
   ['src/edge/edge-node.ts', 'startEdge'],
   ['src/evaluation/jsonlogic/precedence.ts', 'parseTokens'],
