@@ -43,7 +43,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['dashboard/src/pages/segments.tsx', 'SegmentEditor'],
   ['dashboard/src/pages/user-context-form.tsx', 'UserContextForm'],
   ['dashboard/src/pages/webhooks.tsx', 'WebhooksPage'],
-  ['src/config.ts', 'loadConfig'],
   ['src/edge/edge-node.ts', 'startEdge'],
   ['src/evaluation/jsonlogic/precedence.ts', 'parseTokens'],
   ['src/http/routes/evaluation.ts', 'evaluationRoutes'],
