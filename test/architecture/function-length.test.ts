@@ -51,7 +51,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/http/routes/ofrep.ts', 'ofrepRoutes'],
   ['src/http/routes/scheduled-changes.ts', 'registerNaming'],
   ['src/http/routes/single-sign-on.ts', 'singleSignOnRoutes'],
-  ['src/observability/telemetry.ts', 'registerTelemetry'],
   ['src/realtime/edge-streams.ts', 'open'],
   ['src/services/governance/change-request-service.ts', 'writeRequest'],
   ['src/services/services.ts', 'createServices'],
