@@ -1,22 +1,14 @@
-import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { DependantSchema } from '../../domain/schemas/flag-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
-import {
-  actorOf,
-  countedPageOf,
-  flagIdInPath,
-  sendGatedDelete,
-  sendGatedWrite,
-  sendMade,
-  sendPage,
-  sendResource,
-} from '../request-helpers.ts';
+import { type FlagNaming, flagNamings } from '../flag-namings.ts';
+import { actorOf, countedPageOf, sendMade, sendPage, sendResource } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
+import { gatedDeleteRoute, gatedWriteRoute } from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -209,66 +201,53 @@ function flagCreationAndRead(app: RoutesApp, services: Services): void {
 
 /** Patch and delete, under both of a flag's names. */
 function flagChanges(app: RoutesApp, services: Services): void {
-  // A change names its flag by id, or as reading a flag names it: by project and key (or id).
-  const namings = [
-    {
-      url: '/flags/:flagId',
-      flag: 'a flag',
-      patchDescription: PATCH_DESCRIPTION,
-      params: FlagIdParams,
-      target: FLAG,
-      idOf: async (request: FastifyRequest) => (request.params as Static<typeof FlagIdParams>).flagId,
-    },
-    {
-      url: '/projects/:projectId/flags/:flagKey',
-      flag: 'a flag named by its key',
-      patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
-      params: ProjectFlagParams,
-      target: PROJECT,
-      idOf: (request: FastifyRequest) => flagIdInPath(services.flags, request),
-    },
-  ];
-  for (const { url, flag, patchDescription, params, target, idOf } of namings) {
-    app.patch(
-      url,
-      describe(`Change ${flag} (JSON merge patch)`, {
-        description: patchDescription,
-        params,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        200: FlagSchema,
-        202: ChangeRequestSchema,
-        problems: [409, 412],
-        config: access('editor', target, { body: flagPatchEnvironments }),
-      }),
-      async (request, reply) =>
-        sendGatedWrite(request, reply, async (actor, { ifMatch }) =>
-          services.flags.patch(actor, await idOf(request), request.body, {
-            environment: request.query.environment,
-            ifMatch,
-          }),
-        ),
-    );
+  for (const naming of flagNamings(services.flags)) flagChangesAs(app, services, naming);
+}
 
-    app.delete(
-      url,
-      describe(`Delete ${flag}`, {
-        params,
-        202: ChangeRequestSchema,
-        problems: [409, 412],
-        config: access('editor', target, { environments: ALL }),
+function flagChangesAs(
+  app: RoutesApp,
+  services: Services,
+  { url, params, target, byKey, idOf }: FlagNaming,
+): void {
+  const flag = byKey ? 'a flag named by its key' : 'a flag';
+  gatedWriteRoute(
+    app,
+    'patch',
+    url,
+    describe(`Change ${flag} (JSON merge patch)`, {
+      description: byKey ? `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}` : PATCH_DESCRIPTION,
+      params,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', target, { body: flagPatchEnvironments }),
+    }),
+    async (actor, request, { ifMatch }) =>
+      services.flags.patch(actor, await idOf(request), request.body, {
+        environment: request.query.environment,
+        ifMatch,
       }),
-      async (request, reply) =>
-        sendGatedDelete(request, reply, async (actor, options) =>
-          services.flags.delete(actor, await idOf(request), options),
-        ),
-    );
-  }
+  );
+  gatedDeleteRoute(
+    app,
+    url,
+    describe(`Delete ${flag}`, {
+      params,
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', target, { environments: ALL }),
+    }),
+    async (actor, request, options) => services.flags.delete(actor, await idOf(request), options),
+  );
 }
 
 /** Restoring an earlier version, and what depends on the flag. */
 function flagHistory(app: RoutesApp, services: Services): void {
-  app.post(
+  gatedWriteRoute(
+    app,
+    'post',
     '/flags/:flagId/restore',
     describe('Restore an earlier version of a flag, from the audit log, as its next version', {
       description:
@@ -280,10 +259,7 @@ function flagHistory(app: RoutesApp, services: Services): void {
       problems: [409, 412],
       config: access('editor', FLAG, { environments: ALL }),
     }),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, (actor, options) =>
-        services.flags.restore(actor, request.params.flagId, request.body.version, options),
-      ),
+    (actor, { params, body }, options) => services.flags.restore(actor, params.flagId, body.version, options),
   );
 
   app.get(
