@@ -49,7 +49,6 @@ const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/http/routes/flagd.ts', 'flagdRoutes'],
   ['src/http/routes/ofrep-event-streams.ts', 'eventStreamRoutes'],
   ['src/http/routes/ofrep.ts', 'ofrepRoutes'],
-  ['src/http/routes/single-sign-on.ts', 'singleSignOnRoutes'],
   ['src/realtime/edge-streams.ts', 'open'],
   ['src/services/governance/change-request-service.ts', 'writeRequest'],
   ['src/services/services.ts', 'createServices'],

@@ -9,7 +9,7 @@ import { problem } from '../problem.ts';
 import { problems } from '../schemas/common.ts';
 import { cookieOf, httpOnlyCookie, setSessionCookie } from '../session-cookie.ts';
 import { sendSignInError } from '../sign-in-error-page.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const tags = ['Dashboard sign-in'];
 
@@ -42,8 +42,13 @@ export function dashboardPath(raw: unknown): string {
  * are browser navigations, so a refusal is a page (problem+json when the client asks for JSON).
  */
 export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  const { sso } = services;
+  signInOptions(app, services);
+  singleSignOnLogin(app, services);
+  singleSignOnCallback(app, services);
+};
 
+function signInOptions(app: RoutesApp, services: Services): void {
+  const { sso } = services;
   app.get(
     '/auth/options',
     {
@@ -61,17 +66,21 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
       sso: sso === undefined ? null : { label: sso.label, loginPath: `${PENDING_PATH}/login` },
     }),
   );
+}
 
-  const refuse = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
-    if (!(error instanceof DomainError)) throw error;
-    // The failed check, for operators; never a token, a code or the claims.
-    if (error instanceof SignInNotVerified || error instanceof SignInRefused)
-      request.log.info({ reason: error.reason }, 'single sign-on refused');
-    else request.log.info({ code: error.code }, 'single sign-on refused');
-    return sendSignInError(request, reply, problem(error.code, error.message));
-  };
-  const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
+/** A sign-in refused: the page (or problem) saying why, the failed check logged. */
+function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  if (!(error instanceof DomainError)) throw error;
+  // The failed check, for operators; never a token, a code or the claims.
+  if (error instanceof SignInNotVerified || error instanceof SignInRefused)
+    request.log.info({ reason: error.reason }, 'single sign-on refused');
+  else request.log.info({ code: error.code }, 'single sign-on refused');
+  return sendSignInError(request, reply, problem(error.code, error.message));
+}
 
+const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
+
+function singleSignOnLogin(app: RoutesApp, { sso }: Services): void {
   app.get(
     '/auth/oidc/login',
     {
@@ -103,7 +112,10 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
       }
     },
   );
+}
 
+function singleSignOnCallback(app: RoutesApp, services: Services): void {
+  const { sso } = services;
   app.get(
     '/auth/oidc/callback',
     {
@@ -143,4 +155,4 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
       }
     },
   );
-};
+}
