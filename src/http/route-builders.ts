@@ -20,7 +20,7 @@ import {
   sendWritten,
   type WriteOptions,
 } from './request-helpers.ts';
-import type { RequestTypeProvider, RoutesApp } from './type-provider.ts';
+import type { RequestTypeProvider, RoutesApp, RoutesPlugin } from './type-provider.ts';
 
 /**
  * Builders of the common route shapes: a route names its path, its options (`describeRoutes`) and
@@ -156,3 +156,16 @@ export const gatedDeleteRoute = <const S extends FastifySchema>(
   options: RouteOptions<S>,
   remove: Act<S, Gated<void>>,
 ): void => register(app, 'delete', url, options, sendGatedDelete, remove);
+
+/** A group of routes: registers its own, calling the plugin's use cases. */
+export type RouteGroup<Services> = (app: RoutesApp, services: Services) => void;
+
+/**
+ * A routes plugin made of its groups of routes (each one job: reads, writes, one naming…),
+ * registered in order.
+ */
+export const routeGroups =
+  <Services>(...groups: readonly RouteGroup<Services>[]): RoutesPlugin<{ services: Services }> =>
+  async (app, { services }) => {
+    for (const group of groups) group(app, services);
+  };

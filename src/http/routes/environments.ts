@@ -2,24 +2,18 @@ import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
 import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
-import { createRoute, deleteRoute, readRoute, writeRoute } from '../route-builders.ts';
+import { createRoute, deleteRoute, readRoute, routeGroups, writeRoute } from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import { EnvironmentParams, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Environments']);
 
 /** The use cases these routes call. */
 type EnvironmentUseCases = Pick<Services, 'environments' | 'insights'>;
 
-export const environmentRoutes: RoutesPlugin<{ services: EnvironmentUseCases }> = async (
-  app,
-  { services },
-) => {
-  environmentReads(app, services);
-  environmentWrites(app, services);
-};
+export const environmentRoutes = routeGroups<EnvironmentUseCases>(environmentReads, environmentWrites);
 
 function environmentReads(app: RoutesApp, services: EnvironmentUseCases): void {
   app.get(

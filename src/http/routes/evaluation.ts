@@ -15,9 +15,10 @@ import {
   QUERY_ENVIRONMENT,
   type RouteAccess,
 } from '../route-access.ts';
+import { routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key } from '../schemas/common.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
 
@@ -81,10 +82,7 @@ function askedWithBody(request: {
   };
 }
 
-export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  evaluationByQuery(app, services);
-  evaluationsByBody(app, services);
-};
+export const evaluationRoutes = routeGroups<Services>(evaluationByQuery, evaluationsByBody);
 
 /** One flag, the user's attributes in the query string: the fast path (decision 0207). */
 function evaluationByQuery(app: RoutesApp, services: Services): void {

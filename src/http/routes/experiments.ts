@@ -11,10 +11,10 @@ import type { Services } from '../../services/services.ts';
 import { keyedCreateAndItemRoutes, keyedParams } from '../keyed-routes.ts';
 import { actorOf, pageOf, sendGatedWrite } from '../request-helpers.ts';
 import { access, experimentEnvironment, PROJECT } from '../route-access.ts';
-import { listRoute } from '../route-builders.ts';
+import { listRoute, routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Experiments']);
 
@@ -23,17 +23,10 @@ const ExperimentParams = keyedParams('experimentKey');
 const READ = access('viewer', PROJECT);
 const WRITE = access('editor', PROJECT);
 
-type Plugin = RoutesPlugin<{ services: Services }>;
-type App = Parameters<Plugin>[0];
-
 /** Experiments per project (docs/measurement.md): drafts audited like metrics, starts and stops gated. */
-export const experimentRoutes: Plugin = async (app, { services }) => {
-  experimentReads(app, services);
-  experimentDrafts(app, services);
-  experimentRuns(app, services);
-};
+export const experimentRoutes = routeGroups<Services>(experimentReads, experimentDrafts, experimentRuns);
 
-function experimentReads(app: App, services: Services): void {
+function experimentReads(app: RoutesApp, services: Services): void {
   listRoute(
     app,
     '/projects/:projectId/experiments',
@@ -64,7 +57,7 @@ function experimentReads(app: App, services: Services): void {
 }
 
 /** Drafts: a project's keyed resource, like metrics; creating one names its environment. */
-function experimentDrafts(app: App, services: Services): void {
+function experimentDrafts(app: RoutesApp, services: Services): void {
   keyedCreateAndItemRoutes(app, {
     describe,
     collection: '/projects/:projectId/experiments',
@@ -84,7 +77,7 @@ function experimentDrafts(app: App, services: Services): void {
   });
 }
 
-function experimentRuns(app: App, services: Services): void {
+function experimentRuns(app: RoutesApp, services: Services): void {
   for (const [verb, run] of [
     ['start', 'Start a draft experiment'],
     ['stop', 'Stop a running experiment'],

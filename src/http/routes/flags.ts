@@ -8,7 +8,7 @@ import type { FlagUsage } from '../../services/serving/insights-service.ts';
 import { type FlagNaming, flagNamings } from '../flag-namings.ts';
 import { actorOf, countedPageOf, sendMade, sendPage, sendResource } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
-import { gatedDeleteRoute, gatedWriteRoute } from '../route-builders.ts';
+import { gatedDeleteRoute, gatedWriteRoute, routeGroups } from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -22,7 +22,7 @@ import {
   SearchQuery,
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
@@ -98,12 +98,7 @@ const summary =
     };
   };
 
-export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  flagList(app, services);
-  flagCreationAndRead(app, services);
-  flagChanges(app, services);
-  flagHistory(app, services);
-};
+export const flagRoutes = routeGroups<Services>(flagList, flagCreationAndRead, flagChanges, flagHistory);
 
 /** The list of a project's flags, filtered and paged, and the tags to filter it by. */
 function flagList(app: RoutesApp, services: Services): void {

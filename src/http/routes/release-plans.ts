@@ -20,27 +20,21 @@ import {
   sendWritten,
 } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key, ProjectParams } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Release plans']);
 
 const PlanParams = Closed({ ...ProjectParams.properties, flagKey: Key, envKey: Key });
 const PLAN = '/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan';
 
-type Plugin = RoutesPlugin<{ services: Services }>;
-type App = Parameters<Plugin>[0];
-
 /** Release templates and plans (docs/releases.md). */
-export const releasePlanRoutes: Plugin = async (app, { services }) => {
-  templateRoutes(app, services);
-  planRoutes(app, services);
-  planMoves(app, services);
-};
+export const releasePlanRoutes = routeGroups<Services>(templateRoutes, planRoutes, planMoves);
 
 /** Release templates: a project's keyed resource, like metrics. */
-function templateRoutes(app: App, services: Services): void {
+function templateRoutes(app: RoutesApp, services: Services): void {
   keyedRoutes(app, {
     describe,
     collection: '/projects/:projectId/release-templates',
@@ -64,7 +58,7 @@ function templateRoutes(app: App, services: Services): void {
 const PLAN_READ = access('viewer', PROJECT, { environments: PATH_ENVIRONMENT });
 const PLAN_WRITE = access('editor', PROJECT, { environments: PATH_ENVIRONMENT });
 
-function planRoutes(app: App, services: Services): void {
+function planRoutes(app: RoutesApp, services: Services): void {
   app.get(
     PLAN,
     describe("Get a flag's release plan in an environment: its milestones, guards' readings and timeline", {
@@ -129,7 +123,7 @@ function planRoutes(app: App, services: Services): void {
 }
 
 /** Pause, resume, proceed, roll back: each audited, as the person who asks. */
-function planMoves(app: App, services: Services): void {
+function planMoves(app: RoutesApp, services: Services): void {
   const moves = {
     pause: { summary: 'Pause a running plan where it is', body: true },
     resume: { summary: 'Resume a paused plan (its milestone’s hold starts over)', body: false },

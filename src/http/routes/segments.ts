@@ -3,7 +3,14 @@ import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas
 import type { Services } from '../../services/services.ts';
 import { actorOf, countedPageOf } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
-import { createRoute, gatedDeleteRoute, gatedWriteRoute, listRoute, readRoute } from '../route-builders.ts';
+import {
+  createRoute,
+  gatedDeleteRoute,
+  gatedWriteRoute,
+  listRoute,
+  readRoute,
+  routeGroups,
+} from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -19,7 +26,7 @@ import {
   SegmentSchema,
   SegmentUsersSchema,
 } from '../schemas/resources.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
@@ -41,10 +48,7 @@ const SegmentChange = {
 /** The use cases these routes call. */
 type SegmentUseCases = Pick<Services, 'segments'>;
 
-export const segmentRoutes: RoutesPlugin<{ services: SegmentUseCases }> = async (app, { services }) => {
-  segmentsOfProject(app, services);
-  segmentById(app, services);
-};
+export const segmentRoutes = routeGroups<SegmentUseCases>(segmentsOfProject, segmentById);
 
 function segmentsOfProject(app: RoutesApp, services: SegmentUseCases): void {
   listRoute(

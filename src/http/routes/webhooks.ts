@@ -9,10 +9,10 @@ import {
 import type { Services } from '../../services/services.ts';
 import { actorOf, pageOf, sendMade, sendNoContent } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
-import { listRoute, readRoute, writeRoute } from '../route-builders.ts';
+import { listRoute, readRoute, routeGroups, writeRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, ProjectParams, paged } from '../schemas/common.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -36,11 +36,7 @@ const Params = Closed({ ...ProjectParams.properties, webhookId: Id });
 /** The use cases these routes call. */
 type WebhookUseCases = Pick<Services, 'webhooks'>;
 
-export const webhookRoutes: RoutesPlugin<{ services: WebhookUseCases }> = async (app, { services }) => {
-  webhookSetup(app, services);
-  webhookById(app, services);
-  webhookDeliveries(app, services);
-};
+export const webhookRoutes = routeGroups<WebhookUseCases>(webhookSetup, webhookById, webhookDeliveries);
 
 function webhookSetup(app: RoutesApp, services: WebhookUseCases): void {
   app.get(
