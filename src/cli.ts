@@ -39,26 +39,10 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     options: { help: { type: 'boolean', short: 'h' } },
   });
   const [command = 'serve'] = positionals;
-  if (command === 'keys') {
-    // Its own options (--project P …): parsed by the subcommand from everything after "keys".
-    const store = await openStore(loadConfig().databaseUrl);
-    try {
-      return await runKeysCommand(argv.slice(argv.indexOf('keys') + 1), store);
-    } finally {
-      await store.close();
-    }
-  }
-  if ((command === 'pull' || command === 'plan' || command === 'apply') && !values.help) {
-    // Over the API of a running server, not the database: no database configuration needed.
-    return runFlagsAsCode(command, argv.slice(argv.indexOf(command) + 1), processOutput);
-  }
-  if (command === 'refs' && !values.help) {
-    return runRefsCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
-  }
-  if (command === 'mcp' && !values.help) {
-    // Like pull/plan/apply: over the API of a running server, as one key.
-    return runMcpCommand(argv.slice(argv.indexOf(command) + 1), process.env, processOutput);
-  }
+  // A subcommand's own options (--project P …): everything after its name.
+  const rest = argv.slice(argv.indexOf(command) + 1);
+  const overApi = await runOverApi(command, rest, values.help === true);
+  if (overApi !== undefined) return overApi;
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -68,41 +52,78 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     const { workers } = loadConfig();
     if (workers > 1 && cluster.isPrimary) return runWorkers(workers, (line) => process.stderr.write(line));
   }
-  if (command === 'edge') {
-    const edge = await startEdge(loadEdgeConfig());
-    process.stdout.write(
-      `Flagstaff edge is listening: ${edge.origin}, following ${edge.follower.upstream}\n`,
-    );
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => void edge.close().then(() => process.exit(0)));
+  if (command === 'edge') return runEdge();
+  return runOnDatabase(command, rest);
+}
+
+/**
+ * The commands that need no database configuration: keys (its own store, and its own --help),
+ * and those over the API of a running server; undefined for any other command.
+ */
+async function runOverApi(
+  command: string,
+  rest: readonly string[],
+  help: boolean,
+): Promise<number | undefined> {
+  if (command === 'keys') {
+    const store = await openStore(loadConfig().databaseUrl);
+    try {
+      return await runKeysCommand(rest, store);
+    } finally {
+      await store.close();
     }
-    return 0;
   }
+  if (help) return undefined;
+  if (command === 'pull' || command === 'plan' || command === 'apply') {
+    // Over the API of a running server, not the database: no database configuration needed.
+    return runFlagsAsCode(command, rest, processOutput);
+  }
+  if (command === 'refs') return runRefsCommand(rest, process.env, processOutput);
+  // Like pull/plan/apply: over the API of a running server, as one key.
+  if (command === 'mcp') return runMcpCommand(rest, process.env, processOutput);
+  return undefined;
+}
+
+/** An edge, running until SIGINT or SIGTERM. */
+async function runEdge(): Promise<number> {
+  const edge = await startEdge(loadEdgeConfig());
+  process.stdout.write(`Flagstaff edge is listening: ${edge.origin}, following ${edge.follower.upstream}\n`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void edge.close().then(() => process.exit(0)));
+  }
+  return 0;
+}
+
+/** The commands of a node on its database: serve, migrate, backup and restore, import and export. */
+async function runOnDatabase(command: string, rest: readonly string[]): Promise<number> {
   const config = loadConfig();
   switch (command) {
     case 'serve':
       await serve(config);
       return 0;
-    case 'migrate': {
-      const { db } = openDatabase(config.databaseUrl);
-      try {
-        const applied = await migrateToLatest(db);
-        process.stdout.write(
-          applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
-        );
-      } finally {
-        await db.destroy();
-      }
-      return 0;
-    }
+    case 'migrate':
+      return migrate(config.databaseUrl);
     case 'backup':
     case 'restore':
-      return runBackupCommand(command, argv.slice(argv.indexOf(command) + 1), config);
+      return runBackupCommand(command, rest, config);
     case 'import':
     case 'export':
-      return runFlagdCommand(command, argv.slice(argv.indexOf(command) + 1), config);
+      return runFlagdCommand(command, rest, config);
     default:
       process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
       return 2;
   }
+}
+
+async function migrate(databaseUrl: string): Promise<number> {
+  const { db } = openDatabase(databaseUrl);
+  try {
+    const applied = await migrateToLatest(db);
+    process.stdout.write(
+      applied.length ? `Applied: ${applied.join(', ')}\n` : 'The database is up to date.\n',
+    );
+  } finally {
+    await db.destroy();
+  }
+  return 0;
 }

@@ -239,6 +239,56 @@ function refusePlaceholders(env: Env): void {
 /** Reads and validates every FLAGSTAFF_* variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   refusePlaceholders(env);
+  const checked = checkedSettings(env);
+  const base = publicUrl(env);
+  const host = env.FLAGSTAFF_HOST || '127.0.0.1';
+  if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
+  return Object.freeze({
+    port: integer(env, 'FLAGSTAFF_PORT', 8080, 0, 65535),
+    host,
+    databaseUrl: databaseUrl(env),
+    adminKey: checked.adminKey,
+    adminEmail: env.FLAGSTAFF_ADMIN_EMAIL || undefined,
+    adminPassword: checked.adminPassword,
+    logLevel: checked.logLevel,
+    rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
+    rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
+    workers: integer(env, 'FLAGSTAFF_WORKERS', 1, 1, 256),
+    workerIndex: optionalInteger(env, 'FLAGSTAFF_WORKER_INDEX', 0, 255),
+    trustProxy: trustProxy(env),
+    redisUrl: redisUrl(env),
+    flagdSyncPort: optionalInteger(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 1, 65535),
+    corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
+    insights: checked.insights,
+    webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
+    otlpEndpoint: checked.otlpEndpoint,
+    otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
+    publicUrl: base,
+    streamsPerNode: optionalInteger(env, 'FLAGSTAFF_STREAMS_PER_NODE', 1, 10_000_000),
+    streamsPerKey: optionalInteger(env, 'FLAGSTAFF_STREAMS_PER_KEY', 1, 10_000_000),
+    oidc: oidc(env, base),
+    passwordSignIn: checked.passwordSignIn,
+    shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
+    secretKey: checked.secretKey,
+    legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
+    eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
+    prometheusUrl: checked.prometheusUrl,
+  });
+}
+
+/** An integer setting that is absent unless set. */
+const optionalInteger = (env: Env, name: string, min: number, max: number): number | undefined =>
+  env[name] ? integer(env, name, 0, min, max) : undefined;
+
+/** A switch, `on` unless set to `off`. */
+function onOff(env: Env, name: string): boolean {
+  const value = env[name] || 'on';
+  if (value !== 'on' && value !== 'off') throw new ConfigError(`${name} must be on or off, got "${value}"`);
+  return value === 'on';
+}
+
+/** The settings checked one by one before the rest, in the order their errors are reported. */
+function checkedSettings(env: Env) {
   const adminKey = env.FLAGSTAFF_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.length < 32) {
     throw new ConfigError('FLAGSTAFF_ADMIN_KEY must be at least 32 characters long');
@@ -251,10 +301,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== undefined && adminPassword.length < 12) {
     throw new ConfigError('FLAGSTAFF_ADMIN_PASSWORD must be at least 12 characters long');
   }
-  const insights = env.FLAGSTAFF_INSIGHTS || 'on';
-  if (insights !== 'on' && insights !== 'off') {
-    throw new ConfigError(`FLAGSTAFF_INSIGHTS must be on or off, got "${insights}"`);
-  }
+  const insights = onOff(env, 'FLAGSTAFF_INSIGHTS');
   const otlpEndpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
   if (otlpEndpoint !== undefined && !URL.canParse(otlpEndpoint)) {
     throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be a URL, got "${otlpEndpoint}"`);
@@ -263,56 +310,23 @@ export function loadConfig(env: Env = process.env): Config {
   if (prometheusUrl !== undefined && !/^https?:\/\//.test(prometheusUrl)) {
     throw new ConfigError(`FLAGSTAFF_PROMETHEUS_URL must be an http(s) URL, got "${prometheusUrl}"`);
   }
-  const passwordSignIn = env.FLAGSTAFF_PASSWORD_SIGN_IN || 'on';
-  if (passwordSignIn !== 'on' && passwordSignIn !== 'off') {
-    throw new ConfigError(`FLAGSTAFF_PASSWORD_SIGN_IN must be on or off, got "${passwordSignIn}"`);
-  }
+  const passwordSignIn = onOff(env, 'FLAGSTAFF_PASSWORD_SIGN_IN');
   const secretKey = env.FLAGSTAFF_SECRET_KEY || undefined;
   if (secretKey !== undefined && secretKey.trim().length < MIN_SECRET_KEY_LENGTH) {
     throw new ConfigError(
       `FLAGSTAFF_SECRET_KEY must be at least ${MIN_SECRET_KEY_LENGTH} characters long (openssl rand -base64 32 makes one)`,
     );
   }
-  const base = publicUrl(env);
-  const host = env.FLAGSTAFF_HOST || '127.0.0.1';
-  if (/\s/.test(host)) throw new ConfigError(`FLAGSTAFF_HOST must be an address, got "${host}"`);
-  return Object.freeze({
-    port: integer(env, 'FLAGSTAFF_PORT', 8080, 0, 65535),
-    host,
-    databaseUrl: databaseUrl(env),
+  return {
     adminKey,
-    adminEmail: env.FLAGSTAFF_ADMIN_EMAIL || undefined,
-    adminPassword,
     logLevel,
-    rateLimitEvaluation: integer(env, 'FLAGSTAFF_RATE_LIMIT_EVALUATION', 1000, 0, 10_000_000),
-    rateLimitManagement: integer(env, 'FLAGSTAFF_RATE_LIMIT_MANAGEMENT', 50, 0, 10_000_000),
-    workers: integer(env, 'FLAGSTAFF_WORKERS', 1, 1, 256),
-    workerIndex: env.FLAGSTAFF_WORKER_INDEX ? integer(env, 'FLAGSTAFF_WORKER_INDEX', 0, 0, 255) : undefined,
-    trustProxy: trustProxy(env),
-    redisUrl: redisUrl(env),
-    flagdSyncPort: env.FLAGSTAFF_FLAGD_SYNC_PORT
-      ? integer(env, 'FLAGSTAFF_FLAGD_SYNC_PORT', 0, 1, 65535)
-      : undefined,
-    corsOrigins: Object.freeze((env.FLAGSTAFF_CORS_ORIGINS || '*').split(',').map((origin) => origin.trim())),
-    insights: insights === 'on',
-    webhooksAllowPrivate: boolean(env, 'FLAGSTAFF_WEBHOOK_ALLOW_PRIVATE'),
+    adminPassword,
+    insights,
     otlpEndpoint,
-    otelServiceName: env.OTEL_SERVICE_NAME || 'flagstaff',
-    publicUrl: base,
-    streamsPerNode: env.FLAGSTAFF_STREAMS_PER_NODE
-      ? integer(env, 'FLAGSTAFF_STREAMS_PER_NODE', 0, 1, 10_000_000)
-      : undefined,
-    streamsPerKey: env.FLAGSTAFF_STREAMS_PER_KEY
-      ? integer(env, 'FLAGSTAFF_STREAMS_PER_KEY', 0, 1, 10_000_000)
-      : undefined,
-    oidc: oidc(env, base),
-    passwordSignIn: passwordSignIn === 'on',
-    shutdownGraceMs: integer(env, 'FLAGSTAFF_SHUTDOWN_GRACE', 10, 1, 3600) * 1000,
-    secretKey: secretKey?.trim(),
-    legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
-    eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
     prometheusUrl,
-  });
+    passwordSignIn,
+    secretKey: secretKey?.trim(),
+  };
 }
 
 /**

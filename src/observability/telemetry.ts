@@ -1,4 +1,4 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { EvaluationObservers, ServedIn } from '../domain/evaluation-observer.ts';
 import type { EvaluationDetail } from '../domain/evaluation-result.ts';
@@ -63,11 +63,33 @@ export async function registerTelemetry(
       }),
     ],
   });
-  const tracer = provider.getTracer('flagstaff');
-  const propagator = new core.W3CTraceContextPropagator();
-  // Keyed by request id: evaluations know their request by the actor's id, not by the Fastify request.
-  const spans = new Map<string, Span>();
+  const spans = traceRequests(
+    app,
+    api,
+    provider.getTracer('flagstaff'),
+    new core.W3CTraceContextPropagator(),
+  );
+  const unobserve = traceEvaluations(evaluations, spans);
+  app.addHook('onClose', async () => {
+    unobserve();
+    await provider.shutdown();
+  });
+}
 
+type Api = typeof import('@opentelemetry/api');
+
+/**
+ * A server span per request, from its arrival to its answer (or abort), named by its route; the
+ * spans of the requests under way, keyed by request id: evaluations know their request by the
+ * actor's id, not by the Fastify request.
+ */
+function traceRequests(
+  app: FastifyInstance,
+  api: Api,
+  tracer: Tracer,
+  propagator: TextMapPropagator,
+): Map<string, Span> {
+  const spans = new Map<string, Span>();
   const end = (request: FastifyRequest, statusCode: number | undefined) => {
     const span = spans.get(request.id);
     if (span === undefined) return;
@@ -104,7 +126,11 @@ export async function registerTelemetry(
   });
   app.addHook('onResponse', async (request, reply) => end(request, reply.statusCode));
   app.addHook('onRequestAbort', async (request) => end(request, undefined));
+  return spans;
+}
 
+/** Each evaluation as an event on its request's span; returns the observer's removal. */
+function traceEvaluations(evaluations: EvaluationObservers, spans: ReadonlyMap<string, Span>): () => void {
   const traced = (where: ServedIn, results: readonly EvaluationDetail[]) => {
     const span = spans.get(where.actor.requestId);
     if (span === undefined) return;
@@ -115,13 +141,8 @@ export async function registerTelemetry(
       if (results.length === 1) span.setAttributes(attributes);
     }
   };
-  const unobserve = evaluations.observe({
+  return evaluations.observe({
     served: (where, result) => traced(where, [result]),
     servedAll: traced,
-  });
-
-  app.addHook('onClose', async () => {
-    unobserve();
-    await provider.shutdown();
   });
 }

@@ -238,73 +238,76 @@ function checkFlag(state: FlagState, file: SourceFile, checks: FlagChecks): void
 function mergeFlagdDocuments(
   folder: ProjectFolder,
   server: ServerContext,
-  flags: Map<string, { state: FlagState; file: SourceFile }>,
+  flags: Merged,
   problems: Problem[],
 ): void {
   for (const { environment, file } of folder.flagd) {
     const imported = importFlagd(file.value);
     for (const error of imported.errors) problems.push(problemAt(file, error.path, error.message));
     for (const flag of imported.flags) {
-      const at = `/flags/${pointerToken(flag.key)}`;
-      const own = flags.get(flag.key);
-      const base = own?.state ?? server.flags.get(flag.key);
-      if (own !== undefined && own.state.environments[environment] !== undefined) {
-        problems.push(
-          problemAt(
-            file,
-            at,
-            `flag "${flag.key}" in "${environment}" is also given by ${own.file.path} (duplicated key)`,
-          ),
-        );
-        continue;
-      }
-      if (base !== undefined && base.type !== flag.type) {
-        problems.push(
-          problemAt(
-            file,
-            `${at}/variants`,
-            `flag "${flag.key}" is a ${base.type} flag; these variants are ${flag.type} values`,
-          ),
-        );
-        continue;
-      }
-      const variants =
-        base === undefined
-          ? flag.variants
-          : mergeVariants(base.variants as unknown as Variant[], flag.variants);
-      if (
-        own !== undefined &&
-        JSON.stringify(flagState({ ...own.state, variants }).variants) !== JSON.stringify(own.state.variants)
-      ) {
-        problems.push(
-          problemAt(
-            file,
-            `${at}/variants`,
-            `the variants differ from those of ${own.file.path}: give them there`,
-          ),
-        );
-        continue;
-      }
-      const whole = flagState({
-        ...(base ?? { key: flag.key, name: flag.key, description: '', tags: [] }),
-        type: flag.type,
-        variants,
-        ...(own === undefined ? { metadata: flag.metadata, archived: false } : {}),
-        environments: {},
-      });
-      const state: FlagEnvironmentState = flagEnvironmentState(flag.environment, whole.type, variants);
-      const environments = { ...(own?.state.environments ?? {}), [environment]: state };
-      flags.set(flag.key, {
-        state: {
-          ...whole,
-          environments: Object.fromEntries(
-            Object.entries(environments).sort(([a], [b]) => a.localeCompare(b)),
-          ),
-        },
-        file: own?.file ?? file,
-      });
+      const problem = mergeFlagdFlag(flag, environment, file, server, flags);
+      if (problem !== undefined) problems.push(problem);
     }
   }
+}
+
+type FlagdFlag = ReturnType<typeof importFlagd>['flags'][number];
+type Merged = Map<string, { state: FlagState; file: SourceFile }>;
+
+/** One flag of a flagd document merged into `flags`, or the problem that stops it. */
+function mergeFlagdFlag(
+  flag: FlagdFlag,
+  environment: string,
+  file: SourceFile,
+  server: ServerContext,
+  flags: Merged,
+): Problem | undefined {
+  const at = `/flags/${pointerToken(flag.key)}`;
+  const own = flags.get(flag.key);
+  const base = own?.state ?? server.flags.get(flag.key);
+  if (own !== undefined && own.state.environments[environment] !== undefined) {
+    return problemAt(
+      file,
+      at,
+      `flag "${flag.key}" in "${environment}" is also given by ${own.file.path} (duplicated key)`,
+    );
+  }
+  if (base !== undefined && base.type !== flag.type) {
+    return problemAt(
+      file,
+      `${at}/variants`,
+      `flag "${flag.key}" is a ${base.type} flag; these variants are ${flag.type} values`,
+    );
+  }
+  const variants =
+    base === undefined ? flag.variants : mergeVariants(base.variants as unknown as Variant[], flag.variants);
+  if (
+    own !== undefined &&
+    JSON.stringify(flagState({ ...own.state, variants }).variants) !== JSON.stringify(own.state.variants)
+  ) {
+    return problemAt(
+      file,
+      `${at}/variants`,
+      `the variants differ from those of ${own.file.path}: give them there`,
+    );
+  }
+  const whole = flagState({
+    ...(base ?? { key: flag.key, name: flag.key, description: '', tags: [] }),
+    type: flag.type,
+    variants,
+    ...(own === undefined ? { metadata: flag.metadata, archived: false } : {}),
+    environments: {},
+  });
+  const state: FlagEnvironmentState = flagEnvironmentState(flag.environment, whole.type, variants);
+  const environments = { ...(own?.state.environments ?? {}), [environment]: state };
+  flags.set(flag.key, {
+    state: {
+      ...whole,
+      environments: Object.fromEntries(Object.entries(environments).sort(([a], [b]) => a.localeCompare(b))),
+    },
+    file: own?.file ?? file,
+  });
+  return undefined;
 }
 
 export type { Json };

@@ -258,9 +258,25 @@ export function planProject(
 ): ProjectPlan {
   const key = desired.project.key;
   const base = `/v1/projects/${enc(key)}`;
-  const out: PlannedResource[] = [];
-  const { project } = desired;
+  return {
+    project: key,
+    resources: [
+      ...projectResource(desired.project, server, base),
+      ...environmentResources(desired.project, server, base),
+      ...segmentResources(desired, server, base),
+      ...flagResources(desired, server),
+      ...unmanagedResources(desired, server, base, options.prune),
+    ],
+  };
+}
 
+/** The project itself: created, or its name and description updated. */
+function projectResource(
+  project: Desired['project'],
+  server: ServerProject,
+  base: string,
+): PlannedResource[] {
+  const { key } = project;
   if (server.project === undefined) {
     const body = {
       key,
@@ -268,60 +284,84 @@ export function planProject(
       description: project.description,
       environments: project.environments.map((e) => ({ key: e.key, name: e.name })),
     };
-    out.push({
-      kind: 'project',
-      key,
-      action: 'create',
-      changes: creationChanges(body as unknown as Record<string, Json>),
-      writes: [{ method: 'POST', path: '/v1/projects', body }],
-    });
-  } else {
-    const before = { name: server.project.state.name, description: server.project.state.description };
-    const after = { name: project.name, description: project.description };
-    const patch = mergeDiff(before, after);
-    if (Object.keys(patch).length > 0) {
-      out.push({
+    return [
+      {
         kind: 'project',
         key,
-        action: 'update',
-        id: server.project.id,
-        version: server.project.version,
-        changes: fieldChanges(before, after),
-        writes: [{ method: 'PATCH', path: base, body: patch, ifMatch: server.project.version }],
-      });
-    }
+        action: 'create',
+        changes: creationChanges(body as unknown as Record<string, Json>),
+        writes: [{ method: 'POST', path: '/v1/projects', body }],
+      },
+    ];
   }
+  const before = { name: server.project.state.name, description: server.project.state.description };
+  const after = { name: project.name, description: project.description };
+  const patch = mergeDiff(before, after);
+  if (Object.keys(patch).length === 0) return [];
+  return [
+    {
+      kind: 'project',
+      key,
+      action: 'update',
+      id: server.project.id,
+      version: server.project.version,
+      changes: fieldChanges(before, after),
+      writes: [{ method: 'PATCH', path: base, body: patch, ifMatch: server.project.version }],
+    },
+  ];
+}
 
+/** The environments the file names: each created or updated. */
+function environmentResources(
+  project: Desired['project'],
+  server: ServerProject,
+  base: string,
+): PlannedResource[] {
+  const out: PlannedResource[] = [];
   for (const env of project.environments) {
     const current = server.environments.get(env.key);
-    const { key: envKey, requiredApprovals, ...fields } = env;
-    const path = `${base}/environments/${enc(envKey)}`;
+    const path = `${base}/environments/${enc(env.key)}`;
     if (current === undefined) {
-      // A new project made its environments already, with their key and name.
-      const made = server.project === undefined;
-      const writes: PlannedWrite[] = made
-        ? []
-        : [{ method: 'POST', path: `${base}/environments`, body: { key: envKey, ...fields } }];
-      const rest = mergeDiff(
-        made ? { name: env.name, description: '', protected: env.key === 'production' } : fields,
-        { ...fields },
-      );
-      const extra = { ...rest, ...(requiredApprovals > 0 ? { requiredApprovals } : {}) };
-      if (Object.keys(extra).length > 0)
-        writes.push({ method: 'PATCH', path, body: extra, ifMatch: 'previous' });
-      out.push({
-        kind: 'environment',
-        key: envKey,
-        action: 'create',
-        changes: creationChanges(env as unknown as Record<string, Json>),
-        writes,
-      });
+      out.push(environmentCreation(env, server.project === undefined, base, path));
       continue;
     }
-    const update = updateOf('environment', envKey, current, env, path);
+    const update = updateOf('environment', env.key, current, env, path);
     if (update !== undefined) out.push(update);
   }
+  return out;
+}
 
+type DesiredEnvironment = Desired['project']['environments'][number];
+
+/** A new environment: made with its project (key and name already), or posted; the rest patched. */
+function environmentCreation(
+  env: DesiredEnvironment,
+  madeWithProject: boolean,
+  base: string,
+  path: string,
+): PlannedResource {
+  const { key: envKey, requiredApprovals, ...fields } = env;
+  const writes: PlannedWrite[] = madeWithProject
+    ? []
+    : [{ method: 'POST', path: `${base}/environments`, body: { key: envKey, ...fields } }];
+  const rest = mergeDiff(
+    madeWithProject ? { name: env.name, description: '', protected: env.key === 'production' } : fields,
+    { ...fields },
+  );
+  const extra = { ...rest, ...(requiredApprovals > 0 ? { requiredApprovals } : {}) };
+  if (Object.keys(extra).length > 0) writes.push({ method: 'PATCH', path, body: extra, ifMatch: 'previous' });
+  return {
+    kind: 'environment',
+    key: envKey,
+    action: 'create',
+    changes: creationChanges(env as unknown as Record<string, Json>),
+    writes,
+  };
+}
+
+/** The segments the file names, each after those its rules use. */
+function segmentResources(desired: Desired, server: ServerProject, base: string): PlannedResource[] {
+  const out: PlannedResource[] = [];
   const segmentOrder = dependencyOrder([...desired.segments.keys()], (k) =>
     segmentNeeds(desired.segments.get(k)?.state),
   );
@@ -341,59 +381,79 @@ export function planProject(
     const update = updateOf('segment', segmentKey, current, state, `/v1/segments/${enc(current.id)}`);
     if (update !== undefined) out.push(update);
   }
+  return out;
+}
 
+/** The flags the file names, each after its prerequisites. */
+function flagResources(desired: Desired, server: ServerProject): PlannedResource[] {
   const guarded = new Set(
-    project.environments
+    desired.project.environments
       .filter((e) => (server.environments.get(e.key)?.state.requiredApprovals ?? 0) > 0)
       .map((e) => e.key),
   );
   const flagOrder = dependencyOrder([...desired.flags.keys()], (k) => flagNeeds(desired.flags.get(k)?.state));
-  for (const flagKey of flagOrder) {
+  return flagOrder.flatMap((flagKey) => {
     const { state } = desired.flags.get(flagKey) as { state: FlagState };
-    const current = server.flags.get(flagKey);
-    const { writes, changes } = flagWrites(key, state, current, guarded);
-    if (writes.length === 0) continue;
-    const common = {
-      kind: 'flag' as const,
-      key: flagKey,
-      ...(current ? { id: current.id, version: current.version } : {}),
-    };
-    // A guarded environment's write that an open change request already asks for is not asked again.
-    const pending = writes.filter(
-      (w) =>
-        w.environment !== undefined &&
-        current !== undefined &&
-        server.openChangeRequests.find(
+    return flagResource(desired.project.key, flagKey, state, server, guarded);
+  });
+}
+
+/**
+ * One flag's writes; a guarded environment's write that an open change request already asks for
+ * is not asked again, but shown awaiting that request's approval.
+ */
+function flagResource(
+  projectKey: string,
+  flagKey: string,
+  state: FlagState,
+  server: ServerProject,
+  guarded: ReadonlySet<string>,
+): PlannedResource[] {
+  const current = server.flags.get(flagKey);
+  const { writes, changes } = flagWrites(projectKey, state, current, guarded);
+  if (writes.length === 0) return [];
+  const common = {
+    kind: 'flag' as const,
+    key: flagKey,
+    ...(current ? { id: current.id, version: current.version } : {}),
+  };
+  const requestFor = (w: PlannedWrite) =>
+    w.environment === undefined || current === undefined
+      ? undefined
+      : server.openChangeRequests.find(
           (r) =>
             r.flagId === current.id && r.environment === w.environment && isDeepStrictEqual(r.patch, w.body),
-        ),
-    );
-    const remaining = writes.filter((w) => !pending.includes(w));
-    for (const w of pending) {
-      const request = server.openChangeRequests.find(
-        (r) =>
-          r.flagId === current?.id && r.environment === w.environment && isDeepStrictEqual(r.patch, w.body),
-      );
-      out.push({
-        ...common,
-        action: 'awaiting-approval',
-        environment: w.environment as string,
-        changeRequest: request?.id as string,
-        changes: changes.filter((c) => c.field.startsWith(`environments.${w.environment}.`)),
-        writes: [],
-      });
-    }
-    if (remaining.length === 0) continue;
-    const pendingFields = (c: FieldChange) =>
-      pending.some((w) => c.field.startsWith(`environments.${w.environment}.`));
-    out.push({
-      ...common,
-      action: current === undefined ? 'create' : 'update',
-      changes: changes.filter((c) => !pendingFields(c)),
-      writes: remaining,
-    });
-  }
+        );
+  const pending = writes.filter((w) => requestFor(w) !== undefined);
+  const remaining = writes.filter((w) => !pending.includes(w));
+  const out: PlannedResource[] = pending.map((w) => ({
+    ...common,
+    action: 'awaiting-approval',
+    environment: w.environment as string,
+    changeRequest: requestFor(w)?.id as string,
+    changes: changes.filter((c) => c.field.startsWith(`environments.${w.environment}.`)),
+    writes: [],
+  }));
+  if (remaining.length === 0) return out;
+  const pendingFields = (c: FieldChange) =>
+    pending.some((w) => c.field.startsWith(`environments.${w.environment}.`));
+  out.push({
+    ...common,
+    action: current === undefined ? 'create' : 'update',
+    changes: changes.filter((c) => !pendingFields(c)),
+    writes: remaining,
+  });
+  return out;
+}
 
+/** What the server has that the file does not name: deleted with `prune`, else shown unmanaged. */
+function unmanagedResources(
+  desired: Desired,
+  server: ServerProject,
+  base: string,
+  prune: boolean,
+): PlannedResource[] {
+  const out: PlannedResource[] = [];
   const unmanaged = (
     kind: ResourceKind,
     resourceKey: string,
@@ -406,7 +466,7 @@ export function planProject(
       id: current.id,
       version: current.version,
       changes: [],
-      ...(options.prune
+      ...(prune
         ? {
             action: 'delete' as const,
             writes: [{ method: 'DELETE' as const, path, ifMatch: current.version }],
@@ -426,11 +486,11 @@ export function planProject(
     const current = server.segments.get(segmentKey) as Versioned<SegmentState>;
     unmanaged('segment', segmentKey, current, `/v1/segments/${enc(current.id)}`);
   }
-  const named = new Set(project.environments.map((e) => e.key));
+  const named = new Set(desired.project.environments.map((e) => e.key));
   for (const [envKey, current] of server.environments) {
     if (!named.has(envKey)) unmanaged('environment', envKey, current, `${base}/environments/${enc(envKey)}`);
   }
-  return { project: key, resources: out };
+  return out;
 }
 
 /** Whether a plan would change anything (unmanaged resources and pending approvals do not count). */

@@ -17,10 +17,11 @@ import {
   sendWritten,
 } from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
+import { routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, CountedPageQuery, Email, Password, paged, searchQueryOver } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Accounts']);
 const AccountParams = Closed({ accountId: Type.String() });
@@ -34,11 +35,11 @@ const AccountScope = Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
 type AccountUseCases = Pick<Services, 'accounts' | 'sessions' | 'passwords'>;
 
 /** Who is asking, and the accounts and invitations admins manage (docs/product.md §7). */
-export const accountRoutes: RoutesPlugin<{ services: AccountUseCases }> = async (app, { services }) => {
-  ownAccountRoutes(app, services);
-  accountAdministration(app, services);
-  invitationRoutes(app, services);
-};
+export const accountRoutes = routeGroups<AccountUseCases>(
+  ownAccountRoutes,
+  accountAdministration,
+  invitationRoutes,
+);
 
 function ownAccountRoutes(app: RoutesApp, services: AccountUseCases): void {
   app.get(

@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import { CHANGE_REQUEST_STATUSES } from '../../domain/change-request.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, pageOf, sendListed, sendRead, sendResource } from '../request-helpers.ts';
+import { actorOf, pageOf, sendRead, sendResource } from '../request-helpers.ts';
 import { access, CHANGE_REQUEST, PROJECT } from '../route-access.ts';
+import { listRoute, readRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Description, OneOf, PageQuery, ProjectParams } from '../schemas/common.ts';
 import type { RoutesPlugin } from '../type-provider.ts';
@@ -27,7 +28,8 @@ const decision = (summary: string, body?: ReturnType<typeof Closed>) => ({
 });
 
 export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  app.get(
+  listRoute(
+    app,
     '/projects/:projectId/change-requests',
     describe("List a project's change requests, newest first", {
       params: ProjectParams,
@@ -39,28 +41,18 @@ export const changeRequestRoutes: RoutesPlugin<{ services: Services }> = async (
       200: Type.Array(ChangeRequestSchema),
       config: access('viewer', PROJECT),
     }),
-    async (request, reply) => {
-      const { status, flagId } = request.query;
-      return sendListed(request, reply, (actor) =>
-        services.changeRequests.list(
-          actor,
-          request.params.projectId,
-          { status, flagId },
-          pageOf(request.query),
-        ),
-      );
-    },
+    (actor, { params, query: { status, flagId, ...page } }) =>
+      services.changeRequests.list(actor, params.projectId, { status, flagId }, pageOf(page)),
   );
-
-  app.get(
+  readRoute(
+    app,
     '/change-requests/:requestId',
     describe('Get a change request', {
       params: RequestParams,
       200: ChangeRequestSchema,
       config: access('viewer', CHANGE_REQUEST),
     }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.changeRequests.get(actor, request.params.requestId)),
+    (actor, { params }) => services.changeRequests.get(actor, params.requestId),
   );
 
   app.post(

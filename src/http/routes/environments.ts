@@ -1,24 +1,19 @@
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
-import { actorOf, sendDeleted, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
+import { actorOf } from '../request-helpers.ts';
 import { ALL, access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { createRoute, deleteRoute, readRoute, routeGroups, writeRoute } from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import { EnvironmentParams, ProjectParams } from '../schemas/common.ts';
 import { CreateEnvironmentSchema, EnvironmentSchema, PatchEnvironmentSchema } from '../schemas/resources.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Environments']);
 
 /** The use cases these routes call. */
 type EnvironmentUseCases = Pick<Services, 'environments' | 'insights'>;
 
-export const environmentRoutes: RoutesPlugin<{ services: EnvironmentUseCases }> = async (
-  app,
-  { services },
-) => {
-  environmentReads(app, services);
-  environmentWrites(app, services);
-};
+export const environmentRoutes = routeGroups<EnvironmentUseCases>(environmentReads, environmentWrites);
 
 function environmentReads(app: RoutesApp, services: EnvironmentUseCases): void {
   app.get(
@@ -35,38 +30,34 @@ function environmentReads(app: RoutesApp, services: EnvironmentUseCases): void {
     },
   );
 
-  app.post(
+  createRoute(
+    app,
     '/projects/:projectId/environments',
     describe('Create an environment (every flag disabled, or a copy of `copyFrom`)', {
       ...CREATE_IN_PROJECT,
       body: CreateEnvironmentSchema,
       201: EnvironmentSchema,
     }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.environments.create(actor, request.params.projectId, request.body),
-        (environment) => `/v1/projects/${environment.projectId}/environments/${environment.key}`,
-      ),
+    (actor, { params, body }) => services.environments.create(actor, params.projectId, body),
+    (environment) => `/v1/projects/${environment.projectId}/environments/${environment.key}`,
   );
 }
 
 function environmentWrites(app: RoutesApp, services: EnvironmentUseCases): void {
-  app.get(
+  readRoute(
+    app,
     '/projects/:projectId/environments/:envKey',
     describe('Get an environment', {
       params: EnvironmentParams,
       200: EnvironmentSchema,
       config: access('viewer', PROJECT),
     }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.environments.get(actor, request.params.projectId, request.params.envKey),
-      ),
+    (actor, { params }) => services.environments.get(actor, params.projectId, params.envKey),
   );
 
-  app.patch(
+  writeRoute(
+    app,
+    'patch',
     '/projects/:projectId/environments/:envKey',
     describe('Change an environment (merge patch)', {
       params: EnvironmentParams,
@@ -76,19 +67,12 @@ function environmentWrites(app: RoutesApp, services: EnvironmentUseCases): void 
       // Changing `protected` or `requiredApprovals` is an admin's: the use case compares them with the stored ones.
       config: access('editor', PROJECT, { environments: PATH_ENVIRONMENT }),
     }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, options) =>
-        services.environments.patch(
-          actor,
-          request.params.projectId,
-          request.params.envKey,
-          request.body,
-          options,
-        ),
-      ),
+    (actor, { params, body }, options) =>
+      services.environments.patch(actor, params.projectId, params.envKey, body, options),
   );
 
-  app.delete(
+  deleteRoute(
+    app,
     '/projects/:projectId/environments/:envKey',
     describe('Delete an environment (not the last one)', {
       params: EnvironmentParams,
@@ -96,9 +80,7 @@ function environmentWrites(app: RoutesApp, services: EnvironmentUseCases): void 
       // Deleting an environment is governance: it takes its approvals and protection with it.
       config: access('admin', PROJECT, { environments: ALL }),
     }),
-    async (request, reply) =>
-      sendDeleted(request, reply, (actor, options) =>
-        services.environments.delete(actor, request.params.projectId, request.params.envKey, options),
-      ),
+    (actor, { params }, options) =>
+      services.environments.delete(actor, params.projectId, params.envKey, options),
   );
 }

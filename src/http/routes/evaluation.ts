@@ -15,9 +15,10 @@ import {
   QUERY_ENVIRONMENT,
   type RouteAccess,
 } from '../route-access.ts';
+import { routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Key } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Evaluation']);
 
@@ -81,7 +82,10 @@ function askedWithBody(request: {
   };
 }
 
-export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const evaluationRoutes = routeGroups<Services>(evaluationByQuery, evaluationsByBody);
+
+/** One flag, the user's attributes in the query string: the fast path (decision 0207). */
+function evaluationByQuery(app: RoutesApp, services: Services): void {
   app.get(
     '/flags/:flagKey',
     describe('Evaluate a flag for a user', {
@@ -110,7 +114,10 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
         .then((found) => evaluationJson(evaluation.evaluateIn(found, flagKey, context)));
     },
   );
+}
 
+/** One flag, or every one, for a user whose attributes come in the body. */
+function evaluationsByBody(app: RoutesApp, services: Services): void {
   app.post(
     '/flags/:flagKey/evaluate',
     describe('Evaluate a flag for a user whose attributes are too large for a URL', {
@@ -155,4 +162,4 @@ export const evaluationRoutes: RoutesPlugin<{ services: Services }> = async (app
       return reply.type(JSON_TYPE).send(`{"flags":[${results.map(evaluationJson).join(',')}]}`);
     },
   );
-};
+}

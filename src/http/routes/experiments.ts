@@ -8,40 +8,27 @@ import { ExperimentResultsSchema } from '../../domain/schemas/experiment-results
 import { ExperimentSchema } from '../../domain/schemas/experiment-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  pageOf,
-  sendDeleted,
-  sendGatedWrite,
-  sendListed,
-  sendMade,
-  sendRead,
-  sendWritten,
-} from '../request-helpers.ts';
+import { keyedCreateAndItemRoutes, keyedParams } from '../keyed-routes.ts';
+import { actorOf, pageOf, sendGatedWrite } from '../request-helpers.ts';
 import { access, experimentEnvironment, PROJECT } from '../route-access.ts';
+import { listRoute, routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, PageQuery, ProjectParams } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import { Closed, PageQuery, ProjectParams } from '../schemas/common.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Experiments']);
 
-const ExperimentParams = Closed({ ...ProjectParams.properties, experimentKey: Key });
+const ExperimentParams = keyedParams('experimentKey');
 // Drafts, starts and stops: an editor of the project (the service checks the experiment's environment).
 const READ = access('viewer', PROJECT);
 const WRITE = access('editor', PROJECT);
 
-type Plugin = RoutesPlugin<{ services: Services }>;
-type App = Parameters<Plugin>[0];
-
 /** Experiments per project (docs/measurement.md): drafts audited like metrics, starts and stops gated. */
-export const experimentRoutes: Plugin = async (app, { services }) => {
-  experimentReads(app, services);
-  experimentWrites(app, services);
-  experimentRuns(app, services);
-};
+export const experimentRoutes = routeGroups<Services>(experimentReads, experimentDrafts, experimentRuns);
 
-function experimentReads(app: App, services: Services): void {
-  app.get(
+function experimentReads(app: RoutesApp, services: Services): void {
+  listRoute(
+    app,
     '/projects/:projectId/experiments',
     describe("List a project's experiments (key order)", {
       params: ProjectParams,
@@ -49,24 +36,8 @@ function experimentReads(app: App, services: Services): void {
       200: Type.Array(ExperimentSchema),
       config: READ,
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.experiments.list(
-          actor,
-          request.params.projectId,
-          { status: request.query.status },
-          pageOf(request.query),
-        ),
-      ),
-  );
-
-  app.get(
-    '/projects/:projectId/experiments/:experimentKey',
-    describe('Get an experiment', { params: ExperimentParams, 200: ExperimentSchema, config: READ }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.experiments.get(actor, request.params.projectId, request.params.experimentKey),
-      ),
+    (actor, { params, query }) =>
+      services.experiments.list(actor, params.projectId, { status: query.status }, pageOf(query)),
   );
 
   app.get(
@@ -85,57 +56,28 @@ function experimentReads(app: App, services: Services): void {
   );
 }
 
-function experimentWrites(app: App, services: Services): void {
-  app.post(
-    '/projects/:projectId/experiments',
-    describe('Create an experiment (a draft)', {
-      params: ProjectParams,
-      body: CreateExperimentSchema,
-      201: ExperimentSchema,
-      problems: [409],
-      config: access('editor', PROJECT, { body: experimentEnvironment }),
-    }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.experiments.create(actor, request.params.projectId, request.body),
-        (experiment) => `/v1/projects/${request.params.projectId}/experiments/${experiment.key}`,
-      ),
-  );
-
-  app.patch(
-    '/projects/:projectId/experiments/:experimentKey',
-    describe('Change a draft experiment (JSON merge patch)', {
-      params: ExperimentParams,
-      body: PatchExperimentSchema,
-      200: ExperimentSchema,
-      problems: [409, 412],
-      config: WRITE,
-    }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, { ifMatch }) =>
-        services.experiments.patch(
-          actor,
-          request.params.projectId,
-          request.params.experimentKey,
-          request.body,
-          ifMatch,
-        ),
-      ),
-  );
-
-  app.delete(
-    '/projects/:projectId/experiments/:experimentKey',
-    describe('Delete a draft experiment', { params: ExperimentParams, problems: [409, 412], config: WRITE }),
-    async (request, reply) =>
-      sendDeleted(request, reply, (actor, { ifMatch }) =>
-        services.experiments.delete(actor, request.params.projectId, request.params.experimentKey, ifMatch),
-      ),
-  );
+/** Drafts: a project's keyed resource, like metrics; creating one names its environment. */
+function experimentDrafts(app: RoutesApp, services: Services): void {
+  keyedCreateAndItemRoutes(app, {
+    describe,
+    collection: '/projects/:projectId/experiments',
+    key: 'experimentKey',
+    schema: ExperimentSchema,
+    bodies: { create: CreateExperimentSchema, patch: PatchExperimentSchema },
+    summaries: {
+      get: 'Get an experiment',
+      create: 'Create an experiment (a draft)',
+      patch: 'Change a draft experiment (JSON merge patch)',
+      delete: 'Delete a draft experiment',
+    },
+    rules: { read: READ, write: WRITE, create: access('editor', PROJECT, { body: experimentEnvironment }) },
+    // Only a draft changes or goes.
+    conflicts: true,
+    service: services.experiments,
+  });
 }
 
-function experimentRuns(app: App, services: Services): void {
+function experimentRuns(app: RoutesApp, services: Services): void {
   for (const [verb, run] of [
     ['start', 'Start a draft experiment'],
     ['stop', 'Stop a running experiment'],

@@ -1,22 +1,14 @@
-import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT } from '../../domain/project.ts';
 import { DependantSchema } from '../../domain/schemas/flag-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
-import {
-  actorOf,
-  countedPageOf,
-  flagIdInPath,
-  sendGatedDelete,
-  sendGatedWrite,
-  sendMade,
-  sendPage,
-  sendResource,
-} from '../request-helpers.ts';
+import { type FlagNaming, flagNamings } from '../flag-namings.ts';
+import { actorOf, countedPageOf, sendMade, sendPage, sendResource } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
+import { gatedDeleteRoute, gatedWriteRoute, routeGroups } from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -30,12 +22,35 @@ import {
   SearchQuery,
 } from '../schemas/common.ts';
 import { CreateFlagSchema, FlagSchema, FlagSummarySchema, PatchFlagSchema } from '../schemas/flags.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Flags']);
 const EnvironmentQuery = Type.Optional(Key);
 const PATCH_DESCRIPTION =
   'Flag fields, and the environment fields (`enabled`, `offVariant`, `defaultVariant`, `defaultRollout`, `targets`, `rules`) of `?environment=` (default production), or of several environments with `environments: { <envKey>: {…} }`.';
+
+/** What the list of flags filters by, besides the page. */
+const FlagListQuery = Closed({
+  ...CountedPageQuery,
+  environment: EnvironmentQuery,
+  tag: Type.Optional(Key),
+  q: SearchQuery,
+  archived: Type.Optional(Type.Boolean()),
+  stale: Type.Optional(
+    Type.Boolean({
+      description: 'Only the flags stale (true) or not stale (false) in the environment.',
+    }),
+  ),
+  enabled: Type.Optional(
+    Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
+  ),
+  configuration: Type.Optional(
+    Type.Boolean({
+      description:
+        'Each flag whole: also its `projectId`, `variants`, `metadata` and every environment’s configuration, as GET of the flag gives them (for tools reading a project in bulk: pages of up to 1,000).',
+    }),
+  ),
+});
 
 /**
  * The seed's list shape: `enabled` is the flag's state in one environment; insights add its use
@@ -83,34 +98,17 @@ const summary =
     };
   };
 
-export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+export const flagRoutes = routeGroups<Services>(flagList, flagCreationAndRead, flagChanges, flagHistory);
+
+/** The list of a project's flags, filtered and paged, and the tags to filter it by. */
+function flagList(app: RoutesApp, services: Services): void {
   app.get(
     '/projects/:projectId/flags',
     describe("List a project's flags", {
       params: ProjectParams,
       description:
         'Pages both ways: `Link` rel="next" and rel="prev", with `X-Total-Count` (the flags that match, on every page) and `X-Page-Offset` (how many come before this page).',
-      querystring: Closed({
-        ...CountedPageQuery,
-        environment: EnvironmentQuery,
-        tag: Type.Optional(Key),
-        q: SearchQuery,
-        archived: Type.Optional(Type.Boolean()),
-        stale: Type.Optional(
-          Type.Boolean({
-            description: 'Only the flags stale (true) or not stale (false) in the environment.',
-          }),
-        ),
-        enabled: Type.Optional(
-          Type.Boolean({ description: 'Only the flags on (true) or off (false) in the environment.' }),
-        ),
-        configuration: Type.Optional(
-          Type.Boolean({
-            description:
-              'Each flag whole: also its `projectId`, `variants`, `metadata` and every environment’s configuration, as GET of the flag gives them (for tools reading a project in bulk: pages of up to 1,000).',
-          }),
-        ),
-      }),
+      querystring: FlagListQuery,
       200: Type.Array(FlagSummarySchema),
       config: access('viewer', PROJECT),
     }),
@@ -158,7 +156,9 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     }),
     async (request) => services.flags.tags(actorOf(request), request.params.projectId),
   );
+}
 
+function flagCreationAndRead(app: RoutesApp, services: Services): void {
   app.post(
     '/projects/:projectId/flags',
     describe('Create a flag (only `key` is required; `type` defaults to boolean)', {
@@ -192,64 +192,57 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       return sendResource(reply, { ...flag, lastEvaluatedAt: await services.insights.lastEvaluatedAt(flag) });
     },
   );
+}
 
-  // A change names its flag by id, or as reading a flag names it: by project and key (or id).
-  const namings = [
-    {
-      url: '/flags/:flagId',
-      flag: 'a flag',
-      patchDescription: PATCH_DESCRIPTION,
-      params: FlagIdParams,
-      target: FLAG,
-      idOf: async (request: FastifyRequest) => (request.params as Static<typeof FlagIdParams>).flagId,
-    },
-    {
-      url: '/projects/:projectId/flags/:flagKey',
-      flag: 'a flag named by its key',
-      patchDescription: `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}`,
-      params: ProjectFlagParams,
-      target: PROJECT,
-      idOf: (request: FastifyRequest) => flagIdInPath(services.flags, request),
-    },
-  ];
-  for (const { url, flag, patchDescription, params, target, idOf } of namings) {
-    app.patch(
-      url,
-      describe(`Change ${flag} (JSON merge patch)`, {
-        description: patchDescription,
-        params,
-        querystring: Closed({ environment: EnvironmentQuery }),
-        body: PatchFlagSchema,
-        200: FlagSchema,
-        202: ChangeRequestSchema,
-        problems: [409, 412],
-        config: access('editor', target, { body: flagPatchEnvironments }),
+/** Patch and delete, under both of a flag's names. */
+function flagChanges(app: RoutesApp, services: Services): void {
+  for (const naming of flagNamings(services.flags)) flagChangesAs(app, services, naming);
+}
+
+function flagChangesAs(
+  app: RoutesApp,
+  services: Services,
+  { url, params, target, byKey, idOf }: FlagNaming,
+): void {
+  const flag = byKey ? 'a flag named by its key' : 'a flag';
+  gatedWriteRoute(
+    app,
+    'patch',
+    url,
+    describe(`Change ${flag} (JSON merge patch)`, {
+      description: byKey ? `${NAMED_BY_KEY} ${PATCH_DESCRIPTION}` : PATCH_DESCRIPTION,
+      params,
+      querystring: Closed({ environment: EnvironmentQuery }),
+      body: PatchFlagSchema,
+      200: FlagSchema,
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', target, { body: flagPatchEnvironments }),
+    }),
+    async (actor, request, { ifMatch }) =>
+      services.flags.patch(actor, await idOf(request), request.body, {
+        environment: request.query.environment,
+        ifMatch,
       }),
-      async (request, reply) =>
-        sendGatedWrite(request, reply, async (actor, { ifMatch }) =>
-          services.flags.patch(actor, await idOf(request), request.body, {
-            environment: request.query.environment,
-            ifMatch,
-          }),
-        ),
-    );
+  );
+  gatedDeleteRoute(
+    app,
+    url,
+    describe(`Delete ${flag}`, {
+      params,
+      202: ChangeRequestSchema,
+      problems: [409, 412],
+      config: access('editor', target, { environments: ALL }),
+    }),
+    async (actor, request, options) => services.flags.delete(actor, await idOf(request), options),
+  );
+}
 
-    app.delete(
-      url,
-      describe(`Delete ${flag}`, {
-        params,
-        202: ChangeRequestSchema,
-        problems: [409, 412],
-        config: access('editor', target, { environments: ALL }),
-      }),
-      async (request, reply) =>
-        sendGatedDelete(request, reply, async (actor, options) =>
-          services.flags.delete(actor, await idOf(request), options),
-        ),
-    );
-  }
-
-  app.post(
+/** Restoring an earlier version, and what depends on the flag. */
+function flagHistory(app: RoutesApp, services: Services): void {
+  gatedWriteRoute(
+    app,
+    'post',
     '/flags/:flagId/restore',
     describe('Restore an earlier version of a flag, from the audit log, as its next version', {
       description:
@@ -261,10 +254,7 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
       problems: [409, 412],
       config: access('editor', FLAG, { environments: ALL }),
     }),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, (actor, options) =>
-        services.flags.restore(actor, request.params.flagId, request.body.version, options),
-      ),
+    (actor, { params, body }, options) => services.flags.restore(actor, params.flagId, body.version, options),
   );
 
   app.get(
@@ -276,4 +266,4 @@ export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { se
     }),
     async (request) => services.flags.dependants(actorOf(request), request.params.flagId),
   );
-};
+}

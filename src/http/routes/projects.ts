@@ -1,6 +1,7 @@
 import type { Services } from '../../services/services.ts';
-import { pageOf, sendDeleted, sendListed, sendMade, sendRead, sendWritten } from '../request-helpers.ts';
+import { pageOf } from '../request-helpers.ts';
 import { ALL, ANY, access, ORGANISATION, PROJECT } from '../route-access.ts';
+import { createRoute, deleteRoute, listRoute, readRoute, writeRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { ProjectParams, paged } from '../schemas/common.ts';
 import { CreateProjectSchema, PatchProjectSchema, ProjectSchema } from '../schemas/resources.ts';
@@ -9,17 +10,14 @@ import type { RoutesPlugin } from '../type-provider.ts';
 const describe = describeRoutes(['Projects']);
 
 export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  app.get(
+  listRoute(
+    app,
     '/projects',
-    describe('List projects', {
-      ...paged(ProjectSchema),
-      config: access('viewer', ANY),
-    }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) => services.projects.list(actor, pageOf(request.query))),
+    describe('List projects', { ...paged(ProjectSchema), config: access('viewer', ANY) }),
+    (actor, { query }) => services.projects.list(actor, pageOf(query)),
   );
-
-  app.post(
+  createRoute(
+    app,
     '/projects',
     describe('Create a project (organisation-wide admin key)', {
       body: CreateProjectSchema,
@@ -27,27 +25,22 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       problems: [409],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.projects.create(actor, request.body),
-        (project) => `/v1/projects/${project.id}`,
-      ),
+    (actor, { body }) => services.projects.create(actor, body),
+    (project) => `/v1/projects/${project.id}`,
   );
-
-  app.get(
+  readRoute(
+    app,
     '/projects/:projectId',
     describe('Get a project', {
       params: ProjectParams,
       200: ProjectSchema,
       config: access('viewer', PROJECT),
     }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.projects.get(actor, request.params.projectId)),
+    (actor, { params }) => services.projects.get(actor, params.projectId),
   );
-
-  app.patch(
+  writeRoute(
+    app,
+    'patch',
     '/projects/:projectId',
     describe('Change a project (merge patch)', {
       params: ProjectParams,
@@ -56,22 +49,16 @@ export const projectRoutes: RoutesPlugin<{ services: Services }> = async (app, {
       problems: [412],
       config: access('admin', PROJECT),
     }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, options) =>
-        services.projects.patch(actor, request.params.projectId, request.body, options),
-      ),
+    (actor, { params, body }, options) => services.projects.patch(actor, params.projectId, body, options),
   );
-
-  app.delete(
+  deleteRoute(
+    app,
     '/projects/:projectId',
     describe('Delete a project and everything in it (organisation-wide admin key)', {
       params: ProjectParams,
       problems: [412],
       config: access('admin', ORGANISATION, { environments: ALL }),
     }),
-    async (request, reply) =>
-      sendDeleted(request, reply, (actor, options) =>
-        services.projects.delete(actor, request.params.projectId, options),
-      ),
+    (actor, { params }, options) => services.projects.delete(actor, params.projectId, options),
   );
 };

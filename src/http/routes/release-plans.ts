@@ -9,121 +9,56 @@ import {
   ReleaseTemplateSchema,
 } from '../../domain/schemas/release-schemas.ts';
 import type { Services } from '../../services/services.ts';
+import { keyedRoutes } from '../keyed-routes.ts';
 import {
   actorOf,
-  pageOf,
   sendCreated,
-  sendDeleted,
   sendGated,
-  sendListed,
-  sendMade,
   sendNoContent,
   sendRead,
   sendResource,
   sendWritten,
 } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PROJECT } from '../route-access.ts';
+import { routeGroups } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
-import { Closed, Key, ProjectParams, paged } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import { Closed, Key, ProjectParams } from '../schemas/common.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Release plans']);
 
-const TemplateParams = Closed({ ...ProjectParams.properties, templateKey: Key });
 const PlanParams = Closed({ ...ProjectParams.properties, flagKey: Key, envKey: Key });
 const PLAN = '/projects/:projectId/flags/:flagKey/environments/:envKey/release-plan';
 
-type Plugin = RoutesPlugin<{ services: Services }>;
-type App = Parameters<Plugin>[0];
-
 /** Release templates and plans (docs/releases.md). */
-export const releasePlanRoutes: Plugin = async (app, { services }) => {
-  templateRoutes(app, services);
-  planRoutes(app, services);
-  planMoves(app, services);
-};
+export const releasePlanRoutes = routeGroups<Services>(templateRoutes, planRoutes, planMoves);
 
-// Templates change no evaluation: an editor of the project writes them, in no environment in particular.
-function templateRoutes(app: App, services: Services): void {
-  const READ = access('viewer', PROJECT);
-  const WRITE = access('editor', PROJECT);
-  app.get(
-    '/projects/:projectId/release-templates',
-    describe("List a project's release templates (key order)", {
-      params: ProjectParams,
-      ...paged(ReleaseTemplateSchema),
-      config: READ,
-    }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.releaseTemplates.list(actor, request.params.projectId, pageOf(request.query)),
-      ),
-  );
-  app.get(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Get a release template', { params: TemplateParams, 200: ReleaseTemplateSchema, config: READ }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.releaseTemplates.get(actor, request.params.projectId, request.params.templateKey),
-      ),
-  );
-  app.post(
-    '/projects/:projectId/release-templates',
-    describe('Create a release template', {
-      params: ProjectParams,
-      body: CreateReleaseTemplateSchema,
-      201: ReleaseTemplateSchema,
-      problems: [409],
-      config: WRITE,
-    }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.releaseTemplates.create(actor, request.params.projectId, request.body),
-        (template) => `/v1/projects/${request.params.projectId}/release-templates/${template.key}`,
-      ),
-  );
-  app.patch(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Change a release template (the steps given replace its own)', {
-      params: TemplateParams,
-      body: PatchReleaseTemplateSchema,
-      200: ReleaseTemplateSchema,
-      problems: [412],
-      config: WRITE,
-    }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, { ifMatch }) =>
-        services.releaseTemplates.patch(
-          actor,
-          request.params.projectId,
-          request.params.templateKey,
-          request.body,
-          ifMatch,
-        ),
-      ),
-  );
-  app.delete(
-    '/projects/:projectId/release-templates/:templateKey',
-    describe('Delete a release template', { params: TemplateParams, problems: [412], config: WRITE }),
-    async (request, reply) =>
-      sendDeleted(request, reply, (actor, { ifMatch }) =>
-        services.releaseTemplates.delete(
-          actor,
-          request.params.projectId,
-          request.params.templateKey,
-          ifMatch,
-        ),
-      ),
-  );
+/** Release templates: a project's keyed resource, like metrics. */
+function templateRoutes(app: RoutesApp, services: Services): void {
+  keyedRoutes(app, {
+    describe,
+    collection: '/projects/:projectId/release-templates',
+    key: 'templateKey',
+    schema: ReleaseTemplateSchema,
+    bodies: { create: CreateReleaseTemplateSchema, patch: PatchReleaseTemplateSchema },
+    listSummary: "List a project's release templates (key order)",
+    summaries: {
+      get: 'Get a release template',
+      create: 'Create a release template',
+      patch: 'Change a release template (the steps given replace its own)',
+      delete: 'Delete a release template',
+    },
+    // Templates change no evaluation: an editor of the project writes them, in no environment in particular.
+    rules: { read: access('viewer', PROJECT), write: access('editor', PROJECT) },
+    service: services.releaseTemplates,
+  });
 }
 
 // A plan acts in its one environment: editors who reach it write, viewers read.
 const PLAN_READ = access('viewer', PROJECT, { environments: PATH_ENVIRONMENT });
 const PLAN_WRITE = access('editor', PROJECT, { environments: PATH_ENVIRONMENT });
 
-function planRoutes(app: App, services: Services): void {
+function planRoutes(app: RoutesApp, services: Services): void {
   app.get(
     PLAN,
     describe("Get a flag's release plan in an environment: its milestones, guards' readings and timeline", {
@@ -188,7 +123,7 @@ function planRoutes(app: App, services: Services): void {
 }
 
 /** Pause, resume, proceed, roll back: each audited, as the person who asks. */
-function planMoves(app: App, services: Services): void {
+function planMoves(app: RoutesApp, services: Services): void {
   const moves = {
     pause: { summary: 'Pause a running plan where it is', body: true },
     resume: { summary: 'Resume a paused plan (its milestone’s hold starts over)', body: false },

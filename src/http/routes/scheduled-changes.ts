@@ -1,21 +1,12 @@
-import type { FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { Type } from 'typebox';
 import { SCHEDULED_CHANGE_STATUSES, type ScheduledChange } from '../../domain/scheduled-change.ts';
 import { ChangeRequestSchema, ScheduledChangeSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import { actorOf, flagIdInPath, sendGated, sendNoContent } from '../request-helpers.ts';
-import { access, FLAG, PROJECT, scheduledPatchEnvironments } from '../route-access.ts';
+import { type FlagNaming, flagNamings } from '../flag-namings.ts';
+import { actorOf, sendGated, sendNoContent } from '../request-helpers.ts';
+import { access, scheduledPatchEnvironments } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
-import {
-  Closed,
-  Description,
-  FlagIdParams,
-  Key,
-  NAMED_BY_KEY,
-  OneOf,
-  ProjectFlagParams,
-  Timestamp,
-} from '../schemas/common.ts';
+import { Closed, Description, Key, NAMED_BY_KEY, OneOf, Timestamp } from '../schemas/common.ts';
 import { PatchFlagSchema } from '../schemas/flags.ts';
 import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
@@ -38,39 +29,20 @@ const wire = (change: ScheduledChange) => ({
   failure: change.failure,
 });
 
-/** The routes of one naming of the flag: by id, or by project and key (or id) as reading a flag names it. */
-interface Naming {
-  readonly url: string;
-  readonly params: typeof FlagIdParams | typeof ProjectFlagParams;
-  readonly target: typeof FLAG | typeof PROJECT;
-  readonly idOf: (request: FastifyRequest) => Promise<string>;
-}
-
 export const scheduledChangeRoutes: RoutesPlugin<{ services: ScheduledChangeUseCases }> = async (
   app,
   { services },
 ) => {
-  const namings: readonly Naming[] = [
-    {
-      url: '/flags/:flagId',
-      params: FlagIdParams,
-      target: FLAG,
-      idOf: async (request) => (request.params as Static<typeof FlagIdParams>).flagId,
-    },
-    {
-      url: '/projects/:projectId/flags/:flagKey',
-      params: ProjectFlagParams,
-      target: PROJECT,
-      idOf: (request) => flagIdInPath(services.flags, request),
-    },
-  ];
-  for (const naming of namings) registerNaming(app, services, naming);
+  for (const naming of flagNamings(services.flags)) {
+    flagScheduling(app, services, naming);
+    scheduledChange(app, services, naming);
+  }
 };
 
-function registerNaming(app: RoutesApp, services: ScheduledChangeUseCases, naming: Naming): void {
+/** Scheduling a change to the flag, and the list of its scheduled changes. */
+function flagScheduling(app: RoutesApp, services: ScheduledChangeUseCases, naming: FlagNaming): void {
   const { url, target, idOf } = naming;
-  const changeParams = Closed({ ...naming.params.properties, changeId: Type.String() });
-  const byKey = target === PROJECT ? ` ${NAMED_BY_KEY}` : '';
+  const byKey = naming.byKey ? ` ${NAMED_BY_KEY}` : '';
   app.post(
     `${url}/scheduled-changes`,
     describe('Schedule a change to a flag', {
@@ -116,7 +88,12 @@ function registerNaming(app: RoutesApp, services: ScheduledChangeUseCases, namin
       return changes.map(wire);
     },
   );
+}
 
+/** One scheduled change of the flag: read, or cancelled. */
+function scheduledChange(app: RoutesApp, services: ScheduledChangeUseCases, naming: FlagNaming): void {
+  const { url, target, idOf } = naming;
+  const changeParams = Closed({ ...naming.params.properties, changeId: Type.String() });
   app.get(
     `${url}/scheduled-changes/:changeId`,
     describe('Get a scheduled change', {

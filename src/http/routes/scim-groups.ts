@@ -2,14 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Services } from '../../services/services.ts';
 import { actorOf } from '../request-helpers.ts';
-import { PROVISIONING } from '../scim/provisioning-access.ts';
+import { discoveryRoute, ListQuery, provisioningRoute } from '../scim/provisioning-access.ts';
 import { scimResourceTypes, scimSchemas } from '../scim/scim-discovery.ts';
 import { SCIM, SCIM_TYPE, ScimError } from '../scim/scim-error.ts';
 import { groupFilter, groupOf, groupPatchOf, scimGroup } from '../scim/scim-group.ts';
 import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const MAX_COUNT = 200;
-const tags = ['SCIM provisioning'];
 
 const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}/scim/v2`;
 const send = (reply: FastifyReply, body: unknown, status = 200) =>
@@ -43,24 +42,19 @@ export const scimGroupRoutes: RoutesPlugin<{ services: Pick<Services, 'provision
 };
 
 type Groups = Services['provisionedGroups'];
-const config = { access: PROVISIONING };
 
 function groupReadsAndCreation(app: RoutesApp, groups: Groups): void {
   app.get(
     '/Groups',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'List groups (ListResponse), optionally filter=displayName eq "…" or externalId eq "…"',
+    provisioningRoute(
+      'List groups (ListResponse), optionally filter=displayName eq "…" or externalId eq "…"',
+      {
         querystring: Type.Object({
-          filter: Type.Optional(Type.String({ maxLength: 1000 })),
-          startIndex: Type.Optional(Type.Integer()),
-          count: Type.Optional(Type.Integer()),
+          ...ListQuery,
           excludedAttributes: Type.Optional(Type.String({ maxLength: 200 })),
         }),
       },
-    },
+    ),
     async (request, reply) => {
       const { query } = request;
       const startIndex = Math.max(1, query.startIndex ?? 1);
@@ -77,14 +71,14 @@ function groupReadsAndCreation(app: RoutesApp, groups: Groups): void {
 
   app.get(
     '/Groups/:id',
-    { config, schema: { tags, summary: 'Get a group with its members', params: GroupParams } },
+    provisioningRoute('Get a group with its members', { params: GroupParams }),
     async (request, reply) =>
       send(reply, scimGroup(await groups.get(actorOf(request), request.params.id), baseUrl(request))),
   );
 
   app.post(
     '/Groups',
-    { config, schema: { tags, summary: 'Create a group: its members get the role its name maps to' } },
+    provisioningRoute('Create a group: its members get the role its name maps to'),
     async (request, reply) => {
       const group = scimGroup(await groups.create(actorOf(request), groupOf(request.body)), baseUrl(request));
       reply.header('location', group.meta.location);
@@ -96,10 +90,7 @@ function groupReadsAndCreation(app: RoutesApp, groups: Groups): void {
 function groupChanges(app: RoutesApp, groups: Groups): void {
   app.put(
     '/Groups/:id',
-    {
-      config,
-      schema: { tags, summary: 'Replace a group (displayName, externalId, members)', params: GroupParams },
-    },
+    provisioningRoute('Replace a group (displayName, externalId, members)', { params: GroupParams }),
     async (request, reply) => {
       const input = groupOf(request.body);
       const group = await groups.update(actorOf(request), request.params.id, () => input);
@@ -109,10 +100,7 @@ function groupChanges(app: RoutesApp, groups: Groups): void {
 
   app.patch(
     '/Groups/:id',
-    {
-      config,
-      schema: { tags, summary: 'Change a group: add or remove members, rename it', params: GroupParams },
-    },
+    provisioningRoute('Change a group: add or remove members, rename it', { params: GroupParams }),
     async (request, reply) => {
       const group = await groups.update(actorOf(request), request.params.id, groupPatchOf(request.body));
       return send(reply, scimGroup(group, baseUrl(request)));
@@ -121,14 +109,9 @@ function groupChanges(app: RoutesApp, groups: Groups): void {
 
   app.delete(
     '/Groups/:id',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Delete a group: its members keep what other groups give them',
-        params: GroupParams,
-      },
-    },
+    provisioningRoute('Delete a group: its members keep what other groups give them', {
+      params: GroupParams,
+    }),
     async (request, reply) => {
       await groups.remove(actorOf(request), request.params.id);
       return reply.code(204).send();
@@ -137,40 +120,27 @@ function groupChanges(app: RoutesApp, groups: Groups): void {
 }
 
 function discovery(app: RoutesApp): void {
-  // Discovery (RFC 7644 §4): public like /ServiceProviderConfig; it says nothing of this installation.
-  const discovery = { config: { access: 'public' as const } };
   const found = <T extends { id: string }>(items: readonly T[], id: string, what: string): T => {
     const item = items.find((i) => i.id === id);
     if (item === undefined) throw new ScimError(404, `No ${what} "${id}".`);
     return item;
   };
-  app.get(
-    '/Schemas',
-    { ...discovery, schema: { tags, summary: 'The User and Group schemas', security: [] } },
-    async (request, reply) => {
-      const schemas = scimSchemas(baseUrl(request));
-      return send(reply, listResponse(schemas, schemas.length, 1));
-    },
-  );
+  app.get('/Schemas', discoveryRoute('The User and Group schemas'), async (request, reply) => {
+    const schemas = scimSchemas(baseUrl(request));
+    return send(reply, listResponse(schemas, schemas.length, 1));
+  });
   app.get(
     '/Schemas/:id',
-    {
-      ...discovery,
-      schema: { tags, summary: 'One schema, by its URN', security: [], params: DiscoveryParams },
-    },
+    discoveryRoute('One schema, by its URN', { params: DiscoveryParams }),
     async (request, reply) => send(reply, found(scimSchemas(baseUrl(request)), request.params.id, 'schema')),
   );
-  app.get(
-    '/ResourceTypes',
-    { ...discovery, schema: { tags, summary: 'The resource types: User and Group', security: [] } },
-    async (request, reply) => {
-      const types = scimResourceTypes(baseUrl(request));
-      return send(reply, listResponse(types, types.length, 1));
-    },
-  );
+  app.get('/ResourceTypes', discoveryRoute('The resource types: User and Group'), async (request, reply) => {
+    const types = scimResourceTypes(baseUrl(request));
+    return send(reply, listResponse(types, types.length, 1));
+  });
   app.get(
     '/ResourceTypes/:id',
-    { ...discovery, schema: { tags, summary: 'One resource type', security: [], params: DiscoveryParams } },
+    discoveryRoute('One resource type', { params: DiscoveryParams }),
     async (request, reply) =>
       send(reply, found(scimResourceTypes(baseUrl(request)), request.params.id, 'resource type')),
   );

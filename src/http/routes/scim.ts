@@ -5,7 +5,7 @@ import type { Services } from '../../services/services.ts';
 import { acceptJson } from '../json-body.ts';
 import { registerGuard } from '../plugins/guard.ts';
 import { actorOf } from '../request-helpers.ts';
-import { PROVISIONING } from '../scim/provisioning-access.ts';
+import { discoveryRoute, ListQuery, provisioningRoute } from '../scim/provisioning-access.ts';
 import { SCIM, SCIM_TYPE, ScimError } from '../scim/scim-error.ts';
 import { patchOf, personOf, scimUser, userFilter } from '../scim/scim-user.ts';
 import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
@@ -13,7 +13,6 @@ import { scimGroupRoutes } from './scim-groups.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const MAX_COUNT = 200;
-const tags = ['SCIM provisioning'];
 
 /** The scimType RFC 7644 §3.12 gives the domain's refusals. */
 const SCIM_TYPES: Partial<Record<string, string>> = {
@@ -73,15 +72,10 @@ function answerInScimForm(app: RoutesApp): void {
   });
 }
 
-const config = { access: PROVISIONING };
-
 function serviceProviderConfig(app: RoutesApp): void {
   app.get(
     '/ServiceProviderConfig',
-    {
-      config: { access: 'public' },
-      schema: { tags, summary: 'What this SCIM service supports', security: [] },
-    },
+    discoveryRoute('What this SCIM service supports'),
     async (_request, reply) =>
       reply.type(SCIM_TYPE).send({
         schemas: [SCIM.serviceProviderConfig],
@@ -106,18 +100,9 @@ function serviceProviderConfig(app: RoutesApp): void {
 function userReads(app: RoutesApp, provisioning: Services['provisioning']): void {
   app.get(
     '/Users',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'List users (ListResponse), optionally filter=userName eq "…" or externalId eq "…"',
-        querystring: Type.Object({
-          filter: Type.Optional(Type.String({ maxLength: 1000 })),
-          startIndex: Type.Optional(Type.Integer()),
-          count: Type.Optional(Type.Integer()),
-        }),
-      },
-    },
+    provisioningRoute('List users (ListResponse), optionally filter=userName eq "…" or externalId eq "…"', {
+      querystring: Type.Object(ListQuery),
+    }),
     async (request, reply) => {
       const actor = actorOf(request);
       const startIndex = Math.max(1, request.query.startIndex ?? 1);
@@ -143,20 +128,17 @@ function userReads(app: RoutesApp, provisioning: Services['provisioning']): void
     },
   );
 
-  app.get(
-    '/Users/:id',
-    { config, schema: { tags, summary: 'Get a user', params: UserParams } },
-    async (request, reply) =>
-      reply
-        .type(SCIM_TYPE)
-        .send(scimUser(await provisioning.get(actorOf(request), request.params.id), baseUrl(request))),
+  app.get('/Users/:id', provisioningRoute('Get a user', { params: UserParams }), async (request, reply) =>
+    reply
+      .type(SCIM_TYPE)
+      .send(scimUser(await provisioning.get(actorOf(request), request.params.id), baseUrl(request))),
   );
 }
 
 function userWrites(app: RoutesApp, provisioning: Services['provisioning']): void {
   app.post(
     '/Users',
-    { config, schema: { tags, summary: 'Create a user ahead of their first sign-in' } },
+    provisioningRoute('Create a user ahead of their first sign-in'),
     async (request, reply) => {
       const account = await provisioning.create(actorOf(request), personOf(request.body));
       const user = scimUser(account, baseUrl(request));
@@ -166,10 +148,7 @@ function userWrites(app: RoutesApp, provisioning: Services['provisioning']): voi
 
   app.put(
     '/Users/:id',
-    {
-      config,
-      schema: { tags, summary: 'Replace a user (name, userName, active, externalId)', params: UserParams },
-    },
+    provisioningRoute('Replace a user (name, userName, active, externalId)', { params: UserParams }),
     async (request, reply) => {
       const account = await provisioning.update(actorOf(request), request.params.id, personOf(request.body));
       return reply.type(SCIM_TYPE).send(scimUser(account, baseUrl(request)));
@@ -178,14 +157,9 @@ function userWrites(app: RoutesApp, provisioning: Services['provisioning']): voi
 
   app.patch(
     '/Users/:id',
-    {
-      config,
-      schema: {
-        tags,
-        summary: 'Change a user: active false deactivates and ends its sessions',
-        params: UserParams,
-      },
-    },
+    provisioningRoute('Change a user: active false deactivates and ends its sessions', {
+      params: UserParams,
+    }),
     async (request, reply) => {
       const account = await provisioning.update(actorOf(request), request.params.id, patchOf(request.body));
       return reply.type(SCIM_TYPE).send(scimUser(account, baseUrl(request)));
@@ -194,7 +168,7 @@ function userWrites(app: RoutesApp, provisioning: Services['provisioning']): voi
 
   app.delete(
     '/Users/:id',
-    { config, schema: { tags, summary: 'Delete a user and end its sessions', params: UserParams } },
+    provisioningRoute('Delete a user and end its sessions', { params: UserParams }),
     async (request, reply) => {
       await provisioning.remove(actorOf(request), request.params.id);
       return reply.code(204).send();

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  countedPageOf,
-  sendGatedDelete,
-  sendGatedWrite,
-  sendListed,
-  sendMade,
-  sendRead,
-} from '../request-helpers.ts';
+import { actorOf, countedPageOf } from '../request-helpers.ts';
 import { ALL, access, PROJECT, SEGMENT } from '../route-access.ts';
+import {
+  createRoute,
+  gatedDeleteRoute,
+  gatedWriteRoute,
+  listRoute,
+  readRoute,
+  routeGroups,
+} from '../route-builders.ts';
 import { CREATE_IN_PROJECT, describeRoutes } from '../route-schema.ts';
 import {
   Closed,
@@ -26,7 +26,7 @@ import {
   SegmentSchema,
   SegmentUsersSchema,
 } from '../schemas/resources.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const describe = describeRoutes(['Segments']);
 const SegmentParams = Closed({ segmentId: Type.String() });
@@ -48,13 +48,11 @@ const SegmentChange = {
 /** The use cases these routes call. */
 type SegmentUseCases = Pick<Services, 'segments'>;
 
-export const segmentRoutes: RoutesPlugin<{ services: SegmentUseCases }> = async (app, { services }) => {
-  segmentsOfProject(app, services);
-  segmentById(app, services);
-};
+export const segmentRoutes = routeGroups<SegmentUseCases>(segmentsOfProject, segmentById);
 
 function segmentsOfProject(app: RoutesApp, services: SegmentUseCases): void {
-  app.get(
+  listRoute(
+    app,
     '/projects/:projectId/segments',
     describe("List a project's segments", {
       params: ProjectParams,
@@ -64,34 +62,24 @@ function segmentsOfProject(app: RoutesApp, services: SegmentUseCases): void {
       200: Type.Array(SegmentSchema),
       config: access('viewer', PROJECT),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.segments.list(
-          actor,
-          request.params.projectId,
-          { q: request.query.q },
-          countedPageOf(request.query),
-        ),
-      ),
+    (actor, { params, query }) =>
+      services.segments.list(actor, params.projectId, { q: query.q }, countedPageOf(query)),
   );
 
-  app.post(
+  createRoute(
+    app,
     '/projects/:projectId/segments',
     describe('Create a segment', {
       ...CREATE_IN_PROJECT,
       body: CreateSegmentSchema,
       201: SegmentSchema,
     }),
-    async (request, reply) =>
-      sendMade(
-        request,
-        reply,
-        (actor) => services.segments.create(actor, request.params.projectId, request.body),
-        (segment) => `/v1/segments/${segment.id}`,
-      ),
+    (actor, { params, body }) => services.segments.create(actor, params.projectId, body),
+    (segment) => `/v1/segments/${segment.id}`,
   );
 
-  app.get(
+  readRoute(
+    app,
     '/projects/:projectId/segments/:segmentKey',
     describe('Get a segment by its key', {
       description: 'The segment is named by its key or by its `seg_…` id.',
@@ -99,23 +87,20 @@ function segmentsOfProject(app: RoutesApp, services: SegmentUseCases): void {
       200: SegmentSchema,
       config: access('viewer', PROJECT),
     }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.segments.getInProject(actor, request.params.projectId, request.params.segmentKey),
-      ),
+    (actor, { params }) => services.segments.getInProject(actor, params.projectId, params.segmentKey),
   );
 }
 
 function segmentById(app: RoutesApp, services: SegmentUseCases): void {
-  app.get(
+  readRoute(
+    app,
     '/segments/:segmentId',
     describe('Get a segment', {
       params: SegmentParams,
       200: SegmentSchema,
       config: access('viewer', SEGMENT),
     }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) => services.segments.get(actor, request.params.segmentId)),
+    (actor, { params }) => services.segments.get(actor, params.segmentId),
   );
 
   app.get(
@@ -128,38 +113,33 @@ function segmentById(app: RoutesApp, services: SegmentUseCases): void {
     async (request) => services.segments.usedBy(actorOf(request), request.params.segmentId),
   );
 
-  app.patch(
+  gatedWriteRoute(
+    app,
+    'patch',
     '/segments/:segmentId',
     describe('Change a segment (JSON merge patch)', {
       ...SegmentChange,
       body: PatchSegmentSchema,
       200: SegmentSchema,
     }),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, (actor, options) =>
-        services.segments.patch(actor, request.params.segmentId, request.body, options),
-      ),
+    (actor, { params, body }, options) => services.segments.patch(actor, params.segmentId, body, options),
   );
-
-  app.delete(
+  gatedDeleteRoute(
+    app,
     '/segments/:segmentId',
     describe('Delete a segment (409 while a flag or segment uses it)', SegmentChange),
-    async (request, reply) =>
-      sendGatedDelete(request, reply, (actor, options) =>
-        services.segments.delete(actor, request.params.segmentId, options),
-      ),
+    (actor, { params }, options) => services.segments.delete(actor, params.segmentId, options),
   );
-
-  app.post(
+  gatedWriteRoute(
+    app,
+    'post',
     '/segments/:segmentId/restore',
     describe('Restore an earlier version of a segment, from the audit log, as its next version', {
       ...SegmentChange,
       body: RestoreSchema,
       200: SegmentSchema,
     }),
-    async (request, reply) =>
-      sendGatedWrite(request, reply, (actor, options) =>
-        services.segments.restore(actor, request.params.segmentId, request.body.version, options),
-      ),
+    (actor, { params, body }, options) =>
+      services.segments.restore(actor, params.segmentId, body.version, options),
   );
 }

@@ -6,12 +6,16 @@ import { SignInNotVerified } from '../../services/accounts/oidc-relying-party.ts
 import { SignInRefused } from '../../services/accounts/sso-service.ts';
 import type { Services } from '../../services/services.ts';
 import { problem } from '../problem.ts';
+import { routeGroups } from '../route-builders.ts';
 import { problems } from '../schemas/common.ts';
 import { cookieOf, httpOnlyCookie, setSessionCookie } from '../session-cookie.ts';
 import { sendSignInError } from '../sign-in-error-page.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
-const tags = ['Dashboard sign-in'];
+/** A sign-in route's options: asked before any credential, so it names no security scheme. */
+const signInRoute = <const Parts extends object>(summary: string, parts: Parts) => ({
+  schema: { tags: ['Dashboard sign-in'], summary, security: [], ...parts },
+});
 
 /** Ties a sign-in's way back from the provider to the browser that started it (decision 1720). */
 const PENDING_COOKIE = 'flagstaff_oidc';
@@ -41,48 +45,45 @@ export function dashboardPath(raw: unknown): string {
  * OpenID provider: `login` sends the browser there, `callback` brings it back signed in. Both
  * are browser navigations, so a refusal is a page (problem+json when the client asks for JSON).
  */
-export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  const { sso } = services;
+export const singleSignOnRoutes = routeGroups<Services>(
+  signInOptions,
+  singleSignOnLogin,
+  singleSignOnCallback,
+);
 
+function signInOptions(app: RoutesApp, services: Services): void {
+  const { sso } = services;
   app.get(
     '/auth/options',
-    {
-      schema: {
-        tags,
-        summary: 'The ways to sign in to the dashboard: password, single sign-on, or both',
-        security: [],
-        response: {
-          200: SignInOptionsSchema,
-        },
-      },
-    },
+    signInRoute('The ways to sign in to the dashboard: password, single sign-on, or both', {
+      response: { 200: SignInOptionsSchema },
+    }),
     async () => ({
       passwordSignIn: services.sessions.passwordSignIn,
       sso: sso === undefined ? null : { label: sso.label, loginPath: `${PENDING_PATH}/login` },
     }),
   );
+}
 
-  const refuse = (request: FastifyRequest, reply: FastifyReply, error: unknown) => {
-    if (!(error instanceof DomainError)) throw error;
-    // The failed check, for operators; never a token, a code or the claims.
-    if (error instanceof SignInNotVerified || error instanceof SignInRefused)
-      request.log.info({ reason: error.reason }, 'single sign-on refused');
-    else request.log.info({ code: error.code }, 'single sign-on refused');
-    return sendSignInError(request, reply, problem(error.code, error.message));
-  };
-  const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
+/** A sign-in refused: the page (or problem) saying why, the failed check logged. */
+function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown) {
+  if (!(error instanceof DomainError)) throw error;
+  // The failed check, for operators; never a token, a code or the claims.
+  if (error instanceof SignInNotVerified || error instanceof SignInRefused)
+    request.log.info({ reason: error.reason }, 'single sign-on refused');
+  else request.log.info({ code: error.code }, 'single sign-on refused');
+  return sendSignInError(request, reply, problem(error.code, error.message));
+}
 
+const notConfigured = problem('not_found', 'Single sign-on is not set up on this server.');
+
+function singleSignOnLogin(app: RoutesApp, { sso }: Services): void {
   app.get(
     '/auth/oidc/login',
-    {
-      schema: {
-        tags,
-        summary: 'Start single sign-on: redirects to the identity provider',
-        security: [],
-        querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
-        response: { ...problems(404, 429, 503) },
-      },
-    },
+    signInRoute('Start single sign-on: redirects to the identity provider', {
+      querystring: Type.Object({ returnTo: Type.Optional(Type.String({ maxLength: 2048 })) }),
+      response: { ...problems(404, 429, 503) },
+    }),
     async (request, reply) => {
       if (sso === undefined) return sendSignInError(request, reply, notConfigured);
       try {
@@ -103,17 +104,15 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
       }
     },
   );
+}
 
+function singleSignOnCallback(app: RoutesApp, services: Services): void {
+  const { sso } = services;
   app.get(
     '/auth/oidc/callback',
-    {
-      schema: {
-        tags,
-        summary: 'Where the identity provider sends people back: signs in and redirects to the dashboard',
-        security: [],
-        response: { ...problems(400, 403, 404, 503) },
-      },
-    },
+    signInRoute('Where the identity provider sends people back: signs in and redirects to the dashboard', {
+      response: { ...problems(400, 403, 404, 503) },
+    }),
     async (request, reply) => {
       if (sso === undefined) return sendSignInError(request, reply, notConfigured);
       // The pending sign-in is used up whatever happens next: clear its cookie.
@@ -143,4 +142,4 @@ export const singleSignOnRoutes: RoutesPlugin<{ services: Services }> = async (a
       }
     },
   );
-};
+}

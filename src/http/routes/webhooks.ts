@@ -7,19 +7,12 @@ import {
   WebhookSchema,
 } from '../../domain/schemas/webhook-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  pageOf,
-  sendListed,
-  sendMade,
-  sendNoContent,
-  sendRead,
-  sendWritten,
-} from '../request-helpers.ts';
+import { actorOf, pageOf, sendMade, sendNoContent } from '../request-helpers.ts';
 import { access, PROJECT } from '../route-access.ts';
+import { listRoute, readRoute, routeGroups, writeRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, Id, ProjectParams, paged } from '../schemas/common.ts';
-import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp } from '../type-provider.ts';
 
 const EventPattern = Type.String({
   pattern: '^(\\*|[a-z_]+\\.(\\*|[a-z_]+))$',
@@ -43,11 +36,7 @@ const Params = Closed({ ...ProjectParams.properties, webhookId: Id });
 /** The use cases these routes call. */
 type WebhookUseCases = Pick<Services, 'webhooks'>;
 
-export const webhookRoutes: RoutesPlugin<{ services: WebhookUseCases }> = async (app, { services }) => {
-  webhookSetup(app, services);
-  webhookById(app, services);
-  webhookDeliveries(app, services);
-};
+export const webhookRoutes = routeGroups<WebhookUseCases>(webhookSetup, webhookById, webhookDeliveries);
 
 function webhookSetup(app: RoutesApp, services: WebhookUseCases): void {
   app.get(
@@ -90,19 +79,16 @@ function webhookSetup(app: RoutesApp, services: WebhookUseCases): void {
 }
 
 function webhookById(app: RoutesApp, services: WebhookUseCases): void {
-  app.get(
+  readRoute(
+    app,
     '/projects/:projectId/webhooks/:webhookId',
-    describe('Get a webhook', {
-      params: Params,
-      200: WebhookSchema,
-    }),
-    async (request, reply) =>
-      sendRead(request, reply, (actor) =>
-        services.webhooks.get(actor, request.params.projectId, request.params.webhookId),
-      ),
+    describe('Get a webhook', { params: Params, 200: WebhookSchema }),
+    (actor, { params }) => services.webhooks.get(actor, params.projectId, params.webhookId),
   );
 
-  app.patch(
+  writeRoute(
+    app,
+    'patch',
     '/projects/:projectId/webhooks/:webhookId',
     describe('Change a webhook (URL, events, secret, active)', {
       params: Params,
@@ -116,16 +102,8 @@ function webhookById(app: RoutesApp, services: WebhookUseCases): void {
       200: WebhookSchema,
       problems: [412],
     }),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, { ifMatch }) =>
-        services.webhooks.update(
-          actor,
-          request.params.projectId,
-          request.params.webhookId,
-          request.body,
-          ifMatch,
-        ),
-      ),
+    (actor, { params, body }, { ifMatch }) =>
+      services.webhooks.update(actor, params.projectId, params.webhookId, body, ifMatch),
   );
 
   app.delete(
@@ -141,21 +119,15 @@ function webhookById(app: RoutesApp, services: WebhookUseCases): void {
 }
 
 function webhookDeliveries(app: RoutesApp, services: WebhookUseCases): void {
-  app.get(
+  listRoute(
+    app,
     '/projects/:projectId/webhooks/:webhookId/deliveries',
     describe('The delivery log, newest first, with every attempt', {
       params: Params,
       ...paged(DeliverySchema),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.webhooks.deliveries(
-          actor,
-          request.params.projectId,
-          request.params.webhookId,
-          pageOf(request.query),
-        ),
-      ),
+    (actor, { params, query }) =>
+      services.webhooks.deliveries(actor, params.projectId, params.webhookId, pageOf(query)),
   );
 
   app.post(
