@@ -6,6 +6,7 @@ import { DependantSchema } from '../../domain/schemas/flag-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
+import { compressAnswersOf } from '../compressed-answers.ts';
 import {
   actorOf,
   countedPageOf,
@@ -84,6 +85,7 @@ const summary =
   };
 
 export const flagRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  app.addHook('onRoute', compressAnswersOf('GET', '/projects/:projectId/flags'));
   app.get(
     '/projects/:projectId/flags',
     describe("List a project's flags", {
