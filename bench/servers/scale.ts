@@ -95,30 +95,36 @@ export type ScaleMemory = ReturnType<typeof memory>;
 
 const importCount = Number(process.argv.find((a) => a.startsWith('--import='))?.slice(9) ?? 0);
 if (importCount > 0) {
+  // Fills the database, reports, and waits to be stopped: this node is measured for its import only.
   const importMs = await importFlags(importCount);
   await call('POST', '/ofrep/v1/evaluate/flags', { context: { targetingKey: 'user-1', plan: 'pro' } });
   process.send?.({ type: 'imported', importMs, memory: memory() });
+} else {
+  await announce();
 }
 
-const key = (
-  await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' })
-).json();
-const address = app.server.address();
-if (address === null || typeof address === 'string') throw new Error('no TCP address');
-process.on('message', (message: { type?: string }) => {
-  if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
-  if (message?.type === 'memory') process.send?.({ type: 'memory', memory: memory() });
-  // bench/heap-snapshot.ts --server: where the heap of a started node goes.
-  if (message?.type === 'heap-snapshot') {
-    const file = writeHeapSnapshot((message as { file?: string }).file);
-    process.send?.({ type: 'heap-snapshot', file });
-  }
-});
-process.send?.({
-  type: 'ready',
-  origin: `http://127.0.0.1:${address.port}`,
-  evaluatorKey: key.secret,
-  adminKey: ADMIN_KEY,
-  readyMs,
-  serveMs,
-});
+/** Makes an evaluator key, answers `memory`, `cpu` and `heap-snapshot`, and tells the parent where to load. */
+async function announce(): Promise<void> {
+  const key = (
+    await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' })
+  ).json();
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  process.on('message', (message: { type?: string }) => {
+    if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
+    if (message?.type === 'memory') process.send?.({ type: 'memory', memory: memory() });
+    // bench/heap-snapshot.ts --server: where the heap of a started node goes.
+    if (message?.type === 'heap-snapshot') {
+      const file = writeHeapSnapshot((message as { file?: string }).file);
+      process.send?.({ type: 'heap-snapshot', file });
+    }
+  });
+  process.send?.({
+    type: 'ready',
+    origin: `http://127.0.0.1:${address.port}`,
+    evaluatorKey: key.secret,
+    adminKey: ADMIN_KEY,
+    readyMs,
+    serveMs,
+  });
+}

@@ -7,6 +7,7 @@ import {
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
+import { VersionedMap } from '../evaluation/versioned-map.ts';
 import type { EvaluationSource } from '../storage/store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { ListenerHub } from './listener-hub.ts';
@@ -29,26 +30,31 @@ export interface ProjectDefinitions {
   readonly segments: readonly Segment[];
 }
 
-/** Flags by key, so a write patches one; listed in key order on demand. */
+/**
+ * Flags by key, so a write patches one in O(1) rather than copying every flag (50,000 in a large
+ * project, a stall on the event loop at every change); listed in key order on demand.
+ */
 class StoredDefinitions {
-  readonly #flags: ReadonlyMap<string, Flag>;
+  readonly #flags: VersionedMap<string, Flag>;
   readonly segments: readonly Segment[];
   #listed: readonly Flag[] | undefined;
 
-  constructor(flags: ReadonlyMap<string, Flag>, segments: readonly Segment[]) {
+  constructor(flags: VersionedMap<string, Flag>, segments: readonly Segment[]) {
     this.#flags = flags;
     this.segments = segments;
   }
 
   get flags(): readonly Flag[] {
-    this.#listed ??= [...this.#flags.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.#listed ??= [...this.#flags.entries()]
+      .map(([, flag]) => flag)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return this.#listed;
   }
 
   with(change: { readonly written: Flag } | { readonly removed: string }): StoredDefinitions {
-    const flags = new Map(this.#flags);
-    if ('written' in change) flags.set(change.written.key, change.written);
-    else flags.delete(change.removed);
+    const flags = this.#flags.updated(
+      'written' in change ? [[change.written.key, change.written]] : [[change.removed, undefined]],
+    );
     return new StoredDefinitions(flags, this.segments);
   }
 }
@@ -250,7 +256,10 @@ export class SnapshotRegistry implements ProjectChanges {
         flags,
         segments,
       ),
-      definitions: new StoredDefinitions(new Map(flags.map((flag) => [flag.key, flag])), segments),
+      definitions: new StoredDefinitions(
+        VersionedMap.of(flags.map((flag) => [flag.key, flag] as const)),
+        segments,
+      ),
     };
     this.#install(projectId, snapshot);
     return snapshot;
