@@ -1,7 +1,7 @@
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type PrerequisiteLookup } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag, type PrerequisiteLookup, releaseResults } from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
 import { VersionedMap } from './versioned-map.ts';
@@ -259,7 +259,7 @@ export function compileProject(
   segments: readonly Segment[],
 ): ReadonlyMap<string, CompiledEnvironment> {
   const compiledSegments = compileSegments(segments);
-  return new Map(
+  const compiled = new Map(
     environmentKeys.map((environmentKey) => [
       environmentKey,
       compileEnvironment({
@@ -271,6 +271,8 @@ export function compileProject(
       }),
     ]),
   );
+  for (const flag of flags) releaseResults(flag);
+  return compiled;
 }
 
 /**
