@@ -276,6 +276,77 @@ export function compileProject(
 }
 
 /**
+ * A project's environments, each compiled on its first use from the project's flags as they are
+ * then (decision 2000): a node starts serving without compiling environments no one asks for,
+ * and `compileAll` compiles the rest when the node has time. Segments are compiled once for all.
+ */
+export class ProjectEnvironments {
+  readonly #flags: () => readonly Flag[];
+  readonly #segments: readonly Segment[];
+  readonly #compiledSegments: CompiledSegments;
+  /** Every environment key; undefined until that environment is compiled. */
+  readonly #compiled: Map<string, CompiledEnvironment | undefined>;
+
+  constructor(
+    environmentKeys: readonly string[],
+    flags: () => readonly Flag[],
+    segments: readonly Segment[],
+    compiledSegments: CompiledSegments = compileSegments(segments),
+    compiled: ReadonlyMap<string, CompiledEnvironment> = new Map(),
+  ) {
+    this.#flags = flags;
+    this.#segments = segments;
+    this.#compiledSegments = compiledSegments;
+    this.#compiled = new Map(environmentKeys.map((key) => [key, compiled.get(key)]));
+  }
+
+  /** The environment compiled (now, if it is its first use); undefined when the project has no such environment. */
+  get(environmentKey: string): CompiledEnvironment | undefined {
+    if (!this.#compiled.has(environmentKey)) return undefined;
+    let compiled = this.#compiled.get(environmentKey);
+    if (compiled === undefined) {
+      // A flag waiting for a gated write in an environment does not exist there (decision 1854).
+      const flags = this.#flags().filter((flag) => servedIn(flag, environmentKey));
+      compiled = compileEnvironment({
+        environmentKey,
+        flags,
+        segments: this.#segments,
+        compiledSegments: this.#compiledSegments,
+      });
+      for (const flag of flags) releaseResults(flag);
+      this.#compiled.set(environmentKey, compiled);
+    }
+    return compiled;
+  }
+
+  /** The environment keys not compiled yet. */
+  pending(): string[] {
+    return [...this.#compiled].filter(([, compiled]) => compiled === undefined).map(([key]) => key);
+  }
+
+  /**
+   * After a write: the environments compiled so far patched by `patch`, the others left to
+   * compile, when first used, from `flags` (the project's flags after the write).
+   */
+  with(
+    patch: (compiled: CompiledEnvironment, environmentKey: string) => CompiledEnvironment,
+    flags: () => readonly Flag[],
+  ): ProjectEnvironments {
+    const patched = new Map<string, CompiledEnvironment>();
+    for (const [key, compiled] of this.#compiled) {
+      if (compiled !== undefined) patched.set(key, patch(compiled, key));
+    }
+    return new ProjectEnvironments(
+      [...this.#compiled.keys()],
+      flags,
+      this.#segments,
+      this.#compiledSegments,
+      patched,
+    );
+  }
+}
+
+/**
  * `base` with the flag `key` written (`flag`) or deleted (undefined): that flag and every flag
  * requiring it, found through the reverse prerequisite index, are compiled again; the rest is
  * shared with `base`, which is unchanged. O(the flag and its dependants), not O(the project).

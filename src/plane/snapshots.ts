@@ -3,7 +3,7 @@ import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
-  compileProject,
+  ProjectEnvironments,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
@@ -15,8 +15,8 @@ import type { ProjectChange, ProjectChangeListener, ProjectChanges } from './pro
 
 interface ProjectSnapshot {
   readonly revision: number;
-  /** Keyed by environment key. */
-  readonly environments: ReadonlyMap<string, CompiledEnvironment>;
+  /** Keyed by environment key, each compiled on first use (or soon after the load: `#compileLater`). */
+  readonly environments: ProjectEnvironments;
   /** The stored form the compiled one was built from, for readers of definitions (flagd export and sync). */
   readonly definitions: StoredDefinitions;
 }
@@ -113,18 +113,17 @@ export class SnapshotRegistry implements ProjectChanges {
         await this.#load(projectId);
         return;
       }
-      const environments = new Map<string, CompiledEnvironment>();
-      for (const [key, compiled] of current.environments) {
-        environments.set(
-          key,
+      const definitions = current.definitions.with(change);
+      const environments = current.environments.with(
+        (compiled, key) =>
           'written' in change
             ? servedIn(change.written, key)
               ? withFlag(compiled, change.written)
               : withoutFlag(compiled, change.written.key)
             : withoutFlag(compiled, change.removed),
-        );
-      }
-      this.#install(projectId, { revision, environments, definitions: current.definitions.with(change) });
+        () => definitions.flags,
+      );
+      this.#install(projectId, { revision, environments, definitions });
     });
   }
 
@@ -249,20 +248,39 @@ export class SnapshotRegistry implements ProjectChanges {
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
     const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
+    const definitions = new StoredDefinitions(
+      VersionedMap.of(flags.map((flag) => [flag.key, flag] as const)),
+      segments,
+    );
     const snapshot: ProjectSnapshot = {
       revision,
-      environments: compileProject(
+      environments: new ProjectEnvironments(
         environments.map((e) => e.key),
-        flags,
+        () => definitions.flags,
         segments,
       ),
-      definitions: new StoredDefinitions(
-        VersionedMap.of(flags.map((flag) => [flag.key, flag] as const)),
-        segments,
-      ),
+      definitions,
     };
     this.#install(projectId, snapshot);
+    this.#compileLater(projectId);
     return snapshot;
+  }
+
+  /**
+   * Compiles the environments no request has asked for yet, one a turn of the event loop, so
+   * that a node is ready once it has read its projects (decision 2000) and evaluations arriving
+   * meanwhile are served between them. Follows the project's newest snapshot (a write may have
+   * replaced this one); stops when every environment is compiled or the project is gone.
+   */
+  #compileLater(projectId: string): void {
+    const next = () => {
+      const environments = this.#projects.get(projectId)?.environments;
+      const [environmentKey] = environments?.pending() ?? [];
+      if (environments === undefined || environmentKey === undefined) return;
+      environments.get(environmentKey);
+      setImmediate(next);
+    };
+    setImmediate(next);
   }
 
   #serialise<T>(projectId: string, work: () => Promise<T>): Promise<T> {
