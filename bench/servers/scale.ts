@@ -113,7 +113,7 @@ async function announce(): Promise<void> {
   process.on('message', (message: { type?: string }) => {
     if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
     if (message?.type === 'memory') process.send?.({ type: 'memory', memory: memory() });
-    // bench/heap-snapshot.ts --server: where the heap of a started node goes.
+    // bench/heap-snapshot.ts --database=…: where the heap of a started node goes.
     if (message?.type === 'heap-snapshot') {
       const file = writeHeapSnapshot((message as { file?: string }).file);
       process.send?.({ type: 'heap-snapshot', file });
