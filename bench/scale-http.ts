@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { runAdmin } from '../test/support/postgres-admin.ts';
-import { benchPostgresUrl, nextMessage, SERVER_V8_FLAGS, start } from './child.ts';
+import { benchPostgresUrl, nextMessage, runPart, SERVER_V8_FLAGS, start } from './child.ts';
 import { type HttpOptions, stop } from './http.ts';
+import type { PartMemory } from './scale-memory.ts';
 import type { ScaleMemory } from './servers/scale.ts';
 import { mb, median, ms, type Row } from './stats.ts';
 import { runWrk, wrkInstalled } from './wrk.ts';
@@ -294,6 +295,31 @@ function sizeRows(size: SizeFigures, empty: SizeFigures): Row[] {
   return rows;
 }
 
+/** The heap of each part of a node's evaluation state, and a change's snapshot work, at one size. */
+function partRows(parts: PartMemory): Row[] {
+  const perFlag = (bytes: number) => `${(bytes / parts.flags / 1024).toFixed(2)} KB`;
+  const label = `${parts.flags.toLocaleString('en')} flags`;
+  return [
+    {
+      section: 'scale',
+      figure: `${label}: heap per flag: stored / compiled (${parts.environments} environments) / results served`,
+      value: `${perFlag(parts.stored)} / ${perFlag(parts.compiled)} / ${perFlag(parts.evaluated)}`,
+      baseline: '',
+      ratio: Number.NaN,
+      target: '',
+      note: `in all ${mb(parts.stored)} / ${mb(parts.compiled)} / ${mb(parts.evaluated)} (bench/scale-memory.ts)`,
+    },
+    {
+      section: 'scale',
+      figure: `${label}: snapshot work of one change (withFlag into every environment, median)`,
+      value: ms(parts.patchMs),
+      baseline: '',
+      ratio: Number.NaN,
+      target: '',
+    },
+  ];
+}
+
 export async function scaleServerBenchmark(
   options: HttpOptions,
   sizes: readonly number[] = SCALE_SIZES,
@@ -303,9 +329,14 @@ export async function scaleServerBenchmark(
   try {
     const empty = await measureSize(`sqlite:${join(folder, 'empty.db')}`, 0, options);
     for (const flags of sizes) {
-      const size = await measureSize(`sqlite:${join(folder, `${flags}.db`)}`, flags, options);
+      const databaseUrl = `sqlite:${join(folder, `${flags}.db`)}`;
+      const size = await measureSize(databaseUrl, flags, options);
+      const parts = await runPart<PartMemory>('./scale-memory.ts', {
+        execArgv: EXEC_ARGV,
+        args: [`--database=${databaseUrl}`],
+      });
       console.log(`\n  ${flags} flags measured (load ${os.loadavg()[0]?.toFixed(2)})`);
-      rows.push(...sizeRows(size, empty));
+      rows.push(...sizeRows(size, empty), ...partRows(parts));
     }
   } finally {
     rmSync(folder, { recursive: true, force: true });

@@ -1,13 +1,16 @@
-import { compileProject } from '../src/evaluation/compile-environment.ts';
+import type { Flag } from '../src/domain/flag.ts';
+import { compileProject, withFlag } from '../src/evaluation/compile-environment.ts';
 import { openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
+import { median } from './stats.ts';
 
 // Memory per part of a node's evaluation state (docs/performance.md, "Memory per part"): reads
 // the project a scale benchmark database holds (`--database=sqlite:…`), as a node does at start,
 // and measures the V8 heap each part adds after a forced GC: the stored flags (kept for flagd
-// export and sync), the compiled environments, and a bulk evaluation's result texts. Run with
-// --expose-gc, in a process of its own.
+// export and sync), the compiled environments, and a bulk evaluation's result texts; and the
+// snapshot work of one change (a flag written into every compiled environment, as
+// SnapshotRegistry does). Run with --expose-gc, in a process of its own.
 
 export interface PartMemory {
   readonly flags: number;
@@ -16,6 +19,8 @@ export interface PartMemory {
   readonly stored: number;
   readonly compiled: number;
   readonly evaluated: number;
+  /** Median ms of patching one written flag into every environment (`withFlag`). */
+  readonly patchMs: number;
 }
 
 function heapUsed(): number {
@@ -46,13 +51,23 @@ export async function memoryPerPart(databaseUrl: string): Promise<PartMemory> {
       environment.evaluateAll({ targetingKey: 'user-1', plan: 'pro' }, Math.floor(Date.now() / 1000));
     }
     const withEvaluated = heapUsed();
-    if (flags.length === 0 || compiled.size === 0) throw new Error('unreachable');
+    const patches: number[] = [];
+    // Each change patches the newest snapshots, as the registry does (an older one would be copied).
+    let current = [...compiled.values()];
+    for (let i = 0; i < 60; i++) {
+      const source = flags[(i * 7919) % flags.length] as Flag;
+      const written: Flag = { ...source, version: source.version + 1, description: `change ${i}` };
+      const began = performance.now();
+      current = current.map((environment) => withFlag(environment, written));
+      patches.push(performance.now() - began);
+    }
     return {
       flags: flags.length,
       environments: environments.length,
       stored: withSources - empty,
       compiled: withCompiled - withSources,
       evaluated: withEvaluated - withCompiled,
+      patchMs: median(patches),
     };
   } finally {
     await db.destroy();
