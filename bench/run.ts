@@ -5,11 +5,12 @@ import { runPart, SERVER_V8_FLAGS } from './child.ts';
 import { edgeBenchmark } from './edge.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
+import { SCALE_SIZES, scaleServerBenchmark } from './scale-http.ts';
 import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
 
 // `npm run bench [-- --only=evaluator,jsonlogic,scale,http,propagation,soak,writes,lists,insights,realtime,scheduler,events,flags-as-code,results,edge,refs]
-//   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100]`
+//   [--log-level=info] [--seconds=4] [--rounds=5] [--soak-seconds=60] [--insights-flags=100] [--scale-flags=1000,10000,50000]`
 // propagation needs PostgreSQL: FLAGSTAFF_BENCH_DATABASE_URL (or FLAGSTAFF_TEST_DATABASE_URL); without it, it is skipped.
 // Prints each figure of docs/performance.md with its ratio against a baseline measured in the same run, and
 // whether it meets its target. Figures only: a missed target never fails the run. Each part runs
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: String(HTTP_DEFAULTS.rounds) },
     'insights-flags': { type: 'string', default: '100' },
     'soak-seconds': { type: 'string', default: '60' },
+    'scale-flags': { type: 'string', default: SCALE_SIZES.join(',') },
   },
 });
 const parts = (values.only?.split(',') ?? PARTS).filter((p): p is Part =>
@@ -77,6 +79,11 @@ if (loadAtStart > 0.5) {
   );
 }
 
+const scaleSizes = (values['scale-flags'] ?? '')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+
 const httpOptions = {
   ...HTTP_DEFAULTS,
   logLevel: values['log-level'] ?? HTTP_DEFAULTS.logLevel,
@@ -94,6 +101,8 @@ for (const part of parts) {
   if (part === 'jsonlogic')
     rows.push(...(await runPart<Row[]>('./jsonlogic.ts', { execArgv: ['--expose-gc'] })));
   if (part === 'scale') {
+    // A real server at each size (issue 40), then the in-process snapshot figures.
+    rows.push(...(await scaleServerBenchmark(httpOptions, scaleSizes)));
     rows.push(...(await runPart<Row[]>('./scale.ts', { execArgv: ['--expose-gc'] })));
     // As a node holds the project (sources dropped after the build): with the V8 flags that
     // bin/flagstaff.js gives every start path, and with V8's defaults, which size the young

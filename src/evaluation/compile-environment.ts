@@ -1,7 +1,7 @@
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type PrerequisiteLookup } from './compile-flag.ts';
+import { type CompiledFlag, compileFlag, type PrerequisiteLookup, releaseResults } from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
 import { VersionedMap } from './versioned-map.ts';
@@ -259,7 +259,7 @@ export function compileProject(
   segments: readonly Segment[],
 ): ReadonlyMap<string, CompiledEnvironment> {
   const compiledSegments = compileSegments(segments);
-  return new Map(
+  const compiled = new Map(
     environmentKeys.map((environmentKey) => [
       environmentKey,
       compileEnvironment({
@@ -271,6 +271,79 @@ export function compileProject(
       }),
     ]),
   );
+  for (const flag of flags) releaseResults(flag);
+  return compiled;
+}
+
+/**
+ * A project's environments, each compiled on its first use from the project's flags as they are
+ * then (decision 2000): a node starts serving without compiling environments no one asks for,
+ * and `compileAll` compiles the rest when the node has time. Segments are compiled once for all.
+ */
+export class ProjectEnvironments {
+  readonly #flags: () => readonly Flag[];
+  readonly #segments: readonly Segment[];
+  readonly #compiledSegments: CompiledSegments;
+  /** Every environment key; undefined until that environment is compiled. */
+  readonly #compiled: Map<string, CompiledEnvironment | undefined>;
+
+  constructor(
+    environmentKeys: readonly string[],
+    flags: () => readonly Flag[],
+    segments: readonly Segment[],
+    compiledSegments: CompiledSegments = compileSegments(segments),
+    compiled: ReadonlyMap<string, CompiledEnvironment> = new Map(),
+  ) {
+    this.#flags = flags;
+    this.#segments = segments;
+    this.#compiledSegments = compiledSegments;
+    this.#compiled = new Map(environmentKeys.map((key) => [key, compiled.get(key)]));
+  }
+
+  /** The environment compiled (now, if it is its first use); undefined when the project has no such environment. */
+  get(environmentKey: string): CompiledEnvironment | undefined {
+    if (!this.#compiled.has(environmentKey)) return undefined;
+    let compiled = this.#compiled.get(environmentKey);
+    if (compiled === undefined) {
+      // A flag waiting for a gated write in an environment does not exist there (decision 1854).
+      const flags = this.#flags().filter((flag) => servedIn(flag, environmentKey));
+      compiled = compileEnvironment({
+        environmentKey,
+        flags,
+        segments: this.#segments,
+        compiledSegments: this.#compiledSegments,
+      });
+      for (const flag of flags) releaseResults(flag);
+      this.#compiled.set(environmentKey, compiled);
+    }
+    return compiled;
+  }
+
+  /** The environment keys not compiled yet. */
+  pending(): string[] {
+    return [...this.#compiled].filter(([, compiled]) => compiled === undefined).map(([key]) => key);
+  }
+
+  /**
+   * After a write: the environments compiled so far patched by `patch`, the others left to
+   * compile, when first used, from `flags` (the project's flags after the write).
+   */
+  with(
+    patch: (compiled: CompiledEnvironment, environmentKey: string) => CompiledEnvironment,
+    flags: () => readonly Flag[],
+  ): ProjectEnvironments {
+    const patched = new Map<string, CompiledEnvironment>();
+    for (const [key, compiled] of this.#compiled) {
+      if (compiled !== undefined) patched.set(key, patch(compiled, key));
+    }
+    return new ProjectEnvironments(
+      [...this.#compiled.keys()],
+      flags,
+      this.#segments,
+      this.#compiledSegments,
+      patched,
+    );
+  }
 }
 
 /**

@@ -123,10 +123,17 @@ const unpicked = (config: FlagEnvironment, reason: 'default' | 'static'): Reason
 type Results = ReturnType<typeof resultFactory>;
 
 /**
- * One result factory per source flag, kept only as long as the flag object is: a project's build
- * compiles each flag once per environment from the same object, and drops the flags after.
+ * One result factory per source flag while its environments are compiled, so that they share
+ * their results; released after (`releaseResults`). Keyed weakly, yet released all the same:
+ * a node keeps its source flags (flagd export and sync read them), and a factory kept with its
+ * flag would keep its memo of every result's name, ~1 KB a flag (docs/performance.md, "Memory per part").
  */
 const factories = new WeakMap<Flag, Results>();
+
+/** Drops the result factory of `flag` once every environment is compiled: what they share is made. */
+export function releaseResults(flag: Flag): void {
+  factories.delete(flag);
+}
 
 function resultsOf(flag: Flag): Results {
   let results = factories.get(flag);
@@ -200,7 +207,7 @@ function compileFlagdTargeting(
     return { evaluate: () => failure, constant: failure };
   }
   const fallback = results(config.defaultVariant, unpicked(config, 'default'));
-  const picks = new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
+  const picks = targetingPicks(flag, results);
   const targeting = compiled.evaluate;
   const flagKey = flag.key;
   return {
@@ -209,6 +216,11 @@ function compileFlagdTargeting(
       return (variant === null ? undefined : picks.get(variant)) ?? fallback;
     },
   };
+}
+
+/** Variant key → its `targeting` result. A function of its own: `map`'s callback names `results`, which the evaluator must not keep. */
+function targetingPicks(flag: Flag, results: Results): ReadonlyMap<string, EvaluationDetail> {
+  return new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
 }
 
 /** Individually targeted keys → their result; undefined when the flag targets no one (most flags: no Map to keep). */

@@ -3,10 +3,11 @@ import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
-  compileProject,
+  ProjectEnvironments,
   withFlag,
   withoutFlag,
 } from '../evaluation/compile-environment.ts';
+import { VersionedMap } from '../evaluation/versioned-map.ts';
 import type { EvaluationSource } from '../storage/store.ts';
 import { KeyedQueue } from './keyed-queue.ts';
 import { ListenerHub } from './listener-hub.ts';
@@ -14,8 +15,8 @@ import type { ProjectChange, ProjectChangeListener, ProjectChanges } from './pro
 
 interface ProjectSnapshot {
   readonly revision: number;
-  /** Keyed by environment key. */
-  readonly environments: ReadonlyMap<string, CompiledEnvironment>;
+  /** Keyed by environment key, each compiled on first use (or soon after the load: `#compileLater`). */
+  readonly environments: ProjectEnvironments;
   /** The stored form the compiled one was built from, for readers of definitions (flagd export and sync). */
   readonly definitions: StoredDefinitions;
 }
@@ -29,26 +30,31 @@ export interface ProjectDefinitions {
   readonly segments: readonly Segment[];
 }
 
-/** Flags by key, so a write patches one; listed in key order on demand. */
+/**
+ * Flags by key, so a write patches one in O(1) rather than copying every flag (50,000 in a large
+ * project, a stall on the event loop at every change); listed in key order on demand.
+ */
 class StoredDefinitions {
-  readonly #flags: ReadonlyMap<string, Flag>;
+  readonly #flags: VersionedMap<string, Flag>;
   readonly segments: readonly Segment[];
   #listed: readonly Flag[] | undefined;
 
-  constructor(flags: ReadonlyMap<string, Flag>, segments: readonly Segment[]) {
+  constructor(flags: VersionedMap<string, Flag>, segments: readonly Segment[]) {
     this.#flags = flags;
     this.segments = segments;
   }
 
   get flags(): readonly Flag[] {
-    this.#listed ??= [...this.#flags.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.#listed ??= [...this.#flags.entries()]
+      .map(([, flag]) => flag)
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return this.#listed;
   }
 
   with(change: { readonly written: Flag } | { readonly removed: string }): StoredDefinitions {
-    const flags = new Map(this.#flags);
-    if ('written' in change) flags.set(change.written.key, change.written);
-    else flags.delete(change.removed);
+    const flags = this.#flags.updated(
+      'written' in change ? [[change.written.key, change.written]] : [[change.removed, undefined]],
+    );
     return new StoredDefinitions(flags, this.segments);
   }
 }
@@ -107,18 +113,17 @@ export class SnapshotRegistry implements ProjectChanges {
         await this.#load(projectId);
         return;
       }
-      const environments = new Map<string, CompiledEnvironment>();
-      for (const [key, compiled] of current.environments) {
-        environments.set(
-          key,
+      const definitions = current.definitions.with(change);
+      const environments = current.environments.with(
+        (compiled, key) =>
           'written' in change
             ? servedIn(change.written, key)
               ? withFlag(compiled, change.written)
               : withoutFlag(compiled, change.written.key)
             : withoutFlag(compiled, change.removed),
-        );
-      }
-      this.#install(projectId, { revision, environments, definitions: current.definitions.with(change) });
+        () => definitions.flags,
+      );
+      this.#install(projectId, { revision, environments, definitions });
     });
   }
 
@@ -243,17 +248,39 @@ export class SnapshotRegistry implements ProjectChanges {
 
   async #load(projectId: string): Promise<ProjectSnapshot> {
     const { revision, flags, segments, environments } = await this.#source.readProject(projectId);
+    const definitions = new StoredDefinitions(
+      VersionedMap.of(flags.map((flag) => [flag.key, flag] as const)),
+      segments,
+    );
     const snapshot: ProjectSnapshot = {
       revision,
-      environments: compileProject(
+      environments: new ProjectEnvironments(
         environments.map((e) => e.key),
-        flags,
+        () => definitions.flags,
         segments,
       ),
-      definitions: new StoredDefinitions(new Map(flags.map((flag) => [flag.key, flag])), segments),
+      definitions,
     };
     this.#install(projectId, snapshot);
+    this.#compileLater(projectId);
     return snapshot;
+  }
+
+  /**
+   * Compiles the environments no request has asked for yet, one a turn of the event loop, so
+   * that a node is ready once it has read its projects (decision 2000) and evaluations arriving
+   * meanwhile are served between them. Follows the project's newest snapshot (a write may have
+   * replaced this one); stops when every environment is compiled or the project is gone.
+   */
+  #compileLater(projectId: string): void {
+    const next = () => {
+      const environments = this.#projects.get(projectId)?.environments;
+      const [environmentKey] = environments?.pending() ?? [];
+      if (environments === undefined || environmentKey === undefined) return;
+      environments.get(environmentKey);
+      setImmediate(next);
+    };
+    setImmediate(next);
   }
 
   #serialise<T>(projectId: string, work: () => Promise<T>): Promise<T> {

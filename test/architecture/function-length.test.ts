@@ -20,8 +20,7 @@ const ROOT = join(import.meta.dirname, '../..');
  */
 const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
   ['src/edge/edge-node.ts', 'startEdge'],
-  ['src/http/routes/flagd.ts', 'flagdRoutes'],
-  ['src/http/routes/ofrep.ts', 'ofrepRoutes'],
+
   ['src/realtime/edge-streams.ts', 'open'],
 ];
 

@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { FlagdExportWarning } from '../../flagd/export-flagd.ts';
 import type { Services } from '../../services/services.ts';
-import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { compressBulkAnswer, sendWithEtag } from '../compressed-answers.ts';
 import { actorOf, sendGated } from '../request-helpers.ts';
 import { access, PATH_ENVIRONMENT, PATH_SYNC_SCOPE, PROJECT } from '../route-access.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, EnvironmentParams } from '../schemas/common.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 
 const describe = describeRoutes(['flagd']);
 
@@ -30,6 +30,11 @@ export const EXPORT_WARNINGS_HEADER = 'flagstaff-export-warnings';
 
 /** flagd flag definitions in and out of one environment (docs/product.md §6). */
 export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
+  importRoute(app, services);
+  exportRoute(app, services);
+};
+
+function importRoute(app: RoutesApp, services: Services): void {
   app.post(
     '/projects/:projectId/environments/:envKey/flagd',
     describe('Import a flagd flags document into an environment', {
@@ -82,18 +87,23 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         (result) => result,
       ),
   );
+}
 
+function exportRoute(app: RoutesApp, services: Services): void {
   app.get(
     '/projects/:projectId/environments/:envKey/flagd',
-    describe('Export an environment as a flagd flags document', {
-      description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON).`,
-      params: EnvironmentParams,
-      headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-      200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
-      304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
-      problems: [409],
-      config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT, syncScope: PATH_SYNC_SCOPE }),
-    }),
+    {
+      ...describe('Export an environment as a flagd flags document', {
+        description: `The environment's non-archived flags as a flagd document that flagd evaluates as Flagstaff does. What flagd cannot express exactly is listed in the ${EXPORT_WARNINGS_HEADER} header (JSON). Sent in br or gzip when Accept-Encoding asks.`,
+        params: EnvironmentParams,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        200: Type.Unknown({ description: 'A flagd document (flags.json schema), with its ETag.' }),
+        304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
+        problems: [409],
+        config: access('viewer', PROJECT, { environments: PATH_ENVIRONMENT, syncScope: PATH_SYNC_SCOPE }),
+      }),
+      onSend: compressBulkAnswer,
+    },
     async (request, reply) => {
       const { document, warnings } = await services.flagd.export(
         actorOf(request),
@@ -102,12 +112,8 @@ export const flagdRoutes: RoutesPlugin<{ services: Services }> = async (app, { s
         request.admittedBySyncCredential ? 'evaluator' : 'viewer',
       );
       // flagd's own HTTP sync polls this: an unchanged environment costs it a 304 (docs/product.md §9).
-      const body = JSON.stringify(document);
-      const etag = bodyEtag(body);
-      reply.header('etag', etag);
-      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       if (warnings.length > 0) reply.header(EXPORT_WARNINGS_HEADER, warningsHeader(warnings));
-      return reply.type('application/json; charset=utf-8').send(body);
+      return sendWithEtag(request, reply, JSON.stringify(document), 'application/json; charset=utf-8');
     },
   );
-};
+}

@@ -5,6 +5,7 @@ import { DependantSchema } from '../../domain/schemas/flag-schema.ts';
 import { ChangeRequestSchema } from '../../domain/schemas/pending-change-schemas.ts';
 import type { Services } from '../../services/services.ts';
 import type { FlagUsage } from '../../services/serving/insights-service.ts';
+import { compressAnswersOf } from '../compressed-answers.ts';
 import { type FlagNaming, flagNamings } from '../flag-namings.ts';
 import { actorOf, countedPageOf, sendMade, sendPage, sendResource } from '../request-helpers.ts';
 import { ALL, access, FLAG, flagPatchEnvironments, PROJECT } from '../route-access.ts';
@@ -102,6 +103,7 @@ export const flagRoutes = routeGroups<Services>(flagList, flagCreationAndRead, f
 
 /** The list of a project's flags, filtered and paged, and the tags to filter it by. */
 function flagList(app: RoutesApp, services: Services): void {
+  app.addHook('onRoute', compressAnswersOf('GET', '/projects/:projectId/flags'));
   app.get(
     '/projects/:projectId/flags',
     describe("List a project's flags", {

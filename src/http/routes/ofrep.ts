@@ -19,7 +19,7 @@ import type { Realtime } from '../../realtime/realtime.ts';
 import { hashSecret } from '../../services/core/secrets.ts';
 import type { Services } from '../../services/services.ts';
 import type { EvaluationScope, EvaluationTarget } from '../../services/serving/evaluation-service.ts';
-import { bodyEtag, ifNoneMatchHits } from '../etag.ts';
+import { compressBulkAnswer, sendWithEtag } from '../compressed-answers.ts';
 import { JSON_TYPE, jsonPerResult } from '../evaluation-json.ts';
 import { JSON_TOO_DEEP } from '../json-body.ts';
 import { bearerSecret } from '../plugins/authentication.ts';
@@ -28,7 +28,7 @@ import type { Problem } from '../problem.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { actorOf } from '../request-helpers.ts';
 import type { RouteAccess } from '../route-access.ts';
-import type { RoutesPlugin } from '../type-provider.ts';
+import type { RoutesApp, RoutesPlugin } from '../type-provider.ts';
 import { NUL_CHARACTER } from '../validation.ts';
 import { EVENT_STREAM_PATH } from './ofrep-event-streams.ts';
 
@@ -238,21 +238,28 @@ function problemToOfrep(
   done(null, JSON.stringify(body));
 }
 
-/**
- * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
- * /ofrep/v1, with the same API keys and evaluation service as /v1.
- */
-export const ofrepRoutes: RoutesPlugin<{
+/** What the OFREP routes are given. */
+type OfrepOptions = {
   services: Services;
   realtime: Realtime;
   /** The plane's changes: a bulk evaluation told of a revision waits for it (decision 1780). */
   changes: ProjectChanges;
   publicUrl?: string | undefined;
-}> = async (app, { services, realtime, changes, publicUrl }) => {
+};
+
+/**
+ * The OpenFeature Remote Evaluation Protocol (docs/product.md §6, reference/ofrep/openapi.yaml), mounted at
+ * /ofrep/v1, with the same API keys and evaluation service as /v1.
+ */
+export const ofrepRoutes: RoutesPlugin<OfrepOptions> = async (app, options) => {
   registerGuard(app);
   app.setErrorHandler(handleError);
   app.addHook('onSend', problemToOfrep);
+  singleEvaluationRoute(app, options.services);
+  bulkEvaluationRoute(app, options);
+};
 
+function singleEvaluationRoute(app: RoutesApp, services: Services): void {
   app.post(
     '/evaluate/flags/:key',
     {
@@ -268,71 +275,75 @@ export const ofrepRoutes: RoutesPlugin<{
       },
     },
     // Not async once the node is loaded, and a success is sent as the text made when the result
-    // was first served (decisions 0207, 1791): the same path as GET /v1/flags/{key}.
+    // was first served (decisions 0207, 1791): the same path as GET /v1/flags/{key}. Never
+    // compressed: a few hundred bytes cost more to compress than they save (decision 2001).
     (request, reply) => {
       const actor = actorOf(request);
       const scope = scopeOf(request);
       const { key } = request.params;
       const target = services.evaluation.targetInMemory(actor, scope);
-      if (target !== undefined) return answer(reply, target, key, contextOf(request.body));
+      if (target !== undefined) return answer(services, reply, target, key, contextOf(request.body));
       return services.evaluation
         .target(actor, scope)
-        .then((found) => answer(reply, found, key, contextOf(request.body)));
+        .then((found) => answer(services, reply, found, key, contextOf(request.body)));
     },
   );
+}
 
-  /** One flag's OFREP answer: its success text, or the failure object the route's schema writes. */
-  function answer(reply: FastifyReply, target: EvaluationTarget, key: string, context: EvaluationContext) {
-    const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
-    if (detail === undefined) {
-      reply.code(404);
-      return flagNotFound(key);
-    }
-    if (!mayFail(detail, context)) {
-      reply.type(JSON_TYPE);
-      return ofrepSuccessJson(detail);
-    }
-    const result = toOfrepResult(
-      detail,
-      context,
-      reevaluateIn(target.compiled, epochSeconds(services.clock)),
-    );
-    if (isFailure(result)) reply.code(400);
-    return result;
+/** One flag's OFREP answer: its success text, or the failure object the route's schema writes. */
+function answer(
+  services: Services,
+  reply: FastifyReply,
+  target: EvaluationTarget,
+  key: string,
+  context: EvaluationContext,
+) {
+  const detail = unlessFlagMissing(() => services.evaluation.evaluateIn(target, key, context));
+  if (detail === undefined) {
+    reply.code(404);
+    return flagNotFound(key);
   }
+  if (!mayFail(detail, context)) {
+    reply.type(JSON_TYPE);
+    return ofrepSuccessJson(detail);
+  }
+  const result = toOfrepResult(detail, context, reevaluateIn(target.compiled, epochSeconds(services.clock)));
+  if (isFailure(result)) reply.code(400);
+  return result;
+}
 
+const BULK_SCHEMA = {
+  tags,
+  summary: 'Evaluate every flag (OFREP bulk)',
+  description:
+    'Every non-archived flag of the environment. The ETag digests the response: send it back as If-None-Match to get 304 while nothing changed. Sent in br or gzip when Accept-Encoding asks, with an ETag of its own per coding.',
+  headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+  querystring: Type.Object({
+    flagConfigEtag: Type.Optional(
+      Type.String({ description: 'The `etag` of the event that prompted this request.' }),
+    ),
+    flagConfigLastModified: Type.Optional(
+      Type.String({ description: 'The `lastModified` of that event (informative).' }),
+    ),
+  }),
+  body: RequestBody,
+  response: {
+    200: Type.Object(
+      {
+        flags: Type.Array(Type.Union([OfrepSuccessSchema, Failure])),
+        eventStreams: Type.Optional(Type.Array(EventStream)),
+      },
+      { description: 'Sent pre-serialised, with its ETag.' },
+    ),
+    304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
+    ...errors,
+  },
+};
+
+function bulkEvaluationRoute(app: RoutesApp, { services, realtime, changes, publicUrl }: OfrepOptions): void {
   app.post(
     '/evaluate/flags',
-    {
-      config: { access: OFREP_ACCESS, browser: true },
-      schema: {
-        tags,
-        summary: 'Evaluate every flag (OFREP bulk)',
-        description:
-          'Every non-archived flag of the environment. The ETag digests the response: send it back as If-None-Match to get 304 while nothing changed.',
-        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        querystring: Type.Object({
-          flagConfigEtag: Type.Optional(
-            Type.String({ description: 'The `etag` of the event that prompted this request.' }),
-          ),
-          flagConfigLastModified: Type.Optional(
-            Type.String({ description: 'The `lastModified` of that event (informative).' }),
-          ),
-        }),
-        body: RequestBody,
-        response: {
-          200: Type.Object(
-            {
-              flags: Type.Array(Type.Union([OfrepSuccessSchema, Failure])),
-              eventStreams: Type.Optional(Type.Array(EventStream)),
-            },
-            { description: 'Sent pre-serialised, with its ETag.' },
-          ),
-          304: Type.Null({ description: 'Nothing changed since the ETag sent as If-None-Match.' }),
-          ...errors,
-        },
-      },
-    },
+    { config: { access: OFREP_ACCESS, browser: true }, schema: BULK_SCHEMA, onSend: compressBulkAnswer },
     async (request, reply) => {
       const actor = actorOf(request);
       const scope = scopeOf(request);
@@ -357,10 +368,7 @@ export const ofrepRoutes: RoutesPlugin<{
         flags: details.map((d) => toOfrepResult(d, context, reevaluate)),
         ...(eventStreams === undefined ? {} : { eventStreams }),
       });
-      const etag = bodyEtag(body);
-      reply.header('etag', etag);
-      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return reply.type(JSON_TYPE).send(body);
+      return sendWithEtag(request, reply, body, JSON_TYPE);
     },
   );
-};
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { Flag } from '../../src/domain/flag.ts';
+import { ProjectEnvironments, withFlag } from '../../src/evaluation/compile-environment.ts';
+import { buildFlag, buildFlagEnvironment } from '../support/builders.ts';
+
+// A project's environments compile on first use (decision 2000): a node is ready once it has
+// read its flags, and an environment compiled after a write serves that write.
+
+const NOW = 1_750_000_000;
+const on = (key: string, enabled: boolean): Flag =>
+  buildFlag(key, {
+    environments: {
+      production: buildFlagEnvironment({ enabled }),
+      staging: buildFlagEnvironment({ enabled }),
+    },
+  });
+const served = (environments: ProjectEnvironments, environment: string, key: string) =>
+  environments.get(environment)?.evaluate(key, {}, NOW)?.variant;
+
+describe('ProjectEnvironments', () => {
+  it('reads the flags only when an environment is first used, and once', () => {
+    let reads = 0;
+    const environments = new ProjectEnvironments(['production', 'staging'], () => {
+      reads++;
+      return [on('a', true)];
+    }, []);
+    expect(reads).toBe(0);
+    expect(environments.pending()).toEqual(['production', 'staging']);
+    expect(served(environments, 'production', 'a')).toBe('on');
+    expect(served(environments, 'production', 'a')).toBe('on');
+    expect(reads).toBe(1);
+    expect(environments.pending()).toEqual(['staging']);
+    expect(environments.get('nowhere')).toBeUndefined();
+  });
+
+  it('patches the environments compiled and compiles the others from the flags after the write', () => {
+    let flags = [on('a', true)];
+    const before = new ProjectEnvironments(['production', 'staging'], () => flags, []);
+    expect(served(before, 'production', 'a')).toBe('on');
+    const written = on('a', false);
+    flags = [written];
+    const after = before.with(
+      (compiled) => withFlag(compiled, written),
+      () => flags,
+    );
+    expect(after.pending()).toEqual(['staging']);
+    expect(served(after, 'production', 'a')).toBe('off');
+    expect(served(after, 'staging', 'a')).toBe('off');
+    // The snapshot before the write still serves what it served.
+    expect(served(before, 'production', 'a')).toBe('on');
+  });
+});
