@@ -1,12 +1,18 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { FlagdProvider } from '@openfeature/flagd-provider';
+import { type Client, OpenFeature } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEdgeConfig } from '../../src/config.ts';
 import { type Edge, startEdge } from '../../src/edge/edge-node.ts';
 import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { ADMIN_KEY, createKey, type Node, openSharedDatabase, startNode } from '../access/support.ts';
+import { syncSelectorOf } from '../support/flagd-sync-client.ts';
 
 /**
  * SPEC §14's topology: one core, two edges following it, a third chained behind the first. The
@@ -15,6 +21,26 @@ import { ADMIN_KEY, createKey, type Node, openSharedDatabase, startNode } from '
 const database = process.env.FLAGSTAFF_TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
 const OFREP = '/ofrep/v1/evaluate/flags/banner';
+const OFREP_WEB_APPLICATION = fileURLToPath(
+  new URL('../realtime/fixtures/ofrep-web-in-node.ts', import.meta.url),
+);
+
+/**
+ * An application using the official OFREP web provider (web SDK, SSE event stream, no polling),
+ * in a process of its own, pointed at `origin`: the value of `banner` it last reported.
+ */
+function ofrepWebApplication(origin: string, key: string): { child: ChildProcess; banner?: unknown } {
+  const child = spawn(
+    process.execPath,
+    ['--experimental-eventsource', OFREP_WEB_APPLICATION, origin, key, 'banner'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const application: { child: ChildProcess; banner?: unknown } = { child };
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    application.banner = (JSON.parse(line) as { banner: unknown }).banner;
+  });
+  return application;
+}
 
 async function evaluate(origin: string, key: string): Promise<{ status: number; value?: unknown }> {
   const response = await fetch(`${origin}${OFREP}`, {
@@ -48,10 +74,15 @@ describe(`edges following a core (${database})`, () => {
   let projectId: string;
   let flagId: string;
   let client: string;
+  let clientId: string;
   let edgeKey: string;
   let outsideKey: string;
   const caches: string[] = [];
   const edges: Edge[] = [];
+  /** The applications: the OFREP web provider on the chained edge, flagd in-process on the first. */
+  let ofrepWeb: ReturnType<typeof ofrepWebApplication>;
+  let flagd: Client;
+  const flagdValue = () => flagd.getBooleanValue('banner', false, { targetingKey: 'user-1' });
 
   const startCore = async (which: 0 | 1) => {
     const node = await startNode(shared.stores[which], { feedFrom: shared.dbs[which] });
@@ -71,7 +102,9 @@ describe(`edges following a core (${database})`, () => {
       FLAGSTAFF_PORT: '0',
       FLAGSTAFF_DATABASE_URL: 'sqlite::memory:',
     });
-    return startEdge(config, {
+    // The first edge serves flagd gRPC sync too, on a port of its choosing. The core and the edges
+    // share this process's server secret: the core's sync credentials work on the edge.
+    return startEdge(index === 0 ? { ...config, flagdSyncPort: 0 } : config, {
       logger: false,
       flushIntervalMs: 100,
       silenceMs: 2_000,
@@ -87,15 +120,30 @@ describe(`edges following a core (${database})`, () => {
     projectId = (await store.findProject('default'))?.id as string;
     const flag = await node.call('POST', '/v1/projects/default/flags', { body: { key: 'banner' } });
     flagId = flag.body.id;
-    client = (await createKey(node.services, projectId, 'evaluator')).secret;
+    const clientKey = await createKey(node.services, projectId, 'evaluator');
+    client = clientKey.secret;
+    clientId = clientKey.id;
     edgeKey = (await createKey(node.services, projectId, 'edge')).secret;
     const beta = await node.call('POST', '/v1/projects', { body: { key: 'beta', name: 'Beta' } });
     outsideKey = (await createKey(node.services, beta.body.id, 'evaluator')).secret;
     edges.push(await edgeAt(0, coreUrl), await edgeAt(1, coreUrl));
     edges.push(await edgeAt(2, edges[0]?.origin as string));
+
+    ofrepWeb = ofrepWebApplication(edges[2]?.origin as string, client);
+    const provider = new FlagdProvider({
+      resolverType: 'in-process',
+      host: '127.0.0.1',
+      port: edges[0]?.flagdSyncPort as number,
+      selector: await syncSelectorOf((method, path) => node.call(method, path), clientId, 'production'),
+    });
+    await OpenFeature.setProviderAndWait('topology', provider);
+    flagd = OpenFeature.getClient('topology');
+    await until(async () => ofrepWeb.banner === false, 15_000, 'the OFREP web provider');
   }, 60_000);
 
   afterAll(async () => {
+    ofrepWeb?.child.kill();
+    await OpenFeature.clearProviders();
     // The chained edge first, so that no edge is left retrying an upstream that went.
     for (const edge of [...edges].reverse()) await edge.close();
     // As the node's graceful shutdown does: connections kept alive by the edges are not waited for.
@@ -134,25 +182,40 @@ describe(`edges following a core (${database})`, () => {
     controller.abort();
   });
 
-  it('brings a change on the core to every edge (p50 printed)', async () => {
-    const latencies: number[] = [];
+  it('brings a change on the core to every edge and the applications behind them (p50 printed)', async () => {
+    const toEdges: number[] = [];
+    const toOfrepWeb: number[] = [];
+    const toFlagd: number[] = [];
     for (let round = 0; round < 6; round++) {
-      const enabled = round % 2 === 0;
+      const on = round % 2 === 0;
       const changed = await core?.call('PATCH', `/v1/flags/${flagId}`, {
-        body: { enabled, defaultVariant: 'on' },
+        body: { enabled: true, defaultVariant: on ? 'on' : 'off' },
       });
       expect(changed?.status).toBe(200);
-      for (const edge of edges) {
-        latencies.push(
-          await until(
-            async () => (await evaluate(edge.origin, client)).value === enabled,
-            5_000,
-            'the change',
+      const changedAt = performance.now();
+      const seen = async (check: () => Promise<boolean>, what: string) => {
+        await until(check, 5_000, what);
+        return performance.now() - changedAt;
+      };
+      const [edgeTimes, [ofrepWebTime, flagdTime]] = await Promise.all([
+        Promise.all(
+          edges.map((edge) =>
+            seen(async () => (await evaluate(edge.origin, client)).value === on, 'an edge'),
           ),
-        );
-      }
+        ),
+        Promise.all([
+          seen(async () => ofrepWeb.banner === on, 'the OFREP web provider (chained edge)'),
+          seen(async () => (await flagdValue()) === on, 'the flagd in-process provider'),
+        ]),
+      ]);
+      toEdges.push(...edgeTimes);
+      toOfrepWeb.push(ofrepWebTime as number);
+      toFlagd.push(flagdTime as number);
     }
-    console.info(`edge topology (${database}): change → edge p50 ${median(latencies).toFixed(1)} ms`);
+    const p50 = (values: readonly number[]) => `${median(values).toFixed(1)} ms`;
+    console.info(
+      `edge topology (${database}), change on the core → p50: the edges ${p50(toEdges)}; an application with the OFREP web provider (SSE) on the chained edge ${p50(toOfrepWeb)} (50 ms of it the provider's own debounce of SSE events); one with the flagd in-process provider on the first edge ${p50(toFlagd)}; both ${p50([...toOfrepWeb, ...toFlagd])}`,
+    );
   });
 
   it('stops an edge started with a wrong key, or a key without the edge role, naming FLAGSTAFF_EDGE_KEY', async () => {
@@ -217,6 +280,8 @@ describe(`edges following a core (${database})`, () => {
       const answers = await Promise.all(Array.from({ length: 50 }, () => evaluate(edge.origin, client)));
       expect(answers.filter((a) => a.status === 200 && a.value === flagNow)).toHaveLength(50);
     }
+    expect(await flagdValue()).toBe(flagNow);
+    expect(ofrepWeb.banner).toBe(flagNow);
 
     // Events sent to an edge while the core is down: one with an id sent twice, one without.
     const events = [
@@ -239,7 +304,9 @@ describe(`edges following a core (${database})`, () => {
 
     // The core returns: the edges catch up with a change made there, and the events arrive once.
     const node = await startCore(1);
-    const changed = await node.call('PATCH', `/v1/flags/${flagId}`, { body: { enabled: flagNow !== true } });
+    const changed = await node.call('PATCH', `/v1/flags/${flagId}`, {
+      body: { enabled: true, defaultVariant: flagNow === true ? 'off' : 'on' },
+    });
     expect(changed.status).toBe(200);
     for (const edge of edges) {
       await until(
@@ -248,6 +315,8 @@ describe(`edges following a core (${database})`, () => {
         'catch-up',
       );
     }
+    await until(async () => ofrepWeb.banner === (flagNow !== true), 30_000, 'catch-up (OFREP web)');
+    await until(async () => (await flagdValue()) === (flagNow !== true), 30_000, 'catch-up (flagd)');
     const stored = async () =>
       store.events.listEvents({ projectId, environment: 'production', name: 'checkout', limit: 100 });
     await until(async () => (await stored()).length >= 2, 30_000, 'the forwarded events');
