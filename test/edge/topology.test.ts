@@ -9,10 +9,10 @@ import { type Client, OpenFeature } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadEdgeConfig } from '../../src/config.ts';
 import { type Edge, startEdge } from '../../src/edge/edge-node.ts';
-import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Store } from '../../src/storage/store.ts';
-import { ADMIN_KEY, createKey, type Node, openSharedDatabase, startNode } from '../access/support.ts';
+import { createKey } from '../access/support.ts';
 import { syncSelectorOf } from '../support/flagd-sync-client.ts';
+import { Core, evaluate, evaluationsCounted, median, sendEvents, storedUnits, until } from './support.ts';
 
 /**
  * SPEC §14's topology: one core, two edges following it, a third chained behind the first. The
@@ -20,7 +20,6 @@ import { syncSelectorOf } from '../support/flagd-sync-client.ts';
  */
 const database = process.env.FLAGSTAFF_TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-const OFREP = '/ofrep/v1/evaluate/flags/banner';
 const OFREP_WEB_APPLICATION = fileURLToPath(
   new URL('../realtime/fixtures/ofrep-web-in-node.ts', import.meta.url),
 );
@@ -42,34 +41,8 @@ function ofrepWebApplication(origin: string, key: string): { child: ChildProcess
   return application;
 }
 
-async function evaluate(origin: string, key: string): Promise<{ status: number; value?: unknown }> {
-  const response = await fetch(`${origin}${OFREP}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: '{"context":{"targetingKey":"user-1"}}',
-  });
-  const body = (await response.json()) as { value?: unknown };
-  return { status: response.status, value: body.value };
-}
-
-/** Polls `check` until it holds or `deadlineMs` passes; resolves with the ms it took, or throws. */
-async function until(check: () => Promise<boolean>, deadlineMs: number, what: string): Promise<number> {
-  const start = performance.now();
-  while (performance.now() - start < deadlineMs) {
-    if (await check()) return performance.now() - start;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  throw new Error(`${what}: not within ${deadlineMs} ms`);
-}
-
-const median = (values: readonly number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 describe(`edges following a core (${database})`, () => {
-  let shared: Awaited<ReturnType<typeof openSharedDatabase>>;
-  let core: Node | undefined;
-  let corePort = 0;
-  let coreUrl = '';
+  let core: Core;
   let store: Store;
   let projectId: string;
   let flagId: string;
@@ -83,15 +56,6 @@ describe(`edges following a core (${database})`, () => {
   let ofrepWeb: ReturnType<typeof ofrepWebApplication>;
   let flagd: Client;
   const flagdValue = () => flagd.getBooleanValue('banner', false, { targetingKey: 'user-1' });
-
-  const startCore = async (which: 0 | 1) => {
-    const node = await startNode(shared.stores[which], { feedFrom: shared.dbs[which] });
-    const address = await node.app.listen({ port: corePort, host: '127.0.0.1' });
-    corePort = Number(new URL(address).port);
-    coreUrl = new URL(address).origin;
-    core = node;
-    return node;
-  };
 
   const edgeAt = (index: number, upstreamUrl: string) => {
     caches[index] ??= mkdtempSync(join(tmpdir(), 'flagstaff-edge-'));
@@ -113,10 +77,9 @@ describe(`edges following a core (${database})`, () => {
   };
 
   beforeAll(async () => {
-    shared = await openSharedDatabase(database);
-    store = shared.stores[0];
-    await bootstrap(store, ADMIN_KEY);
-    const node = await startCore(0);
+    core = await Core.open(database);
+    store = core.store;
+    const node = await core.start();
     projectId = (await store.findProject('default'))?.id as string;
     const flag = await node.call('POST', '/v1/projects/default/flags', { body: { key: 'banner' } });
     flagId = flag.body.id;
@@ -126,7 +89,7 @@ describe(`edges following a core (${database})`, () => {
     edgeKey = (await createKey(node.services, projectId, 'edge')).secret;
     const beta = await node.call('POST', '/v1/projects', { body: { key: 'beta', name: 'Beta' } });
     outsideKey = (await createKey(node.services, beta.body.id, 'evaluator')).secret;
-    edges.push(await edgeAt(0, coreUrl), await edgeAt(1, coreUrl));
+    edges.push(await edgeAt(0, core.url), await edgeAt(1, core.url));
     edges.push(await edgeAt(2, edges[0]?.origin as string));
 
     ofrepWeb = ofrepWebApplication(edges[2]?.origin as string, client);
@@ -146,11 +109,7 @@ describe(`edges following a core (${database})`, () => {
     await OpenFeature.clearProviders();
     // The chained edge first, so that no edge is left retrying an upstream that went.
     for (const edge of [...edges].reverse()) await edge.close();
-    // As the node's graceful shutdown does: connections kept alive by the edges are not waited for.
-    const closed = core?.app.close();
-    core?.app.server.closeAllConnections();
-    await closed;
-    await shared?.close();
+    await core?.close();
     for (const dir of caches) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -188,7 +147,7 @@ describe(`edges following a core (${database})`, () => {
     const toFlagd: number[] = [];
     for (let round = 0; round < 6; round++) {
       const on = round % 2 === 0;
-      const changed = await core?.call('PATCH', `/v1/flags/${flagId}`, {
+      const changed = await core.node.call('PATCH', `/v1/flags/${flagId}`, {
         body: { enabled: true, defaultVariant: on ? 'on' : 'off' },
       });
       expect(changed?.status).toBe(200);
@@ -221,7 +180,7 @@ describe(`edges following a core (${database})`, () => {
   it('stops an edge started with a wrong key, or a key without the edge role, naming FLAGSTAFF_EDGE_KEY', async () => {
     for (const key of ['fsk_wrong', client]) {
       const config = loadEdgeConfig({
-        FLAGSTAFF_UPSTREAM_URL: coreUrl,
+        FLAGSTAFF_UPSTREAM_URL: core.url,
         FLAGSTAFF_EDGE_KEY: key,
         FLAGSTAFF_EDGE_CACHE: mkdtempSync(join(tmpdir(), 'flagstaff-edge-wrong-')),
         FLAGSTAFF_PORT: '0',
@@ -237,11 +196,11 @@ describe(`edges following a core (${database})`, () => {
   it('refuses, on the edges, a client key outside the edge key’s scope', async () => {
     for (const edge of edges) expect((await evaluate(edge.origin, outsideKey)).status).toBe(401);
     // The core itself serves that key.
-    expect((await evaluate(coreUrl, outsideKey)).status).not.toBe(401);
+    expect((await evaluate(core.url, outsideKey)).status).not.toBe(401);
   });
 
   it('refuses an edge key on the core’s management routes, and names the upstream on an edge’s', async () => {
-    const listed = await core?.call('GET', '/v1/projects/default/flags', { key: edgeKey });
+    const listed = await core.node.call('GET', '/v1/projects/default/flags', { key: edgeKey });
     expect(listed?.status).toBe(403);
     expect(listed?.body.code).toBe('forbidden');
     const onEdge = await fetch(`${edges[0]?.origin}/v1/projects/default/flags`, {
@@ -249,11 +208,11 @@ describe(`edges following a core (${database})`, () => {
     });
     expect(onEdge.status).toBe(404);
     expect(onEdge.headers.get('content-type')).toMatch(/problem\+json/);
-    expect(((await onEdge.json()) as { detail: string }).detail).toContain(coreUrl);
+    expect(((await onEdge.json()) as { detail: string }).detail).toContain(core.url);
   });
 
   it('refuses a key revoked on the core on every edge within 1 s', async () => {
-    const doomed = await createKey(core?.services as Node['services'], projectId, 'evaluator');
+    const doomed = await createKey(core.node.services, projectId, 'evaluator');
     for (const edge of edges) {
       await until(
         async () => (await evaluate(edge.origin, doomed.secret)).status === 200,
@@ -261,7 +220,7 @@ describe(`edges following a core (${database})`, () => {
         'the new key',
       );
     }
-    expect((await core?.call('DELETE', `/v1/api-keys/${doomed.id}`))?.status).toBe(204);
+    expect((await core.node.call('DELETE', `/v1/api-keys/${doomed.id}`))?.status).toBe(204);
     const revokedAt = performance.now();
     for (const edge of edges) {
       await until(
@@ -274,8 +233,7 @@ describe(`edges following a core (${database})`, () => {
 
   it('keeps answering with the core stopped, restarts from its cache, forwards once the core returns', async () => {
     const flagNow = (await evaluate(edges[0]?.origin as string, client)).value;
-    await core?.app.close();
-    core = undefined;
+    await core.stop();
     for (const edge of edges) {
       const answers = await Promise.all(Array.from({ length: 50 }, () => evaluate(edge.origin, client)));
       expect(answers.filter((a) => a.status === 200 && a.value === flagNow)).toHaveLength(50);
@@ -288,22 +246,16 @@ describe(`edges following a core (${database})`, () => {
       { name: 'checkout', context: { targetingKey: 'user-1' }, id: 'evt-once' },
       { name: 'checkout', context: { targetingKey: 'user-2' } },
     ];
-    for (const body of [{ events }, { events: [events[0]] }]) {
-      const sent = await fetch(`${edges[2]?.origin}/v1/events`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${client}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      expect(sent.status).toBe(200);
-    }
+    await sendEvents(edges[2]?.origin as string, client, events);
+    await sendEvents(edges[2]?.origin as string, client, [events[0] as object]);
 
     // An edge restarted while the core is down starts from its cache.
     await edges[1]?.close();
-    edges[1] = await edgeAt(1, coreUrl);
+    edges[1] = await edgeAt(1, core.url);
     expect(await evaluate(edges[1].origin, client)).toEqual({ status: 200, value: flagNow });
 
     // The core returns: the edges catch up with a change made there, and the events arrive once.
-    const node = await startCore(1);
+    const node = await core.start(1);
     const changed = await node.call('PATCH', `/v1/flags/${flagId}`, {
       body: { enabled: true, defaultVariant: flagNow === true ? 'off' : 'on' },
     });
@@ -317,26 +269,19 @@ describe(`edges following a core (${database})`, () => {
     }
     await until(async () => ofrepWeb.banner === (flagNow !== true), 30_000, 'catch-up (OFREP web)');
     await until(async () => (await flagdValue()) === (flagNow !== true), 30_000, 'catch-up (flagd)');
-    const stored = async () =>
-      store.events.listEvents({ projectId, environment: 'production', name: 'checkout', limit: 100 });
-    await until(async () => (await stored()).length >= 2, 30_000, 'the forwarded events');
+    await until(
+      async () => (await storedUnits(store, projectId, 'checkout')).length >= 2,
+      30_000,
+      'the forwarded events',
+    );
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const units = (await stored()).map((event) => event.unit).sort();
-    expect(units).toEqual(['user-1', 'user-2']);
+    expect(await storedUnits(store, projectId, 'checkout')).toEqual(['user-1', 'user-2']);
     // The evaluations the edges served while the core was down are in the core's insights too,
     // the chained edge's through the edge in front of it.
-    const counted = async () => {
-      const minute = Math.floor(Date.now() / 60_000);
-      const rows = await store.insights.evaluationSeries({
-        projectId,
-        flagKey: 'banner',
-        environment: 'production',
-        fromMinute: minute - 60,
-        toMinute: minute + 1,
-        stepMinutes: 61,
-      });
-      return rows.reduce((sum, row) => sum + row.count, 0);
-    };
-    await until(async () => (await counted()) >= 150, 30_000, 'the forwarded counts');
+    await until(
+      async () => (await evaluationsCounted(store, projectId)) >= 150,
+      30_000,
+      'the forwarded counts',
+    );
   }, 90_000);
 });
