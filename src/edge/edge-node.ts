@@ -2,6 +2,7 @@ import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { leasesAcrossWorkers } from '../access/worker-leases.ts';
 import { ConfigError, type EdgeConfig } from '../config.ts';
 import { ServerSecret } from '../domain/server-secret.ts';
 import { buildApp } from '../http/build-app.ts';
@@ -134,10 +135,11 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
 
 /** The node an edge serves with: over the mirror and the outbox, with the node's own services. */
 function composeEdgeNode(config: EdgeConfig, mirror: UpstreamMirror, outbox: ForwardingOutbox): Node {
+  const leases = leasesAcrossWorkers(config.workers);
   return composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
     insights: config.insights,
-    // Per edge process, as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
-    admission: { rateLimits: perWorker(config, false) },
+    // Per edge, shared by its workers as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
+    admission: { rateLimits: perWorker(config, leases !== undefined), sharedLimits: leases },
     // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
     ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
   });
