@@ -155,6 +155,7 @@ class EdgeStream {
   }
 
   async #sync(): Promise<void> {
+    await this.#upstream.loadScope(this.#principal);
     const projects = this.#upstream.projectsOf(this.#principal);
     for (const [id, revision] of projects) {
       if (!this.#unsubscribes.has(id))

@@ -50,6 +50,8 @@ describe(`edges following a core (${database})`, () => {
   let clientId: string;
   let edgeKey: string;
   let outsideKey: string;
+  /** A project made after the core started: nothing on the core has evaluated it. */
+  let betaId: string;
   const caches: string[] = [];
   const edges: Edge[] = [];
   /** The applications: the OFREP web provider on the chained edge, flagd in-process on the first. */
@@ -57,11 +59,11 @@ describe(`edges following a core (${database})`, () => {
   let flagd: Client;
   const flagdValue = () => flagd.getBooleanValue('banner', false, { targetingKey: 'user-1' });
 
-  const edgeAt = (index: number, upstreamUrl: string) => {
+  const edgeAt = (index: number, upstreamUrl: string, key = edgeKey) => {
     caches[index] ??= mkdtempSync(join(tmpdir(), 'flagstaff-edge-'));
     const config = loadEdgeConfig({
       FLAGSTAFF_UPSTREAM_URL: upstreamUrl,
-      FLAGSTAFF_EDGE_KEY: edgeKey,
+      FLAGSTAFF_EDGE_KEY: key,
       FLAGSTAFF_EDGE_CACHE: caches[index],
       FLAGSTAFF_PORT: '0',
       FLAGSTAFF_DATABASE_URL: 'sqlite::memory:',
@@ -88,7 +90,8 @@ describe(`edges following a core (${database})`, () => {
     clientId = clientKey.id;
     edgeKey = (await createKey(node.services, projectId, 'edge')).secret;
     const beta = await node.call('POST', '/v1/projects', { body: { key: 'beta', name: 'Beta' } });
-    outsideKey = (await createKey(node.services, beta.body.id, 'evaluator')).secret;
+    betaId = beta.body.id;
+    outsideKey = (await createKey(node.services, betaId, 'evaluator')).secret;
     edges.push(await edgeAt(0, core.url), await edgeAt(1, core.url));
     edges.push(await edgeAt(2, edges[0]?.origin as string));
 
@@ -197,6 +200,17 @@ describe(`edges following a core (${database})`, () => {
     for (const edge of edges) expect((await evaluate(edge.origin, outsideKey)).status).toBe(401);
     // The core itself serves that key.
     expect((await evaluate(core.url, outsideKey)).status).not.toBe(401);
+  });
+
+  it('serves a project made after the core started to an edge of its own', async () => {
+    const flag = await core.node.call('POST', '/v1/projects/beta/flags', { body: { key: 'banner' } });
+    expect(flag.status).toBe(201);
+    const betaEdgeKey = (await createKey(core.node.services, betaId, 'edge')).secret;
+    const betaEdge = await edgeAt(3, core.url, betaEdgeKey);
+    edges.push(betaEdge);
+    expect(await evaluate(betaEdge.origin, outsideKey)).toEqual({ status: 200, value: false });
+    await betaEdge.close();
+    edges.pop();
   });
 
   it('refuses an edge key on the core’s management routes, and names the upstream on an edge’s', async () => {
