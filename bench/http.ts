@@ -38,6 +38,8 @@ export interface Target {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly server: ChildProcess;
+  /** The server's CPU time so far, µs, when it is not one process answering `cpu` (several workers). */
+  readonly cpu?: () => Promise<number>;
 }
 
 export interface Run {
@@ -64,14 +66,15 @@ export async function load(
   seconds: number,
   client: Client = 'autocannon',
 ): Promise<Run> {
-  const cpuBefore = await serverCpu(target.server);
+  const cpu = target.cpu ?? (() => serverCpu(target.server));
+  const cpuBefore = await cpu();
   const began = performance.now();
   const measured =
     client === 'wrk'
       ? await loadWithWrk(target, options, seconds)
       : await loadWithAutocannon(target, options, seconds);
   const wallMicros = (performance.now() - began) * 1000;
-  const cpuAfter = await serverCpu(target.server);
+  const cpuAfter = await cpu();
   return {
     requestsPerSecond: measured.ok / measured.seconds,
     p50: measured.p50,
@@ -140,23 +143,37 @@ export async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-export async function httpBenchmark(options: HttpOptions = HTTP_DEFAULTS): Promise<Row[]> {
-  const flagstaffServer = start('./servers/flagstaff.ts', {
+/** What the Flagstaff server of the benchmarks tells once it is set up (bench/servers/flagstaff.ts). */
+export interface FlagstaffReady {
+  /** The evaluation to load, with the evaluator key's `headers`. */
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** An API key with the role `edge`, for edges to follow the server with. */
+  readonly edgeKey: string;
+}
+
+/**
+ * The benchmarks' Flagstaff server as shipped, in a process of its own, at `logLevel`: the
+ * evaluation rate limit on, as shipped, with a budget no run can reach (the limiter's cost is
+ * measured, never a 429).
+ */
+export function startFlagstaffServer(logLevel: string): ChildProcess {
+  return start('./servers/flagstaff.ts', {
     quiet: true,
     execArgv: SERVER_V8_FLAGS,
     env: {
-      FLAGSTAFF_LOG_LEVEL: options.logLevel,
-      // On, as shipped, with a budget no run can reach: the limiter's cost is measured, never a 429.
+      FLAGSTAFF_LOG_LEVEL: logLevel,
       FLAGSTAFF_RATE_LIMIT_EVALUATION: '10000000',
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '0',
     },
   });
+}
+
+export async function httpBenchmark(options: HttpOptions = HTTP_DEFAULTS): Promise<Row[]> {
+  const flagstaffServer = startFlagstaffServer(options.logLevel);
   let bareServer: ChildProcess | undefined;
   try {
-    const ready = await nextMessage<{ url: string; headers: Record<string, string> }>(
-      flagstaffServer,
-      'ready',
-    );
+    const ready = await nextMessage<FlagstaffReady>(flagstaffServer, 'ready');
     const first = await fetch(ready.url, { headers: ready.headers });
     const body = await first.text();
     if (first.status !== 200) throw new Error(`Flagstaff answered ${first.status}: ${body}`);

@@ -16,7 +16,7 @@ const CHANGES = 30;
 const STREAMS = Number(process.env.FLAGSTAFF_BENCH_STREAMS ?? 10_000);
 const CONNECT_BATCH = 500;
 
-interface Ready {
+export interface Ready {
   /** The node's origin. */
   readonly url: string;
   readonly adminKey: string;
@@ -25,33 +25,47 @@ interface Ready {
   readonly projectId: string;
 }
 
-/** One SSE connection over a raw socket: counts refetchEvaluation messages, notes when the stream opened. */
-class RawStream {
+/** What a RawStream sends and looks for: by default an OFREP event stream's. */
+export interface RawStreamMarks {
+  /** An API key, sent as a bearer token. */
+  readonly authorization?: string;
+  /** Once this has been read the stream counts as open. */
+  readonly opened: string;
+  /** Each occurrence is one message. */
+  readonly message: string;
+}
+
+const OFREP_STREAM: RawStreamMarks = { opened: '\nid: ', message: 'refetchEvaluation' };
+
+/** One SSE connection over a raw socket: counts messages, notes when the stream opened. */
+export class RawStream {
   readonly socket: Socket;
   messages = 0;
   opened: Promise<void>;
   #onMessage: (() => void) | undefined;
 
-  constructor(url: URL) {
+  constructor(url: URL, marks: RawStreamMarks = OFREP_STREAM) {
     this.socket = connect(Number(url.port), url.hostname);
     this.socket.setNoDelay(true);
+    const authorization =
+      marks.authorization === undefined ? '' : `Authorization: Bearer ${marks.authorization}\r\n`;
     this.socket.write(
-      `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`,
+      `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n${authorization}Accept: text/event-stream\r\n\r\n`,
     );
     let buffered = '';
     this.opened = new Promise((resolve, reject) => {
       this.socket.once('error', reject);
       this.socket.on('data', (chunk: Buffer) => {
         const text = chunk.toString('latin1');
-        if (buffered !== undefined && !buffered.includes('\nid: ')) {
+        if (buffered !== undefined && !buffered.includes(marks.opened)) {
           buffered += text;
-          if (buffered.includes('\nid: ')) resolve();
+          if (buffered.includes(marks.opened)) resolve();
         }
-        let at = text.indexOf('refetchEvaluation');
+        let at = text.indexOf(marks.message);
         while (at !== -1) {
           this.messages++;
           this.#onMessage?.();
-          at = text.indexOf('refetchEvaluation', at + 1);
+          at = text.indexOf(marks.message, at + 1);
         }
       });
     });
@@ -68,7 +82,7 @@ class RawStream {
 }
 
 /** Sends the PATCH to `origin` (a node; by default the one that set up) and returns how long it took to be acknowledged. */
-async function patch(ready: Ready, enabled: boolean, origin = ready.url): Promise<number> {
+export async function patch(ready: Ready, enabled: boolean, origin = ready.url): Promise<number> {
   const began = performance.now();
   const response = await fetch(`${origin}/v1/flags/${ready.flagId}`, {
     method: 'PATCH',
@@ -116,6 +130,23 @@ async function changeLatencies(ready: Ready, streamUrl: URL, writeOrigin: string
   };
 }
 
+/** `count` streams made by `open`, CONNECT_BATCH at a time, once all are open. */
+export async function openStreams(count: number, open: () => RawStream): Promise<RawStream[]> {
+  const streams: RawStream[] = [];
+  for (let i = 0; i < count; i += CONNECT_BATCH) {
+    const batch = Array.from({ length: Math.min(CONNECT_BATCH, count - i) }, open);
+    await Promise.all(batch.map((s) => s.opened));
+    streams.push(...batch);
+  }
+  return streams;
+}
+
+/** The real-time benchmark's server (bench/servers/realtime.ts): its memory after a GC, as it reports it. */
+export function serverMemory(server: ChildProcess) {
+  server.send({ type: 'memory' });
+  return nextMessage<{ rss: number; heapUsed: number; streams: number }>(server, 'memory');
+}
+
 async function oneNode(): Promise<Row[]> {
   // As shipped (npm start's V8 flags), so the RSS is what a deployment would see.
   const server = start('./servers/realtime.ts', {
@@ -124,10 +155,7 @@ async function oneNode(): Promise<Row[]> {
   });
   try {
     const ready = await nextMessage<Ready>(server, 'ready');
-    const memory = async () => {
-      server.send({ type: 'memory' });
-      return nextMessage<{ rss: number; heapUsed: number; streams: number }>(server, 'memory');
-    };
+    const memory = () => serverMemory(server);
     const streamUrl = await streamUrlFrom(ready.url, ready.secret);
 
     // 1. Latency on one stream.
@@ -136,15 +164,7 @@ async function oneNode(): Promise<Row[]> {
 
     // 2. Many idle streams, then one change to all of them.
     const before = await memory();
-    const streams: RawStream[] = [];
-    for (let i = 0; i < STREAMS; i += CONNECT_BATCH) {
-      const batch = Array.from(
-        { length: Math.min(CONNECT_BATCH, STREAMS - i) },
-        () => new RawStream(streamUrl),
-      );
-      await Promise.all(batch.map((s) => s.opened));
-      streams.push(...batch);
-    }
+    const streams = await openStreams(STREAMS, () => new RawStream(streamUrl));
     // Streams that connect right after a change are told to refetch once; let that settle.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const after = await memory();

@@ -3,6 +3,7 @@ import type { Admission } from './access/admission.ts';
 import type { LegacySyncCredentials } from './access/api-key-authentication.ts';
 import { type AdmissionOptions, createAdmission } from './access/create-admission.ts';
 import { RedisLeases } from './access/redis-leases.ts';
+import { leasesAcrossWorkers } from './access/worker-leases.ts';
 import { type Config, ConfigError, workerShare } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
 import { combineRunningExperiments } from './domain/exposure.ts';
@@ -169,9 +170,10 @@ async function buildNodeApp(
 ): Promise<{ app: FastifyInstance; node: Node }> {
   // Redis reports its coming and going through the app's logger, made after it: hand it on late.
   let log: FastifyInstance['log'] | undefined;
+  // Between nodes through Redis, else between this node's workers through their primary.
   const sharedLimits =
     config.redisUrl === undefined
-      ? undefined
+      ? leasesAcrossWorkers(config.workers)
       : new RedisLeases(config.redisUrl, {
           info: (details, message) => log?.info(details, message),
           warn: (details, message) => log?.warn(details, message),
@@ -218,7 +220,7 @@ async function buildNodeApp(
   return { app, node };
 }
 
-/** FLAGSTAFF_RATE_LIMIT_*, each worker's share of them unless Redis shares the budgets (decision 1986). */
+/** FLAGSTAFF_RATE_LIMIT_*, whole when the budgets are shared (Redis, or the workers' primary: decision 1988), else each worker's share (decision 1986). */
 export function perWorker(config: Config, shared: boolean): { evaluation: number; management: number } {
   const share = (limit: number) => (shared ? limit : workerShare(limit, config.workers));
   return { evaluation: share(config.rateLimitEvaluation), management: share(config.rateLimitManagement) };

@@ -82,11 +82,14 @@ if (values.joining) {
     changeAnnounced = { at: performance.now(), cpu: process.cpuUsage() };
   });
   const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench', role: 'evaluator' });
+  // For the edge benchmark (bench/edge.ts): edges' upstream streams.
+  const edgeKey = await call('POST', '/v1/projects/default/api-keys', { name: 'bench edge', role: 'edge' });
   process.send?.({
     type: 'ready',
     url,
     adminKey: ADMIN_KEY,
     secret: key.secret,
+    edgeKey: edgeKey.secret,
     flagId: flag.id,
     projectId: flag.projectId,
   });

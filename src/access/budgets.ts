@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.ts';
 import { FAILED_AUTHENTICATION_LIMITS } from './failed-authentications.ts';
-import type { RedisLeases } from './redis-leases.ts';
+import type { TokenLeases } from './redis-leases.ts';
 import { SharedTokenBuckets } from './shared-token-buckets.ts';
 import { type RateLimiter, TokenBuckets } from './token-buckets.ts';
 
@@ -26,13 +26,14 @@ export const DEFAULT_RATE_LIMITS = {
 } as const;
 
 /**
- * The principals' budgets: per node, or shared by every node through Redis when `leases` are
+ * The principals' budgets: per node, or shared by every node through Redis (or by the workers of
+ * one, through its primary: decision 1988) when `leases` are
  * given (FLAGSTAFF_REDIS_URL, decision 0206).
  */
 export function createBudgets(
   limits: Required<Pick<RateLimitOptions, 'evaluation' | 'management'>>,
   clock: Clock,
-  leases?: RedisLeases,
+  leases?: TokenLeases,
 ): Budgets {
   const budget = (name: RateLimitBudget, perSecond: number): RateLimiter | undefined => {
     if (perSecond <= 0) return undefined;

@@ -7,14 +7,14 @@ import { Admission } from './admission.ts';
 import { ApiKeyAuthentication, type LegacySyncCredentials } from './api-key-authentication.ts';
 import { createBudgets, DEFAULT_RATE_LIMITS, type RateLimitOptions } from './budgets.ts';
 import { FailedAuthentications } from './failed-authentications.ts';
-import type { RedisLeases } from './redis-leases.ts';
+import type { TokenLeases } from './redis-leases.ts';
 
 export interface AdmissionOptions {
   readonly rateLimits?: RateLimitOptions;
   /** For expiry and the buckets; tests pass a fake one. */
   readonly clock?: Clock;
-  /** FLAGSTAFF_REDIS_URL: budgets shared by every node (decision 0206); absent, per node. */
-  readonly sharedLimits?: RedisLeases | undefined;
+  /** FLAGSTAFF_REDIS_URL: budgets shared by every node (decision 0206), or by a node's workers (decision 1988); absent, per process. */
+  readonly sharedLimits?: TokenLeases | undefined;
   /** The key sync credentials are derived with (docs/decisions/1880); unset, one made for this process. */
   readonly serverSecret?: ServerSecret;
   /** FLAGSTAFF_LEGACY_SYNC_CREDENTIALS_UNTIL, and who hears of each use (decision 1880). */

@@ -14,6 +14,18 @@ export interface Lease {
 }
 
 /**
+ * Where budgets shared by several processes lease their tokens (SharedTokenBuckets): Redis
+ * between nodes (decision 0206), the primary process between the workers of one (decision 1988).
+ */
+export interface TokenLeases {
+  /** Whether leases can be asked for now; while not, budgets are local. */
+  readonly available: boolean;
+  /** Takes up to `want` tokens from the shared bucket `key`; rejects when there is no answer. */
+  lease(key: string, capacity: number, perSecond: number, now: number, want: number): Promise<Lease>;
+  close(): Promise<void>;
+}
+
+/**
  * One token bucket per key in Redis, refilled continuously like the local ones; a call takes up
  * to `want` tokens at once and says how many it got. The clock is the caller's (nodes keep
  * theirs in sync for expiry anyway); a clock behind the bucket's never refills it backwards.
@@ -52,7 +64,7 @@ const PROBES_BEFORE_RECONNECT = 3;
  * REDIS_COMMAND_TIMEOUT_MS when it does not answer, so a caller falls back to per-node limits
  * instead of waiting; the client reconnects by itself, with backoff.
  */
-export class RedisLeases {
+export class RedisLeases implements TokenLeases {
   readonly #client: Redis;
   readonly #log: LeaseLog;
   #available = false;

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.ts';
-import type { RedisLeases } from './redis-leases.ts';
+import type { TokenLeases } from './redis-leases.ts';
 import { type Bucket, type RateLimiter, TokenBuckets } from './token-buckets.ts';
 
 /** Per key and node: tokens leased from the shared bucket and not spent yet (negative: spent on credit). */
@@ -18,7 +18,7 @@ export interface SharedTokenBucketOptions {
   readonly name: string;
   readonly perSecond: number;
   readonly clock: Clock;
-  readonly leases: RedisLeases;
+  readonly leases: TokenLeases;
 }
 
 /** Each lease asks for this share of a second's budget: 2 %, so 2 nodes hold at most ±4 % unspent or on credit. */
@@ -29,14 +29,15 @@ const LEASE_SHARE = 0.02;
  * trip on any request's path: each node spends tokens it leased in batches, asks for the next
  * batch in the background when half of one is left, and may run up to one batch on credit
  * while a lease is on its way (repaid from the next one). While Redis is unreachable, the node
- * falls back to a local bucket of the full budget: per-node limits.
+ * falls back to a local bucket of the full budget: per-node limits. The workers of one node
+ * (FLAGSTAFF_WORKERS) share their budgets the same way, leasing from the primary (decision 1988).
  */
 export class SharedTokenBuckets implements RateLimiter {
   readonly capacity: number;
   readonly perSecond: number;
   readonly #name: string;
   readonly #clock: Clock;
-  readonly #leases: RedisLeases;
+  readonly #leases: TokenLeases;
   readonly #batch: number;
   readonly #local: TokenBuckets;
   readonly #states = new Map<string, LeaseState>();
@@ -101,7 +102,7 @@ export class SharedTokenBuckets implements RateLimiter {
           // Empty: ask again once a batch has had time to refill, not on every request.
           if (granted < want) state.emptyUntil = now + (this.#batch * 1000) / this.perSecond;
         },
-        // Redis went away: RedisLeases logged it, and take() uses the local buckets meanwhile.
+        // Redis (or the primary) went away: the leases noted it, and take() uses the local buckets meanwhile.
         () => undefined,
       )
       .finally(() => {

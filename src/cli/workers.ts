@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { serveWorkerLeases } from '../access/worker-leases.ts';
 
 /** A worker that dies this soon after starting is not restarted again at once: it would only die again. */
 const RESTART_DELAY_MS = 1_000;
@@ -25,6 +26,8 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
   };
   // The first worker migrates and bootstraps alone (SQLite has no start lock across processes);
   // the others start once it listens.
+  // The workers' rate-limit budgets are one, held here (decision 1988).
+  serveWorkerLeases();
   start(0).once('listening', () => {
     for (let index = 1; index < count && !stopping; index++) start(index);
   });

@@ -2,6 +2,7 @@ import { mkdir, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { leasesAcrossWorkers } from '../access/worker-leases.ts';
 import { ConfigError, type EdgeConfig } from '../config.ts';
 import { ServerSecret } from '../domain/server-secret.ts';
 import { buildApp } from '../http/build-app.ts';
@@ -38,6 +39,8 @@ export interface Edge {
   readonly outbox: ForwardingOutbox;
   /** The origin it listens on. */
   readonly origin: string;
+  /** The flagd gRPC sync port (FLAGSTAFF_FLAGD_SYNC_PORT), when it serves one. */
+  readonly flagdSyncPort: number | undefined;
   close(): Promise<void>;
 }
 
@@ -64,11 +67,94 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
   await writableCache(config.edgeCache);
   const mirror = new UpstreamMirror();
   const cache = new SnapshotCache(config.edgeCache);
+  const forwarding = await openOutbox(config);
+  const { outbox } = forwarding;
+  const node = composeEdgeNode(config, mirror, outbox);
+  let follower: UpstreamFollower | undefined;
+  const app = await buildApp({
+    ...servedBy(node),
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
+    publicUrl: config.publicUrl,
+    edge: {
+      upstreamUrl: config.upstreamUrl,
+      metrics: (registry) =>
+        forwarding.countDropsIn(
+          edgeMetrics(
+            registry,
+            () => follower?.connected ?? false,
+            () => outbox.waiting,
+          ),
+        ),
+    },
+  });
+  forwarding.logTo(app.log);
+
+  await restoreFromCache(cache, mirror, app.log);
+  const cacheWriter = new CacheWriter(cache, mirror, app.log);
+  follower = await followUpstream(config, mirror, options, app.log, () => cacheWriter.saveSoon());
+  // The node's own sync, with upstream's stream as its change feed (the mirror is its database).
+  await node.plane.sync.start(follower, app.log);
+  outbox.start();
+  const flusher = periodicFlush(node, app.log, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
+
+  const sync =
+    config.flagdSyncPort === undefined
+      ? undefined
+      : await startFlagdSyncServer(syncSourcesOf(node), {
+          port: config.flagdSyncPort,
+          host: config.host,
+          log: app.log,
+        });
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  const following = follower;
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      flusher.stop();
+      await sync?.close();
+      // Requests in flight get a moment; then kept-alive connections (edges chained behind,
+      // clients) are closed rather than waited for.
+      const closed = app.close();
+      const force = setTimeout(() => app.server.closeAllConnections(), 1_000);
+      await closed;
+      clearTimeout(force);
+      await following.close();
+      await node.plane.sync.close();
+      await flusher.flush();
+      await outbox.close();
+      await cacheWriter.finish();
+    })();
+    return closing;
+  };
+  const origin = new URL(address).origin;
+  return { app, node, mirror, follower, outbox, origin, flagdSyncPort: sync?.port, close };
+}
+
+/** The node an edge serves with: over the mirror and the outbox, with the node's own services. */
+function composeEdgeNode(config: EdgeConfig, mirror: UpstreamMirror, outbox: ForwardingOutbox): Node {
+  const leases = leasesAcrossWorkers(config.workers);
+  return composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
+    insights: config.insights,
+    // Per edge, shared by its workers as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
+    admission: { rateLimits: perWorker(config, leases !== undefined), sharedLimits: leases },
+    // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
+    ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
+  });
+}
+
+/**
+ * The forwarding outbox of this process (one per worker, FLAGSTAFF_WORKERS: two processes never
+ * send the same file). Its log and drop counter exist only once the app does: until then drops
+ * are kept and logs skipped.
+ */
+async function openOutbox(config: EdgeConfig) {
   let dropped: Counter | undefined;
   let droppedBefore = 0;
   let log: FastifyInstance['log'] | undefined;
   const outbox = new ForwardingOutbox({
-    // One outbox per worker (FLAGSTAFF_WORKERS): two processes never send the same file.
     directory: join(
       config.edgeCache,
       config.workerIndex === undefined ? 'outbox' : `outbox-${config.workerIndex}`,
@@ -82,58 +168,86 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
     },
   });
   await outbox.open();
-  const node = composeNode(edgeStore(mirror, outbox, config.upstreamUrl), {
-    insights: config.insights,
-    // Per edge process, as on a node without Redis (FLAGSTAFF_RATE_LIMIT_*).
-    admission: { rateLimits: perWorker(config, false) },
-    // The core's FLAGSTAFF_SECRET_KEY here too: flagd sync credentials made upstream then work on the edge.
-    ...(config.secretKey === undefined ? {} : { serverSecret: ServerSecret.fromText(config.secretKey) }),
-  });
-  const app = await buildApp({
-    ...servedBy(node),
-    logger: options.logger ?? loggerOptions(config.logLevel),
-    corsOrigins: config.corsOrigins,
-    trustProxy: config.trustProxy,
-    publicUrl: config.publicUrl,
-    edge: {
-      upstreamUrl: config.upstreamUrl,
-      metrics: (registry) => {
-        dropped = edgeMetrics(
-          registry,
-          () => follower.connected,
-          () => outbox.waiting,
-        );
-        dropped.inc(droppedBefore);
-      },
+  return {
+    outbox,
+    countDropsIn(counter: Counter): void {
+      dropped = counter;
+      counter.inc(droppedBefore);
     },
-  });
-  log = app.log;
+    logTo(logger: FastifyInstance['log']): void {
+      log = logger;
+    },
+  };
+}
 
+/** Loads the cached snapshot into the mirror; a refused cache is one line naming the variable. */
+async function restoreFromCache(
+  cache: SnapshotCache,
+  mirror: UpstreamMirror,
+  log: FastifyInstance['log'],
+): Promise<void> {
   const cached = await cache.read();
   if (cached.kind === 'loaded') {
     mirror.restore(cached.state);
-    app.log.info(
+    log.info(
       { savedAt: cached.savedAt, projects: cached.state.projects.length },
       'started from the cached snapshot',
     );
   } else if (cached.kind === 'refused') {
-    app.log.error(
+    log.error(
       { cache: cache.path },
       `FLAGSTAFF_EDGE_CACHE: the cached snapshot is refused (${cached.reason}); waiting for upstream`,
     );
   }
+}
 
-  let cacheTimer: NodeJS.Timeout | undefined;
-  let cacheWrite: Promise<void> = Promise.resolve();
-  const saveSoon = () => {
-    cacheTimer ??= setTimeout(() => {
-      cacheTimer = undefined;
-      cacheWrite = cacheWrite
-        .then(() => cache.save(mirror.state()))
-        .catch((error) => app.log.warn({ err: error }, 'writing the snapshot cache failed'));
+/** Writes the mirror to the cache shortly after it changed: a burst of changes is one write. */
+class CacheWriter {
+  readonly #cache: SnapshotCache;
+  readonly #mirror: UpstreamMirror;
+  readonly #log: FastifyInstance['log'];
+  #timer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(cache: SnapshotCache, mirror: UpstreamMirror, log: FastifyInstance['log']) {
+    this.#cache = cache;
+    this.#mirror = mirror;
+    this.#log = log;
+  }
+
+  saveSoon(): void {
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#writing = this.#writing
+        .then(() => this.#cache.save(this.#mirror.state()))
+        .catch((error) => this.#log.warn({ err: error }, 'writing the snapshot cache failed'));
     }, CACHE_WRITE_DELAY_MS);
-  };
+  }
 
+  /** Writes what is pending now, and waits for the writes under way. */
+  async finish(): Promise<void> {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      await this.#cache.save(this.#mirror.state());
+    }
+    await this.#writing;
+  }
+}
+
+/**
+ * Follows upstream, resuming from the cached revisions (only what moved since is sent again).
+ * Resolves at once with a cached snapshot, else once the first arrives; a refusal before that
+ * (a wrong key, no edge stream) rejects with a ConfigError naming the variable, one after it
+ * stops the process (`options.refused`).
+ */
+async function followUpstream(
+  config: EdgeConfig,
+  mirror: UpstreamMirror,
+  options: EdgeOptions,
+  log: FastifyInstance['log'],
+  changed: () => void,
+): Promise<UpstreamFollower> {
   let started = false;
   let firstSnapshot: () => void = () => undefined;
   let refusedAtStart: (error: Error) => void = () => undefined;
@@ -145,73 +259,38 @@ export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): 
     upstreamUrl: config.upstreamUrl,
     edgeKey: config.edgeKey,
     mirror,
-    log: app.log,
+    log,
     silenceMs: options.silenceMs,
-    changed: saveSoon,
+    changed,
     ready: () => firstSnapshot(),
     refused: (error) => {
       if (!started) refusedAtStart(new ConfigError(error.message));
       else {
-        app.log.error(error.message);
+        log.error(error.message);
         (options.refused ?? (() => process.exit(1)))(error);
       }
     },
   });
-  // A restart resumes from the cached revisions: only what moved since is sent again.
   if (mirror.loaded) follower.resumeFrom(cursorOf(mirror.revisions()));
   follower.follow();
   if (!mirror.loaded) await snapshotReady;
   started = true;
-  // The node's own sync, with upstream's stream as its change feed (the mirror is its database).
-  await node.plane.sync.start(follower, app.log);
-  outbox.start();
+  return follower;
+}
 
+/** Counts and exposures gathered in memory go to the outbox every `intervalMs`, as a node writes them to its database. */
+function periodicFlush(node: Node, log: FastifyInstance['log'], intervalMs: number) {
   const { services } = node;
   const flush = () =>
     Promise.all([
       services.insights
         .flush()
-        .catch((error) => app.log.warn({ err: error }, 'buffering evaluation counts failed')),
-      services.exposures.flush().catch((error) => app.log.warn({ err: error }, 'buffering exposures failed')),
+        .catch((error) => log.warn({ err: error }, 'buffering evaluation counts failed')),
+      services.exposures.flush().catch((error) => log.warn({ err: error }, 'buffering exposures failed')),
     ]);
-  const flushing = setInterval(flush, options.flushIntervalMs ?? FLUSH_INTERVAL_MS);
-  flushing.unref();
-
-  const sync =
-    config.flagdSyncPort === undefined
-      ? undefined
-      : await startFlagdSyncServer(syncSourcesOf(node), {
-          port: config.flagdSyncPort,
-          host: config.host,
-          log: app.log,
-        });
-
-  const address = await app.listen({ port: config.port, host: config.host });
-  const origin = new URL(address).origin;
-  let closing: Promise<void> | undefined;
-  const close = () => {
-    closing ??= (async () => {
-      clearInterval(flushing);
-      await sync?.close();
-      // Requests in flight get a moment; then kept-alive connections (edges chained behind,
-      // clients) are closed rather than waited for.
-      const closed = app.close();
-      const force = setTimeout(() => app.server.closeAllConnections(), 1_000);
-      await closed;
-      clearTimeout(force);
-      await follower.close();
-      await node.plane.sync.close();
-      await flush();
-      await outbox.close();
-      if (cacheTimer !== undefined) {
-        clearTimeout(cacheTimer);
-        await cache.save(mirror.state());
-      }
-      await cacheWrite;
-    })();
-    return closing;
-  };
-  return { app, node, mirror, follower, outbox, origin, close };
+  const timer = setInterval(flush, intervalMs);
+  timer.unref();
+  return { flush, stop: () => clearInterval(timer) };
 }
 
 /** One forwarded batch, POSTed with the edge key; a 4xx is for good, anything else is retried. */

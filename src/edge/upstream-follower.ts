@@ -103,7 +103,9 @@ export class UpstreamFollower implements ChangeFeed {
         if (attempt === 0 || attempt % 20 === 0) {
           log.warn(
             { err: error, upstream: this.#options.upstreamUrl, attempt: attempt + 1 },
-            'upstream unreachable; serving the last snapshot and retrying',
+            this.#options.mirror.loaded
+              ? 'upstream unreachable; serving the last snapshot and retrying'
+              : 'upstream unreachable; retrying (listening once the first snapshot arrives)',
           );
         }
       }

@@ -62,87 +62,120 @@ export class EdgeStreams {
 
   /** `untilReady`: the stream ends after `ready`, a snapshot read once (diagnostics, the authorisation matrix). */
   open(sink: Writable, principal: Principal, lastEventId: string | undefined, untilReady = false): void {
-    const sent = revisionsOf(lastEventId);
-    const unsubscribes = new Map<string, () => void>();
-    let closed = false;
-    // One sync at a time: a burst of changes is sent as one pass over what moved.
-    let syncing: Promise<void> | undefined;
-    let again = false;
-
-    const sync = async (): Promise<void> => {
-      const projects = this.#upstream.projectsOf(principal);
-      for (const [id, revision] of projects) {
-        if (!unsubscribes.has(id)) unsubscribes.set(id, this.#upstream.subscribe(id, request));
-        if (sent.get(id) === revision) continue;
-        const project = await this.#upstream.project(principal, id);
-        if (closed) return;
-        if (project === undefined) continue;
-        sent.set(id, project.revision);
-        sink.write(message('project', project, cursorOf(sent)));
-      }
-      for (const id of [...sent.keys()]) {
-        if (projects.has(id)) continue;
-        sent.delete(id);
-        unsubscribes.get(id)?.();
-        unsubscribes.delete(id);
-        sink.write(message('removed', { id }, cursorOf(sent)));
-      }
-    };
-    const request = (): void => {
-      if (closed) return;
-      if (syncing !== undefined) {
-        again = true;
-        return;
-      }
-      syncing = sync()
-        .catch(() => undefined)
-        .finally(() => {
-          syncing = undefined;
-          if (again) {
-            again = false;
-            request();
-          }
-        });
-    };
-    const sendKeys = (): void => {
-      if (!closed) sink.write(message('keys', { keys: this.#upstream.keysOf(principal) }));
-    };
-
+    const stream = new EdgeStream(sink, principal, this.#upstream, revisionsOf(lastEventId));
     const heartbeat = setInterval(() => sink.write(': heartbeat\n\n'), this.#heartbeatMs);
-    const scopeCheck = setInterval(request, SCOPE_CHECK_MS);
+    const scopeCheck = setInterval(() => stream.request(), SCOPE_CHECK_MS);
     heartbeat.unref();
     scopeCheck.unref();
-    const unwatchKeys = this.#upstream.watchKeys(sendKeys);
+    const unwatchKeys = this.#upstream.watchKeys(() => stream.sendKeys());
     const close = (): void => {
-      if (closed) return;
-      closed = true;
+      if (!stream.end()) return;
       this.#closes.delete(close);
       clearInterval(heartbeat);
       clearInterval(scopeCheck);
       unwatchKeys();
       unrevoked();
-      for (const unsubscribe of unsubscribes.values()) unsubscribe();
-      sink.end(() => sink.destroy());
     };
     this.#closes.add(close);
     const unrevoked = this.#revocations.subscribe(principal.id, close);
     sink.once('close', close);
     sink.once('error', close);
+    stream.start(untilReady ? close : undefined, close);
+  }
+}
 
-    sink.write(message('hello', { protocol: EDGE_PROTOCOL }));
-    syncing = sync()
-      .then(() => {
-        sendKeys();
-        if (!closed) sink.write(message('ready', {}, cursorOf(sent)));
-        if (untilReady) close();
-      })
-      .catch(close)
-      .finally(() => {
-        syncing = undefined;
-        if (again) {
-          again = false;
-          request();
-        }
-      });
+/** One open stream: what it sent (the revisions per project) and the one sync pass under way. */
+class EdgeStream {
+  readonly #sink: Writable;
+  readonly #principal: Principal;
+  readonly #upstream: EdgeUpstreamService;
+  readonly #sent: Map<string, number>;
+  readonly #unsubscribes = new Map<string, () => void>();
+  #closed = false;
+  // One sync at a time: a burst of changes is sent as one pass over what moved.
+  #syncing: Promise<void> | undefined;
+  #again = false;
+
+  constructor(
+    sink: Writable,
+    principal: Principal,
+    upstream: EdgeUpstreamService,
+    sent: Map<string, number>,
+  ) {
+    this.#sink = sink;
+    this.#principal = principal;
+    this.#upstream = upstream;
+    this.#sent = sent;
+  }
+
+  /** `hello`, what the edge lacks, the keys, `ready`; then `afterReady` (the stream that ends there). */
+  start(afterReady: (() => void) | undefined, failed: () => void): void {
+    this.#sink.write(message('hello', { protocol: EDGE_PROTOCOL }));
+    this.#run(
+      this.#sync().then(() => {
+        this.sendKeys();
+        if (!this.#closed) this.#sink.write(message('ready', {}, cursorOf(this.#sent)));
+        afterReady?.();
+      }),
+      failed,
+    );
+  }
+
+  /** A project of the scope changed (or may have appeared or gone): send what moved. */
+  request(): void {
+    if (this.#closed) return;
+    if (this.#syncing !== undefined) {
+      this.#again = true;
+      return;
+    }
+    this.#run(this.#sync(), () => undefined);
+  }
+
+  sendKeys(): void {
+    if (!this.#closed) this.#sink.write(message('keys', { keys: this.#upstream.keysOf(this.#principal) }));
+  }
+
+  /** Ends the stream; false when it had ended already. */
+  end(): boolean {
+    if (this.#closed) return false;
+    this.#closed = true;
+    for (const unsubscribe of this.#unsubscribes.values()) unsubscribe();
+    this.#sink.end(() => this.#sink.destroy());
+    return true;
+  }
+
+  #run(pass: Promise<void>, failed: () => void): void {
+    this.#syncing = pass.catch(failed).finally(() => {
+      this.#syncing = undefined;
+      if (this.#again) {
+        this.#again = false;
+        this.request();
+      }
+    });
+  }
+
+  async #sync(): Promise<void> {
+    await this.#upstream.loadScope(this.#principal);
+    const projects = this.#upstream.projectsOf(this.#principal);
+    for (const [id, revision] of projects) {
+      if (!this.#unsubscribes.has(id))
+        this.#unsubscribes.set(
+          id,
+          this.#upstream.subscribe(id, () => this.request()),
+        );
+      if (this.#sent.get(id) === revision) continue;
+      const project = await this.#upstream.project(this.#principal, id);
+      if (this.#closed) return;
+      if (project === undefined) continue;
+      this.#sent.set(id, project.revision);
+      this.#sink.write(message('project', project, cursorOf(this.#sent)));
+    }
+    for (const id of [...this.#sent.keys()]) {
+      if (projects.has(id)) continue;
+      this.#sent.delete(id);
+      this.#unsubscribes.get(id)?.();
+      this.#unsubscribes.delete(id);
+      this.#sink.write(message('removed', { id }, cursorOf(this.#sent)));
+    }
   }
 }

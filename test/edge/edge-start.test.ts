@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +52,83 @@ describe('an edge’s configuration', () => {
     await expect(startEdge(config, { logger: false })).rejects.toThrow(
       /^FLAGSTAFF_EDGE_CACHE .* is not a writable directory/,
     );
+  });
+});
+
+/** An upstream that answers the edge stream as `answer` says: a status, or an SSE body. */
+async function fakeUpstream(answer: () => { status: number; body?: string }) {
+  let requests = 0;
+  const server: Server = createServer((_request, response) => {
+    requests++;
+    const { status, body } = answer();
+    response.writeHead(status, body === undefined ? {} : { 'content-type': 'text/event-stream' });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests: () => requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('an edge’s upstream at start', () => {
+  const edgeOf = (url: string, lines?: string[]) =>
+    startEdge(loadEdgeConfig({ ...ENV, FLAGSTAFF_UPSTREAM_URL: url, FLAGSTAFF_EDGE_CACHE: tempDir() }), {
+      logger:
+        lines === undefined
+          ? false
+          : { level: 'warn', stream: { write: (line: string) => lines.push(JSON.parse(line).msg) } },
+    });
+
+  it('stops naming FLAGSTAFF_UPSTREAM_URL when upstream serves no edge stream (another program, an old version)', async () => {
+    const upstream = await fakeUpstream(() => ({ status: 404 }));
+    try {
+      await expect(edgeOf(upstream.url)).rejects.toThrow(
+        /^FLAGSTAFF_UPSTREAM_URL http:\/\/127\.0\.0\.1:\d+ serves no edge stream \(404\)/,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('stops naming FLAGSTAFF_UPSTREAM_URL when upstream speaks another edge protocol', async () => {
+    const upstream = await fakeUpstream(() => ({
+      status: 200,
+      body: 'event: hello\ndata: {"protocol":99}\n\n',
+    }));
+    try {
+      await expect(edgeOf(upstream.url)).rejects.toThrow(
+        /^FLAGSTAFF_UPSTREAM_URL http:\/\/127\.0\.0\.1:\d+ speaks edge protocol 99, this edge 1/,
+      );
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it('logs once and retries while upstream fails (no cache: it does not listen meanwhile)', async () => {
+    let status = 503;
+    const upstream = await fakeUpstream(() => ({ status }));
+    const lines: string[] = [];
+    try {
+      let started = false;
+      const starting = edgeOf(upstream.url, lines).then(() => {
+        started = true;
+      });
+      starting.catch(() => undefined);
+      for (let waited = 0; upstream.requests() < 3 && waited < 10_000; waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(upstream.requests()).toBeGreaterThanOrEqual(3);
+      expect(started).toBe(false);
+      expect(lines).toEqual(['upstream unreachable; retrying (listening once the first snapshot arrives)']);
+      // Ends the retries: a refusal stops the start.
+      status = 404;
+      await expect(starting).rejects.toThrow(/^FLAGSTAFF_UPSTREAM_URL/);
+    } finally {
+      await upstream.close();
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 
 const BIN = join(import.meta.dirname, '../../bin/flagstaff.js');
 
-/** `flagstaff serve` as a process of its own, with everything it prints. */
+/** `flagstaff serve` (or `flagstaff edge`) as a process of its own, with everything it prints. */
 export interface NodeProcess {
   readonly child: ChildProcess;
   output(): string;
@@ -13,15 +13,18 @@ export interface NodeProcess {
   stop(): Promise<void>;
 }
 
-export function startNodeProcess(env: Record<string, string>): NodeProcess {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
+export function startNodeProcess(
+  env: Record<string, string>,
+  command: 'serve' | 'edge' = 'serve',
+): NodeProcess {
+  const child = spawn(process.execPath, [BIN, command], {
     env: { ...process.env, FLAGSTAFF_PORT: '0', FLAGSTAFF_LOG_LEVEL: 'info', ...env },
   });
   let out = '';
   const listening = new Promise<string>((resolve, reject) => {
     const read = (chunk: Buffer) => {
       out += chunk;
-      const match = /listening: API (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      const match = /listening: (?:API )?(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (match) resolve(match[1] as string);
     };
     child.stdout.on('data', read);

@@ -72,6 +72,17 @@ export class EdgeUpstreamService {
     if (principal.role !== EDGE_ROLE) throw forbidden('This stream is for edge keys (role edge).');
   }
 
+  /**
+   * Loads the key's project when nothing has yet (one created after this node started is loaded
+   * on first use): its edge must not wait for an evaluation on this node to be sent it.
+   */
+  async loadScope(principal: Principal): Promise<void> {
+    const id = principal.projectId;
+    if (id === null || this.#snapshots.revisionOf(id) !== undefined) return;
+    // A project that is gone stays out of the scope: its key is refused soon anyway.
+    await this.#snapshots.definitions(id).catch(() => undefined);
+  }
+
   /** The loaded projects the key may read, by id, with their revisions. */
   projectsOf(principal: Principal): ReadonlyMap<string, number> {
     const projects = new Map<string, number>();
