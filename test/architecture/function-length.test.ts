@@ -14,14 +14,6 @@ const MOST_LINES = 70;
 const ROOTS = ['src', 'dashboard/src'];
 const ROOT = join(import.meta.dirname, '../..');
 
-/**
- * Functions written before the rule held every file, still to be split. The list only shrinks:
- * a listed function that is now short fails the test until its line is deleted.
- */
-const STILL_LONG: readonly (readonly [file: string, name: string])[] = [
-
-];
-
 interface Measured {
   file: string;
   name: string;
@@ -88,7 +80,6 @@ function functionLengths(file: string, text: string): Measured[] {
 const measured = ROOTS.flatMap(sourcesBelow).flatMap((file) =>
   functionLengths(file, readFileSync(join(ROOT, file), 'utf8')),
 );
-const listed = (f: Measured) => STILL_LONG.some(([file, name]) => file === f.file && name === f.name);
 
 describe('functions stay short', () => {
   it('measures what it should: nested callbacks, methods and components each count', () => {
@@ -118,16 +109,7 @@ describe('functions stay short', () => {
   });
 
   it(`no function is longer than ${MOST_LINES} lines`, () => {
-    const long = measured.filter((f) => f.lines > MOST_LINES && !listed(f));
+    const long = measured.filter((f) => f.lines > MOST_LINES);
     expect(long.map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`)).toEqual([]);
-  });
-
-  it('the list of functions still to split only shrinks', () => {
-    const splitSinceListed = STILL_LONG.filter(
-      ([file, name]) => !measured.some((f) => f.file === file && f.name === name && f.lines > MOST_LINES),
-    );
-    expect(
-      splitSinceListed.map(([file, name]) => `${file} ${name}: now short (or gone); delete its line`),
-    ).toEqual([]);
   });
 });
