@@ -1,3 +1,4 @@
+import { notFound } from '../domain/errors.ts';
 import type { Flag } from '../domain/flag.ts';
 import type { Project } from '../domain/project.ts';
 import type { EdgeProject } from '../services/serving/edge-upstream.ts';
@@ -62,7 +63,9 @@ export class UpstreamMirror
 
   async readProject(projectId: string): Promise<ProjectContents> {
     const project = this.#projects.get(projectId);
-    if (project === undefined) throw new Error(`project ${projectId} is not among the edge's`);
+    // Not a fault of the edge: upstream has not sent it (a project its upstream has not loaded yet).
+    if (project === undefined)
+      throw notFound(`Project ${projectId} has not reached this edge from its upstream.`);
     return project;
   }
 

@@ -21,13 +21,20 @@ async function podmanOut(...args: string[]): Promise<string> {
   return (await run('podman', args, { maxBuffer: 64 << 20 })).stdout.trim();
 }
 
-/** Starts a container; resolves with its name once it says it listens (logs as the operator reads them). */
-async function start(name: string, options: readonly string[]): Promise<string> {
-  await podmanOut('run', '-d', '--name', name, ...RUN_OPTIONS, ...options, IMAGE);
+/**
+ * Starts a container (`flagstaff serve`, or the `command` given); resolves with its name once it
+ * says it listens (logs as the operator reads them).
+ */
+async function start(
+  name: string,
+  options: readonly string[],
+  command: readonly string[] = [],
+): Promise<string> {
+  await podmanOut('run', '-d', '--name', name, ...RUN_OPTIONS, ...options, IMAGE, ...command);
   let logs = '';
   const listening = await eventually(async () => {
     logs = await podmanLogs(name);
-    return logs.includes('Flagstaff is listening');
+    return /Flagstaff (edge )?is listening/.test(logs);
   }, 120_000);
   if (!listening) throw new Error(`container ${name} did not start:\n${logs}`);
   return name;
@@ -134,6 +141,60 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
     const [second, again] = await startOnVolume(`flagstaff-second-${suffix}`);
     expect(await podmanLogs(second)).not.toContain('It is shown this once');
     expect((await evaluate(again, key)).body).toMatchObject({ value: true });
+  });
+
+  it('runs `flagstaff edge` in a container following a core container (docs/edge.md)', {
+    timeout: 600_000,
+  }, async () => {
+    const key = `fsk_edge-container-test-${suffix}-0123456789abcdefghij`;
+    const [corePort, edgePort] = [await freePort(), await freePort()];
+    const hostNetwork = (port: number) => [
+      '--network',
+      'host',
+      '-e',
+      'FLAGSTAFF_HOST=127.0.0.1',
+      '-e',
+      `FLAGSTAFF_PORT=${port}`,
+    ];
+    // The core on SQLite in the image's /data (an anonymous volume, removed with the container).
+    containers.push(
+      await start(`flagstaff-core-${suffix}`, [...hostNetwork(corePort), '-e', `FLAGSTAFF_ADMIN_KEY=${key}`]),
+    );
+    const core = `http://127.0.0.1:${corePort}`;
+    expect((await api(core, key, 'POST', '/v1/projects/default/flags', { key: 'launch' })).status).toBe(201);
+    const edgeKey = await api(core, key, 'POST', '/v1/projects/default/api-keys', {
+      name: 'edge',
+      role: 'edge',
+    });
+    expect(edgeKey.status).toBe(201);
+
+    const edgeName = `flagstaff-edge-${suffix}`;
+    containers.push(
+      await start(
+        edgeName,
+        [
+          ...hostNetwork(edgePort),
+          '-e',
+          `FLAGSTAFF_UPSTREAM_URL=${core}`,
+          '-e',
+          `FLAGSTAFF_EDGE_KEY=${edgeKey.body.secret}`,
+          '-e',
+          'FLAGSTAFF_EDGE_CACHE=/data',
+        ],
+        ['edge'],
+      ),
+    );
+    const edge = `http://127.0.0.1:${edgePort}`;
+    expect((await evaluate(edge, key)).body).toMatchObject({ value: false });
+    await api(core, key, 'PATCH', '/v1/projects/default/flags/launch?environment=production', {
+      enabled: true,
+    });
+    expect(await eventually(async () => (await evaluate(edge, key)).body?.value === true, 5000)).toBe(true);
+    // The image's HEALTHCHECK holds for an edge too (its /readyz), and it stops cleanly.
+    expect(spawnSync('podman', ['healthcheck', 'run', edgeName]).status).toBe(0);
+    expect((await api(edge, key, 'GET', '/v1/projects/default/flags')).status).toBe(404);
+    await podmanOut('stop', '-t', '30', edgeName);
+    expect(await podmanOut('inspect', edgeName, '--format', '{{.State.ExitCode}}')).toBe('0');
   });
 
   describe.skipIf(postgresUrl === undefined || redisUrl === undefined)(

@@ -211,6 +211,20 @@ describe(`edges following a core (${database})`, () => {
     expect(await evaluate(betaEdge.origin, outsideKey)).toEqual({ status: 200, value: false });
     await betaEdge.close();
     edges.pop();
+
+    // And to an organisation-wide edge key, within a second of the project's creation.
+    const gamma = await core.node.call('POST', '/v1/projects', { body: { key: 'gamma', name: 'Gamma' } });
+    expect(
+      (await core.node.call('POST', '/v1/projects/gamma/flags', { body: { key: 'banner' } })).status,
+    ).toBe(201);
+    const gammaKey = (await createKey(core.node.services, gamma.body.id, 'evaluator')).secret;
+    const everywhere = await edgeAt(4, core.url, (await createKey(core.node.services, null, 'edge')).secret);
+    edges.push(everywhere);
+    await until(async () => (await evaluate(everywhere.origin, gammaKey)).status === 200, 3_000, 'gamma');
+    expect(await evaluate(everywhere.origin, gammaKey)).toEqual({ status: 200, value: false });
+    expect(await evaluate(everywhere.origin, client)).toEqual({ status: 200, value: false });
+    await everywhere.close();
+    edges.pop();
   });
 
   it('refuses an edge key on the core’s management routes, and names the upstream on an edge’s', async () => {

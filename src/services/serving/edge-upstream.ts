@@ -43,6 +43,9 @@ export interface EdgeBatch {
 /** Batch ids already taken, per node: enough for an edge's retries, which follow within minutes. */
 const REMEMBERED_BATCHES = 100_000;
 
+/** Organisation-wide edge keys find projects made since the last listing this often. */
+const LIST_PROJECTS_MS = 1_000;
+
 type UpstreamStore = EvaluationSource & Pick<ProjectStore, 'findProject'> & MeasurementRole & InsightsRole;
 
 /**
@@ -57,6 +60,8 @@ export class EdgeUpstreamService {
   /** Each project's payload at its latest revision, built once however many edges follow it. */
   readonly #built = new Map<string, Promise<EdgeProject>>();
   readonly #batches = new Set<string>();
+  /** Every project's id, as last listed for organisation-wide edge keys. */
+  #listed: { readonly at: number; readonly ids: Promise<readonly string[]> } | undefined;
 
   constructor(
     store: UpstreamStore,
@@ -73,14 +78,30 @@ export class EdgeUpstreamService {
   }
 
   /**
-   * Loads the key's project when nothing has yet (one created after this node started is loaded
-   * on first use): its edge must not wait for an evaluation on this node to be sent it.
+   * Loads the projects of the key's scope that nothing has yet (one created after this node
+   * started is loaded on first use): their edges must not wait for an evaluation here to be sent
+   * them. An organisation-wide key's scope is every project, listed at most once a second.
    */
   async loadScope(principal: Principal): Promise<void> {
-    const id = principal.projectId;
-    if (id === null || this.#snapshots.revisionOf(id) !== undefined) return;
-    // A project that is gone stays out of the scope: its key is refused soon anyway.
-    await this.#snapshots.definitions(id).catch(() => undefined);
+    const ids = principal.projectId === null ? await this.#allProjects() : [principal.projectId];
+    for (const id of ids) {
+      if (this.#snapshots.revisionOf(id) !== undefined) continue;
+      // A project that is gone stays out of the scope: its key is refused soon anyway.
+      await this.#snapshots.definitions(id).catch(() => undefined);
+    }
+  }
+
+  #allProjects(): Promise<readonly string[]> {
+    const now = Date.now();
+    if (this.#listed === undefined || now - this.#listed.at >= LIST_PROJECTS_MS) {
+      const ids = this.#store
+        .listRevisions()
+        .then((revisions) => [...revisions.keys()])
+        // The database away: what is loaded is the scope until it returns.
+        .catch(() => this.#snapshots.loadedProjects());
+      this.#listed = { at: now, ids };
+    }
+    return this.#listed.ids;
   }
 
   /** The loaded projects the key may read, by id, with their revisions. */
