@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
+import { manyFlagKey } from '../test/support/many-flags.ts';
 import { runAdmin } from '../test/support/postgres-admin.ts';
 import { benchPostgresUrl, nextMessage, runPart, SERVER_V8_FLAGS, start } from './child.ts';
 import { type HttpOptions, stop } from './http.ts';
@@ -102,7 +103,7 @@ function changeEverySecond(ready: Ready, flags: number): { stop: () => number[] 
   let n = 0;
   const change = async () => {
     const i = (n * 7919) % flags;
-    const key = `flag-${String(i).padStart(5, '0')}`;
+    const key = manyFlagKey(i);
     const began = performance.now();
     const response = await fetch(`${ready.origin}/v1/projects/default/flags/${key}?environment=production`, {
       method: 'PATCH',
@@ -135,7 +136,7 @@ async function latencyUnderChanges(
   flags: number,
   options: HttpOptions,
 ): Promise<{ quiet: Latency[]; changing: Latency[]; changeMs: number[] }> {
-  const url = `${ready.origin}/v1/flags/flag-00001?attributes=${encodeURIComponent(JSON.stringify(CONTEXT))}`;
+  const url = `${ready.origin}/v1/flags/${manyFlagKey(1)}?attributes=${encodeURIComponent(JSON.stringify(CONTEXT))}`;
   const load = async (seconds: number): Promise<Latency> => {
     const run = await runWrk({
       url,

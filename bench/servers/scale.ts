@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
+import { manyFlagKey } from '../../test/support/many-flags.ts';
 
 // The server of the scale benchmark (bench/scale-http.ts), in a process of its own: started as
 // `npm start` starts it (main.ts's serve, its V8 flags from the parent) over the database the
@@ -13,7 +14,6 @@ import { serve } from '../../src/main.ts';
 
 const ADMIN_KEY = 'fsk_bench-admin-key-0123456789abcdefghijklmnop';
 const BATCH = 500;
-export const SCALE_FLAG_KEY = (i: number) => `flag-${String(i).padStart(5, '0')}`;
 
 const began = performance.now();
 const app = await serve(
@@ -62,7 +62,7 @@ async function importFlags(count: number): Promise<number> {
   const start = performance.now();
   for (let from = 0; from < count; from += BATCH) {
     const flags: Record<string, unknown> = {};
-    for (let i = from; i < Math.min(count, from + BATCH); i++) flags[SCALE_FLAG_KEY(i)] = flagdFlag(i);
+    for (let i = from; i < Math.min(count, from + BATCH); i++) flags[manyFlagKey(i)] = flagdFlag(i);
     await call('POST', '/v1/projects/default/environments/production/flagd', { flags });
   }
   return performance.now() - start;

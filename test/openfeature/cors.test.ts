@@ -153,7 +153,8 @@ describe('CORS (docs/product.md §6), default origins', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
     expect(res.headers['access-control-expose-headers']).toBeUndefined();
-    expect(res.headers.vary).toBe('Origin');
+    // And on Accept-Encoding: the bulk answer is sent compressed when asked (decision 2001).
+    expect(res.headers.vary).toBe('Origin, Accept-Encoding');
   });
 
   it('sends no CORS headers on management responses', async () => {
