@@ -2,7 +2,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Admission } from './access/admission.ts';
 import type { LegacySyncCredentials } from './access/api-key-authentication.ts';
 import { type AdmissionOptions, createAdmission } from './access/create-admission.ts';
-import { RedisLeases } from './access/redis-leases.ts';
 import { leasesAcrossWorkers } from './access/worker-leases.ts';
 import { type Config, ConfigError, workerShare } from './config.ts';
 import { type Clock, systemClock } from './domain/clock.ts';
@@ -12,7 +11,7 @@ import { type AppOptions, buildApp } from './http/build-app.ts';
 import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
 import { EvaluationCounts } from './observability/evaluation-counts.ts';
-import { type SyncSources, startFlagdSyncServer } from './openfeature/flagd-sync-server.ts';
+import type { SyncSources } from './openfeature/flagd-sync-server.ts';
 import { createPlane, type Plane } from './plane/plane.ts';
 import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
@@ -174,7 +173,8 @@ async function buildNodeApp(
   const sharedLimits =
     config.redisUrl === undefined
       ? leasesAcrossWorkers(config.workers)
-      : new RedisLeases(config.redisUrl, {
+      : // Loaded only when named: a node without Redis does not carry its client (issue 40).
+        new (await import('./access/redis-leases.ts')).RedisLeases(config.redisUrl, {
           info: (details, message) => log?.info(details, message),
           warn: (details, message) => log?.warn(details, message),
         });
@@ -335,6 +335,8 @@ function handleSignals(app: FastifyInstance, services: Services, graceMs: number
 /** flagd's gRPC sync, when FLAGSTAFF_FLAGD_SYNC_PORT is set: admitted like every other way in. */
 async function startFlagdSync(app: FastifyInstance, node: Node, config: Config): Promise<void> {
   if (config.flagdSyncPort === undefined) return;
+  // gRPC and its proto loader are loaded only when the port is set (issue 40: memory of an idle node).
+  const { startFlagdSyncServer } = await import('./openfeature/flagd-sync-server.ts');
   const sync = await startFlagdSyncServer(syncSourcesOf(node), {
     port: config.flagdSyncPort,
     host: config.host,

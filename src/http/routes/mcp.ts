@@ -1,7 +1,5 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCall } from '../../mcp/api-call.ts';
-import { createMcpServer } from '../../mcp/mcp-server.ts';
 import { publicOrigin } from '../public-origin.ts';
 import { ANY, access } from '../route-access.ts';
 
@@ -51,8 +49,27 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
  * tool then passes its own route's checks. GET (a server-to-client stream) and DELETE (ending a
  * session) have nothing to serve here: 405, as the transport's specification allows.
  */
+/**
+ * The MCP SDK, loaded on the first call to /mcp rather than at start: it is the largest module a
+ * node carries (~14 MB of RSS), and most nodes never serve an MCP client (issue 40).
+ */
+let mcpModules:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+        typeof import('../../mcp/mcp-server.ts'),
+      ]
+    >
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('../../mcp/mcp-server.ts'),
+  ]));
+
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   app.post('/mcp', { schema: { hide: true }, config: access('viewer', ANY) }, async (request, reply) => {
+    const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
     const server = createMcpServer({
       call: injectedAs(options.root, request),
       dashboard: publicOrigin(request, options.publicUrl),
