@@ -1,7 +1,8 @@
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
-import { ApiClient, ApiError, type Progress } from './api-client.ts';
+import { SERVER_OPTIONS, serverClientOf } from '../server-options.ts';
+import { type ApiClient, ApiError, type Progress } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
 import { desiredOf, isResourceFile } from './desired.ts';
 import {
@@ -47,8 +48,7 @@ function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliO
     allowPositionals: true,
     strict: false,
     options: {
-      server: { type: 'string' },
-      key: { type: 'string' },
+      ...SERVER_OPTIONS,
       project: { type: 'string', short: 'p' },
       prune: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -56,21 +56,15 @@ function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliO
     },
   });
   const [dir, extra] = positionals;
-  const server = (values.server as string | undefined) ?? env.FLAGSTAFF_URL;
-  const key = (values.key as string | undefined) ?? env.FLAGSTAFF_KEY;
   if (dir === undefined || extra !== undefined) {
     output.err(`Usage:\n${FLAGS_AS_CODE_USAGE}\n`);
     return undefined;
   }
-  if (!server || !key) {
-    output.err(
-      'flagstaff: name the server and the API key: --server URL --key KEY (or FLAGSTAFF_URL, FLAGSTAFF_KEY).\n',
-    );
-    return undefined;
-  }
+  const client = serverClientOf(values, env, output, 'flagstaff');
+  if (client === undefined) return undefined;
   return {
     dir,
-    client: new ApiClient({ server, key }),
+    client,
     project: values.project as string | undefined,
     prune: values.prune === true,
     json: values.json === true,
