@@ -1,3 +1,4 @@
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { ApiClient } from './flags-as-code/api-client.ts';
 import type { CliOutput } from './operator.ts';
 
@@ -24,3 +25,16 @@ export function serverClientOf(
   }
   return new ApiClient({ server, key });
 }
+
+/**
+ * The arguments of a command that works on a folder against a project of a running server (pull,
+ * plan, apply, refs): the server options, `--project`/`-p`, and the command's `own`; loosely
+ * parsed, each value read as the command expects it.
+ */
+export const serverCommandArgs = (argv: readonly string[], own: ParseArgsOptionsConfig) =>
+  parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    options: { ...SERVER_OPTIONS, project: { type: 'string', short: 'p' }, ...own },
+  });

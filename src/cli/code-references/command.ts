@@ -1,10 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CodeReference } from '../../domain/code-reference.ts';
 import { type ApiClient, ApiError } from '../flags-as-code/api-client.ts';
 import type { CliOutput } from '../operator.ts';
-import { SERVER_OPTIONS, serverClientOf } from '../server-options.ts';
+import { serverClientOf, serverCommandArgs } from '../server-options.ts';
 import { scanRepository } from './scan.ts';
 
 export const REFS_USAGE = `  refs       flagstaff refs DIR --project P [--repository NAME] [--branch B] [--url-template T]
@@ -28,18 +27,11 @@ const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: false,
-    options: {
-      ...SERVER_OPTIONS,
-      project: { type: 'string', short: 'p' },
-      repository: { type: 'string' },
-      branch: { type: 'string' },
-      'url-template': { type: 'string' },
-      'fail-on-archived': { type: 'boolean' },
-    },
+  const { values, positionals } = serverCommandArgs(argv, {
+    repository: { type: 'string' },
+    branch: { type: 'string' },
+    'url-template': { type: 'string' },
+    'fail-on-archived': { type: 'boolean' },
   });
   const [dir, extra] = positionals;
   const project = values.project as string | undefined;

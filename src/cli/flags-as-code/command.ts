@@ -1,7 +1,6 @@
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
-import { SERVER_OPTIONS, serverClientOf } from '../server-options.ts';
+import { serverClientOf, serverCommandArgs } from '../server-options.ts';
 import { type ApiClient, ApiError, type Progress } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
 import { desiredOf, isResourceFile } from './desired.ts';
@@ -43,17 +42,10 @@ interface Options {
 }
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: false,
-    options: {
-      ...SERVER_OPTIONS,
-      project: { type: 'string', short: 'p' },
-      prune: { type: 'boolean' },
-      json: { type: 'boolean' },
-      plan: { type: 'string' },
-    },
+  const { values, positionals } = serverCommandArgs(argv, {
+    prune: { type: 'boolean' },
+    json: { type: 'boolean' },
+    plan: { type: 'string' },
   });
   const [dir, extra] = positionals;
   if (dir === undefined || extra !== undefined) {
