@@ -26,15 +26,43 @@ export function serverClientOf(
   return new ApiClient({ server, key });
 }
 
+/** A command that works on a folder against a project of a running server (pull, plan, apply, refs). */
+export interface FolderCommand {
+  /** As its messages name it: `flagstaff refs`. */
+  readonly name: string;
+  readonly usage: string;
+  /** Its options besides the server options and `--project`/`-p`. */
+  readonly options: ParseArgsOptionsConfig;
+  /** It cannot run without `--project`. */
+  readonly needsProject?: boolean;
+}
+
 /**
- * The arguments of a command that works on a folder against a project of a running server (pull,
- * plan, apply, refs): the server options, `--project`/`-p`, and the command's `own`; loosely
- * parsed, each value read as the command expects it.
+ * A folder command's arguments, loosely parsed (each value read as the command expects it): its
+ * folder, the client of its server, and its options' values; undefined, said on stderr, when the
+ * usage is wrong (not one folder, no project where one is needed) or the server is not named.
  */
-export const serverCommandArgs = (argv: readonly string[], own: ParseArgsOptionsConfig) =>
-  parseArgs({
+export function folderCommandOf(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  output: CliOutput,
+  command: FolderCommand,
+) {
+  const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
     strict: false,
-    options: { ...SERVER_OPTIONS, project: { type: 'string', short: 'p' }, ...own },
+    options: { ...SERVER_OPTIONS, project: { type: 'string', short: 'p' }, ...command.options },
   });
+  const [dir, extra] = positionals;
+  if (
+    dir === undefined ||
+    extra !== undefined ||
+    (command.needsProject === true && values.project === undefined)
+  ) {
+    output.err(`Usage:\n${command.usage}\n`);
+    return undefined;
+  }
+  const client = serverClientOf(values, env, output, command.name);
+  return client === undefined ? undefined : { dir, client, values };
+}

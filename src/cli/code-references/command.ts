@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { CodeReference } from '../../domain/code-reference.ts';
 import { type ApiClient, ApiError } from '../flags-as-code/api-client.ts';
 import type { CliOutput } from '../operator.ts';
-import { serverClientOf, serverCommandArgs } from '../server-options.ts';
+import { folderCommandOf } from '../server-options.ts';
 import { scanRepository } from './scan.ts';
 
 export const REFS_USAGE = `  refs       flagstaff refs DIR --project P [--repository NAME] [--branch B] [--url-template T]
@@ -27,20 +27,20 @@ const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = serverCommandArgs(argv, {
-    repository: { type: 'string' },
-    branch: { type: 'string' },
-    'url-template': { type: 'string' },
-    'fail-on-archived': { type: 'boolean' },
+  const parsed = folderCommandOf(argv, env, output, {
+    name: 'flagstaff refs',
+    usage: REFS_USAGE,
+    options: {
+      repository: { type: 'string' },
+      branch: { type: 'string' },
+      'url-template': { type: 'string' },
+      'fail-on-archived': { type: 'boolean' },
+    },
+    needsProject: true,
   });
-  const [dir, extra] = positionals;
-  const project = values.project as string | undefined;
-  if (dir === undefined || extra !== undefined || project === undefined) {
-    output.err(`Usage:\n${REFS_USAGE}\n`);
-    return undefined;
-  }
-  const client = serverClientOf(values, env, output, 'flagstaff refs');
-  if (client === undefined) return undefined;
+  if (parsed === undefined) return undefined;
+  const { dir, client, values } = parsed;
+  const project = values.project as string;
   return {
     dir,
     project,

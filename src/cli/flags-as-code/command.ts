@@ -1,6 +1,6 @@
 import { join, relative } from 'node:path';
 import type { CliOutput } from '../operator.ts';
-import { serverClientOf, serverCommandArgs } from '../server-options.ts';
+import { folderCommandOf } from '../server-options.ts';
 import { type ApiClient, ApiError, type Progress } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
 import { desiredOf, isResourceFile } from './desired.ts';
@@ -42,18 +42,13 @@ interface Options {
 }
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = serverCommandArgs(argv, {
-    prune: { type: 'boolean' },
-    json: { type: 'boolean' },
-    plan: { type: 'string' },
+  const parsed = folderCommandOf(argv, env, output, {
+    name: 'flagstaff',
+    usage: FLAGS_AS_CODE_USAGE,
+    options: { prune: { type: 'boolean' }, json: { type: 'boolean' }, plan: { type: 'string' } },
   });
-  const [dir, extra] = positionals;
-  if (dir === undefined || extra !== undefined) {
-    output.err(`Usage:\n${FLAGS_AS_CODE_USAGE}\n`);
-    return undefined;
-  }
-  const client = serverClientOf(values, env, output, 'flagstaff');
-  if (client === undefined) return undefined;
+  if (parsed === undefined) return undefined;
+  const { dir, client, values } = parsed;
   return {
     dir,
     client,
