@@ -2,8 +2,9 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ApiCall } from '../mcp/api-call.ts';
 import { createMcpServer } from '../mcp/mcp-server.ts';
-import { ApiClient, ApiError } from './flags-as-code/api-client.ts';
+import { type ApiClient, ApiError } from './flags-as-code/api-client.ts';
 import type { CliOutput } from './operator.ts';
+import { SERVER_OPTIONS, serverClientOf } from './server-options.ts';
 
 export const MCP_USAGE = `  mcp        flagstaff mcp [--server URL] [--key KEY]
              an MCP server on stdin/stdout for AI assistants: its tools read and change flags as
@@ -41,17 +42,10 @@ export async function runMcpCommand(
   const { values } = parseArgs({
     args: [...argv],
     strict: false,
-    options: { server: { type: 'string' }, key: { type: 'string' } },
+    options: SERVER_OPTIONS,
   });
-  const server = (values.server as string | undefined) ?? env.FLAGSTAFF_URL;
-  const key = (values.key as string | undefined) ?? env.FLAGSTAFF_KEY;
-  if (!server || !key) {
-    output.err(
-      'flagstaff mcp: name the server and the API key: --server URL --key KEY (or FLAGSTAFF_URL, FLAGSTAFF_KEY).\n',
-    );
-    return 2;
-  }
-  const client = new ApiClient({ server, key });
+  const client = serverClientOf(values, env, output, 'flagstaff mcp');
+  if (client === undefined) return 2;
   const mcp = createMcpServer({ call: callThrough(client), dashboard: client.server });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -144,14 +144,7 @@ async function registerRoutes(app: FastifyInstance, options: AppOptions): Promis
   await app.register(authRoutes, { services, prefix: '/v1' });
   await app.register(singleSignOnRoutes, { services, prefix: '/v1' });
   await app.register(scimRoutes, { services, prefix: '/scim/v2' });
-  await app.register(ofrepRoutes, {
-    services,
-    realtime,
-    changes: options.changes,
-    publicUrl: options.publicUrl,
-    prefix: '/ofrep/v1',
-  });
-  await app.register(eventStreamRoutes, { services, realtime, limits: options.streamLimits });
+  await registerOfrep(app, options);
 }
 
 /** What an edge serves: the routes applications call, from the node's own plugins. */
@@ -166,6 +159,12 @@ async function registerEdgeRoutes(app: FastifyInstance, options: AppOptions): Pr
     },
     { prefix: '/v1' },
   );
+  await registerOfrep(app, options);
+}
+
+/** OFREP (docs/product.md §9), its evaluations and their event stream: served by a node and an edge alike. */
+async function registerOfrep(app: FastifyInstance, options: AppOptions): Promise<void> {
+  const { services, realtime } = options;
   await app.register(ofrepRoutes, {
     services,
     realtime,

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CodeReference } from '../../domain/code-reference.ts';
-import { ApiClient, ApiError } from '../flags-as-code/api-client.ts';
+import { type ApiClient, ApiError } from '../flags-as-code/api-client.ts';
 import type { CliOutput } from '../operator.ts';
+import { folderCommandOf } from '../server-options.ts';
 import { scanRepository } from './scan.ts';
 
 export const REFS_USAGE = `  refs       flagstaff refs DIR --project P [--repository NAME] [--branch B] [--url-template T]
@@ -27,34 +27,20 @@ const git = (dir: string, ...args: string[]) =>
   execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: false,
+  const parsed = folderCommandOf(argv, env, output, {
+    name: 'flagstaff refs',
+    usage: REFS_USAGE,
     options: {
-      server: { type: 'string' },
-      key: { type: 'string' },
-      project: { type: 'string', short: 'p' },
       repository: { type: 'string' },
       branch: { type: 'string' },
       'url-template': { type: 'string' },
       'fail-on-archived': { type: 'boolean' },
     },
+    needsProject: true,
   });
-  const [dir, extra] = positionals;
-  const project = values.project as string | undefined;
-  const server = (values.server as string | undefined) ?? env.FLAGSTAFF_URL;
-  const key = (values.key as string | undefined) ?? env.FLAGSTAFF_KEY;
-  if (dir === undefined || extra !== undefined || project === undefined) {
-    output.err(`Usage:\n${REFS_USAGE}\n`);
-    return undefined;
-  }
-  if (!server || !key) {
-    output.err(
-      'flagstaff refs: name the server and the API key: --server URL --key KEY (or FLAGSTAFF_URL, FLAGSTAFF_KEY).\n',
-    );
-    return undefined;
-  }
+  if (parsed === undefined) return undefined;
+  const { dir, client, values } = parsed;
+  const project = values.project as string;
   return {
     dir,
     project,
@@ -63,7 +49,7 @@ function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliO
     branch: (values.branch as string | undefined) ?? (git(dir, 'branch', '--show-current') || 'HEAD'),
     urlTemplate: (values['url-template'] as string | undefined) ?? null,
     failOnArchived: values['fail-on-archived'] === true,
-    client: new ApiClient({ server, key }),
+    client,
   };
 }
 

@@ -1,7 +1,7 @@
 import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliOutput } from '../operator.ts';
-import { ApiClient, ApiError, type Progress } from './api-client.ts';
+import { folderCommandOf } from '../server-options.ts';
+import { type ApiClient, ApiError, type Progress } from './api-client.ts';
 import { applyPlans, type Outcome } from './apply.ts';
 import { desiredOf, isResourceFile } from './desired.ts';
 import {
@@ -42,35 +42,16 @@ interface Options {
 }
 
 function optionsOf(argv: readonly string[], env: NodeJS.ProcessEnv, output: CliOutput): Options | undefined {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: false,
-    options: {
-      server: { type: 'string' },
-      key: { type: 'string' },
-      project: { type: 'string', short: 'p' },
-      prune: { type: 'boolean' },
-      json: { type: 'boolean' },
-      plan: { type: 'string' },
-    },
+  const parsed = folderCommandOf(argv, env, output, {
+    name: 'flagstaff',
+    usage: FLAGS_AS_CODE_USAGE,
+    options: { prune: { type: 'boolean' }, json: { type: 'boolean' }, plan: { type: 'string' } },
   });
-  const [dir, extra] = positionals;
-  const server = (values.server as string | undefined) ?? env.FLAGSTAFF_URL;
-  const key = (values.key as string | undefined) ?? env.FLAGSTAFF_KEY;
-  if (dir === undefined || extra !== undefined) {
-    output.err(`Usage:\n${FLAGS_AS_CODE_USAGE}\n`);
-    return undefined;
-  }
-  if (!server || !key) {
-    output.err(
-      'flagstaff: name the server and the API key: --server URL --key KEY (or FLAGSTAFF_URL, FLAGSTAFF_KEY).\n',
-    );
-    return undefined;
-  }
+  if (parsed === undefined) return undefined;
+  const { dir, client, values } = parsed;
   return {
     dir,
-    client: new ApiClient({ server, key }),
+    client,
     project: values.project as string | undefined,
     prune: values.prune === true,
     json: values.json === true,

@@ -8,16 +8,9 @@ import {
 } from '../../domain/schemas/account-schemas.ts';
 import { RoleSchema } from '../../domain/schemas/resource-schemas.ts';
 import type { Services } from '../../services/services.ts';
-import {
-  actorOf,
-  countedPageOf,
-  pageOf,
-  sendListed,
-  sendNoContent,
-  sendWritten,
-} from '../request-helpers.ts';
+import { actorOf, countedPageOf, pageOf, sendNoContent } from '../request-helpers.ts';
 import { ALL, ANY, access, OWN_ACCOUNT } from '../route-access.ts';
-import { routeGroups } from '../route-builders.ts';
+import { listRoute, routeGroups, writeRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, CountedPageQuery, Email, Password, paged, searchQueryOver } from '../schemas/common.ts';
 import { cookieOf, SESSION_COOKIE } from '../session-cookie.ts';
@@ -82,7 +75,8 @@ function ownAccountRoutes(app: RoutesApp, services: AccountUseCases): void {
 }
 
 function accountAdministration(app: RoutesApp, services: AccountUseCases): void {
-  app.get(
+  listRoute(
+    app,
     '/accounts',
     describe('List dashboard accounts (admin; a project admin sees the project’s own)', {
       description:
@@ -92,10 +86,7 @@ function accountAdministration(app: RoutesApp, services: AccountUseCases): void 
       // Accounts and invitations: admins; the use case narrows a project admin to its project's.
       config: access('admin', ANY),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.accounts.list(actor, { q: request.query.q }, countedPageOf(request.query)),
-      ),
+    (actor, { query }) => services.accounts.list(actor, { q: query.q }, countedPageOf(query)),
   );
 
   app.delete(
@@ -112,7 +103,9 @@ function accountAdministration(app: RoutesApp, services: AccountUseCases): void 
   );
 
   // Changing an account's rights or handing out a way into it reaches every environment it sees.
-  app.patch(
+  writeRoute(
+    app,
+    'patch',
     '/accounts/:accountId',
     describe(
       "Change an account's role or project (admin of both scopes; 409 for the last organisation admin)",
@@ -124,10 +117,8 @@ function accountAdministration(app: RoutesApp, services: AccountUseCases): void 
         config: access('admin', ANY, { environments: ALL }),
       },
     ),
-    async (request, reply) =>
-      sendWritten(request, reply, (actor, { ifMatch }) =>
-        services.accounts.update(actor, request.params.accountId, request.body, ifMatch),
-      ),
+    (actor, { params, body }, { ifMatch }) =>
+      services.accounts.update(actor, params.accountId, body, ifMatch),
   );
 
   app.post(
@@ -151,14 +142,14 @@ function accountAdministration(app: RoutesApp, services: AccountUseCases): void 
 }
 
 function invitationRoutes(app: RoutesApp, services: AccountUseCases): void {
-  app.get(
+  listRoute(
+    app,
     '/invitations',
     describe('List pending invitations (admin)', {
       ...paged(InvitationSchema),
       config: access('admin', ANY),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) => services.accounts.listInvitations(actor, pageOf(request.query))),
+    (actor, { query }) => services.accounts.listInvitations(actor, pageOf(query)),
   );
 
   app.post(

@@ -3,8 +3,9 @@ import type { AuditFilter } from '../../domain/audit-event.ts';
 import { KEY_MAX_LENGTH } from '../../domain/keys.ts';
 import type { PageRequest } from '../../domain/page.ts';
 import type { Services } from '../../services/services.ts';
-import { countedPageOf, pageOf, sendListed } from '../request-helpers.ts';
+import { countedPageOf, pageOf } from '../request-helpers.ts';
 import { access, FLAG, ORGANISATION, PROJECT } from '../route-access.ts';
+import { listRoute } from '../route-builders.ts';
 import { describeRoutes } from '../route-schema.ts';
 import { Closed, CountedPageQuery, FlagIdParams, ProjectParams, paged } from '../schemas/common.ts';
 import { AuditEventSchema } from '../schemas/resources.ts';
@@ -48,7 +49,8 @@ const askedBy = (query: Static<typeof ProjectAuditQuery>): { filter: AuditFilter
 });
 
 export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, { services }) => {
-  app.get(
+  listRoute(
+    app,
     '/projects/:projectId/audit-log',
     describe("A project's audit log, newest first (admin)", {
       description: COUNTED,
@@ -57,15 +59,14 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       200: Type.Array(AuditEventSchema),
       config: access('admin', PROJECT),
     }),
-    async (request, reply) => {
-      const { filter, page } = askedBy(request.query);
-      return sendListed(request, reply, (actor) =>
-        services.auditLog.listProject(actor, request.params.projectId, filter, page),
-      );
+    (actor, { params, query }) => {
+      const { filter, page } = askedBy(query);
+      return services.auditLog.listProject(actor, params.projectId, filter, page);
     },
   );
 
-  app.get(
+  listRoute(
+    app,
     '/flags/:flagId/history',
     describe("A flag's history: its own audit events, newest first (viewer)", {
       description:
@@ -74,13 +75,11 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
       ...paged(AuditEventSchema),
       config: access('viewer', FLAG),
     }),
-    async (request, reply) =>
-      sendListed(request, reply, (actor) =>
-        services.flags.history(actor, request.params.flagId, pageOf(request.query)),
-      ),
+    (actor, { params, query }) => services.flags.history(actor, params.flagId, pageOf(query)),
   );
 
-  app.get(
+  listRoute(
+    app,
     '/audit-log',
     describe(
       'Every audit event of the installation, newest first, including deleted projects and organisation-wide keys (organisation-wide admin)',
@@ -91,11 +90,9 @@ export const auditLogRoutes: RoutesPlugin<{ services: Services }> = async (app, 
         config: access('admin', ORGANISATION),
       },
     ),
-    async (request, reply) => {
-      const { filter, page } = askedBy(request.query);
-      return sendListed(request, reply, (actor) =>
-        services.auditLog.listAll(actor, filter, page, request.query.project),
-      );
+    (actor, { query }) => {
+      const { filter, page } = askedBy(query);
+      return services.auditLog.listAll(actor, filter, page, query.project);
     },
   );
 };

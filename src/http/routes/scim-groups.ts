@@ -119,29 +119,34 @@ function groupChanges(app: RoutesApp, groups: Groups): void {
   );
 }
 
+/** The discovery documents (RFC 7644 §4): each kind listed whole, and one by its id. */
+const DISCOVERY = [
+  {
+    path: '/Schemas',
+    all: scimSchemas,
+    summary: 'The User and Group schemas',
+    one: 'One schema, by its URN',
+    what: 'schema',
+  },
+  {
+    path: '/ResourceTypes',
+    all: scimResourceTypes,
+    summary: 'The resource types: User and Group',
+    one: 'One resource type',
+    what: 'resource type',
+  },
+] as const;
+
 function discovery(app: RoutesApp): void {
-  const found = <T extends { id: string }>(items: readonly T[], id: string, what: string): T => {
-    const item = items.find((i) => i.id === id);
-    if (item === undefined) throw new ScimError(404, `No ${what} "${id}".`);
-    return item;
-  };
-  app.get('/Schemas', discoveryRoute('The User and Group schemas'), async (request, reply) => {
-    const schemas = scimSchemas(baseUrl(request));
-    return send(reply, listResponse(schemas, schemas.length, 1));
-  });
-  app.get(
-    '/Schemas/:id',
-    discoveryRoute('One schema, by its URN', { params: DiscoveryParams }),
-    async (request, reply) => send(reply, found(scimSchemas(baseUrl(request)), request.params.id, 'schema')),
-  );
-  app.get('/ResourceTypes', discoveryRoute('The resource types: User and Group'), async (request, reply) => {
-    const types = scimResourceTypes(baseUrl(request));
-    return send(reply, listResponse(types, types.length, 1));
-  });
-  app.get(
-    '/ResourceTypes/:id',
-    discoveryRoute('One resource type', { params: DiscoveryParams }),
-    async (request, reply) =>
-      send(reply, found(scimResourceTypes(baseUrl(request)), request.params.id, 'resource type')),
-  );
+  for (const { path, all, summary, one, what } of DISCOVERY) {
+    app.get(path, discoveryRoute(summary), async (request, reply) => {
+      const documents = all(baseUrl(request));
+      return send(reply, listResponse(documents, documents.length, 1));
+    });
+    app.get(`${path}/:id`, discoveryRoute(one, { params: DiscoveryParams }), async (request, reply) => {
+      const document = all(baseUrl(request)).find((d) => d.id === request.params.id);
+      if (document === undefined) throw new ScimError(404, `No ${what} "${request.params.id}".`);
+      return send(reply, document);
+    });
+  }
 }
