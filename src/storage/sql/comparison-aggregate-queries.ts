@@ -13,8 +13,8 @@ import {
   type UnitDayIncrement,
   type VariantSums,
 } from '../comparison-aggregate-store.ts';
+import { chunks, upsertInChunks } from './chunked-upsert.ts';
 import type { Database } from './database.ts';
-import { chunks } from './insights-queries.ts';
 
 /** The one fold there is (a row of fold_cursors). */
 const CURSOR = 'comparisons';
@@ -326,67 +326,48 @@ async function moveCursor(trx: Kysely<Database>, to: FoldPosition, expectedVersi
 
 /** The step's rows: new units kept once, increments added to what is stored. */
 async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
-  for (const chunk of chunks(step.units, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('comparison_units')
-      .values(
-        chunk.map((u) => ({
-          project_id: u.projectId,
-          comparison: u.comparison,
-          unit: u.unit,
-          variant: u.variant,
-          first_at: new Date(u.firstAt).toISOString(),
-        })),
-      )
-      .onConflict((oc) => oc.columns(['project_id', 'comparison', 'unit']).doNothing())
-      .execute();
-  }
-  for (const chunk of chunks(step.metricUnits, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('comparison_metric_units')
-      .values(
-        chunk.map((m) => ({
-          project_id: m.projectId,
-          comparison: m.comparison,
-          metric_id: m.metricId,
-          unit: m.unit,
-          variant: m.variant,
-          count: m.count,
-          sum: m.sum,
-          pre_count: m.preCount,
-          pre_sum: m.preSum,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
-          count: sql`comparison_metric_units.count + excluded.count`,
-          sum: sql`comparison_metric_units.sum + excluded.sum`,
-          pre_count: sql`comparison_metric_units.pre_count + excluded.pre_count`,
-          pre_sum: sql`comparison_metric_units.pre_sum + excluded.pre_sum`,
-        }),
-      )
-      .execute();
-  }
-  for (const chunk of chunks(step.unitDays, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('unit_event_days')
-      .values(
-        chunk.map((d) => ({
-          project_id: d.projectId,
-          environment: d.environment,
-          event: d.event,
-          unit: d.unit,
-          day: d.day,
-          count: d.count,
-          sum: d.sum,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
-          count: sql`unit_event_days.count + excluded.count`,
-          sum: sql`unit_event_days.sum + excluded.sum`,
-        }),
-      )
-      .execute();
-  }
+  const units = step.units.map((u) => ({
+    project_id: u.projectId,
+    comparison: u.comparison,
+    unit: u.unit,
+    variant: u.variant,
+    first_at: new Date(u.firstAt).toISOString(),
+  }));
+  await upsertInChunks(trx, 'comparison_units', units, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'comparison', 'unit']).doNothing(),
+  );
+  const metricUnits = step.metricUnits.map((m) => ({
+    project_id: m.projectId,
+    comparison: m.comparison,
+    metric_id: m.metricId,
+    unit: m.unit,
+    variant: m.variant,
+    count: m.count,
+    sum: m.sum,
+    pre_count: m.preCount,
+    pre_sum: m.preSum,
+  }));
+  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
+      count: sql`comparison_metric_units.count + excluded.count`,
+      sum: sql`comparison_metric_units.sum + excluded.sum`,
+      pre_count: sql`comparison_metric_units.pre_count + excluded.pre_count`,
+      pre_sum: sql`comparison_metric_units.pre_sum + excluded.pre_sum`,
+    }),
+  );
+  const unitDays = step.unitDays.map((d) => ({
+    project_id: d.projectId,
+    environment: d.environment,
+    event: d.event,
+    unit: d.unit,
+    day: d.day,
+    count: d.count,
+    sum: d.sum,
+  }));
+  await upsertInChunks(trx, 'unit_event_days', unitDays, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
+      count: sql`unit_event_days.count + excluded.count`,
+      sum: sql`unit_event_days.sum + excluded.sum`,
+    }),
+  );
 }
