@@ -13,7 +13,7 @@ import {
   type UnitDayIncrement,
   type VariantSums,
 } from '../comparison-aggregate-store.ts';
-import { chunks, upsertInChunks } from './chunked-upsert.ts';
+import { readByUnits, upsertInChunks } from './chunked.ts';
 import type { Database } from './database.ts';
 
 /** The one fold there is (a row of fold_cursors). */
@@ -163,62 +163,54 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     return { rows: whole.rows, next: String(last + 1), more: true };
   }
 
-  async foldedUnits(projectId: string, comparison: string, units: readonly string[]) {
-    const found: ComparisonUnit[] = [];
-    for (const chunk of chunks([...new Set(units)], ROWS_PER_STATEMENT)) {
-      const rows = await this.#db
-        .selectFrom('comparison_units')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('comparison', '=', comparison)
-        .where('unit', 'in', chunk)
-        .execute();
-      for (const r of rows) {
-        found.push({
-          projectId,
-          comparison,
-          unit: r.unit,
-          variant: r.variant,
-          firstAt: Date.parse(r.first_at),
-        });
-      }
-    }
-    return found;
+  foldedUnits(projectId: string, comparison: string, units: readonly string[]): Promise<ComparisonUnit[]> {
+    return readByUnits(
+      units,
+      ROWS_PER_STATEMENT,
+      (chunk) =>
+        this.#db
+          .selectFrom('comparison_units')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .where('comparison', '=', comparison)
+          .where('unit', 'in', chunk)
+          .execute(),
+      (r) => ({ projectId, comparison, unit: r.unit, variant: r.variant, firstAt: Date.parse(r.first_at) }),
+    );
   }
 
-  async unitDays(
+  unitDays(
     projectId: string,
     environment: string,
     event: string,
     units: readonly string[],
     fromDay: number,
     toDay: number,
-  ) {
-    const days: UnitDayIncrement[] = [];
-    for (const chunk of chunks([...new Set(units)], ROWS_PER_STATEMENT)) {
-      const rows = await this.#db
-        .selectFrom('unit_event_days')
-        .select(['unit', 'day', 'count', 'sum'])
-        .where('project_id', '=', projectId)
-        .where('environment', '=', environment)
-        .where('event', '=', event)
-        .where('unit', 'in', chunk)
-        .where('day', '>=', fromDay)
-        .where('day', '<', toDay)
-        .execute();
-      for (const r of rows) {
-        days.push({
-          projectId,
-          environment,
-          event,
-          unit: r.unit,
-          day: Number(r.day),
-          count: Number(r.count),
-          sum: Number(r.sum),
-        });
-      }
-    }
-    return days;
+  ): Promise<UnitDayIncrement[]> {
+    return readByUnits(
+      units,
+      ROWS_PER_STATEMENT,
+      (chunk) =>
+        this.#db
+          .selectFrom('unit_event_days')
+          .select(['unit', 'day', 'count', 'sum'])
+          .where('project_id', '=', projectId)
+          .where('environment', '=', environment)
+          .where('event', '=', event)
+          .where('unit', 'in', chunk)
+          .where('day', '>=', fromDay)
+          .where('day', '<', toDay)
+          .execute(),
+      (r) => ({
+        projectId,
+        environment,
+        event,
+        unit: r.unit,
+        day: Number(r.day),
+        count: Number(r.count),
+        sum: Number(r.sum),
+      }),
+    );
   }
 
   async applyFold(step: FoldStep, expectedVersion: number): Promise<boolean> {

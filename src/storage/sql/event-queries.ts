@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { dayOf } from '../../domain/tracking-event.ts';
 import type { EventQuery, EventStore, StoredEvent } from '../event-store.ts';
-import { chunks } from './chunked-upsert.ts';
+import { chunks } from './chunked.ts';
 import type { Database, EventsTable } from './database.ts';
 
 /** Rows per INSERT: 10 parameters each, far below SQLite's (32,766) and PostgreSQL's (65,535) limits. */

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import { type Exposure, exposureKey, mergeExposures } from '../../domain/exposure.ts';
 import type { ExposureStore } from '../exposure-store.ts';
-import { upsertInChunks } from './chunked-upsert.ts';
+import { upsertInChunks } from './chunked.ts';
 import type { Database, ExposuresTable } from './database.ts';
 
 /** Rows per INSERT: 7 parameters each. */

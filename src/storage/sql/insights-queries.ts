@@ -7,7 +7,7 @@ import type {
   SeriesRow,
   VariantUsage,
 } from '../insights-store.ts';
-import { upsertInChunks } from './chunked-upsert.ts';
+import { upsertInChunks } from './chunked.ts';
 import type { Database } from './database.ts';
 
 /** Rows per INSERT: 7 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */

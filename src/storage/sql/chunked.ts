@@ -36,3 +36,17 @@ export async function upsertInChunks<T extends keyof Database & string>(
       .execute();
   }
 }
+
+/** The rows of distinct `units` (each once), read in statements of at most `size` units, mapped in order. */
+export async function readByUnits<Row, T>(
+  units: readonly string[],
+  size: number,
+  read: (chunk: string[]) => Promise<Row[]>,
+  map: (row: Row) => T,
+): Promise<T[]> {
+  const found: T[] = [];
+  for (const chunk of chunks([...new Set(units)], size)) {
+    for (const row of await read(chunk)) found.push(map(row));
+  }
+  return found;
+}
