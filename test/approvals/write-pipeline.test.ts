@@ -61,6 +61,19 @@ describeEachDatabase('the one write pipeline: a guarded PATCH, counted', (databa
       transactions: calls.get('transaction') ?? 0,
     };
   };
+  /** What switching the flag on in production as a route's key of `role` answers, and what it read and asked. */
+  const switchedOnInProduction = async (role: 'editor' | 'admin') => {
+    let outcome: unknown;
+    const count = await counted(async () => {
+      outcome = await node.services.flags.patch(
+        asRouteGrants(role),
+        flagId,
+        { enabled: true },
+        { environment: 'production' },
+      );
+    });
+    return { outcome, count };
+  };
 
   beforeAll(async () => {
     const opened = await database.open();
@@ -82,33 +95,13 @@ describeEachDatabase('the one write pipeline: a guarded PATCH, counted', (databa
   afterAll(() => close?.());
 
   it("reads the flag once and asks the gate once for an editor's PATCH, which becomes a change request", async () => {
-    let outcome: unknown;
-    const count = await counted(async () => {
-      outcome = await node.services.flags.patch(
-        asRouteGrants('editor'),
-        flagId,
-        { enabled: true },
-        {
-          environment: 'production',
-        },
-      );
-    });
+    const { outcome, count } = await switchedOnInProduction('editor');
     expect(outcome).toMatchObject({ request: { status: 'open', environment: 'production' } });
     expect(count).toEqual({ reads: 1, gate: 1, references: 1, transactions: 1 });
   });
 
   it("reads the flag once and validates it once for an admin's PATCH, which the gate applies", async () => {
-    let outcome: unknown;
-    const count = await counted(async () => {
-      outcome = await node.services.flags.patch(
-        asRouteGrants('admin'),
-        flagId,
-        { enabled: true },
-        {
-          environment: 'production',
-        },
-      );
-    });
+    const { outcome, count } = await switchedOnInProduction('admin');
     expect(outcome).toMatchObject({ applied: { environments: { production: { enabled: true } } } });
     // The admin passes the gate without it reading the environments' policies.
     expect(count).toEqual({ reads: 1, gate: 0, references: 1, transactions: 1 });

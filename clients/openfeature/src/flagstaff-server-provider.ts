@@ -1,6 +1,6 @@
 import { OFREPProvider, type OFREPProviderOptions } from '@openfeature/ofrep-provider';
 import type { EvaluationContext, Hook, Provider, TrackingEventDetails } from '@openfeature/server-sdk';
-import { resolversOf } from './ofrep-resolvers.ts';
+import { OfrepEvaluation } from './ofrep-resolvers.ts';
 import { Tracking, type TrackingHandle } from './tracking.ts';
 import type { TrackingLogger, TrackingOptions } from './tracking-options.ts';
 
@@ -21,29 +21,17 @@ export type FlagstaffServerProviderOptions = OFREPProviderOptions & {
  * POST /v1/events, optionally a hook sending `$exposure`, and what is buffered sent when the
  * provider closes (`await OpenFeature.close()` before the process exits; decision 1930).
  */
-export class FlagstaffServerProvider implements Provider {
+export class FlagstaffServerProvider extends OfrepEvaluation<OFREPProvider> implements Provider {
   readonly metadata = { name: 'Flagstaff OFREP provider' } as const;
   readonly runsOn = 'server' as const;
   readonly hooks: Hook[];
   /** What became of the events tracked so far, and a flush. */
   readonly tracking: TrackingHandle;
-  readonly #ofrep: OFREPProvider;
   readonly #tracking: Tracking;
-  // Evaluation is the official provider's own.
-  readonly resolveBooleanEvaluation: OFREPProvider['resolveBooleanEvaluation'];
-  readonly resolveStringEvaluation: OFREPProvider['resolveStringEvaluation'];
-  readonly resolveNumberEvaluation: OFREPProvider['resolveNumberEvaluation'];
-  readonly resolveObjectEvaluation: OFREPProvider['resolveObjectEvaluation'];
 
   constructor(options: FlagstaffServerProviderOptions) {
     const { tracking, exposures = false, logger, ...ofrep } = options;
-    this.#ofrep = new OFREPProvider(ofrep);
-    ({
-      resolveBooleanEvaluation: this.resolveBooleanEvaluation,
-      resolveStringEvaluation: this.resolveStringEvaluation,
-      resolveNumberEvaluation: this.resolveNumberEvaluation,
-      resolveObjectEvaluation: this.resolveObjectEvaluation,
-    } = resolversOf(this.#ofrep));
+    super(new OFREPProvider(ofrep));
     this.#tracking = new Tracking(ofrep, tracking, logger);
     this.tracking = this.#tracking;
     this.hooks = exposures ? [this.#tracking.exposureHook as Hook] : [];

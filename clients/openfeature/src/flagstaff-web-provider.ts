@@ -1,6 +1,6 @@
 import { OFREPWebProvider, type OFREPWebProviderOptions } from '@openfeature/ofrep-web-provider';
 import type { EvaluationContext, Hook, Logger, Provider, TrackingEventDetails } from '@openfeature/web-sdk';
-import { resolversOf } from './ofrep-resolvers.ts';
+import { OfrepEvaluation } from './ofrep-resolvers.ts';
 import { onPageHide } from './page-hide.ts';
 import { Tracking, type TrackingHandle } from './tracking.ts';
 import type { TrackingOptions } from './tracking-options.ts';
@@ -17,53 +17,41 @@ export type FlagstaffWebProviderOptions = OFREPWebProviderOptions & {
  * POST /v1/events and a hook sending `$exposure` (decision 1930). Evaluation is the official
  * provider's own; tracking runs beside it and never delays it.
  */
-export class FlagstaffWebProvider implements Provider {
+export class FlagstaffWebProvider extends OfrepEvaluation<OFREPWebProvider> implements Provider {
   readonly metadata = { name: 'Flagstaff OFREP web provider' } as const;
   readonly runsOn = 'client' as const;
   readonly domainScoped = true;
   readonly hooks: Hook[];
   /** What became of the events tracked so far, and a flush. */
   readonly tracking: TrackingHandle;
-  readonly #ofrep: OFREPWebProvider;
   readonly #tracking: Tracking;
-  // Evaluation is the official provider's own.
-  readonly resolveBooleanEvaluation: OFREPWebProvider['resolveBooleanEvaluation'];
-  readonly resolveStringEvaluation: OFREPWebProvider['resolveStringEvaluation'];
-  readonly resolveNumberEvaluation: OFREPWebProvider['resolveNumberEvaluation'];
-  readonly resolveObjectEvaluation: OFREPWebProvider['resolveObjectEvaluation'];
   #stopListening: () => void = () => {};
 
   constructor(options: FlagstaffWebProviderOptions, logger?: Logger) {
     const { tracking, exposures = true, ...ofrep } = options;
-    this.#ofrep = new OFREPWebProvider(ofrep, logger);
-    ({
-      resolveBooleanEvaluation: this.resolveBooleanEvaluation,
-      resolveStringEvaluation: this.resolveStringEvaluation,
-      resolveNumberEvaluation: this.resolveNumberEvaluation,
-      resolveObjectEvaluation: this.resolveObjectEvaluation,
-    } = resolversOf(this.#ofrep));
+    super(new OFREPWebProvider(ofrep, logger));
     this.#tracking = new Tracking(ofrep, tracking, logger);
     this.tracking = this.#tracking;
     this.hooks = exposures ? [this.#tracking.exposureHook as Hook] : [];
   }
 
   get events() {
-    return this.#ofrep.events;
+    return this.ofrep.events;
   }
 
   async initialize(context?: EvaluationContext, domain?: string): Promise<void> {
     this.#stopListening();
     this.#stopListening = onPageHide(() => this.#tracking.sender.flushKeepalive());
-    await this.#ofrep.initialize(context, domain);
+    await this.ofrep.initialize(context, domain);
   }
 
   onContextChange(oldContext: EvaluationContext, newContext: EvaluationContext): Promise<void> {
-    return this.#ofrep.onContextChange(oldContext, newContext);
+    return this.ofrep.onContextChange(oldContext, newContext);
   }
 
   async onClose(): Promise<void> {
     this.#stopListening();
-    await Promise.allSettled([this.#ofrep.onClose?.(), this.#tracking.sender.close()]);
+    await Promise.allSettled([this.ofrep.onClose?.(), this.#tracking.sender.close()]);
   }
 
   track(name: string, context: EvaluationContext, details: TrackingEventDetails): void {

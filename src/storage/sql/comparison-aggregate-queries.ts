@@ -13,8 +13,8 @@ import {
   type UnitDayIncrement,
   type VariantSums,
 } from '../comparison-aggregate-store.ts';
+import { readByUnits, upsertInChunks } from './chunked.ts';
 import type { Database } from './database.ts';
-import { chunks } from './insights-queries.ts';
 
 /** The one fold there is (a row of fold_cursors). */
 const CURSOR = 'comparisons';
@@ -163,62 +163,54 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     return { rows: whole.rows, next: String(last + 1), more: true };
   }
 
-  async foldedUnits(projectId: string, comparison: string, units: readonly string[]) {
-    const found: ComparisonUnit[] = [];
-    for (const chunk of chunks([...new Set(units)], ROWS_PER_STATEMENT)) {
-      const rows = await this.#db
-        .selectFrom('comparison_units')
-        .selectAll()
-        .where('project_id', '=', projectId)
-        .where('comparison', '=', comparison)
-        .where('unit', 'in', chunk)
-        .execute();
-      for (const r of rows) {
-        found.push({
-          projectId,
-          comparison,
-          unit: r.unit,
-          variant: r.variant,
-          firstAt: Date.parse(r.first_at),
-        });
-      }
-    }
-    return found;
+  foldedUnits(projectId: string, comparison: string, units: readonly string[]): Promise<ComparisonUnit[]> {
+    return readByUnits(
+      units,
+      ROWS_PER_STATEMENT,
+      (chunk) =>
+        this.#db
+          .selectFrom('comparison_units')
+          .selectAll()
+          .where('project_id', '=', projectId)
+          .where('comparison', '=', comparison)
+          .where('unit', 'in', chunk)
+          .execute(),
+      (r) => ({ projectId, comparison, unit: r.unit, variant: r.variant, firstAt: Date.parse(r.first_at) }),
+    );
   }
 
-  async unitDays(
+  unitDays(
     projectId: string,
     environment: string,
     event: string,
     units: readonly string[],
     fromDay: number,
     toDay: number,
-  ) {
-    const days: UnitDayIncrement[] = [];
-    for (const chunk of chunks([...new Set(units)], ROWS_PER_STATEMENT)) {
-      const rows = await this.#db
-        .selectFrom('unit_event_days')
-        .select(['unit', 'day', 'count', 'sum'])
-        .where('project_id', '=', projectId)
-        .where('environment', '=', environment)
-        .where('event', '=', event)
-        .where('unit', 'in', chunk)
-        .where('day', '>=', fromDay)
-        .where('day', '<', toDay)
-        .execute();
-      for (const r of rows) {
-        days.push({
-          projectId,
-          environment,
-          event,
-          unit: r.unit,
-          day: Number(r.day),
-          count: Number(r.count),
-          sum: Number(r.sum),
-        });
-      }
-    }
-    return days;
+  ): Promise<UnitDayIncrement[]> {
+    return readByUnits(
+      units,
+      ROWS_PER_STATEMENT,
+      (chunk) =>
+        this.#db
+          .selectFrom('unit_event_days')
+          .select(['unit', 'day', 'count', 'sum'])
+          .where('project_id', '=', projectId)
+          .where('environment', '=', environment)
+          .where('event', '=', event)
+          .where('unit', 'in', chunk)
+          .where('day', '>=', fromDay)
+          .where('day', '<', toDay)
+          .execute(),
+      (r) => ({
+        projectId,
+        environment,
+        event,
+        unit: r.unit,
+        day: Number(r.day),
+        count: Number(r.count),
+        sum: Number(r.sum),
+      }),
+    );
   }
 
   async applyFold(step: FoldStep, expectedVersion: number): Promise<boolean> {
@@ -326,67 +318,48 @@ async function moveCursor(trx: Kysely<Database>, to: FoldPosition, expectedVersi
 
 /** The step's rows: new units kept once, increments added to what is stored. */
 async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
-  for (const chunk of chunks(step.units, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('comparison_units')
-      .values(
-        chunk.map((u) => ({
-          project_id: u.projectId,
-          comparison: u.comparison,
-          unit: u.unit,
-          variant: u.variant,
-          first_at: new Date(u.firstAt).toISOString(),
-        })),
-      )
-      .onConflict((oc) => oc.columns(['project_id', 'comparison', 'unit']).doNothing())
-      .execute();
-  }
-  for (const chunk of chunks(step.metricUnits, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('comparison_metric_units')
-      .values(
-        chunk.map((m) => ({
-          project_id: m.projectId,
-          comparison: m.comparison,
-          metric_id: m.metricId,
-          unit: m.unit,
-          variant: m.variant,
-          count: m.count,
-          sum: m.sum,
-          pre_count: m.preCount,
-          pre_sum: m.preSum,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
-          count: sql`comparison_metric_units.count + excluded.count`,
-          sum: sql`comparison_metric_units.sum + excluded.sum`,
-          pre_count: sql`comparison_metric_units.pre_count + excluded.pre_count`,
-          pre_sum: sql`comparison_metric_units.pre_sum + excluded.pre_sum`,
-        }),
-      )
-      .execute();
-  }
-  for (const chunk of chunks(step.unitDays, ROWS_PER_STATEMENT)) {
-    await trx
-      .insertInto('unit_event_days')
-      .values(
-        chunk.map((d) => ({
-          project_id: d.projectId,
-          environment: d.environment,
-          event: d.event,
-          unit: d.unit,
-          day: d.day,
-          count: d.count,
-          sum: d.sum,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
-          count: sql`unit_event_days.count + excluded.count`,
-          sum: sql`unit_event_days.sum + excluded.sum`,
-        }),
-      )
-      .execute();
-  }
+  const units = step.units.map((u) => ({
+    project_id: u.projectId,
+    comparison: u.comparison,
+    unit: u.unit,
+    variant: u.variant,
+    first_at: new Date(u.firstAt).toISOString(),
+  }));
+  await upsertInChunks(trx, 'comparison_units', units, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'comparison', 'unit']).doNothing(),
+  );
+  const metricUnits = step.metricUnits.map((m) => ({
+    project_id: m.projectId,
+    comparison: m.comparison,
+    metric_id: m.metricId,
+    unit: m.unit,
+    variant: m.variant,
+    count: m.count,
+    sum: m.sum,
+    pre_count: m.preCount,
+    pre_sum: m.preSum,
+  }));
+  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
+      count: sql`comparison_metric_units.count + excluded.count`,
+      sum: sql`comparison_metric_units.sum + excluded.sum`,
+      pre_count: sql`comparison_metric_units.pre_count + excluded.pre_count`,
+      pre_sum: sql`comparison_metric_units.pre_sum + excluded.pre_sum`,
+    }),
+  );
+  const unitDays = step.unitDays.map((d) => ({
+    project_id: d.projectId,
+    environment: d.environment,
+    event: d.event,
+    unit: d.unit,
+    day: d.day,
+    count: d.count,
+    sum: d.sum,
+  }));
+  await upsertInChunks(trx, 'unit_event_days', unitDays, ROWS_PER_STATEMENT, (oc) =>
+    oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
+      count: sql`unit_event_days.count + excluded.count`,
+      sum: sql`unit_event_days.sum + excluded.sum`,
+    }),
+  );
 }

@@ -1,8 +1,8 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { dayOf } from '../../domain/tracking-event.ts';
 import type { EventQuery, EventStore, StoredEvent } from '../event-store.ts';
+import { chunks } from './chunked.ts';
 import type { Database, EventsTable } from './database.ts';
-import { chunks } from './insights-queries.ts';
 
 /** Rows per INSERT: 10 parameters each, far below SQLite's (32,766) and PostgreSQL's (65,535) limits. */
 const ROWS_PER_STATEMENT = 1000;

@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import { type Exposure, exposureKey, mergeExposures } from '../../domain/exposure.ts';
 import type { ExposureStore } from '../exposure-store.ts';
+import { upsertInChunks } from './chunked.ts';
 import type { Database, ExposuresTable } from './database.ts';
-import { chunks } from './insights-queries.ts';
 
 /** Rows per INSERT: 7 parameters each. */
 const ROWS_PER_STATEMENT = 1000;
@@ -50,20 +50,14 @@ export class ExposureQueries implements ExposureStore {
     if (exposures.length === 0) return;
     const earlier = sql`excluded.first_at < exposures.first_at`;
     await this.#db.transaction().execute(async (trx) => {
-      for (const chunk of chunks(merged(exposures), ROWS_PER_STATEMENT)) {
-        await trx
-          .insertInto('exposures')
-          .values(chunk.map(rowOf))
-          .onConflict((oc) =>
-            // Every expression reads the row as it was (both databases), so their order does not matter.
-            oc.columns(['project_id', 'experiment', 'unit']).doUpdateSet({
-              multiple: sql`case when exposures.multiple = 1 or excluded.multiple = 1 or exposures.variant <> excluded.variant then 1 else 0 end`,
-              variant: sql`case when ${earlier} then excluded.variant else exposures.variant end`,
-              first_at: sql`case when ${earlier} then excluded.first_at else exposures.first_at end`,
-            }),
-          )
-          .execute();
-      }
+      await upsertInChunks(trx, 'exposures', merged(exposures).map(rowOf), ROWS_PER_STATEMENT, (oc) =>
+        // Every expression reads the row as it was (both databases), so their order does not matter.
+        oc.columns(['project_id', 'experiment', 'unit']).doUpdateSet({
+          multiple: sql`case when exposures.multiple = 1 or excluded.multiple = 1 or exposures.variant <> excluded.variant then 1 else 0 end`,
+          variant: sql`case when ${earlier} then excluded.variant else exposures.variant end`,
+          first_at: sql`case when ${earlier} then excluded.first_at else exposures.first_at end`,
+        }),
+      );
     });
   }
 

@@ -7,6 +7,7 @@ import type {
   SeriesRow,
   VariantUsage,
 } from '../insights-store.ts';
+import { upsertInChunks } from './chunked.ts';
 import type { Database } from './database.ts';
 
 /** Rows per INSERT: 7 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
@@ -15,13 +16,6 @@ const ROWS_PER_STATEMENT = 1000;
 /** '' stands for "no variant" in the tables, whose keys cannot hold null. */
 const variantColumn = (variant: string | null) => variant ?? '';
 const variantOf = (column: string) => (column === '' ? null : column);
-
-/** `items` in slices of at most `size`, in order. */
-export function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 /** Per flag, environment and variant: the first and last minute among `counts` (one row per key, as upserts need). */
 function usageOf(counts: readonly EvaluationCount[]): Database['flag_variant_usage'][] {
@@ -58,40 +52,31 @@ export class InsightsQueries implements InsightsStore {
   async addEvaluationCounts(counts: readonly EvaluationCount[]): Promise<void> {
     if (counts.length === 0) return;
     await this.#db.transaction().execute(async (trx) => {
-      for (const chunk of chunks(counts, ROWS_PER_STATEMENT)) {
-        await trx
-          .insertInto('flag_evaluation_counts')
-          .values(
-            chunk.map((c) => ({
-              project_id: c.projectId,
-              flag_key: c.flagKey,
-              environment: c.environment,
-              minute: c.minute,
-              variant: variantColumn(c.variant),
-              reason: c.reason,
-              count: c.count,
-            })),
-          )
-          .onConflict((oc) =>
-            oc
-              .columns(['project_id', 'flag_key', 'environment', 'minute', 'variant', 'reason'])
-              .doUpdateSet({ count: sql`flag_evaluation_counts.count + excluded.count` }),
-          )
-          .execute();
-      }
-      for (const chunk of chunks(usageOf(counts), ROWS_PER_STATEMENT)) {
-        await trx
-          .insertInto('flag_variant_usage')
-          .values(chunk)
-          .onConflict((oc) =>
-            oc.columns(['project_id', 'environment', 'flag_key', 'variant']).doUpdateSet({
-              // CASE rather than min/least: the one spelling both databases share.
-              first_minute: sql`case when excluded.first_minute < flag_variant_usage.first_minute then excluded.first_minute else flag_variant_usage.first_minute end`,
-              last_minute: sql`case when excluded.last_minute > flag_variant_usage.last_minute then excluded.last_minute else flag_variant_usage.last_minute end`,
-            }),
-          )
-          .execute();
-      }
+      await upsertInChunks(
+        trx,
+        'flag_evaluation_counts',
+        counts.map((c) => ({
+          project_id: c.projectId,
+          flag_key: c.flagKey,
+          environment: c.environment,
+          minute: c.minute,
+          variant: variantColumn(c.variant),
+          reason: c.reason,
+          count: c.count,
+        })),
+        ROWS_PER_STATEMENT,
+        (oc) =>
+          oc
+            .columns(['project_id', 'flag_key', 'environment', 'minute', 'variant', 'reason'])
+            .doUpdateSet({ count: sql`flag_evaluation_counts.count + excluded.count` }),
+      );
+      await upsertInChunks(trx, 'flag_variant_usage', usageOf(counts), ROWS_PER_STATEMENT, (oc) =>
+        oc.columns(['project_id', 'environment', 'flag_key', 'variant']).doUpdateSet({
+          // CASE rather than min/least: the one spelling both databases share.
+          first_minute: sql`case when excluded.first_minute < flag_variant_usage.first_minute then excluded.first_minute else flag_variant_usage.first_minute end`,
+          last_minute: sql`case when excluded.last_minute > flag_variant_usage.last_minute then excluded.last_minute else flag_variant_usage.last_minute end`,
+        }),
+      );
     });
   }
 
