@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { rolloutWeights, variantList } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
@@ -8,9 +8,8 @@ import { saveScreenshot } from '../support/screenshots.ts';
 import {
   chooseFlag,
   type DashboardBrowser,
-  describeInChromium,
+  describeDashboard,
   expectAccessible,
-  startDashboardBrowser,
 } from './dashboard-support.ts';
 
 /** A project a team would have after a few weeks: the pages then show what they are for. */
@@ -136,17 +135,16 @@ async function seed(ui: DashboardBrowser): Promise<void> {
   });
 }
 
-describeInChromium(
+describeDashboard(
   'every dashboard page in Chromium: no serious accessibility violations, readable on a phone',
-  () => {
-    let ui: DashboardBrowser;
+  {},
+  (ui) => {
     let desktop: Page;
     let phone: Page;
     let joinPath: string;
     const cspErrors: string[] = [];
 
     beforeAll(async () => {
-      ui = await startDashboardBrowser();
       await seed(ui);
       const invitation = await ui.server.call('POST', '/v1/invitations', {
         key: ADMIN_KEY,
@@ -165,7 +163,6 @@ describeInChromium(
         else phone = page;
       }
     }, 120_000);
-    afterAll(() => ui?.close());
 
     const PAGES: readonly (readonly [name: string, path: string, ready: string])[] = [
       ['projects', '/projects', 'Web shop'],
