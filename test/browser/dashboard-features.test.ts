@@ -1,15 +1,14 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { inviteAndJoin } from '../dashboard/support.ts';
 import { BANNER_IN_PRODUCTION } from '../support/banner-rules.ts';
 import { Receiver } from '../support/webhook-receiver.ts';
 import {
   chooseFlag,
-  type DashboardBrowser,
-  describeInChromium,
+  type DashboardSuiteOptions,
+  describeDashboard,
   expectAccessible,
   followMainNavigation,
-  startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -21,13 +20,16 @@ const SLOW = 90_000;
 const EDITOR = 'eve@example.com';
 const PASSWORD = 'a long enough password';
 
-describeInChromium('the dashboard, finished for every feature', () => {
-  let ui: DashboardBrowser;
+/** The dashboard the tests drive, and the project they work in. */
+const SUITE: DashboardSuiteOptions = {
+  webhooksAllowPrivate: true,
+  project: { key: 'feat', name: 'Features' },
+};
+
+describeDashboard('the dashboard, finished for every feature', SUITE, (ui) => {
   const call = (method: string, path: string, body?: unknown) => ui.admin(method, path, body);
 
   beforeAll(async () => {
-    ui = await startDashboardBrowser({ webhooksAllowPrivate: true });
-    await call('POST', '/v1/projects', { key: 'feat', name: 'Features' });
     await call('POST', '/v1/projects/feat/segments', { key: 'beta', name: 'Beta', included: ['ada'] });
     const banner = await call('POST', '/v1/projects/feat/flags', { key: 'banner', name: 'Banner' });
     await call('PATCH', `/v1/flags/${banner.id}?environment=production`, BANNER_IN_PRODUCTION);
@@ -42,7 +44,6 @@ describeInChromium('the dashboard, finished for every feature', () => {
       { name: 'Eve', password: PASSWORD },
     );
   }, 120_000);
-  afterAll(() => ui?.close());
 
   let errors: string[] = [];
   afterEach(() => {

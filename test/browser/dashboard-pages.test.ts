@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_KEY } from '../dashboard/support.ts';
 import { rolloutWeights, variantList } from '../support/builders.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
@@ -8,9 +8,8 @@ import { saveScreenshot } from '../support/screenshots.ts';
 import {
   chooseFlag,
   type DashboardBrowser,
-  describeInChromium,
+  describeDashboard,
   expectAccessible,
-  startDashboardBrowser,
 } from './dashboard-support.ts';
 
 /** A project a team would have after a few weeks: the pages then show what they are for. */
@@ -136,17 +135,16 @@ async function seed(ui: DashboardBrowser): Promise<void> {
   });
 }
 
-describeInChromium(
+describeDashboard(
   'every dashboard page in Chromium: no serious accessibility violations, readable on a phone',
-  () => {
-    let ui: DashboardBrowser;
+  {},
+  (ui) => {
     let desktop: Page;
     let phone: Page;
     let joinPath: string;
     const cspErrors: string[] = [];
 
     beforeAll(async () => {
-      ui = await startDashboardBrowser();
       await seed(ui);
       const invitation = await ui.server.call('POST', '/v1/invitations', {
         key: ADMIN_KEY,
@@ -165,82 +163,124 @@ describeInChromium(
         else phone = page;
       }
     }, 120_000);
-    afterAll(() => ui?.close());
 
-    const PAGES: readonly (readonly [name: string, path: string, ready: string])[] = [
-      ['projects', '/projects', 'Web shop'],
-      ['flags', '/projects/shop/flags', 'Checkout button colour'],
-      ['flag', '/projects/shop/flags/new-checkout', 'Targeting'],
-      ['flag-rollout', '/projects/shop/flags/checkout-button-colour', 'Percentage rollout'],
-      ['segments', '/projects/shop/segments', 'Pro and enterprise plans'],
-      ['segment', '/projects/shop/segments', 'Who is in it'],
-      ['environments', '/projects/shop/environments', 'Staging'],
-      ['playground', '/projects/shop/playground', 'Evaluate'],
-      [
-        'user-view',
-        `/projects/shop/user-view?environment=production&context=${encodeURIComponent(
+    /**
+     * A page of the tour: its address, a text that shows it has arrived, what a person does there
+     * (`visit`) before it is judged, and whether its screenshot shows it whole (a long editor).
+     */
+    interface TourPage {
+      readonly path: string;
+      readonly ready: string;
+      readonly visit?: (page: Page) => Promise<void>;
+      readonly whole?: boolean;
+    }
+
+    /** The page opens on the first unprotected environment; the seeded targeting is in production. */
+    const inProduction = async (page: Page) => {
+      await page.getByRole('tab', { name: /Production/ }).click();
+      await page.getByText('Percentage rollout').first().waitFor();
+    };
+
+    /** Segment pages are addressed by key, like flags, and say which flags use them. */
+    const openFromTheList = async (page: Page) => {
+      await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
+      await page.waitForURL(/\/segments\/pro-plans$/);
+      await page
+        .getByRole('region', { name: 'Used by' })
+        .getByRole('link', { name: 'New checkout' })
+        .waitFor();
+      await page.locator('main').getByText('Who is in it').first().waitFor();
+    };
+
+    const evaluateForUser42 = async (page: Page) => {
+      await chooseFlag(page, 'new-checkout');
+      await page
+        .getByLabel('Attributes (JSON)')
+        .fill('{\n  "targetingKey": "user-42",\n  "country": "NL",\n  "plan": "pro",\n  "seats": 12\n}');
+      await page.getByRole('button', { name: 'Evaluate' }).click();
+      await page.getByText('Dutch pro customers first').waitFor();
+    };
+
+    /** The address holds the user: the flags come without typing, each with what decided it. */
+    const showsUser42 = (page: Page) =>
+      page
+        .getByRole('row', { name: /New checkout/ })
+        .getByText('Dutch pro customers first')
+        .waitFor();
+
+    const checkWebhookActions = async (page: Page) => {
+      // What the webhook has still to deliver (nothing delivers in this suite).
+      await page.getByText(/^Backlog: /).waitFor();
+      // Delete comes last, after the harmless actions, not between them.
+      const actions = await page.locator('section.panel .form-actions > button').allTextContents();
+      expect(actions.at(-1)).toMatch(/^Delete/);
+      await page.getByRole('button', { name: 'Show deliveries' }).click();
+      await page.getByText('Nothing sent yet').waitFor();
+    };
+
+    const PAGES: Readonly<Record<string, TourPage>> = {
+      projects: { path: '/projects', ready: 'Web shop' },
+      flags: { path: '/projects/shop/flags', ready: 'Checkout button colour' },
+      flag: {
+        path: '/projects/shop/flags/new-checkout',
+        ready: 'Targeting',
+        visit: inProduction,
+        whole: true,
+      },
+      'flag-rollout': {
+        path: '/projects/shop/flags/checkout-button-colour',
+        ready: 'Percentage rollout',
+        visit: inProduction,
+        whole: true,
+      },
+      segments: { path: '/projects/shop/segments', ready: 'Pro and enterprise plans' },
+      segment: {
+        path: '/projects/shop/segments',
+        ready: 'Pro and enterprise plans',
+        visit: openFromTheList,
+        whole: true,
+      },
+      environments: { path: '/projects/shop/environments', ready: 'Staging' },
+      playground: {
+        path: '/projects/shop/playground',
+        ready: 'Evaluate',
+        visit: evaluateForUser42,
+      },
+      'user-view': {
+        path: `/projects/shop/user-view?environment=production&context=${encodeURIComponent(
           JSON.stringify({ targetingKey: 'user-42', country: 'NL', plan: 'pro', seats: 12 }),
         )}`,
-        'Flags for user-42 in Production',
-      ],
-      ['audit-log', '/projects/shop/audit-log', 'flag.updated'],
-      ['api-keys', '/projects/shop/settings/api-keys', 'checkout service'],
-      ['webhooks', '/projects/shop/settings/webhooks', 'https://203.0.113.10/hooks/flagstaff'],
-      ['organisation-api-keys', '/settings/api-keys', 'Admin key (first start)'],
-      ['members', '/settings/members', 'grace@example.com'],
-      ['organisation-audit-log', '/audit-log', 'flag.updated'],
-      ['your-account', '/settings/account', 'Change your password'],
-    ];
+        ready: 'Flags for user-42 in Production',
+        visit: showsUser42,
+        whole: true,
+      },
+      'audit-log': { path: '/projects/shop/audit-log', ready: 'flag.updated' },
+      'api-keys': { path: '/projects/shop/settings/api-keys', ready: 'checkout service' },
+      webhooks: {
+        path: '/projects/shop/settings/webhooks',
+        ready: 'https://203.0.113.10/hooks/flagstaff',
+        visit: checkWebhookActions,
+      },
+      'organisation-api-keys': { path: '/settings/api-keys', ready: 'Admin key (first start)' },
+      members: { path: '/settings/members', ready: 'grace@example.com' },
+      'organisation-audit-log': { path: '/audit-log', ready: 'flag.updated' },
+      'your-account': { path: '/settings/account', ready: 'Change your password' },
+    };
 
-    async function open(page: Page, name: string, path: string, ready: string): Promise<void> {
-      await page.goto(`${ui.server.url}${path}`);
-      if (name === 'segment') {
-        await page.getByRole('link', { name: 'Pro and enterprise plans' }).click();
-        // Segment pages are addressed by key, like flags, and say which flags use them.
-        await page.waitForURL(/\/segments\/pro-plans$/);
-        await page
-          .getByRole('region', { name: 'Used by' })
-          .getByRole('link', { name: 'New checkout' })
-          .waitFor();
-      }
-      await page.locator('main').getByText(ready, { exact: false }).first().waitFor();
-      if (name === 'flag' || name === 'flag-rollout') {
-        // The page opens on the first unprotected environment; the seeded targeting is in production.
-        await page.getByRole('tab', { name: /Production/ }).click();
-        await page.getByText('Percentage rollout').first().waitFor();
-      }
-      if (name === 'webhooks') {
-        // What the webhook has still to deliver (nothing delivers in this suite).
-        await page.getByText(/^Backlog: /).waitFor();
-        // Delete comes last, after the harmless actions, not between them.
-        const actions = await page.locator('section.panel .form-actions > button').allTextContents();
-        expect(actions.at(-1)).toMatch(/^Delete/);
-        await page.getByRole('button', { name: 'Show deliveries' }).click();
-        await page.getByText('Nothing sent yet').waitFor();
-      }
-      if (name === 'user-view') {
-        // The address holds the user: the flags come without typing, each with what decided it.
-        await page
-          .getByRole('row', { name: /New checkout/ })
-          .getByText('Dutch pro customers first')
-          .waitFor();
-      }
-      if (name === 'playground') {
-        await chooseFlag(page, 'new-checkout');
-        await page
-          .getByLabel('Attributes (JSON)')
-          .fill('{\n  "targetingKey": "user-42",\n  "country": "NL",\n  "plan": "pro",\n  "seats": 12\n}');
-        await page.getByRole('button', { name: 'Evaluate' }).click();
-        await page.getByText('Dutch pro customers first').waitFor();
-      }
+    /** Opens the tour's page `name` in `page` and does there what a person would first. */
+    async function open(page: Page, name: string): Promise<void> {
+      const tour = PAGES[name];
+      if (tour === undefined) throw new Error(`No page ${name} in the tour.`);
+      await page.goto(`${ui.server.url}${tour.path}`);
+      await page.locator('main').getByText(tour.ready, { exact: false }).first().waitFor();
+      await tour.visit?.(page);
       // Let toasts and transitions settle before judging or photographing the page.
       await page.waitForTimeout(200);
     }
 
-    /** Each page, for the README (FLAGSTAFF_SCREENSHOTS=1). */
+    /** Each page, for the README (FLAGSTAFF_SCREENSHOTS=1); long editors are shown whole. */
     function shot(page: Page, name: string): Promise<void> {
-      // Long editors are shown whole; the other pages as the screen shows them.
-      const fullPage = ['flag', 'flag-rollout', 'segment', 'user-view'].includes(name);
+      const fullPage = PAGES[name]?.whole ?? false;
       return saveScreenshot(name, (path) => page.screenshot({ path, fullPage }));
     }
 
@@ -258,20 +298,20 @@ describeInChromium(
       await ui.signIn(phone);
     });
 
-    for (const [name, path, ready] of PAGES) {
+    for (const name of Object.keys(PAGES)) {
       it(`${name} at 1280×800 and at phone width`, async () => {
-        await open(desktop, name, path, ready);
+        await open(desktop, name);
         await expectAccessible(desktop);
         await shot(desktop, name);
 
-        await open(phone, name, path, ready);
+        await open(phone, name);
         await expectAccessible(phone);
         await shot(phone, `${name}-phone`);
       });
     }
 
     it('the confirmation dialog and an unsaved flag', async () => {
-      await open(desktop, 'flag', '/projects/shop/flags/new-checkout', 'Targeting');
+      await open(desktop, 'flag');
       await desktop.getByText('Rule 2').first().waitFor();
       await desktop.getByRole('switch', { name: 'Serve New checkout in Production' }).click();
       await desktop.getByRole('button', { name: 'Delete' }).first().isDisabled();
@@ -285,7 +325,7 @@ describeInChromium(
     });
 
     it('a create dialog, the audit log’s differences and the playground’s OFREP note', async () => {
-      await open(desktop, 'flags', '/projects/shop/flags', 'Checkout button colour');
+      await open(desktop, 'flags');
       await desktop.getByRole('button', { name: 'New flag' }).click();
       const dialog = desktop.getByRole('dialog', { name: 'New flag' });
       await dialog.getByLabel('Type').selectOption('string');
@@ -294,13 +334,13 @@ describeInChromium(
       await desktop.keyboard.press('Escape');
       await expect.poll(() => dialog.isVisible()).toBe(false);
 
-      await open(desktop, 'audit-log', '/projects/shop/audit-log', 'flag.updated');
+      await open(desktop, 'audit-log');
       const updated = desktop.locator('.audit-event', { hasText: 'flag.updated' }).first();
       await updated.getByText('Show the change').click();
       await updated.getByRole('columnheader', { name: 'Before' }).waitFor();
       await expectAccessible(desktop);
 
-      await open(desktop, 'playground', '/projects/shop/playground', 'Evaluate');
+      await open(desktop, 'playground');
       await chooseFlag(desktop, 'checkout-button-colour');
       await desktop.getByLabel('Attributes (JSON)').fill('{"country": "NL"}');
       await desktop.getByRole('button', { name: 'Evaluate' }).click();

@@ -202,22 +202,66 @@ type AdminCall = (method: string, path: string, body?: unknown) => Promise<any>;
  * openSignedIn) whose script errors fail the test.
  */
 export function seededDashboard(seed: (server: DashboardServer) => Promise<void>) {
-  let ui: DashboardBrowser | undefined;
+  const ui = dashboardAroundTests({});
   const watch = failOnPageErrors();
-  const started = (): DashboardBrowser => {
-    if (ui === undefined) throw new Error('The dashboard starts before the tests (beforeAll).');
-    return ui;
-  };
-  const call: AdminCall = (method, path, body) => callAsAdmin(started().server, method, path, body);
-  beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    await seed(ui.server);
-  }, 120_000);
-  afterAll(() => ui?.close());
+  beforeAll(() => seed(ui.server), 120_000);
+  const call: AdminCall = ui.admin;
   return {
     call,
-    server: () => started().server,
-    open: (path: string, width?: number) => openSignedIn(started(), watch, path, width),
+    server: () => ui.server,
+    open: (path: string, width?: number) => openSignedIn(ui, watch, path, width),
+  };
+}
+
+type ServerOptions = Pick<
+  Parameters<typeof startDashboardServer>[0] & object,
+  'signIn' | 'webhooksAllowPrivate'
+>;
+
+/** How a suite's dashboard starts: the server's options, and the project its tests work in, if one. */
+export interface DashboardSuiteOptions extends ServerOptions {
+  readonly project?: { readonly key: string; readonly name: string };
+}
+
+/**
+ * A describe of dashboard page tests in Chromium (describeInChromium): a dashboard started before
+ * its tests, with the suite's `project` made (`options`), and closed after them. `body` gets the dashboard as
+ * `ui`, reachable once the tests run; a beforeAll in `body` seeds it, as hooks run in their order.
+ */
+export function describeDashboard(
+  title: string,
+  options: DashboardSuiteOptions,
+  body: (ui: DashboardBrowser) => void,
+): void {
+  describeInChromium(title, () => body(dashboardAroundTests(options)));
+}
+
+/**
+ * A dashboard started before the tests of the describe this is called in and closed after them;
+ * its members reach the started one, so a suite calls `ui.server`, `ui.newPage`… in its tests.
+ */
+function dashboardAroundTests({ project, ...serverOptions }: DashboardSuiteOptions): DashboardBrowser {
+  let started: DashboardBrowser | undefined;
+  const ui = (): DashboardBrowser => {
+    if (started === undefined) throw new Error('The dashboard starts before the tests (beforeAll).');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startDashboardBrowser(serverOptions);
+    if (project !== undefined) await started.admin('POST', '/v1/projects', project);
+  }, 120_000);
+  afterAll(() => started?.close());
+  return {
+    get server() {
+      return ui().server;
+    },
+    get browser() {
+      return ui().browser;
+    },
+    newPage: (options) => ui().newPage(options),
+    signIn: (page, email, password) => ui().signIn(page, email, password),
+    admin: (method, path, body) => ui().admin(method, path, body),
+    close: () => ui().close(),
   };
 }
 
@@ -239,9 +283,7 @@ export interface DashboardBrowser {
 }
 
 /** A server with the freshly built dashboard and a first admin account, and Chromium to drive it. */
-export async function startDashboardBrowser(
-  options: Pick<Parameters<typeof startDashboardServer>[0] & object, 'signIn' | 'webhooksAllowPrivate'> = {},
-): Promise<DashboardBrowser> {
+export async function startDashboardBrowser(options: ServerOptions = {}): Promise<DashboardBrowser> {
   const dashboardRoot = await buildDashboard();
   const server = await startDashboardServer({ dashboardRoot, ...options });
   const browser = await launchChromium();

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { AggregateFold } from '../../src/services/measurement/aggregate-fold.ts';
 import { combineMeasuredComparisons } from '../../src/services/measurement/comparison-statistics.ts';
 import { ExperimentComparisons } from '../../src/services/measurement/experiment-comparisons.ts';
@@ -7,11 +7,10 @@ import { saveScreenshot } from '../support/screenshots.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 import {
   chooseFlag,
-  type DashboardBrowser,
-  describeInChromium,
+  type DashboardSuiteOptions,
+  describeDashboard,
   expectAccessible,
   followMainNavigation,
-  startDashboardBrowser,
 } from './dashboard-support.ts';
 
 // The experiment pages (SPEC §13): the list, the setup form, and the results — an effect and its
@@ -21,8 +20,10 @@ import {
 const SLOW = 120_000;
 const HOUR = 3_600_000;
 
-describeInChromium('the experiment pages', () => {
-  let ui: DashboardBrowser;
+/** The dashboard the tests drive, and the project they work in. */
+const SUITE: DashboardSuiteOptions = { project: { key: 'lab', name: 'Lab' } };
+
+describeDashboard('the experiment pages', SUITE, (ui) => {
   const call = (method: string, path: string, body?: unknown) => ui.admin(method, path, body);
   const events = async (list: readonly object[]) => {
     for (let i = 0; i < list.length; i += 1000) {
@@ -69,8 +70,6 @@ describeInChromium('the experiment pages', () => {
     }).flat();
 
   beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    await call('POST', '/v1/projects', { key: 'lab', name: 'Lab' });
     await call('POST', '/v1/projects/lab/metrics', {
       key: 'bought',
       name: 'Bought',
@@ -127,7 +126,6 @@ describeInChromium('the experiment pages', () => {
       }
     }
   }, SLOW);
-  afterAll(() => ui?.close());
 
   async function signedIn(path: string, width: number): Promise<{ page: Page; errors: string[] }> {
     const opened = await ui.newPage({ width, height: width < 600 ? 844 : 1000 });

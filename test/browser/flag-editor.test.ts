@@ -1,12 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { flagBody } from '../support/requests.ts';
 import {
   chooseRuleSegment,
-  type DashboardBrowser,
-  describeInChromium,
+  type DashboardSuiteOptions,
+  describeDashboard,
   RULE_SEGMENTS,
-  startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -14,23 +13,23 @@ import {
 // everyone, renamed variants that blocked saving, weights that read as percentages, and
 // production one click away.
 
-describeInChromium(
+/** The dashboard the tests drive, and the project they work in. */
+const SUITE: DashboardSuiteOptions = { project: { key: 'traps', name: 'Traps' } };
+
+describeDashboard(
   'the flag editor in Chromium: no accidental "everyone", renames, weights, protected production',
-  () => {
-    let ui: DashboardBrowser;
+  SUITE,
+  (ui) => {
     const call = (method: string, path: string, body?: unknown) => ui.admin(method, path, body);
     const flagOf = (key: string) => call('GET', `/v1/projects/traps/flags/${key}`);
 
     beforeAll(async () => {
-      ui = await startDashboardBrowser();
-      await call('POST', '/v1/projects', { key: 'traps', name: 'Traps' });
       await call('POST', '/v1/projects/traps/segments', {
         key: 'beta',
         name: 'Beta testers',
         rules: [{ type: 'attribute', attribute: 'beta', operator: 'equals', value: true }],
       });
     }, 120_000);
-    afterAll(() => ui?.close());
 
     /** Page script errors of every page opened, checked after each test. */
     let errors: string[] = [];

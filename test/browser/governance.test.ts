@@ -1,13 +1,12 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, inviteAndJoin } from '../dashboard/support.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { failOnPageErrors } from '../support/page-errors.ts';
 import {
-  type DashboardBrowser,
-  describeInChromium,
+  type DashboardSuiteOptions,
+  describeDashboard,
   expectAccessible,
-  startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -18,8 +17,10 @@ const PASSWORD = 'a long enough password';
 /** Each test opens several pages on a loaded machine. */
 const SLOW = 120_000;
 
-describeInChromium('governance in Chromium: approvals, environments, requests and restore', () => {
-  let ui: DashboardBrowser;
+/** The dashboard the tests drive, and the project they work in. */
+const SUITE: DashboardSuiteOptions = { project: { key: 'gov', name: 'Governed' } };
+
+describeDashboard('governance in Chromium: approvals, environments, requests and restore', SUITE, (ui) => {
   const watch = failOnPageErrors();
   const call = (method: string, path: string, body?: unknown) => callAsAdmin(ui.server, method, path, body);
   const environment = async (key: string) =>
@@ -59,8 +60,6 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
   }
 
   beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    await call('POST', '/v1/projects', { key: 'gov', name: 'Governed' });
     await call('POST', '/v1/projects/gov/flags', { key: 'banner', name: 'Banner' });
     await call('POST', '/v1/projects/gov/flags', { key: 'promo', name: 'Promo' });
     await call('PATCH', '/v1/projects/gov/environments/production', { requiredApprovals: 1 });
@@ -68,7 +67,6 @@ describeInChromium('governance in Chromium: approvals, environments, requests an
     await account('ed@example.com', 'Ed', 'editor');
     await account('vic@example.com', 'Vic', 'viewer');
   }, 120_000);
-  afterAll(() => ui?.close());
 
   it(
     'an admin sets the approvals an environment requires, and a value out of range is shown beside its field',

@@ -1,12 +1,11 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { setupActor } from '../access/support.ts';
 import { failOnPageErrors } from '../support/page-errors.ts';
 import {
-  type DashboardBrowser,
-  describeInChromium,
+  type DashboardSuiteOptions,
+  describeDashboard,
   expectAccessible,
-  startDashboardBrowser,
   waitForToast,
 } from './dashboard-support.ts';
 
@@ -16,8 +15,10 @@ import {
 const SLOW = 120_000;
 const PLAN = '/v1/projects/rel/flags/checkout/environments/production/release-plan';
 
-describeInChromium('release plans on the flag page, in Chromium', () => {
-  let ui: DashboardBrowser;
+/** The dashboard the tests drive, and the project they work in. */
+const SUITE: DashboardSuiteOptions = { project: { key: 'rel', name: 'Releases' } };
+
+describeDashboard('release plans on the flag page, in Chromium', SUITE, (ui) => {
   const watch = failOnPageErrors();
 
   async function open(width: number): Promise<Page> {
@@ -32,8 +33,6 @@ describeInChromium('release plans on the flag page, in Chromium', () => {
   }
 
   beforeAll(async () => {
-    ui = await startDashboardBrowser();
-    await ui.admin('POST', '/v1/projects', { key: 'rel', name: 'Releases' });
     await ui.admin('POST', '/v1/projects/rel/flags', {
       key: 'checkout',
       variants: [
@@ -60,7 +59,6 @@ describeInChromium('release plans on the flag page, in Chromium', () => {
       guards: [{ kind: 'metric', name: 'purchases', metric: 'purchase' }],
     });
   }, SLOW);
-  afterAll(() => ui?.close());
 
   it(
     'starts a plan, shows the milestone running and the next step due, and proceeds on a click',

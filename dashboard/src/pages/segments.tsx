@@ -14,6 +14,7 @@ import {
   TextField,
 } from '../kit/field.tsx';
 import { ListSearch } from '../kit/filter-controls.tsx';
+import { ItemByKey } from '../kit/item-by-key.tsx';
 import { Pager } from '../kit/pager.tsx';
 import { itemsOf, nameColumn, ResourceTable } from '../kit/resource-table.tsx';
 import { SaveBar } from '../kit/save-bar.tsx';
@@ -23,7 +24,7 @@ import { useEnvironmentNames, useProject } from '../project.ts';
 import { Link, navigate } from '../router.tsx';
 import { searchedPagePath, useUrlSearch } from '../searched-list.ts';
 import { can, useSession } from '../session.ts';
-import { Arrived, Empty, LoadError, Loading, PageTitle, type SavedProps, Time, toast } from '../ui.tsx';
+import { Empty, LoadError, Loading, PageTitle, type SavedProps, Time, toast } from '../ui.tsx';
 import { useUrlQuery } from '../url-query.ts';
 import { type ConditionDraft, conditionFromDraft, conditionToDraft, listOf } from './condition-draft.ts';
 import { ListPageTitle } from './list-page-title.tsx';
@@ -160,15 +161,11 @@ const patchOf = (draft: SegmentDraft) => ({
 });
 
 /** A segment by its key, as every dashboard URL names things. */
-export function SegmentPage({ segmentKey }: { segmentKey: string }) {
-  const { project } = useProject();
-  const segment = useApi<Segment>(`/projects/${enc(project.id)}/segments/${enc(segmentKey)}`);
-  return (
-    <Arrived loaded={segment} what="segment">
-      {(data, saved) => <SegmentEditor segment={data} {...saved} />}
-    </Arrived>
-  );
-}
+export const SegmentPage = ({ segmentKey }: { segmentKey: string }) => (
+  <ItemByKey<Segment> collection="segments" itemKey={segmentKey} what="segment">
+    {(segment, saved) => <SegmentEditor segment={segment} {...saved} />}
+  </ItemByKey>
+);
 
 function SegmentEditor({ segment, onSaved, onReload }: { segment: Segment } & SavedProps<Segment>) {
   const { project } = useProject();

@@ -1,7 +1,7 @@
-import { enc, type Flag, useApi } from '../../api.ts';
+import type { Flag } from '../../api.ts';
+import { ItemByKey } from '../../kit/item-by-key.tsx';
 import { SaveBar } from '../../kit/save-bar.tsx';
-import { useProject } from '../../project.ts';
-import { Arrived, type SavedProps } from '../../ui.tsx';
+import type { SavedProps } from '../../ui.tsx';
 import { ChangeRequestsSection } from './change-requests-section.tsx';
 import { CodeReferencesSection, useCodeReferences } from './code-references-section.tsx';
 import { EnvironmentCompareSection } from './environment-compare-section.tsx';
@@ -17,15 +17,11 @@ import { TargetingSection } from './targeting-section.tsx';
 import { useFlagEditor } from './use-flag-editor.ts';
 
 /** A flag: its variants and, per environment, its switch, targets, rules and default; and its history. */
-export function FlagPage({ flagKey }: { flagKey: string }) {
-  const { project } = useProject();
-  const flag = useApi<Flag>(`/projects/${enc(project.id)}/flags/${enc(flagKey)}`);
-  return (
-    <Arrived loaded={flag} what="flag">
-      {(data, saved) => <FlagSections flag={data} {...saved} />}
-    </Arrived>
-  );
-}
+export const FlagPage = ({ flagKey }: { flagKey: string }) => (
+  <ItemByKey<Flag> collection="flags" itemKey={flagKey} what="flag">
+    {(flag, saved) => <FlagSections flag={flag} {...saved} />}
+  </ItemByKey>
+);
 
 /**
  * The page's sections, each a component of its own that takes the editor (see
