@@ -6,6 +6,7 @@ import { composeNode } from '../main.ts';
 import type { Services } from '../services/services.ts';
 import { openStore } from '../storage/open-store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
+import { ENVIRONMENT_OPTION, PROJECT_OPTION } from './server-options.ts';
 
 export const FLAGD_USAGE = `  import     flagstaff import --project P --environment E [--strict] [--bypass-approvals] FILE
              load a flagd flags document (FILE, or - for standard input) into an environment;
@@ -33,8 +34,8 @@ function targetOf(command: string, argv: readonly string[], output: CliOutput): 
     allowPositionals: true,
     strict: false,
     options: {
-      project: { type: 'string', short: 'p' },
-      environment: { type: 'string', short: 'e' },
+      ...PROJECT_OPTION,
+      environment: ENVIRONMENT_OPTION,
       strict: { type: 'boolean' },
       'bypass-approvals': { type: 'boolean' },
     },

@@ -7,6 +7,7 @@ import type { ApiKeyService } from '../services/access/api-key-service.ts';
 import type { Actor } from '../services/core/actor.ts';
 import type { Store } from '../storage/store.ts';
 import { type CliOutput, operator, processOutput } from './operator.ts';
+import { ENVIRONMENT_OPTION, PROJECT_OPTION } from './server-options.ts';
 
 export const KEYS_USAGE = `Usage:
   flagstaff keys create [--project P] --role R [--environment E …] [--name N] [--expires-at T]
@@ -76,9 +77,9 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     strict: true,
     options: {
-      project: { type: 'string', short: 'p' },
+      ...PROJECT_OPTION,
       role: { type: 'string', short: 'r' },
-      environment: { type: 'string', short: 'e', multiple: true },
+      environment: { ...ENVIRONMENT_OPTION, multiple: true },
       name: { type: 'string', short: 'n' },
       'expires-at': { type: 'string' },
       help: { type: 'boolean', short: 'h' },

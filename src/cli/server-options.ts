@@ -8,6 +8,10 @@ import type { CliOutput } from './operator.ts';
  */
 export const SERVER_OPTIONS = { server: { type: 'string' }, key: { type: 'string' } } as const;
 
+/** `--project`/`-p` and `--environment`/`-e`, named alike by every command that takes them. */
+export const PROJECT_OPTION = { project: { type: 'string', short: 'p' } } as const;
+export const ENVIRONMENT_OPTION = { type: 'string', short: 'e' } as const;
+
 /** The client of the server the options name as their key; undefined, said on stderr, when either is missing. */
 export function serverClientOf(
   values: { readonly server?: unknown; readonly key?: unknown },
@@ -52,7 +56,7 @@ export function folderCommandOf(
     args: [...argv],
     allowPositionals: true,
     strict: false,
-    options: { ...SERVER_OPTIONS, project: { type: 'string', short: 'p' }, ...command.options },
+    options: { ...SERVER_OPTIONS, ...PROJECT_OPTION, ...command.options },
   });
   const [dir, extra] = positionals;
   if (
