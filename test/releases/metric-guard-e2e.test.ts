@@ -8,7 +8,7 @@ import { ReleaseGuards } from '../../src/services/releases/release-guards.ts';
 import { setupActor } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { seededRandom } from '../support/random.ts';
-import { PURCHASES_GUARD, releasePlanBody } from '../support/release-plans.ts';
+import { PURCHASES_GUARD, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 // A metric guard end to end: an application evaluates the flag through the OpenFeature client
@@ -32,15 +32,7 @@ describeEachDatabase('a metric guard from events sent through the OpenFeature cl
 
   beforeAll(async () => {
     server = await startTestServer(database);
-    await server.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    await server.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     await server.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },
     });

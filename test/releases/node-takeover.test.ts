@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type NodeProcess, startNodeProcess } from '../plane/node-process.ts';
 import { createTestSchema } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
-import { releasePlanBody } from '../support/release-plans.ts';
+import { RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 // Two `flagstaff serve` processes over one PostgreSQL run one release plan. The node that is in the
 // middle of a step is killed (kill -9); the other takes the step over, and it happens once.
@@ -44,13 +44,7 @@ describe.skipIf(postgresUrl === undefined)('a release plan when the node making 
       return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
     };
 
-    const flag = await call(firstUrl, 'POST', '/v1/projects/default/flags', {
-      key: 'checkout',
-      variants: [
-        { key: 'old', value: false },
-        { key: 'new', value: true },
-      ],
-    });
+    const flag = await call(firstUrl, 'POST', '/v1/projects/default/flags', RELEASED_FLAG);
     expect(flag.status).toBe(201);
     await call(firstUrl, 'PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       enabled: true,

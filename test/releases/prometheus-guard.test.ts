@@ -14,7 +14,7 @@ import { ReleaseGuards } from '../../src/services/releases/release-guards.ts';
 import { setupActor } from '../access/support.ts';
 import { buildUnreachableWebhook } from '../support/builders.ts';
 import { eventually } from '../support/eventually.ts';
-import { releasePlanBody } from '../support/release-plans.ts';
+import { RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 import { startTestServer, type TestServer, UNLIMITED } from '../support/server.ts';
 
 // A real Prometheus (Debian's 2.42) scrapes a small application that evaluates the flag through the
@@ -117,15 +117,7 @@ describe.skipIf(!existsSync(PROMETHEUS))('a Prometheus guard against a real Prom
       accessControl: UNLIMITED,
       node: { prometheus: new PrometheusClient(prometheusUrl) },
     });
-    const created = await server.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    const created = await server.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     expect(created.status).toBe(201);
     await server.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },

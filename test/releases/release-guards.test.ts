@@ -10,7 +10,7 @@ import type { Store } from '../../src/storage/store.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
 import { buildUnreachableWebhook } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { milestones, PURCHASES_GUARD, releasePlanBody } from '../support/release-plans.ts';
+import { milestones, PURCHASES_GUARD, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 const MINUTE = 60_000;
 const PLAN = '/v1/projects/default/flags/checkout/environments/production/release-plan';
@@ -32,13 +32,7 @@ class SetStatistics implements ComparisonStatistics {
 }
 
 async function flagWithMetric(services: Services): Promise<void> {
-  await services.flags.create(setupActor, 'default', {
-    key: 'checkout',
-    variants: [
-      { key: 'old', value: false },
-      { key: 'new', value: true },
-    ],
-  });
+  await services.flags.create(setupActor, 'default', RELEASED_FLAG);
   const flag = await services.flags.get(setupActor, 'default', 'checkout');
   await services.flags.patch(
     setupActor,

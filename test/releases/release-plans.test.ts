@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import { createKey, FakeClock, type Harness, startHarness } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { milestones, releasePlanBody } from '../support/release-plans.ts';
+import { milestones, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 const MINUTE = 60_000;
 const PLAN = '/v1/projects/default/flags/checkout/environments/production/release-plan';
@@ -25,15 +25,7 @@ describeEachDatabase('release plans (SPEC §13)', (database) => {
 
   beforeAll(async () => {
     node = await startHarness(database, { clock });
-    const created = await node.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    const created = await node.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await node.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },

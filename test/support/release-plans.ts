@@ -16,3 +16,12 @@ export function releasePlanBody(steps: MilestoneStep[], fields: Record<string, u
 
 /** A guard that rolls back when the `purchase` metric of the treatment reads worse than the control's. */
 export const PURCHASES_GUARD = { kind: 'metric', name: 'purchases', metric: 'purchase' };
+
+/** The flag every release suite rolls out: `checkout`, serving `old` (false) until `new` (true) takes over. */
+export const RELEASED_FLAG = {
+  key: 'checkout',
+  variants: [
+    { key: 'old', value: false },
+    { key: 'new', value: true },
+  ],
+};
