@@ -1,3 +1,4 @@
+import type { EffectProblem } from './effect-moments.ts';
 import {
   type FrequentistOptions,
   type FrequentistResult,
@@ -47,6 +48,35 @@ function oneSidedHalfwidth(s2: number, n: number, rho: number, alpha: number): n
 
 const unitsOf = (prepared: PreparedComparison): number => prepared.control.n + prepared.treatment.n;
 
+/** A comparison as both confidence sequences read it: the effect, its standard error, α, the units n and ρ. */
+interface SequentialReading {
+  readonly pointEstimate: number;
+  readonly standardError: number;
+  readonly alpha: number;
+  readonly n: number;
+  readonly rho: number;
+  readonly problem?: undefined;
+}
+
+/**
+ * What both sequential tests read off a comparison, or the problem that leaves it unreadable. A
+ * one-sided mixture needs α below 0.5: refused before anything else, even an unreadable comparison.
+ */
+function readSequential(
+  control: TestStatistic,
+  treatment: TestStatistic,
+  options: SequentialOptions,
+  twoSided: boolean,
+): SequentialReading | { readonly problem: EffectProblem } {
+  const prepared = prepareComparison(control, treatment, options);
+  const { moments, alpha } = prepared;
+  if (!twoSided && alpha >= 0.5) throw new RangeError('a one-sided sequential test needs alpha below 0.5');
+  if (moments.problem !== undefined) return { problem: moments.problem };
+  const { pointEstimate, standardError } = moments;
+  const rho = sequentialRho(alpha, tuningOf(options), twoSided);
+  return { pointEstimate, standardError, alpha, n: unitsOf(prepared), rho };
+}
+
 /**
  * An always-valid two-sided test (gbstats's SequentialTwoSidedTTest): its interval is a confidence
  * sequence, so it may be read after every new unit and still errs with probability ≤ α overall.
@@ -56,12 +86,9 @@ export function sequentialTwoSidedTTest(
   treatment: TestStatistic,
   options: SequentialOptions = {},
 ): FrequentistResult {
-  const prepared = prepareComparison(control, treatment, options);
-  const { moments, alpha } = prepared;
-  if (moments.problem !== undefined) return uninformative(moments.problem);
-  const { pointEstimate, standardError } = moments;
-  const n = unitsOf(prepared);
-  const rho = sequentialRho(alpha, tuningOf(options), true);
+  const reading = readSequential(control, treatment, options, true);
+  if (reading.problem !== undefined) return uninformative(reading.problem);
+  const { pointEstimate, standardError, alpha, n, rho } = reading;
   const halfwidth = twoSidedHalfwidth(standardError ** 2 * n, n, rho, alpha);
   // The always-valid p-value is 1 / the mixture e-value (eq. 155 of the paper), capped at 1.
   const st2 = (pointEstimate ** 2 * n) / standardError ** 2;
@@ -87,16 +114,12 @@ export function sequentialOneSidedTTest(
   side: Side,
   options: SequentialOptions = {},
 ): FrequentistResult {
-  const prepared = prepareComparison(control, treatment, options);
-  const { moments, alpha } = prepared;
-  if (alpha >= 0.5) throw new RangeError('a one-sided sequential test needs alpha below 0.5');
-  if (moments.problem !== undefined) {
-    const { pValue: _, ...interval } = uninformative(moments.problem);
+  const reading = readSequential(control, treatment, options, false);
+  if (reading.problem !== undefined) {
+    const { pValue: _, ...interval } = uninformative(reading.problem);
     return interval;
   }
-  const { pointEstimate, standardError } = moments;
-  const n = unitsOf(prepared);
-  const rho = sequentialRho(alpha, tuningOf(options), false);
+  const { pointEstimate, standardError, alpha, n, rho } = reading;
   const halfwidth = oneSidedHalfwidth(standardError ** 2 * n, n, rho, alpha);
   return {
     expected: pointEstimate,

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Metric } from '../../src/domain/metric.ts';
 import type { MetricGuard } from '../../src/domain/release-plan.ts';
 import type {
   ComparisonRef,
@@ -7,6 +6,7 @@ import type {
 } from '../../src/services/measurement/comparison-statistics.ts';
 import { readMetricGuard } from '../../src/services/releases/guard-readings.ts';
 import type { ProportionStatistic, TestStatistic } from '../../src/statistics/index.ts';
+import { buildMetric } from '../support/builders.ts';
 import { type Random, seededRandom } from '../support/random.ts';
 
 // Simulated release plans: each looks at its metric guard ten times, 500 more units per variant
@@ -20,20 +20,7 @@ const UNITS_PER_LOOK = 500;
 const RATE = 0.1;
 const ALPHA = 0.05;
 
-const METRIC: Metric = {
-  id: 'met_checkout',
-  projectId: 'prj_sim',
-  key: 'checkout',
-  name: 'checkout',
-  description: '',
-  event: 'checkout',
-  kind: 'conversion',
-  window: 72,
-  goal: 'increase',
-  version: 1,
-  createdAt: '2026-01-01T00:00:00Z',
-  updatedAt: '2026-01-01T00:00:00Z',
-};
+const METRIC = buildMetric('checkout', { projectId: 'prj_sim' });
 const GUARD: MetricGuard = {
   kind: 'metric',
   name: 'checkout',

@@ -8,6 +8,7 @@ import { ReleaseGuards } from '../../src/services/releases/release-guards.ts';
 import { setupActor } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
 import { seededRandom } from '../support/random.ts';
+import { PURCHASES_GUARD, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 // A metric guard end to end: an application evaluates the flag through the OpenFeature client
@@ -31,15 +32,7 @@ describeEachDatabase('a metric guard from events sent through the OpenFeature cl
 
   beforeAll(async () => {
     server = await startTestServer(database);
-    await server.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    await server.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     await server.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },
     });
@@ -71,15 +64,16 @@ describeEachDatabase('a metric guard from events sent through the OpenFeature cl
 
   it('rolls the plan back when the new variant converts worse', async () => {
     const made = await server.call('POST', PLAN, {
-      body: {
-        treatment: 'new',
-        milestones: [
-          { name: 'half', rollout: 50, hold: '1h' },
-          { name: 'all', rollout: 100, hold: 'until-proceeded' },
+      body: releasePlanBody(
+        [
+          ['half', 50, '1h'],
+          ['all', 100, 'until-proceeded'],
         ],
-        guards: [{ kind: 'metric', name: 'purchases', metric: 'purchase', minUnits: 200 }],
-        guardInterval: '1s',
-      },
+        {
+          guards: [{ ...PURCHASES_GUARD, minUnits: 200 }],
+          guardInterval: '1s',
+        },
+      ),
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect((await server.call('POST', `${PLAN}/start`)).status).toBe(200);

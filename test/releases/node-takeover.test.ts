@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type NodeProcess, startNodeProcess } from '../plane/node-process.ts';
 import { createTestSchema } from '../support/database.ts';
 import { eventually } from '../support/eventually.ts';
+import { RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 // Two `flagstaff serve` processes over one PostgreSQL run one release plan. The node that is in the
 // middle of a step is killed (kill -9); the other takes the step over, and it happens once.
@@ -43,26 +44,22 @@ describe.skipIf(postgresUrl === undefined)('a release plan when the node making 
       return { status: res.status, body: res.status === 204 ? undefined : await res.json() };
     };
 
-    const flag = await call(firstUrl, 'POST', '/v1/projects/default/flags', {
-      key: 'checkout',
-      variants: [
-        { key: 'old', value: false },
-        { key: 'new', value: true },
-      ],
-    });
+    const flag = await call(firstUrl, 'POST', '/v1/projects/default/flags', RELEASED_FLAG);
     expect(flag.status).toBe(201);
     await call(firstUrl, 'PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       enabled: true,
       defaultVariant: 'old',
     });
-    const made = await call(firstUrl, 'POST', PLAN, {
-      treatment: 'new',
-      milestones: [
-        { name: 'tenth', rollout: 10, hold: '2s' },
-        { name: 'half', rollout: 50, hold: '1h' },
-        { name: 'all', rollout: 100, hold: 'until-proceeded' },
-      ],
-    });
+    const made = await call(
+      firstUrl,
+      'POST',
+      PLAN,
+      releasePlanBody([
+        ['tenth', 10, '2s'],
+        ['half', 50, '1h'],
+        ['all', 100, 'until-proceeded'],
+      ]),
+    );
     expect(made.status, JSON.stringify(made.body)).toBe(201);
 
     // Hold the flag's row: when the step falls due, both nodes are inside its transaction, waiting.

@@ -14,6 +14,7 @@ import { ReleaseGuards } from '../../src/services/releases/release-guards.ts';
 import { setupActor } from '../access/support.ts';
 import { buildUnreachableWebhook } from '../support/builders.ts';
 import { eventually } from '../support/eventually.ts';
+import { RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 import { startTestServer, type TestServer, UNLIMITED } from '../support/server.ts';
 
 // A real Prometheus (Debian's 2.42) scrapes a small application that evaluates the flag through the
@@ -29,18 +30,19 @@ const ERROR_RATIO =
   '(sum(rate(app_errors_total{variant="$variant"}[10s])) / sum(rate(app_requests_total{variant="$variant"}[10s])))' +
   ' and on() (sum(increase(app_requests_total{variant="$variant"}[10s])) > 60)';
 const queryFor = (variant: string) => ERROR_RATIO.replaceAll('$variant', variant);
-const PLAN_BODY = {
-  treatment: 'new',
-  milestones: [
-    { name: 'tenth', rollout: 10, hold: '6s' },
-    { name: 'half', rollout: 50, hold: '6s' },
-    { name: 'everyone', rollout: 100, hold: 'until-proceeded' },
+const PLAN_BODY = releasePlanBody(
+  [
+    ['tenth', 10, '6s'],
+    ['half', 50, '6s'],
+    ['everyone', 100, 'until-proceeded'],
   ],
-  guards: [
-    { kind: 'prometheus', name: 'error ratio', query: ERROR_RATIO, threshold: { relativeToControl: 1.5 } },
-  ],
-  guardInterval: `${GUARD_INTERVAL_S}s`,
-};
+  {
+    guards: [
+      { kind: 'prometheus', name: 'error ratio', query: ERROR_RATIO, threshold: { relativeToControl: 1.5 } },
+    ],
+    guardInterval: `${GUARD_INTERVAL_S}s`,
+  },
+);
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -115,15 +117,7 @@ describe.skipIf(!existsSync(PROMETHEUS))('a Prometheus guard against a real Prom
       accessControl: UNLIMITED,
       node: { prometheus: new PrometheusClient(prometheusUrl) },
     });
-    const created = await server.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    const created = await server.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     expect(created.status).toBe(201);
     await server.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },

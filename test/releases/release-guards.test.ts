@@ -10,6 +10,7 @@ import type { Store } from '../../src/storage/store.ts';
 import { FakeClock, type Harness, openSharedDatabase, setupActor, startHarness } from '../access/support.ts';
 import { buildUnreachableWebhook } from '../support/builders.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { milestones, PURCHASES_GUARD, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 const MINUTE = 60_000;
 const PLAN = '/v1/projects/default/flags/checkout/environments/production/release-plan';
@@ -31,13 +32,7 @@ class SetStatistics implements ComparisonStatistics {
 }
 
 async function flagWithMetric(services: Services): Promise<void> {
-  await services.flags.create(setupActor, 'default', {
-    key: 'checkout',
-    variants: [
-      { key: 'old', value: false },
-      { key: 'new', value: true },
-    ],
-  });
+  await services.flags.create(setupActor, 'default', RELEASED_FLAG);
   const flag = await services.flags.get(setupActor, 'default', 'checkout');
   await services.flags.patch(
     setupActor,
@@ -52,16 +47,14 @@ async function flagWithMetric(services: Services): Promise<void> {
   });
 }
 
-const PLAN_BODY = {
-  treatment: 'new',
-  milestones: [
-    { name: 'canary', rollout: 10, hold: '10m' },
-    { name: 'half', rollout: 50, hold: '10m' },
-    { name: 'all', rollout: 100, hold: 'until-proceeded' },
+const PLAN_BODY = releasePlanBody(
+  [
+    ['canary', 10, '10m'],
+    ['half', 50, '10m'],
+    ['all', 100, 'until-proceeded'],
   ],
-  guards: [{ kind: 'metric', name: 'purchases', metric: 'purchase' }],
-  guardInterval: '1m',
-};
+  { guards: [PURCHASES_GUARD], guardInterval: '1m' },
+);
 
 describeEachDatabase('release guards (SPEC §13 "Guards")', (database) => {
   let node: Harness;
@@ -184,14 +177,13 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('a release plan on two
       await flagWithMetric(first);
       await first.releases.create(setupActor, 'default', 'checkout', 'production', {
         ...PLAN_BODY,
-        milestones: [
-          { name: 'a', rollout: 10, hold: '1m' },
-          { name: 'b', rollout: 30, hold: '1m' },
-          { name: 'c', rollout: 60, hold: '1m' },
-          { name: 'd', rollout: 90, hold: '1h' },
-          { name: 'e', rollout: 100, hold: 'until-proceeded' },
-        ],
-        guards: [{ kind: 'metric', name: 'purchases', metric: 'purchase' }],
+        milestones: milestones(
+          ['a', 10, '1m'],
+          ['b', 30, '1m'],
+          ['c', 60, '1m'],
+          ['d', 90, '1h'],
+          ['e', 100, 'until-proceeded'],
+        ),
       } as never);
       await first.releases.start(setupActor, 'default', 'checkout', 'production');
       const workers = nodes.map(({ store, node }) => ({
@@ -218,11 +210,11 @@ describe.skipIf(!process.env.FLAGSTAFF_TEST_DATABASE_URL)('a release plan on two
       const actions = audit.items.map((e) => e.action);
       expect(actions.filter((a) => a === 'release.progressed')).toHaveLength(3);
       expect(actions.filter((a) => a === 'release.rolled_back')).toHaveLength(1);
-      const milestones = audit.items
+      const progressedTo = audit.items
         .filter((e) => e.action === 'release.progressed')
         .map((e) => (e.details as { milestone: number }).milestone)
         .sort();
-      expect(milestones).toEqual([1, 2, 3]);
+      expect(progressedTo).toEqual([1, 2, 3]);
       // Every step a flag write of its own: start, three steps, the rollback.
       expect(actions.filter((a) => a === 'flag.updated')).toHaveLength(1 + 1 + 3 + 1);
     } finally {

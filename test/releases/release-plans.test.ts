@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ChangeScheduler } from '../../src/services/governance/change-scheduler.ts';
 import { createKey, FakeClock, type Harness, startHarness } from '../access/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { milestones, RELEASED_FLAG, releasePlanBody } from '../support/release-plans.ts';
 
 const MINUTE = 60_000;
 const PLAN = '/v1/projects/default/flags/checkout/environments/production/release-plan';
@@ -9,11 +10,7 @@ const PLAN = '/v1/projects/default/flags/checkout/environments/production/releas
 const TEMPLATE = {
   key: 'gradual',
   name: 'Gradual',
-  milestones: [
-    { name: 'canary', rollout: 10, hold: '10m' },
-    { name: 'half', rollout: 50, hold: '1h' },
-    { name: 'everyone', rollout: 100, hold: 'until-proceeded' },
-  ],
+  milestones: milestones(['canary', 10, '10m'], ['half', 50, '1h'], ['everyone', 100, 'until-proceeded']),
 };
 
 describeEachDatabase('release plans (SPEC §13)', (database) => {
@@ -28,15 +25,7 @@ describeEachDatabase('release plans (SPEC §13)', (database) => {
 
   beforeAll(async () => {
     node = await startHarness(database, { clock });
-    const created = await node.call('POST', '/v1/projects/default/flags', {
-      body: {
-        key: 'checkout',
-        variants: [
-          { key: 'old', value: false },
-          { key: 'new', value: true },
-        ],
-      },
-    });
+    const created = await node.call('POST', '/v1/projects/default/flags', { body: RELEASED_FLAG });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     await node.call('PATCH', '/v1/projects/default/flags/checkout?environment=production', {
       body: { enabled: true, defaultVariant: 'old' },
@@ -76,24 +65,25 @@ describeEachDatabase('release plans (SPEC §13)', (database) => {
 
   it('refuses bad plans, naming each field', async () => {
     const bad = await node.call('POST', PLAN, {
-      body: {
-        treatment: 'new',
-        milestones: [
-          { name: 'a', rollout: 50, hold: '10m' },
-          { name: 'b', rollout: 20, hold: '0s' },
-          { name: 'c', rollout: 100, hold: 'soon' },
+      body: releasePlanBody(
+        [
+          ['a', 50, '10m'],
+          ['b', 20, '0s'],
+          ['c', 100, 'soon'],
         ],
-        guards: [
-          { kind: 'metric', name: 'conversion', metric: 'no-such-metric' },
-          {
-            kind: 'prometheus',
-            name: 'errors',
-            query: 'sum(rate(errors_total[1m]))',
-            threshold: { above: 0.1 },
-          },
-        ],
-        guardInterval: '-1m',
-      },
+        {
+          guards: [
+            { kind: 'metric', name: 'conversion', metric: 'no-such-metric' },
+            {
+              kind: 'prometheus',
+              name: 'errors',
+              query: 'sum(rate(errors_total[1m]))',
+              threshold: { above: 0.1 },
+            },
+          ],
+          guardInterval: '-1m',
+        },
+      ),
     });
     expect(bad.status).toBe(400);
     const paths = bad.body.errors.map((e: { path: string }) => e.path);

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { loggerOptions } from '../../src/http/logging.ts';
-import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
+import { ADMIN_KEY, cookiePair } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
 import { collectLines } from '../support/log-lines.ts';
-import { testSsoSettings } from '../support/sso-settings.ts';
+import { SSO_CLIENT_ID, useSsoDashboard } from './sso-dashboard.ts';
 
-const CLIENT_ID = 'flagstaff';
+const CLIENT_ID = SSO_CLIENT_ID;
 
 /**
  * Every way a single sign-on callback can be wrong, over HTTP against an issuer whose tokens the
@@ -14,46 +13,31 @@ const CLIENT_ID = 'flagstaff';
  * logs no token or code.
  */
 describeEachDatabase('Single sign-on refuses a callback it cannot trust', (database) => {
-  let forging: ForgingIssuer;
-  let server: DashboardServer;
   const lines: string[] = [];
+  const sso = useSsoDashboard(database, 'flag-admins=admin,support=viewer', {
+    logger: loggerOptions('debug', collectLines(lines)),
+    beforeServer: (forging) => {
+      forging.down = true; // the provider is down while Flagstaff starts
+    },
+  });
 
-  beforeAll(async () => {
-    forging = await startForgingIssuer(CLIENT_ID);
-    forging.down = true; // the provider is down while Flagstaff starts
-    const settings = testSsoSettings({
-      issuer: () => forging.issuer,
-      clientId: CLIENT_ID,
-      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
-      roles: 'flag-admins=admin,support=viewer',
-    });
-    server = await startDashboardServer({
-      database,
-      signIn: { sso: settings },
-      logger: loggerOptions('debug', collectLines(lines)),
-    });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await forging?.close();
-  });
   beforeEach(() => {
-    forging.down = false;
-    forging.foreignKey = false;
-    forging.claims = {};
+    sso.forging.down = false;
+    sso.forging.foreignKey = false;
+    sso.forging.claims = {};
   });
 
   /** Starts a sign-in as a browser would: the provider's URL (state, nonce) and the pending-sign-in cookie. */
   async function begin(returnTo = '/projects') {
     const response = await fetch(
-      `${server.url}/v1/auth/oidc/login?returnTo=${encodeURIComponent(returnTo)}`,
+      `${sso.server.url}/v1/auth/oidc/login?returnTo=${encodeURIComponent(returnTo)}`,
       {
         redirect: 'manual',
       },
     );
     expect(response.status).toBe(302);
     const location = new URL(response.headers.get('location') ?? '');
-    forging.nonce = location.searchParams.get('nonce') ?? '';
+    sso.forging.nonce = location.searchParams.get('nonce') ?? '';
     return {
       location,
       state: location.searchParams.get('state') ?? '',
@@ -62,7 +46,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   }
 
   const callback = (query: string, cookie?: string, accept = 'text/html,application/xhtml+xml') =>
-    fetch(`${server.url}/v1/auth/oidc/callback?${query}`, {
+    fetch(`${sso.server.url}/v1/auth/oidc/callback?${query}`, {
       redirect: 'manual',
       headers: { accept, ...(cookie === undefined ? {} : { cookie }) },
     });
@@ -74,27 +58,27 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(page).toMatch(text);
     expect(page).toContain('href="/"');
     expect(response.headers.get('set-cookie') ?? '').not.toMatch(/flagstaff_session=[^;]/);
-    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+    expect(await sso.server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
   }
 
   it('starts even though the provider is down, and says so at sign-in until it is back', async () => {
-    forging.down = true;
-    const options = await server.call('GET', '/v1/auth/options');
+    sso.forging.down = true;
+    const options = await sso.server.call('GET', '/v1/auth/options');
     expect(options.body).toEqual({
       passwordSignIn: true,
       sso: { label: 'Acme ID', loginPath: '/v1/auth/oidc/login' },
     });
-    const login = await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
+    const login = await fetch(`${sso.server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
     await expectRefusedPage(login, 503, /identity provider cannot be reached/);
 
-    forging.down = false;
+    sso.forging.down = false;
     const { location } = await begin();
-    expect(location.origin).toBe(forging.issuer);
+    expect(location.origin).toBe(sso.forging.issuer);
     expect(Object.fromEntries(location.searchParams)).toMatchObject({
       client_id: CLIENT_ID,
       response_type: 'code',
       code_challenge_method: 'S256',
-      redirect_uri: `${server.url}/v1/auth/oidc/callback`,
+      redirect_uri: `${sso.server.url}/v1/auth/oidc/callback`,
     });
     expect(location.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/);
   });
@@ -105,14 +89,14 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(good.status).toBe(302);
     expect(good.headers.get('location')).toBe('/projects/default/flags');
     const session = good.headers.getSetCookie().find((c) => c.startsWith('flagstaff_session=')) ?? '';
-    const me = await server.call('GET', '/v1/me', { cookie: session.split(';')[0] });
+    const me = await sso.server.call('GET', '/v1/me', { cookie: session.split(';')[0] });
     expect(me.body.account).toMatchObject({ email: 'mallory@example.com', role: 'admin', projectId: null });
     expect(me.body.account.sso.roles).toEqual([{ value: 'flag-admins', role: 'admin', project: null }]);
 
     const replayed = await callback(`code=c1&state=${state}`, cookie);
     expect(replayed.status).toBe(400);
     // Later tests check that their refusals create no account for this email.
-    const removed = await server.call('DELETE', `/v1/accounts/${me.body.account.id}`, { key: ADMIN_KEY });
+    const removed = await sso.server.call('DELETE', `/v1/accounts/${me.body.account.id}`, { key: ADMIN_KEY });
     expect(removed.status).toBe(204);
   });
 
@@ -127,8 +111,10 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     expect(await signInTo('/projects/✓/flags?q=naïve')).toBe('/projects/%E2%9C%93/flags?q=na%C3%AFve');
     expect(await signInTo('/projects/%E2%9C%93')).toBe('/projects/%E2%9C%93');
     expect(await signInTo('/projects/../v1/api-keys')).toBe('/');
-    const mallory = await server.store.findAccountByEmail('mallory@example.com');
-    expect((await server.call('DELETE', `/v1/accounts/${mallory?.id}`, { key: ADMIN_KEY })).status).toBe(204);
+    const mallory = await sso.server.store.findAccountByEmail('mallory@example.com');
+    expect((await sso.server.call('DELETE', `/v1/accounts/${mallory?.id}`, { key: ADMIN_KEY })).status).toBe(
+      204,
+    );
   });
 
   it('refuses a callback with no sign-in started, a forged state, or another browser’s', async () => {
@@ -152,31 +138,31 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     [
       'a wrong nonce',
       () => {
-        forging.claims = { nonce: 'not-the-one-sent' };
+        sso.forging.claims = { nonce: 'not-the-one-sent' };
       },
     ],
     [
       'a token signed by another key',
       () => {
-        forging.foreignKey = true;
+        sso.forging.foreignKey = true;
       },
     ],
     [
       'a token for another audience',
       () => {
-        forging.claims = { aud: 'another-client' };
+        sso.forging.claims = { aud: 'another-client' };
       },
     ],
     [
       'an expired token',
       () => {
-        forging.claims = { exp: Math.floor(Date.now() / 1000) - 3600 };
+        sso.forging.claims = { exp: Math.floor(Date.now() / 1000) - 3600 };
       },
     ],
     [
       'a token from another issuer',
       () => {
-        forging.claims = { iss: 'https://evil.example.com' };
+        sso.forging.claims = { iss: 'https://evil.example.com' };
       },
     ],
   ])('refuses %s', async (_, forge) => {
@@ -187,7 +173,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
 
   it('refuses when the provider goes down during the sign-in', async () => {
     const { state, cookie } = await begin();
-    forging.down = true;
+    sso.forging.down = true;
     await expectRefusedPage(await callback(`code=c1&state=${state}`, cookie), 503, /cannot be reached/);
   });
 
@@ -200,27 +186,27 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
 
   it('refuses a person in no mapped group, naming no group or claim', async () => {
     const { state, cookie } = await begin();
-    forging.claims = { groups: ['marketing'] };
+    sso.forging.claims = { groups: ['marketing'] };
     const refused = await callback(`code=c1&state=${state}`, cookie);
     expect(refused.status).toBe(403);
     const page = await refused.text();
     expect(page).toMatch(/not in any group that has access to Flagstaff/);
     expect(page).not.toMatch(/marketing|groups|flag-admins/);
-    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+    expect(await sso.server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
   });
 
   it('never links a password account with the same email silently', async () => {
     const { state, cookie } = await begin();
-    forging.claims = { email: 'ada@example.com', sub: 'someone-else' };
+    sso.forging.claims = { email: 'ada@example.com', sub: 'someone-else' };
     const refused = await callback(`code=c1&state=${state}`, cookie);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toMatch(/already a Flagstaff account for ada@example.com/);
-    const ada = await server.store.findAccountByEmail('ada@example.com');
+    const ada = await sso.server.store.findAccountByEmail('ada@example.com');
     expect(ada?.sso).toBeNull();
   });
 
   const provision = async (user: Record<string, unknown>) => {
-    const made = await server.call('POST', '/scim/v2/Users', {
+    const made = await sso.server.call('POST', '/scim/v2/Users', {
       key: ADMIN_KEY,
       origin: null,
       body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], ...user },
@@ -230,7 +216,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   };
   const deprovision = async (id: string) =>
     expect(
-      (await server.call('DELETE', `/scim/v2/Users/${id}`, { key: ADMIN_KEY, origin: null })).status,
+      (await sso.server.call('DELETE', `/scim/v2/Users/${id}`, { key: ADMIN_KEY, origin: null })).status,
     ).toBe(204);
 
   it.each([
@@ -239,11 +225,11 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   ])('never binds an account made over SCIM by an email the provider %s', async (_, claims) => {
     const id = await provision({ userName: 'mallory@example.com' });
     const { state, cookie } = await begin();
-    forging.claims = claims;
+    sso.forging.claims = claims;
     const refused = await callback(`code=c1&state=${state}`, cookie);
     expect(refused.status).toBe(403);
     expect(await refused.text()).toMatch(/has not verified your email address mallory@example.com/);
-    expect(await server.store.findAccountById(id)).toMatchObject({ sso: null, role: 'evaluator' });
+    expect(await sso.server.store.findAccountById(id)).toMatchObject({ sso: null, role: 'evaluator' });
     await deprovision(id);
   });
 
@@ -252,33 +238,33 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
     const { state, cookie } = await begin();
     const signedIn = await callback(`code=c1&state=${state}`, cookie);
     expect(signedIn.status).toBe(302);
-    expect(await server.store.findAccountById(id)).toMatchObject({
+    expect(await sso.server.store.findAccountById(id)).toMatchObject({
       email: 'm.other@example.com',
       role: 'admin',
       sso: { subject: 'forged-subject' },
     });
-    expect(await server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
+    expect(await sso.server.store.findAccountByEmail('mallory@example.com')).toBeUndefined();
     await deprovision(id);
   });
 
   it('binds an account the provider created over SCIM at its first sign-in, and refuses it once deactivated', async () => {
-    const provisioned = await server.call('POST', '/scim/v2/Users', {
+    const provisioned = await sso.server.call('POST', '/scim/v2/Users', {
       key: ADMIN_KEY,
       origin: null,
       body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'mallory@example.com' },
     });
     expect(provisioned.status).toBe(201);
     const first = await begin();
-    forging.claims = { email_verified: true };
+    sso.forging.claims = { email_verified: true };
     const signedIn = await callback(`code=c1&state=${first.state}`, first.cookie);
     expect(signedIn.status).toBe(302);
-    expect(await server.store.findAccountByEmail('mallory@example.com')).toMatchObject({
+    expect(await sso.server.store.findAccountByEmail('mallory@example.com')).toMatchObject({
       id: provisioned.body.id,
       role: 'admin',
       sso: { subject: 'forged-subject' },
     });
 
-    await server.call('PATCH', `/scim/v2/Users/${provisioned.body.id}`, {
+    await sso.server.call('PATCH', `/scim/v2/Users/${provisioned.body.id}`, {
       key: ADMIN_KEY,
       origin: null,
       body: { Operations: [{ op: 'replace', path: 'active', value: false }] },
@@ -298,7 +284,7 @@ describeEachDatabase('Single sign-on refuses a callback it cannot trust', (datab
   it('limits how many sign-ins one address may start (each keeps a pending row)', async () => {
     let status = 302;
     for (let i = 0; i < 40 && status === 302; i++) {
-      status = (await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' })).status;
+      status = (await fetch(`${sso.server.url}/v1/auth/oidc/login`, { redirect: 'manual' })).status;
     }
     expect(status).toBe(429);
   });

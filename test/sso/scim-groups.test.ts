@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  ADMIN_EMAIL,
-  ADMIN_KEY,
-  type CallOptions,
-  cookiePair,
-  type DashboardServer,
-  type Reply,
-  startDashboardServer,
-} from '../dashboard/support.ts';
+import { expect, it } from 'vitest';
+import { ADMIN_EMAIL, ADMIN_KEY, type CallOptions, cookiePair, type Reply } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
-import { testSsoSettings } from '../support/sso-settings.ts';
 import { ERROR, GROUP, LIST, PATCH, scimRequest, USER } from './scim-support.ts';
+import { useSsoDashboard } from './sso-dashboard.ts';
 
 describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (database) => {
-  let forging: ForgingIssuer;
-  let server: DashboardServer;
+  const sso = useSsoDashboard(database, 'flag-admins=admin,shop-devs=editor:default,support=viewer');
   const scim = (method: string, path: string, body?: unknown, options?: CallOptions): Promise<Reply> =>
-    scimRequest(server, method, path, body, options);
+    scimRequest(sso.server, method, path, body, options);
   const user = async (userName: string, externalId?: string): Promise<string> => {
     const made = await scim('POST', '/Users', {
       schemas: [USER],
@@ -39,24 +29,9 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
   const patch = (id: string, ...Operations: unknown[]) =>
     scim('PATCH', `/Groups/${id}`, { schemas: [PATCH], Operations });
   const roleOf = async (id: string) => {
-    const account = await server.store.findAccountById(id);
+    const account = await sso.server.store.findAccountById(id);
     return `${account?.role} ${account?.projectId === null ? 'organisation' : 'project'}`;
   };
-
-  beforeAll(async () => {
-    forging = await startForgingIssuer('flagstaff');
-    const settings = testSsoSettings({
-      issuer: () => forging.issuer,
-      clientId: 'flagstaff',
-      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
-      roles: 'flag-admins=admin,shop-devs=editor:default,support=viewer',
-    });
-    server = await startDashboardServer({ database, signIn: { sso: settings } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await forging?.close();
-  });
 
   it('creates, finds, changes and deletes a group in the forms Okta and Entra ID send, each in the audit log', async () => {
     const [grace, linus] = [await user('grace@example.com'), await user('linus@example.com')];
@@ -69,12 +44,12 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
     expect(created.status).toBe(201);
     expect(created.headers.get('content-type')).toMatch(/^application\/scim\+json/);
     const id: string = created.body.id;
-    expect(created.headers.get('location')).toBe(`${server.url}/scim/v2/Groups/${id}`);
+    expect(created.headers.get('location')).toBe(`${sso.server.url}/scim/v2/Groups/${id}`);
     expect(created.body).toMatchObject({
       schemas: [GROUP],
       displayName: 'Engineering',
       externalId: 'okta-g1',
-      members: [{ value: grace, $ref: `${server.url}/scim/v2/Users/${grace}` }],
+      members: [{ value: grace, $ref: `${sso.server.url}/scim/v2/Users/${grace}` }],
       meta: { resourceType: 'Group', version: 'W/"1"' },
     });
 
@@ -124,7 +99,7 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
 
     expect((await scim('DELETE', `/Groups/${id}`)).status).toBe(204);
     expect((await scim('GET', `/Groups/${id}`)).body).toMatchObject({ schemas: [ERROR], status: '404' });
-    const audit = await server.call('GET', `/v1/audit-log?resourceId=${id}&limit=20`, { key: ADMIN_KEY });
+    const audit = await sso.server.call('GET', `/v1/audit-log?resourceId=${id}&limit=20`, { key: ADMIN_KEY });
     expect(
       audit.body.map((e: { action: string; details: { via: string } }) => [e.action, e.details.via]),
     ).toEqual([
@@ -145,12 +120,12 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
     expect(await roleOf(eve)).toBe('viewer organisation');
 
     // Her ID token still says flag-admins, but that group is pushed over SCIM and she is not in it.
-    const login = await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
+    const login = await fetch(`${sso.server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
     const location = new URL(login.headers.get('location') ?? '');
-    forging.nonce = location.searchParams.get('nonce') ?? '';
-    forging.claims = { sub: 'eve-subject', email: 'eve@example.com', groups: ['flag-admins'] };
+    sso.forging.nonce = location.searchParams.get('nonce') ?? '';
+    sso.forging.claims = { sub: 'eve-subject', email: 'eve@example.com', groups: ['flag-admins'] };
     const callback = await fetch(
-      `${server.url}/v1/auth/oidc/callback?code=c1&state=${location.searchParams.get('state')}`,
+      `${sso.server.url}/v1/auth/oidc/callback?code=c1&state=${location.searchParams.get('state')}`,
       {
         redirect: 'manual',
         headers: { cookie: cookiePair(login.headers) },
@@ -160,12 +135,14 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
     const cookie = (
       callback.headers.getSetCookie().find((c) => c.startsWith('flagstaff_session=')) ?? ''
     ).split(';')[0];
-    expect((await server.call('GET', '/v1/me', { cookie })).body.account).toMatchObject({ role: 'viewer' });
+    expect((await sso.server.call('GET', '/v1/me', { cookie })).body.account).toMatchObject({
+      role: 'viewer',
+    });
 
     await patch(support, { op: 'replace', path: 'members', value: [] });
     expect(await roleOf(eve)).toBe('evaluator organisation');
-    expect((await server.call('GET', '/v1/me', { cookie })).status).toBe(401);
-    const audit = await server.call('GET', `/v1/audit-log?resourceId=${eve}&limit=1`, { key: ADMIN_KEY });
+    expect((await sso.server.call('GET', '/v1/me', { cookie })).status).toBe(401);
+    const audit = await sso.server.call('GET', `/v1/audit-log?resourceId=${eve}&limit=1`, { key: ADMIN_KEY });
     expect(audit.body[0]).toMatchObject({
       action: 'account.access_revoked',
       actor: { type: 'api_key' },
@@ -179,7 +156,7 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
   });
 
   it('keeps the last active organisation admin one: a group that would demote her is refused whole', async () => {
-    const ada = (await server.store.findAccountByEmail(ADMIN_EMAIL))?.id as string;
+    const ada = (await sso.server.store.findAccountByEmail(ADMIN_EMAIL))?.id as string;
     const refused = await scim('POST', '/Groups', {
       schemas: [GROUP],
       displayName: 'viewers-of-ada',
@@ -228,15 +205,18 @@ describeEachDatabase('SCIM 2.0 groups at /scim/v2/Groups, mapped to roles', (dat
 
   it('takes only an organisation-wide admin API key on every group route', async () => {
     const viewer = (
-      await server.call('POST', '/v1/api-keys', { key: ADMIN_KEY, body: { name: 'viewer', role: 'viewer' } })
+      await sso.server.call('POST', '/v1/api-keys', {
+        key: ADMIN_KEY,
+        body: { name: 'viewer', role: 'viewer' },
+      })
     ).body.secret as string;
     const production = (
-      await server.call('POST', '/v1/api-keys', {
+      await sso.server.call('POST', '/v1/api-keys', {
         key: ADMIN_KEY,
         body: { name: 'production admin', role: 'admin', environments: ['production'] },
       })
     ).body.secret as string;
-    const admin = (await server.signIn()) as string;
+    const admin = (await sso.server.signIn()) as string;
     const id = await group('guarded', []);
     const routes: [string, string, unknown?][] = [
       ['GET', '/Groups'],

@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
 import { hashPassword, UNUSABLE_HASH } from '../../src/services/core/passwords.ts';
-import { ADMIN_KEY, cookiePair, type DashboardServer, startDashboardServer } from '../dashboard/support.ts';
+import { ADMIN_KEY, cookiePair } from '../dashboard/support.ts';
 import { describeEachDatabase } from '../support/database.ts';
-import { type ForgingIssuer, startForgingIssuer } from '../support/forging-oidc-issuer.ts';
-import { testSsoSettings } from '../support/sso-settings.ts';
+import { startForgingIssuer } from '../support/forging-oidc-issuer.ts';
+import { SSO_CLIENT_ID, useSsoDashboard } from './sso-dashboard.ts';
 
-const CLIENT_ID = 'flagstaff';
+const CLIENT_ID = SSO_CLIENT_ID;
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 
 /**
@@ -19,35 +19,20 @@ const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
  * the account had.
  */
 describeEachDatabase('An account bound to single sign-on', (database) => {
-  let forging: ForgingIssuer;
-  let server: DashboardServer;
+  const sso = useSsoDashboard(database, 'flag-admins=admin,support=viewer');
 
-  beforeAll(async () => {
-    forging = await startForgingIssuer(CLIENT_ID);
-    const settings = testSsoSettings({
-      issuer: () => forging.issuer,
-      clientId: CLIENT_ID,
-      redirectUri: () => `${server.url}/v1/auth/oidc/callback`,
-      roles: 'flag-admins=admin,support=viewer',
-    });
-    server = await startDashboardServer({ database, signIn: { sso: settings } });
-  });
-  afterAll(async () => {
-    await server?.close();
-    await forging?.close();
-  });
   beforeEach(() => {
-    forging.claims = {};
+    sso.forging.claims = {};
   });
 
   /** A whole sign-in through the provider with these claims: the callback's answer and the session cookie. */
   async function signInWithSso(claims: Record<string, unknown>) {
-    const login = await fetch(`${server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
+    const login = await fetch(`${sso.server.url}/v1/auth/oidc/login`, { redirect: 'manual' });
     const location = new URL(login.headers.get('location') ?? '');
-    forging.nonce = location.searchParams.get('nonce') ?? '';
-    forging.claims = claims;
+    sso.forging.nonce = location.searchParams.get('nonce') ?? '';
+    sso.forging.claims = claims;
     const response = await fetch(
-      `${server.url}/v1/auth/oidc/callback?code=c1&state=${location.searchParams.get('state')}`,
+      `${sso.server.url}/v1/auth/oidc/callback?code=c1&state=${location.searchParams.get('state')}`,
       { redirect: 'manual', headers: { cookie: cookiePair(login.headers) } },
     );
     const session = response.headers.getSetCookie().find((c) => c.startsWith('flagstaff_session=')) ?? '';
@@ -61,24 +46,24 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
     groups,
   });
   const resetLink = (accountId: string) =>
-    server.call('POST', `/v1/accounts/${accountId}/password-reset`, { key: ADMIN_KEY });
+    sso.server.call('POST', `/v1/accounts/${accountId}/password-reset`, { key: ADMIN_KEY });
 
   it('can be given no password: no reset link, no change of its own, no password sign-in', async () => {
     const { response, cookie } = await signInWithSso(person('pat'));
     expect(response.status).toBe(302);
-    const pat = await server.store.findAccountByEmail('pat@example.com');
+    const pat = await sso.server.store.findAccountByEmail('pat@example.com');
     const refused = await resetLink(pat?.id as string);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ code: 'conflict' });
     expect(refused.body.detail).toMatch(/pat@example.com signs in with single sign-on/);
 
-    const own = await server.call('POST', '/v1/me/password', {
+    const own = await sso.server.call('POST', '/v1/me/password', {
       cookie,
       body: { currentPassword: 'anything at all', newPassword: 'a brand new password' },
     });
     expect(own.status).toBe(409);
-    expect((await server.store.findAccountById(pat?.id as string))?.passwordHash).toBe(UNUSABLE_HASH);
-    const audit = await server.call('GET', `/v1/audit-log?resourceId=${pat?.id}&limit=50`, {
+    expect((await sso.server.store.findAccountById(pat?.id as string))?.passwordHash).toBe(UNUSABLE_HASH);
+    const audit = await sso.server.call('GET', `/v1/audit-log?resourceId=${pat?.id}&limit=50`, {
       key: ADMIN_KEY,
     });
     expect(audit.body.map((event: { action: string }) => event.action)).not.toContain(
@@ -86,14 +71,14 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
     );
 
     // A password given before this rule existed no longer signs anyone in.
-    const stored = await server.store.findAccountById(pat?.id as string);
+    const stored = await sso.server.store.findAccountById(pat?.id as string);
     if (stored === undefined) throw new Error('pat is gone');
     const passwordHash = await hashPassword('a password from before');
-    await server.store.updateAccount(
+    await sso.server.store.updateAccount(
       { ...stored, passwordHash, version: stored.version + 1 },
       stored.version,
     );
-    const byPassword = await server.call('POST', '/v1/auth/sign-in', {
+    const byPassword = await sso.server.call('POST', '/v1/auth/sign-in', {
       body: { email: 'pat@example.com', password: 'a password from before' },
     });
     expect(byPassword.status).toBe(403);
@@ -101,7 +86,7 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
   });
 
   it('refuses a reset link made before its first single sign-on bound it', async () => {
-    const made = await server.call('POST', '/scim/v2/Users', {
+    const made = await sso.server.call('POST', '/scim/v2/Users', {
       key: ADMIN_KEY,
       origin: null,
       body: { schemas: [USER], userName: 'quinn@example.com' },
@@ -110,33 +95,35 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
     expect(link.status).toBe(201);
     expect((await signInWithSso(person('quinn'))).response.status).toBe(302);
 
-    const preview = await server.call('POST', '/v1/auth/password-reset', {
+    const preview = await sso.server.call('POST', '/v1/auth/password-reset', {
       body: { token: link.body.token },
     });
     expect(preview.status).toBe(409);
-    const used = await server.call('POST', '/v1/auth/reset-password', {
+    const used = await sso.server.call('POST', '/v1/auth/reset-password', {
       body: { token: link.body.token, password: 'a password of my own' },
     });
     expect(used.status).toBe(409);
     expect(used.headers.get('set-cookie') ?? '').not.toMatch(/flagstaff_session=[^;]/);
-    expect((await server.store.findAccountById(made.body.id))?.passwordHash).toBe(UNUSABLE_HASH);
+    expect((await sso.server.store.findAccountById(made.body.id))?.passwordHash).toBe(UNUSABLE_HASH);
   });
 
   it('loses its sessions and its role when the provider drops every group it had, audited', async () => {
     const first = await signInWithSso(person('rae'));
     const other = await signInWithSso(person('rae'));
-    const me = await server.call('GET', '/v1/me', { cookie: first.cookie });
+    const me = await sso.server.call('GET', '/v1/me', { cookie: first.cookie });
     expect(me.body.account).toMatchObject({ email: 'rae@example.com', role: 'admin' });
 
     const refused = await signInWithSso(person('rae', ['marketing']));
     expect(refused.response.status).toBe(403);
     expect(await refused.response.text()).toMatch(/not in any group that has access/);
     for (const cookie of [first.cookie, other.cookie]) {
-      expect((await server.call('GET', '/v1/me', { cookie })).status).toBe(401);
+      expect((await sso.server.call('GET', '/v1/me', { cookie })).status).toBe(401);
     }
-    const rae = await server.store.findAccountByEmail('rae@example.com');
+    const rae = await sso.server.store.findAccountByEmail('rae@example.com');
     expect(rae).toMatchObject({ role: 'evaluator', projectId: null, sso: { subject: 'rae', roles: [] } });
-    const audit = await server.call('GET', `/v1/audit-log?resourceId=${rae?.id}&limit=5`, { key: ADMIN_KEY });
+    const audit = await sso.server.call('GET', `/v1/audit-log?resourceId=${rae?.id}&limit=5`, {
+      key: ADMIN_KEY,
+    });
     expect(audit.body[0]).toMatchObject({
       action: 'account.access_revoked',
       actor: { type: 'user', id: rae?.id },
@@ -148,15 +135,17 @@ describeEachDatabase('An account bound to single sign-on', (database) => {
     // The provider lets the person in again: the role its groups give comes back with the sign-in.
     const back = await signInWithSso(person('rae', ['support']));
     expect(back.response.status).toBe(302);
-    expect((await server.call('GET', '/v1/me', { cookie: back.cookie })).body.account.role).toBe('viewer');
+    expect((await sso.server.call('GET', '/v1/me', { cookie: back.cookie })).body.account.role).toBe(
+      'viewer',
+    );
   });
 
   it('loses its sessions when the provider no longer says its email', async () => {
     const first = await signInWithSso(person('sam'));
     const refused = await signInWithSso({ ...person('sam'), email: undefined });
     expect(refused.response.status).toBe(403);
-    expect((await server.call('GET', '/v1/me', { cookie: first.cookie })).status).toBe(401);
-    expect((await server.store.findAccountByEmail('sam@example.com'))?.role).toBe('evaluator');
+    expect((await sso.server.call('GET', '/v1/me', { cookie: first.cookie })).status).toBe(401);
+    expect((await sso.server.store.findAccountByEmail('sam@example.com'))?.role).toBe('evaluator');
   });
 });
 

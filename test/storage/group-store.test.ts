@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LOCAL_ACCOUNT } from '../../src/domain/account.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { ProvisionedGroup } from '../../src/domain/provisioned-group.ts';
-import { type Store, type StoredAccount, UniqueViolation } from '../../src/storage/store.ts';
-import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { type StoredAccount, UniqueViolation } from '../../src/storage/store.ts';
+import { describeEachDatabase, storeOfEachTest } from '../support/database.ts';
 
 const AT = '2026-01-02T03:04:05.000Z';
 
@@ -35,13 +35,7 @@ const aGroup = (displayName: string, members: string[]): ProvisionedGroup => ({
 
 /** The GroupStore role and the password-session sweep (decisions 1890, 1891), on every database. */
 describeEachDatabase('group store', (database) => {
-  let opened: OpenTestDatabase;
-  let store: Store;
-  beforeAll(async () => {
-    opened = await database.open();
-    store = opened.store;
-  });
-  afterAll(() => opened?.close());
+  const store = storeOfEachTest(database);
 
   it('keeps a group with its members, finds it by name or externalId, and pages groups in id order', async () => {
     const [a, b] = [anAccount(), anAccount()];

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/domain/audit-event.ts';
 import type { Flag } from '../../src/domain/flag.ts';
 import { newId } from '../../src/domain/ids.ts';
@@ -6,7 +6,7 @@ import { staleness, staleWindowStart, usageSince } from '../../src/insights/stal
 import type { EvaluationCount } from '../../src/storage/insights-store.ts';
 import type { Page, PageRequest, Store } from '../../src/storage/store.ts';
 import { buildEnvironment, buildFlag, buildFlagEnvironment, buildProject } from '../support/builders.ts';
-import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { describeEachDatabase, storeOfEachTest } from '../support/database.ts';
 
 // Lists that page both ways and count what matches (docs/decisions/1800-paged-lists.md), and the
 // stale filter answered by the store (docs/decisions/1801-list-filters-in-the-database.md).
@@ -43,13 +43,7 @@ async function forthAndBack<T>(list: (page: PageRequest) => Promise<Page<T>>, li
 }
 
 describeEachDatabase('paged lists in the store', (database) => {
-  let opened: OpenTestDatabase;
-  let store: Store;
-  beforeEach(async () => {
-    opened = await database.open();
-    store = opened.store;
-  });
-  afterEach(() => opened.close());
+  const store = storeOfEachTest(database);
 
   it('pages flags forward and back, each page with the total and its offset in it', async () => {
     const project = await givenProject(store);

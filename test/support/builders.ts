@@ -6,6 +6,7 @@ import {
   type Rollout,
   type Variant,
 } from '../../src/domain/flag.ts';
+import type { Metric } from '../../src/domain/metric.ts';
 import type { Environment, Project } from '../../src/domain/project.ts';
 import type { Segment } from '../../src/domain/segment.ts';
 import type { StoredWebhook } from '../../src/storage/webhook-store.ts';
@@ -61,6 +62,11 @@ export function inEnvironments(
 /** A segment of project `prj_1` that matches everyone (`all` of no rules) until `fields` say otherwise. */
 export function buildSegment(key: string, fields: Partial<Segment> = {}): Segment {
   return { ...record('seg', key), match: 'all', rules: [], included: [], excluded: [], ...fields };
+}
+
+/** A conversion metric of project `prj_1` counting the event of its key over 72 hours, to increase. */
+export function buildMetric(key: string, fields: Partial<Metric> = {}): Metric {
+  return { ...record('met', key), event: key, kind: 'conversion', window: 72, goal: 'increase', ...fields };
 }
 
 /** A project of that key. */

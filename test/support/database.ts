@@ -119,3 +119,32 @@ export function describeEachFreshDatabase(
     fn(() => opened as OpenTestDatabase);
   });
 }
+
+/**
+ * The store of the test running: a migrated, empty one opened before each test of the enclosing
+ * describe and closed after it. Every method call goes to the current test's store.
+ */
+export function storeOfEachTest(database: TestDatabase): Store {
+  let current: Store | undefined;
+  let close: (() => Promise<void>) | undefined;
+
+  beforeEach(async () => {
+    const opened = await database.open();
+    current = opened.store;
+    close = opened.close;
+  });
+
+  afterEach(async () => {
+    await close?.();
+    close = undefined;
+    current = undefined;
+  });
+
+  return new Proxy({} as Store, {
+    get(_, property) {
+      if (current === undefined) throw new Error('The store is open only while a test runs.');
+      const value = Reflect.get(current, property);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
+}

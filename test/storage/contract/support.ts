@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { LOCAL_ACCOUNT } from '../../../src/domain/account.ts';
 import type { AuditEvent } from '../../../src/domain/audit-event.ts';
 import type { Flag, JsonValue } from '../../../src/domain/flag.ts';
@@ -22,7 +22,7 @@ import {
   buildSegment,
   inEnvironments,
 } from '../../support/builders.ts';
-import { describeEachDatabase, type TestDatabase } from '../../support/database.ts';
+import { describeEachDatabase, storeOfEachTest, type TestDatabase } from '../../support/database.ts';
 
 // What every file of the store contract (one a storage role, as src/storage/sql/*-queries.ts) shares.
 // Fixtures. Ids come from the application's own generator, which sorts by creation time.
@@ -297,35 +297,6 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /** Key order is code-unit order: keys are case-sensitive ASCII. */
 export const sorted = (keys: readonly string[]) => [...keys].sort();
-
-/**
- * The store of the test running: a migrated, empty one opened before each test of the enclosing
- * describe and closed after it. Every method call goes to the current test's store.
- */
-function storeOfEachTest(database: TestDatabase): Store {
-  let current: Store | undefined;
-  let close: (() => Promise<void>) | undefined;
-
-  beforeEach(async () => {
-    const opened = await database.open();
-    current = opened.store;
-    close = opened.close;
-  });
-
-  afterEach(async () => {
-    await close?.();
-    close = undefined;
-    current = undefined;
-  });
-
-  return new Proxy({} as Store, {
-    get(_, property) {
-      if (current === undefined) throw new Error('The store is open only while a test runs.');
-      const value = Reflect.get(current, property);
-      return typeof value === 'function' ? value.bind(current) : value;
-    },
-  });
-}
 
 /** One role's part of the store contract, held on every test database, each test over a store of its own. */
 export function describeStoreContract(
