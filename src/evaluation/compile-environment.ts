@@ -252,27 +252,17 @@ export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment
   );
 }
 
-/** Every environment of a project, compiling its segments once for all of them. */
+/**
+ * Every environment of a project compiled at once (benchmarks and heap snapshots), the way a node
+ * compiles them: through `ProjectEnvironments`, segments compiled once for all.
+ */
 export function compileProject(
   environmentKeys: readonly string[],
   flags: readonly Flag[],
   segments: readonly Segment[],
 ): ReadonlyMap<string, CompiledEnvironment> {
-  const compiledSegments = compileSegments(segments);
-  const compiled = new Map(
-    environmentKeys.map((environmentKey) => [
-      environmentKey,
-      compileEnvironment({
-        environmentKey,
-        // A flag waiting for a gated write in an environment does not exist there (decision 1854).
-        flags: flags.filter((flag) => servedIn(flag, environmentKey)),
-        segments,
-        compiledSegments,
-      }),
-    ]),
-  );
-  for (const flag of flags) releaseResults(flag);
-  return compiled;
+  const environments = new ProjectEnvironments(environmentKeys, () => flags, segments);
+  return new Map(environmentKeys.map((key) => [key, environments.get(key) as CompiledEnvironment]));
 }
 
 /**
@@ -302,9 +292,10 @@ export class ProjectEnvironments {
 
   /** The environment compiled (now, if it is its first use); undefined when the project has no such environment. */
   get(environmentKey: string): CompiledEnvironment | undefined {
-    if (!this.#compiled.has(environmentKey)) return undefined;
     let compiled = this.#compiled.get(environmentKey);
+    // One lookup on the evaluation path; the second only before an environment's first use.
     if (compiled === undefined) {
+      if (!this.#compiled.has(environmentKey)) return undefined;
       // A flag waiting for a gated write in an environment does not exist there (decision 1854).
       const flags = this.#flags().filter((flag) => servedIn(flag, environmentKey));
       compiled = compileEnvironment({
