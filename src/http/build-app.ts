@@ -11,6 +11,7 @@ import type { StreamLimits } from '../realtime/stream-limits.ts';
 import type { Services } from '../services/services.ts';
 import { registerApiDocs } from './api-docs.ts';
 import { registerJsonBodies } from './json-body.ts';
+import { LazySchemas } from './lazy-schemas.ts';
 import { lazyChildLogger, RequestLogController, withRedactedUrls } from './logging.ts';
 import { registerAccessControl } from './plugins/access-control.ts';
 import type { Authenticator } from './plugins/authentication.ts';
@@ -178,6 +179,7 @@ async function registerOfrep(app: FastifyInstance, options: AppOptions): Promise
 /** The whole HTTP API, without listening: tests call `inject()`, main.ts calls `listen()`. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
+  const schemas = new LazySchemas();
   const app = Fastify({
     logger: withRedactedUrls(options.logger),
     logController: new RequestLogController(),
@@ -188,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     genReqId: requestIds(),
     requestIdHeader: false,
+    schemaController: schemas.schemaController(),
     // While draining, requests already on open connections are served (with Connection: close),
     // not refused: clients sent them before the node stopped (docs/decisions/1731).
     return503OnClosing: false,
@@ -200,7 +203,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   }).withTypeProvider<RequestTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(schemas.validatorCompiler(validatorCompiler));
+  schemas.belongTo(app);
   registerErrorHandling(app, options.edge?.upstreamUrl);
   if (options.telemetry !== undefined) {
     const { registerTelemetry } = await import('../observability/telemetry.ts');
