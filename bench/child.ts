@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { COMPILE_CACHE, MALLOC_ARENAS, V8_FLAGS } from '../bin/runtime-settings.js';
 import { type Row, ratio } from './stats.ts';
 
 /** Whether the module at `url` (its import.meta.url) is the process's entry point. */
@@ -8,7 +9,14 @@ export function isMain(url: string): boolean {
 }
 
 /** The V8 flags `npm start` runs the server with (bin/flagstaff.js re-executes itself with them). */
-export const SERVER_V8_FLAGS = ['--max-semi-space-size=16'];
+export const SERVER_V8_FLAGS = V8_FLAGS;
+
+/**
+ * The rest of how `npm start` runs Node (bin/runtime-settings.js): two malloc arenas, and the
+ * compile cache it enables (here by Node's own variable, as these processes start without
+ * bin/flagstaff.js). Every bench process gets them: servers as shipped, clients alike.
+ */
+export const RUNTIME_ENVIRONMENT = { MALLOC_ARENA_MAX: MALLOC_ARENAS, NODE_COMPILE_CACHE: COMPILE_CACHE };
 
 /** Starts a bench module in a process of its own, on this Node (process.execPath), with an IPC channel. */
 export function start(
@@ -18,7 +26,7 @@ export function start(
   return fork(fileURLToPath(new URL(module, import.meta.url)), options.args ?? [], {
     execPath: process.execPath,
     execArgv: options.execArgv ?? [],
-    env: { ...process.env, ...options.env },
+    env: { ...RUNTIME_ENVIRONMENT, ...process.env, ...options.env },
     // A quiet child's standard output (a server's first-start notices) is dropped; errors still show.
     stdio: ['ignore', options.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });

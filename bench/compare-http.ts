@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import * as os from 'node:os';
-import { nextMessage, SERVER_V8_FLAGS } from './child.ts';
+import { nextMessage, RUNTIME_ENVIRONMENT, SERVER_V8_FLAGS } from './child.ts';
 import { type Client, HTTP_DEFAULTS, load, type Run, type Target } from './http.ts';
 import { median } from './stats.ts';
 import { wrkInstalled } from './wrk.ts';
@@ -19,6 +19,7 @@ if (otherCheckout === undefined)
 const options = { ...HTTP_DEFAULTS, seconds: Number(secondsArg ?? 4), rounds: Number(roundsArg ?? 5) };
 const client: Client = wrkInstalled() ? 'wrk' : 'autocannon';
 const env = {
+  ...RUNTIME_ENVIRONMENT,
   ...process.env,
   FLAGSTAFF_LOG_LEVEL: 'info',
   FLAGSTAFF_RATE_LIMIT_EVALUATION: '10000000',

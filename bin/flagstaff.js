@@ -5,19 +5,13 @@
 // Plain JavaScript that Node 18 can parse, and no static import of the TypeScript code.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMPILE_CACHE, MALLOC_ARENAS, V8_FLAGS } from './runtime-settings.js';
 
 const REQUIRED_MAJOR = 24;
 const major = Number(process.versions.node.split('.')[0]);
-
-// V8 flags every start path runs with, however Flagstaff is started (`npm start`,
-// `npx flagstaff serve`, `node bin/flagstaff.js`): V8 sizes the young generation from the
-// machine's memory, up to 128 MB of semi-spaces on a large machine, which was most of a
-// server's RSS (docs/performance.md, issue 10). A flag the operator set already (on the
-// command line or in NODE_OPTIONS) is left as they set it.
-const V8_FLAGS = ['--max-semi-space-size=16'];
 
 /** The V8_FLAGS this process was not started with. */
 function missingV8Flags() {
@@ -28,16 +22,25 @@ function missingV8Flags() {
   });
 }
 
-/** Replaces this process by the same command with the V8 flags it lacks (same pid); returns when there are none to add. */
-function execWithV8Flags() {
+/** The environment Flagstaff runs in: the operator's, with MALLOC_ARENA_MAX unless they set it. */
+function runtimeEnvironment(extra) {
+  return { MALLOC_ARENA_MAX: MALLOC_ARENAS, ...process.env, ...extra };
+}
+
+/**
+ * Replaces this process by the same command with the V8 flags it lacks and the malloc setting
+ * (same pid: glibc reads it only as a process starts); returns when nothing is missing.
+ */
+function execWithRuntimeSettings() {
   const missing = missingV8Flags();
+  const needed = missing.length > 0 || process.env.MALLOC_ARENA_MAX === undefined;
   // process.execve is Node 24's exec(2): not on Windows, where Flagstaff runs with V8's defaults.
-  if (missing.length > 0 && typeof process.execve === 'function' && process.env.FLAGSTAFF_V8_FLAGS !== '1') {
+  if (needed && typeof process.execve === 'function' && process.env.FLAGSTAFF_V8_FLAGS !== '1') {
     try {
       process.execve(
         process.execPath,
         [process.execPath, ...process.execArgv, ...missing, ...process.argv.slice(1)],
-        { ...process.env, FLAGSTAFF_V8_FLAGS: '1' },
+        runtimeEnvironment({ FLAGSTAFF_V8_FLAGS: '1' }),
       );
     } catch {
       // Not replaced (a sandbox refusing exec): run here with V8's defaults.
@@ -46,7 +49,8 @@ function execWithV8Flags() {
 }
 
 if (major >= REQUIRED_MAJOR) {
-  execWithV8Flags();
+  execWithRuntimeSettings();
+  module.enableCompileCache?.(COMPILE_CACHE);
   const { runCli } = await import('../src/cli.ts');
   runCli(process.argv.slice(2)).then(
     (code) => {
@@ -86,7 +90,7 @@ function runUnderBundledNode() {
   }
   const child = spawn(node, [...missingV8Flags(), process.argv[1], ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, FLAGSTAFF_REEXECUTED: '1' },
+    env: runtimeEnvironment({ FLAGSTAFF_REEXECUTED: '1' }),
   });
   // Ctrl-C reaches the whole process group anyway; a `kill <pid>` reaches only this process.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {

@@ -1,3 +1,4 @@
+import { flushCompileCache } from 'node:module';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Admission } from './access/admission.ts';
 import type { LegacySyncCredentials } from './access/api-key-authentication.ts';
@@ -153,6 +154,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   handleSignals(app, node.services, config.shutdownGraceMs);
   await startFlagdSync(app, node, config);
   const origin = await listen(app, config);
+  // What Node compiled to start (bin/flagstaff.js enables its compile cache) is on disk now, not
+  // only when the process exits, which a killed one never does (decision 2081).
+  flushCompileCache();
   showStarted(origin, accounts);
   return app;
 }

@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMPILE_CACHE, V8_FLAGS } from '../../bin/runtime-settings.js';
 import { olderSystemNode, serve, stop } from './support.ts';
 
 // Every way of starting the server caps V8's young generation (docs/performance.md: it was most of the
@@ -9,7 +10,11 @@ import { olderSystemNode, serve, stop } from './support.ts';
 // process's command line, which Linux shows in /proc.
 const onLinux = existsSync('/proc/self/cmdline');
 const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-const CAP = '--max-semi-space-size=16';
+const environment = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+const CAP = V8_FLAGS[0] as string;
+/** The files of Node's compile cache below `dir` (one folder per Node version). */
+const cachedFiles = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()) : [];
 
 describe.skipIf(!onLinux)('the V8 flags of a started server', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'flagstaff-'));
@@ -23,6 +28,31 @@ describe.skipIf(!onLinux)('the V8 flags of a started server', { timeout: 60_000 
       expect((await fetch(`${started.url}/healthz`)).status).toBe(200);
     } finally {
       expect(await stop(started)).toBe(0);
+    }
+  });
+
+  it('runs with two malloc arenas unless the operator chose a number', async () => {
+    const started = await serve(database('arenas'));
+    const chosen = await serve({ ...database('arenas-chosen'), MALLOC_ARENA_MAX: '4' });
+    try {
+      expect(environment(started.child.pid as number)).toContain('MALLOC_ARENA_MAX=2');
+      expect(environment(chosen.child.pid as number)).toContain('MALLOC_ARENA_MAX=4');
+      // Started without NODE_COMPILE_CACHE: Node's compile cache beside the installed packages.
+      expect(cachedFiles(COMPILE_CACHE).length).toBeGreaterThan(300);
+    } finally {
+      await Promise.all([stop(started), stop(chosen)]);
+    }
+  });
+
+  it('has what Node compiled to start on disk once it listens, for the next start to load', async () => {
+    // Beside the installed packages by default; where NODE_COMPILE_CACHE names a folder, there.
+    const chosen = join(dir, 'compile-cache');
+    const started = await serve({ ...database('cache'), NODE_COMPILE_CACHE: chosen });
+    try {
+      // Written while it runs (a killed node never writes it at exit): every module it loaded.
+      expect(cachedFiles(chosen).length).toBeGreaterThan(300);
+    } finally {
+      await stop(started);
     }
   });
 
