@@ -108,7 +108,7 @@ for (const part of parts) {
     // bin/flagstaff.js gives every start path, and with V8's defaults, which size the young
     // generation from the machine's memory.
     for (const [flags, figure] of [
-      [['--max-semi-space-size=16'], 'as shipped (bin/flagstaff.js: --max-semi-space-size=16)'],
+      [SERVER_V8_FLAGS, `as shipped (bin/flagstaff.js: ${SERVER_V8_FLAGS.join(' ')})`],
       [[], "V8's defaults"],
     ] as const) {
       const rss = await runPart<number>('./scale.ts', {

@@ -8,8 +8,11 @@ import { fileURLToPath } from 'node:url';
 // `npx flagstaff serve`, `node bin/flagstaff.js`): V8 sizes the young generation from the
 // machine's memory, up to 128 MB of semi-spaces on a large machine, which was most of a
 // server's RSS (docs/performance.md, issue 10). A flag the operator set already (on the
-// command line or in NODE_OPTIONS) is left as they set it.
-export const V8_FLAGS = ['--max-semi-space-size=16'];
+// command line or in NODE_OPTIONS) is left as they set it. 4 MB rather than the 16 chosen first:
+// the young generation's pages stay resident once grown, 22 MB of a 10,000-flag node's RSS, and
+// the evaluation path allocates too little for the smaller one to cost it anything measurable
+// (decision 2081, docs/performance.md).
+export const V8_FLAGS = ['--max-semi-space-size=4'];
 
 // glibc gives each thread that allocates an arena of its own, up to 8 per core, and memory freed
 // into one is seldom handed back: a node that had imported 10,000 flags kept ~100 MB more than a
