@@ -11,6 +11,7 @@ import {
   type FoldRead,
   type FoldStep,
   type UnitDayIncrement,
+  type UnitDaysQuery,
   type VariantSums,
 } from '../comparison-aggregate-store.ts';
 import { readByUnits, upsertInChunks } from './chunked.ts';
@@ -34,8 +35,14 @@ const VALUES: Readonly<Record<AggregateKind, { post: RawBuilder<number>; pre: Ra
   sum: { post: sql<number>`sum`, pre: sql<number>`pre_sum` },
 };
 
-interface PositionedRow {
-  position: string | number;
+/** A row the fold reads: its position (rowid or tx) and the columns its reader names. */
+type FoldRow = { position: string | number } & Record<string, string | number | null>;
+
+/** A fold read's window: after `after`, up to `upTo`, at most about `limit` rows. */
+interface FoldBounds {
+  readonly after: string;
+  readonly upTo: string;
+  readonly limit: number;
 }
 
 /**
@@ -79,25 +86,18 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     return { events: await max('events'), exposures: await max('exposures') };
   }
 
-  async readExposures(after: string, upTo: string, limit: number): Promise<FoldRead<Exposure>> {
-    const read = (where: RawBuilder<unknown>, cap?: number) =>
-      sql<PositionedRow & Record<string, string | number>>`
-        select ${this.#position()} as position, project_id, environment, experiment, unit, variant, first_at, multiple
-        from exposures where ${where} order by ${this.#position()} ${cap === undefined ? sql`` : sql`limit ${cap}`}`;
-    const { rows, next, more } = await this.#readAfter(read, after, upTo, limit);
-    return {
-      rows: rows.map((r) => ({
-        projectId: String(r.project_id),
-        environment: String(r.environment),
-        experiment: String(r.experiment),
-        unit: String(r.unit),
-        variant: String(r.variant),
-        firstAt: Date.parse(String(r.first_at)),
-        multiple: Number(r.multiple) === 1,
-      })),
-      next,
-      more,
-    };
+  readExposures(after: string, upTo: string, limit: number): Promise<FoldRead<Exposure>> {
+    const source = (window: RawBuilder<unknown>) =>
+      sql`project_id, environment, experiment, unit, variant, first_at, multiple from exposures where ${window}`;
+    return this.#readAfter(source, { after, upTo, limit }, (r) => ({
+      projectId: String(r.project_id),
+      environment: String(r.environment),
+      experiment: String(r.experiment),
+      unit: String(r.unit),
+      variant: String(r.variant),
+      firstAt: Date.parse(String(r.first_at)),
+      multiple: Number(r.multiple) === 1,
+    }));
   }
 
   async readEvents(
@@ -107,24 +107,16 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     limit: number,
   ): Promise<FoldRead<FoldEvent>> {
     if (names.length === 0) return { rows: [], next: upTo, more: false };
-    const named = sql`name in (${sql.join(names)})`;
-    const read = (where: RawBuilder<unknown>, cap?: number) =>
-      sql<PositionedRow & Record<string, string | number | null>>`
-        select ${this.#position()} as position, project_id, environment, name, unit, at, value
-        from events where ${where} and ${named} order by ${this.#position()} ${cap === undefined ? sql`` : sql`limit ${cap}`}`;
-    const { rows, next, more } = await this.#readAfter(read, after, upTo, limit);
-    return {
-      rows: rows.map((r) => ({
-        projectId: String(r.project_id),
-        environment: String(r.environment),
-        name: String(r.name),
-        unit: String(r.unit),
-        at: Date.parse(String(r.at)),
-        value: r.value === null ? null : Number(r.value),
-      })),
-      next,
-      more,
-    };
+    const source = (window: RawBuilder<unknown>) =>
+      sql`project_id, environment, name, unit, at, value from events where ${window} and name in (${sql.join(names)})`;
+    return this.#readAfter(source, { after, upTo, limit }, (r) => ({
+      projectId: String(r.project_id),
+      environment: String(r.environment),
+      name: String(r.name),
+      unit: String(r.unit),
+      at: Date.parse(String(r.at)),
+      value: r.value === null ? null : Number(r.value),
+    }));
   }
 
   #position(): RawBuilder<unknown> {
@@ -132,35 +124,50 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   }
 
   /**
+   * The rows of `source` (its columns, table and conditions, given the position window to add)
+   * after `after` up to `upTo`, in arrival order, each read by `rowOf`; see #positionWindow.
+   */
+  async #readAfter<T>(
+    source: (window: RawBuilder<unknown>) => RawBuilder<unknown>,
+    bounds: FoldBounds,
+    rowOf: (row: FoldRow) => T,
+  ): Promise<FoldRead<T>> {
+    const position = this.#position();
+    const read = async (window: RawBuilder<unknown>, cap?: number) => {
+      const limited = cap === undefined ? sql`` : sql`limit ${cap}`;
+      const query = sql<FoldRow>`select ${position} as position, ${source(window)} order by ${position} ${limited}`;
+      return (await query.execute(this.#db)).rows;
+    };
+    const { rows, next, more } = await this.#positionWindow(read, bounds);
+    return { rows: rows.map(rowOf), next, more };
+  }
+
+  /**
    * Rows after `after` up to `upTo` (none, and `after` again, when `upTo` is not past it). SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
    * < upTo, and a full page stops before its last transaction (whose rows may go on past the page),
    * unless that one transaction fills the page: then all its rows are read.
    */
-  async #readAfter<R extends PositionedRow>(
-    read: (where: RawBuilder<unknown>, cap?: number) => RawBuilder<R>,
-    after: string,
-    upTo: string,
-    limit: number,
-  ): Promise<{ rows: R[]; next: string; more: boolean }> {
+  async #positionWindow(
+    read: (window: RawBuilder<unknown>, cap?: number) => Promise<FoldRow[]>,
+    { after, upTo, limit }: FoldBounds,
+  ): Promise<{ rows: FoldRow[]; next: string; more: boolean }> {
     const from = Number(after === '' ? 0 : after);
     const to = Number(upTo === '' ? 0 : upTo);
     const position = this.#position();
     // Another node may have folded past this node's end already: never move the cursor back.
     if (to <= from) return { rows: [], next: after, more: false };
     if (!this.#postgres) {
-      const { rows } = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit).execute(
-        this.#db,
-      );
+      const rows = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit);
       const full = rows.length >= limit;
       return { rows, next: full ? String(rows.at(-1)?.position) : String(to), more: full };
     }
-    const { rows } = await read(sql`${position} >= ${from} and ${position} < ${to}`, limit).execute(this.#db);
+    const rows = await read(sql`${position} >= ${from} and ${position} < ${to}`, limit);
     if (rows.length < limit) return { rows, next: String(to), more: false };
     const last = Number(rows.at(-1)?.position);
     if (last > from)
       return { rows: rows.filter((r) => Number(r.position) < last), next: String(last), more: true };
-    const whole = await read(sql`${position} = ${last}`).execute(this.#db);
-    return { rows: whole.rows, next: String(last + 1), more: true };
+    const whole = await read(sql`${position} = ${last}`);
+    return { rows: whole, next: String(last + 1), more: true };
   }
 
   foldedUnits(projectId: string, comparison: string, units: readonly string[]): Promise<ComparisonUnit[]> {
@@ -179,14 +186,14 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     );
   }
 
-  unitDays(
-    projectId: string,
-    environment: string,
-    event: string,
-    units: readonly string[],
-    fromDay: number,
-    toDay: number,
-  ): Promise<UnitDayIncrement[]> {
+  unitDays({
+    projectId,
+    environment,
+    event,
+    units,
+    fromDay,
+    toDay,
+  }: UnitDaysQuery): Promise<UnitDayIncrement[]> {
     return readByUnits(
       units,
       ROWS_PER_STATEMENT,
