@@ -29,11 +29,11 @@ export interface EventServiceOptions {
   readonly batchesInFlight?: number | undefined;
 }
 
-/** Where a batch goes: the project environment of the key that sent it, resolved by the route. */
-export interface EventTarget {
-  readonly projectId: string;
-  readonly environment: string;
-}
+/**
+ * Where a batch goes: the project environment of the key that sent it, resolved by the route; the
+ * fields a stored event adds to the tracked one, so the two cannot drift apart.
+ */
+export type EventTarget = Pick<StoredEvent, 'projectId' | 'environment'>;
 
 export interface EventRejection {
   readonly index: number;
