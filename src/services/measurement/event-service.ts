@@ -10,7 +10,7 @@ import {
   MAX_EVENTS_PER_BATCH,
   MS_PER_DAY,
 } from '../../domain/tracking-event.ts';
-import type { StoredEvent } from '../../storage/event-store.ts';
+import type { EventOrigin, StoredEvent } from '../../storage/event-store.ts';
 import type { MeasurementRole } from '../../storage/store.ts';
 import type { ExposureService } from './exposure-service.ts';
 
@@ -28,12 +28,6 @@ export interface EventServiceOptions {
   readonly retentionDays?: number | undefined;
   readonly batchesInFlight?: number | undefined;
 }
-
-/**
- * Where a batch goes: the project environment of the key that sent it, resolved by the route; the
- * fields a stored event adds to the tracked one, so the two cannot drift apart.
- */
-export type EventTarget = Pick<StoredEvent, 'projectId' | 'environment'>;
 
 export interface EventRejection {
   readonly index: number;
@@ -89,8 +83,11 @@ export class EventService {
     return nowMs - this.retentionDays * MS_PER_DAY;
   }
 
-  /** Checks every event, stores the valid ones durably, and says which were refused and why. */
-  async track(target: EventTarget, events: readonly unknown[]): Promise<TrackResult> {
+  /**
+   * Checks every event, stores the valid ones durably under `target` (the project environment of
+   * the key that sent them, resolved by the route), and says which were refused and why.
+   */
+  async track(target: EventOrigin, events: readonly unknown[]): Promise<TrackResult> {
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw payloadTooLarge(
         `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Send it in smaller batches.`,
