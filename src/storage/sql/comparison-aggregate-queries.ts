@@ -19,8 +19,6 @@ import type { Database } from './database.ts';
 
 /** The one fold there is (a row of fold_cursors). */
 const CURSOR = 'comparisons';
-/** Rows per INSERT: at most 9 parameters each. */
-const ROWS_PER_STATEMENT = 1000;
 
 /** Thrown inside the fold's transaction to undo it when another node moved the cursor first. */
 class CursorMoved extends Error {}
@@ -173,7 +171,6 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   foldedUnits(projectId: string, comparison: string, units: readonly string[]): Promise<ComparisonUnit[]> {
     return readByUnits(
       units,
-      ROWS_PER_STATEMENT,
       (chunk) =>
         this.#db
           .selectFrom('comparison_units')
@@ -196,7 +193,6 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   }: UnitDaysQuery): Promise<UnitDayIncrement[]> {
     return readByUnits(
       units,
-      ROWS_PER_STATEMENT,
       (chunk) =>
         this.#db
           .selectFrom('unit_event_days')
@@ -332,7 +328,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     variant: u.variant,
     first_at: new Date(u.firstAt).toISOString(),
   }));
-  await upsertInChunks(trx, 'comparison_units', units, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'comparison_units', units, (oc) =>
     oc.columns(['project_id', 'comparison', 'unit']).doNothing(),
   );
   const metricUnits = step.metricUnits.map((m) => ({
@@ -346,7 +342,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     pre_count: m.preCount,
     pre_sum: m.preSum,
   }));
-  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, (oc) =>
     oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
       count: sql`comparison_metric_units.count + excluded.count`,
       sum: sql`comparison_metric_units.sum + excluded.sum`,
@@ -363,7 +359,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     count: d.count,
     sum: d.sum,
   }));
-  await upsertInChunks(trx, 'unit_event_days', unitDays, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'unit_event_days', unitDays, (oc) =>
     oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
       count: sql`unit_event_days.count + excluded.count`,
       sum: sql`unit_event_days.sum + excluded.sum`,
