@@ -91,6 +91,21 @@ export interface ComparisonSnapshot {
   readonly variants: Readonly<Record<string, { readonly units: number } & VariantSums>>;
 }
 
+/**
+ * Which units' days of one event a comparison reads (its covariate before exposure): named fields,
+ * since the environment, event and the two days bounding the range are easily swapped by position.
+ */
+export interface UnitDaysQuery {
+  readonly projectId: string;
+  readonly environment: string;
+  readonly event: string;
+  readonly units: readonly string[];
+  /** The first day read (days since the epoch). */
+  readonly fromDay: number;
+  /** The first day not read. */
+  readonly toDay: number;
+}
+
 export interface ComparisonAggregateStore {
   /** Where the fold is, with the version its next move must find. */
   foldCursor(): Promise<{ readonly position: FoldPosition; readonly version: number }>;
@@ -112,14 +127,7 @@ export interface ComparisonAggregateStore {
     units: readonly string[],
   ): Promise<readonly ComparisonUnit[]>;
   /** The days of `event` of each of `units` with `fromDay` ≤ day < `toDay`. */
-  unitDays(
-    projectId: string,
-    environment: string,
-    event: string,
-    units: readonly string[],
-    fromDay: number,
-    toDay: number,
-  ): Promise<readonly UnitDayIncrement[]>;
+  unitDays(query: UnitDaysQuery): Promise<readonly UnitDayIncrement[]>;
   /**
    * Writes the step and moves the cursor from `expectedVersion`, in one transaction; false (and
    * nothing written) when another node moved it first. Increments add to what is stored.

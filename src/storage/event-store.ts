@@ -1,15 +1,16 @@
 import type { TrackingEvent } from '../domain/tracking-event.ts';
 
-/** A tracking event as stored: the event, and the project environment whose key sent it. */
-export interface StoredEvent extends TrackingEvent {
+/** The project environment whose key sent an event: where it is stored, and what a read names. */
+export interface EventOrigin {
   readonly projectId: string;
   readonly environment: string;
 }
 
+/** A tracking event as stored: the event, and where it came from. */
+export interface StoredEvent extends TrackingEvent, EventOrigin {}
+
 /** Which events a read returns: one project environment, optionally one name, a range of times. */
-export interface EventQuery {
-  readonly projectId: string;
-  readonly environment: string;
+export interface EventQuery extends EventOrigin {
   readonly name?: string | undefined;
   /** First millisecond included. */
   readonly fromMs?: number | undefined;

@@ -3,6 +3,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { AggregateFold } from '../../src/services/measurement/aggregate-fold.ts';
 import { combineMeasuredComparisons } from '../../src/services/measurement/comparison-statistics.ts';
 import { ExperimentComparisons } from '../../src/services/measurement/experiment-comparisons.ts';
+import { EVEN_SPLIT } from '../support/requests.ts';
 import { saveScreenshot } from '../support/screenshots.ts';
 import { ADMIN_KEY } from '../support/server.ts';
 import {
@@ -37,15 +38,7 @@ describeDashboard('the experiment pages', SUITE, (ui) => {
   };
   const experimentOn = async (flag: string, key: string, name: string) => {
     await call('POST', '/v1/projects/lab/flags', { key: flag });
-    await call('PATCH', `/v1/projects/lab/flags/${flag}?environment=production`, {
-      enabled: true,
-      defaultRollout: {
-        weights: [
-          { variant: 'on', weight: 50 },
-          { variant: 'off', weight: 50 },
-        ],
-      },
-    });
+    await call('PATCH', `/v1/projects/lab/flags/${flag}?environment=production`, EVEN_SPLIT);
     await call('POST', '/v1/projects/lab/experiments', {
       key,
       name,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { setupActor } from '../access/support.ts';
 import { callAsAdmin } from '../support/call-as-admin.ts';
 import { describeEachDatabase } from '../support/database.ts';
+import { EVEN_SPLIT } from '../support/requests.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { draftCheckoutExperiment } from './support/checkout-experiment.ts';
 import { foldOnce, foldUntil } from './support/fold.ts';
@@ -52,15 +53,7 @@ describeEachDatabase('experiment aggregates', (database) => {
     server = await startTestServer(database);
     projectId = (await admin('GET', '/v1/projects/default')).id;
     await admin('POST', '/v1/projects/default/flags', { key: 'banner' });
-    await admin('PATCH', '/v1/projects/default/flags/banner?environment=production', {
-      enabled: true,
-      defaultRollout: {
-        weights: [
-          { variant: 'on', weight: 50 },
-          { variant: 'off', weight: 50 },
-        ],
-      },
-    });
+    await admin('PATCH', '/v1/projects/default/flags/banner?environment=production', EVEN_SPLIT);
     await admin('POST', '/v1/projects/default/metrics', {
       key: 'spend',
       event: 'purchase',

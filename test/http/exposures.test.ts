@@ -5,6 +5,7 @@ import { bootstrap } from '../../src/services/projects/bootstrap.ts';
 import type { Services } from '../../src/services/services.ts';
 import { buildTestApp } from '../support/app.ts';
 import { describeEachDatabase, type OpenTestDatabase } from '../support/database.ts';
+import { EVEN_SPLIT } from '../support/requests.ts';
 import { ADMIN_KEY, UNLIMITED } from '../support/server.ts';
 
 // Exposures (SPEC §13): a single server-side evaluation of a flag under a running experiment
@@ -61,15 +62,7 @@ describeEachDatabase('exposures', (database) => {
     experiments.projectId = (await call('GET', '/v1/projects/default')).id;
     for (const key of ['banner', 'other']) {
       const flag = await call('POST', '/v1/projects/default/flags', { key });
-      await call('PATCH', `/v1/flags/${flag.id}?environment=production`, {
-        enabled: true,
-        defaultRollout: {
-          weights: [
-            { variant: 'on', weight: 50 },
-            { variant: 'off', weight: 50 },
-          ],
-        },
-      });
+      await call('PATCH', `/v1/flags/${flag.id}?environment=production`, EVEN_SPLIT);
     }
   });
   afterAll(async () => {

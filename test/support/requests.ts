@@ -14,3 +14,17 @@ export const WITH_STAGING = [
   { key: 'staging', name: 'Staging' },
   { key: 'production', name: 'Production' },
 ];
+
+/**
+ * The PATCH body that switches a boolean flag on in an environment, serving `on` to half the units
+ * and `off` to the other half: the split an experiment compares.
+ */
+export const EVEN_SPLIT = {
+  enabled: true,
+  defaultRollout: {
+    weights: [
+      { variant: 'on', weight: 50 },
+      { variant: 'off', weight: 50 },
+    ],
+  },
+};

@@ -6,6 +6,7 @@ import { type Clock, systemClock } from '../../domain/clock.ts';
 import { DomainError, forbidden, unauthorized, validationFailed } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { AccountStore, StoredAccount, StoredSession } from '../../storage/store.ts';
+import { HourlyUpkeep } from '../core/hourly-upkeep.ts';
 import { UNUSABLE_HASH, verifyPassword } from '../core/passwords.ts';
 import { hashSecret } from '../core/secrets.ts';
 
@@ -104,7 +105,7 @@ export class SessionService {
   readonly #perAddress: TokenBuckets;
   readonly #clock: Clock;
   readonly #passwordRefusal: string | undefined;
-  #lastSweep = 0;
+  readonly #sweep = new HourlyUpkeep();
 
   constructor(store: AccountStore, options: SessionOptions = {}) {
     this.#store = store;
@@ -194,8 +195,8 @@ export class SessionService {
     };
     await this.#store.insertSession(session);
     // Expired sessions are refused anyway; dropping them hourly keeps the table small.
-    if (now - this.#lastSweep > 60 * 60 * 1000) {
-      this.#lastSweep = now;
+    if (this.#sweep.due(now)) {
+      this.#sweep.ran(now);
       await this.#store.deleteExpiredSessions(new Date(now).toISOString());
     }
     return { token, session, account: publicAccount(account) };

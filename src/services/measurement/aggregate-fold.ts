@@ -226,14 +226,14 @@ export class AggregateFold {
       const from = Math.min(...days) - CUPED_LOOKBACK_DAYS;
       const to = Math.max(...days);
       for (const metric of comparison.metrics) {
-        const pre = await this.#store.aggregates.unitDays(
+        const pre = await this.#store.aggregates.unitDays({
           projectId,
           environment,
-          metric.event,
-          mine.map((u) => u.unit),
-          from,
-          to,
-        );
+          event: metric.event,
+          units: mine.map((u) => u.unit),
+          fromDay: from,
+          toDay: to,
+        });
         for (const day of pre) {
           const unit = units.get(JSON.stringify([projectId, key, day.unit])) as ComparisonUnit;
           if (!beforeExposure(unit, day.day)) continue;

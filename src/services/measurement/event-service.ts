@@ -10,8 +10,9 @@ import {
   MAX_EVENTS_PER_BATCH,
   MS_PER_DAY,
 } from '../../domain/tracking-event.ts';
-import type { StoredEvent } from '../../storage/event-store.ts';
+import type { EventOrigin, StoredEvent } from '../../storage/event-store.ts';
 import type { MeasurementRole } from '../../storage/store.ts';
+import { HourlyUpkeep } from '../core/hourly-upkeep.ts';
 import type { ExposureService } from './exposure-service.ts';
 
 /** Batches one node holds at once, from their body's arrival to their answer: the bound on its memory. */
@@ -20,19 +21,12 @@ export const DEFAULT_BATCHES_IN_FLIGHT = 16;
 export const OVERLOAD_RETRY_AFTER_SECONDS = 1;
 /** Partitions made ahead of today, so that midnight never waits for one. */
 const DAYS_AHEAD = 2;
-const MAINTAIN_EVERY_MS = 60 * 60 * 1000;
 
 export interface EventServiceOptions {
   readonly clock?: Clock | undefined;
   /** FLAGSTAFF_EVENT_RETENTION_DAYS, default 90. */
   readonly retentionDays?: number | undefined;
   readonly batchesInFlight?: number | undefined;
-}
-
-/** Where a batch goes: the project environment of the key that sent it, resolved by the route. */
-export interface EventTarget {
-  readonly projectId: string;
-  readonly environment: string;
 }
 
 export interface EventRejection {
@@ -60,7 +54,7 @@ export class EventService {
   /** How long events are kept, in days. */
   readonly retentionDays: number;
   #inFlight = 0;
-  #lastMaintained = Number.NEGATIVE_INFINITY;
+  readonly #maintenance = new HourlyUpkeep();
 
   constructor(store: MeasurementRole, exposures: ExposureService, options: EventServiceOptions = {}) {
     this.#store = store;
@@ -89,8 +83,11 @@ export class EventService {
     return nowMs - this.retentionDays * MS_PER_DAY;
   }
 
-  /** Checks every event, stores the valid ones durably, and says which were refused and why. */
-  async track(target: EventTarget, events: readonly unknown[]): Promise<TrackResult> {
+  /**
+   * Checks every event, stores the valid ones durably under `target` (the project environment of
+   * the key that sent them, resolved by the route), and says which were refused and why.
+   */
+  async track(target: EventOrigin, events: readonly unknown[]): Promise<TrackResult> {
     if (events.length > MAX_EVENTS_PER_BATCH) {
       throw payloadTooLarge(
         `A batch holds at most ${MAX_EVENTS_PER_BATCH} events; this one has ${events.length}. Send it in smaller batches.`,
@@ -126,11 +123,11 @@ export class EventService {
    */
   async maintain(): Promise<number | undefined> {
     const nowMs = this.#clock();
-    if (nowMs - this.#lastMaintained < MAINTAIN_EVERY_MS) return undefined;
+    if (!this.#maintenance.due(nowMs)) return undefined;
     const today = dayOf(nowMs);
     await this.#store.events.prepareDays(today, today + DAYS_AHEAD);
     const dropped = await this.#store.events.pruneEvents(dayOf(this.#oldestMs(nowMs)));
-    this.#lastMaintained = nowMs;
+    this.#maintenance.ran(nowMs);
     return dropped;
   }
 }

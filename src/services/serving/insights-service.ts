@@ -15,6 +15,7 @@ import {
 import type { VariantUsage } from '../../storage/insights-store.ts';
 import type { FlagStore, InsightsRole, ProjectStore, StaleFilter } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
+import { HourlyUpkeep } from '../core/hourly-upkeep.ts';
 import { accessProject } from '../core/project-access.ts';
 
 /** Bucket widths the insights series offers, in minutes. */
@@ -27,7 +28,6 @@ const MAX_RANGE_MINUTES = RETENTION_MINUTES + 24 * 60;
 const MAX_POINTS = 5000;
 /** Points a series aims for when the step is not given. */
 const AUTO_POINTS = 200;
-const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export interface SeriesRequest {
   readonly environment?: string | undefined;
@@ -84,7 +84,7 @@ export class InsightsService {
   readonly #clock: Clock;
   /** null when insights are off (FLAGSTAFF_INSIGHTS=off): nothing is counted. */
   readonly counter: EvaluationCounter | null;
-  #lastPrune = 0;
+  readonly #pruning = new HourlyUpkeep();
 
   constructor(
     store: InsightsRoles,
@@ -109,8 +109,8 @@ export class InsightsService {
       throw error;
     }
     const now = this.#clock();
-    if (now - this.#lastPrune >= PRUNE_EVERY_MS) {
-      this.#lastPrune = now;
+    if (this.#pruning.due(now)) {
+      this.#pruning.ran(now);
       await this.#store.insights.pruneEvaluationCounts(Math.floor(now / MS_PER_MINUTE) - RETENTION_MINUTES);
     }
   }

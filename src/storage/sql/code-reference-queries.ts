@@ -1,9 +1,7 @@
 import { referenceUrl } from '../../domain/code-reference.ts';
 import type { CodeReferenceStore } from '../code-reference-store.ts';
+import { chunks, ROWS_PER_STATEMENT } from './chunked.ts';
 import type { SqlContext } from './sql-context.ts';
-
-/** Rows a statement inserts at most: 7 parameters a row stays far below SQLite's and PostgreSQL's limits. */
-const ROWS_PER_INSERT = 500;
 
 type Db = SqlContext['db'];
 
@@ -91,8 +89,8 @@ async function replaceCodeReport(
     .insertInto('code_repositories')
     .values({ ...branch, url_template: report.urlTemplate, updated_at: at })
     .execute();
-  for (let start = 0; start < report.references.length; start += ROWS_PER_INSERT) {
-    const rows = report.references.slice(start, start + ROWS_PER_INSERT).map((reference) => ({
+  for (const slice of chunks(report.references, ROWS_PER_STATEMENT)) {
+    const rows = slice.map((reference) => ({
       ...branch,
       flag_key: reference.flag,
       path: reference.path,

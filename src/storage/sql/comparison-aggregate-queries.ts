@@ -11,6 +11,7 @@ import {
   type FoldRead,
   type FoldStep,
   type UnitDayIncrement,
+  type UnitDaysQuery,
   type VariantSums,
 } from '../comparison-aggregate-store.ts';
 import { readByUnits, upsertInChunks } from './chunked.ts';
@@ -18,8 +19,6 @@ import type { Database } from './database.ts';
 
 /** The one fold there is (a row of fold_cursors). */
 const CURSOR = 'comparisons';
-/** Rows per INSERT: at most 9 parameters each. */
-const ROWS_PER_STATEMENT = 1000;
 
 /** Thrown inside the fold's transaction to undo it when another node moved the cursor first. */
 class CursorMoved extends Error {}
@@ -34,8 +33,14 @@ const VALUES: Readonly<Record<AggregateKind, { post: RawBuilder<number>; pre: Ra
   sum: { post: sql<number>`sum`, pre: sql<number>`pre_sum` },
 };
 
-interface PositionedRow {
-  position: string | number;
+/** A row the fold reads: its position (rowid or tx) and the columns its reader names. */
+type FoldRow = { position: string | number } & Record<string, string | number | null>;
+
+/** A fold read's window: after `after`, up to `upTo`, at most about `limit` rows. */
+interface FoldBounds {
+  readonly after: string;
+  readonly upTo: string;
+  readonly limit: number;
 }
 
 /**
@@ -79,25 +84,18 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     return { events: await max('events'), exposures: await max('exposures') };
   }
 
-  async readExposures(after: string, upTo: string, limit: number): Promise<FoldRead<Exposure>> {
-    const read = (where: RawBuilder<unknown>, cap?: number) =>
-      sql<PositionedRow & Record<string, string | number>>`
-        select ${this.#position()} as position, project_id, environment, experiment, unit, variant, first_at, multiple
-        from exposures where ${where} order by ${this.#position()} ${cap === undefined ? sql`` : sql`limit ${cap}`}`;
-    const { rows, next, more } = await this.#readAfter(read, after, upTo, limit);
-    return {
-      rows: rows.map((r) => ({
-        projectId: String(r.project_id),
-        environment: String(r.environment),
-        experiment: String(r.experiment),
-        unit: String(r.unit),
-        variant: String(r.variant),
-        firstAt: Date.parse(String(r.first_at)),
-        multiple: Number(r.multiple) === 1,
-      })),
-      next,
-      more,
-    };
+  readExposures(after: string, upTo: string, limit: number): Promise<FoldRead<Exposure>> {
+    const source = (window: RawBuilder<unknown>) =>
+      sql`project_id, environment, experiment, unit, variant, first_at, multiple from exposures where ${window}`;
+    return this.#readAfter(source, { after, upTo, limit }, (r) => ({
+      projectId: String(r.project_id),
+      environment: String(r.environment),
+      experiment: String(r.experiment),
+      unit: String(r.unit),
+      variant: String(r.variant),
+      firstAt: Date.parse(String(r.first_at)),
+      multiple: Number(r.multiple) === 1,
+    }));
   }
 
   async readEvents(
@@ -107,24 +105,16 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     limit: number,
   ): Promise<FoldRead<FoldEvent>> {
     if (names.length === 0) return { rows: [], next: upTo, more: false };
-    const named = sql`name in (${sql.join(names)})`;
-    const read = (where: RawBuilder<unknown>, cap?: number) =>
-      sql<PositionedRow & Record<string, string | number | null>>`
-        select ${this.#position()} as position, project_id, environment, name, unit, at, value
-        from events where ${where} and ${named} order by ${this.#position()} ${cap === undefined ? sql`` : sql`limit ${cap}`}`;
-    const { rows, next, more } = await this.#readAfter(read, after, upTo, limit);
-    return {
-      rows: rows.map((r) => ({
-        projectId: String(r.project_id),
-        environment: String(r.environment),
-        name: String(r.name),
-        unit: String(r.unit),
-        at: Date.parse(String(r.at)),
-        value: r.value === null ? null : Number(r.value),
-      })),
-      next,
-      more,
-    };
+    const source = (window: RawBuilder<unknown>) =>
+      sql`project_id, environment, name, unit, at, value from events where ${window} and name in (${sql.join(names)})`;
+    return this.#readAfter(source, { after, upTo, limit }, (r) => ({
+      projectId: String(r.project_id),
+      environment: String(r.environment),
+      name: String(r.name),
+      unit: String(r.unit),
+      at: Date.parse(String(r.at)),
+      value: r.value === null ? null : Number(r.value),
+    }));
   }
 
   #position(): RawBuilder<unknown> {
@@ -132,41 +122,55 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
   }
 
   /**
+   * The rows of `source` (its columns, table and conditions, given the position window to add)
+   * after `after` up to `upTo`, in arrival order, each read by `rowOf`; see #positionWindow.
+   */
+  async #readAfter<T>(
+    source: (window: RawBuilder<unknown>) => RawBuilder<unknown>,
+    bounds: FoldBounds,
+    rowOf: (row: FoldRow) => T,
+  ): Promise<FoldRead<T>> {
+    const position = this.#position();
+    const read = async (window: RawBuilder<unknown>, cap?: number) => {
+      const limited = cap === undefined ? sql`` : sql`limit ${cap}`;
+      const query = sql<FoldRow>`select ${position} as position, ${source(window)} order by ${position} ${limited}`;
+      return (await query.execute(this.#db)).rows;
+    };
+    const { rows, next, more } = await this.#positionWindow(read, bounds);
+    return { rows: rows.map(rowOf), next, more };
+  }
+
+  /**
    * Rows after `after` up to `upTo` (none, and `after` again, when `upTo` is not past it). SQLite: rowid > after and ≤ upTo. PostgreSQL: tx ≥ after and
    * < upTo, and a full page stops before its last transaction (whose rows may go on past the page),
    * unless that one transaction fills the page: then all its rows are read.
    */
-  async #readAfter<R extends PositionedRow>(
-    read: (where: RawBuilder<unknown>, cap?: number) => RawBuilder<R>,
-    after: string,
-    upTo: string,
-    limit: number,
-  ): Promise<{ rows: R[]; next: string; more: boolean }> {
+  async #positionWindow(
+    read: (window: RawBuilder<unknown>, cap?: number) => Promise<FoldRow[]>,
+    { after, upTo, limit }: FoldBounds,
+  ): Promise<{ rows: FoldRow[]; next: string; more: boolean }> {
     const from = Number(after === '' ? 0 : after);
     const to = Number(upTo === '' ? 0 : upTo);
     const position = this.#position();
     // Another node may have folded past this node's end already: never move the cursor back.
     if (to <= from) return { rows: [], next: after, more: false };
     if (!this.#postgres) {
-      const { rows } = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit).execute(
-        this.#db,
-      );
+      const rows = await read(sql`${position} > ${from} and ${position} <= ${to}`, limit);
       const full = rows.length >= limit;
       return { rows, next: full ? String(rows.at(-1)?.position) : String(to), more: full };
     }
-    const { rows } = await read(sql`${position} >= ${from} and ${position} < ${to}`, limit).execute(this.#db);
+    const rows = await read(sql`${position} >= ${from} and ${position} < ${to}`, limit);
     if (rows.length < limit) return { rows, next: String(to), more: false };
     const last = Number(rows.at(-1)?.position);
     if (last > from)
       return { rows: rows.filter((r) => Number(r.position) < last), next: String(last), more: true };
-    const whole = await read(sql`${position} = ${last}`).execute(this.#db);
-    return { rows: whole.rows, next: String(last + 1), more: true };
+    const whole = await read(sql`${position} = ${last}`);
+    return { rows: whole, next: String(last + 1), more: true };
   }
 
   foldedUnits(projectId: string, comparison: string, units: readonly string[]): Promise<ComparisonUnit[]> {
     return readByUnits(
       units,
-      ROWS_PER_STATEMENT,
       (chunk) =>
         this.#db
           .selectFrom('comparison_units')
@@ -179,17 +183,16 @@ export class ComparisonAggregateQueries implements ComparisonAggregateStore {
     );
   }
 
-  unitDays(
-    projectId: string,
-    environment: string,
-    event: string,
-    units: readonly string[],
-    fromDay: number,
-    toDay: number,
-  ): Promise<UnitDayIncrement[]> {
+  unitDays({
+    projectId,
+    environment,
+    event,
+    units,
+    fromDay,
+    toDay,
+  }: UnitDaysQuery): Promise<UnitDayIncrement[]> {
     return readByUnits(
       units,
-      ROWS_PER_STATEMENT,
       (chunk) =>
         this.#db
           .selectFrom('unit_event_days')
@@ -325,7 +328,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     variant: u.variant,
     first_at: new Date(u.firstAt).toISOString(),
   }));
-  await upsertInChunks(trx, 'comparison_units', units, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'comparison_units', units, (oc) =>
     oc.columns(['project_id', 'comparison', 'unit']).doNothing(),
   );
   const metricUnits = step.metricUnits.map((m) => ({
@@ -339,7 +342,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     pre_count: m.preCount,
     pre_sum: m.preSum,
   }));
-  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'comparison_metric_units', metricUnits, (oc) =>
     oc.columns(['project_id', 'comparison', 'metric_id', 'unit']).doUpdateSet({
       count: sql`comparison_metric_units.count + excluded.count`,
       sum: sql`comparison_metric_units.sum + excluded.sum`,
@@ -356,7 +359,7 @@ async function writeStep(trx: Kysely<Database>, step: FoldStep): Promise<void> {
     count: d.count,
     sum: d.sum,
   }));
-  await upsertInChunks(trx, 'unit_event_days', unitDays, ROWS_PER_STATEMENT, (oc) =>
+  await upsertInChunks(trx, 'unit_event_days', unitDays, (oc) =>
     oc.columns(['project_id', 'environment', 'event', 'unit', 'day']).doUpdateSet({
       count: sql`unit_event_days.count + excluded.count`,
       sum: sql`unit_event_days.sum + excluded.sum`,

@@ -1,11 +1,9 @@
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import { dayOf } from '../../domain/tracking-event.ts';
 import type { EventQuery, EventStore, StoredEvent } from '../event-store.ts';
-import { chunks } from './chunked.ts';
+import { chunks, ROWS_PER_STATEMENT } from './chunked.ts';
 import type { Database, EventsTable } from './database.ts';
 
-/** Rows per INSERT: 10 parameters each, far below SQLite's (32,766) and PostgreSQL's (65,535) limits. */
-const ROWS_PER_STATEMENT = 1000;
 /** Rows one SQLite retention statement deletes: short enough that writers barely wait for it. */
 const SQLITE_PRUNE_BATCH = 5000;
 const PARTITION = /^events_d(\d+)$/;

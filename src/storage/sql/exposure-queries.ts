@@ -4,9 +4,6 @@ import type { ExposureStore } from '../exposure-store.ts';
 import { upsertInChunks } from './chunked.ts';
 import type { Database, ExposuresTable } from './database.ts';
 
-/** Rows per INSERT: 7 parameters each. */
-const ROWS_PER_STATEMENT = 1000;
-
 const rowOf = (e: Exposure): ExposuresTable => ({
   project_id: e.projectId,
   environment: e.environment,
@@ -50,7 +47,7 @@ export class ExposureQueries implements ExposureStore {
     if (exposures.length === 0) return;
     const earlier = sql`excluded.first_at < exposures.first_at`;
     await this.#db.transaction().execute(async (trx) => {
-      await upsertInChunks(trx, 'exposures', merged(exposures).map(rowOf), ROWS_PER_STATEMENT, (oc) =>
+      await upsertInChunks(trx, 'exposures', merged(exposures).map(rowOf), (oc) =>
         // Every expression reads the row as it was (both databases), so their order does not matter.
         oc.columns(['project_id', 'experiment', 'unit']).doUpdateSet({
           multiple: sql`case when exposures.multiple = 1 or excluded.multiple = 1 or exposures.variant <> excluded.variant then 1 else 0 end`,

@@ -1,10 +1,8 @@
 import type { ProvisionedGroup } from '../../domain/provisioned-group.ts';
 import type { GroupFilter, GroupStore } from '../store.ts';
+import { chunks, ROWS_PER_STATEMENT } from './chunked.ts';
 import type { ProvisionedGroupsTable } from './database.ts';
 import { findOne, mapUnique, type SqlContext, touchedOne } from './sql-context.ts';
-
-/** Members are written in slices, well under either database's limit of bound parameters. */
-const MEMBER_SLICE = 1000;
 
 const columnsOf = (group: ProvisionedGroup): ProvisionedGroupsTable => ({
   id: group.id,
@@ -47,8 +45,7 @@ async function withMembers(
 
 async function writeMembers(tx: SqlContext, group: ProvisionedGroup): Promise<void> {
   await tx.db.deleteFrom('provisioned_group_members').where('group_id', '=', group.id).execute();
-  for (let at = 0; at < group.members.length; at += MEMBER_SLICE) {
-    const slice = group.members.slice(at, at + MEMBER_SLICE);
+  for (const slice of chunks(group.members, ROWS_PER_STATEMENT)) {
     await tx.db
       .insertInto('provisioned_group_members')
       .values(slice.map((account_id) => ({ group_id: group.id, account_id })))

@@ -10,9 +10,6 @@ import type {
 import { upsertInChunks } from './chunked.ts';
 import type { Database } from './database.ts';
 
-/** Rows per INSERT: 7 parameters each stays far below SQLite's and PostgreSQL's parameter limits. */
-const ROWS_PER_STATEMENT = 1000;
-
 /** '' stands for "no variant" in the tables, whose keys cannot hold null. */
 const variantColumn = (variant: string | null) => variant ?? '';
 const variantOf = (column: string) => (column === '' ? null : column);
@@ -64,13 +61,12 @@ export class InsightsQueries implements InsightsStore {
           reason: c.reason,
           count: c.count,
         })),
-        ROWS_PER_STATEMENT,
         (oc) =>
           oc
             .columns(['project_id', 'flag_key', 'environment', 'minute', 'variant', 'reason'])
             .doUpdateSet({ count: sql`flag_evaluation_counts.count + excluded.count` }),
       );
-      await upsertInChunks(trx, 'flag_variant_usage', usageOf(counts), ROWS_PER_STATEMENT, (oc) =>
+      await upsertInChunks(trx, 'flag_variant_usage', usageOf(counts), (oc) =>
         oc.columns(['project_id', 'environment', 'flag_key', 'variant']).doUpdateSet({
           // CASE rather than min/least: the one spelling both databases share.
           first_minute: sql`case when excluded.first_minute < flag_variant_usage.first_minute then excluded.first_minute else flag_variant_usage.first_minute end`,
