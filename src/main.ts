@@ -146,13 +146,16 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     }),
   );
   if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
-  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
+  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205); the
+  // environments no request asked for are compiled once the node listens (decision 2050).
+  node.plane.snapshots.holdBackgroundCompile();
   await node.plane.sync.start(openChangeFeed(db), app.log);
   await node.plane.runningExperiments.refresh();
   startBackgroundWork(app, store, node, config);
   handleSignals(app, node.services, config.shutdownGraceMs);
   await startFlagdSync(app, node, config);
   const origin = await listen(app, config);
+  node.plane.snapshots.compileInBackground();
   showStarted(origin, accounts);
   return app;
 }
