@@ -7,7 +7,7 @@ import { stop } from './http.ts';
 // With --import=N the database (empty, migrated by the node) is first filled by the flagd import
 // in batches of 500 (bench/servers/scale.ts) and the import's time printed; then a fresh node is
 // started over it K times (default 1) and its time to ready printed, each beside the load
-// average. --cpu-prof writes a CPU profile of each started node into <dir>.
+// average. --cpu-prof writes a CPU profile of each node (the importing one too) into <dir>.
 
 const argument = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -22,13 +22,13 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-function server(args: string[], profile: boolean) {
+function server(args: string[]) {
   return start('./servers/scale.ts', {
     quiet: true,
     execArgv: [
       ...SERVER_V8_FLAGS,
       '--expose-gc',
-      ...(profile && profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(profileDir !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     ],
     args,
     env: { FLAGSTAFF_DATABASE_URL: database as string, FLAGSTAFF_LOG_LEVEL: 'warn' },
@@ -36,7 +36,7 @@ function server(args: string[], profile: boolean) {
 }
 
 if (importCount > 0) {
-  const importing = server([`--import=${importCount}`], false);
+  const importing = server([`--import=${importCount}`]);
   const { importMs, memory } = await nextMessage<{ importMs: number; memory: { rss: number } }>(
     importing,
     'imported',
@@ -47,7 +47,7 @@ if (importCount > 0) {
   );
 }
 for (let i = 0; i < starts; i++) {
-  const node = server([], true);
+  const node = server([]);
   const ready = await nextMessage<{ readyMs: number; serveMs: number }>(node, 'ready');
   await stop(node);
   console.log(

@@ -146,7 +146,9 @@ export class SnapshotRegistry implements ProjectChanges {
   async changed(projectId: string, revision: number, change: Change): Promise<void> {
     await this.#serialise(projectId, async () => {
       const current = this.#projects.get(projectId);
-      if (current === undefined) return;
+      // Not loaded, or at `revision` already: the change feed told this node of its own write
+      // before the write itself did (a reload here would read the whole project again).
+      if (current === undefined || current.revision >= revision) return;
       const writes = flagWritesOf(change);
       // A patch is only safe when no other node wrote in between; otherwise rebuild.
       if (writes === undefined || current.revision !== revision - 1) {
