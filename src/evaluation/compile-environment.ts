@@ -144,6 +144,19 @@ function compileInOrder(
   segments: CompiledSegments,
   compiled: PrerequisiteLookup,
 ): Map<string, CompiledFlag> {
+  const visit = inOrder(pending, sourceOf, environmentKey, segments, compiled);
+  for (const key of pending) visit(key);
+  return visit.fresh;
+}
+
+/** What `compileInOrder` does, one key at a time: `visit(key)` compiles it (after its prerequisites) into `fresh`. */
+function inOrder(
+  pending: ReadonlySet<string>,
+  sourceOf: (key: string) => Flag | undefined,
+  environmentKey: string,
+  segments: CompiledSegments,
+  compiled: PrerequisiteLookup,
+): ((key: string) => void) & { readonly fresh: Map<string, CompiledFlag> } {
   const fresh = new Map<string, CompiledFlag>();
   const lookup: PrerequisiteLookup = {
     get: (key) => fresh.get(key) ?? (pending.has(key) ? undefined : compiled.get(key)),
@@ -160,8 +173,7 @@ function compileInOrder(
     fresh.set(key, compileFlag(flag, environmentKey, segments, lookup));
     visiting.delete(key);
   };
-  for (const key of pending) visit(key);
-  return fresh;
+  return Object.assign(visit, { fresh });
 }
 
 /** Every flag that requires `key` in this environment, directly or through others (not `key` itself unless in a cycle). */
@@ -230,26 +242,60 @@ function withPrerequisites(
 
 const NO_FLAGS: PrerequisiteLookup = { get: () => undefined };
 
+/**
+ * One environment being compiled a slice of flags at a time (`step`), so that compiling 50,000
+ * flags in the background never holds the event loop for long (a turn of ~0.5–1.5 s made the
+ * database pool's connection attempts time out: decision 2050); `finish` compiles the rest.
+ */
+class EnvironmentCompilation {
+  readonly #input: EnvironmentInput;
+  readonly #segments: CompiledSegments;
+  readonly #sources = new Map<string, Flag>();
+  readonly #visit: ReturnType<typeof inOrder>;
+  readonly #keys: Iterator<string>;
+
+  constructor(input: EnvironmentInput) {
+    this.#input = input;
+    this.#segments = input.compiledSegments ?? compileSegments(input.segments);
+    for (const flag of input.flags) this.#sources.set(flag.key, flag);
+    const keys = new Set(this.#sources.keys());
+    this.#visit = inOrder(
+      keys,
+      (key) => this.#sources.get(key),
+      input.environmentKey,
+      this.#segments,
+      NO_FLAGS,
+    );
+    this.#keys = keys.values();
+  }
+
+  /** Compiles up to `count` more flags (and the prerequisites they need); true once every flag is compiled. */
+  step(count: number): boolean {
+    for (let i = 0; i < count; i++) {
+      const next = this.#keys.next();
+      if (next.done) return true;
+      this.#visit(next.value);
+    }
+    return false;
+  }
+
+  finish(): CompiledEnvironment {
+    while (!this.step(Number.POSITIVE_INFINITY)) {}
+    const compiled = this.#visit.fresh;
+    const { environmentKey } = this.#input;
+    return new Snapshot(
+      environmentKey,
+      this.#segments,
+      VersionedMap.of(compiled),
+      dependenciesOf([...this.#sources.values()], environmentKey),
+      [...compiled.keys()].sort(byCodeUnits),
+    );
+  }
+}
+
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
-  const segments = input.compiledSegments ?? compileSegments(input.segments);
-  const sources = new Map<string, Flag>();
-  for (const flag of input.flags) sources.set(flag.key, flag);
-  const compiled = compileInOrder(
-    new Set(sources.keys()),
-    (key) => sources.get(key),
-    input.environmentKey,
-    segments,
-    NO_FLAGS,
-  );
-  const keys = [...compiled.keys()].sort(byCodeUnits);
-  return new Snapshot(
-    input.environmentKey,
-    segments,
-    VersionedMap.of(compiled),
-    dependenciesOf([...sources.values()], input.environmentKey),
-    keys,
-  );
+  return new EnvironmentCompilation(input).finish();
 }
 
 /**
@@ -268,7 +314,8 @@ export function compileProject(
 /**
  * A project's environments, each compiled on its first use from the project's flags as they are
  * then (decision 2000): a node starts serving without compiling environments no one asks for,
- * and `compileAll` compiles the rest when the node has time. Segments are compiled once for all.
+ * and `compileSome` compiles the rest, a slice at a time, when the node has time. Segments are
+ * compiled once for all.
  */
 export class ProjectEnvironments {
   readonly #flags: () => readonly Flag[];
@@ -276,6 +323,8 @@ export class ProjectEnvironments {
   readonly #compiledSegments: CompiledSegments;
   /** Every environment key; undefined until that environment is compiled. */
   readonly #compiled: Map<string, CompiledEnvironment | undefined>;
+  /** Environments the background has begun to compile (`compileSome`), and the flags they compile. */
+  readonly #compiling = new Map<string, { compilation: EnvironmentCompilation; flags: readonly Flag[] }>();
 
   constructor(
     environmentKeys: readonly string[],
@@ -296,17 +345,47 @@ export class ProjectEnvironments {
     // One lookup on the evaluation path; the second only before an environment's first use.
     if (compiled === undefined) {
       if (!this.#compiled.has(environmentKey)) return undefined;
+      compiled = this.#installed(environmentKey, this.#compilationOf(environmentKey));
+    }
+    return compiled;
+  }
+
+  /**
+   * Compiles up to `count` more flags of an environment not compiled yet, and installs it once
+   * they all are: what the background does a turn of the event loop at a time.
+   */
+  compileSome(environmentKey: string, count: number): void {
+    if (this.#compiled.get(environmentKey) !== undefined || !this.#compiled.has(environmentKey)) return;
+    const started = this.#compilationOf(environmentKey);
+    if (started.compilation.step(count)) this.#installed(environmentKey, started);
+  }
+
+  /** The environment's compilation, begun from the project's flags as they are now if it was not yet. */
+  #compilationOf(environmentKey: string) {
+    let started = this.#compiling.get(environmentKey);
+    if (started === undefined) {
       // A flag waiting for a gated write in an environment does not exist there (decision 1854).
       const flags = this.#flags().filter((flag) => servedIn(flag, environmentKey));
-      compiled = compileEnvironment({
+      const compilation = new EnvironmentCompilation({
         environmentKey,
         flags,
         segments: this.#segments,
         compiledSegments: this.#compiledSegments,
       });
-      for (const flag of flags) releaseResults(flag);
-      this.#compiled.set(environmentKey, compiled);
+      started = { compilation, flags };
+      this.#compiling.set(environmentKey, started);
     }
+    return started;
+  }
+
+  #installed(
+    environmentKey: string,
+    { compilation, flags }: { compilation: EnvironmentCompilation; flags: readonly Flag[] },
+  ): CompiledEnvironment {
+    const compiled = compilation.finish();
+    for (const flag of flags) releaseResults(flag);
+    this.#compiling.delete(environmentKey);
+    this.#compiled.set(environmentKey, compiled);
     return compiled;
   }
 
@@ -323,6 +402,9 @@ export class ProjectEnvironments {
     patch: (compiled: CompiledEnvironment, environmentKey: string) => CompiledEnvironment,
     flags: () => readonly Flag[],
   ): ProjectEnvironments {
+    // One begun in the background is finished first: begun again from `flags`, it would start
+    // over at every write, and a write a second could keep a large environment from ever finishing.
+    for (const key of [...this.#compiling.keys()]) this.get(key);
     const patched = new Map<string, CompiledEnvironment>();
     for (const [key, compiled] of this.#compiled) {
       if (compiled !== undefined) patched.set(key, patch(compiled, key));

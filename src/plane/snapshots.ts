@@ -60,6 +60,12 @@ class StoredDefinitions {
   }
 }
 
+/**
+ * How many flags the background compiles a turn of the event loop: ~10 ms of work at the issue's
+ * flag shape, so requests and the database pool's connections are served between turns.
+ */
+const FLAGS_COMPILED_PER_TURN = 1000;
+
 /** One flag as a committed write left it: as written, or the key of a deleted flag. */
 export type FlagWrite = { readonly written: Flag } | { readonly removed: string };
 
@@ -334,7 +340,7 @@ export class SnapshotRegistry implements ProjectChanges {
   }
 
   /**
-   * Compiles the environments no request has asked for yet, one a turn of the event loop, so
+   * Compiles the environments no request has asked for yet, a slice of flags a turn of the event loop, so
    * that a node is ready once it has read its projects (decision 2000) and evaluations arriving
    * meanwhile are served between them. Follows the project's newest snapshot (a write may have
    * replaced this one); stops when every environment is compiled or the project is gone.
@@ -345,7 +351,7 @@ export class SnapshotRegistry implements ProjectChanges {
       const environments = this.#projects.get(projectId)?.environments;
       const [environmentKey] = environments?.pending() ?? [];
       if (environments === undefined || environmentKey === undefined) return;
-      environments.get(environmentKey);
+      environments.compileSome(environmentKey, FLAGS_COMPILED_PER_TURN);
       setImmediate(next);
     };
     setImmediate(next);
