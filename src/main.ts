@@ -147,7 +147,9 @@ export async function serve(config: Config): Promise<FastifyInstance> {
     }),
   );
   if (first.generatedSecret !== undefined) showFirstKey(first.generatedSecret, config);
-  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205).
+  // Every project and key in memory, then the change feed (decisions 0201, 0204, 0205); the
+  // environments no request asked for are compiled once the node listens (decision 2050).
+  node.plane.snapshots.holdBackgroundCompile();
   await node.plane.sync.start(openChangeFeed(db), app.log);
   await node.plane.runningExperiments.refresh();
   startBackgroundWork(app, store, node, config);
@@ -157,6 +159,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // What Node compiled to start (bin/flagstaff.js enables its compile cache) is on disk now, not
   // only when the process exits, which a killed one never does (decision 2081).
   flushCompileCache();
+  node.plane.snapshots.compileInBackground();
   showStarted(origin, accounts);
   return app;
 }

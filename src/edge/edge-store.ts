@@ -35,7 +35,7 @@ export function edgeStore(mirror: UpstreamMirror, outbox: ForwardingOutbox, upst
   const own: Partial<Store> = {
     readProject: (id) => mirror.readProject(id),
     listRevisions: () => mirror.listRevisions(),
-    readFlag: (id) => mirror.readFlag(id),
+    readFlags: (ids) => mirror.readFlags(ids),
     listProjectKeys: () => mirror.listProjectKeys(),
     findProject: async (idOrKey) => mirror.findProject(idOrKey),
     listActiveApiKeys: () => mirror.listActiveApiKeys(),

@@ -73,12 +73,9 @@ export class UpstreamMirror
     return this.revisions();
   }
 
-  async readFlag(flagId: string): Promise<Flag | undefined> {
-    for (const project of this.#projects.values()) {
-      const flag = project.flags.find((f) => f.id === flagId);
-      if (flag !== undefined) return flag;
-    }
-    return undefined;
+  async readFlags(flagIds: readonly string[]): Promise<readonly Flag[]> {
+    const wanted = new Set(flagIds);
+    return [...this.#projects.values()].flatMap((project) => project.flags.filter((f) => wanted.has(f.id)));
   }
 
   async listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]> {

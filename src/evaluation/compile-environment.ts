@@ -144,6 +144,19 @@ function compileInOrder(
   segments: CompiledSegments,
   compiled: PrerequisiteLookup,
 ): Map<string, CompiledFlag> {
+  const visit = inOrder(pending, sourceOf, environmentKey, segments, compiled);
+  for (const key of pending) visit(key);
+  return visit.fresh;
+}
+
+/** What `compileInOrder` does, one key at a time: `visit(key)` compiles it (after its prerequisites) into `fresh`. */
+function inOrder(
+  pending: ReadonlySet<string>,
+  sourceOf: (key: string) => Flag | undefined,
+  environmentKey: string,
+  segments: CompiledSegments,
+  compiled: PrerequisiteLookup,
+): ((key: string) => void) & { readonly fresh: Map<string, CompiledFlag> } {
   const fresh = new Map<string, CompiledFlag>();
   const lookup: PrerequisiteLookup = {
     get: (key) => fresh.get(key) ?? (pending.has(key) ? undefined : compiled.get(key)),
@@ -160,8 +173,7 @@ function compileInOrder(
     fresh.set(key, compileFlag(flag, environmentKey, segments, lookup));
     visiting.delete(key);
   };
-  for (const key of pending) visit(key);
-  return fresh;
+  return Object.assign(visit, { fresh });
 }
 
 /** Every flag that requires `key` in this environment, directly or through others (not `key` itself unless in a cycle). */
@@ -230,26 +242,60 @@ function withPrerequisites(
 
 const NO_FLAGS: PrerequisiteLookup = { get: () => undefined };
 
+/**
+ * One environment being compiled a slice of flags at a time (`step`), so that compiling 50,000
+ * flags in the background never holds the event loop for long (a turn of ~0.5–1.5 s made the
+ * database pool's connection attempts time out: decision 2050); `finish` compiles the rest.
+ */
+class EnvironmentCompilation {
+  readonly #input: EnvironmentInput;
+  readonly #segments: CompiledSegments;
+  readonly #sources = new Map<string, Flag>();
+  readonly #visit: ReturnType<typeof inOrder>;
+  readonly #keys: Iterator<string>;
+
+  constructor(input: EnvironmentInput) {
+    this.#input = input;
+    this.#segments = input.compiledSegments ?? compileSegments(input.segments);
+    for (const flag of input.flags) this.#sources.set(flag.key, flag);
+    const keys = new Set(this.#sources.keys());
+    this.#visit = inOrder(
+      keys,
+      (key) => this.#sources.get(key),
+      input.environmentKey,
+      this.#segments,
+      NO_FLAGS,
+    );
+    this.#keys = keys.values();
+  }
+
+  /** Compiles up to `count` more flags (and the prerequisites they need); true once every flag is compiled. */
+  step(count: number): boolean {
+    for (let i = 0; i < count; i++) {
+      const next = this.#keys.next();
+      if (next.done) return true;
+      this.#visit(next.value);
+    }
+    return false;
+  }
+
+  finish(): CompiledEnvironment {
+    while (!this.step(Number.POSITIVE_INFINITY)) {}
+    const compiled = this.#visit.fresh;
+    const { environmentKey } = this.#input;
+    return new Snapshot(
+      environmentKey,
+      this.#segments,
+      VersionedMap.of(compiled),
+      dependenciesOf([...this.#sources.values()], environmentKey),
+      [...compiled.keys()].sort(byCodeUnits),
+    );
+  }
+}
+
 /** Compiles one environment of one project: every flag and segment, parsed once, ready to evaluate without I/O. */
 export function compileEnvironment(input: EnvironmentInput): CompiledEnvironment {
-  const segments = input.compiledSegments ?? compileSegments(input.segments);
-  const sources = new Map<string, Flag>();
-  for (const flag of input.flags) sources.set(flag.key, flag);
-  const compiled = compileInOrder(
-    new Set(sources.keys()),
-    (key) => sources.get(key),
-    input.environmentKey,
-    segments,
-    NO_FLAGS,
-  );
-  const keys = [...compiled.keys()].sort(byCodeUnits);
-  return new Snapshot(
-    input.environmentKey,
-    segments,
-    VersionedMap.of(compiled),
-    dependenciesOf([...sources.values()], input.environmentKey),
-    keys,
-  );
+  return new EnvironmentCompilation(input).finish();
 }
 
 /**
@@ -268,7 +314,8 @@ export function compileProject(
 /**
  * A project's environments, each compiled on its first use from the project's flags as they are
  * then (decision 2000): a node starts serving without compiling environments no one asks for,
- * and `compileAll` compiles the rest when the node has time. Segments are compiled once for all.
+ * and `compileSome` compiles the rest, a slice at a time, when the node has time. Segments are
+ * compiled once for all.
  */
 export class ProjectEnvironments {
   readonly #flags: () => readonly Flag[];
@@ -276,6 +323,8 @@ export class ProjectEnvironments {
   readonly #compiledSegments: CompiledSegments;
   /** Every environment key; undefined until that environment is compiled. */
   readonly #compiled: Map<string, CompiledEnvironment | undefined>;
+  /** Environments the background has begun to compile (`compileSome`), and the flags they compile. */
+  readonly #compiling = new Map<string, { compilation: EnvironmentCompilation; flags: readonly Flag[] }>();
 
   constructor(
     environmentKeys: readonly string[],
@@ -296,17 +345,47 @@ export class ProjectEnvironments {
     // One lookup on the evaluation path; the second only before an environment's first use.
     if (compiled === undefined) {
       if (!this.#compiled.has(environmentKey)) return undefined;
+      compiled = this.#installed(environmentKey, this.#compilationOf(environmentKey));
+    }
+    return compiled;
+  }
+
+  /**
+   * Compiles up to `count` more flags of an environment not compiled yet, and installs it once
+   * they all are: what the background does a turn of the event loop at a time.
+   */
+  compileSome(environmentKey: string, count: number): void {
+    if (this.#compiled.get(environmentKey) !== undefined || !this.#compiled.has(environmentKey)) return;
+    const started = this.#compilationOf(environmentKey);
+    if (started.compilation.step(count)) this.#installed(environmentKey, started);
+  }
+
+  /** The environment's compilation, begun from the project's flags as they are now if it was not yet. */
+  #compilationOf(environmentKey: string) {
+    let started = this.#compiling.get(environmentKey);
+    if (started === undefined) {
       // A flag waiting for a gated write in an environment does not exist there (decision 1854).
       const flags = this.#flags().filter((flag) => servedIn(flag, environmentKey));
-      compiled = compileEnvironment({
+      const compilation = new EnvironmentCompilation({
         environmentKey,
         flags,
         segments: this.#segments,
         compiledSegments: this.#compiledSegments,
       });
-      for (const flag of flags) releaseResults(flag);
-      this.#compiled.set(environmentKey, compiled);
+      started = { compilation, flags };
+      this.#compiling.set(environmentKey, started);
     }
+    return started;
+  }
+
+  #installed(
+    environmentKey: string,
+    { compilation, flags }: { compilation: EnvironmentCompilation; flags: readonly Flag[] },
+  ): CompiledEnvironment {
+    const compiled = compilation.finish();
+    for (const flag of flags) releaseResults(flag);
+    this.#compiling.delete(environmentKey);
+    this.#compiled.set(environmentKey, compiled);
     return compiled;
   }
 
@@ -323,6 +402,9 @@ export class ProjectEnvironments {
     patch: (compiled: CompiledEnvironment, environmentKey: string) => CompiledEnvironment,
     flags: () => readonly Flag[],
   ): ProjectEnvironments {
+    // One begun in the background is finished first: begun again from `flags`, it would start
+    // over at every write, and a write a second could keep a large environment from ever finishing.
+    for (const key of [...this.#compiling.keys()]) this.get(key);
     const patched = new Map<string, CompiledEnvironment>();
     for (const [key, compiled] of this.#compiled) {
       if (compiled !== undefined) patched.set(key, patch(compiled, key));
@@ -337,29 +419,74 @@ export class ProjectEnvironments {
   }
 }
 
+/** Flag key → the flag as written, or undefined where it is deleted: what one patch of a snapshot applies. */
+export type FlagPatch = ReadonlyMap<string, Flag | undefined>;
+
 /**
- * `base` with the flag `key` written (`flag`) or deleted (undefined): that flag and every flag
- * requiring it, found through the reverse prerequisite index, are compiled again; the rest is
- * shared with `base`, which is unchanged. O(the flag and its dependants), not O(the project).
+ * `keys` (sorted) without the keys `patch` deletes and with those it adds: one pass over `keys`
+ * whatever the number of flags patched, so a batch of 500 new flags does not copy the key list
+ * 500 times. The same array when no key comes or goes.
  */
-function patched(base: Snapshot, key: string, flag: Flag | undefined): Snapshot {
+function keysAfter(
+  keys: readonly string[],
+  patch: FlagPatch,
+  present: (key: string) => boolean,
+): readonly string[] {
+  const added: string[] = [];
+  let removed = false;
+  for (const [key, flag] of patch) {
+    if (flag === undefined) removed ||= present(key);
+    else if (!present(key)) added.push(key);
+  }
+  if (added.length === 0 && !removed) return keys;
+  added.sort(byCodeUnits);
+  const merged: string[] = [];
+  let next = 0;
+  for (const key of keys) {
+    while (next < added.length && (added[next] as string) < key) merged.push(added[next++] as string);
+    if (!(patch.has(key) && patch.get(key) === undefined)) merged.push(key);
+  }
+  while (next < added.length) merged.push(added[next++] as string);
+  return merged;
+}
+
+/**
+ * `base` with the flags of `patch` written or deleted: those flags and every flag requiring one
+ * of them, found through the reverse prerequisite index, are compiled again; the rest is shared
+ * with `base`, which is unchanged. O(the flags patched and their dependants), not O(the project),
+ * but for one pass over the key list when keys come or go.
+ */
+function patched(base: Snapshot, patch: FlagPatch): Snapshot {
   const environmentKey = base.environmentKey;
-  const dependencies = withPrerequisites(base.dependencies, key, flag, environmentKey);
-  const stale = dependantsOf(key, dependencies.dependants).add(key);
+  let dependencies = base.dependencies;
+  for (const [key, flag] of patch) dependencies = withPrerequisites(dependencies, key, flag, environmentKey);
+  const stale = new Set<string>();
+  for (const key of patch.keys()) {
+    stale.add(key);
+    for (const dependant of dependantsOf(key, dependencies.dependants)) stale.add(dependant);
+  }
   const fresh = compileInOrder(
     stale,
-    (k) => (k === key ? flag : dependencies.requiring.get(k)),
+    (k) => (patch.has(k) ? patch.get(k) : dependencies.requiring.get(k)),
     environmentKey,
     base.compiledSegments,
     base.flags,
   );
   const changes: [string, CompiledFlag | undefined][] = [...fresh];
-  if (flag === undefined) changes.push([key, undefined]);
-  const flags = base.flags.updated(changes);
-  let keys = base.flagKeys;
-  if (flag === undefined) keys = keys.toSpliced(positionOf(keys, key), 1);
-  else if (!base.flags.has(key)) keys = keys.toSpliced(positionOf(keys, key), 0, key);
-  return new Snapshot(environmentKey, base.compiledSegments, flags, dependencies, keys);
+  for (const [key, flag] of patch) if (flag === undefined) changes.push([key, undefined]);
+  const keys = keysAfter(base.flagKeys, patch, (key) => base.flags.has(key));
+  return new Snapshot(environmentKey, base.compiledSegments, base.flags.updated(changes), dependencies, keys);
+}
+
+/**
+ * A new snapshot with each flag of `patch` added, replaced or (undefined) deleted, compiling only
+ * those flags and the flags that require them; `compiled` is unchanged. The same snapshot when
+ * the patch deletes only flags it does not have.
+ */
+export function withFlags(compiled: CompiledEnvironment, patch: FlagPatch): CompiledEnvironment {
+  const base = snapshotOf(compiled);
+  const effective = new Map([...patch].filter(([key, flag]) => flag !== undefined || base.flags.has(key)));
+  return effective.size === 0 ? base : patched(base, effective);
 }
 
 /**
@@ -367,11 +494,10 @@ function patched(base: Snapshot, key: string, flag: Flag | undefined): Snapshot 
  * require it; `compiled` is unchanged.
  */
 export function withFlag(compiled: CompiledEnvironment, flag: Flag): CompiledEnvironment {
-  return patched(snapshotOf(compiled), flag.key, flag);
+  return withFlags(compiled, new Map([[flag.key, flag]]));
 }
 
 /** A new snapshot without the flag `flagKey` (the same snapshot when it has no such flag); flags requiring it are compiled again. */
 export function withoutFlag(compiled: CompiledEnvironment, flagKey: string): CompiledEnvironment {
-  const base = snapshotOf(compiled);
-  return base.flags.has(flagKey) ? patched(base, flagKey, undefined) : base;
+  return withFlags(compiled, new Map([[flagKey, undefined]]));
 }

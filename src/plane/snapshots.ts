@@ -4,8 +4,7 @@ import type { Segment } from '../domain/segment.ts';
 import {
   type CompiledEnvironment,
   ProjectEnvironments,
-  withFlag,
-  withoutFlag,
+  withFlags,
 } from '../evaluation/compile-environment.ts';
 import { VersionedMap } from '../evaluation/versioned-map.ts';
 import type { EvaluationSource } from '../storage/store.ts';
@@ -51,19 +50,62 @@ class StoredDefinitions {
     return this.#listed;
   }
 
-  with(change: { readonly written: Flag } | { readonly removed: string }): StoredDefinitions {
+  with(writes: readonly FlagWrite[]): StoredDefinitions {
     const flags = this.#flags.updated(
-      'written' in change ? [[change.written.key, change.written]] : [[change.removed, undefined]],
+      writes.map((write) =>
+        'written' in write ? [write.written.key, write.written] : [write.removed, undefined],
+      ),
     );
     return new StoredDefinitions(flags, this.segments);
   }
 }
 
 /**
- * What a committed write changed, so the snapshot can be patched rather than rebuilt: the flag
- * as written, the key of a deleted flag, or anything else of the project (rebuild).
+ * How many flags the background compiles a turn of the event loop: ~10 ms of work at the issue's
+ * flag shape, so requests and the database pool's connections are served between turns.
  */
-export type Change = { readonly written: Flag } | { readonly removed: string } | 'project';
+const FLAGS_COMPILED_PER_TURN = 1000;
+
+/** One flag as a committed write left it: as written, or the key of a deleted flag. */
+export type FlagWrite = { readonly written: Flag } | { readonly removed: string };
+
+/**
+ * What a committed write changed, so the snapshot can be patched rather than rebuilt: one flag
+ * written or deleted, several (a flagd import, a batch: `flags`, each key once), or anything
+ * else of the project (rebuild).
+ */
+export type Change = FlagWrite | { readonly flags: readonly FlagWrite[] } | 'project';
+
+/** The flags a change wrote or deleted; undefined when it changed the project otherwise. */
+export function flagWritesOf(change: Change): readonly FlagWrite[] | undefined {
+  if (change === 'project') return undefined;
+  return 'flags' in change ? change.flags : [change];
+}
+
+/**
+ * Several committed writes' changes told as one (a batch's): their flags, each as its last write
+ * left it, or the project when any of them changed more than flags.
+ */
+export function combinedChange(changes: readonly Change[]): Change {
+  const last = new Map<string, FlagWrite>();
+  for (const change of changes) {
+    const writes = flagWritesOf(change);
+    if (writes === undefined) return 'project';
+    for (const write of writes) last.set('written' in write ? write.written.key : write.removed, write);
+  }
+  const flags = [...last.values()];
+  return flags.length === 1 ? (flags[0] as FlagWrite) : { flags };
+}
+
+/** What `writes` make of one environment: each flag as written where it is served there, else gone from it. */
+function patchFor(writes: readonly FlagWrite[], environmentKey: string): Map<string, Flag | undefined> {
+  const patch = new Map<string, Flag | undefined>();
+  for (const write of writes) {
+    if ('removed' in write) patch.set(write.removed, undefined);
+    else patch.set(write.written.key, servedIn(write.written, environmentKey) ? write.written : undefined);
+  }
+  return patch;
+}
 
 /**
  * Each node's compiled, in-memory evaluation state, one snapshot per project and environment.
@@ -82,6 +124,9 @@ export class SnapshotRegistry implements ProjectChanges {
   #seen: ReadonlyMap<string, number> = new Map();
   /** One refresh at a time per project, so a slow reload never overwrites a newer one. */
   readonly #queues = new KeyedQueue();
+
+  /** While true, environments no request asked for wait to be compiled (`compileInBackground`). */
+  #backgroundHeld = false;
 
   /** Stamps when a revision moved (`changedAt`, the `at` of published changes). */
   readonly #clock: Clock;
@@ -107,20 +152,18 @@ export class SnapshotRegistry implements ProjectChanges {
   async changed(projectId: string, revision: number, change: Change): Promise<void> {
     await this.#serialise(projectId, async () => {
       const current = this.#projects.get(projectId);
-      if (current === undefined) return;
+      // Not loaded, or at `revision` already: the change feed told this node of its own write
+      // before the write itself did (a reload here would read the whole project again).
+      if (current === undefined || current.revision >= revision) return;
+      const writes = flagWritesOf(change);
       // A patch is only safe when no other node wrote in between; otherwise rebuild.
-      if (change === 'project' || current.revision !== revision - 1) {
+      if (writes === undefined || current.revision !== revision - 1) {
         await this.#load(projectId);
         return;
       }
-      const definitions = current.definitions.with(change);
+      const definitions = current.definitions.with(writes);
       const environments = current.environments.with(
-        (compiled, key) =>
-          'written' in change
-            ? servedIn(change.written, key)
-              ? withFlag(compiled, change.written)
-              : withoutFlag(compiled, change.written.key)
-            : withoutFlag(compiled, change.removed),
+        (compiled, key) => withFlags(compiled, patchFor(writes, key)),
         () => definitions.flags,
       );
       this.#install(projectId, { revision, environments, definitions });
@@ -216,7 +259,7 @@ export class SnapshotRegistry implements ProjectChanges {
   async projectChanged(
     projectId: string,
     revision: number | undefined,
-    flag: { readonly written?: string; readonly removed?: string } = {},
+    flags: { readonly written?: readonly string[]; readonly removed?: readonly string[] } = {},
   ): Promise<void> {
     if (revision === undefined) {
       this.forget(projectId);
@@ -224,17 +267,32 @@ export class SnapshotRegistry implements ProjectChanges {
     }
     const loaded = this.#projects.get(projectId);
     if (loaded === undefined) return this.syncAll();
-    // One flag changed and nothing else since: patch it (what the writing node did) rather than reload.
+    // Only flags changed, and nothing else since: patch them (what the writing node did) rather than reload.
     if (loaded.revision === revision - 1) {
-      if (flag.removed !== undefined) return this.changed(projectId, revision, { removed: flag.removed });
-      const written = flag.written === undefined ? undefined : await this.#source.readFlag(flag.written);
-      if (written !== undefined) return this.changed(projectId, revision, { written });
+      const writes = await this.#flagWrites(flags);
+      if (writes !== undefined) return this.changed(projectId, revision, { flags: writes });
     }
     if (revision > loaded.revision) {
       await this.#serialise(projectId, async () => {
         if (revision > (this.#projects.get(projectId)?.revision ?? -1)) await this.#load(projectId);
       });
     }
+  }
+
+  /**
+   * The flags a notice names, read as they are stored now (none: the write changed no flag, and
+   * nothing else); undefined when it does not say, or one written is gone already (a later write
+   * deleted it: the project is read again instead).
+   */
+  async #flagWrites(flags: {
+    readonly written?: readonly string[];
+    readonly removed?: readonly string[];
+  }): Promise<FlagWrite[] | undefined> {
+    if (flags.written === undefined && flags.removed === undefined) return undefined;
+    const { written = [], removed = [] } = flags;
+    const read = written.length === 0 ? [] : await this.#source.readFlags(written);
+    if (read.length !== new Set(written).size) return undefined;
+    return [...read.map((flag) => ({ written: flag })), ...removed.map((key) => ({ removed: key }))];
   }
 
   /** Project key and id → id for every project, so evaluation names projects without the database. */
@@ -267,17 +325,33 @@ export class SnapshotRegistry implements ProjectChanges {
   }
 
   /**
-   * Compiles the environments no request has asked for yet, one a turn of the event loop, so
+   * Holds the compiling of environments no request asked for until `compileInBackground`: while
+   * a node starts, every turn of the event loop it gives up (Fastify compiling its routes'
+   * schemas) would otherwise go to compiling 50,000 flags, a second before it listens.
+   */
+  holdBackgroundCompile(): void {
+    this.#backgroundHeld = true;
+  }
+
+  /** Compiles, in the background, the environments of every loaded project no request asked for (and lets later loads do so). */
+  compileInBackground(): void {
+    this.#backgroundHeld = false;
+    for (const projectId of this.#projects.keys()) this.#compileLater(projectId);
+  }
+
+  /**
+   * Compiles the environments no request has asked for yet, a slice of flags a turn of the event loop, so
    * that a node is ready once it has read its projects (decision 2000) and evaluations arriving
    * meanwhile are served between them. Follows the project's newest snapshot (a write may have
    * replaced this one); stops when every environment is compiled or the project is gone.
    */
   #compileLater(projectId: string): void {
+    if (this.#backgroundHeld) return;
     const next = () => {
       const environments = this.#projects.get(projectId)?.environments;
       const [environmentKey] = environments?.pending() ?? [];
       if (environments === undefined || environmentKey === undefined) return;
-      environments.get(environmentKey);
+      environments.compileSome(environmentKey, FLAGS_COMPILED_PER_TURN);
       setImmediate(next);
     };
     setImmediate(next);

@@ -146,8 +146,11 @@ export interface EvaluationSource {
   readProject(projectId: string): Promise<ProjectContents>;
   /** Revisions of every project, for nodes to compare with their own. */
   listRevisions(): Promise<ReadonlyMap<string, number>>;
-  /** One flag with every environment's configuration, for a node patching its snapshot after a notification. */
-  readFlag(flagId: string): Promise<Flag | undefined>;
+  /**
+   * The flags of these ids that exist, with every environment's configuration, for a node
+   * patching its snapshot after a notification (a flagd import names 500 at a time).
+   */
+  readFlags(flagIds: readonly string[]): Promise<readonly Flag[]>;
   /** The id and key of every project, so evaluation names projects without asking the database. */
   listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]>;
 }

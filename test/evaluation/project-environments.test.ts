@@ -49,4 +49,29 @@ describe('ProjectEnvironments', () => {
     // The snapshot before the write still serves what it served.
     expect(served(before, 'production', 'a')).toBe('on');
   });
+
+  it('compiles an environment a slice of flags at a time, serving it once every flag is compiled', () => {
+    const flags = ['a', 'b', 'c'].map((key) => on(key, true));
+    const environments = new ProjectEnvironments(['production'], () => flags, []);
+    environments.compileSome('production', 2);
+    expect(environments.pending()).toEqual(['production']);
+    environments.compileSome('production', 2);
+    expect(environments.pending()).toEqual([]);
+    expect(['a', 'b', 'c'].map((key) => served(environments, 'production', key))).toEqual(['on', 'on', 'on']);
+  });
+
+  it('finishes an environment begun in the background before a write patches it, so the write is served', () => {
+    let flags = ['a', 'b', 'c'].map((key) => on(key, true));
+    const before = new ProjectEnvironments(['production'], () => flags, []);
+    before.compileSome('production', 1);
+    const written = on('c', false);
+    flags = [...flags.slice(0, 2), written];
+    const after = before.with(
+      (compiled) => withFlag(compiled, written),
+      () => flags,
+    );
+    expect(after.pending()).toEqual([]);
+    expect(served(after, 'production', 'c')).toBe('off');
+    expect(served(before, 'production', 'c')).toBe('on');
+  });
 });

@@ -111,6 +111,33 @@ describe.each(shared)('event streams across nodes (%s)', (name) => {
     }
   });
 
+  it('flags imported through flagd on node A evaluate there at once, then on node B and in its flagd sync stream', async () => {
+    // 600 flags: more than one notice's worth of flag ids (PostgreSQL's payloads are < 8,000 bytes).
+    const keys = Array.from({ length: 600 }, (_, i) => `imported-${String(i).padStart(3, '0')}`);
+    const flag = { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' };
+    const sync = openSyncStream(
+      syncB.port,
+      await syncSelectorOf((m, p) => nodeA.call(m, p), keyId, 'production'),
+    );
+    const servedOn = async (node: Node) => {
+      const bulk = await node.call('POST', BULK, { key: secret, body: { context: { targetingKey: 'u' } } });
+      const flags: { key: string; value: unknown }[] = bulk.body.flags ?? [];
+      return flags.filter((f) => f.key.startsWith('imported-') && f.value === true).length;
+    };
+    try {
+      await waitUntil(() => sync.payloads.length >= 1);
+      const imported = await nodeA.call('POST', '/v1/projects/default/environments/production/flagd', {
+        body: { flags: Object.fromEntries(keys.map((key) => [key, flag])) },
+      });
+      expect(imported.status).toBe(200);
+      expect(await servedOn(nodeA)).toBe(keys.length);
+      await waitUntil(() => keys.every((key) => sync.payloads.at(-1)?.flags[key]?.defaultVariant === 'on'));
+      expect(await servedOn(nodeB)).toBe(keys.length);
+    } finally {
+      sync.close();
+    }
+  });
+
   it('revoking the key on node A ends its stream on node B', async () => {
     await nodeA.services.apiKeys.revoke(setupActor, keyId);
     await stream.ended;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { KeyRegistry } from '../../plane/key-registry.ts';
-import type { Change, SnapshotRegistry } from '../../plane/snapshots.ts';
+import { type Change, flagWritesOf, type SnapshotRegistry } from '../../plane/snapshots.ts';
 import type { FlagChange } from '../../storage/change-feed/change-feed.ts';
 import type { ProjectStore, Transactional, WithTransactions } from '../../storage/store.ts';
 
@@ -35,8 +35,12 @@ export async function commitProjectChange<T, R extends ProjectStore>(
   return result;
 }
 
-/** What other nodes are told changed (`bumpRevision`'s `change`): a flag to read again, or one to drop. */
+/** What other nodes are told changed (`bumpRevision`'s `change`): the flags to read again, and those to drop. */
 export function announced(change: Change): FlagChange | undefined {
-  if (change === 'project') return undefined;
-  return 'written' in change ? { written: change.written.id } : change;
+  const writes = flagWritesOf(change);
+  if (writes === undefined) return undefined;
+  return {
+    written: writes.flatMap((write) => ('written' in write ? [write.written.id] : [])),
+    removed: writes.flatMap((write) => ('removed' in write ? [write.removed] : [])),
+  };
 }

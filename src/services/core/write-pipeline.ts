@@ -21,8 +21,8 @@ export interface PipelineWrite<R, P extends Prepared, T> {
   readonly gated: (prepared: P) => Omit<GatedWrite, 'projectId'>;
   /** Writes it, with its audit event. */
   readonly apply: (tx: R, prepared: P) => Promise<T>;
-  /** What evaluations are told after commit; absent: the write changes no evaluation (a schedule). */
-  readonly announce?: (result: T) => Change;
+  /** What evaluations are told after commit; absent or undefined: the write changes no evaluation (a schedule, an import of nothing new). */
+  readonly announce?: (result: T) => Change | undefined;
   /** More of the write when the gate opened a change request instead, in the same transaction. */
   readonly requested?: (tx: R, request: ChangeRequest) => Promise<void>;
 }

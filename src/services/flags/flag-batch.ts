@@ -10,7 +10,7 @@ import {
 import type { Flag } from '../../domain/flag.ts';
 import { DEFAULT_ENVIRONMENT, type Project } from '../../domain/project.ts';
 import { type FlagBatchItem, MAX_FLAGS_PER_BATCH } from '../../domain/schemas/flag-batch.ts';
-import type { Change } from '../../plane/snapshots.ts';
+import { type Change, combinedChange } from '../../plane/snapshots.ts';
 import type { Actor } from '../core/actor.ts';
 import { announced, type WriteDeps } from '../core/commit.ts';
 import { accessProject } from '../core/project-access.ts';
@@ -133,8 +133,8 @@ export class FlagBatch {
         }
       }
       if (changes.length === 0) return { flags, told: undefined };
-      // One flag is patched into the plane as a single write is; more, and the project is read again.
-      const change: Change = changes.length === 1 ? (changes[0] as Change) : 'project';
+      // The flags written are patched into the plane as a single write's flag is.
+      const change = combinedChange(changes);
       return { flags, told: { change, revision: await tx.bumpRevision(project.id, announced(change)) } };
     });
     if (told !== undefined) await this.#deps.snapshots.changed(project.id, told.revision, told.change);

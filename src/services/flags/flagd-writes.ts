@@ -58,6 +58,12 @@ interface ImportTarget {
   readonly waiting: ReadonlySet<string>;
 }
 
+/** What an import wrote, for its caller and for the plane: every flag as written. */
+interface AppliedImport {
+  readonly result: FlagdImportResult;
+  readonly written: readonly Flag[];
+}
+
 interface PreparedImport {
   readonly projectId: string;
   readonly project: Project;
@@ -130,7 +136,7 @@ export class FlagdWrites {
     options: FlagdImportOptions = {},
   ): Promise<Gated<FlagdImportResult>> {
     const { flags, warnings } = parsedFlagd(document, options);
-    return runWrite(this.#deps, actor, {
+    const gated = runWrite(this.#deps, actor, {
       approval: options.approval,
       prepare: async (tx) => {
         const project = await accessProject(tx, actor, projectIdOrKey, 'editor', environment);
@@ -156,8 +162,12 @@ export class FlagdWrites {
         baseVersion: 0,
       }),
       apply: (tx, prepared) => this.#write(tx, actor, environment, prepared, options),
-      announce: () => 'project',
+      // The flags written, patched in one by one as a PATCH is (not the project rebuilt, which
+      // made an import of N flags in batches O(N²)); nothing when the document changed none.
+      announce: ({ written }) =>
+        written.length === 0 ? undefined : { flags: written.map((flag) => ({ written: flag })) },
     });
+    return gated.then((done) => ('applied' in done ? { applied: done.applied.result } : done));
   }
 
   /** Writes the planned flags with their audit events, in the pipeline's transaction. */
@@ -167,14 +177,15 @@ export class FlagdWrites {
     environment: string,
     { project, writes, unchanged, warnings }: PreparedImport,
     options: FlagdImportOptions,
-  ): Promise<FlagdImportResult> {
+  ): Promise<AppliedImport> {
     const claimed = await options.claim?.(tx);
     const details =
       claimed === undefined && options.details === undefined ? undefined : { ...claimed, ...options.details };
+    const written: Flag[] = [];
     for (const { before, after } of writes) {
       const audit = { environment, details };
       const also = (flag: Flag, at: string) => markConflicts(tx, actor, project.id, { flag }, at);
-      await writeVersioned(
+      const flag = await writeVersioned(
         tx,
         actor,
         this.#deps.clock,
@@ -195,14 +206,16 @@ export class FlagdWrites {
               also,
             },
       );
+      written.push(flag);
     }
-    return {
+    const result = {
       environment,
       created: writes.filter((w) => w.before === undefined).map((w) => w.after.key),
       updated: writes.filter((w) => w.before !== undefined).map((w) => w.after.key),
       unchanged,
       warnings,
     };
+    return { result, written };
   }
 
   /** What importing `flags` would write, checked: every problem refuses the whole document. */

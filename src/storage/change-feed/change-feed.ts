@@ -3,20 +3,27 @@
  * the listener compares revisions with the database, so a lost or duplicated notice costs
  * nothing but a later (or an extra) comparison.
  */
-/** What one write changed, when it was one flag: other nodes patch that flag instead of reloading the project. */
-export type FlagChange = { readonly written: string } | { readonly removed: string };
+/**
+ * What one write changed, when it changed only flags (one, or a flagd import's 500): the ids of
+ * those written, the keys of those deleted. Other nodes patch those flags instead of reloading
+ * the project.
+ */
+export interface FlagChange {
+  readonly written: readonly string[];
+  readonly removed: readonly string[];
+}
 
 export type ChangeNotice =
   /**
    * A project's revision moved (`revision`), or the project was deleted (`undefined`); `written`
-   * (a flag id) or `removed` (a flag key) when the write changed that one flag.
+   * (flag ids) and `removed` (flag keys) when the write changed only those flags.
    */
   | {
       readonly kind: 'project';
       readonly projectId: string;
       readonly revision: number | undefined;
-      readonly written?: string;
-      readonly removed?: string;
+      readonly written?: readonly string[];
+      readonly removed?: readonly string[];
     }
   /** Some API key was created, revoked, changed or deleted. */
   | { readonly kind: 'keys' }

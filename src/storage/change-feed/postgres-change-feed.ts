@@ -1,12 +1,6 @@
 import pg from 'pg';
-import {
-  backoffMs,
-  type ChangeFeed,
-  type ChangeFeedListener,
-  type ChangeNotice,
-  type FlagChange,
-  RESYNC,
-} from './change-feed.ts';
+import { backoffMs, type ChangeFeed, type ChangeFeedListener, RESYNC } from './change-feed.ts';
+import { NoticeParts } from './notice-payloads.ts';
 
 /** The safety net: revisions are compared this often even when no notification arrives. */
 const SAFETY_NET_MS = 5000;
@@ -57,8 +51,12 @@ export class PostgresChangeFeed implements ChangeFeed {
       taken.on('end', () => this.#lost(taken, new Error('the LISTEN connection ended')));
       const { rows } = await taken.query<{ schema: string }>('select current_schema() as schema');
       const channel = `flagstaff_${rows[0]?.schema ?? 'public'}`;
+      // Per connection: a notice cut off by a lost connection is not finished by the next one.
+      const parts = new NoticeParts();
       taken.on('notification', (message) => {
-        if (message.channel === channel) this.#listener?.changed(parseNotice(message.payload));
+        if (message.channel !== channel) return;
+        const notice = parts.add(message.payload);
+        if (notice !== undefined) this.#listener?.changed(notice);
       });
       await taken.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
       if (this.#closed) {
@@ -89,28 +87,4 @@ export class PostgresChangeFeed implements ChangeFeed {
     this.#retry = setTimeout(() => void this.#connect(), backoffMs(this.#attempt++));
     this.#retry.unref();
   }
-}
-
-/** The NOTIFY payload announcing a revision bump: what `parseNotice` reads back. */
-export function encodeNotice(projectId: string, revision: number, change: FlagChange | undefined): string {
-  const flag =
-    change === undefined ? '' : 'written' in change ? `:w:${change.written}` : `:r:${change.removed}`;
-  return `p:${projectId}:${revision}${flag}`;
-}
-
-/**
- * `p:<projectId>:<revision>[:w:<flagId>|:r:<flagKey>]` (no revision: deleted) or `k` (migration
- * 0005, `bumpRevision`); anything else asks for a full comparison. Ids and keys hold no colon.
- */
-export function parseNotice(payload: string | undefined): ChangeNotice {
-  if (payload === 'k') return { kind: 'keys' };
-  const match = /^p:([^:]+):(\d*)(?::([wr]):([^:]+))?$/.exec(payload ?? '');
-  if (match === null) return RESYNC;
-  const [, projectId, revision, kind, ref] = match as unknown as [string, string, string, string?, string?];
-  return {
-    kind: 'project',
-    projectId,
-    revision: revision ? Number(revision) : undefined,
-    ...(kind === 'w' ? { written: ref } : kind === 'r' ? { removed: ref } : {}),
-  };
 }

@@ -10,29 +10,67 @@ import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
 /** Bound parameters per statement stay under every driver's limit, even for a 10k-flag project. */
 const CHUNK = 500;
 
+/** The columns of a flag's configuration in one environment, named by the environment's key. */
+function configurations(db: SqlContext['db']) {
+  return db
+    .selectFrom('flag_environments')
+    .innerJoin('environments', 'environments.id', 'flag_environments.environment_id')
+    .select([
+      'flag_environments.flag_id',
+      'environments.key',
+      'flag_environments.enabled',
+      'flag_environments.config',
+    ]);
+}
+
+type ConfigurationRow = Awaited<ReturnType<ReturnType<typeof configurations>['execute']>>[number];
+
+/** The flags of `rows`, in their order, each with its configurations found in `configs`. */
+function assembled(rows: readonly Database['flags'][], configs: readonly ConfigurationRow[]): Flag[] {
+  const byFlag = new Map<string, Record<string, FlagEnvironment>>(rows.map((r) => [r.id, {}]));
+  for (const c of configs) {
+    const environments = byFlag.get(c.flag_id);
+    if (environments) environments[c.key] = flagEnvironmentFromRow(c);
+  }
+  return rows.map((r) => flagFromRow(r, byFlag.get(r.id) ?? {}));
+}
+
 /** Loads every environment's configuration of the given flags in one query per chunk. */
 async function withEnvironments(db: SqlContext['db'], rows: Database['flags'][]): Promise<Flag[]> {
   if (rows.length === 0) return [];
-  const byFlag = new Map<string, Record<string, FlagEnvironment>>(rows.map((r) => [r.id, {}]));
+  const configs: ConfigurationRow[] = [];
   for (let i = 0; i < rows.length; i += CHUNK) {
     const ids = rows.slice(i, i + CHUNK).map((r) => r.id);
-    const configs = await db
-      .selectFrom('flag_environments')
-      .innerJoin('environments', 'environments.id', 'flag_environments.environment_id')
-      .select([
-        'flag_environments.flag_id',
-        'environments.key',
-        'flag_environments.enabled',
-        'flag_environments.config',
-      ])
-      .where('flag_environments.flag_id', 'in', ids)
-      .execute();
-    for (const c of configs) {
-      const environments = byFlag.get(c.flag_id);
-      if (environments) environments[c.key] = flagEnvironmentFromRow(c);
-    }
+    configs.push(...(await configurations(db).where('flag_environments.flag_id', 'in', ids).execute()));
   }
-  return rows.map((r) => flagFromRow(r, byFlag.get(r.id) ?? {}));
+  return assembled(rows, configs);
+}
+
+/**
+ * Every flag of a project with its configurations: two queries whatever the number of flags.
+ * Not by chunks of ids, as a few flags are read: at 50,000 flags that took 100 queries, each of
+ * which PostgreSQL could answer by scanning every configuration (no statistics yet after a bulk
+ * import), 3 s of a node's start (docs/performance.md, "Lean at 50,000 flags").
+ */
+async function projectFlags(db: SqlContext['db'], projectId: string): Promise<Flag[]> {
+  const rows = await allOfProject(db, 'flags', projectId, 'key');
+  if (rows.length === 0) return [];
+  return assembled(rows, await configurations(db).where('environments.project_id', '=', projectId).execute());
+}
+
+/** The flags of these ids that exist, with their configurations: a chunked query per 500 ids, not one per flag. */
+export async function flagsByIds(db: SqlContext['db'], ids: readonly string[]): Promise<Flag[]> {
+  const rows: Database['flags'][] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    rows.push(
+      ...(await db
+        .selectFrom('flags')
+        .selectAll()
+        .where('id', 'in', ids.slice(i, i + CHUNK))
+        .execute()),
+    );
+  }
+  return withEnvironments(db, rows);
 }
 
 /**
@@ -155,9 +193,7 @@ function flagReads(context: SqlContext): Omit<FlagQueries, FlagWrites> {
   return {
     listFlags: (projectId, filter, page) => listFlags(db, projectId, filter, page),
 
-    async allFlags(projectId) {
-      return withEnvironments(db, await allOfProject(db, 'flags', projectId, 'key'));
-    },
+    allFlags: (projectId) => projectFlags(db, projectId),
 
     async flagTags(projectId) {
       // Only the tags column: a project's tags are few, its flags may be ten thousand.

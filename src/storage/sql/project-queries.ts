@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { encodeNotice } from '../change-feed/postgres-change-feed.ts';
+import { encodeNotice } from '../change-feed/notice-payloads.ts';
 import type { EnvironmentStore, ProjectStore } from '../store.ts';
 import { environmentFromRow, environmentToRow, projectFromRow, projectToRow } from './rows.ts';
 import { findOne, mapUnique, paged, type SqlContext } from './sql-context.ts';
@@ -49,8 +49,9 @@ export function projectQueries(context: SqlContext): ProjectStore {
       // The change feed (decision 0204): delivered to every node when this transaction commits,
       // saying what changed so they patch one flag instead of reloading the project.
       if (postgres) {
-        const payload = encodeNotice(projectId, revision, change);
-        await sql`select pg_notify('flagstaff_' || current_schema(), ${payload})`.execute(db);
+        for (const payload of encodeNotice(projectId, revision, change)) {
+          await sql`select pg_notify('flagstaff_' || current_schema(), ${payload})`.execute(db);
+        }
       }
       return revision;
     },

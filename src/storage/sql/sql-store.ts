@@ -9,7 +9,7 @@ import type { Database } from './database.ts';
 import { EventQueries } from './event-queries.ts';
 import { experimentQueries } from './experiment-queries.ts';
 import { ExposureQueries } from './exposure-queries.ts';
-import { flagQueries } from './flag-queries.ts';
+import { flagQueries, flagsByIds } from './flag-queries.ts';
 import { groupQueries } from './group-queries.ts';
 import { InsightsQueries } from './insights-queries.ts';
 import { metricQueries } from './metric-queries.ts';
@@ -46,7 +46,7 @@ function evaluationSource(context: SqlContext): EvaluationSource {
 
     listProjectKeys: () => db.selectFrom('projects').select(['id', 'key']).execute(),
 
-    readFlag: (flagId) => flagQueries(context).findFlagById(flagId),
+    readFlags: (flagIds) => flagsByIds(db, flagIds),
   };
 }
 

@@ -158,8 +158,8 @@ export class InMemoryProjectStore implements WithTransactions<ProjectStore & Aud
     return new Map(this.#state.revisions);
   }
 
-  async readFlag(): Promise<undefined> {
-    return undefined;
+  async readFlags(): Promise<readonly never[]> {
+    return [];
   }
 
   async listProjectKeys(): Promise<readonly { readonly id: string; readonly key: string }[]> {

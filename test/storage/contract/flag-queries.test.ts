@@ -362,6 +362,43 @@ describeStoreContract('flags', (store) => {
     expect(flags[0]?.environments).toStrictEqual({ production: disabled });
   });
 
+  it("returns every flag of a project with the configuration of each of its environments, and no other project's", async () => {
+    const { project } = await givenProject(store, 'checkout', ['development', 'production']);
+    const other = await givenProject(store, 'payments', ['development', 'production']);
+    const on = { ...disabled, enabled: true };
+    await store.insertFlag(
+      aFlag(project.id, 'both', ['development', 'production'], {
+        environments: { development: disabled, production: on },
+      }),
+    );
+    await store.insertFlag(aFlag(project.id, 'one', ['production']));
+    await store.insertFlag(aFlag(other.project.id, 'both', ['development', 'production']));
+
+    const flags = await store.allFlags(project.id);
+
+    expect(flags.map((f) => [f.key, f.environments])).toStrictEqual([
+      ['both', { development: disabled, production: on }],
+      ['one', { production: disabled }],
+    ]);
+  });
+
+  it('reads flags by id, each with its configurations, more than a chunk of them at once, skipping ids not stored', async () => {
+    const { project } = await givenProject(store, 'checkout');
+    const other = await givenProject(store, 'payments');
+    const flags = Array.from({ length: 600 }, (_, i) => aFlag(project.id, `flag-${i}`, ['production']));
+    for (const flag of flags) await store.insertFlag(flag);
+    const elsewhere = aFlag(other.project.id, 'elsewhere', ['development', 'production']);
+    await store.insertFlag(elsewhere);
+
+    const read = await store.readFlags([...flags.map((f) => f.id), elsewhere.id, 'flg_gone']);
+
+    expect(read.map((f) => f.id).sort()).toEqual([...flags.map((f) => f.id), elsewhere.id].sort());
+    expect(read.find((f) => f.id === elsewhere.id)?.environments).toStrictEqual({
+      development: disabled,
+      production: disabled,
+    });
+  });
+
   it('updates a flag: its fields, and the configuration of each environment it lists, keeping the others', async () => {
     const { project } = await givenProject(store, 'checkout', ['development', 'production', 'staging']);
     const flag = aFlag(project.id, 'new-button', ['development', 'production', 'staging'], {
