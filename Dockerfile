@@ -23,9 +23,15 @@ RUN npm prune --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/node node_modules/.bin node_modules/.package-lock.json \
   && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
        -o -name '*.map' -o -name '*.md' -o -name '*.markdown' -o -name '*.tsbuildinfo' \) -delete \
-  && find node_modules -type d \( -name esnext -path '*/@opentelemetry/*/build/esnext' \) -prune -exec rm -rf {} + \
+  && find node_modules -type d \( -name esnext -path '*/@opentelemetry/*/build/esnext' \) -prune -exec rm -rf {} +
+# Node's compile cache (decision 2082): a serving node's modules, type-stripped and compiled once
+# here by the image's user, so that a container never loads the type stripper. Its files are
+# written 0600; the runtime's copy is root's and only readable (the image's /app is read-only).
+COPY deploy/container/warm-compile-cache.sh /tmp/
+RUN sh /tmp/warm-compile-cache.sh \
   && mkdir -p /runtime/app/dashboard/public /runtime/data \
   && cp -r package.json bin src node_modules /runtime/app/ \
+  && chmod -R a+rX /runtime/app/node_modules/.cache \
   && cp -r dashboard/dist /runtime/app/dashboard/dist \
   && cp dashboard/public/favicon.svg /runtime/app/dashboard/public/ \
   && find /runtime/app/src -name '*.test.ts' -delete
