@@ -18,10 +18,11 @@ COPY bin ./bin
 RUN npm run build
 # The runtime: the Node 24 binary alone (not its headers, npm or manuals).
 RUN install -D -m 0755 node_modules/node/bin/node /runtime/usr/local/bin/node
-# Production dependencies only, without what only compilers and editors read.
+# Production dependencies only, without what only compilers and editors read: TypeScript among
+# them (declarations and sources, e.g. zod's src/), which Node never runs inside node_modules.
 RUN npm prune --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/node node_modules/.bin node_modules/.package-lock.json \
-  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
+  && find node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
        -o -name '*.map' -o -name '*.md' -o -name '*.markdown' -o -name '*.tsbuildinfo' \) -delete \
   && find node_modules -type d \( -name esnext -path '*/@opentelemetry/*/build/esnext' \) -prune -exec rm -rf {} +
 # Node's compile cache (decision 2082): a serving node's modules, type-stripped and compiled once

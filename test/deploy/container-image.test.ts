@@ -143,6 +143,47 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
     expect((await evaluate(again, key)).body).toMatchObject({ value: true });
   });
 
+  it('starts from the compile cache its build wrote, read-only as in deploy/kubernetes, in less memory than without it', {
+    timeout: 300_000,
+  }, async () => {
+    const readOnly = ['--read-only', '--tmpfs', '/tmp'];
+    /** The server's resident memory (pid 1: bin/flagstaff.js replaces itself, same pid), in MB. */
+    const rss = async (name: string) =>
+      Number(
+        await podmanOut(
+          'exec',
+          name,
+          'node',
+          '-p',
+          'require("fs").readFileSync("/proc/1/status", "utf8").match(/VmRSS:\\s+(\\d+)/)[1] / 1024',
+        ),
+      );
+    const cached = await start(`flagstaff-cached-${suffix}`, readOnly);
+    containers.push(cached);
+    // Node keeps a cache folder per user: the one the build wrote is for the image's user.
+    const folders = await podmanOut(
+      'exec',
+      cached,
+      'node',
+      '-p',
+      'require("fs").readdirSync("/app/node_modules/.cache/flagstaff").join(" ")',
+    );
+    expect(folders).toMatch(/^v24\.\S+-65532$/);
+    const uncached = await start(`flagstaff-uncached-${suffix}`, [
+      ...readOnly,
+      '-e',
+      'NODE_DISABLE_COMPILE_CACHE=1',
+    ]);
+    containers.push(uncached);
+    // Idle after start: the type stripper (amaro) and what it compiled are ~13 MB (decision 2082).
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const [withCache, without] = [await rss(cached), await rss(uncached)];
+    process.stdout.write(
+      `container idle RSS: ${withCache.toFixed(1)} MB with the compile cache, ${without.toFixed(1)} MB without\n`,
+    );
+    expect(withCache).toBeLessThan(without - 5);
+  });
+
   it('runs `flagstaff edge` in a container following a core container (docs/edge.md)', {
     timeout: 600_000,
   }, async () => {
