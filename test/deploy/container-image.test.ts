@@ -178,7 +178,7 @@ describe.skipIf(!podman)('the container image, built with npm run image and run 
     );
     // The type stripper (amaro, swc built to WebAssembly) is never loaded: V8 reserves ~8 GB of
     // address space for a WebAssembly memory, which a `ulimit -v` or a VSZ alert sees. Its RSS
-    // (~10 MB, decision 2082) is printed, not asserted: the host's reclaim of file pages moves it.
+    // (2–10 MB, decision 2082) is printed, not asserted: it varies with what else starts.
     expect(without.virtual - withCache.virtual).toBeGreaterThan(4096);
   });
 
