@@ -18,14 +18,21 @@ COPY bin ./bin
 RUN npm run build
 # The runtime: the Node 24 binary alone (not its headers, npm or manuals).
 RUN install -D -m 0755 node_modules/node/bin/node /runtime/usr/local/bin/node
-# Production dependencies only, without what only compilers and editors read.
+# Production dependencies only, without what only compilers and editors read: TypeScript among
+# them (declarations and sources, e.g. zod's src/), which Node never runs inside node_modules.
 RUN npm prune --omit=dev --no-audit --no-fund \
   && rm -rf node_modules/node node_modules/.bin node_modules/.package-lock.json \
-  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' \
+  && find node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
        -o -name '*.map' -o -name '*.md' -o -name '*.markdown' -o -name '*.tsbuildinfo' \) -delete \
-  && find node_modules -type d \( -name esnext -path '*/@opentelemetry/*/build/esnext' \) -prune -exec rm -rf {} + \
+  && find node_modules -type d \( -name esnext -path '*/@opentelemetry/*/build/esnext' \) -prune -exec rm -rf {} +
+# Node's compile cache (decision 2082): a serving node's modules, type-stripped and compiled once
+# here by the image's user, so that a container never loads the type stripper. Its files are
+# written 0600; the runtime's copy is root's and only readable (the image's /app is read-only).
+COPY deploy/container/warm-compile-cache.sh /tmp/
+RUN sh /tmp/warm-compile-cache.sh \
   && mkdir -p /runtime/app/dashboard/public /runtime/data \
   && cp -r package.json bin src node_modules /runtime/app/ \
+  && chmod -R a+rX /runtime/app/node_modules/.cache \
   && cp -r dashboard/dist /runtime/app/dashboard/dist \
   && cp dashboard/public/favicon.svg /runtime/app/dashboard/public/ \
   && find /runtime/app/src -name '*.test.ts' -delete
