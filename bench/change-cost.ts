@@ -88,7 +88,8 @@ function collectionsText(readings: readonly Collections[], per: number): string 
   const all: Collections = {};
   for (const reading of readings)
     for (const [kind, { count, ms, maxMs }] of Object.entries(reading)) {
-      const seen = (all[kind] ??= { count: 0, ms: 0, maxMs: 0 });
+      const seen = all[kind] ?? { count: 0, ms: 0, maxMs: 0 };
+      all[kind] = seen;
       seen.count += count;
       seen.ms += ms;
       seen.maxMs = Math.max(seen.maxMs, maxMs);
@@ -212,7 +213,9 @@ function printDifference(
       .map(([name, msPerSecond]) => [name, msPerSecond - (a[kind].get(name) ?? 0)] as const)
       .sort((x, y) => y[1] - x[1])
       .slice(0, rows);
-    console.log(` ms/s more with changes than as many requests without (${kind === 'self' ? 'self time' : 'callees included'})`);
+    console.log(
+      ` ms/s more with changes than as many requests without (${kind === 'self' ? 'self time' : 'callees included'})`,
+    );
     for (const [name, more] of grown) console.log(`${more.toFixed(2).padStart(8)}  ${name}`);
   }
 }

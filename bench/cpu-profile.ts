@@ -68,4 +68,3 @@ export function busyStretches(profile: Profile): number[] {
   if (current > 0) stretches.push(current);
   return stretches;
 }
-

@@ -1,8 +1,8 @@
 import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
-import { answerProfiling } from './profiling.ts';
 import { HTTP_CONTEXT, SEGMENTS, TARGETED_FLAG } from '../fixtures.ts';
+import { answerProfiling } from './profiling.ts';
 
 // The Flagstaff server of the HTTP benchmark, in a process of its own: started as `npm start` starts
 // it (main.ts's serve, configuration from the environment the parent passes: in-memory SQLite, the

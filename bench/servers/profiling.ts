@@ -1,5 +1,5 @@
 import { Session } from 'node:inspector';
-import { constants, type IntervalHistogram, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 // What a bench server answers over IPC to be measured from outside, over a window the parent
 // chooses rather than the whole process (start-up excluded): a CPU profile over the inspector
@@ -16,12 +16,13 @@ export function answerProfiling(): void {
     new Promise<unknown>((resolve, reject) =>
       profiler.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
     );
-  let loop: IntervalHistogram | undefined;
+  let loop: ReturnType<typeof monitorEventLoopDelay> | undefined;
   let collections: Record<string, { count: number; ms: number; maxMs: number }> = {};
   const count = (entries: readonly PerformanceEntry[]) => {
     for (const entry of entries) {
-      const kind = GC_KINDS[(entry.detail as { kind?: number } | undefined)?.kind ?? 0] ?? 'other';
-      const seen = (collections[kind] ??= { count: 0, ms: 0, maxMs: 0 });
+      const kind = GC_KINDS[(entry as { detail?: { kind?: number } }).detail?.kind ?? 0] ?? 'other';
+      const seen = collections[kind] ?? { count: 0, ms: 0, maxMs: 0 };
+      collections[kind] = seen;
       seen.count++;
       seen.ms += entry.duration;
       seen.maxMs = Math.max(seen.maxMs, entry.duration);
