@@ -131,7 +131,7 @@ interface Latency {
   readonly rate: number;
 }
 
-/** wrk on one flag's evaluation (GET /v1/flags/{key}), rounds alternating: no change, then one change a second. */
+/** wrk on one flag's evaluation (GET /v1/flags/{key}), rounds alternating: no change and one change a second, each first in every other round. */
 async function latencyUnderChanges(
   ready: Ready,
   flags: number,
@@ -152,11 +152,16 @@ async function latencyUnderChanges(
   const quiet: Latency[] = [];
   const changing: Latency[] = [];
   const changeMs: number[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    quiet.push(await load(options.seconds));
+  const withChanges = async () => {
     const changes = changeEverySecond(ready, flags);
     changing.push(await load(options.seconds));
     changeMs.push(...changes.stop());
+  };
+  // Which goes first alternates too (ABBA): neither is always the one right after the other.
+  for (let round = 0; round < options.rounds; round++) {
+    if (round % 2 === 1) await withChanges();
+    quiet.push(await load(options.seconds));
+    if (round % 2 === 0) await withChanges();
   }
   return { quiet, changing, changeMs };
 }
