@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { nextMessage, SERVER_V8_FLAGS, start } from './child.ts';
+import { functionTimes, type Profile } from './cpu-profile.ts';
 import { runWrk, wrkInstalled } from './wrk.ts';
 
 // A CPU profile of Flagstaff's GET /v1/flags/{key} under load, as the HTTP benchmark configures
@@ -61,23 +62,7 @@ const exited = new Promise((resolve) => server.once('exit', resolve));
 server.kill('SIGTERM');
 await exited;
 
-interface Profile {
-  nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
-  samples: number[];
-}
-const hits = new Map<number, number>();
-for (const id of profile.samples) hits.set(id, (hits.get(id) ?? 0) + 1);
-const byFunction = new Map<string, number>();
-let busy = 0;
-for (const node of profile.nodes) {
-  const count = hits.get(node.id) ?? 0;
-  const { functionName, url, lineNumber } = node.callFrame;
-  if (count === 0 || functionName === '(idle)') continue;
-  busy += count;
-  const where = url.replace(/^.*node_modules\//, '').replace(/^.*\/src\//, 'src/');
-  const name = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
-  byFunction.set(name, (byFunction.get(name) ?? 0) + count);
-}
+const { busy, self: byFunction } = functionTimes(profile);
 console.log(
   `${client}, ${connections} connections, ${seconds} s: ${Math.round(requests / seconds)} requests/s, ` +
     `${cpuPerRequest.toFixed(1)} µs of server CPU per request (profiler running), ${busy} busy samples`,

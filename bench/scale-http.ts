@@ -26,7 +26,7 @@ export const SCALE_SIZES = [1_000, 10_000, 50_000] as const;
 const EXEC_ARGV = [...SERVER_V8_FLAGS, '--expose-gc'];
 const CONTEXT = { targetingKey: 'user-42', plan: 'pro' };
 
-interface Ready {
+export interface Ready {
   readonly origin: string;
   readonly evaluatorKey: string;
   readonly adminKey: string;
@@ -34,7 +34,7 @@ interface Ready {
   readonly serveMs: number;
 }
 
-function startServer(databaseUrl: string, args: string[] = []): ChildProcess {
+export function startServer(databaseUrl: string, args: string[] = []): ChildProcess {
   return start('./servers/scale.ts', {
     quiet: true,
     execArgv: EXEC_ARGV,
@@ -50,7 +50,7 @@ async function memoryOf(server: ChildProcess): Promise<ScaleMemory> {
 }
 
 /** Fills a database by import in a node of its own, which then stops: what the import left is measured there. */
-async function populate(
+export async function populate(
   databaseUrl: string,
   flags: number,
 ): Promise<{ importMs: number; memory: ScaleMemory }> {
@@ -97,24 +97,25 @@ async function compressionMs(body: string): Promise<{ br: number; gzip: number }
   };
 }
 
-/** Changes one flag a second (its default variant flips) until stopped; answers each change's latency. */
+/** Changes the `n`th flag of a sequence spread over all `flags` (its default variant flips); answers the PATCH's latency, ms. */
+export async function changeOneFlag(ready: Ready, flags: number, n: number): Promise<number> {
+  const key = manyFlagKey((n * 7919) % flags);
+  const began = performance.now();
+  const response = await fetch(`${ready.origin}/v1/projects/default/flags/${key}?environment=production`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${ready.adminKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ defaultVariant: n % 2 === 0 ? 'on' : 'off' }),
+  });
+  await response.text();
+  if (response.status !== 200) throw new Error(`PATCH ${key}: ${response.status}`);
+  return performance.now() - began;
+}
+
+/** Changes one flag a second until stopped; answers each change's latency. */
 function changeEverySecond(ready: Ready, flags: number): { stop: () => number[] } {
   const latencies: number[] = [];
   let n = 0;
-  const change = async () => {
-    const i = (n * 7919) % flags;
-    const key = manyFlagKey(i);
-    const began = performance.now();
-    const response = await fetch(`${ready.origin}/v1/projects/default/flags/${key}?environment=production`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${ready.adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ defaultVariant: n % 2 === 0 ? 'on' : 'off' }),
-    });
-    await response.text();
-    if (response.status !== 200) throw new Error(`PATCH ${key}: ${response.status}`);
-    latencies.push(performance.now() - began);
-    n++;
-  };
+  const change = async () => latencies.push(await changeOneFlag(ready, flags, n++));
   const timer = setInterval(() => void change(), 1000);
   return {
     stop: () => {
@@ -130,7 +131,7 @@ interface Latency {
   readonly rate: number;
 }
 
-/** wrk on one flag's evaluation (GET /v1/flags/{key}), rounds alternating: no change, then one change a second. */
+/** wrk on one flag's evaluation (GET /v1/flags/{key}), rounds alternating: no change and one change a second, each first in every other round. */
 async function latencyUnderChanges(
   ready: Ready,
   flags: number,
@@ -151,11 +152,16 @@ async function latencyUnderChanges(
   const quiet: Latency[] = [];
   const changing: Latency[] = [];
   const changeMs: number[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    quiet.push(await load(options.seconds));
+  const withChanges = async () => {
     const changes = changeEverySecond(ready, flags);
     changing.push(await load(options.seconds));
     changeMs.push(...changes.stop());
+  };
+  // Which goes first alternates too (ABBA): neither is always the one right after the other.
+  for (let round = 0; round < options.rounds; round++) {
+    if (round % 2 === 1) await withChanges();
+    quiet.push(await load(options.seconds));
+    if (round % 2 === 0) await withChanges();
   }
   return { quiet, changing, changeMs };
 }

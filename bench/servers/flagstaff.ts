@@ -1,8 +1,8 @@
-import { Session } from 'node:inspector';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
 import { HTTP_CONTEXT, SEGMENTS, TARGETED_FLAG } from '../fixtures.ts';
+import { answerProfiling } from './profiling.ts';
 
 // The Flagstaff server of the HTTP benchmark, in a process of its own: started as `npm start` starts
 // it (main.ts's serve, configuration from the environment the parent passes: in-memory SQLite, the
@@ -56,14 +56,9 @@ const edgeKey = await call('POST', '/v1/projects/default/api-keys', { name: 'ben
 
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
-// bench/profile-http.ts profiles the load window only, not the start-up: over the inspector.
-const profiler = new Session();
-profiler.connect();
-const post = (method: string, params?: object) =>
-  new Promise<unknown>((resolve, reject) =>
-    profiler.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-  );
-process.on('message', async (message: { type?: string }) => {
+// bench/profile-http.ts profiles the load window only, not the start-up.
+answerProfiling();
+process.on('message', (message: { type?: string }) => {
   if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
   if (message?.type === 'memory') {
     const newSpace = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
@@ -72,18 +67,6 @@ process.on('message', async (message: { type?: string }) => {
       heapUsed: process.memoryUsage().heapUsed,
       newSpace: newSpace?.space_size ?? 0,
     });
-  }
-  if (message?.type === 'profile-start') {
-    await post('Profiler.enable');
-    // Finer than V8's default 1 ms when asked: a request costs tens of µs.
-    const interval = (message as { interval?: number }).interval;
-    if (interval !== undefined) await post('Profiler.setSamplingInterval', { interval });
-    await post('Profiler.start');
-    process.send?.({ type: 'profile-started' });
-  }
-  if (message?.type === 'profile-stop') {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-    process.send?.({ type: 'profile', profile });
   }
 });
 process.send?.({

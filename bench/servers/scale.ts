@@ -3,6 +3,7 @@ import { getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { loadConfig } from '../../src/config.ts';
 import { serve } from '../../src/main.ts';
 import { manyFlagKey } from '../../test/support/many-flags.ts';
+import { answerProfiling } from './profiling.ts';
 
 // The server of the scale benchmark (bench/scale-http.ts), in a process of its own: started as
 // `npm start` starts it (main.ts's serve, its V8 flags from the parent) over the database the
@@ -10,7 +11,7 @@ import { manyFlagKey } from '../../test/support/many-flags.ts';
 // import of N flags in batches of 500, each a 2-variant fractional split behind an `in`
 // condition, every flag then evaluated once) and reports; without, it only starts, over a
 // database filled before, and says how long that took. Answers `memory` (after a forced GC) and
-// `cpu` over IPC.
+// `cpu` over IPC, and is profiled over a window (profiling.ts: bench/change-cost.ts).
 
 const ADMIN_KEY = 'fsk_bench-admin-key-0123456789abcdefghijklmnop';
 const BATCH = 500;
@@ -110,8 +111,11 @@ async function announce(): Promise<void> {
   ).json();
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  answerProfiling();
   process.on('message', (message: { type?: string }) => {
-    if (message?.type === 'cpu') process.send?.({ type: 'cpu', usage: process.cpuUsage() });
+    // `thread`: the main thread's alone (the event loop's), without the thread pool's and GC helpers'.
+    if (message?.type === 'cpu')
+      process.send?.({ type: 'cpu', usage: process.cpuUsage(), thread: process.threadCpuUsage() });
     if (message?.type === 'memory') process.send?.({ type: 'memory', memory: memory() });
     // bench/heap-snapshot.ts --database=…: where the heap of a started node goes.
     if (message?.type === 'heap-snapshot') {

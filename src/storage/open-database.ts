@@ -1,8 +1,8 @@
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './sql/database.ts';
-import { openNodeSqlite } from './sqlite/node-sqlite-database.ts';
+import { NodeSqliteDialect, openNodeSqlite } from './sqlite/node-sqlite-database.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -17,7 +17,7 @@ export function openDatabase(url: string, options: { schema?: string } = {}): Op
     const path = url.slice('sqlite:'.length);
     return {
       dialect: 'sqlite',
-      db: new Kysely<Database>({ dialect: new SqliteDialect({ database: openNodeSqlite(path) }) }),
+      db: new Kysely<Database>({ dialect: new NodeSqliteDialect(openNodeSqlite(path)) }),
     };
   }
   const pool = new pg.Pool({
