@@ -1,14 +1,12 @@
 import { type ExpressionBuilder, sql } from 'kysely';
 import type { Flag, FlagEnvironment } from '../../domain/flag.ts';
 import type { EnabledFilter, FlagStore, PageRequest, SegmentStore, StaleFilter } from '../store.ts';
+import { readByUnits } from './chunked.ts';
 import { keyOrNameContains } from './columns-contain.ts';
 import type { Database } from './database.ts';
 import { flagEnvironmentFromRow, flagEnvironmentToColumns, flagFromRow, flagToRow } from './rows.ts';
 import { locked, mapUnique, paged, type SqlContext } from './sql-context.ts';
 import { allOfProject, deleteById, updateVersioned } from './versioned-rows.ts';
-
-/** Bound parameters per statement stay under every driver's limit, even for a 10k-flag project. */
-const CHUNK = 500;
 
 /** The columns of a flag's configuration in one environment, named by the environment's key. */
 function configurations(db: SqlContext['db']) {
@@ -35,14 +33,17 @@ function assembled(rows: readonly Database['flags'][], configs: readonly Configu
   return rows.map((r) => flagFromRow(r, byFlag.get(r.id) ?? {}));
 }
 
+/** Rows as the database read them. */
+const asRead = <Row>(row: Row): Row => row;
+
 /** Loads every environment's configuration of the given flags in one query per chunk. */
 async function withEnvironments(db: SqlContext['db'], rows: Database['flags'][]): Promise<Flag[]> {
   if (rows.length === 0) return [];
-  const configs: ConfigurationRow[] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const ids = rows.slice(i, i + CHUNK).map((r) => r.id);
-    configs.push(...(await configurations(db).where('flag_environments.flag_id', 'in', ids).execute()));
-  }
+  const configs = await readByUnits(
+    rows.map((r) => r.id),
+    (ids) => configurations(db).where('flag_environments.flag_id', 'in', ids).execute(),
+    asRead,
+  );
   return assembled(rows, configs);
 }
 
@@ -58,18 +59,13 @@ async function projectFlags(db: SqlContext['db'], projectId: string): Promise<Fl
   return assembled(rows, await configurations(db).where('environments.project_id', '=', projectId).execute());
 }
 
-/** The flags of these ids that exist, with their configurations: a chunked query per 500 ids, not one per flag. */
+/** The flags of these ids that exist, with their configurations: a query per chunk of ids, not one per flag. */
 export async function flagsByIds(db: SqlContext['db'], ids: readonly string[]): Promise<Flag[]> {
-  const rows: Database['flags'][] = [];
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    rows.push(
-      ...(await db
-        .selectFrom('flags')
-        .selectAll()
-        .where('id', 'in', ids.slice(i, i + CHUNK))
-        .execute()),
-    );
-  }
+  const rows = await readByUnits(
+    ids,
+    (chunk) => db.selectFrom('flags').selectAll().where('id', 'in', chunk).execute(),
+    asRead,
+  );
   return withEnvironments(db, rows);
 }
 
@@ -203,17 +199,17 @@ function flagReads(context: SqlContext): Omit<FlagQueries, FlagWrites> {
     },
 
     async flagsByKeys(projectId, keys) {
-      const rows: Database['flags'][] = [];
-      for (let i = 0; i < keys.length; i += CHUNK) {
-        rows.push(
-          ...(await db
+      const rows = await readByUnits(
+        keys,
+        (chunk) =>
+          db
             .selectFrom('flags')
             .selectAll()
             .where('project_id', '=', projectId)
-            .where('key', 'in', keys.slice(i, i + CHUNK))
-            .execute()),
-        );
-      }
+            .where('key', 'in', chunk)
+            .execute(),
+        asRead,
+      );
       rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
       return withEnvironments(db, rows);
     },
