@@ -12,3 +12,12 @@ export const pointerToken = (key: string): string => key.replaceAll('~', '~0').r
 
 /** The key a token of a JSON pointer names: pointerToken undone, `~1` first. */
 export const keyOfPointerToken = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~');
+
+/** Freezes `value` and everything in it, so that a value shared by many readers cannot be changed by one. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

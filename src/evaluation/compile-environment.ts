@@ -1,7 +1,13 @@
 import type { EvaluationContext, EvaluationDetail } from '../domain/evaluation-result.ts';
 import { type Flag, servedIn } from '../domain/flag.ts';
 import type { Segment } from '../domain/segment.ts';
-import { type CompiledFlag, compileFlag, type PrerequisiteLookup, releaseResults } from './compile-flag.ts';
+import {
+  type CompiledFlag,
+  compileFlag,
+  type PrerequisiteLookup,
+  releaseResults,
+  serve,
+} from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
 import { VersionedMap } from './versioned-map.ts';
@@ -100,7 +106,7 @@ class Snapshot implements CompiledEnvironment {
           });
     const results: EvaluationDetail[] = new Array(chosen.length);
     for (let i = 0; i < chosen.length; i++) {
-      results[i] = (chosen[i] as CompiledFlag).evaluate(context, targetingKey, nowSeconds, pass);
+      results[i] = serve(chosen[i] as CompiledFlag, context, targetingKey, nowSeconds, pass);
     }
     return results;
   }

@@ -9,6 +9,7 @@ import {
   type Rollout,
   type TargetingRule,
 } from '../domain/flag.ts';
+import { deepFreeze } from '../domain/json.ts';
 import { tryCompileTargeting } from './jsonlogic/compile-targeting.ts';
 import { compileRollout } from './rollout.ts';
 import {
@@ -28,12 +29,26 @@ export type FlagEvaluator = (
   pass: EvaluationPass,
 ) => EvaluationDetail;
 
-export interface CompiledFlag {
-  readonly key: string;
-  readonly archived: boolean;
-  readonly evaluate: FlagEvaluator;
-  /** The one result of a flag whose result does not depend on the context (disabled, static). */
-  readonly constant?: EvaluationDetail;
+/**
+ * A flag compiled for one environment: the one result of a flag whose result does not depend on
+ * the context (disabled, static), or an evaluator. A constant has no evaluator of its own: a
+ * closure per disabled flag and environment was ~100 bytes of a large project's memory.
+ */
+export type CompiledFlag = { readonly key: string; readonly archived: boolean } & Compiled;
+
+type Compiled =
+  | { readonly constant: EvaluationDetail; readonly evaluate?: undefined }
+  | { readonly constant?: undefined; readonly evaluate: FlagEvaluator };
+
+/** What a compiled flag serves `context`: its constant, or what its evaluator answers. */
+export function serve(
+  flag: Compiled,
+  context: EvaluationContext,
+  targetingKey: string | undefined,
+  nowSeconds: number,
+  pass: EvaluationPass,
+): EvaluationDetail {
+  return flag.constant !== undefined ? flag.constant : flag.evaluate(context, targetingKey, nowSeconds, pass);
 }
 
 /** Finds the compiled flags that prerequisites name, in the same environment. */
@@ -47,14 +62,6 @@ interface Provenance {
   readonly ruleId?: string;
   readonly targetMatched?: boolean;
   readonly failedPrerequisite?: string;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** flagd treats targeting as absent when it is falsy or has no keys (`{}`); so do we. */
@@ -76,7 +83,10 @@ function resultFactory(flag: Flag) {
   const variantValues = flag.variants.map(({ value }) =>
     typeof value === 'object' && value !== null ? deepFreeze(structuredClone(value)) : value,
   );
-  const flagMetadata: FlagMetadata = Object.freeze({ ...flag.metadata });
+  // Stored flags come with their metadata frozen and shared (rows.ts): no copy of it per flag.
+  const flagMetadata: FlagMetadata = Object.isFrozen(flag.metadata)
+    ? flag.metadata
+    : Object.freeze({ ...flag.metadata });
   // The key and type, not the flag: a closure over the flag would keep every environment's
   // configuration alive as long as the snapshot (a third of a large project's memory).
   const { key, type } = flag;
@@ -195,32 +205,35 @@ function compileTargetingRule(
  * answers ERROR/GENERAL (the caller's default) for a variant the flag lacks; Flagstaff serves
  * defaultVariant with `default` instead, as if targeting had matched nothing (decision 0101).
  */
-function compileFlagdTargeting(
-  flag: Flag,
-  config: FlagEnvironment,
-  results: Results,
-): { evaluate: FlagEvaluator; constant?: EvaluationDetail } {
+function compileFlagdTargeting(flag: Flag, config: FlagEnvironment, results: Results): Compiled {
   const compiled = tryCompileTargeting(config.targeting as JsonValue);
   if (!compiled.ok) {
     const { path, message } = compiled.error;
-    const failure = results.failure(`targeting${path ? ` at ${path}` : ''}: ${message}`);
-    return { evaluate: () => failure, constant: failure };
+    return { constant: results.failure(`targeting${path ? ` at ${path}` : ''}: ${message}`) };
   }
   const fallback = results(config.defaultVariant, unpicked(config, 'default'));
+  // The flag's variants (shared by every flag stored with the same ones) and each one's result, in
+  // the same order: a scan of a handful of keys, where a Map per flag and environment cost ~280 bytes.
+  const variants = flag.variants;
   const picks = targetingPicks(flag, results);
   const targeting = compiled.evaluate;
   const flagKey = flag.key;
   return {
     evaluate: (context, _targetingKey, nowSeconds) => {
       const variant = targeting(context, flagKey, nowSeconds);
-      return (variant === null ? undefined : picks.get(variant)) ?? fallback;
+      if (variant !== null) {
+        for (let i = 0; i < variants.length; i++) {
+          if ((variants[i] as { key: string }).key === variant) return picks[i] as EvaluationDetail;
+        }
+      }
+      return fallback;
     },
   };
 }
 
-/** Variant key → its `targeting` result. A function of its own: `map`'s callback names `results`, which the evaluator must not keep. */
-function targetingPicks(flag: Flag, results: Results): ReadonlyMap<string, EvaluationDetail> {
-  return new Map(flag.variants.map((v) => [v.key, results(v.key, 'targeting')]));
+/** Each variant's `targeting` result, in the flag's order. A function of its own: `map`'s callback names `results`, which the evaluator must not keep. */
+function targetingPicks(flag: Flag, results: Results): readonly EvaluationDetail[] {
+  return flag.variants.map((v) => results(v.key, 'targeting'));
 }
 
 /** Individually targeted keys → their result; undefined when the flag targets no one (most flags: no Map to keep). */
@@ -310,8 +323,8 @@ function guardByPrerequisites(
   lookup: PrerequisiteLookup,
   results: Results,
   offVariant: string | null,
-  inner: { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined },
-): { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined } {
+  inner: Compiled,
+): Compiled {
   const checks: PrerequisiteCheck[] = [];
   for (const prerequisite of prerequisites) {
     const failed = results(offVariant, 'prerequisite_failed', { failedPrerequisite: prerequisite.flag });
@@ -326,14 +339,14 @@ function guardByPrerequisites(
     if (holds === true) continue;
     if (holds === false) {
       // Fails for everyone who gets this far: the prerequisites after it are never reached.
-      if (checks.length === 0) return { evaluate: () => failed, constant: failed };
+      if (checks.length === 0) return { constant: failed };
       checks.push({ evaluate: () => failed, variants, failed });
       break;
     }
     checks.push({ evaluate: onceFor(flag as CompiledFlag), variants, failed });
   }
   if (checks.length === 0) return inner;
-  const evaluateInner = inner.evaluate;
+  const evaluateInner: FlagEvaluator = inner.evaluate ?? constantEvaluator(inner.constant);
   return {
     evaluate: (context, targetingKey, nowSeconds, pass) => {
       for (let i = 0; i < checks.length; i++) {
@@ -360,7 +373,7 @@ export function compileFlag(
 ): CompiledFlag {
   const config = flag.environments[environmentKey] ?? initialFlagEnvironment(flag.type, flag.variants);
   const results = resultsOf(flag);
-  let compiled: { evaluate: FlagEvaluator; constant?: EvaluationDetail | undefined };
+  let compiled: Compiled;
   if (!config.enabled) {
     compiled = constantly(results(config.offVariant, 'disabled'));
   } else if (hasTargeting(config.targeting)) {
@@ -379,15 +392,19 @@ export function compileFlag(
       compiled,
     );
   }
-  const { evaluate, constant } = compiled;
-  return constant === undefined
-    ? { key: flag.key, archived: flag.archived, evaluate }
-    : { key: flag.key, archived: flag.archived, evaluate, constant };
+  return compiled.constant === undefined
+    ? { key: flag.key, archived: flag.archived, evaluate: compiled.evaluate }
+    : { key: flag.key, archived: flag.archived, constant: compiled.constant };
 }
 
 /** A flag whose result is `result` whatever the context. */
-function constantly(result: EvaluationDetail): { evaluate: FlagEvaluator; constant: EvaluationDetail } {
-  return { evaluate: () => result, constant: result };
+function constantly(result: EvaluationDetail): Compiled {
+  return { constant: result };
+}
+
+/** An evaluator answering `result`, for the rare caller that needs one (prerequisites in front of a constant). */
+function constantEvaluator(result: EvaluationDetail): FlagEvaluator {
+  return () => result;
 }
 
 /**
@@ -400,7 +417,7 @@ const memos = new WeakMap<CompiledFlag, FlagEvaluator>();
 function onceFor(flag: CompiledFlag): FlagEvaluator {
   let once = memos.get(flag);
   if (once === undefined) {
-    once = oncePerPass(flag.evaluate);
+    once = oncePerPass(flag.evaluate ?? constantEvaluator(flag.constant));
     memos.set(flag, once);
   }
   return once;

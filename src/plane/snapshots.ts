@@ -320,7 +320,7 @@ export class SnapshotRegistry implements ProjectChanges {
       definitions,
     };
     this.#install(projectId, snapshot);
-    this.#compileLater(projectId);
+    void this.#compileLater(projectId);
     return snapshot;
   }
 
@@ -333,28 +333,33 @@ export class SnapshotRegistry implements ProjectChanges {
     this.#backgroundHeld = true;
   }
 
-  /** Compiles, in the background, the environments of every loaded project no request asked for (and lets later loads do so). */
-  compileInBackground(): void {
+  /**
+   * Compiles, in the background, the environments of every loaded project no request asked for
+   * (and lets later loads do so); settles once those of the projects loaded now are compiled.
+   */
+  async compileInBackground(): Promise<void> {
     this.#backgroundHeld = false;
-    for (const projectId of this.#projects.keys()) this.#compileLater(projectId);
+    await Promise.all([...this.#projects.keys()].map((projectId) => this.#compileLater(projectId)));
   }
 
   /**
    * Compiles the environments no request has asked for yet, a slice of flags a turn of the event loop, so
    * that a node is ready once it has read its projects (decision 2000) and evaluations arriving
    * meanwhile are served between them. Follows the project's newest snapshot (a write may have
-   * replaced this one); stops when every environment is compiled or the project is gone.
+   * replaced this one); stops (and settles) when every environment is compiled or the project is gone.
    */
-  #compileLater(projectId: string): void {
-    if (this.#backgroundHeld) return;
-    const next = () => {
-      const environments = this.#projects.get(projectId)?.environments;
-      const [environmentKey] = environments?.pending() ?? [];
-      if (environments === undefined || environmentKey === undefined) return;
-      environments.compileSome(environmentKey, FLAGS_COMPILED_PER_TURN);
+  #compileLater(projectId: string): Promise<void> {
+    if (this.#backgroundHeld) return Promise.resolve();
+    return new Promise((compiled) => {
+      const next = () => {
+        const environments = this.#projects.get(projectId)?.environments;
+        const [environmentKey] = environments?.pending() ?? [];
+        if (environments === undefined || environmentKey === undefined) return compiled();
+        environments.compileSome(environmentKey, FLAGS_COMPILED_PER_TURN);
+        setImmediate(next);
+      };
       setImmediate(next);
-    };
-    setImmediate(next);
+    });
   }
 
   #serialise<T>(projectId: string, work: () => Promise<T>): Promise<T> {

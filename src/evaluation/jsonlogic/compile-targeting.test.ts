@@ -15,14 +15,14 @@ type Row = readonly [
 ];
 
 /** flagd-core's pick for the same row: each expectation below is also held to flagd itself. */
-function flagdPick(logic: JsonValue, context: Record<string, unknown>): string | null {
+function flagdPick(logic: JsonValue, context: Record<string, unknown>, flagKey = FLAG): string | null {
   const core = new FlagdCore(undefined, { debug() {}, info() {}, warn() {}, error() {} } as never);
   core.setConfigurations(
     JSON.stringify({
-      flags: { [FLAG]: { state: 'ENABLED', variants: { __d: 0 }, defaultVariant: '__d', targeting: logic } },
+      flags: { [flagKey]: { state: 'ENABLED', variants: { __d: 0 }, defaultVariant: '__d', targeting: logic } },
     }),
   );
-  const result = core.getFlag(FLAG)?.evaluate(context as never) as {
+  const result = core.getFlag(flagKey)?.evaluate(context as never) as {
     reason: string;
     variant?: string;
     errorMessage?: string;
@@ -448,6 +448,37 @@ describe('tryCompileTargeting', () => {
       error: { path: '', message: 'targeting nests deeper than 64 levels' },
     });
     expect(validateTargeting(deep)).toEqual([{ path: '', message: 'targeting nests deeper than 64 levels' }]);
+  });
+});
+
+describe('flags with the same targeting (decision 2090: compiled once, shared)', () => {
+  // Without a bucketing expression flagd buckets by the flag's key and the targeting key.
+  const split = (): JsonValue => ({ fractional: [['on', 50], ['off', 50]] });
+
+  it('still buckets each flag by its own key, as flagd does', () => {
+    const [a, b] = [compileTargeting(split()), compileTargeting(split())] as const;
+    const users = Array.from({ length: 40 }, (_, i) => ({ targetingKey: `user-${i}` }));
+    const picks = (targeting: typeof a, flagKey: string) => users.map((u) => targeting(u, flagKey, NOW));
+    expect(picks(a, 'checkout')).toEqual(users.map((u) => flagdPick(split(), u, 'checkout')));
+    expect(picks(b, 'search')).toEqual(users.map((u) => flagdPick(split(), u, 'search')));
+    expect(picks(a, 'checkout')).not.toEqual(picks(b, 'search'));
+  });
+
+  it('names the path of an expression that cannot be compiled wherever it sits, the same text elsewhere too', () => {
+    const broken = { map: [{ var: 'xs' }] };
+    expect(tryCompileTargeting({ or: [broken] })).toMatchObject({ error: { path: '/or/0/map' } });
+    expect(tryCompileTargeting({ if: [{ var: 'a' }, broken, 'x'] })).toMatchObject({
+      error: { path: '/if/1/map' },
+    });
+  });
+
+  it('compiles the same text inside and outside an iterator as flagd does in each place', () => {
+    const index: JsonValue = { var: '../index' };
+    const context = { xs: ['a', 'b'], '../index': 'q' };
+    for (const logic of [{ cat: [{ map: [{ var: 'xs' }, index] }] }, { cat: [index] }]) {
+      expect(compileTargeting(logic)(context, FLAG, NOW)).toBe(flagdPick(logic, context));
+    }
+    expect(compileTargeting({ cat: [{ map: [{ var: 'xs' }, index] }] })(context, FLAG, NOW)).toBe('0,1');
   });
 });
 

@@ -62,8 +62,16 @@ export function tryCompileTargeting(logic: JsonValue): TargetingCompilation {
   if (isAbsent(logic)) return { ok: true, evaluate: NO_VARIANT };
   const root = build(logic);
   if (!isNode(root)) return { ok: false, error: root };
-  return { ok: true, evaluate: evaluatorOf(root) };
+  let compiled = compilations.get(root);
+  if (compiled === undefined) {
+    compiled = { ok: true, evaluate: evaluatorOf(root) };
+    compilations.set(root, compiled);
+  }
+  return compiled;
 }
+
+/** Flags with the same targeting share its compiled tree (compiled.ts) and so its evaluator too. */
+const compilations = new WeakMap<Node, TargetingCompilation>();
 
 /** compileTargeting for callers that need no reason: targeting that does not compile yields no variant. */
 export function compileTargeting(logic: JsonValue): CompiledTargeting {

@@ -2,8 +2,10 @@ import type { Invitation, MappedRole, PasswordReset } from '../../domain/account
 import type { ApiKey, Role } from '../../domain/api-key.ts';
 import type { AuditEvent } from '../../domain/audit-event.ts';
 import type { Flag, FlagEnvironment, FlagType } from '../../domain/flag.ts';
+import { deepFreeze } from '../../domain/json.ts';
 import type { Environment, Project } from '../../domain/project.ts';
 import type { Segment, SegmentMatch } from '../../domain/segment.ts';
+import { sharedCompiled } from '../../evaluation/shared-compiled.ts';
 import type {
   StoredAccount,
   StoredApiKey,
@@ -70,20 +72,38 @@ export const environmentToRow = (e: Environment): EnvironmentsTable => ({
   updated_at: e.updatedAt,
 });
 
+/**
+ * How many distinct texts each cache below remembers before it starts again: enough for the
+ * configurations a large project repeats, little beside them (the texts are the cache's cost).
+ */
+const DISTINCT_TEXTS = 4096;
+
+/**
+ * A flag's JSON columns repeat across rows: most flags have the same variants (`on`/`off`), no
+ * tags, no metadata, and the same configuration in most environments. Each text is parsed once
+ * and the value shared, frozen so that no reader can change what the others see (decision 2091):
+ * a node holds every flag as stored, and 10,000 copies of `[{"key":"on",…}]` were a third of it.
+ */
+const parsedOnce = sharedCompiled((text: string): unknown => deepFreeze(JSON.parse(text)), DISTINCT_TEXTS);
+
+/** The project id and the timestamps a batch of writes shares: one string for the rows that repeat it. */
+const sharedText = sharedCompiled((text: string) => text, DISTINCT_TEXTS);
+
 export const flagFromRow = (row: FlagsTable, environments: Record<string, FlagEnvironment>): Flag => ({
   id: row.id,
-  projectId: row.project_id,
+  projectId: sharedText(row.project_id),
   key: row.key,
-  name: row.name,
+  // flagd files name flags by key alone: the name is the key, kept once.
+  name: row.name === row.key ? row.key : row.name,
   description: row.description,
   type: row.type as FlagType,
-  variants: JSON.parse(row.variants),
-  tags: JSON.parse(row.tags),
+  variants: parsedOnce(row.variants) as Flag['variants'],
+  tags: parsedOnce(row.tags) as Flag['tags'],
   archived: Number(row.archived) === 1,
-  metadata: JSON.parse(row.metadata),
+  metadata: parsedOnce(row.metadata) as Flag['metadata'],
   version: Number(row.version),
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
+  createdAt: sharedText(row.created_at),
+  updatedAt: sharedText(row.updated_at),
   environments,
 });
 
@@ -103,10 +123,13 @@ export const flagToRow = (f: Flag): FlagsTable => ({
   updated_at: f.updatedAt,
 });
 
-export const flagEnvironmentFromRow = (row: { enabled: number; config: string }): FlagEnvironment => ({
-  ...JSON.parse(row.config),
-  enabled: Number(row.enabled) === 1,
-});
+/** One frozen configuration per distinct text and switch, shared by every flag and environment that has it. */
+export const flagEnvironmentFromRow: (row: { enabled: number; config: string }) => FlagEnvironment =
+  sharedCompiled(
+    (row) => deepFreeze({ ...JSON.parse(row.config), enabled: Number(row.enabled) === 1 }),
+    DISTINCT_TEXTS,
+    (row) => `${Number(row.enabled)}${row.config}`,
+  );
 
 export const flagEnvironmentToColumns = ({ enabled, ...config }: FlagEnvironment) => ({
   enabled: enabled ? 1 : 0,

@@ -451,6 +451,29 @@ describeStoreContract('flags', (store) => {
     expect(await store.findFlagByKey(project.id, 'new-button')).toBeUndefined();
   });
 
+  it('reads flags stored alike as stored, their shared parts frozen, and an update of one leaves the other as it was', async () => {
+    const { project } = await givenProject(store, 'checkout', ['production']);
+    const targeting = { if: [{ in: [{ var: 'plan' }, ['pro']] }, 'on', 'off'] };
+    const production = { ...disabled, enabled: true, targeting };
+    const [first, second] = ['first', 'second'].map((key) =>
+      aFlag(project.id, key, ['production'], { name: key, environments: { production } }),
+    ) as [Flag, Flag];
+    await store.insertFlag(first);
+    await store.insertFlag(second);
+
+    const [readFirst, readSecond] = await store.readFlags([first.id, second.id]);
+    expect([readFirst, readSecond]).toStrictEqual([first, second]);
+    // Read values are shared by the flags that have the same text (decision 2091): none can be changed.
+    const read = readFirst as Flag;
+    expect(() => (read.variants as unknown[]).push({ key: 'x', value: 1 })).toThrow(TypeError);
+    expect(() => Object.assign(read.environments.production as object, { enabled: false })).toThrow(TypeError);
+
+    const changed = { ...production, targeting: { if: [{ in: [{ var: 'plan' }, ['team']] }, 'on', 'off'] } };
+    await store.updateFlag({ ...read, version: 2, environments: { production: changed } }, 1);
+    expect((await store.findFlagById(first.id))?.environments.production).toStrictEqual(changed);
+    expect(await store.findFlagById(second.id)).toStrictEqual(second);
+  });
+
   it('changes nothing, configurations included, and returns false when a flag update expects a stale version', async () => {
     const { project } = await givenProject(store, 'checkout');
     const flag = aFlag(project.id, 'new-button', ['development', 'production']);
