@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as OpenIdClient from 'openid-client';
 import { DomainError } from '../../domain/errors.ts';
 import { allowsPlainHttp, DEFAULT_OIDC_SCOPES } from '../../domain/oidc-issuer.ts';
 
@@ -51,9 +51,17 @@ export class SignInNotVerified extends DomainError {
  * is retried at the next one when the provider was down, so a provider that is down never stops
  * the server from starting.
  */
+type Oidc = typeof OpenIdClient;
+
+/**
+ * The library, loaded when a sign-in first needs it: most nodes never configure single sign-on,
+ * and loading it costs 2 MB of resident memory (decision 2093).
+ */
+const openIdClient = (): Promise<Oidc> => import('openid-client');
+
 export class OidcRelyingParty {
   readonly #options: RelyingPartyOptions;
-  #configuration: Promise<oidc.Configuration> | undefined;
+  #configuration: Promise<OpenIdClient.Configuration> | undefined;
 
   constructor(options: RelyingPartyOptions) {
     this.#options = options;
@@ -62,6 +70,7 @@ export class OidcRelyingParty {
   /** Builds where to send the person, with fresh state, nonce and PKCE verifier. */
   async start(): Promise<SignInStart> {
     const configuration = await this.#discovered();
+    const oidc = await openIdClient();
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -81,8 +90,13 @@ export class OidcRelyingParty {
    * Exchanges the callback's code and checks the ID token; answers its claims, merged with the
    * UserInfo endpoint's when the token lacks `wanted` ones (providers differ in what they put there).
    */
-  async finish(callback: URL, checks: SignInChecks, wanted: readonly string[]): Promise<oidc.IDToken> {
+  async finish(
+    callback: URL,
+    checks: SignInChecks,
+    wanted: readonly string[],
+  ): Promise<OpenIdClient.IDToken> {
     const configuration = await this.#discovered();
+    const oidc = await openIdClient();
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
         expectedState: checks.state,
@@ -97,37 +111,42 @@ export class OidcRelyingParty {
       const userInfo = await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub);
       return { ...userInfo, ...claims };
     } catch (error) {
-      throw classify(error);
+      throw classify(error, oidc);
     }
   }
 
-  #discovered(): Promise<oidc.Configuration> {
+  #discovered(): Promise<OpenIdClient.Configuration> {
     if (this.#configuration === undefined) {
-      const { issuer, clientId, clientSecret, timeoutMs = 10_000 } = this.#options;
-      const server = new URL(issuer);
-      const discovery = oidc.discovery(server, clientId, clientSecret, undefined, {
-        timeout: timeoutMs / 1000,
-        // The ID token's signature is checked against the provider's keys, not left to TLS alone
-        // (the library's default for tokens from the token endpoint): decision 1720.
-        execute: [
-          oidc.enableNonRepudiationChecks,
-          ...(allowsPlainHttp(server) ? [oidc.allowInsecureRequests] : []),
-        ],
-      });
+      const discovery = this.#discover();
       this.#configuration = discovery;
       // A failed discovery is forgotten, so the next sign-in tries again.
       discovery.catch(() => {
         if (this.#configuration === discovery) this.#configuration = undefined;
       });
     }
-    return this.#configuration.catch((error: unknown) => {
-      throw classify(error);
+    return this.#configuration.catch(async (error: unknown) => {
+      throw classify(error, await openIdClient());
+    });
+  }
+
+  async #discover(): Promise<OpenIdClient.Configuration> {
+    const oidc = await openIdClient();
+    const { issuer, clientId, clientSecret, timeoutMs = 10_000 } = this.#options;
+    const server = new URL(issuer);
+    return oidc.discovery(server, clientId, clientSecret, undefined, {
+      timeout: timeoutMs / 1000,
+      // The ID token's signature is checked against the provider's keys, not left to TLS alone
+      // (the library's default for tokens from the token endpoint): decision 1720.
+      execute: [
+        oidc.enableNonRepudiationChecks,
+        ...(allowsPlainHttp(server) ? [oidc.allowInsecureRequests] : []),
+      ],
     });
   }
 }
 
 /** A provider that cannot be reached, or a callback that does not verify. */
-function classify(error: unknown): DomainError {
+function classify(error: unknown, oidc: Oidc): DomainError {
   if (error instanceof DomainError) return error;
   const coded = error as { code?: unknown; cause?: unknown; message?: unknown };
   // `fetch failed` (refused, reset, DNS) is a TypeError without a code; the library's own argument errors carry one.
