@@ -324,6 +324,15 @@ function partRows(parts: PartMemory): Row[] {
       ratio: Number.NaN,
       target: '',
     },
+    {
+      section: 'scale',
+      figure: `${label}: flagd sync's document after one change (kept flag texts joined, median)`,
+      value: ms(parts.flagdChangeMs),
+      baseline: `${ms(parts.flagdWholeMs)} exported and stringified whole`,
+      ratio: parts.flagdWholeMs / parts.flagdChangeMs,
+      target: '',
+      note: 'ratio: whole ÷ after one change (decision 2094)',
+    },
   ];
 }
 

@@ -1,5 +1,6 @@
 import type { Flag } from '../src/domain/flag.ts';
 import { compileProject, withFlag } from '../src/evaluation/compile-environment.ts';
+import { exportFlagd, FlagdDocumentTexts } from '../src/flagd/export-flagd.ts';
 import { openDatabase } from '../src/storage/open-database.ts';
 import { createSqlStore } from '../src/storage/sql/sql-store.ts';
 import { isMain, sendResult } from './child.ts';
@@ -21,6 +22,9 @@ export interface PartMemory {
   readonly evaluated: number;
   /** Median ms of patching one written flag into every environment (`withFlag`). */
   readonly patchMs: number;
+  /** Median ms of the flagd document's text of one environment: exported and stringified whole, and after one change from the kept texts (decision 2094). */
+  readonly flagdWholeMs: number;
+  readonly flagdChangeMs: number;
 }
 
 function heapUsed(): number {
@@ -61,7 +65,9 @@ export async function memoryPerPart(databaseUrl: string): Promise<PartMemory> {
       current = current.map((environment) => withFlag(environment, written));
       patches.push(performance.now() - began);
     }
+    const flagd = flagdDocumentCost(flags, segments, environments[0]?.key ?? 'production');
     return {
+      ...flagd,
       flags: flags.length,
       environments: environments.length,
       stored: withSources - empty,
@@ -72,6 +78,33 @@ export async function memoryPerPart(databaseUrl: string): Promise<PartMemory> {
   } finally {
     await db.destroy();
   }
+}
+
+/** What flagd sync sends at a change: the whole export, against the kept texts with one flag written. */
+function flagdDocumentCost(
+  flags: readonly Flag[],
+  segments: Parameters<typeof exportFlagd>[2],
+  environment: string,
+): { flagdWholeMs: number; flagdChangeMs: number } {
+  const whole: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const began = performance.now();
+    JSON.stringify(exportFlagd(environment, flags, segments).document);
+    whole.push(performance.now() - began);
+  }
+  const texts = new FlagdDocumentTexts();
+  let current = [...flags];
+  texts.document(environment, current, segments);
+  const changes: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const at = (i * 7919) % current.length;
+    const source = current[at] as Flag;
+    current = current.with(at, { ...source, version: source.version + 1, description: `change ${i}` });
+    const began = performance.now();
+    texts.document(environment, current, segments);
+    changes.push(performance.now() - began);
+  }
+  return { flagdWholeMs: median(whole), flagdChangeMs: median(changes) };
 }
 
 if (isMain(import.meta.url)) {

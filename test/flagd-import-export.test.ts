@@ -7,10 +7,10 @@ import type { Flag, FlagEnvironment, JsonValue, Rollout, TargetingRule } from '.
 import type { AttributeRule, Rule, Segment } from '../src/domain/segment.ts';
 import { compileEnvironment } from '../src/evaluation/compile-environment.ts';
 import { compileTargeting } from '../src/evaluation/jsonlogic/compile-targeting.ts';
-import { exportFlagd, type FlagdDocument } from '../src/flagd/export-flagd.ts';
+import { exportFlagd, type FlagdDocument, FlagdDocumentTexts } from '../src/flagd/export-flagd.ts';
 import { type ImportedFlag, importFlagd } from '../src/flagd/import-flagd.ts';
 import { reviewFlagdDocument } from '../src/flagd/validate-flagd-document.ts';
-import { buildFlag, buildSegment } from './support/builders.ts';
+import { buildFlag, buildFlagEnvironment, buildSegment } from './support/builders.ts';
 import { flagdReferenceContexts } from './support/flagd-reference-contexts.ts';
 import { pinClockDuringSuite } from './support/pinned-clock.ts';
 import { chance, pick, type Random, seededRandom } from './support/random.ts';
@@ -794,5 +794,33 @@ describe('exportFlagd of native flags', () => {
     );
     const headerColor = (document as FlagdDocument).flags.headerColor;
     expect(headerColor?.targeting).toEqual(flags.find((f) => f.key === 'headerColor')?.environment.targeting);
+  });
+});
+
+describe('the flagd document as text, each flag kept while unchanged (decision 2094)', () => {
+  it('is exactly the exported document, round after round of changed flags and segments', () => {
+    const random = seededRandom(2094);
+    const texts = new FlagdDocumentTexts();
+    let segments = randomSegments(random);
+    let flags = Array.from({ length: 20 }, (_, i) => randomNativeFlag(random, i, segments));
+    const disabled = buildFlag('off-with-metadata', {
+      ...IN_PROJECT,
+      metadata: { owner: 'growth', tier: 2 },
+      environments: { production: { ...buildFlagEnvironment(), enabled: false } },
+    });
+    for (let round = 0; round < 12; round++) {
+      // Some flags are written again (new objects), and every fourth round the segments change.
+      flags = flags.map((flag, i) =>
+        chance(random, 0.2) ? randomNativeFlag(random, 100 * round + i, segments) : flag,
+      );
+      if (round % 4 === 3) segments = randomSegments(random);
+      const exported = [...flags, disabled];
+      const text = texts.document('production', exported, segments);
+      expect(text).toBe(JSON.stringify(exportFlagd('production', exported, segments).document));
+    }
+    // Another environment of the same flags has texts of its own.
+    expect(texts.document('staging', flags, segments)).toBe(
+      JSON.stringify(exportFlagd('staging', flags, segments).document),
+    );
   });
 });

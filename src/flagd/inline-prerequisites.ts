@@ -22,7 +22,10 @@ function hasOwnTargeting(config: FlagEnvironment): boolean {
  * archived ones too (they still evaluate, so they still decide prerequisites).
  */
 export function inlinePrerequisites(environmentKey: string, flags: readonly Flag[]): Flag[] {
-  const byKey = new Map(flags.map((flag) => [flag.key, flag]));
+  // Built when a flag with prerequisites is first met: most projects have none, and 50,000 flags
+  // are exported again at every change a flagd sync stream is told of (decision 2094).
+  let byKey: ReadonlyMap<string, Flag> | undefined;
+  const flagNamed = (key: string) => (byKey ??= new Map(flags.map((flag) => [flag.key, flag]))).get(key);
   const outcomes = new Map<string, 'holds' | 'fails' | 'varies'>();
 
   const constantOf = (flag: Flag, visiting: Set<string>): Constant => {
@@ -41,7 +44,7 @@ export function inlinePrerequisites(environmentKey: string, flags: readonly Flag
     visiting.add(flag.key);
     let outcome: 'holds' | 'fails' | 'varies' = 'holds';
     for (const prerequisite of configIn(flag, environmentKey).prerequisites ?? []) {
-      const required = byKey.get(prerequisite.flag);
+      const required = flagNamed(prerequisite.flag);
       const constant = required === undefined ? 'fails' : constantOf(required, visiting);
       const result =
         typeof constant === 'string'

@@ -207,9 +207,7 @@ function sharedPayloads(sources: SyncSources): (source: SyncSource) => Promise<s
     const revision = sources.changes.revisionOf(source.projectId) ?? 0;
     const cached = payloads.get(key);
     if (cached !== undefined && cached.revision === revision) return cached.payload;
-    const payload = sources.services.flagd
-      .exportEnvironment(source.projectId, source.environment)
-      .then(({ document }) => JSON.stringify(document));
+    const payload = sources.services.flagd.exportEnvironmentText(source.projectId, source.environment);
     payloads.set(key, { revision, payload });
     payload.catch(() => {
       if (payloads.get(key)?.payload === payload) payloads.delete(key);

@@ -19,7 +19,9 @@ function flagdPick(logic: JsonValue, context: Record<string, unknown>, flagKey =
   const core = new FlagdCore(undefined, { debug() {}, info() {}, warn() {}, error() {} } as never);
   core.setConfigurations(
     JSON.stringify({
-      flags: { [flagKey]: { state: 'ENABLED', variants: { __d: 0 }, defaultVariant: '__d', targeting: logic } },
+      flags: {
+        [flagKey]: { state: 'ENABLED', variants: { __d: 0 }, defaultVariant: '__d', targeting: logic },
+      },
     }),
   );
   const result = core.getFlag(flagKey)?.evaluate(context as never) as {
@@ -453,7 +455,12 @@ describe('tryCompileTargeting', () => {
 
 describe('flags with the same targeting (decision 2090: compiled once, shared)', () => {
   // Without a bucketing expression flagd buckets by the flag's key and the targeting key.
-  const split = (): JsonValue => ({ fractional: [['on', 50], ['off', 50]] });
+  const split = (): JsonValue => ({
+    fractional: [
+      ['on', 50],
+      ['off', 50],
+    ],
+  });
 
   it('still buckets each flag by its own key, as flagd does', () => {
     const [a, b] = [compileTargeting(split()), compileTargeting(split())] as const;

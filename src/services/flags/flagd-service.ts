@@ -1,7 +1,7 @@
 import type { Role } from '../../domain/api-key.ts';
 import { notFound } from '../../domain/errors.ts';
-import { servedIn } from '../../domain/flag.ts';
-import { exportFlagd, type FlagdExport } from '../../flagd/export-flagd.ts';
+import { type Flag, servedIn } from '../../domain/flag.ts';
+import { exportFlagd, FlagdDocumentTexts, type FlagdExport } from '../../flagd/export-flagd.ts';
 import { inlinePrerequisites } from '../../flagd/inline-prerequisites.ts';
 import type { WithTransactions } from '../../storage/store.ts';
 import type { Actor } from '../core/actor.ts';
@@ -20,6 +20,8 @@ export type { FlagdImportResult } from './flagd-writes.ts';
 export class FlagdService {
   readonly #deps: WriteDeps<FlagRoles>;
   readonly #writes: FlagdWrites;
+  /** Made when flagd sync first asks: a node that serves no sync stream keeps no flag texts. */
+  #texts: FlagdDocumentTexts | undefined;
 
   constructor(deps: WriteDeps<FlagRoles>) {
     this.#deps = deps;
@@ -82,10 +84,20 @@ export class FlagdService {
    */
   async exportEnvironment(projectId: string, environment: string): Promise<FlagdExport> {
     const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
-    return exportFlagd(
-      environment,
-      inlinePrerequisites(environment, flags).filter((flag) => !flag.archived && servedIn(flag, environment)),
-      segments,
-    );
+    return exportFlagd(environment, exportedIn(environment, flags), segments);
+  }
+
+  /**
+   * exportEnvironment's document as JSON text, made from each flag's text kept between calls
+   * (decision 2094): what flagd sync sends at every change, costing the flags that changed.
+   */
+  async exportEnvironmentText(projectId: string, environment: string): Promise<string> {
+    const { flags, segments } = await this.#deps.snapshots.definitions(projectId);
+    this.#texts ??= new FlagdDocumentTexts();
+    return this.#texts.document(environment, exportedIn(environment, flags), segments);
   }
 }
+
+/** The flags a flagd document of `environment` holds: prerequisites inlined, none archived or unconfigured there. */
+const exportedIn = (environment: string, flags: readonly Flag[]): Flag[] =>
+  inlinePrerequisites(environment, flags).filter((flag) => !flag.archived && servedIn(flag, environment));
