@@ -25,7 +25,10 @@ export function inlinePrerequisites(environmentKey: string, flags: readonly Flag
   // Built when a flag with prerequisites is first met: most projects have none, and 50,000 flags
   // are exported again at every change a flagd sync stream is told of (decision 2094).
   let byKey: ReadonlyMap<string, Flag> | undefined;
-  const flagNamed = (key: string) => (byKey ??= new Map(flags.map((flag) => [flag.key, flag]))).get(key);
+  const flagNamed = (key: string): Flag | undefined => {
+    byKey ??= new Map(flags.map((flag) => [flag.key, flag]));
+    return byKey.get(key);
+  };
   const outcomes = new Map<string, 'holds' | 'fails' | 'varies'>();
 
   const constantOf = (flag: Flag, visiting: Set<string>): Constant => {

@@ -8,7 +8,11 @@ const residentAnonymous = (): number =>
 
 it('gives the system back what a burst of work freed, without putting gc in the application’s reach', () => {
   // A start's burst in small: ~35 MB of objects, then dropped.
-  let burst: unknown[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, text: `flag ${i}`, list: [i] }));
+  let burst: unknown[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({
+    i,
+    text: `flag ${i}`,
+    list: [i],
+  }));
   expect(burst).toHaveLength(300_000);
   const during = residentAnonymous();
   burst = undefined;

@@ -466,7 +466,9 @@ describeStoreContract('flags', (store) => {
     // Read values are shared by the flags that have the same text (decision 2091): none can be changed.
     const read = readFirst as Flag;
     expect(() => (read.variants as unknown[]).push({ key: 'x', value: 1 })).toThrow(TypeError);
-    expect(() => Object.assign(read.environments.production as object, { enabled: false })).toThrow(TypeError);
+    expect(() => Object.assign(read.environments.production as object, { enabled: false })).toThrow(
+      TypeError,
+    );
 
     const changed = { ...production, targeting: { if: [{ in: [{ var: 'plan' }, ['team']] }, 'on', 'off'] } };
     await store.updateFlag({ ...read, version: 2, environments: { production: changed } }, 1);
