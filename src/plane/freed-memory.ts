@@ -9,10 +9,10 @@ let collect: Collect | undefined;
 /**
  * Gives back to the system the memory a node's start used and freed (decision 2092). Reading every
  * project at once and compiling it leaves V8 with pages it freed and keeps for its next
- * allocations, ~35 MB at 10,000 flags that nothing asks for again (its memory reducer, which
+ * allocations, 20–40 MB at 10,000 flags that nothing asks for again (its memory reducer, which
  * would release them, sees a busy process and waits); only its last-resort collection returns
- * them. One full collection, ~30 ms at 10,000 flags, once: after the background compile, with the
- * node already listening.
+ * them. A full collection (45–80 ms at 10,000 flags, 120–260 ms at 50,000), once: after the
+ * background compile, whose burst is the larger one, with the node already listening.
  */
 export function releaseFreedMemory(): void {
   if (collect === undefined) {
