@@ -13,7 +13,7 @@ import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
 import { EvaluationCounts } from './observability/evaluation-counts.ts';
 import type { SyncSources } from './openfeature/flagd-sync-server.ts';
-import { releaseFreedMemory, whenQuiet } from './plane/freed-memory.ts';
+import { releaseFreedMemory } from './plane/freed-memory.ts';
 import { createPlane, type Plane } from './plane/plane.ts';
 import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
@@ -40,9 +40,6 @@ import { sealPlainWebhookSecrets } from './webhooks/webhook-secret.ts';
 
 /** How often the API keys' last use and the evaluation counts, kept in memory, are written to the database. */
 const USAGE_FLUSH_INTERVAL_MS = 10_000;
-
-/** How long after an import's last batch the node gives back what the import freed (decision 2092). */
-const IMPORT_QUIET_MS = 2000;
 
 export interface NodeOptions extends ServiceOptions {
   /** Read by everything that needs the time; tests pass a fake one. */
@@ -163,10 +160,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // What Node compiled to start (bin/flagstaff.js enables its compile cache) is on disk now, not
   // only when the process exits, which a killed one never does (decision 2081).
   flushCompileCache();
-  // The start's reading and compiling leave freed pages V8 would keep: given back once compiled,
-  // and after an import's batches, 2 s after the last (decision 2092).
+  // The start's reading and compiling leave freed pages V8 would keep: given back once compiled.
   void node.plane.snapshots.compileInBackground().then(releaseFreedMemory);
-  node.plane.snapshots.afterManyFlagsWritten(whenQuiet(IMPORT_QUIET_MS));
   showStarted(origin, accounts);
   return app;
 }

@@ -23,16 +23,3 @@ export function releaseFreedMemory(): void {
   }
   collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
-
-/**
- * `release` once no call has come for `quietMs`: a flagd import writes its flags in batches, and
- * the memory is given back after the last of them (decision 2092), once, not after each. The
- * timer does not keep the process alive.
- */
-export function whenQuiet(quietMs: number, release: () => void = releaseFreedMemory): () => void {
-  let timer: NodeJS.Timeout | undefined;
-  return () => {
-    clearTimeout(timer);
-    timer = setTimeout(release, quietMs).unref();
-  };
-}

@@ -66,9 +66,6 @@ class StoredDefinitions {
  */
 const FLAGS_COMPILED_PER_TURN = 1000;
 
-/** A change writing this many flags or more (a flagd import's batch) is a burst worth telling of. */
-const MANY_FLAGS = 100;
-
 /** One flag as a committed write left it: as written, or the key of a deleted flag. */
 export type FlagWrite = { readonly written: Flag } | { readonly removed: string };
 
@@ -134,9 +131,6 @@ export class SnapshotRegistry implements ProjectChanges {
   /** Stamps when a revision moved (`changedAt`, the `at` of published changes). */
   readonly #clock: Clock;
 
-  /** Told after a change that wrote many flags (`afterManyFlagsWritten`). */
-  #manyFlagsWritten: () => void = () => {};
-
   constructor(source: EvaluationSource, clock: Clock = systemClock) {
     this.#source = source;
     this.#clock = clock;
@@ -173,13 +167,7 @@ export class SnapshotRegistry implements ProjectChanges {
         () => definitions.flags,
       );
       this.#install(projectId, { revision, environments, definitions });
-      if (writes.length >= MANY_FLAGS) this.#manyFlagsWritten();
     });
-  }
-
-  /** `listener` is told after each change that wrote 100 flags or more (main.ts gives memory back after them). */
-  afterManyFlagsWritten(listener: () => void): void {
-    this.#manyFlagsWritten = listener;
   }
 
   /**

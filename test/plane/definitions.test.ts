@@ -56,25 +56,4 @@ describeEachDatabase('the stored form in the plane', (database) => {
     expect(memory.flags.map((f) => f.key)).toEqual(['alpha', 'mid']);
     expect(memory.segments.map((s) => s.key)).toEqual(['beta']);
   });
-
-  it('tells of a change that wrote many flags (an import batch), not of one flag written (decision 2092)', async () => {
-    await inMemory();
-    let told = 0;
-    node.snapshots.afterManyFlagsWritten(() => told++);
-    const flags = Object.fromEntries(
-      Array.from({ length: 120 }, (_, i) => [
-        `imported-${i}`,
-        { state: 'ENABLED', variants: { on: true, off: false }, defaultVariant: 'on' },
-      ]),
-    );
-    const imported = await node.call('POST', '/v1/projects/default/environments/production/flagd', {
-      body: { flags },
-    });
-    expect(imported.status).toBe(200);
-    expect(told).toBe(1);
-    const created = await node.call('POST', '/v1/projects/default/flags', { body: { key: 'single' } });
-    expect(created.status).toBe(201);
-    expect(told).toBe(1);
-    expect((await inMemory()).flags).toHaveLength((await inDatabase()).flags.length);
-  });
 });

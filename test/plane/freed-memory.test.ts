@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { expect, it, vi } from 'vitest';
-import { releaseFreedMemory, whenQuiet } from '../../src/plane/freed-memory.ts';
+import { expect, it } from 'vitest';
+import { releaseFreedMemory } from '../../src/plane/freed-memory.ts';
 
 /** The process's anonymous resident memory, as the kernel counts it (what RSS limits and OOM kills see). */
 const residentAnonymous = (): number =>
@@ -21,21 +21,4 @@ it('gives the system back what a burst of work freed, without putting gc in the 
   expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
   // Again, as the next start-up or import would: the collector it found is reused.
   expect(() => releaseFreedMemory()).not.toThrow();
-});
-
-it('gives memory back once after a run of bursts, when they have been quiet for a while', () => {
-  vi.useFakeTimers();
-  try {
-    const release = vi.fn();
-    const burst = whenQuiet(2000, release);
-    for (let batch = 0; batch < 20; batch++) {
-      burst();
-      vi.advanceTimersByTime(500);
-    }
-    expect(release).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1500);
-    expect(release).toHaveBeenCalledOnce();
-  } finally {
-    vi.useRealTimers();
-  }
 });
