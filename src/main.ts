@@ -13,7 +13,6 @@ import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
 import { EvaluationCounts } from './observability/evaluation-counts.ts';
 import type { SyncSources } from './openfeature/flagd-sync-server.ts';
-import { releaseFreedMemory } from './plane/freed-memory.ts';
 import { createPlane, type Plane } from './plane/plane.ts';
 import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
@@ -160,8 +159,7 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   // What Node compiled to start (bin/flagstaff.js enables its compile cache) is on disk now, not
   // only when the process exits, which a killed one never does (decision 2081).
   flushCompileCache();
-  // The start's reading and compiling leave freed pages V8 would keep: given back once compiled.
-  void node.plane.snapshots.compileInBackground().then(releaseFreedMemory);
+  void node.plane.snapshots.compileInBackground();
   showStarted(origin, accounts);
   return app;
 }
