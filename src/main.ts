@@ -13,6 +13,7 @@ import { GracefulShutdown } from './http/graceful-shutdown.ts';
 import { loggerOptions } from './http/logging.ts';
 import { EvaluationCounts } from './observability/evaluation-counts.ts';
 import type { SyncSources } from './openfeature/flagd-sync-server.ts';
+import { releaseMemoryWhenIdle } from './plane/idle-memory-release.ts';
 import { createPlane, type Plane } from './plane/plane.ts';
 import { createRealtime, type Realtime } from './realtime/realtime.ts';
 import { descriptorLimit, streamLimits } from './realtime/stream-limits.ts';
@@ -117,6 +118,8 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   if ((config.adminEmail === undefined) !== (config.adminPassword === undefined)) {
     throw new ConfigError('FLAGSTAFF_ADMIN_EMAIL and FLAGSTAFF_ADMIN_PASSWORD must be set together');
   }
+  // Before the start's burst of reading and compiling, whose freed pages are what it gives back.
+  if (config.releaseIdleMemory) releaseMemoryWhenIdle();
   // Outside the database, so that a backup holds nothing that derives or signs (decision 1880).
   const key = await loadServerSecret(config.secretKey, config.databaseUrl);
   const serverSecret = key.secret;

@@ -9,6 +9,7 @@ import { buildApp } from '../http/build-app.ts';
 import { loggerOptions } from '../http/logging.ts';
 import { composeNode, type Node, perWorker, servedBy, syncSourcesOf } from '../main.ts';
 import { startFlagdSyncServer } from '../openfeature/flagd-sync-server.ts';
+import { releaseMemoryWhenIdle } from '../plane/idle-memory-release.ts';
 import { cursorOf } from '../realtime/edge-streams.ts';
 import { edgeStore } from './edge-store.ts';
 import { ForwardingOutbox } from './forwarding-outbox.ts';
@@ -64,6 +65,7 @@ async function writableCache(directory: string): Promise<void> {
  * services and plane. Starts from its cache when upstream is away; listens once it has a snapshot.
  */
 export async function startEdge(config: EdgeConfig, options: EdgeOptions = {}): Promise<Edge> {
+  if (config.releaseIdleMemory) releaseMemoryWhenIdle();
   await writableCache(config.edgeCache);
   const mirror = new UpstreamMirror();
   const cache = new SnapshotCache(config.edgeCache);
