@@ -157,14 +157,18 @@ export interface FlagstaffReady {
  * evaluation rate limit on, as shipped, with a budget no run can reach (the limiter's cost is
  * measured, never a 429).
  */
-export function startFlagstaffServer(logLevel: string): ChildProcess {
+export function startFlagstaffServer(
+  logLevel: string,
+  more: { execArgv?: string[]; env?: Record<string, string> } = {},
+): ChildProcess {
   return start('./servers/flagstaff.ts', {
     quiet: true,
-    execArgv: SERVER_V8_FLAGS,
+    execArgv: [...SERVER_V8_FLAGS, ...(more.execArgv ?? [])],
     env: {
       FLAGSTAFF_LOG_LEVEL: logLevel,
       FLAGSTAFF_RATE_LIMIT_EVALUATION: '10000000',
       FLAGSTAFF_RATE_LIMIT_MANAGEMENT: '0',
+      ...more.env,
     },
   });
 }

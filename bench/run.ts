@@ -5,6 +5,7 @@ import { runPart, SERVER_V8_FLAGS } from './child.ts';
 import { edgeBenchmark } from './edge.ts';
 import { HTTP_DEFAULTS, httpBenchmark } from './http.ts';
 import { insightsHttpBenchmark } from './insights-http.ts';
+import { memoryReducingCollectionCost } from './memory-reducing-gc.ts';
 import { SCALE_SIZES, scaleServerBenchmark } from './scale-http.ts';
 import { soakBenchmark } from './soak.ts';
 import { mb, type Row, table } from './stats.ts';
@@ -140,6 +141,7 @@ for (const part of parts) {
   if (part === 'refs') rows.push(...(await runPart<Row[]>('./refs.ts')));
   if (part === 'http') {
     rows.push(...(await httpBenchmark(httpOptions)));
+    rows.push(...(await memoryReducingCollectionCost(httpOptions)));
   }
   if (part === 'insights') {
     rows.push(...(await insightsHttpBenchmark(httpOptions)));

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       legacySyncCredentialsUntil: undefined,
       eventRetentionDays: 90,
       prometheusUrl: undefined,
-      releaseIdleMemory: false,
+      releaseIdleMemory: true,
     });
   });
 
@@ -52,7 +52,7 @@ describe('loadConfig', () => {
       FLAGSTAFF_SECRET_KEY: 's'.repeat(43),
       FLAGSTAFF_EVENT_RETENTION_DAYS: '30',
       FLAGSTAFF_PROMETHEUS_URL: 'http://prometheus:9090',
-      FLAGSTAFF_RELEASE_IDLE_MEMORY: 'true',
+      FLAGSTAFF_RELEASE_IDLE_MEMORY: 'off',
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -70,7 +70,7 @@ describe('loadConfig', () => {
       secretKey: 's'.repeat(43),
       eventRetentionDays: 30,
       prometheusUrl: 'http://prometheus:9090',
-      releaseIdleMemory: true,
+      releaseIdleMemory: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -98,7 +98,7 @@ describe('loadConfig', () => {
     ['FLAGSTAFF_EVENT_RETENTION_DAYS', '0'],
     ['FLAGSTAFF_EVENT_RETENTION_DAYS', 'forever'],
     ['FLAGSTAFF_PROMETHEUS_URL', 'prometheus:9090'],
-    ['FLAGSTAFF_RELEASE_IDLE_MEMORY', 'on'],
+    ['FLAGSTAFF_RELEASE_IDLE_MEMORY', 'true'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

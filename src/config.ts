@@ -60,7 +60,7 @@ export interface Config {
   readonly eventRetentionDays: number;
   /** FLAGSTAFF_PROMETHEUS_URL: the Prometheus whose HTTP query API release-plan guards read; unset, no Prometheus guard. */
   readonly prometheusUrl: string | undefined;
-  /** FLAGSTAFF_RELEASE_IDLE_MEMORY=true: V8 gives freed memory back once the node is quiet, at a CPU cost after (decision 2097). */
+  /** FLAGSTAFF_RELEASE_IDLE_MEMORY (default on): V8 gives freed memory back once the node is quiet (decision 2097). */
   readonly releaseIdleMemory: boolean;
 }
 
@@ -275,7 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
     legacySyncCredentialsUntil: legacySyncCredentialsUntil(env),
     eventRetentionDays: integer(env, 'FLAGSTAFF_EVENT_RETENTION_DAYS', 90, 1, 3650),
     prometheusUrl: checked.prometheusUrl,
-    releaseIdleMemory: boolean(env, 'FLAGSTAFF_RELEASE_IDLE_MEMORY'),
+    releaseIdleMemory: onOff(env, 'FLAGSTAFF_RELEASE_IDLE_MEMORY'),
   });
 }
 

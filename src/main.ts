@@ -120,6 +120,10 @@ export async function serve(config: Config): Promise<FastifyInstance> {
   }
   // Before the start's burst of reading and compiling, whose freed pages are what it gives back.
   if (config.releaseIdleMemory) releaseMemoryWhenIdle();
+  // Node keeps each loaded module's compile cache in malloc'd memory until it is flushed: freed
+  // now, before the start's reading and compiling, the holes are reused by it instead of staying
+  // between what it allocates (malloc's main arena 4–5 MB smaller at 10,000 flags, decision 2097).
+  flushCompileCache();
   // Outside the database, so that a backup holds nothing that derives or signs (decision 1880).
   const key = await loadServerSecret(config.secretKey, config.databaseUrl);
   const serverSecret = key.secret;

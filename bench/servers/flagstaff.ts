@@ -54,6 +54,15 @@ const key = await call('POST', '/v1/projects/default/api-keys', { name: 'bench',
 // For the edge benchmark (bench/edge.ts): an edge follows this server with it.
 const edgeKey = await call('POST', '/v1/projects/default/api-keys', { name: 'bench edge', role: 'edge' });
 
+// bench/memory-reducing-gc.ts: the node as V8's memory reducer leaves it (started with --expose-gc).
+if (process.env.FLAGSTAFF_BENCH_MEMORY_REDUCING_GC === '1') {
+  (globalThis as { gc?: (options: object) => void }).gc?.({
+    type: 'major',
+    execution: 'sync',
+    flavor: 'last-resort',
+  });
+}
+
 const address = app.server.address();
 if (address === null || typeof address === 'string') throw new Error('no TCP address');
 // bench/profile-http.ts profiles the load window only, not the start-up.
