@@ -1,4 +1,5 @@
-import { STATUS_CODES } from 'node:http';
+import type * as http from 'node:http';
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
@@ -6,6 +7,11 @@ import { DomainError } from '../../domain/errors.ts';
 import { KEY_MAX_LENGTH, MAX_PATH_PART_LENGTH } from '../../domain/keys.ts';
 import { type Problem, problem, sendProblem } from '../problem.ts';
 import { fieldErrors } from '../validation.ts';
+
+// Required, not imported: an ES import of node:http reads every export, and its lazy `WebSocket`,
+// `CloseEvent` and `MessageEvent` load Node's bundled undici: ~2.4 MB of heap, which a node then
+// carries only once it fetches (a webhook, a sign-in).
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof http;
 
 /** Fastify's own errors that are the client's doing, by the code they carry. */
 const CLIENT_ERRORS: Readonly<
