@@ -49,12 +49,13 @@ async function memoryOf(server: ChildProcess): Promise<ScaleMemory> {
   return (await reply).memory;
 }
 
-/** Fills a database by import in a node of its own, which then stops: what the import left is measured there. */
+/** Fills a database by import in a node of its own, which then stops: what the import left is measured there, `quietMs` later. */
 export async function populate(
   databaseUrl: string,
   flags: number,
+  quietMs = 0,
 ): Promise<{ importMs: number; memory: ScaleMemory }> {
-  const server = startServer(databaseUrl, [`--import=${flags}`]);
+  const server = startServer(databaseUrl, [`--import=${flags}`, `--quiet-ms=${quietMs}`]);
   try {
     return await nextMessage<{ importMs: number; memory: ScaleMemory }>(server, 'imported');
   } finally {
@@ -187,7 +188,7 @@ interface SizeFigures {
 }
 
 async function measureSize(databaseUrl: string, flags: number, options: HttpOptions): Promise<SizeFigures> {
-  const imported = flags > 0 ? await populate(databaseUrl, flags) : undefined;
+  const imported = flags > 0 ? await populate(databaseUrl, flags, QUIET_MS) : undefined;
   const server = startServer(databaseUrl);
   try {
     const ready = await nextMessage<Ready>(server, 'ready');
@@ -287,7 +288,7 @@ function sizeRows(size: SizeFigures, empty: SizeFigures): Row[] {
   if (imported !== undefined) {
     rows.push({
       section: 'scale',
-      figure: `${label}: the node that imported them, RSS after a forced GC (the issue's measure)`,
+      figure: `${label}: the node that imported them, RSS after a forced GC ${QUIET_MS / 1000} s later (the issue's measure)`,
       value: mb(imported.memory.rss),
       baseline: `${mb(quiet.rss)} fresh`,
       ratio: imported.memory.rss / quiet.rss,
