@@ -7,6 +7,7 @@ import {
   type PrerequisiteLookup,
   releaseResults,
   serve,
+  sharingResults,
 } from './compile-flag.ts';
 import { textOf } from './operators.ts';
 import { type CompiledSegments, compileSegments, EvaluationPass } from './segments.ts';
@@ -412,9 +413,11 @@ export class ProjectEnvironments {
     // over at every write, and a write a second could keep a large environment from ever finishing.
     for (const key of [...this.#compiling.keys()]) this.get(key);
     const patched = new Map<string, CompiledEnvironment>();
-    for (const [key, compiled] of this.#compiled) {
-      if (compiled !== undefined) patched.set(key, patch(compiled, key));
-    }
+    sharingResults(() => {
+      for (const [key, compiled] of this.#compiled) {
+        if (compiled !== undefined) patched.set(key, patch(compiled, key));
+      }
+    });
     return new ProjectEnvironments(
       [...this.#compiled.keys()],
       flags,

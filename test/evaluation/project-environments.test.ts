@@ -50,6 +50,27 @@ describe('ProjectEnvironments', () => {
     expect(served(before, 'production', 'a')).toBe('on');
   });
 
+  it('shares a written flag’s results between the environments it patches, and keeps nothing of them after', () => {
+    const flags = [on('a', true)];
+    const before = new ProjectEnvironments(['production', 'staging'], () => flags, []);
+    served(before, 'production', 'a');
+    served(before, 'staging', 'a');
+    const written = on('a', false);
+    const after = before.with(
+      (compiled) => withFlag(compiled, written),
+      () => [written],
+    );
+    const result = (environments: ProjectEnvironments, environment: string) =>
+      environments.get(environment)?.evaluate('a', {}, NOW);
+    // One result object for what both environments serve alike.
+    expect(result(after, 'production')).toBe(result(after, 'staging'));
+    // Its factory was dropped once the write was patched in (a node keeps the flag itself):
+    // compiled again, the flag gets a factory, and results, of its own.
+    const again = withFlag(after.get('production') as NonNullable<ReturnType<typeof after.get>>, written);
+    expect(again.evaluate('a', {}, NOW)).toEqual(result(after, 'production'));
+    expect(again.evaluate('a', {}, NOW)).not.toBe(result(after, 'production'));
+  });
+
   it('compiles an environment a slice of flags at a time, serving it once every flag is compiled', () => {
     const flags = ['a', 'b', 'c'].map((key) => on(key, true));
     const environments = new ProjectEnvironments(['production'], () => flags, []);
