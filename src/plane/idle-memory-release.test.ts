@@ -6,7 +6,7 @@ const MODULE = fileURLToPath(new URL('./idle-memory-release.ts', import.meta.url
 
 /** Runs `body` as an ES module in a Node process of its own with `flags`; resolves its standard output. */
 function runInProcess(flags: string[], body: string): Promise<string> {
-  const script = `import { keptTickObjectShape, releaseMemoryWhenIdle } from ${JSON.stringify(MODULE)};\n${body}`;
+  const script = `import { keptTickObject, releaseMemoryWhenIdle } from ${JSON.stringify(MODULE)};\n${body}`;
   const child = spawn(process.execPath, [...flags, '--input-type=module', '-e', script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -64,7 +64,7 @@ describe('releaseMemoryWhenIdle', () => {
        const hook = createHook({ init(_id, type, _trigger, resource) { if (type === 'TickObject') after ??= resource; } }).enable();
        process.nextTick(() => {});
        hook.disable();
-       const kept = keptTickObjectShape();
+       const kept = keptTickObject();
        console.log(JSON.stringify({ kept: kept !== undefined, sameMap: kept !== undefined && %HaveSameMap(kept, after) }));`,
     );
     expect(JSON.parse(output)).toEqual({ kept: true, sameMap: true });

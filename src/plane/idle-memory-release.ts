@@ -33,13 +33,13 @@ let started = false;
 const NUDGE_EVERY_MS = 60_000;
 
 /** One of `process.nextTick`'s queue entries, kept so that its shape outlives every collection. */
-let keptTickObject: object | undefined;
+let tickObject: object | undefined;
 
 /** The only way to reach a tick object is the async hook told of its making. */
 function keepTickObjectShape(): void {
   const hook = createHook({
     init(_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject') keptTickObject ??= resource;
+      if (type === 'TickObject') tickObject ??= resource;
     },
   }).enable();
   process.nextTick(() => {});
@@ -47,4 +47,4 @@ function keepTickObjectShape(): void {
 }
 
 /** The tick object kept, once `releaseMemoryWhenIdle` ran. */
-export const keptTickObjectShape = (): object | undefined => keptTickObject;
+export const keptTickObject = (): object | undefined => tickObject;
